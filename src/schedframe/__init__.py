@@ -1,0 +1,200 @@
+"""schedframe: the Kubernetes scheduling framework, embeddable in pure Python."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._api import (
+    Affinity,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Namespace,
+    Node,
+    NodeAffinity,
+    NodeCondition,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    OwnerReference,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodAntiAffinity,
+    PodCondition,
+    PodDisruptionBudget,
+    PreferredSchedulingTerm,
+    PriorityClass,
+    ReplicaSet,
+    ReplicationController,
+    Resources,
+    Service,
+    StatefulSet,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from ._bind import BindPlugin, PostBindPlugin, PreBindPlugin
+from ._clock import Clock, FakeClock, RealClock
+from ._cycle_state import CycleState, StateData, StateKey
+from ._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ._exceptions import (
+    CacheError,
+    ConfigurationError,
+    DuplicatePluginError,
+    ManifestError,
+    PluginArgsError,
+    PluginLoadError,
+    QuantityError,
+    RegistryError,
+    SchedframeError,
+    SchedulerError,
+    StateNotFoundError,
+    UnknownPluginError,
+)
+from ._filter import (
+    FilterPlugin,
+    NodeToStatus,
+    NominatingInfo,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+)
+from ._handle import Client, EventRecorder, Handle, NodeInfoLister, Nominator, ObjectLister, SharedLister
+from ._nodeinfo import AffinityTerm, HostPortInfo, ImageStateSummary, NodeInfo, PodInfo, WeightedAffinityTerm
+from ._objects import ObjectStore
+from ._permit import PermitPlugin, WaitingPod
+from ._plugin import EnqueueExtensions, Plugin, PreEnqueuePlugin
+from ._quantity import Quantity, parse_quantity
+from ._queue_sort import QueuedPodInfo, QueueSortPlugin
+from ._registry import PluginFactory, Registry, RegistryEntry
+from ._reserve import ReservePlugin
+from ._score import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    NodePluginScores,
+    NodeScore,
+    PluginScore,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from ._status import Code, Status
+
+__all__ = [
+    "MAX_NODE_SCORE",
+    "MIN_NODE_SCORE",
+    "ActionType",
+    "Affinity",
+    "AffinityTerm",
+    "BindPlugin",
+    "CacheError",
+    "Client",
+    "Clock",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "Code",
+    "ConfigurationError",
+    "Container",
+    "ContainerImage",
+    "ContainerPort",
+    "CycleState",
+    "DuplicatePluginError",
+    "EnqueueExtensions",
+    "EventRecorder",
+    "EventResource",
+    "FakeClock",
+    "FilterPlugin",
+    "Handle",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "ManifestError",
+    "Namespace",
+    "Node",
+    "NodeAffinity",
+    "NodeCondition",
+    "NodeInfo",
+    "NodeInfoLister",
+    "NodePluginScores",
+    "NodeScore",
+    "NodeSelector",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "NodeToStatus",
+    "NominatingInfo",
+    "Nominator",
+    "ObjectLister",
+    "ObjectStore",
+    "OwnerReference",
+    "PermitPlugin",
+    "Plugin",
+    "PluginArgsError",
+    "PluginFactory",
+    "PluginLoadError",
+    "PluginScore",
+    "Pod",
+    "PodAffinity",
+    "PodAffinityTerm",
+    "PodAntiAffinity",
+    "PodCondition",
+    "PodDisruptionBudget",
+    "PodInfo",
+    "PostBindPlugin",
+    "PostFilterPlugin",
+    "PostFilterResult",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterExtensions",
+    "PreFilterPlugin",
+    "PreFilterResult",
+    "PreScorePlugin",
+    "PreferredSchedulingTerm",
+    "PriorityClass",
+    "Quantity",
+    "QuantityError",
+    "QueueSortPlugin",
+    "QueuedPodInfo",
+    "QueueingHint",
+    "RealClock",
+    "Registry",
+    "RegistryEntry",
+    "RegistryError",
+    "ReplicaSet",
+    "ReplicationController",
+    "ReservePlugin",
+    "Resources",
+    "SchedframeError",
+    "SchedulerError",
+    "ScoreExtensions",
+    "ScorePlugin",
+    "Service",
+    "SharedLister",
+    "StateData",
+    "StateKey",
+    "StateNotFoundError",
+    "StatefulSet",
+    "Status",
+    "Taint",
+    "Toleration",
+    "TopologySpreadConstraint",
+    "UnknownPluginError",
+    "WaitingPod",
+    "WeightedAffinityTerm",
+    "WeightedPodAffinityTerm",
+    "parse_quantity",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("schedframe")
+    raise AttributeError(f"module 'schedframe' has no attribute {name!r}")

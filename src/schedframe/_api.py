@@ -1,0 +1,1013 @@
+"""Kubernetes api objects as frozen, slotted value objects.
+
+Field names follow the Kubernetes v1 API in snake_case, flattened out of ``metadata`` / ``spec`` /
+``status`` (``Pod.node_name`` is ``spec.nodeName``). Everything is immutable: derive changed
+objects with :func:`attrs.evolve`. Timestamps are seconds since the epoch (``float``), so a fake
+clock drives them directly.
+
+``None`` keeps Kubernetes' distinction between an absent field and an empty one where the
+semantics differ (a ``None`` label selector matches nothing, an empty one everything).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final, final
+
+import attrs
+
+from ._frozendict import FrozenDict, freeze
+from ._quantity import Quantity
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "DEFAULT_SCHEDULER_NAME",
+    "Affinity",
+    "Container",
+    "ContainerImage",
+    "ContainerPort",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "Namespace",
+    "Node",
+    "NodeAffinity",
+    "NodeCondition",
+    "NodeSelector",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "OwnerReference",
+    "Pod",
+    "PodAffinity",
+    "PodAffinityTerm",
+    "PodAntiAffinity",
+    "PodCondition",
+    "PodDisruptionBudget",
+    "PreferredSchedulingTerm",
+    "PriorityClass",
+    "ReplicaSet",
+    "ReplicationController",
+    "Resources",
+    "Service",
+    "StatefulSet",
+    "Taint",
+    "Toleration",
+    "TopologySpreadConstraint",
+    "WeightedPodAffinityTerm",
+]
+
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+#: CPU request assumed for scoring when a container sets none (Kubernetes ``DefaultMilliCPURequest``).
+DEFAULT_MILLI_CPU_REQUEST: Final = 100
+#: Memory request assumed for scoring when a container sets none (200 MiB).
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+
+# resource names
+CPU: Final = "cpu"
+MEMORY: Final = "memory"
+EPHEMERAL_STORAGE: Final = "ephemeral-storage"
+PODS: Final = "pods"
+HUGEPAGES_PREFIX: Final = "hugepages-"
+
+_NS_UID = uuid.UUID("6f1d2e8a-3c55-4b59-9d1e-5c0de5c4ed01")
+
+
+def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
+    return freeze(value)
+
+
+def _quantity_map(value: Mapping[str, Quantity | str | int] | None) -> FrozenDict[str, Quantity]:
+    if not value:
+        return freeze(None)
+    if isinstance(value, FrozenDict) and all(isinstance(v, Quantity) for v in value.values()):
+        return value  # type: ignore[return-value]
+    return FrozenDict({k: v if isinstance(v, Quantity) else Quantity.parse(v) for k, v in value.items()})
+
+
+# --------------------------------------------------------------------------------------------
+# Resources
+
+
+@final
+@attrs.frozen
+class Resources:
+    """A set of resource amounts in the units the scheduler computes with.
+
+    CPU is in millicores, everything else in whole base units (bytes, pods, devices). Mirrors
+    kube-scheduler's ``framework.Resource``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    pods: int = 0
+    scalar: FrozenDict[str, int] = attrs.field(default=freeze(None), converter=freeze)
+
+    @classmethod
+    def from_list(cls, values: Mapping[str, Quantity | str | int] | None) -> Resources:
+        """Build from a Kubernetes ``ResourceList`` (``{"cpu": "500m", "memory": "1Gi"}``)."""
+        if not values:
+            return _ZERO_RESOURCES
+        milli_cpu = memory = storage = pods = 0
+        scalar: dict[str, int] = {}
+        for name, raw in values.items():
+            q = raw if isinstance(raw, Quantity) else Quantity.parse(raw)
+            if name == CPU:
+                milli_cpu = q.milli_value()
+            elif name == MEMORY:
+                memory = q.value()
+            elif name == EPHEMERAL_STORAGE:
+                storage = q.value()
+            elif name == PODS:
+                pods = q.value()
+            else:
+                scalar[name] = q.value()
+        return cls(milli_cpu, memory, storage, pods, freeze(scalar))
+
+    @classmethod
+    def _from_exact(cls, values: Mapping[str, Fraction]) -> Resources:
+        if not values:
+            return _ZERO_RESOURCES
+        milli_cpu = memory = storage = pods = 0
+        scalar: dict[str, int] = {}
+        for name, v in values.items():
+            if name == CPU:
+                milli_cpu = _ceil(v * 1000)
+            elif name == MEMORY:
+                memory = _ceil(v)
+            elif name == EPHEMERAL_STORAGE:
+                storage = _ceil(v)
+            elif name == PODS:
+                pods = _ceil(v)
+            else:
+                scalar[name] = _ceil(v)
+        return cls(milli_cpu, memory, storage, pods, freeze(scalar))
+
+    def get(self, name: str) -> int:
+        """The amount of resource *name* (``"cpu"`` in millicores)."""
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory
+        if name == EPHEMERAL_STORAGE:
+            return self.ephemeral_storage
+        if name == PODS:
+            return self.pods
+        return self.scalar.get(name, 0)
+
+    def names(self) -> list[str]:
+        """Resource names with a non-zero amount, the four standard ones first."""
+        out = [n for n, v in ((CPU, self.milli_cpu), (MEMORY, self.memory),
+                              (EPHEMERAL_STORAGE, self.ephemeral_storage), (PODS, self.pods)) if v]
+        out.extend(k for k, v in self.scalar.items() if v)
+        return out
+
+    def is_zero(self) -> bool:
+        """True when every amount is zero."""
+        return not (self.milli_cpu or self.memory or self.ephemeral_storage or self.pods
+                    or any(self.scalar.values()))
+
+    def __add__(self, other: Resources) -> Resources:
+        if not other.scalar and not self.scalar:
+            scalar = self.scalar
+        else:
+            merged = dict(self.scalar)
+            for k, v in other.scalar.items():
+                merged[k] = merged.get(k, 0) + v
+            scalar = freeze(merged)
+        return Resources(self.milli_cpu + other.milli_cpu, self.memory + other.memory,
+                         self.ephemeral_storage + other.ephemeral_storage, self.pods + other.pods,
+                         scalar)
+
+    def __sub__(self, other: Resources) -> Resources:
+        if not other.scalar and not self.scalar:
+            scalar = self.scalar
+        else:
+            merged = dict(self.scalar)
+            for k, v in other.scalar.items():
+                merged[k] = merged.get(k, 0) - v
+            scalar = freeze({k: v for k, v in merged.items() if v})
+        return Resources(self.milli_cpu - other.milli_cpu, self.memory - other.memory,
+                         self.ephemeral_storage - other.ephemeral_storage, self.pods - other.pods,
+                         scalar)
+
+    def to_list(self) -> dict[str, str]:
+        """Back to a Kubernetes ``ResourceList`` of quantity strings (zero amounts omitted)."""
+        out: dict[str, str] = {}
+        if self.milli_cpu:
+            out[CPU] = str(Quantity.from_milli(self.milli_cpu))
+        if self.memory:
+            out[MEMORY] = str(self.memory)
+        if self.ephemeral_storage:
+            out[EPHEMERAL_STORAGE] = str(self.ephemeral_storage)
+        if self.pods:
+            out[PODS] = str(self.pods)
+        for k, v in self.scalar.items():
+            if v:
+                out[k] = str(v)
+        return out
+
+
+_ZERO_RESOURCES: Final = Resources()
+
+
+def _ceil(value: Fraction) -> int:
+    return -((-value.numerator) // value.denominator)
+
+
+# --------------------------------------------------------------------------------------------
+# Selectors
+
+_LABEL_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
+_NODE_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
+
+
+@final
+@attrs.frozen
+class LabelSelectorRequirement:
+    """One ``matchExpressions`` entry of a label selector (In, NotIn, Exists, DoesNotExist)."""
+
+    __module__ = "schedframe"
+
+    key: str
+    operator: str = attrs.field(validator=attrs.validators.in_(_LABEL_OPS))
+    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Kubernetes ``labels.Requirement.Matches``: NotIn and DoesNotExist match an absent key."""
+        op = self.operator
+        if op == "In":
+            v = labels.get(self.key)
+            return v is not None and v in self.values
+        if op == "NotIn":
+            v = labels.get(self.key)
+            return v is None or v not in self.values
+        if op == "Exists":
+            return self.key in labels
+        return self.key not in labels
+
+
+@final
+@attrs.frozen
+class LabelSelector:
+    """A Kubernetes ``metav1.LabelSelector``.
+
+    An empty selector (no labels, no expressions) matches every object; where a field may be
+    absent, schedframe uses ``None`` for "no selector", which matches nothing.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    match_labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """True when *labels* satisfy every requirement (all of them, as Kubernetes ANDs them)."""
+        for k, v in self.match_labels.items():
+            if labels.get(k) != v:
+                return False
+        for req in self.match_expressions:
+            if not req.matches(labels):
+                return False
+        return True
+
+    def is_empty(self) -> bool:
+        """True for ``{}``, which matches everything."""
+        return not self.match_labels and not self.match_expressions
+
+    @classmethod
+    def from_labels(cls, labels: Mapping[str, str]) -> LabelSelector:
+        """The selector ``matchLabels: labels`` (how Services and RCs select)."""
+        return cls(match_labels=labels)
+
+
+@final
+@attrs.frozen
+class NodeSelectorRequirement:
+    """One node-selector requirement: In, NotIn, Exists, DoesNotExist, Gt, Lt."""
+
+    __module__ = "schedframe"
+
+    key: str
+    operator: str = attrs.field(validator=attrs.validators.in_(_NODE_OPS))
+    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+    def is_valid(self) -> bool:
+        """Whether Kubernetes would accept this requirement when building the selector."""
+        op = self.operator
+        if op in ("In", "NotIn"):
+            return len(self.values) > 0
+        if op in ("Exists", "DoesNotExist"):
+            return len(self.values) == 0
+        if len(self.values) != 1:
+            return False
+        try:
+            int(self.values[0])
+        except ValueError:
+            return False
+        return True
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Evaluate against node labels, as Kubernetes' ``labels.Requirement`` does."""
+        op = self.operator
+        if op == "In":
+            v = labels.get(self.key)
+            return v is not None and v in self.values
+        if op == "NotIn":
+            v = labels.get(self.key)
+            return v is None or v not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        v = labels.get(self.key)
+        if v is None:
+            return False
+        try:
+            have = int(v)
+            want = int(self.values[0])
+        except (ValueError, IndexError):
+            return False
+        return have > want if op == "Gt" else have < want
+
+
+@final
+@attrs.frozen
+class NodeSelectorTerm:
+    """A node-selector term: its expressions (on labels) and fields (on ``metadata.name``) ANDed.
+
+    A term with neither matches no node.
+    """
+
+    __module__ = "schedframe"
+
+    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """Kubernetes' ``nodeaffinity`` term evaluation, including its invalid-term rules."""
+        if not self.match_expressions and not self.match_fields:
+            return False
+        for req in self.match_expressions:
+            if not req.is_valid() or not req.matches(labels):
+                return False
+        for req in self.match_fields:
+            # Only metadata.name with In/NotIn (a single value) is supported by Kubernetes.
+            if req.key != "metadata.name" or req.operator not in ("In", "NotIn") or len(req.values) != 1:
+                return False
+            if not req.matches({"metadata.name": node_name}):
+                return False
+        return True
+
+
+@final
+@attrs.frozen
+class NodeSelector:
+    """``requiredDuringSchedulingIgnoredDuringExecution`` of a node affinity: terms ORed."""
+
+    __module__ = "schedframe"
+
+    terms: tuple[NodeSelectorTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """True when any term matches."""
+        for term in self.terms:
+            if term.matches(node_name, labels):
+                return True
+        return False
+
+
+@final
+@attrs.frozen
+class PreferredSchedulingTerm:
+    """A weighted node-selector term of preferred node affinity."""
+
+    __module__ = "schedframe"
+
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@final
+@attrs.frozen
+class NodeAffinity:
+    """Node affinity: a required selector and weighted preferred terms."""
+
+    __module__ = "schedframe"
+
+    required: NodeSelector | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class PodAffinityTerm:
+    """A pod (anti-)affinity term.
+
+    ``label_selector=None`` matches no pod. ``namespaces`` empty and ``namespace_selector=None``
+    means the incoming pod's own namespace; an empty ``namespace_selector`` means all namespaces.
+    """
+
+    __module__ = "schedframe"
+
+    topology_key: str
+    label_selector: LabelSelector | None = None
+    namespaces: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    mismatch_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class WeightedPodAffinityTerm:
+    """A preferred pod (anti-)affinity term with its weight (1-100)."""
+
+    __module__ = "schedframe"
+
+    weight: int
+    term: PodAffinityTerm
+
+
+@final
+@attrs.frozen
+class PodAffinity:
+    """Pod affinity: required and preferred terms."""
+
+    __module__ = "schedframe"
+
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class PodAntiAffinity:
+    """Pod anti-affinity: required and preferred terms."""
+
+    __module__ = "schedframe"
+
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class Affinity:
+    """A pod's ``spec.affinity``."""
+
+    __module__ = "schedframe"
+
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAntiAffinity | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Taints and tolerations
+
+TAINT_EFFECTS: Final = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
+
+
+@final
+@attrs.frozen
+class Taint:
+    """A node taint (effect ``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``)."""
+
+    __module__ = "schedframe"
+
+    key: str
+    effect: str
+    value: str = ""
+    time_added: float | None = None
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+
+@final
+@attrs.frozen
+class Toleration:
+    """A pod toleration. ``operator`` is ``Equal`` (the default) or ``Exists``."""
+
+    __module__ = "schedframe"
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: Taint) -> bool:
+        """Kubernetes ``Toleration.ToleratesTaint``.
+
+        An empty effect matches every effect; an empty key with ``Exists`` matches every taint.
+        """
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        op = self.operator
+        if op == "Exists":
+            return True
+        if op in ("Equal", ""):
+            return self.value == taint.value
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Topology spread
+
+
+@final
+@attrs.frozen
+class TopologySpreadConstraint:
+    """One ``spec.topologySpreadConstraints`` entry."""
+
+    __module__ = "schedframe"
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str = "DoNotSchedule"
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+# --------------------------------------------------------------------------------------------
+# Containers
+
+
+@final
+@attrs.frozen
+class ContainerPort:
+    """A container port; only ``host_port`` > 0 occupies a port on the node."""
+
+    __module__ = "schedframe"
+
+    container_port: int
+    host_port: int = 0
+    host_ip: str = ""
+    protocol: str = "TCP"
+    name: str = ""
+
+
+@final
+@attrs.frozen
+class Container:
+    """A container or init container: what the scheduler reads of it.
+
+    ``restart_policy="Always"`` on an init container makes it a sidecar (restartable init
+    container), whose requests count for the pod's whole life.
+    """
+
+    __module__ = "schedframe"
+
+    name: str = "c"
+    image: str = ""
+    requests: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    limits: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    ports: tuple[ContainerPort, ...] = attrs.field(default=(), converter=_tuple)
+    restart_policy: str | None = None
+
+
+@final
+@attrs.frozen
+class PodCondition:
+    """A pod status condition (``PodScheduled``, ``Ready``, ...)."""
+
+    __module__ = "schedframe"
+
+    type: str
+    status: str = "True"
+    reason: str = ""
+    message: str = ""
+
+
+@final
+@attrs.frozen
+class OwnerReference:
+    """An owner reference (used to find the Service/ReplicaSet/StatefulSet selecting a pod)."""
+
+    __module__ = "schedframe"
+
+    kind: str
+    name: str
+    uid: str = ""
+    api_version: str = ""
+    controller: bool = False
+
+
+# --------------------------------------------------------------------------------------------
+# Pod
+
+
+def _pod_uid(pod: Pod) -> str:
+    return str(uuid.uuid5(_NS_UID, f"{pod.namespace}/{pod.name}"))
+
+
+@final
+@attrs.frozen(weakref_slot=False)
+class Pod:
+    """A Kubernetes Pod, as the scheduler sees it.
+
+    ``uid`` defaults to a value derived from namespace and name, so runs are reproducible.
+    ``requests`` (the effective pod requests, computed as Kubernetes does) and the non-zero
+    variants used for scoring are computed once at construction.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    uid: str = attrs.field(default=attrs.Factory(_pod_uid, takes_self=True))
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    creation_timestamp: float | None = None
+    deletion_timestamp: float | None = None
+    owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
+    # spec
+    priority: int | None = None
+    priority_class_name: str = ""
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    node_name: str = ""
+    node_selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tuple)
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(default=(), converter=_tuple)
+    containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
+    init_containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
+    overhead: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    resources: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    """Pod-level resource requests (``spec.resources.requests``)."""
+    resource_limits: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    """Pod-level resource limits (``spec.resources.limits``)."""
+    scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    preemption_policy: str | None = None
+    # status
+    phase: str = "Pending"
+    nominated_node_name: str = ""
+    start_time: float | None = None
+    conditions: tuple[PodCondition, ...] = attrs.field(default=(), converter=_tuple)
+
+    # derived, computed once
+    requests: Resources = attrs.field(init=False, eq=False, repr=False)
+    non_zero_milli_cpu: int = attrs.field(init=False, eq=False, repr=False)
+    non_zero_memory: int = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        reqs, nz_cpu, nz_mem = _pod_requests(self)
+        object.__setattr__(self, "requests", reqs)
+        object.__setattr__(self, "non_zero_milli_cpu", nz_cpu)
+        object.__setattr__(self, "non_zero_memory", nz_mem)
+
+    # -- conveniences -------------------------------------------------------------------------
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def effective_priority(self) -> int:
+        """``spec.priority``, 0 when unset (Kubernetes ``corev1helpers.PodPriority``)."""
+        return self.priority if self.priority is not None else 0
+
+    def host_ports(self) -> list[ContainerPort]:
+        """The ports of all containers (and init containers) that claim a host port."""
+        out = [p for c in self.containers for p in c.ports if p.host_port > 0]
+        out.extend(p for c in self.init_containers for p in c.ports if p.host_port > 0)
+        return out
+
+    def is_terminating(self) -> bool:
+        """True when a deletion timestamp is set."""
+        return self.deletion_timestamp is not None
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> Pod:
+        """Build from a Kubernetes v1 Pod manifest; raises :class:`~schedframe.ManifestError`."""
+        from ._kube import pod_from_manifest
+
+        return pod_from_manifest(manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The Kubernetes v1 Pod manifest of this pod."""
+        from ._kube import pod_to_manifest
+
+        return pod_to_manifest(self)
+
+    def evolve(self, **changes: Any) -> Self:
+        """A copy with *changes* applied (``attrs.evolve``)."""
+        return attrs.evolve(self, **changes)
+
+
+def _add_into(acc: dict[str, Fraction], reqs: Mapping[str, Quantity]) -> None:
+    for name, q in reqs.items():
+        acc[name] = acc.get(name, 0) + q.exact
+
+
+def _max_into(acc: dict[str, Fraction], reqs: Mapping[str, Fraction]) -> None:
+    for name, v in reqs.items():
+        cur = acc.get(name)
+        if cur is None or v > cur:
+            acc[name] = v
+
+
+_POD_LEVEL_RESOURCES: Final = (CPU, MEMORY)
+
+
+def _aggregate(pod: Pod, non_zero: bool) -> dict[str, Fraction]:
+    """Kubernetes ``resourcehelper.PodRequests``: containers summed, max with init containers
+    (sidecars accumulating), pod-level requests overriding, overhead added."""
+
+    def container_reqs(c: Container) -> Mapping[str, Quantity]:
+        if not non_zero:
+            return c.requests
+        reqs = dict(c.requests)
+        if CPU not in reqs:
+            reqs[CPU] = _DEFAULT_CPU_Q
+        if MEMORY not in reqs:
+            reqs[MEMORY] = _DEFAULT_MEM_Q
+        return reqs
+
+    total: dict[str, Fraction] = {}
+    for c in pod.containers:
+        _add_into(total, container_reqs(c))
+    if pod.init_containers:
+        sidecars: dict[str, Fraction] = {}
+        init_max: dict[str, Fraction] = {}
+        for c in pod.init_containers:
+            creqs = container_reqs(c)
+            if c.restart_policy == "Always":
+                _add_into(total, creqs)
+                _add_into(sidecars, creqs)
+                _max_into(init_max, sidecars)
+            else:
+                tmp: dict[str, Fraction] = {}
+                _add_into(tmp, creqs)
+                for k, v in sidecars.items():
+                    tmp[k] = tmp.get(k, 0) + v
+                _max_into(init_max, tmp)
+        _max_into(total, init_max)
+    if pod.resources:
+        for name in _POD_LEVEL_RESOURCES:
+            q = pod.resources.get(name)
+            if q is not None:
+                total[name] = q.exact
+    if pod.overhead:
+        _add_into(total, pod.overhead)
+    return total
+
+
+_DEFAULT_CPU_Q: Final = Quantity.from_milli(DEFAULT_MILLI_CPU_REQUEST)
+_DEFAULT_MEM_Q: Final = Quantity.from_int(DEFAULT_MEMORY_REQUEST)
+_SIMPLE_CACHE: dict[tuple[Any, ...], tuple[Resources, int, int]] = {}
+
+
+def _pod_requests(pod: Pod) -> tuple[Resources, int, int]:
+    # Fast path: pods with containers only and no overhead / pod-level resources are common and
+    # often identical; memoise their results by the containers' requests.
+    if not pod.init_containers and not pod.overhead and not pod.resources:
+        key = tuple(c.requests for c in pod.containers)
+        hit = _SIMPLE_CACHE.get(key)
+        if hit is not None:
+            return hit
+        result = _compute_requests(pod)
+        if len(_SIMPLE_CACHE) < 1024:
+            _SIMPLE_CACHE[key] = result
+        return result
+    return _compute_requests(pod)
+
+
+def _compute_requests(pod: Pod) -> tuple[Resources, int, int]:
+    reqs = Resources._from_exact(_aggregate(pod, non_zero=False))
+    nz = _aggregate(pod, non_zero=True)
+    nz_cpu = _ceil(Fraction(nz.get(CPU, 0)) * 1000)
+    nz_mem = _ceil(Fraction(nz.get(MEMORY, 0)))
+    return reqs, nz_cpu, nz_mem
+
+
+# --------------------------------------------------------------------------------------------
+# Node
+
+
+@final
+@attrs.frozen
+class ContainerImage:
+    """An image present on a node: its names and size in bytes."""
+
+    __module__ = "schedframe"
+
+    names: tuple[str, ...] = attrs.field(converter=_tuple)
+    size_bytes: int = 0
+
+
+@final
+@attrs.frozen
+class NodeCondition:
+    """A node status condition (``Ready``, ``MemoryPressure``, ...)."""
+
+    __module__ = "schedframe"
+
+    type: str
+    status: str = "True"
+
+
+def _node_uid(node: Node) -> str:
+    return str(uuid.uuid5(_NS_UID, f"node/{node.name}"))
+
+
+@final
+@attrs.frozen
+class Node:
+    """A Kubernetes Node, as the scheduler sees it.
+
+    ``allocatable`` defaults to ``capacity`` when not given (what the kubelet reports with no
+    reservations). ``allocatable_resources`` is computed once.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    uid: str = attrs.field(default=attrs.Factory(_node_uid, takes_self=True))
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    taints: tuple[Taint, ...] = attrs.field(default=(), converter=_tuple)
+    unschedulable: bool = False
+    capacity: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    allocatable: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    images: tuple[ContainerImage, ...] = attrs.field(default=(), converter=_tuple)
+    conditions: tuple[NodeCondition, ...] = attrs.field(default=(), converter=_tuple)
+
+    allocatable_resources: Resources = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        source = self.allocatable if self.allocatable else self.capacity
+        object.__setattr__(self, "allocatable_resources", Resources.from_list(source))
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> Node:
+        """Build from a Kubernetes v1 Node manifest; raises :class:`~schedframe.ManifestError`."""
+        from ._kube import node_from_manifest
+
+        return node_from_manifest(manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The Kubernetes v1 Node manifest of this node."""
+        from ._kube import node_to_manifest
+
+        return node_to_manifest(self)
+
+    def evolve(self, **changes: Any) -> Self:
+        """A copy with *changes* applied (``attrs.evolve``)."""
+        return attrs.evolve(self, **changes)
+
+
+# --------------------------------------------------------------------------------------------
+# Other objects
+
+
+@final
+@attrs.frozen
+class Namespace:
+    """A Namespace: its labels are what namespace selectors match."""
+
+    __module__ = "schedframe"
+
+    name: str
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> Namespace:
+        """Build from a Kubernetes v1 Namespace manifest."""
+        from ._kube import namespace_from_manifest
+
+        return namespace_from_manifest(manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The Kubernetes v1 Namespace manifest."""
+        from ._kube import object_to_manifest
+
+        return object_to_manifest(self)
+
+
+@final
+@attrs.frozen
+class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget. ``min_available`` / ``max_unavailable`` are ints or
+    percentage strings (``"50%"``)."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: LabelSelector | None = None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    disruptions_allowed: int = 0
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> PodDisruptionBudget:
+        """Build from a policy/v1 PodDisruptionBudget manifest."""
+        from ._kube import object_from_manifest
+
+        obj = object_from_manifest(manifest)
+        assert isinstance(obj, cls)
+        return obj
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The policy/v1 PodDisruptionBudget manifest."""
+        from ._kube import object_to_manifest
+
+        return object_to_manifest(self)
+
+
+@final
+@attrs.frozen
+class PriorityClass:
+    """A scheduling.k8s.io/v1 PriorityClass."""
+
+    __module__ = "schedframe"
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+
+@final
+@attrs.frozen
+class Service:
+    """A Service: only its selector matters (default topology spreading)."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+
+@final
+@attrs.frozen
+class ReplicaSet:
+    """An apps/v1 ReplicaSet: only its selector matters."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: LabelSelector | None = None
+
+
+@final
+@attrs.frozen
+class StatefulSet:
+    """An apps/v1 StatefulSet: only its selector matters."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: LabelSelector | None = None
+
+
+@final
+@attrs.frozen
+class ReplicationController:
+    """A v1 ReplicationController: only its (map) selector matters."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+
+def requests_of(containers: Sequence[Container]) -> Resources:
+    """Sum of the requests of *containers* (a helper for tests and tools)."""
+    acc: dict[str, Fraction] = {}
+    for c in containers:
+        _add_into(acc, c.requests)
+    return Resources._from_exact(acc)
