@@ -1,0 +1,40 @@
+"""The in-tree plugins, one module each, and :func:`in_tree_registry`."""
+
+from __future__ import annotations
+
+import importlib
+
+from .._registry import Registry
+
+__all__ = ["in_tree_registry"]
+
+# Plugin modules, each exposing NAME, new() and ARGS_TYPE.
+_MODULES = (
+    "priority_sort",
+    "scheduling_gates",
+    "node_unschedulable",
+    "node_name",
+    "node_ports",
+    "taint_toleration",
+    "node_affinity",
+    "node_resources_fit",
+    "node_resources_balanced_allocation",
+    "pod_topology_spread",
+    "inter_pod_affinity",
+    "image_locality",
+    "default_binder",
+)
+
+
+def in_tree_registry() -> Registry:
+    """A new :class:`~schedframe.Registry` holding every in-tree plugin."""
+    registry = Registry()
+    for mod_name in _MODULES:
+        try:
+            mod = importlib.import_module(f"{__name__}.{mod_name}")
+        except ModuleNotFoundError as exc:  # pragma: no cover - development scaffolding
+            if exc.name == f"{__name__}.{mod_name}":
+                continue
+            raise
+        registry.register(mod.NAME, mod.new, args_type=getattr(mod, "ARGS_TYPE", None))
+    return registry
