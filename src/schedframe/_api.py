@@ -87,11 +87,15 @@ def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
     return freeze(value)
 
 
+def _int_map(value: Mapping[str, int] | None) -> FrozenDict[str, int]:
+    return freeze(value)
+
+
 def _quantity_map(value: Mapping[str, Quantity | str | int] | None) -> FrozenDict[str, Quantity]:
     if not value:
         return freeze(None)
     if isinstance(value, FrozenDict) and all(isinstance(v, Quantity) for v in value.values()):
-        return value  # type: ignore[return-value]
+        return value
     return FrozenDict({k: v if isinstance(v, Quantity) else Quantity.parse(v) for k, v in value.items()})
 
 
@@ -116,7 +120,7 @@ class Resources:
     memory: int = 0
     ephemeral_storage: int = 0
     pods: int = 0
-    scalar: FrozenDict[str, int] = attrs.field(default=freeze(None), converter=freeze)
+    scalar: FrozenDict[str, int] = attrs.field(default=freeze(None), converter=_int_map)
 
     @classmethod
     def from_list(cls, values: Mapping[str, Quantity | str | int] | None) -> Resources:
@@ -655,7 +659,8 @@ class Pod:
     node_selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
     affinity: Affinity | None = None
     tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tuple)
-    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(default=(), converter=_tuple)
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(
+        default=(), converter=_tuple)
     containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
     init_containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
     overhead: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)

@@ -53,8 +53,14 @@ class CycleState:
     """
 
     __module__ = "schedframe"
-    __slots__ = ("_data", "pods_to_activate", "record_plugin_metrics", "skip_filter_plugins",
-                 "skip_score_plugins", "skip_pre_bind_plugins")
+    __slots__ = (
+        "_data",
+        "pods_to_activate",
+        "record_plugin_metrics",
+        "skip_filter_plugins",
+        "skip_pre_bind_plugins",
+        "skip_score_plugins",
+    )
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
@@ -72,7 +78,8 @@ class CycleState:
         try:
             return self._data[key.name]  # type: ignore[no-any-return]
         except KeyError:
-            who = f" (written by plugin {key.writer!r} in PreFilter/PreScore; did it run?)" if key.writer else ""
+            who = (f" (written by plugin {key.writer!r} in PreFilter/PreScore; did it run?)"
+                   if key.writer else "")
             raise StateNotFoundError(f"cycle state key {key.name!r} not found{who}") from None
 
     def get(self, key: StateKey[T]) -> T | None:

@@ -71,6 +71,9 @@ class EventResource(str, enum.Enum):
     WILDCARD = "*"
 
 
+_POD_KINDS: Final = frozenset({EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD})
+
+
 @final
 @attrs.frozen
 class ClusterEvent:
@@ -91,11 +94,7 @@ class ClusterEvent:
         if self.resource is EventResource.WILDCARD or self.resource is incoming.resource:
             return True
         # "Pod" covers the assigned/unscheduled split of newer upstream versions
-        if self.resource is EventResource.POD and incoming.resource in (
-            EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD
-        ):
-            return True
-        return False
+        return self.resource is EventResource.POD and incoming.resource in _POD_KINDS
 
     def __str__(self) -> str:
         return self.label or f"{self.resource.value}{self.action!r}"
@@ -130,5 +129,6 @@ class ClusterEventWithHint:
 # common events, as upstream names them
 NODE_ADD: Final = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 ASSIGNED_POD_DELETE: Final = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
-EVENT_UNSCHEDULABLE_TIMEOUT: Final = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout")
+EVENT_UNSCHEDULABLE_TIMEOUT: Final = ClusterEvent(
+    EventResource.WILDCARD, ActionType.ALL, "UnschedulableTimeout")
 EVENT_FORCE_ACTIVATE: Final = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "ForceActivate")

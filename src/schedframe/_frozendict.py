@@ -32,6 +32,8 @@ class FrozenDict(dict[K, V]):
     update = _readonly
     __ior__ = _readonly
 
+    _hash: int
+
     def __hash__(self) -> int:  # type: ignore[override]
         try:
             return self._hash

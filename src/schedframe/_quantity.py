@@ -51,7 +51,7 @@ def parse_quantity(text: str | int | float) -> Fraction:
         return Fraction(repr(text))
     if not isinstance(text, str):
         raise QuantityError(f"{text!r} is not a quantity (expected a string)")
-    cached = _CACHE.get(text)
+    cached: Fraction | None = _CACHE.get(text)
     if cached is not None:
         return cached
     m = _RE.fullmatch(text)
@@ -60,15 +60,12 @@ def parse_quantity(text: str | int | float) -> Fraction:
     number, suffix = m.group(1), m.group(2) or ""
     value = Fraction(number)
     if suffix in _BINARY:
-        value *= 1024 ** _BINARY[suffix]
-    elif suffix in _DECIMAL:
-        exp = _DECIMAL[suffix]
-        value = value * 10**exp if exp >= 0 else value / 10**-exp
-    else:  # decimal exponent
-        exp = int(suffix[1:])
+        value *= Fraction(1024) ** _BINARY[suffix]
+    else:
+        exp = _DECIMAL[suffix] if suffix in _DECIMAL else int(suffix[1:])
         if abs(exp) > 400:
             raise QuantityError(f"{text!r} is not a quantity (exponent out of range)")
-        value = value * 10**exp if exp >= 0 else value / 10**-exp
+        value *= Fraction(10) ** exp
     if len(_CACHE) < 4096:
         _CACHE[text] = value
     return value

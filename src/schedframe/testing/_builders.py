@@ -173,7 +173,9 @@ class PodBuilder:
     def req(self, cpu: QuantityLike | None = None, memory: QuantityLike | None = None,
             **extra: QuantityLike) -> PodBuilder:
         """Add a container requesting these resources."""
-        return self.container(cpu=cpu, memory=memory, **extra)
+        self._containers.append(Container(name=f"c{len(self._containers)}",
+                                          requests=_resources(cpu, memory, extra)))
+        return self
 
     def init_req(self, cpu: QuantityLike | None = None, memory: QuantityLike | None = None, *,
                  sidecar: bool = False, **extra: QuantityLike) -> PodBuilder:
@@ -216,7 +218,8 @@ class PodBuilder:
 
     def node_affinity_in(self, key: str, values: Sequence[str]) -> PodBuilder:
         """Require a node label *key* in *values* (one more ORed term)."""
-        self._required_node_terms.append(NodeSelectorTerm((NodeSelectorRequirement(key, "In", tuple(values)),)))
+        req = NodeSelectorRequirement(key, "In", tuple(values))
+        self._required_node_terms.append(NodeSelectorTerm((req,)))
         return self
 
     def node_affinity_not_in(self, key: str, values: Sequence[str]) -> PodBuilder:
