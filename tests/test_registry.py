@@ -1,0 +1,71 @@
+"""Tests for Registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedframe import DuplicatePluginError, Registry, UnknownPluginError
+
+
+class _P:
+    name = "P"
+
+
+def _factory(args, handle):
+    return _P()
+
+
+def test_register_and_lookup():
+    """A registered factory is found with its args type."""
+    reg = Registry()
+    reg.register("NodeName", _factory, args_type=dict)
+    assert reg["NodeName"].factory is _factory
+    assert reg["NodeName"].args_type is dict
+    assert list(reg) == ["NodeName"]
+    assert len(reg) == 1
+
+
+def test_register_refuses_duplicates():
+    """Registering a name twice is an error."""
+    reg = Registry({"A": _factory})
+    with pytest.raises(DuplicatePluginError, match="'A' already exists"):
+        reg.register("A", _factory)
+
+
+def test_unregister_refuses_unknown_and_suggests():
+    """Unknown names are errors with a did-you-mean suggestion."""
+    reg = Registry({"NodeName": _factory})
+    with pytest.raises(UnknownPluginError, match="did you mean 'NodeName'"):
+        reg.unregister("NodeNme")
+    with pytest.raises(KeyError):
+        reg["Nope"]
+
+
+def test_unregister_removes():
+    """unregister removes the entry."""
+    reg = Registry({"A": _factory})
+    reg.unregister("A")
+    assert "A" not in reg
+
+
+def test_merge_goes_through_register():
+    """merge refuses duplicates like register."""
+    a = Registry({"A": _factory})
+    b = Registry({"B": _factory})
+    a.merge(b)
+    assert set(a) == {"A", "B"}
+    with pytest.raises(DuplicatePluginError):
+        a.merge(b)
+
+
+@pytest.mark.parametrize("bad", [pytest.param("", id="empty"), pytest.param(3, id="not a string")])
+def test_register_refuses_bad_names(bad):
+    """Plugin names must be non-empty strings."""
+    with pytest.raises(DuplicatePluginError, match="non-empty string"):
+        Registry().register(bad, _factory)
+
+
+def test_register_refuses_non_callable():
+    """Factories must be callable."""
+    with pytest.raises(TypeError, match="must be callable"):
+        Registry().register("X", 3)  # type: ignore[arg-type]
