@@ -1,0 +1,986 @@
+"""``Framework``: instantiates a profile's plugins and runs each extension point with
+kube-scheduler's runtime semantics (upstream ``pkg/scheduler/framework/runtime/framework.go``).
+
+Error statuses
+--------------
+A plugin never breaks the scheduler: an exception raised by a plugin, or a status a point does not
+accept (e.g. ``WAIT`` from Filter), becomes an ``ERROR`` :class:`~schedframe.Status` whose
+``plugin`` is the plugin's name, whose ``error`` is the exception (if any) and whose message is::
+
+    running <Point> plugin "<name>": <detail>
+
+where ``<detail>`` is ``"<ExceptionType>: <message>"`` for an exception and the status message
+otherwise (e.g. ``running Filter plugin "Foo": ValueError: boom``). Score keeps upstream's
+wording: ``running Score plugins: plugin "Foo" failed with: <detail>``,
+``running Normalize on Score plugins: plugin "Foo" failed with: <detail>`` and
+``applying score defaultWeights on Score plugins: plugin "Foo" returns an invalid score 101, it
+should in the range of [0, 100] after normalizing``. The PreFilter extensions use
+``running AddPod on PreFilter plugin "Foo": <detail>`` (and ``RemovePod``).
+Exceptions from Unreserve and PostBind, which cannot fail, are logged as warnings on the
+``schedframe`` logger.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
+
+import attrs
+
+from ._api import Pod
+from ._clock import Clock, RealClock
+from ._cycle_state import CycleState
+from ._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from ._exceptions import ConfigurationError, RegistryError, SchedulerError
+from ._filter import NodeToStatus, NominatingMode, PostFilterResult, PreFilterExtensions, PreFilterResult
+from ._handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
+from ._nodeinfo import NodeInfo, PodInfo
+from ._objects import ObjectStore
+from ._permit import MAX_PERMIT_TIMEOUT, WaitingPod
+from ._plugin import Plugin
+from ._queue_sort import QueuedPodInfo
+from ._registry import Registry
+from ._score import MAX_NODE_SCORE, MIN_NODE_SCORE, NodePluginScores, NodeScore, PluginScore, ScoreExtensions
+from ._status import Code, Status
+from ._waiting_pods import WaitingPodEntry, WaitingPods
+
+__all__ = [
+    "EXTENSION_POINT_METHODS",
+    "Framework",
+    "InMemoryEventRecorder",
+    "PluginRefLike",
+    "ProfileLike",
+    "RecordedEvent",
+]
+
+logger = logging.getLogger("schedframe")
+
+_SUCCESS: Final = Code.SUCCESS
+_OK: Final = Status.OK
+_EMPTY: Final[frozenset[str]] = frozenset()
+
+#: extension point (config spelling) -> (display name, methods a plugin needs there)
+EXTENSION_POINT_METHODS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+    "preEnqueue": ("PreEnqueue", ("pre_enqueue",)),
+    "queueSort": ("QueueSort", ("less",)),
+    "preFilter": ("PreFilter", ("pre_filter",)),
+    "filter": ("Filter", ("filter",)),
+    "postFilter": ("PostFilter", ("post_filter",)),
+    "preScore": ("PreScore", ("pre_score",)),
+    "score": ("Score", ("score",)),
+    "reserve": ("Reserve", ("reserve", "unreserve")),
+    "permit": ("Permit", ("permit",)),
+    "preBind": ("PreBind", ("pre_bind",)),
+    "bind": ("Bind", ("bind",)),
+    "postBind": ("PostBind", ("post_bind",)),
+}
+_MULTI_POINT: Final = "multiPoint"
+# Upstream gives EnqueueExtensions to plugins at these points only.
+_ENQUEUE_POINTS: Final = ("preEnqueue", "preFilter", "filter", "reserve", "permit")
+_ALL_EVENTS: Final = (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
+
+
+_PreEnqueueFn = Callable[[Pod], "Status | None"]
+_PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "tuple[PreFilterResult | None, Status | None]"]
+_FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
+_Filters = tuple[tuple[str, _FilterFn], ...]
+_PostFilterFn = Callable[[CycleState, Pod, NodeToStatus], "tuple[PostFilterResult | None, Status | None]"]
+_PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
+_ScoreFn = Callable[[CycleState, Pod, NodeInfo], "tuple[int, Status | None]"]
+_NodeFn = Callable[[CycleState, Pod, str], "Status | None"]
+_UnreserveFn = Callable[[CycleState, Pod, str], None]
+_PermitFn = Callable[[CycleState, Pod, str], "tuple[Status | None, float]"]
+
+
+class PluginRefLike(Protocol):
+    """What the framework reads from a ``PluginRef``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def weight(self) -> int: ...
+
+
+class ProfileLike(Protocol):
+    """What the framework reads from a :class:`~schedframe.Profile` (structural, so any object
+    with these attributes works)."""
+
+    @property
+    def scheduler_name(self) -> str: ...
+
+    @property
+    def plugins(self) -> Mapping[str, Sequence[PluginRefLike]]: ...
+
+    @property
+    def plugin_args(self) -> Mapping[str, Any]: ...
+
+    @property
+    def percentage_of_nodes_to_score(self) -> int | None: ...
+
+
+# -- default collaborators ----------------------------------------------------------------------
+
+@final
+@attrs.frozen
+class RecordedEvent:
+    """An event stored by :class:`InMemoryEventRecorder`."""
+
+    __module__ = "schedframe"
+
+    obj: Any
+    event_type: str
+    reason: str
+    message: str
+
+
+@final
+class InMemoryEventRecorder:
+    """The default :class:`~schedframe.EventRecorder`: keeps events in ``events``."""
+
+    __module__ = "schedframe"
+
+    def __init__(self) -> None:
+        self.events: list[RecordedEvent] = []
+        self._lock = threading.Lock()
+
+    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
+        """Store an event."""
+        with self._lock:
+            self.events.append(RecordedEvent(obj, event_type, reason, message))
+
+    def clear(self) -> None:
+        """Forget all stored events."""
+        with self._lock:
+            self.events.clear()
+
+
+@final
+class _NoNominator:
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return []
+
+
+@final
+class _NoClient:
+    def _fail(self, what: str) -> None:
+        raise SchedulerError(
+            f"no client configured to {what}; pass client= to Framework (the Scheduler does this)"
+        )
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        self._fail(f"bind pod {pod.key!r} to node {node_name!r}")
+
+    def delete_pod(self, pod: Pod) -> None:
+        self._fail(f"delete pod {pod.key!r}")
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        self._fail(f"nominate pod {pod.key!r} to node {node_name!r}")
+
+
+@final
+class _EmptyLister:
+    def list(self) -> Sequence[NodeInfo]:
+        return ()
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        return None
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
+        return ()
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
+        return ()
+
+
+@final
+class _EmptySnapshot:
+    _lister: Final = _EmptyLister()
+
+    def node_infos(self) -> NodeInfoLister:
+        return self._lister
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _status_detail(status: Status) -> str:
+    return status.message or str(status.code)
+
+
+def _plugin_error(point: str, name: str, exc: BaseException) -> Status:
+    logger.warning("%s plugin %r raised", point, name, exc_info=exc)
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {_detail(exc)}',), name, exc)
+
+
+def _status_error(point: str, name: str, status: Status) -> Status:
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {_status_detail(status)}',), name,
+                  status.error)
+
+
+def _go_list(names: Sequence[str]) -> str:
+    return "[" + " ".join(names) + "]"
+
+
+def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
+    return tuple((p.name, getattr(p, method)) for p in plugins)
+
+
+def _implements(plugin: object, methods: Sequence[str]) -> str | None:
+    """The first of *methods* that *plugin* lacks, or ``None``."""
+    for m in methods:
+        if not callable(getattr(plugin, m, None)):
+            return m
+    return None
+
+
+@final
+class Framework:
+    """The plugins of one profile and the runtime of every extension point; implements
+    :class:`~schedframe.Handle` for those plugins.
+
+    Args:
+        registry: plugin name -> factory (and args type).
+        profile: the effective profile (``plugins`` per extension point, in run order;
+            ``plugin_args`` per plugin name). A ``"multiPoint"`` entry, if present, is expanded to
+            every point each of its plugins implements, as upstream does.
+        objects: cluster objects other than nodes and pods (default: an empty
+            :class:`~schedframe.ObjectStore`).
+        clock: time source (default: the wall clock).
+        client: API side effects (default: one that raises :class:`~schedframe.SchedulerError`).
+        event_recorder: default :class:`InMemoryEventRecorder`.
+        nominator: nominated pods (default: none).
+        pod_activator: called by :meth:`activate`.
+        waiting_pods: the map of pods waiting at Permit, shared between profiles.
+        parallelism: kept for plugins that ask (schedframe runs plugins on one thread).
+        snapshot: the initial snapshot (default: empty; see :meth:`set_snapshot`).
+
+    Raises:
+        ConfigurationError: unknown plugins, a plugin enabled at a point it does not implement,
+            not exactly one QueueSort or no Bind plugin, a factory or args decoding failing.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, registry: Registry, profile: ProfileLike, *, objects: ObjectLister | None = None,
+                 clock: Clock | None = None, client: Client | None = None,
+                 event_recorder: EventRecorder | None = None, nominator: Nominator | None = None,
+                 pod_activator: Callable[[Sequence[Pod]], None] | None = None,
+                 waiting_pods: WaitingPods | None = None, parallelism: int = 16,
+                 snapshot: SharedLister | None = None,
+                 _fallbacks: Mapping[str, Plugin] | None = None) -> None:
+        self.profile = profile
+        self.profile_name: str = profile.scheduler_name
+        self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
+        self.parallelism = parallelism
+        self._objects: ObjectLister = objects if objects is not None else ObjectStore()
+        self._clock: Clock = clock if clock is not None else RealClock()
+        self._client: Client = client if client is not None else _NoClient()
+        self._event_recorder: EventRecorder = (
+            event_recorder if event_recorder is not None else InMemoryEventRecorder()
+        )
+        self._nominator: Nominator = nominator if nominator is not None else _NoNominator()
+        self._pod_activator = pod_activator
+        self._waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
+        self._snapshot: SharedLister = snapshot if snapshot is not None else _EmptySnapshot()
+
+        self._plugins: dict[str, Plugin] = {}
+        self._points: dict[str, list[Plugin]] = {}
+        self._weights: dict[str, int] = {}
+        self._build(registry, profile, _fallbacks or {})
+        self._prepare()
+
+    # -- construction ---------------------------------------------------------------------------
+    def _build(self, registry: Registry, profile: ProfileLike, fallbacks: Mapping[str, Plugin]) -> None:
+        who = f"profile {self.profile_name!r}"
+        refs_by_point = {p: tuple(profile.plugins.get(p, ())) for p in EXTENSION_POINT_METHODS}
+        multi = tuple(profile.plugins.get(_MULTI_POINT, ()))
+        unknown_points = sorted(set(profile.plugins) - set(EXTENSION_POINT_METHODS) - {_MULTI_POINT})
+        if unknown_points:
+            raise ConfigurationError(f"{who}: unknown extension point(s) {unknown_points}; "
+                                     f"known: {[*EXTENSION_POINT_METHODS, _MULTI_POINT]}")
+        needed: dict[str, None] = {}
+        for refs in (*refs_by_point.values(), multi):
+            for ref in refs:
+                needed.setdefault(ref.name, None)
+
+        args_by_name = profile.plugin_args
+        for name in needed:
+            try:
+                entry = registry[name]
+            except RegistryError as exc:
+                raise ConfigurationError(f"{who}: {exc}") from exc
+            args = args_by_name.get(name)
+            try:
+                if isinstance(args, Mapping) and entry.args_type is not None:
+                    args = entry.args_type.from_dict(args)  # type: ignore[attr-defined]
+                plugin = entry.factory(args, self)
+            except Exception as exc:
+                raise ConfigurationError(f"{who}: initializing plugin {name!r}: {_detail(exc)}") from exc
+            plugin_name = getattr(plugin, "name", None)
+            if plugin_name != name:
+                raise ConfigurationError(
+                    f"{who}: plugin registered as {name!r} reports name {plugin_name!r}; "
+                    "a plugin's name must match its registry name"
+                )
+            self._plugins[name] = plugin
+
+        for point, (display, methods) in EXTENSION_POINT_METHODS.items():
+            explicit: list[str] = []
+            for ref in refs_by_point[point]:
+                missing = _implements(self._plugins[ref.name], methods)
+                if missing is not None:
+                    raise ConfigurationError(
+                        f"plugin {ref.name!r} is enabled at {display} but has no {missing}() method"
+                    )
+                if ref.name in explicit:
+                    raise ConfigurationError(f"{who}: plugin {ref.name!r} is enabled twice at {display}")
+                explicit.append(ref.name)
+            order = explicit
+            if multi:
+                overrides: list[str] = []
+                expanded: list[str] = []
+                for ref in multi:
+                    if _implements(self._plugins[ref.name], methods) is not None:
+                        continue
+                    if ref.name in explicit:
+                        overrides.append(ref.name)
+                    elif ref.name in expanded:
+                        raise ConfigurationError(
+                            f"{who}: plugin {ref.name!r} is enabled twice at multiPoint"
+                        )
+                    else:
+                        expanded.append(ref.name)
+                order = ([n for n in explicit if n in overrides] + expanded
+                         + [n for n in explicit if n not in overrides])
+            plugins = [self._plugins[n] for n in order]
+            if not plugins and point in fallbacks:
+                fb = fallbacks[point]
+                self._plugins.setdefault(fb.name, fb)
+                plugins = [fb]
+            self._points[point] = plugins
+
+        sorts = self._points["queueSort"]
+        if len(sorts) != 1:
+            raise ConfigurationError(
+                f"{who}: exactly one QueueSort plugin is required, got {len(sorts)}"
+                + (f" ({', '.join(p.name for p in sorts)})" if sorts else "")
+            )
+        if not self._points["bind"]:
+            raise ConfigurationError(f"{who}: at least one Bind plugin is required")
+
+        for ref in (*refs_by_point["score"], *multi):
+            if ref.name in self._weights or ref.name not in self._plugins:
+                continue
+            if _implements(self._plugins[ref.name], EXTENSION_POINT_METHODS["score"][1]) is not None:
+                continue
+            if ref.weight < 0:
+                raise ConfigurationError(f"{who}: score plugin {ref.name!r} has negative weight {ref.weight}")
+            self._weights[ref.name] = ref.weight or 1
+        for p in self._points["score"]:
+            self._weights.setdefault(p.name, 1)
+
+    def _prepare(self) -> None:
+        """Precompute bound methods per point (the run loops then do no attribute lookups)."""
+        pts = self._points
+        self._pre_enqueue: tuple[tuple[str, _PreEnqueueFn], ...] = _bound(pts["preEnqueue"], "pre_enqueue")
+        self._less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = pts["queueSort"][0].less  # type: ignore[attr-defined]
+        self._pre_filter: tuple[tuple[str, _PreFilterFn], ...] = _bound(pts["preFilter"], "pre_filter")
+        exts: list[tuple[str, PreFilterExtensions]] = []
+        for p in pts["preFilter"]:
+            ext = self._extensions(p, "pre_filter_extensions")
+            if ext is not None:
+                exts.append((p.name, ext))
+        self._pre_filter_exts: tuple[tuple[str, PreFilterExtensions], ...] = tuple(exts)
+        self._filter: _Filters = _bound(pts["filter"], "filter")
+        self._filter_cache: tuple[frozenset[str] | set[str], _Filters] = (_EMPTY, self._filter)
+        self._filter_by_skip: dict[frozenset[str], _Filters] = {_EMPTY: self._filter}
+        self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
+        self._pre_score: tuple[tuple[str, _PreScoreFn], ...] = _bound(pts["preScore"], "pre_score")
+        self._score: tuple[tuple[str, _ScoreFn, ScoreExtensions | None, int], ...] = tuple(
+            (p.name, p.score, self._extensions(p, "score_extensions"), self._weights[p.name])  # type: ignore[attr-defined]
+            for p in pts["score"]
+        )
+        self._reserve: tuple[tuple[str, _NodeFn, _UnreserveFn], ...] = tuple(
+            (p.name, p.reserve, p.unreserve) for p in pts["reserve"]  # type: ignore[attr-defined]
+        )
+        self._permit: tuple[tuple[str, _PermitFn], ...] = _bound(pts["permit"], "permit")
+        self._pre_bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["preBind"], "pre_bind")
+        self._bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["bind"], "bind")
+        self._post_bind: tuple[tuple[str, _UnreserveFn], ...] = _bound(pts["postBind"], "post_bind")
+
+    def _extensions(self, plugin: Plugin, method: str) -> Any:
+        fn = getattr(plugin, method, None)
+        if fn is None:
+            return None
+        try:
+            return fn()
+        except Exception as exc:
+            raise ConfigurationError(
+                f"profile {self.profile_name!r}: plugin {plugin.name!r}: {method}() raised {_detail(exc)}"
+            ) from exc
+
+    # -- introspection --------------------------------------------------------------------------
+    def plugins_at(self, point: str) -> list[str]:
+        """Names of the plugins run at *point* (config spelling, e.g. ``"filter"``), in order."""
+        try:
+            return [p.name for p in self._points[point]]
+        except KeyError:
+            raise ConfigurationError(
+                f"unknown extension point {point!r}; known: {list(EXTENSION_POINT_METHODS)}"
+            ) from None
+
+    def list_plugins(self) -> dict[str, list[str]]:
+        """Every extension point with the names of its plugins (empty points omitted)."""
+        return {point: [p.name for p in ps] for point, ps in self._points.items() if ps}
+
+    def score_weight(self, name: str) -> int:
+        """The weight of score plugin *name* (KeyError if it is not a score plugin)."""
+        return self._weights[name]
+
+    def get_plugin(self, name: str) -> Plugin | None:
+        """The plugin instance named *name*, or ``None``."""
+        return self._plugins.get(name)
+
+    def has_filter_plugins(self) -> bool:
+        """True when at least one Filter plugin is enabled."""
+        return bool(self._filter)
+
+    def has_score_plugins(self) -> bool:
+        """True when at least one Score plugin is enabled."""
+        return bool(self._score)
+
+    def has_post_filter_plugins(self) -> bool:
+        """True when at least one PostFilter plugin is enabled."""
+        return bool(self._post_filter)
+
+    def queue_sort_less(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
+        """The QueueSort plugin's ``less``."""
+        return self._less
+
+    def pre_enqueue_plugin_names(self) -> list[str]:
+        """Names of the PreEnqueue plugins."""
+        return [n for n, _ in self._pre_enqueue]
+
+    def enqueue_extensions(self) -> dict[str, Sequence[ClusterEventWithHint]]:
+        """Plugin name -> the cluster events that may make pods it rejected schedulable.
+
+        As upstream, only PreEnqueue, PreFilter, Filter, Reserve and Permit plugins count; one
+        without ``events_to_register`` gets every event.
+        """
+        out: dict[str, Sequence[ClusterEventWithHint]] = {}
+        for point in _ENQUEUE_POINTS:
+            for p in self._points[point]:
+                if p.name in out:
+                    continue
+                fn = getattr(p, "events_to_register", None)
+                if fn is None:
+                    out[p.name] = _ALL_EVENTS
+                    continue
+                try:
+                    out[p.name] = tuple(fn())
+                except Exception as exc:
+                    raise ConfigurationError(
+                        f"plugin {p.name!r}: events_to_register() raised {_detail(exc)}"
+                    ) from exc
+        return out
+
+    # -- Handle ---------------------------------------------------------------------------------
+    def set_snapshot(self, snapshot: SharedLister) -> None:
+        """Use *snapshot* for the coming cycle (the scheduler calls this every cycle)."""
+        self._snapshot = snapshot
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        """The snapshot of the current cycle."""
+        return self._snapshot
+
+    @property
+    def objects(self) -> ObjectLister:
+        """Cluster objects other than nodes and pods."""
+        return self._objects
+
+    @property
+    def clock(self) -> Clock:
+        """The clock."""
+        return self._clock
+
+    @property
+    def event_recorder(self) -> EventRecorder:
+        """The event recorder."""
+        return self._event_recorder
+
+    @property
+    def nominator(self) -> Nominator:
+        """Pods nominated to nodes."""
+        return self._nominator
+
+    def set_nominator(self, nominator: Nominator) -> None:
+        """Replace the nominator (the scheduler wires its queue in)."""
+        self._nominator = nominator
+
+    @property
+    def client(self) -> Client:
+        """The API client."""
+        return self._client
+
+    def set_pod_activator(self, activator: Callable[[Sequence[Pod]], None] | None) -> None:
+        """Replace the callback behind :meth:`activate`."""
+        self._pod_activator = activator
+
+    def activate(self, pods: Sequence[Pod]) -> None:
+        """Ask the queue to move *pods* to activeQ (no-op without a pod activator)."""
+        if self._pod_activator is not None and pods:
+            self._pod_activator(pods)
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        """The map of pods waiting at Permit."""
+        return self._waiting_pods
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        """Call *callback* for every pod waiting at Permit."""
+        self._waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """The waiting pod with *uid*, or ``None``."""
+        return self._waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Reject the waiting pod with *uid* (message ``"removed"``); False if not waiting."""
+        wp = self._waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    # -- PreEnqueue -----------------------------------------------------------------------------
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
+        """Run PreEnqueue plugins; the first non-success status (with its plugin) gates the pod."""
+        for name, fn in self._pre_enqueue:
+            try:
+                status = fn(pod)
+            except Exception as exc:
+                return _plugin_error("PreEnqueue", name, exc)
+            if status is not None and status.code is not _SUCCESS:
+                return status.with_plugin(name)
+        return _OK
+
+    # -- PreFilter ------------------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod
+                               ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Run PreFilter plugins (upstream ``RunPreFilterPlugins``).
+
+        Returns ``(result, status, rejectors)``: *result* is the intersection of the plugins'
+        :class:`PreFilterResult` (``None``: all nodes); *status* is success, the rejection, or
+        ERROR; *rejectors* names the plugins that rejected the pod or narrowed the nodes (the
+        queue's "unschedulable plugins"). Plugins returning SKIP go to
+        ``state.skip_filter_plugins`` (their Filter and PreFilter extensions are not run).
+        """
+        skip: set[str] = set()
+        try:
+            return self._pre_filter_loop(state, pod, skip)
+        finally:
+            state.skip_filter_plugins = frozenset(skip) if skip else _EMPTY
+
+    def _pre_filter_loop(self, state: CycleState, pod: Pod, skip: set[str]
+                         ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        if not self._pre_filter:
+            return None, _OK, set()
+        nodes = self._snapshot.node_infos().list()
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        return_status = _OK
+        for name, fn in self._pre_filter:
+            try:
+                r, s = fn(state, pod, nodes)
+            except Exception as exc:
+                return None, _plugin_error("PreFilter", name, exc), set()
+            if s is not None and s.code is not _SUCCESS:
+                code = s.code
+                if code is Code.SKIP:
+                    skip.add(name)
+                    continue
+                if code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, s.with_plugin(name), {name}
+                if code is Code.UNSCHEDULABLE:
+                    return_status = s.with_plugin(name)
+                    continue
+                return None, _status_error("PreFilter", name, s), set()
+            if r is None or r.node_names is None:
+                continue
+            with_nodes.add(name)
+            result = r if result is None else result.merge(r)
+            if not result.node_names:
+                names = sorted(with_nodes)
+                msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1
+                       else f"node(s) didn't satisfy plugin(s) {_go_list(names)} simultaneously")
+                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes
+        if return_status is not _OK:
+            with_nodes.add(return_status.plugin)
+        return result, return_status, with_nodes
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status:
+        """Run ``add_pod`` of every PreFilter plugin's extensions (skipped plugins excluded)."""
+        return self._run_extension(state, pod_to_schedule, pod_info_to_add, node_info, add=True)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status:
+        """Run ``remove_pod`` of every PreFilter plugin's extensions (skipped plugins excluded)."""
+        return self._run_extension(state, pod_to_schedule, pod_info_to_remove, node_info, add=False)
+
+    def _run_extension(self, state: CycleState, pod: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                       *, add: bool) -> Status:
+        skip = state.skip_filter_plugins
+        op = "AddPod" if add else "RemovePod"
+        for name, ext in self._pre_filter_exts:
+            if name in skip:
+                continue
+            try:
+                if add:
+                    s = ext.add_pod(state, pod, pod_info, node_info)
+                else:
+                    s = ext.remove_pod(state, pod, pod_info, node_info)
+            except Exception as exc:
+                logger.warning("%s of PreFilter plugin %r raised", op, name, exc_info=exc)
+                return Status(Code.ERROR, (f'running {op} on PreFilter plugin "{name}": {_detail(exc)}',),
+                              name, exc)
+            if s is not None and s.code is not _SUCCESS:
+                return Status(Code.ERROR,
+                              (f'running {op} on PreFilter plugin "{name}": {_status_detail(s)}',),
+                              name, s.error)
+        return _OK
+
+    # -- Filter ---------------------------------------------------------------------------------
+    def _active_filters(self, skip: frozenset[str] | set[str]) -> _Filters:
+        key = skip if isinstance(skip, frozenset) else frozenset(skip)
+        filters = self._filter_by_skip.get(key)
+        if filters is None:
+            filters = tuple(f for f in self._filter if f[0] not in key)
+            if len(self._filter_by_skip) > 256:
+                self._filter_by_skip.clear()
+                self._filter_by_skip[_EMPTY] = self._filter
+            self._filter_by_skip[key] = filters
+        self._filter_cache = (skip, filters)
+        return filters
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """Run Filter plugins on one node, stopping at the first failure.
+
+        Plugins in ``state.skip_filter_plugins`` are skipped. A rejection comes back with its
+        ``plugin`` set; any other non-success becomes ERROR. Returns :data:`Status.OK` on success
+        (no allocation on that path).
+        """
+        cached = self._filter_cache
+        skip = state.skip_filter_plugins
+        filters = cached[1] if cached[0] is skip else self._active_filters(skip)
+        for name, fn in filters:
+            try:
+                status = fn(state, pod, node_info)
+            except Exception as exc:
+                return _plugin_error("Filter", name, exc)
+            if status is not None and status.code is not _SUCCESS:
+                if status.is_rejected():
+                    return status.with_plugin(name)
+                return _status_error("Filter", name, status)
+        return _OK
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status:
+        """Run Filter plugins on one node, accounting for pods nominated to it (upstream
+        ``RunFilterPluginsWithNominatedPods``).
+
+        First pass: with the nominated pods of equal or higher priority added to a cloned state and
+        NodeInfo; if any was added and the first pass succeeded, a second pass without them.
+        """
+        status = _OK
+        pods_added = False
+        for i in range(2):
+            state_to_use, info_to_use = state, node_info
+            if i == 0:
+                added = self._add_ge_nominated_pods(pod, state, node_info)
+                if isinstance(added, Status):
+                    return added
+                pods_added, state_to_use, info_to_use = added
+            elif not pods_added or not status.is_success():
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_ge_nominated_pods(self, pod: Pod, state: CycleState, node_info: NodeInfo
+                               ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        try:
+            nominated = self._nominator.nominated_pods_for_node(node_info.name)
+        except Exception as exc:
+            logger.warning("nominator raised", exc_info=exc)
+            return Status(Code.ERROR, (f"listing nominated pods: {_detail(exc)}",), "", exc)
+        if not nominated:
+            return False, state, node_info
+        info_out: NodeInfo | None = None
+        state_out: CycleState | None = None
+        priority = pod.effective_priority
+        for pi in nominated:
+            p = pi.pod
+            if p.effective_priority >= priority and p.uid != pod.uid:
+                if info_out is None or state_out is None:
+                    info_out, state_out = node_info.clone(), state.clone()
+                info_out.add_pod(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not s.is_success():
+                    return s
+        if info_out is None or state_out is None:
+            return False, state, node_info
+        return True, state_out, info_out
+
+    # -- PostFilter -----------------------------------------------------------------------------
+    def run_post_filter_plugins(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
+                                ) -> tuple[PostFilterResult | None, Status]:
+        """Run PostFilter plugins until one succeeds, returns UNSCHEDULABLE_AND_UNRESOLVABLE or
+        fails; otherwise return UNSCHEDULABLE with every plugin's reasons, attributed to the
+        first rejecting plugin, and the last result that nominates a node."""
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for name, fn in self._post_filter:
+            try:
+                r, s = fn(state, pod, node_to_status)
+            except Exception as exc:
+                return None, _plugin_error("PostFilter", name, exc)
+            if s is None or s.code is _SUCCESS:
+                return r, _OK
+            if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, s.with_plugin(name)
+            if not s.is_rejected():
+                return None, _status_error("PostFilter", name, s)
+            if r is not None and r.nominating_info is not None and \
+                    r.nominating_info.mode != NominatingMode.NOOP:
+                result = r
+            reasons.extend(s.reasons)
+            if not rejector:
+                rejector = name
+        return result, Status(Code.UNSCHEDULABLE, reasons, rejector)
+
+    # -- PreScore / Score -----------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        """Run PreScore plugins; SKIP puts the plugin in ``state.skip_score_plugins``; any other
+        non-success is an ERROR."""
+        skip: set[str] = set()
+        try:
+            for name, fn in self._pre_score:
+                try:
+                    s = fn(state, pod, nodes)
+                except Exception as exc:
+                    return _plugin_error("PreScore", name, exc)
+                if s is not None and s.code is not _SUCCESS:
+                    if s.code is Code.SKIP:
+                        skip.add(name)
+                        continue
+                    return _status_error("PreScore", name, s)
+            return _OK
+        finally:
+            state.skip_score_plugins = frozenset(skip) if skip else _EMPTY
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                          ) -> tuple[list[NodePluginScores], Status]:
+        """Score *nodes*: Score per plugin and node, NormalizeScore, range check, weights.
+
+        Returns one :class:`NodePluginScores` per node, in node order (weighted scores and
+        total), or ``([], ERROR)``.
+        """
+        skip = state.skip_score_plugins
+        active = [sp for sp in self._score if sp[0] not in skip] if skip else self._score
+        per_plugin: list[list[NodeScore]] = []
+        for name, fn, _ext, _w in active:
+            lst: list[NodeScore] = []
+            try:
+                for ni in nodes:
+                    score, s = fn(state, pod, ni)
+                    if s is not None and s.code is not _SUCCESS:
+                        return [], Status(
+                            Code.ERROR,
+                            (f'running Score plugins: plugin "{name}" failed with: {_status_detail(s)}',),
+                            name, s.error,
+                        )
+                    lst.append(NodeScore(ni.name, score))
+            except Exception as exc:
+                logger.warning("Score plugin %r raised", name, exc_info=exc)
+                return [], Status(Code.ERROR,
+                                  (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
+                                  name, exc)
+            per_plugin.append(lst)
+
+        n = len(nodes)
+        for (name, _fn, ext, _w), lst in zip(active, per_plugin):
+            if ext is None:
+                continue
+            prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
+            try:
+                s = ext.normalize_score(state, pod, lst)
+            except Exception as exc:
+                logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
+                return [], Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+            if s is not None and s.code is not _SUCCESS:
+                return [], Status(Code.ERROR, (prefix + _status_detail(s),), name, s.error)
+            if len(lst) != n:
+                return [], Status(Code.ERROR, (f"{prefix}returned {len(lst)} scores for {n} nodes",), name)
+
+        out: list[NodePluginScores] = []
+        for i, ni in enumerate(nodes):
+            scores: list[PluginScore] = []
+            total = 0
+            for (name, _fn, _ext, weight), lst in zip(active, per_plugin):
+                score = lst[i].score
+                if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+                    return [], Status(
+                        Code.ERROR,
+                        (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
+                         f"invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, "
+                         f"{MAX_NODE_SCORE}] after normalizing",),
+                        name,
+                    )
+                weighted = score * weight
+                scores.append(PluginScore(name, weighted))
+                total += weighted
+            out.append(NodePluginScores(ni.name, tuple(scores), total))
+        return out, _OK
+
+    # -- Reserve --------------------------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Reserve plugins, stopping at the first failure (the caller then unreserves)."""
+        for name, fn, _un in self._reserve:
+            try:
+                s = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("Reserve", name, exc)
+            if s is not None and s.code is not _SUCCESS:
+                if s.is_rejected():
+                    return s.with_plugin(name)
+                return _status_error("Reserve", name, s)
+        return _OK
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run every Reserve plugin's ``unreserve``, in reverse order; exceptions are logged."""
+        for name, _fn, un in reversed(self._reserve):
+            try:
+                un(state, pod, node_name)
+            except Exception as exc:
+                logger.warning("Unreserve of plugin %r raised for pod %s on node %s", name, pod.key,
+                               node_name, exc_info=exc)
+
+    # -- Permit ---------------------------------------------------------------------------------
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Permit plugins. A rejection or error stops at once; when some plugin returned WAIT
+        (timeouts capped at 15 minutes) the pod is parked in the waiting pods and WAIT is
+        returned; otherwise success."""
+        waits: dict[str, float] = {}
+        for name, fn in self._permit:
+            try:
+                s, timeout = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("Permit", name, exc)
+            if s is None or s.code is _SUCCESS:
+                continue
+            if s.is_rejected():
+                return s.with_plugin(name)
+            if s.code is Code.WAIT:
+                waits[name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
+                continue
+            return _status_error("Permit", name, s)
+        if waits:
+            self._waiting_pods.add(WaitingPodEntry(pod, node_name, waits, self._clock))
+            return Status(Code.WAIT,
+                          (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
+        return _OK
+
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        """True when *pod* is parked at Permit."""
+        return self._waiting_pods.get(pod.uid) is not None
+
+    def wait_on_permit(self, pod: Pod, *, block: bool) -> Status | None:
+        """The Permit decision for *pod* (success when it is not waiting).
+
+        With ``block=True`` wait (in real time) until it is allowed, rejected or timed out. With
+        ``block=False`` return the decision if made (deadlines judged by the clock) or ``None``
+        while still waiting. Once decided, the pod leaves the waiting pods. A rejection comes back
+        as is; anything else but success becomes ERROR ``waiting on permit for pod: ...``.
+        """
+        wp = self._waiting_pods.get(pod.uid)
+        if wp is None:
+            return _OK
+        if block:
+            s: Status | None = wp.wait()
+        else:
+            s = wp.check_timeouts(self._clock.now())
+            if s is None:
+                return None
+        self._waiting_pods.remove(pod.uid)
+        assert s is not None
+        if s.code is _SUCCESS:
+            return _OK
+        if s.is_rejected():
+            return s
+        return Status(Code.ERROR, (f"waiting on permit for pod: {_status_detail(s)}",), s.plugin, s.error)
+
+    # -- PreBind / Bind / PostBind --------------------------------------------------------------
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run PreBind plugins (those in ``state.skip_pre_bind_plugins`` excluded), stopping at
+        the first failure. SKIP counts as success (nothing to do)."""
+        skip = state.skip_pre_bind_plugins
+        for name, fn in self._pre_bind:
+            if name in skip:
+                continue
+            try:
+                s = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("PreBind", name, exc)
+            if s is not None and s.code is not _SUCCESS and s.code is not Code.SKIP:
+                if s.is_rejected():
+                    return s.with_plugin(name)
+                return _status_error("PreBind", name, s)
+        return _OK
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Bind plugins until one does not return SKIP; if all skip, ERROR."""
+        for name, fn in self._bind:
+            try:
+                s = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("Bind", name, exc)
+            if s is None or s.code is _SUCCESS:
+                return _OK
+            if s.code is Code.SKIP:
+                continue
+            if s.is_rejected():
+                return s.with_plugin(name)
+            return _status_error("Bind", name, s)
+        return Status(Code.ERROR,
+                      (f"all bind plugins skipped binding pod {pod.key!r} to node {node_name!r}",))
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run PostBind plugins; exceptions are logged."""
+        for name, fn in self._post_bind:
+            try:
+                fn(state, pod, node_name)
+            except Exception as exc:
+                logger.warning("PostBind plugin %r raised for pod %s on node %s", name, pod.key,
+                               node_name, exc_info=exc)
+
+    def __repr__(self) -> str:
+        return f"Framework(profile={self.profile_name!r}, plugins={sorted(self._plugins)!r})"
+
+
+if TYPE_CHECKING:
+    from ._handle import Handle
+
+    def _is_handle(f: Framework) -> Handle:
+        return f

@@ -1,0 +1,188 @@
+"""``PluginHarness``: run one plugin through a real :class:`~schedframe.Framework`, the way
+upstream plugin tests run PreFilter/Filter or PreScore/Score/NormalizeScore."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, final
+
+from .._api import Namespace, Node, Pod
+from .._clock import Clock, FakeClock
+from .._cycle_state import CycleState
+from .._exceptions import SchedulerError
+from .._filter import PreFilterResult
+from .._framework import Framework
+from .._handle import SharedLister
+from .._nodeinfo import NodeInfo
+from .._objects import ObjectStore
+from .._plugin import Plugin
+from .._registry import Registry
+from .._status import Code, Status
+from ._fakes import FakeBind, FakeProfile, FakeQueueSort, _Ref
+
+__all__ = ["PluginHarness"]
+
+
+def _pod(value: Pod | Mapping[str, Any]) -> Pod:
+    return value if isinstance(value, Pod) else Pod.from_manifest(value)
+
+
+def _node(value: Node | Mapping[str, Any]) -> Node:
+    return value if isinstance(value, Node) else Node.from_manifest(value)
+
+
+def _namespace(value: Namespace | Mapping[str, Any]) -> Namespace:
+    return value if isinstance(value, Namespace) else Namespace.from_manifest(value)
+
+
+def _raw(status: Status) -> Status:
+    """The status as the plugin would have returned it: success is ``Status.OK``, and the
+    ``plugin`` attribution the framework adds is removed, so tests can compare with
+    ``Status.unschedulable(REASON)``."""
+    if status.code is Code.SUCCESS:
+        return Status.OK
+    return status.with_plugin("") if status.plugin else status
+
+
+def _snapshot(nodes: Sequence[Node], pods: Sequence[Pod]) -> SharedLister:
+    from .._snapshot import Snapshot
+
+    return Snapshot.from_objects(nodes, pods)
+
+
+@final
+class PluginHarness:
+    """A framework holding just one plugin, at every extension point it implements (plus a
+    :class:`FakeQueueSort` / :class:`FakeBind` where it has none), over a fixed cluster.
+
+    Args:
+        plugin_name: the plugin, looked up in *registry*.
+        args: the plugin's args, as the camelCase ``pluginConfig[].args`` mapping or as the args
+            object; ``None`` for defaults.
+        nodes: :class:`~schedframe.Node` objects or manifests.
+        pods: existing pods (objects or manifests) bound to the nodes through ``node_name``.
+        namespaces: :class:`~schedframe.Namespace` objects or manifests.
+        objects: other cluster objects (Services, ReplicaSets, PDBs, ...) for ``handle.objects``.
+        registry: default: the in-tree registry.
+        clock: default: a :class:`~schedframe.FakeClock`.
+
+    Statuses returned by the methods are the plugin's own: success is :data:`Status.OK` and the
+    ``plugin`` attribution the framework adds is cleared, so
+    ``h.filter(pod) == {"n1": Status.OK, "n2": Status.unresolvable(ERR_REASON)}`` works. The
+    framework's view is available through :attr:`framework`.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.testing"
+
+    def __init__(self, plugin_name: str, args: Any = None,
+                 nodes: Iterable[Node | Mapping[str, Any]] = (),
+                 pods: Iterable[Pod | Mapping[str, Any]] = (),
+                 namespaces: Iterable[Namespace | Mapping[str, Any]] = (), *,
+                 objects: Iterable[Any] = (), registry: Registry | None = None,
+                 clock: Clock | None = None) -> None:
+        if registry is None:
+            from ..plugins import in_tree_registry
+
+            registry = in_tree_registry()
+        self.plugin_name = plugin_name
+        self.nodes: list[Node] = [_node(n) for n in nodes]
+        self.pods: list[Pod] = [_pod(p) for p in pods]
+        self.objects = ObjectStore([*(_namespace(n) for n in namespaces), *objects])
+        self.clock: Clock = clock if clock is not None else FakeClock()
+        self.snapshot: SharedLister = _snapshot(self.nodes, self.pods)
+        profile = FakeProfile(
+            plugins={"multiPoint": (_Ref(plugin_name),)},
+            plugin_args={plugin_name: args} if args is not None else {},
+        )
+        self.framework = Framework(
+            registry, profile, objects=self.objects, clock=self.clock, snapshot=self.snapshot,
+            _fallbacks={"queueSort": FakeQueueSort(), "bind": FakeBind()},
+        )
+        plugin = self.framework.get_plugin(plugin_name)
+        assert plugin is not None
+        self.plugin: Plugin = plugin
+        self.state = CycleState()
+
+    def _node_infos(self, names: Iterable[str] | None = None) -> list[NodeInfo]:
+        lister = self.snapshot.node_infos()
+        if names is None:
+            return list(lister.list())
+        out: list[NodeInfo] = []
+        for name in names:
+            info = lister.get(name)
+            if info is None:
+                raise SchedulerError(f"PluginHarness: no node named {name!r} in the cluster")
+            out.append(info)
+        return out
+
+    def pre_filter(self, pod: Pod | Mapping[str, Any]) -> tuple[PreFilterResult | None, Status]:
+        """Run PreFilter (on a fresh :attr:`state`); a skipped plugin gives ``Status.skip()``."""
+        self.state = state = CycleState()
+        result, status, _ = self.framework.run_pre_filter_plugins(state, _pod(pod))
+        if self.plugin_name in state.skip_filter_plugins:
+            return None, Status.skip()
+        return result, _raw(status)
+
+    def filter(self, pod: Pod | Mapping[str, Any]) -> dict[str, Status]:
+        """PreFilter, then Filter on every node: node name -> status.
+
+        A PreFilter rejection is every node's status; nodes outside a :class:`PreFilterResult`
+        get ``UNSCHEDULABLE_AND_UNRESOLVABLE`` "node(s) didn't satisfy plugin(s) [X]" as upstream;
+        a PreFilter SKIP skips Filter (``Status.OK`` everywhere).
+        """
+        p = _pod(pod)
+        self.state = state = CycleState()
+        result, status, rejectors = self.framework.run_pre_filter_plugins(state, p)
+        infos = self._node_infos()
+        if not status.is_success():
+            raw = _raw(status)
+            return {ni.name: raw for ni in infos}
+        allowed = result.node_names if result is not None else None
+        outside = Status.unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(rejectors))}]")
+        out: dict[str, Status] = {}
+        for ni in infos:
+            if allowed is not None and ni.name not in allowed:
+                out[ni.name] = outside
+            else:
+                out[ni.name] = _raw(self.framework.run_filter_plugins(state, p, ni))
+        return out
+
+    def pre_score(self, pod: Pod | Mapping[str, Any], nodes: Iterable[str] | None = None) -> Status:
+        """Run PreScore over *nodes* (names; default all) on a fresh :attr:`state`; a skipped
+        plugin gives ``Status.skip()``."""
+        self.state = state = CycleState()
+        status = self.framework.run_pre_score_plugins(state, _pod(pod), self._node_infos(nodes))
+        if self.plugin_name in state.skip_score_plugins:
+            return Status.skip()
+        return _raw(status)
+
+    def run_score(self, pod: Pod | Mapping[str, Any], nodes: Iterable[str] | None = None
+                  ) -> tuple[dict[str, int], Status]:
+        """PreScore, Score and NormalizeScore over *nodes* (names; default all): the unweighted
+        final scores and the status (``({}, status)`` on failure)."""
+        p = _pod(pod)
+        infos = self._node_infos(nodes)
+        self.state = state = CycleState()
+        status = self.framework.run_pre_score_plugins(state, p, infos)
+        if not status.is_success():
+            return {}, _raw(status)
+        if self.plugin_name in state.skip_score_plugins or not self.framework.has_score_plugins():
+            return {ni.name: 0 for ni in infos}, Status.OK
+        scores, status = self.framework.run_score_plugins(state, p, infos)
+        if not status.is_success():
+            return {}, _raw(status)
+        weight = self.framework.score_weight(self.plugin_name)
+        return {s.name: s.total_score // weight for s in scores}, Status.OK
+
+    def score(self, pod: Pod | Mapping[str, Any], nodes: Iterable[str] | None = None) -> dict[str, int]:
+        """Like :meth:`run_score`, returning only the scores; raises
+        :class:`~schedframe.SchedulerError` with the status message when a step fails."""
+        scores, status = self.run_score(pod, nodes)
+        if not status.is_success():
+            raise SchedulerError(f"PluginHarness.score: {status.code}: {status.message}")
+        return scores
+
+    def __repr__(self) -> str:
+        return f"PluginHarness({self.plugin_name!r}, nodes={len(self.nodes)}, pods={len(self.pods)})"
