@@ -1,0 +1,602 @@
+"""Helpers shared by the in-tree plugins.
+
+Counterparts of kube-scheduler's ``plugins/helper`` package, ``component-helpers/scheduling/corev1``
+(tolerations, node affinity) and ``scheduler/util`` (``As``, ``GetHostPorts``). Written for speed:
+selectors are compiled once per pod, and matching a node is a few dict lookups.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, TypeVar, final
+
+from .._api import (
+    ContainerPort,
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PreferredSchedulingTerm,
+    Taint,
+    Toleration,
+)
+from .._score import NodeScore
+from .._status import Code, Status
+
+__all__ = [
+    "FieldErrors",
+    "PreferredSchedulingTerms",
+    "RequiredNodeAffinity",
+    "as_objects",
+    "default_normalize_score",
+    "do_not_schedule_taint",
+    "find_matching_untolerated_taint",
+    "get_host_ports",
+    "go_div",
+    "label_key_errors",
+    "label_value_errors",
+    "LazyNodeSelector",
+    "lazy_node_selector",
+    "no_args",
+    "node_not_found",
+    "node_selector",
+    "preferred_scheduling_terms",
+    "required_node_affinity",
+    "tolerates",
+    "tolerations_tolerate_taint",
+]
+
+T = TypeVar("T")
+
+# --------------------------------------------------------------------------------------------
+# Arithmetic and small utilities
+
+
+def go_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero, like Go's ``/`` on ints."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
+    """Scale *scores* in place to ``[0, max_priority]`` by the highest score (upstream
+    ``helper.DefaultNormalizeScore``); with *reverse*, the highest becomes 0.
+
+    When every score is 0 they stay 0 (or all become *max_priority* with *reverse*).
+    """
+    max_count = 0
+    for s in scores:
+        if s.score > max_count:
+            max_count = s.score
+    if max_count == 0:
+        if reverse:
+            for i, s in enumerate(scores):
+                scores[i] = NodeScore(s.name, max_priority)
+        return
+    for i, s in enumerate(scores):
+        score = go_div(max_priority * s.score, max_count)
+        if reverse:
+            score = max_priority - score
+        scores[i] = NodeScore(s.name, score)
+
+
+_NODE_NOT_FOUND: Final = Status(Code.ERROR, ("node not found",))
+
+
+def node_not_found() -> Status:
+    """The ERROR status for a NodeInfo whose node object is gone."""
+    return _NODE_NOT_FOUND
+
+
+def no_args(args: object) -> None:
+    """Factories of plugins without args accept and ignore whatever ``pluginConfig`` gave them,
+    as kube-scheduler does (their args are an untyped ``runtime.Object``)."""
+    del args
+
+
+def as_objects(kind: type[T], old_obj: Any, new_obj: Any) -> tuple[T | None, T | None]:
+    """Upstream ``util.As``: check that the (non-``None``) event objects are of *kind*.
+
+    Raises:
+        TypeError: an object of another type (a queueing hint then counts as QUEUE).
+    """
+    if new_obj is not None and not isinstance(new_obj, kind):
+        raise TypeError(f"expected {kind.__name__}, but got {type(new_obj).__name__}")
+    if old_obj is not None and not isinstance(old_obj, kind):
+        raise TypeError(f"expected {kind.__name__}, but got {type(old_obj).__name__}")
+    return old_obj, new_obj
+
+
+# --------------------------------------------------------------------------------------------
+# Ports
+
+
+def get_host_ports(pod: Pod) -> tuple[ContainerPort, ...]:
+    """The container ports claiming a host port (upstream ``util.GetHostPorts``): those of
+    restartable (sidecar) init containers first, then those of the containers. Regular init
+    containers do not count: they are gone before the pod's containers start."""
+    ports: list[ContainerPort] = []
+    for c in pod.init_containers:
+        if c.restart_policy == "Always":
+            ports.extend(p for p in c.ports if p.host_port > 0)
+    for c in pod.containers:
+        if c.ports:
+            ports.extend(p for p in c.ports if p.host_port > 0)
+    return tuple(ports)
+
+
+# --------------------------------------------------------------------------------------------
+# Taints and tolerations
+
+_DECIMAL_INT: Final = re.compile(r"(0|-?[1-9][0-9]*)")
+_GO_INT: Final = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN: Final = -(1 << 63)
+_INT64_MAX: Final = (1 << 63) - 1
+
+
+def _parse_int64(value: str) -> int | None:
+    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` when it would fail."""
+    if not _GO_INT.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def _parse_decimal_int64(value: str) -> int | None:
+    """A canonical decimal integer (no sign ``+``, no leading zeros) fitting in int64."""
+    if not _DECIMAL_INT.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """Upstream ``Toleration.ToleratesTaint``.
+
+    An empty effect matches every effect, an empty key every key; ``Exists`` matches any value,
+    ``Equal`` (or an empty operator) the same value. ``Lt`` / ``Gt`` compare the values as
+    integers (the taint's value less / greater than the toleration's): the API server accepts
+    such tolerations only with the ``TaintTolerationComparisonOperators`` feature enabled, so
+    a pod carrying one implies the feature is on. Unknown operators never match.
+    """
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    op = toleration.operator
+    if op == "Equal" or not op:
+        return toleration.value == taint.value
+    if op == "Exists":
+        return True
+    if op in ("Lt", "Gt"):
+        want = _parse_decimal_int64(toleration.value)
+        have = _parse_decimal_int64(taint.value)
+        if want is None or have is None:
+            return False
+        return have < want if op == "Lt" else have > want
+    return False
+
+
+def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
+    """True when any of *tolerations* tolerates *taint*."""
+    for t in tolerations:
+        if tolerates(t, taint):
+            return True
+    return False
+
+
+def do_not_schedule_taint(taint: Taint) -> bool:
+    """Taints Filter cares about: ``NoSchedule`` and ``NoExecute`` (upstream
+    ``helper.DoNotScheduleTaintsFilterFunc``)."""
+    return taint.effect == "NoSchedule" or taint.effect == "NoExecute"
+
+
+def find_matching_untolerated_taint(
+    taints: Iterable[Taint], tolerations: Sequence[Toleration],
+    include: Callable[[Taint], bool] | None = None,
+) -> Taint | None:
+    """The first of *taints* (passing *include*) that no toleration tolerates, or ``None``."""
+    for taint in taints:
+        if include is not None and not include(taint):
+            continue
+        if not tolerations_tolerate_taint(tolerations, taint):
+            return taint
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Kubernetes validation messages (apimachinery ``util/validation`` and ``field.Error``)
+
+_QNAME_CHAR_FMT: Final = "[A-Za-z0-9]"
+_QNAME_EXT_CHAR_FMT: Final = "[-A-Za-z0-9_.]"
+_QUALIFIED_NAME_FMT: Final = f"({_QNAME_CHAR_FMT}{_QNAME_EXT_CHAR_FMT}*)?{_QNAME_CHAR_FMT}"
+_QUALIFIED_NAME_RE: Final = re.compile(_QUALIFIED_NAME_FMT)
+_QUALIFIED_NAME_ERR: Final = ("must consist of alphanumeric characters, '-', '_' or '.', and must start "
+                              "and end with an alphanumeric character")
+_LABEL_VALUE_FMT: Final = f"({_QUALIFIED_NAME_FMT})?"
+_LABEL_VALUE_RE: Final = re.compile(_LABEL_VALUE_FMT)
+_LABEL_VALUE_ERR: Final = ("a valid label must be an empty string or consist of alphanumeric characters, "
+                           "'-', '_' or '.', and must start and end with an alphanumeric character")
+_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT: Final = rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1123_SUBDOMAIN_ERR: Final = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                                 "characters, '-' or '.', and must start and end with an alphanumeric "
+                                 "character")
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def _max_len_error(n: int) -> str:
+    return f"must be no more than {n} characters"
+
+
+@functools.lru_cache(maxsize=4096)
+def label_key_errors(key: str) -> tuple[str, ...]:
+    """Upstream ``validation.IsQualifiedName``: why *key* is not a valid label key."""
+    errs: list[str] = []
+    parts = key.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part " + _max_len_error(253))
+            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT,
+                                                          "example.com"))
+    else:
+        return ("a qualified name " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName",
+                                                   "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part " + _max_len_error(63))
+    if not _QUALIFIED_NAME_RE.fullmatch(name):
+        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
+                                                "123-abc"))
+    return tuple(errs)
+
+
+@functools.lru_cache(maxsize=4096)
+def label_value_errors(value: str) -> tuple[str, ...]:
+    """Upstream ``validation.IsValidLabelValue``: why *value* is not a valid label value."""
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append(_max_len_error(63))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return tuple(errs)
+
+
+def _go_value(value: object) -> str:
+    """How ``field.Error`` prints a bad value (``%q`` for strings, ``%#v`` for string slices)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (tuple, list)):
+        if not value:
+            return "[]string(nil)"
+        return "[]string{" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "}"
+    return str(value)
+
+
+@final
+class FieldErrors:
+    """A list of Kubernetes-style field errors (``path: Invalid value: "x": detail``)."""
+
+    __slots__ = ("errors",)
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def invalid(self, path: str, value: object, detail: str) -> None:
+        """Record an ``Invalid value`` error."""
+        self.errors.append(f"{path}: Invalid value: {_go_value(value)}: {detail}")
+
+    def not_supported(self, path: str, value: object, supported: Sequence[str]) -> None:
+        """Record an ``Unsupported value`` error."""
+        choices = ", ".join(json.dumps(s) for s in supported)
+        self.errors.append(f"{path}: Unsupported value: {_go_value(value)}: supported values: {choices}")
+
+    def add(self, message: str) -> None:
+        """Record a preformatted error."""
+        self.errors.append(message)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    def message(self) -> str:
+        """All errors as one message (upstream aggregate: one error alone, or ``[e1, e2]``)."""
+        unique = list(dict.fromkeys(self.errors))
+        return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+# --------------------------------------------------------------------------------------------
+# Node selectors (upstream component-helpers ``nodeaffinity``)
+
+_IN: Final = 0
+_NOT_IN: Final = 1
+_EXISTS: Final = 2
+_DOES_NOT_EXIST: Final = 3
+_GT: Final = 4
+_LT: Final = 5
+_OPS: Final = {"In": _IN, "NotIn": _NOT_IN, "Exists": _EXISTS, "DoesNotExist": _DOES_NOT_EXIST,
+               "Gt": _GT, "Lt": _LT}
+_SELECTOR_OPS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_FIELD_OPS: Final = ("In", "NotIn")
+
+# A compiled label requirement: (op, key, values, int value for Gt/Lt).
+_LabelReq = tuple[int, str, frozenset[str], int]
+# A compiled field requirement: (is In, field key, value).
+_FieldReq = tuple[bool, str, str]
+
+
+def _join(path: str, child: str) -> str:
+    return f"{path}.{child}" if path else child
+
+
+def _compile_expressions(reqs: Sequence[NodeSelectorRequirement], path: str,
+                         errs: FieldErrors) -> tuple[_LabelReq, ...]:
+    """``nodeSelectorRequirementsAsSelector``: label requirements, validated like
+    ``labels.NewRequirement``."""
+    out: list[_LabelReq] = []
+    for i, r in enumerate(reqs):
+        p = f"{path}[{i}]"
+        op = _OPS.get(r.operator)
+        if op is None:
+            errs.not_supported(f"{p}.operator", r.operator, _SELECTOR_OPS)
+            continue
+        before = len(errs.errors)
+        key_errs = label_key_errors(r.key)
+        if key_errs:
+            errs.invalid(f"{p}.key", r.key, "; ".join(key_errs))
+        values_path = f"{p}.values"
+        vals = r.values
+        num = 0
+        if op in (_IN, _NOT_IN):
+            if not vals:
+                errs.invalid(values_path, vals, "for 'in', 'notin' operators, values set can't be empty")
+        elif op in (_EXISTS, _DOES_NOT_EXIST):
+            if vals:
+                errs.invalid(values_path, vals, "values set must be empty for exists and does not exist")
+        else:
+            if len(vals) != 1:
+                errs.invalid(values_path, vals, "for 'Gt', 'Lt' operators, exactly one value is required")
+            for j, v in enumerate(vals):
+                parsed = _parse_int64(v)
+                if parsed is None:
+                    errs.invalid(f"{values_path}[{j}]", v,
+                                 "for 'Gt', 'Lt' operators, the value must be an integer")
+                else:
+                    num = parsed
+        for j, v in enumerate(vals):
+            value_errs = label_value_errors(v)
+            if value_errs:
+                errs.invalid(f"{values_path}[{j}][{r.key}]", v, "; ".join(value_errs))
+        if len(errs.errors) == before:
+            out.append((op, r.key, frozenset(vals), num))
+    return tuple(out)
+
+
+def _compile_fields(reqs: Sequence[NodeSelectorRequirement], path: str,
+                    errs: FieldErrors) -> tuple[_FieldReq, ...]:
+    """``nodeSelectorRequirementsAsFieldSelector``: In / NotIn with exactly one value."""
+    out: list[_FieldReq] = []
+    for i, r in enumerate(reqs):
+        p = f"{path}[{i}]"
+        if r.operator in _FIELD_OPS:
+            if len(r.values) != 1:
+                errs.invalid(f"{p}.values", r.values, "must have one element")
+            else:
+                out.append((r.operator == "In", r.key, r.values[0]))
+        else:
+            errs.not_supported(f"{p}.operator", r.operator, _FIELD_OPS)
+    return tuple(out)
+
+
+def _match_labels(reqs: tuple[_LabelReq, ...], labels: Mapping[str, str]) -> bool:
+    for op, key, vals, num in reqs:
+        v = labels.get(key)
+        if op == _IN:
+            if v is None or v not in vals:
+                return False
+        elif op == _NOT_IN:
+            if v is not None and v in vals:
+                return False
+        elif op == _EXISTS:
+            if v is None:
+                return False
+        elif op == _DOES_NOT_EXIST:
+            if v is not None:
+                return False
+        else:
+            if v is None:
+                return False
+            have = _parse_int64(v)
+            if have is None:
+                return False
+            if op == _GT:
+                if have <= num:
+                    return False
+            elif have >= num:
+                return False
+    return True
+
+
+@final
+class _Term:
+    """A parsed node-selector term: its label and field requirements, or its parse errors."""
+
+    __slots__ = ("errors", "fields", "labels")
+
+    def __init__(self, term: NodeSelectorTerm, path: str) -> None:
+        errs = FieldErrors()
+        self.labels: tuple[_LabelReq, ...] | None = None
+        self.fields: tuple[_FieldReq, ...] | None = None
+        if term.match_expressions:
+            self.labels = _compile_expressions(term.match_expressions, _join(path, "matchExpressions"), errs)
+        if term.match_fields:
+            self.fields = _compile_fields(term.match_fields, _join(path, "matchFields"), errs)
+        self.errors: tuple[str, ...] = tuple(errs.errors)
+
+    def matches(self, name: str, labels: Mapping[str, str]) -> bool:
+        if self.errors:
+            return False
+        if self.labels is not None and not _match_labels(self.labels, labels):
+            return False
+        if self.fields is not None and name:
+            for is_in, key, value in self.fields:
+                have = name if key == "metadata.name" else ""
+                if (have == value) != is_in:
+                    return False
+        return True
+
+
+def _is_empty_term(term: NodeSelectorTerm) -> bool:
+    return not term.match_expressions and not term.match_fields
+
+
+@final
+class LazyNodeSelector:
+    """A parsed ``NodeSelector`` whose terms are ORed; a term that failed to parse matches no
+    node (upstream ``LazyErrorNodeSelector``). Empty terms are dropped."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, selector: NodeSelector, path: str = "") -> None:
+        base = _join(path, "nodeSelectorTerms")
+        self.terms: tuple[_Term, ...] = tuple(
+            _Term(t, f"{base}[{i}]") for i, t in enumerate(selector.terms) if not _is_empty_term(t)
+        )
+
+    def errors(self) -> list[str]:
+        """The parse errors of all terms."""
+        return [e for t in self.terms for e in t.errors]
+
+    def matches(self, node: Node | None) -> bool:
+        """True when any term matches *node*."""
+        if node is None:
+            return False
+        name, labels = node.name, node.labels
+        for t in self.terms:
+            if t.matches(name, labels):
+                return True
+        return False
+
+
+def lazy_node_selector(selector: NodeSelector) -> LazyNodeSelector:
+    """Parse *selector*, keeping parse errors to the terms that have them."""
+    return LazyNodeSelector(selector)
+
+
+def node_selector(selector: NodeSelector, path: str = "") -> LazyNodeSelector:
+    """Parse *selector* strictly (upstream ``NewNodeSelector``).
+
+    Raises:
+        ValueError: listing every parse error with its field path.
+    """
+    parsed = LazyNodeSelector(selector, path)
+    errs = parsed.errors()
+    if errs:
+        raise ValueError(_aggregate(errs))
+    return parsed
+
+
+def _aggregate(errs: Sequence[str]) -> str:
+    unique = list(dict.fromkeys(errs))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+@final
+class PreferredSchedulingTerms:
+    """Parsed preferred node-affinity terms (upstream ``PreferredSchedulingTerms``): a node's
+    score is the sum of the weights of the terms it matches.
+
+    Zero-weight and empty terms are skipped. Terms that fail to parse are dropped and their
+    errors kept in ``errors`` (:func:`preferred_scheduling_terms` raises on them instead).
+    """
+
+    __slots__ = ("errors", "terms")
+
+    def __init__(self, terms: Sequence[PreferredSchedulingTerm], path: str = "") -> None:
+        parsed: list[tuple[_Term, int]] = []
+        errs: list[str] = []
+        for i, t in enumerate(terms):
+            if t.weight == 0 or _is_empty_term(t.preference):
+                continue
+            term = _Term(t.preference, f"{path}[{i}]")
+            if term.errors:
+                errs.extend(term.errors)
+            else:
+                parsed.append((term, t.weight))
+        self.errors: list[str] = errs
+        self.terms: tuple[tuple[_Term, int], ...] = tuple(parsed)
+
+    def score(self, node: Node) -> int:
+        """The sum of the weights of the terms *node* matches."""
+        total = 0
+        name, labels = node.name, node.labels
+        for term, weight in self.terms:
+            if term.matches(name, labels):
+                total += weight
+        return total
+
+
+def preferred_scheduling_terms(terms: Sequence[PreferredSchedulingTerm],
+                               path: str = "") -> PreferredSchedulingTerms:
+    """Parse *terms* strictly (upstream ``NewPreferredSchedulingTerms``).
+
+    Raises:
+        ValueError: listing every parse error with its field path (``[0].matchExpressions[0].key: ...``).
+    """
+    parsed = PreferredSchedulingTerms(terms, path)
+    if parsed.errors:
+        raise ValueError(_aggregate(parsed.errors))
+    return parsed
+
+
+@final
+class RequiredNodeAffinity:
+    """A pod's ``nodeSelector`` and required node affinity, parsed once (upstream
+    ``nodeaffinity.RequiredNodeAffinity``). Parse errors make the affected terms match nothing,
+    for backward compatibility."""
+
+    __slots__ = ("node_selector", "selector")
+
+    def __init__(self, pod: Pod) -> None:
+        self.selector: tuple[tuple[str, str], ...] = tuple(pod.node_selector.items())
+        aff = pod.affinity
+        na = aff.node_affinity if aff is not None else None
+        required = na.required if na is not None else None
+        self.node_selector: LazyNodeSelector | None = (
+            LazyNodeSelector(required) if required is not None else None
+        )
+
+    def matches(self, node: Node) -> bool:
+        """Whether *node* satisfies both the node selector and the required affinity."""
+        if self.selector:
+            labels = node.labels
+            for k, v in self.selector:
+                if labels.get(k) != v:
+                    return False
+        if self.node_selector is not None:
+            return self.node_selector.matches(node)
+        return True
+
+
+def required_node_affinity(pod: Pod) -> RequiredNodeAffinity:
+    """Upstream ``nodeaffinity.GetRequiredNodeAffinity``."""
+    return RequiredNodeAffinity(pod)
