@@ -27,6 +27,9 @@ class QueuedPodInfo:
         pending_plugins: plugins that returned PENDING in the last attempt.
         gated: True while a PreEnqueue plugin keeps it out of activeQ.
         consecutive_errors: attempts that ended in an ERROR (error backoff).
+        unschedulable_count: attempts that ended unschedulable (the backoff exponent, reset
+            never; ``consecutive_errors`` takes over while errors repeat).
+        backoff_expiration: cached end of the current backoff (``None``: not computed yet).
     """
 
     __module__ = "schedframe"
@@ -40,6 +43,8 @@ class QueuedPodInfo:
     gated: bool = False
     gating_plugin: str = ""
     consecutive_errors: int = 0
+    unschedulable_count: int = 0
+    backoff_expiration: float | None = None
 
     @property
     def pod(self) -> Pod:
