@@ -1,0 +1,171 @@
+"""TaintToleration: a pod must tolerate a node's NoSchedule/NoExecute taints, and prefers nodes
+with fewer PreferNoSchedule taints it does not tolerate.
+
+Upstream: ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, final
+
+from .._api import Node, Pod, Toleration
+from .._cycle_state import CycleState, StateKey
+from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .._exceptions import StateNotFoundError
+from .._score import MAX_NODE_SCORE, NodeScore
+from .._status import Code, Status
+from . import names
+from ._helpers import (
+    as_objects,
+    default_normalize_score,
+    do_not_schedule_taint,
+    find_matching_untolerated_taint,
+    no_args,
+    node_not_found,
+    tolerations_tolerate_taint,
+)
+
+if TYPE_CHECKING:
+    from .._filter import FilterPlugin
+    from .._handle import Handle
+    from .._nodeinfo import NodeInfo
+    from .._plugin import EnqueueExtensions
+    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+
+__all__ = [
+    "ARGS_TYPE",
+    "ERR_REASON_NOT_MATCH",
+    "ERR_REASON_UNTOLERATED",
+    "NAME",
+    "TaintToleration",
+    "new",
+]
+
+NAME: Final = names.TAINT_TOLERATION
+ARGS_TYPE: Final = None
+
+#: Filter reason for a node with a NoSchedule/NoExecute taint the pod does not tolerate.
+ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
+#: Upstream's ``ErrReasonNotMatch`` constant (exported there, not used by Filter).
+ERR_REASON_NOT_MATCH: Final = "node(s) had taints that the pod didn't tolerate"
+
+#: CycleState key: the pod's tolerations with effect PreferNoSchedule or no effect.
+PRE_SCORE_STATE_KEY: Final[StateKey[tuple[Toleration, ...]]] = StateKey("PreScore" + NAME, NAME)
+
+_REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNTOLERATED,))
+
+
+def prefer_no_schedule_tolerations(tolerations: Sequence[Toleration]) -> tuple[Toleration, ...]:
+    """Tolerations with effect ``PreferNoSchedule`` or no effect (which covers every effect)."""
+    return tuple(t for t in tolerations if not t.effect or t.effect == "PreferNoSchedule")
+
+
+def untolerated(node: Node, tolerations: Sequence[Toleration]) -> bool:
+    """Whether *node* has a NoSchedule/NoExecute taint none of *tolerations* tolerates."""
+    return find_matching_untolerated_taint(node.taints, tolerations, do_not_schedule_taint) is not None
+
+
+@final
+class TaintToleration:
+    """Filter + PreScore + Score plugin for taints and tolerations.
+
+    Filter rejects nodes with an untolerated NoSchedule/NoExecute taint
+    (``UNSCHEDULABLE_AND_UNRESOLVABLE``). Score counts the node's PreferNoSchedule taints the pod
+    does not tolerate; NormalizeScore reverses it, so the node with the most gets 0 and nodes
+    with none get 100.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        """``"TaintToleration"``."""
+        return NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Reject a node with a NoSchedule/NoExecute taint the pod does not tolerate."""
+        node = node_info.node
+        if node is None:
+            return node_not_found()
+        if not node.taints:
+            return None
+        if find_matching_untolerated_taint(node.taints, pod.tolerations, do_not_schedule_taint) is None:
+            return None
+        return _REJECTED
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Keep the tolerations that matter for PreferNoSchedule taints."""
+        state.write(PRE_SCORE_STATE_KEY, prefer_no_schedule_tolerations(pod.tolerations))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """The number of the node's PreferNoSchedule taints the pod does not tolerate."""
+        node = node_info.node
+        if node is None:
+            return 0, node_not_found()
+        try:
+            tolerations = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return 0, Status.from_error(exc)
+        count = 0
+        for taint in node.taints:
+            if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(tolerations, taint):
+                count += 1
+        return count, None
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        """This plugin normalizes its scores."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Reverse-normalize: fewest intolerable taints get 100."""
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return None
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Node added or its taints changed; the pod's tolerations changed."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        )
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """QUEUE when the node went from having an untolerated taint (or not existing) to not."""
+        original, modified = as_objects(Node, old_obj, new_obj)
+        if modified is None:
+            return QueueingHint.QUEUE_SKIP
+        was_untolerated = original is None or untolerated(original, pod.tolerations)
+        if was_untolerated and not untolerated(modified, pod.tolerations):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pod_toleration_change(self, pod: Pod, old_obj: Any,
+                                                   new_obj: Any) -> QueueingHint:
+        """QUEUE when the updated pod is *pod* itself."""
+        _, modified = as_objects(Pod, old_obj, new_obj)
+        if modified is None or modified.uid != pod.uid:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+
+def new(args: object, handle: Handle) -> TaintToleration:
+    """Create the plugin (it takes no args)."""
+    no_args(args)
+    return TaintToleration()
+
+
+if TYPE_CHECKING:
+    _filter: FilterPlugin = TaintToleration()
+    _pre_score: PreScorePlugin = TaintToleration()
+    _score: ScorePlugin = TaintToleration()
+    _score_ext: ScoreExtensions = TaintToleration()
+    _enqueue: EnqueueExtensions = TaintToleration()
