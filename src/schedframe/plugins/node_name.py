@@ -1,0 +1,93 @@
+"""NodeName: a pod with ``spec.nodeName`` fits only that node.
+
+Upstream: ``pkg/scheduler/framework/plugins/nodename/node_name.go``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, final
+
+from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from .._filter import PreFilterResult
+from .._status import Code, Status
+from . import names
+from ._helpers import no_args, node_not_found
+
+if TYPE_CHECKING:
+    from .._api import Pod
+    from .._cycle_state import CycleState
+    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+    from .._handle import Handle
+    from .._nodeinfo import NodeInfo
+    from .._plugin import EnqueueExtensions
+
+__all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodeName", "fits", "new"]
+
+NAME: Final = names.NODE_NAME
+ARGS_TYPE: Final = None
+
+#: Filter reason when the node is not the one the pod names.
+ERR_REASON: Final = "node(s) didn't match the requested node name"
+
+_REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON,))
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> bool:
+    """True when the pod names no node or names this one (upstream ``nodename.Fits``)."""
+    return not pod.node_name or pod.node_name == node_info.name
+
+
+@final
+class NodeName:
+    """PreFilter + Filter plugin for ``spec.nodeName``.
+
+    PreFilter narrows the candidate nodes to the named one (upstream returns no result for a pod
+    without ``nodeName``; schedframe returns ``SKIP`` then, which evaluates the same nodes and
+    saves one Filter call per node). Filter rejects other nodes with
+    ``UNSCHEDULABLE_AND_UNRESOLVABLE``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        """``"NodeName"``."""
+        return NAME
+
+    def pre_filter(self, state: CycleState, pod: Pod,
+                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
+        """Narrow to the named node, or skip when the pod names none."""
+        if not pod.node_name:
+            return None, Status.skip()
+        return PreFilterResult(frozenset((pod.node_name,))), None
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        """None: the state does not depend on other pods."""
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Reject nodes other than the one the pod names."""
+        if node_info.node is None:
+            return node_not_found()
+        if fits(pod, node_info):
+            return None
+        return _REJECTED
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Node added (no hint: always requeue)."""
+        return (ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),)
+
+
+def new(args: object, handle: Handle) -> NodeName:
+    """Create the plugin (it takes no args)."""
+    no_args(args)
+    return NodeName()
+
+
+if TYPE_CHECKING:
+    _pre_filter: PreFilterPlugin = NodeName()
+    _filter: FilterPlugin = NodeName()
+    _enqueue: EnqueueExtensions = NodeName()

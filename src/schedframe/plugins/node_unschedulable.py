@@ -1,0 +1,119 @@
+"""NodeUnschedulable: filters out cordoned nodes (``spec.unschedulable``) unless the pod
+tolerates the ``node.kubernetes.io/unschedulable:NoSchedule`` taint.
+
+Upstream: ``pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final, final
+
+from .._api import Node, Pod, Taint
+from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .._status import Code, Status
+from . import names
+from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
+
+if TYPE_CHECKING:
+    from .._cycle_state import CycleState
+    from .._filter import FilterPlugin
+    from .._handle import Handle
+    from .._nodeinfo import NodeInfo
+    from .._plugin import EnqueueExtensions
+
+__all__ = [
+    "ARGS_TYPE",
+    "ERR_REASON_UNKNOWN_CONDITION",
+    "ERR_REASON_UNSCHEDULABLE",
+    "NAME",
+    "TAINT_NODE_UNSCHEDULABLE",
+    "NodeUnschedulable",
+    "new",
+]
+
+NAME: Final = names.NODE_UNSCHEDULABLE
+ARGS_TYPE: Final = None
+
+#: Filter reason for a cordoned node.
+ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
+#: Upstream's reason constant for the old NodeUnknownCondition predicate (kept for parity).
+ERR_REASON_UNKNOWN_CONDITION: Final = "node(s) had unknown conditions"
+#: The taint key the node lifecycle controller puts on cordoned nodes.
+TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
+
+_UNSCHEDULABLE_TAINT: Final = Taint(TAINT_NODE_UNSCHEDULABLE, "NoSchedule")
+_REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,))
+
+
+def tolerates_unschedulable(pod: Pod) -> bool:
+    """Whether *pod* tolerates ``node.kubernetes.io/unschedulable:NoSchedule``."""
+    return bool(pod.tolerations) and tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT)
+
+
+@final
+class NodeUnschedulable:
+    """Filter plugin rejecting cordoned nodes (``UNSCHEDULABLE_AND_UNRESOLVABLE``: preemption
+    cannot uncordon a node).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        """``"NodeUnschedulable"``."""
+        return NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Reject a cordoned node unless the pod tolerates the unschedulable taint."""
+        node = node_info.node
+        if node is None:
+            return node_not_found()
+        if not node.unschedulable or tolerates_unschedulable(pod):
+            return None
+        return _REJECTED
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Node added or uncordoned; the pod gaining a toleration."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
+                self.is_schedulable_after_node_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        )
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """QUEUE when a schedulable node was added or a node was uncordoned."""
+        original, modified = as_objects(Node, old_obj, new_obj)
+        if modified is None:
+            return QueueingHint.QUEUE_SKIP
+        if original is None:
+            return QueueingHint.QUEUE_SKIP if modified.unschedulable else QueueingHint.QUEUE
+        if original.unschedulable and not modified.unschedulable:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pod_toleration_change(self, pod: Pod, old_obj: Any,
+                                                   new_obj: Any) -> QueueingHint:
+        """QUEUE when *pod* itself now tolerates the unschedulable taint."""
+        _, modified = as_objects(Pod, old_obj, new_obj)
+        if modified is None or modified.uid != pod.uid:
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE if tolerates_unschedulable(modified) else QueueingHint.QUEUE_SKIP
+
+
+def new(args: object, handle: Handle) -> NodeUnschedulable:
+    """Create the plugin (it takes no args)."""
+    no_args(args)
+    return NodeUnschedulable()
+
+
+if TYPE_CHECKING:
+    _filter: FilterPlugin = NodeUnschedulable()
+    _enqueue: EnqueueExtensions = NodeUnschedulable()

@@ -1,0 +1,76 @@
+"""NodeName: cases ported from upstream ``nodename/node_name_test.go``."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedframe import Code, CycleState, Node, Pod, Status
+from schedframe._events import ActionType, EventResource
+from schedframe._filter import PreFilterResult
+from schedframe._nodeinfo import NodeInfo
+from schedframe.plugins import node_name
+from schedframe.plugins.node_name import ERR_REASON, NodeName
+from schedframe.testing import PluginHarness, make_node, make_pod
+
+
+@pytest.mark.parametrize(
+    ("pod", "node", "want"),
+    [
+        pytest.param(Pod("p"), Node(""), None, id="no host specified"),
+        pytest.param(make_pod().node("foo").obj(), make_node("foo").obj(), None, id="host matches"),
+        pytest.param(
+            make_pod().node("bar").obj(),
+            make_node("foo").obj(),
+            Status.unresolvable(ERR_REASON),
+            id="host doesn't match",
+        ),
+    ],
+)
+def test_filter(pod: Pod, node: Node, want: Status | None) -> None:
+    """Filter statuses, as upstream TestNodeName."""
+    assert NodeName().filter(CycleState(), pod, NodeInfo(node)) == want
+
+
+@pytest.mark.parametrize(
+    ("pod", "want"),
+    [
+        pytest.param(make_pod().node("foo").obj(), (PreFilterResult({"foo"}), Status.OK), id="assigned pod"),
+        pytest.param(Pod("p"), (None, Status.skip()), id="unassigned pod"),
+    ],
+)
+def test_pre_filter(pod: Pod, want: tuple[PreFilterResult | None, Status]) -> None:
+    """PreFilter narrows to the named node, and skips a pod naming none."""
+    h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()])
+    assert h.pre_filter(pod) == want
+
+
+def test_filter_through_framework() -> None:
+    """Nodes other than the named one are outside the PreFilterResult."""
+    h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()])
+    outside = Status.unresolvable("node(s) didn't satisfy plugin(s) [NodeName]")
+    assert h.filter(make_pod().node("foo").obj()) == {"foo": Status.OK, "bar": outside}
+    assert h.filter(Pod("p")) == {"foo": Status.OK, "bar": Status.OK}
+
+
+def test_missing_node_is_an_error() -> None:
+    """A NodeInfo without its node object is an ERROR."""
+    status = NodeName().filter(CycleState(), Pod("p"), NodeInfo())
+    assert status is not None
+    assert status.code is Code.ERROR
+
+
+def test_fits() -> None:
+    """``fits`` is the Filter predicate."""
+    assert node_name.fits(Pod("p"), NodeInfo(Node("a")))
+    assert not node_name.fits(Pod("p", node_name="b"), NodeInfo(Node("a")))
+
+
+def test_events_to_register() -> None:
+    """Node add, without a hint."""
+    plugin = node_name.new(None, None)  # type: ignore[arg-type]
+    (event,) = plugin.events_to_register()
+    assert event.event.resource is EventResource.NODE
+    assert event.event.action == ActionType.ADD
+    assert event.hint is None
+    assert plugin.pre_filter_extensions() is None
+    assert plugin.name == "NodeName"
