@@ -1,0 +1,128 @@
+"""ImageLocality: prefers nodes that already hold the pod's container images.
+
+Upstream: ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final, cast, final
+
+from .._score import MAX_NODE_SCORE
+from . import names
+from ._helpers import go_div, no_args
+
+if TYPE_CHECKING:
+    from .._api import Pod
+    from .._cycle_state import CycleState
+    from .._handle import Handle
+    from .._nodeinfo import ImageStateSummary, NodeInfo
+    from .._score import ScoreExtensions, ScorePlugin
+    from .._status import Status
+
+__all__ = [
+    "ARGS_TYPE",
+    "MAX_CONTAINER_THRESHOLD",
+    "MIN_THRESHOLD",
+    "NAME",
+    "ImageLocality",
+    "calculate_priority",
+    "new",
+    "normalized_image_name",
+    "scaled_image_score",
+]
+
+NAME: Final = names.IMAGE_LOCALITY
+ARGS_TYPE: Final = None
+
+MB: Final = 1024 * 1024
+#: Below this (scaled) image size sum a node scores 0.
+MIN_THRESHOLD: Final = 23 * MB
+#: Per container: at or above this many bytes times the container count a node scores 100.
+MAX_CONTAINER_THRESHOLD: Final = 1000 * MB
+
+
+@functools.lru_cache(maxsize=4096)
+def normalized_image_name(name: str) -> str:
+    """The name as the node reports it: ``:latest`` added when the reference has no tag.
+
+    Like upstream, a digest (``name@sha256:...``) and a tag after a registry port
+    (``host:5000/img``, which gets ``:latest``) are told apart by the last ``/``; no registry
+    or ``library/`` prefix is added.
+    """
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
+    """The image size scaled by the fraction of nodes that have it (mitigates the "node
+    heating" problem of piling pods onto the few nodes holding a big image)."""
+    spread = state.num_nodes / total_num_nodes
+    return int(state.size * spread)
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """Map the summed image scores to [0, 100] between the thresholds."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
+
+
+def sum_image_scores(image_states: Mapping[str, ImageStateSummary], pod: Pod, total_num_nodes: int) -> int:
+    """The scaled scores of the pod's images (init containers included) present on the node."""
+    total = 0
+    for containers in (pod.init_containers, pod.containers):
+        for c in containers:
+            state = image_states.get(normalized_image_name(c.image))
+            if state is not None:
+                total += scaled_image_score(state, total_num_nodes)
+    return total
+
+
+@final
+class ImageLocality:
+    """Score plugin: the more of the pod's image bytes a node already has (weighted by how
+    widely each image is spread over the cluster), the higher its score.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, handle: Handle) -> None:
+        self._handle = handle
+
+    @property
+    def name(self) -> str:
+        """``"ImageLocality"``."""
+        return NAME
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """Score the node by the pod's images it holds."""
+        image_states = node_info.image_states
+        if not image_states:
+            return 0, None  # a zero sum is below the minimum threshold
+        lister = self._handle.snapshot_shared_lister()
+        num_nodes = getattr(lister, "num_nodes", None)
+        total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
+        sum_scores = sum_image_scores(image_states, pod, total)
+        return calculate_priority(sum_scores, len(pod.init_containers) + len(pod.containers)), None
+
+    def score_extensions(self) -> ScoreExtensions | None:
+        """None: scores are already in [0, 100]."""
+        return None
+
+
+def new(args: object, handle: Handle) -> ImageLocality:
+    """Create the plugin (it takes no args)."""
+    no_args(args)
+    return ImageLocality(handle)
+
+
+if TYPE_CHECKING:
+    _score: ScorePlugin = ImageLocality(cast("Handle", None))
