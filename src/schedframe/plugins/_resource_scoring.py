@@ -1,0 +1,548 @@
+"""Shared code of NodeResourcesFit and NodeResourcesBalancedAllocation.
+
+Mirrors kube-scheduler's ``noderesources/resource_allocation.go`` (how requested and allocatable
+amounts are gathered per resource), ``least_allocated.go``, ``most_allocated.go``,
+``requested_to_capacity_ratio.go`` and ``balanced_allocation.go`` (the scoring functions), plus
+the resource-name helpers and field-error formatting both args classes need.
+
+Integer arithmetic follows Go's ``int64`` rules (division truncates toward zero); the balanced
+allocation score uses IEEE doubles exactly as upstream does.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, final
+
+import attrs
+
+from .._api import Pod
+from .._nodeinfo import NodeInfo
+from .._score import MAX_NODE_SCORE
+
+__all__ = [
+    "DEFAULT_RESOURCES",
+    "LEAST_ALLOCATED",
+    "MAX_CUSTOM_PRIORITY_SCORE",
+    "MOST_ALLOCATED",
+    "REQUESTED_TO_CAPACITY_RATIO",
+    "ResourceAllocationScorer",
+    "ResourceSpec",
+    "is_extended_resource_name",
+    "is_scalar_resource_name",
+]
+
+LEAST_ALLOCATED: Final = "LeastAllocated"
+MOST_ALLOCATED: Final = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO: Final = "RequestedToCapacityRatio"
+#: The highest score of a RequestedToCapacityRatio shape point (upstream ``MaxCustomPriorityScore``).
+MAX_CUSTOM_PRIORITY_SCORE: Final = 10
+_MAX_UTILIZATION: Final = 100
+
+_CPU: Final = "cpu"
+_MEMORY: Final = "memory"
+_EPHEMERAL_STORAGE: Final = "ephemeral-storage"
+
+
+@final
+@attrs.frozen(kw_only=True)
+class ResourceSpec:
+    """A resource and its weight in a scoring strategy (upstream ``config.ResourceSpec``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins"
+
+    name: str
+    weight: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"name": ..., "weight": ...}``."""
+        return {"name": self.name, "weight": self.weight}
+
+
+#: ``cpu`` and ``memory`` with weight 1: upstream's default resources for both plugins.
+DEFAULT_RESOURCES: Final = (ResourceSpec(name=_CPU, weight=1), ResourceSpec(name=_MEMORY, weight=1))
+
+
+# --------------------------------------------------------------------------------------------
+# Resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper and pkg/scheduler/util)
+
+_QNAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QNAME_RE: Final = re.compile(f"^{_QNAME_FMT}$")
+_QNAME_MSG: Final = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                     "with an alphanumeric character")
+_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+_DNS1123_SUBDOMAIN_MSG: Final = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                                 "characters, '-' or '.', and must start and end with an alphanumeric "
+                                 "character")
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    eg = " or ".join(f"'{e}', " for e in examples)
+    return f"{msg} (e.g. {eg}regex used for validation is '{fmt}')"
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """The messages of apimachinery's ``IsQualifiedName`` (empty when *value* is valid)."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT,
+                                                          "example.com"))
+    else:
+        errs.append("a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+                    + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+        return errs
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if not _QNAME_RE.match(name):
+        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def _is_native_resource(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+@functools.lru_cache(maxsize=4096)
+def is_extended_resource_name(name: str) -> bool:
+    """Upstream ``IsExtendedResourceName``: a fully-qualified name outside ``kubernetes.io/``."""
+    if _is_native_resource(name) or name.startswith("requests."):
+        return False
+    return not qualified_name_errors("requests." + name)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_scalar_resource_name(name: str) -> bool:
+    """Upstream ``schedutil.IsScalarResourceName``: extended, hugepages, ``kubernetes.io/``-prefixed
+    or attachable-volume resources -- the ones kept in ``Resources.scalar`` by the scheduler."""
+    return (name.startswith(("hugepages-", "attachable-volumes-")) or "kubernetes.io/" in name
+            or is_extended_resource_name(name))
+
+
+# --------------------------------------------------------------------------------------------
+# Field errors, formatted like k8s.io/apimachinery/pkg/util/validation/field
+
+
+def go_value(value: object) -> str:
+    """A bad value as Go's ``field.Error`` prints it (``%q`` for strings, ``%v`` otherwise)."""
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def field_invalid(path: str, value: object, detail: str) -> str:
+    """``<path>: Invalid value: <value>: <detail>``."""
+    return f"{path}: Invalid value: {go_value(value)}: {detail}"
+
+
+def field_required(path: str, detail: str) -> str:
+    """``<path>: Required value: <detail>``."""
+    return f"{path}: Required value: {detail}"
+
+
+def field_duplicate(path: str, value: object) -> str:
+    """``<path>: Duplicate value: <value>``."""
+    return f"{path}: Duplicate value: {go_value(value)}"
+
+
+def field_not_supported(path: str, value: object, supported: Sequence[str]) -> str:
+    """``<path>: Unsupported value: <value>: supported values: "a", "b"``."""
+    values = ", ".join(go_value(s) for s in supported)
+    return f"{path}: Unsupported value: {go_value(value)}: supported values: {values}"
+
+
+def validate_label_name(name: str, path: str) -> list[str]:
+    """Upstream ``metav1validation.ValidateLabelName``: one Invalid error per problem."""
+    return [field_invalid(path, name, msg) for msg in qualified_name_errors(name)]
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding helpers for ``pluginConfig[].args`` mappings (camelCase, strict like upstream)
+
+
+@final
+class ArgsDecoder:
+    """Collects decoding errors (unknown fields, wrong types) with their field paths."""
+
+    __slots__ = ("errors",)
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def mapping(self, value: object, path: str, allowed: Sequence[str]) -> Mapping[str, Any] | None:
+        """*value* as a mapping with only *allowed* keys (unknown keys are errors)."""
+        if not isinstance(value, Mapping):
+            self.errors.append(f"{path or 'args'}: expected a mapping, got {type(value).__name__}")
+            return None
+        for key in value:
+            if key not in allowed:
+                where = f"{path}.{key}" if path else str(key)
+                self.errors.append(f"{where}: unknown field {go_value(str(key))}")
+        return value
+
+    def integer(self, value: object, path: str) -> int:
+        """*value* as an int (0 on error)."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            self.errors.append(f"{path}: expected an integer, got {value!r}")
+            return 0
+        return value
+
+    def string(self, value: object, path: str) -> str:
+        """*value* as a str (``""`` on error)."""
+        if not isinstance(value, str):
+            self.errors.append(f"{path}: expected a string, got {value!r}")
+            return ""
+        return value
+
+    def sequence(self, value: object, path: str) -> Sequence[Any]:
+        """*value* as a list (``None`` is an empty list, as in Go)."""
+        if value is None:
+            return ()
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+            self.errors.append(f"{path}: expected a list, got {type(value).__name__}")
+            return ()
+        return value
+
+    def strings(self, value: object, path: str) -> tuple[str, ...]:
+        """*value* as a list of strings."""
+        return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path)))
+
+    def resources(self, value: object, path: str) -> tuple[ResourceSpec, ...]:
+        """A ``[{name, weight}]`` list; a missing or zero weight becomes 1 (upstream v1 defaults)."""
+        out: list[ResourceSpec] = []
+        for i, item in enumerate(self.sequence(value, path)):
+            p = f"{path}[{i}]"
+            m = self.mapping(item, p, ("name", "weight"))
+            if m is None:
+                continue
+            name = self.string(m.get("name", ""), f"{p}.name")
+            raw = m.get("weight")
+            weight = 0 if raw is None else self.integer(raw, f"{p}.weight")
+            out.append(ResourceSpec(name=name, weight=weight or 1))
+        return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+
+# resource kinds
+_K_CPU: Final = 0
+_K_MEMORY: Final = 1
+_K_EPHEMERAL: Final = 2
+_K_SCALAR: Final = 3
+_K_OTHER: Final = 4  # "pods", "storage", unknown names: never scored (upstream returns (0, 0))
+
+
+def _kind(name: str) -> int:
+    if name == _CPU:
+        return _K_CPU
+    if name == _MEMORY:
+        return _K_MEMORY
+    if name == _EPHEMERAL_STORAGE:
+        return _K_EPHEMERAL
+    if is_scalar_resource_name(name):
+        return _K_SCALAR
+    return _K_OTHER
+
+
+def go_div(a: int, b: int) -> int:
+    """Go's integer division: truncates toward zero."""
+    q = a // b
+    if q < 0 and q * b != a:
+        q += 1
+    return q
+
+
+def broken_linear_function(shape: Sequence[tuple[int, int]]) -> Callable[[int], int]:
+    """Upstream ``helper.BuildBrokenLinearFunction`` over ``(utilization, score)`` points.
+
+    ``f(p)`` is the first score for ``p`` below the first point, the last score above the last
+    point, and linear (integer arithmetic, truncated) in between.
+    """
+    points = tuple(shape)
+
+    def f(p: int) -> int:
+        for i, (u, s) in enumerate(points):
+            if p <= u:
+                if i == 0:
+                    return s
+                pu, ps = points[i - 1]
+                return ps + go_div((s - ps) * (p - pu), u - pu)
+        return points[-1][1]
+
+    return f
+
+
+StrategyFn = Callable[[Sequence[int], Sequence[int]], int]
+
+
+def least_allocated_scorer(weights: Sequence[int]) -> StrategyFn:
+    """``(capacity - requested) * 100 / capacity`` per resource, weighted average."""
+    w = tuple(weights)
+
+    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        node_score = weight_sum = 0
+        for i, cap in enumerate(allocatable):
+            if cap == 0:
+                continue
+            req = requested[i]
+            node_score += (0 if req > cap else go_div((cap - req) * MAX_NODE_SCORE, cap)) * w[i]
+            weight_sum += w[i]
+        return go_div(node_score, weight_sum) if weight_sum else 0
+
+    return score
+
+
+def most_allocated_scorer(weights: Sequence[int]) -> StrategyFn:
+    """``requested * 100 / capacity`` per resource (requested capped at capacity), weighted average."""
+    w = tuple(weights)
+
+    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        node_score = weight_sum = 0
+        for i, cap in enumerate(allocatable):
+            if cap == 0:
+                continue
+            req = requested[i]
+            if req > cap:
+                req = cap
+            node_score += go_div(req * MAX_NODE_SCORE, cap) * w[i]
+            weight_sum += w[i]
+        return go_div(node_score, weight_sum) if weight_sum else 0
+
+    return score
+
+
+def requested_to_capacity_ratio_scorer(weights: Sequence[int],
+                                       shape: Sequence[tuple[int, int]]) -> StrategyFn:
+    """The broken-linear shape (scores scaled from 0-10 to 0-100) applied to each resource's
+    utilization; resources scoring 0 are left out of the weighted average, which is rounded
+    half away from zero (Go ``math.Round``)."""
+    w = tuple(weights)
+    scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+    raw = broken_linear_function([(u, s * scale) for u, s in shape])
+    at_max = raw(_MAX_UTILIZATION)
+
+    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+        node_score = weight_sum = 0
+        for i, cap in enumerate(allocatable):
+            if cap == 0:
+                continue
+            req = requested[i]
+            resource_score = at_max if req > cap else raw(go_div(req * _MAX_UTILIZATION, cap))
+            if resource_score > 0:
+                node_score += resource_score * w[i]
+                weight_sum += w[i]
+        if weight_sum == 0:
+            return 0
+        return _round_half_away(node_score, weight_sum)
+
+    return score
+
+
+def _round_half_away(n: int, d: int) -> int:
+    """``int64(math.Round(float64(n) / float64(d)))`` for ``d > 0``."""
+    q, r = divmod(abs(n), d)
+    if 2 * r >= d:
+        q += 1
+    return q if n >= 0 else -q
+
+
+def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    """``(1 - std) * 100`` of the requested/allocatable fractions (each capped at 1).
+
+    Two fractions: ``std = |f1 - f2| / 2``; more: the population standard deviation; fewer: 0.
+    """
+    fractions: list[float] = []
+    total = 0.0
+    for i, cap in enumerate(allocatable):
+        if cap == 0:
+            continue
+        fraction = float(requested[i]) / float(cap)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    n = len(fractions)
+    std = 0.0
+    if n == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif n > 2:
+        mean = total / n
+        acc = 0.0
+        for fraction in fractions:
+            acc = acc + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(acc / n)
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+@final
+class ResourceAllocationScorer:
+    """Gathers requested and allocatable amounts per configured resource and scores them.
+
+    Args:
+        resources: the resources to score, in order, with their weights.
+        strategy: ``(requested, allocatable) -> score`` over those resources.
+        use_requested: use the node's actual requested amounts and the pod's plain requests for
+            cpu/memory (BalancedAllocation); otherwise the non-zero variants (NodeResourcesFit).
+        fast: an optional specialised ``(node_info, pod_requests) -> score`` that gives the same
+            result as the generic path.
+    """
+
+    __slots__ = ("_fast", "_kinds", "_names", "_strategy", "resources", "use_requested")
+
+    def __init__(self, resources: Sequence[ResourceSpec], strategy: StrategyFn, *, use_requested: bool,
+                 fast: Callable[[NodeInfo, Sequence[int]], int] | None = None) -> None:
+        self.resources = tuple(resources)
+        self.use_requested = use_requested
+        self._strategy = strategy
+        self._names = tuple(r.name for r in self.resources)
+        self._kinds = tuple(_kind(r.name) for r in self.resources)
+        self._fast = fast
+
+    def pod_requests(self, pod: Pod) -> tuple[int, ...]:
+        """The pod's request of each resource (upstream ``calculatePodResourceRequestList``)."""
+        reqs = pod.requests
+        out: list[int] = []
+        for kind, name in zip(self._kinds, self._names):
+            if kind == _K_CPU:
+                out.append(reqs.milli_cpu if self.use_requested else pod.non_zero_milli_cpu)
+            elif kind == _K_MEMORY:
+                out.append(reqs.memory if self.use_requested else pod.non_zero_memory)
+            else:
+                out.append(reqs.get(name))
+        return tuple(out)
+
+    def allocatable_requested(self, node_info: NodeInfo,
+                              pod_requests: Sequence[int]) -> tuple[list[int], list[int]]:
+        """Per resource ``(requested incl. the pod, allocatable)``; ``(0, 0)`` for skipped ones."""
+        alloc = node_info.allocatable
+        node_req = node_info.requested
+        used = node_req if self.use_requested else node_info.non_zero_requested
+        n = len(self._kinds)
+        requested = [0] * n
+        allocatable = [0] * n
+        for i, kind in enumerate(self._kinds):
+            pod_req = pod_requests[i]
+            if kind == _K_CPU:
+                a, r = alloc.milli_cpu, used.milli_cpu + pod_req
+            elif kind == _K_MEMORY:
+                a, r = alloc.memory, used.memory + pod_req
+            elif kind == _K_EPHEMERAL:
+                a, r = alloc.ephemeral_storage, node_req.ephemeral_storage + pod_req
+            elif kind == _K_SCALAR and pod_req != 0:
+                name = self._names[i]
+                a = alloc.scalar.get(name, 0)
+                r = node_req.scalar.get(name, 0) + pod_req
+            else:
+                continue
+            if a == 0:
+                continue
+            allocatable[i] = a
+            requested[i] = r
+        return requested, allocatable
+
+    def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        """The node's score for a pod with *pod_requests*."""
+        if self._fast is not None:
+            return self._fast(node_info, pod_requests)
+        requested, allocatable = self.allocatable_requested(node_info, pod_requests)
+        return self._strategy(requested, allocatable)
+
+
+# --------------------------------------------------------------------------------------------
+# Fast paths for the default resources (cpu, memory), identical to the generic path
+
+
+def cpu_memory_fast_path(resources: Sequence[ResourceSpec], strategy: str, *,
+                         use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int] | None:
+    """A specialised scorer when *resources* is exactly ``[cpu, memory]``, else ``None``."""
+    if len(resources) != 2 or resources[0].name != _CPU or resources[1].name != _MEMORY:
+        return None
+    wc, wm = resources[0].weight, resources[1].weight
+
+    if strategy == LEAST_ALLOCATED:
+        def least(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+            alloc = node_info.allocatable
+            used = node_info.requested if use_requested else node_info.non_zero_requested
+            total = weight_sum = 0
+            cap = alloc.milli_cpu
+            if cap:
+                req = used.milli_cpu + pod_requests[0]
+                if req <= cap:
+                    total = go_div((cap - req) * MAX_NODE_SCORE, cap) * wc
+                weight_sum = wc
+            cap = alloc.memory
+            if cap:
+                req = used.memory + pod_requests[1]
+                if req <= cap:
+                    total += go_div((cap - req) * MAX_NODE_SCORE, cap) * wm
+                weight_sum += wm
+            return go_div(total, weight_sum) if weight_sum else 0
+
+        return least
+
+    if strategy == MOST_ALLOCATED:
+        def most(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+            alloc = node_info.allocatable
+            used = node_info.requested if use_requested else node_info.non_zero_requested
+            total = weight_sum = 0
+            cap = alloc.milli_cpu
+            if cap:
+                req = used.milli_cpu + pod_requests[0]
+                total = go_div((cap if req > cap else req) * MAX_NODE_SCORE, cap) * wc
+                weight_sum = wc
+            cap = alloc.memory
+            if cap:
+                req = used.memory + pod_requests[1]
+                total += go_div((cap if req > cap else req) * MAX_NODE_SCORE, cap) * wm
+                weight_sum += wm
+            return go_div(total, weight_sum) if weight_sum else 0
+
+        return most
+
+    if strategy == "Balanced":
+        def balanced(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+            alloc = node_info.allocatable
+            used = node_info.requested if use_requested else node_info.non_zero_requested
+            cap_c = alloc.milli_cpu
+            cap_m = alloc.memory
+            if cap_c == 0 or cap_m == 0:
+                return MAX_NODE_SCORE  # fewer than two fractions: std = 0
+            fc = float(used.milli_cpu + pod_requests[0]) / float(cap_c)
+            fm = float(used.memory + pod_requests[1]) / float(cap_m)
+            if fc > 1:
+                fc = 1.0
+            if fm > 1:
+                fm = 1.0
+            return int((1 - abs((fc - fm) / 2)) * float(MAX_NODE_SCORE))
+
+        return balanced
+
+    return None
