@@ -1288,6 +1288,12 @@ def test_profile_from_plugins_without_defaults(registry):
         Profile.from_plugins("FilterPlugin", defaults=False, registry=registry)
 
 
+def test_profile_from_plugins_wrong_type(registry):
+    """from_plugins refuses anything but names and PluginRefs."""
+    with pytest.raises(ConfigurationError, match="plugins must be names or PluginRef, got int"):
+        Profile.from_plugins(123, registry=registry)  # type: ignore[arg-type]
+
+
 def test_profile_from_dict_errors_are_relative(registry):
     """Profile.from_dict reports paths relative to the profile."""
     with pytest.raises(

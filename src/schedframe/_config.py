@@ -319,8 +319,12 @@ class Profile:
         Raises:
             ConfigurationError: listing every problem.
         """
-        multi: dict[str, Any] = {"enabled": [_ref_to_dict(PluginRef(p) if isinstance(p, str) else p)
-                                              for p in plugins]}
+        refs = []
+        for p in plugins:
+            if not isinstance(p, (str, PluginRef)):
+                raise ConfigurationError(f"plugins must be names or PluginRef, got {type(p).__name__}")
+            refs.append(_ref_to_dict(PluginRef(p) if isinstance(p, str) else p))
+        multi: dict[str, Any] = {"enabled": refs}
         if not defaults:
             multi["disabled"] = [{"name": _WILDCARD}]
         doc: dict[str, Any] = {"schedulerName": scheduler_name, "plugins": {MULTI_POINT: multi}}
