@@ -660,6 +660,49 @@ def test_run_score_plugins_weights_normalize_totals() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "plugins",
+    [
+        pytest.param([], id="no plugins"),
+        pytest.param([(FakeScore({"n1": 10, "n2": 40}, "A"), 3)], id="one weighted plugin"),
+        pytest.param([(FakeScore({"n1": 10, "n2": 40}, "A", normalize=_double), 2),
+                      (FakeScore({"n1": 7}, "B"), 1)], id="two plugins"),
+    ],
+)
+def test_score_totals_match_full_scores(plugins: list[tuple[FakeScore, int]]) -> None:
+    """run_score_plugins_totals gives the totals of run_score_plugins, in node order."""
+    fw = make_framework(score=plugins)
+    infos = _infos("n1", "n2")
+    full, status = fw.run_score_plugins(CycleState(), POD, infos)
+    totals, status2 = fw.run_score_plugins_totals(CycleState(), POD, infos)
+    assert status.is_success()
+    assert status2.is_success()
+    assert totals == [s.total_score for s in full]
+
+
+def test_score_totals_error() -> None:
+    """run_score_plugins_totals reports errors like run_score_plugins."""
+    fw = make_framework(score=[FakeScore({"n1": 101}, "A")])
+    assert fw.run_score_plugins_totals(CycleState(), POD, _infos("n1")) == (
+        [], Status(Code.ERROR, (RANGE.format(101),), "A"))
+
+
+def test_score_errors_before_normalize_errors() -> None:
+    """A Score failure of a later plugin wins over a NormalizeScore failure of an earlier one."""
+    a = FakeScore(name="A", normalize=lambda s: Status(Code.ERROR, "norm"))
+    b = FakeScore(name="B", status=Status(Code.ERROR, "bad"))
+    fw = make_framework(score=[a, b])
+    _, status = fw.run_score_plugins(CycleState(), POD, _infos("n1"))
+    assert status.message == 'running Score plugins: plugin "B" failed with: bad'
+
+
+def test_score_range_error_reports_first_node_then_plugin() -> None:
+    """The range error names the first offending score in node order, then plugin order."""
+    fw = make_framework(score=[FakeScore({"n2": 200}, "A"), FakeScore({"n1": 150}, "B")])
+    _, status = fw.run_score_plugins(CycleState(), POD, _infos("n1", "n2"))
+    assert (status.plugin, status.message) == ("B", RANGE.format(150).replace('"A"', '"B"'))
+
+
 def test_score_skip_set() -> None:
     """Plugins in skip_score_plugins are not scored and do not appear in the results."""
     a, b = FakeScore({"n1": 5}, "A"), FakeScore({"n1": 7}, "B")
@@ -716,13 +759,15 @@ def test_normalized_scores_in_range_or_error(raw: list[int], shift: int, scale: 
 
     fw = make_framework(score=[FakeScore(dict(zip(names, raw)), "A", normalize=normalize)])
     scores, status = fw.run_score_plugins(CycleState(), POD, _infos(*names))
+    totals, status2 = fw.run_score_plugins_totals(CycleState(), POD, _infos(*names))
     normalized = [r * scale + shift for r in raw]
     if all(0 <= v <= 100 for v in normalized):
         assert status.is_success()
-        assert [s.total_score for s in scores] == normalized
+        assert [s.total_score for s in scores] == normalized == totals
     else:
         assert status.code is Code.ERROR
         assert "after normalizing" in status.message
+        assert status2 == status
 
 
 # -- Reserve / Unreserve --------------------------------------------------------------------------
@@ -1110,3 +1155,32 @@ def test_scheduler_name_and_percentage() -> None:
     """Profile name and percentage of nodes to score come from the profile."""
     fw = make_framework(scheduler_name="other", percentage_of_nodes_to_score=30)
     assert (fw.profile_name, fw.percentage_of_nodes_to_score) == ("other", 30)
+
+
+# -- with real configuration objects --------------------------------------------------------------
+
+def test_with_config_profile() -> None:
+    """A schedframe Profile drives the framework (plain names become PluginRefs)."""
+    from schedframe._config import PluginRef, Profile
+
+    registry = fake_registry(FakeQueueSort(), FakeBind(), TrueFilter(), FakeScore())
+    profile = Profile(plugins={"queueSort": ["FakeQueueSort"], "bind": ["FakeBind"], "filter": ["TrueFilter"],
+                               "score": [PluginRef("FakeScore", 4)]})
+    fw = Framework(registry, profile)
+    assert fw.plugins_at("filter") == ["TrueFilter"]
+    assert fw.score_weight("FakeScore") == 4
+
+
+def test_default_configuration_with_in_tree_plugins() -> None:
+    """The upstream default profile builds with the in-tree registry and its weights."""
+    from schedframe._config import SchedulerConfiguration
+    from schedframe.plugins import in_tree_registry
+
+    registry = in_tree_registry()
+    profile = SchedulerConfiguration.default(registry=registry).profiles[0]
+    fw = Framework(registry, profile)
+    assert fw.plugins_at("queueSort") == ["PrioritySort"]
+    assert fw.plugins_at("bind") == ["DefaultBinder"]
+    assert fw.has_filter_plugins()
+    if "TaintToleration" in fw.plugins_at("score"):
+        assert fw.score_weight("TaintToleration") == 3

@@ -795,64 +795,102 @@ class Framework:
         """Score *nodes*: Score per plugin and node, NormalizeScore, range check, weights.
 
         Returns one :class:`NodePluginScores` per node, in node order (weighted scores and
-        total), or ``([], ERROR)``.
+        total), or ``([], ERROR)``. See :meth:`run_score_plugins_totals` for a cheaper variant.
         """
+        names, weighted, status = self._score_lists(state, pod, nodes)
+        if not status.is_success():
+            return [], status
+        out: list[NodePluginScores] = []
+        for i, ni in enumerate(nodes):
+            scores = tuple(PluginScore(name, lst[i]) for name, lst in zip(names, weighted))
+            out.append(NodePluginScores(ni.name, scores, sum(ps.score for ps in scores)))
+        return out, _OK
+
+    def run_score_plugins_totals(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                                 ) -> tuple[list[int], Status]:
+        """Like :meth:`run_score_plugins` but returns only each node's total weighted score, in
+        node order (no per-plugin objects: the scheduler's fast path for host selection)."""
+        _names, weighted, status = self._score_lists(state, pod, nodes)
+        if not status.is_success():
+            return [], status
+        if not weighted:
+            return [0] * len(nodes), _OK
+        if len(weighted) == 1:
+            return list(weighted[0]), _OK
+        return [sum(col) for col in zip(*weighted)], _OK
+
+    def _score_lists(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                     ) -> tuple[list[str], list[list[int]], Status]:
+        """Per active score plugin: its weighted, normalized, range-checked scores in node order."""
         skip = state.skip_score_plugins
         active = [sp for sp in self._score if sp[0] not in skip] if skip else self._score
-        per_plugin: list[list[NodeScore]] = []
+        names: list[str] = []
+        raw: list[list[int]] = []
         for name, fn, _ext, _w in active:
-            lst: list[NodeScore] = []
+            lst: list[int] = []
+            append = lst.append
             try:
                 for ni in nodes:
                     score, s = fn(state, pod, ni)
                     if s is not None and s.code is not _SUCCESS:
-                        return [], Status(
+                        return [], [], Status(
                             Code.ERROR,
                             (f'running Score plugins: plugin "{name}" failed with: {_status_detail(s)}',),
                             name, s.error,
                         )
-                    lst.append(NodeScore(ni.name, score))
+                    append(score)
             except Exception as exc:
                 logger.warning("Score plugin %r raised", name, exc_info=exc)
-                return [], Status(Code.ERROR,
-                                  (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
-                                  name, exc)
-            per_plugin.append(lst)
+                return [], [], Status(
+                    Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
+                    name, exc,
+                )
+            names.append(name)
+            raw.append(lst)
+        # NormalizeScore runs once every plugin has scored (Score errors come first, as upstream)
+        for j, (name, _fn, ext, _w) in enumerate(active):
+            if ext is not None:
+                normalized = self._normalize(state, pod, name, ext, nodes, raw[j])
+                if isinstance(normalized, Status):
+                    return [], [], normalized
+                raw[j] = normalized
 
-        n = len(nodes)
-        for (name, _fn, ext, _w), lst in zip(active, per_plugin):
-            if ext is None:
-                continue
-            prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
-            try:
-                s = ext.normalize_score(state, pod, lst)
-            except Exception as exc:
-                logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
-                return [], Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
-            if s is not None and s.code is not _SUCCESS:
-                return [], Status(Code.ERROR, (prefix + _status_detail(s),), name, s.error)
-            if len(lst) != n:
-                return [], Status(Code.ERROR, (f"{prefix}returned {len(lst)} scores for {n} nodes",), name)
+        if raw and nodes:
+            lo = min(min(lst) for lst in raw)
+            hi = max(max(lst) for lst in raw)
+            if lo < MIN_NODE_SCORE or hi > MAX_NODE_SCORE:
+                for i in range(len(nodes)):  # report the first offender in node, then plugin, order
+                    for name, lst in zip(names, raw):
+                        score = lst[i]
+                        if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+                            return [], [], Status(
+                                Code.ERROR,
+                                (f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
+                                 f"an invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, "
+                                 f"{MAX_NODE_SCORE}] after normalizing",),
+                                name,
+                            )
+        weighted: list[list[int]] = []
+        for (_name, _fn, _ext, weight), lst in zip(active, raw):
+            weighted.append(lst if weight == 1 else [v * weight for v in lst])
+        return names, weighted, _OK
 
-        out: list[NodePluginScores] = []
-        for i, ni in enumerate(nodes):
-            scores: list[PluginScore] = []
-            total = 0
-            for (name, _fn, _ext, weight), lst in zip(active, per_plugin):
-                score = lst[i].score
-                if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
-                    return [], Status(
-                        Code.ERROR,
-                        (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
-                         f"invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, "
-                         f"{MAX_NODE_SCORE}] after normalizing",),
-                        name,
-                    )
-                weighted = score * weight
-                scores.append(PluginScore(name, weighted))
-                total += weighted
-            out.append(NodePluginScores(ni.name, tuple(scores), total))
-        return out, _OK
+    @staticmethod
+    def _normalize(state: CycleState, pod: Pod, name: str, ext: ScoreExtensions,
+                   nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
+        prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
+        scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
+        try:
+            s = ext.normalize_score(state, pod, scores)
+        except Exception as exc:
+            logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
+            return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+        if s is not None and s.code is not _SUCCESS:
+            return Status(Code.ERROR, (prefix + _status_detail(s),), name, s.error)
+        if len(scores) != len(nodes):
+            return Status(Code.ERROR, (f"{prefix}returned {len(scores)} scores for {len(nodes)} nodes",),
+                          name)
+        return [ns.score for ns in scores]
 
     # -- Reserve --------------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
