@@ -8,6 +8,7 @@ plugins clones that do not change during a cycle. Plugins must treat NodeInfo as
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Final, final
 
@@ -23,6 +24,7 @@ from ._api import (
     Resources,
     WeightedPodAffinityTerm,
 )
+from ._frozendict import freeze
 
 __all__ = [
     "AffinityTerm",
@@ -34,6 +36,17 @@ __all__ = [
 ]
 
 DEFAULT_BIND_ALL_HOST_IP: Final = "0.0.0.0"
+
+_generations = itertools.count(1)
+
+
+def next_generation() -> int:
+    """A process-wide, strictly increasing generation number (upstream ``nextGeneration``).
+
+    Shared by every NodeInfo and cache, so a node deleted and re-added under the same name never
+    reuses a generation.
+    """
+    return next(_generations)
 
 
 def _merge_label_keys(pod: Pod, term: PodAffinityTerm) -> LabelSelector | None:
@@ -244,6 +257,7 @@ class HostPortInfo:
 
 
 _ZERO: Final = Resources()
+_NO_IMAGES: Final[Mapping[str, ImageStateSummary]] = freeze(None)
 
 
 def _add_ports(ports: HostPortInfo, pod_ports: Iterable[ContainerPort], sign: int) -> None:
@@ -268,8 +282,10 @@ class NodeInfo:
             (only ``milli_cpu`` and ``memory`` are set).
         allocatable: the node's allocatable resources.
         used_ports: host ports in use.
-        image_states: ``{image name: ImageStateSummary}`` for images on the node.
-        generation: bumped on every change; the snapshot copies only nodes whose generation moved.
+        image_states: ``{image name: ImageStateSummary}`` for images on the node (read-only;
+            maintained by the cache, which keeps ``num_nodes`` current cluster-wide).
+        generation: set from :func:`next_generation` on every change (node set or removed, pod
+            added or removed); the snapshot copies only nodes whose generation moved.
 
     .. versionadded:: 0.1.0
     """
@@ -297,7 +313,7 @@ class NodeInfo:
         self.non_zero_requested: Resources = _ZERO
         self.allocatable: Resources = _ZERO
         self.used_ports = HostPortInfo()
-        self.image_states: dict[str, ImageStateSummary] = {}
+        self.image_states: Mapping[str, ImageStateSummary] = _NO_IMAGES
         self.generation = 0
         if node is not None:
             self.set_node(node)
@@ -313,12 +329,15 @@ class NodeInfo:
         """Set (or replace) the node object."""
         self.node = node
         self.allocatable = node.allocatable_resources
+        self.generation = next_generation()
 
     def remove_node(self) -> None:
         """Drop the node object, keeping its pods (Kubernetes keeps such a NodeInfo until its
         pods are gone)."""
         self.node = None
         self.allocatable = _ZERO
+        self.image_states = _NO_IMAGES
+        self.generation = next_generation()
 
     def add_pod(self, pod: Pod | PodInfo) -> None:
         """Account for *pod* on this node."""
@@ -330,6 +349,7 @@ class NodeInfo:
             if info.required_anti_affinity_terms:
                 self.pods_with_required_anti_affinity.append(info)
         self._account(p, +1)
+        self.generation = next_generation()
 
     def remove_pod(self, pod: Pod) -> bool:
         """Remove the pod with *pod*'s uid; returns False when it is not here."""
@@ -347,6 +367,7 @@ class NodeInfo:
                 x for x in self.pods_with_required_anti_affinity if x.pod.uid != uid
             ]
         self._account(found, -1)
+        self.generation = next_generation()
         return True
 
     def _account(self, pod: Pod, sign: int) -> None:
@@ -373,7 +394,7 @@ class NodeInfo:
                 _add_ports(self.used_ports, (p for p in c.ports if p.host_port > 0), sign)
 
     def clone(self) -> NodeInfo:
-        """A copy sharing the (immutable) node and pods, with its own lists."""
+        """A copy sharing the (immutable) node, pods and image states, with its own lists."""
         new = NodeInfo.__new__(NodeInfo)
         new.node = self.node
         new.pods = list(self.pods)
@@ -383,7 +404,7 @@ class NodeInfo:
         new.non_zero_requested = self.non_zero_requested
         new.allocatable = self.allocatable
         new.used_ports = self.used_ports.clone()
-        new.image_states = dict(self.image_states)
+        new.image_states = self.image_states  # read-only; replaced, never mutated
         new.generation = self.generation
         return new
 
