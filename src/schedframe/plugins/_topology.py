@@ -1,0 +1,169 @@
+"""Private helpers shared by the PodTopologySpread and InterPodAffinity plugins.
+
+Decoding of the camelCase args pieces they accept (label selectors, topology spread constraints)
+and the well-known topology labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from .._api import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
+
+__all__ = [
+    "LABEL_HOSTNAME",
+    "LABEL_TOPOLOGY_ZONE",
+    "check_keys",
+    "constraint_from_dict",
+    "constraint_to_dict",
+    "selector_from_dict",
+    "selector_to_dict",
+]
+
+LABEL_HOSTNAME: Final = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE: Final = "topology.kubernetes.io/zone"
+
+# --------------------------------------------------------------------------------------------
+# Decoding camelCase args
+
+
+def check_keys(data: Mapping[str, Any], allowed: frozenset[str], path: str) -> list[str]:
+    unknown = sorted(k for k in data if k not in allowed)
+    if not unknown:
+        return []
+    where = f"{path}: " if path else ""
+    return [f"{where}unknown field(s) {', '.join(repr(k) for k in unknown)}; "
+            f"known fields: {', '.join(sorted(allowed))}"]
+
+
+_SELECTOR_KEYS: Final = frozenset({"matchLabels", "matchExpressions"})
+_REQ_KEYS: Final = frozenset({"key", "operator", "values"})
+
+
+def selector_from_dict(data: Any, path: str, errors: list[str]) -> LabelSelector | None:
+    """Decode a ``metav1.LabelSelector`` mapping (``None`` stays ``None``)."""
+    if data is None:
+        return None
+    if isinstance(data, LabelSelector):
+        return data
+    if not isinstance(data, Mapping):
+        errors.append(f"{path}: must be a mapping, got {data!r}")
+        return None
+    errors.extend(check_keys(data, _SELECTOR_KEYS, path))
+    labels = data.get("matchLabels") or {}
+    if not isinstance(labels, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+        errors.append(f"{path}.matchLabels: must be a mapping of strings, got {labels!r}")
+        labels = {}
+    reqs: list[LabelSelectorRequirement] = []
+    exprs = data.get("matchExpressions") or []
+    if not isinstance(exprs, (list, tuple)):
+        errors.append(f"{path}.matchExpressions: must be a list, got {exprs!r}")
+        exprs = []
+    for i, expr in enumerate(exprs):
+        p = f"{path}.matchExpressions[{i}]"
+        if isinstance(expr, LabelSelectorRequirement):
+            reqs.append(expr)
+            continue
+        if not isinstance(expr, Mapping):
+            errors.append(f"{p}: must be a mapping, got {expr!r}")
+            continue
+        errors.extend(check_keys(expr, _REQ_KEYS, p))
+        values = expr.get("values") or ()
+        try:
+            reqs.append(LabelSelectorRequirement(str(expr.get("key", "")), str(expr.get("operator", "")),
+                                                 tuple(str(v) for v in values)))
+        except ValueError:
+            errors.append(f"{p}.operator: unsupported value {expr.get('operator')!r}; supported values: "
+                          "'DoesNotExist', 'Exists', 'In', 'NotIn'")
+    return LabelSelector(dict(labels), tuple(reqs))
+
+
+def selector_to_dict(selector: LabelSelector) -> dict[str, Any]:
+    """Encode a :class:`LabelSelector` as a camelCase mapping."""
+    out: dict[str, Any] = {}
+    if selector.match_labels:
+        out["matchLabels"] = dict(selector.match_labels)
+    if selector.match_expressions:
+        out["matchExpressions"] = [
+            {"key": r.key, "operator": r.operator, **({"values": list(r.values)} if r.values else {})}
+            for r in selector.match_expressions
+        ]
+    return out
+
+
+_CONSTRAINT_KEYS: Final = frozenset({
+    "maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
+    "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys",
+})
+
+
+def _int_field(data: Mapping[str, Any], key: str, path: str, errors: list[str], default: int | None
+               ) -> int | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        errors.append(f"{path}.{key}: must be an integer, got {value!r}")
+        return default
+    return value
+
+
+def _str_field(data: Mapping[str, Any], key: str, path: str, errors: list[str]) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        errors.append(f"{path}.{key}: must be a string, got {value!r}")
+        return None
+    return value
+
+
+def constraint_from_dict(data: Any, path: str, errors: list[str]) -> TopologySpreadConstraint | None:
+    """Decode one ``v1.TopologySpreadConstraint`` mapping; problems go to *errors*.
+
+    Missing fields are left at their zero values (as Go decoding would) so that validation
+    reports them.
+    """
+    if isinstance(data, TopologySpreadConstraint):
+        return data
+    if not isinstance(data, Mapping):
+        errors.append(f"{path}: must be a mapping, got {data!r}")
+        return None
+    errors.extend(check_keys(data, _CONSTRAINT_KEYS, path))
+    max_skew = _int_field(data, "maxSkew", path, errors, 0)
+    min_domains = _int_field(data, "minDomains", path, errors, None)
+    keys = data.get("matchLabelKeys") or ()
+    if not isinstance(keys, (list, tuple)) or not all(isinstance(k, str) for k in keys):
+        errors.append(f"{path}.matchLabelKeys: must be a list of strings, got {keys!r}")
+        keys = ()
+    return TopologySpreadConstraint(
+        max_skew=max_skew or 0,
+        topology_key=_str_field(data, "topologyKey", path, errors) or "",
+        when_unsatisfiable=_str_field(data, "whenUnsatisfiable", path, errors) or "",
+        label_selector=selector_from_dict(data.get("labelSelector"), f"{path}.labelSelector", errors),
+        min_domains=min_domains,
+        node_affinity_policy=_str_field(data, "nodeAffinityPolicy", path, errors),
+        node_taints_policy=_str_field(data, "nodeTaintsPolicy", path, errors),
+        match_label_keys=tuple(keys),
+    )
+
+
+def constraint_to_dict(c: TopologySpreadConstraint) -> dict[str, Any]:
+    """Encode a :class:`TopologySpreadConstraint` as a camelCase mapping."""
+    out: dict[str, Any] = {"maxSkew": c.max_skew, "topologyKey": c.topology_key,
+                           "whenUnsatisfiable": c.when_unsatisfiable}
+    if c.label_selector is not None:
+        out["labelSelector"] = selector_to_dict(c.label_selector)
+    if c.min_domains is not None:
+        out["minDomains"] = c.min_domains
+    if c.node_affinity_policy is not None:
+        out["nodeAffinityPolicy"] = c.node_affinity_policy
+    if c.node_taints_policy is not None:
+        out["nodeTaintsPolicy"] = c.node_taints_policy
+    if c.match_label_keys:
+        out["matchLabelKeys"] = list(c.match_label_keys)
+    return out
+
+

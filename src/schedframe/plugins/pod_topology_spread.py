@@ -1,0 +1,821 @@
+"""PodTopologySpread: spread pods over topology domains (upstream ``podtopologyspread``).
+
+Filter enforces the ``DoNotSchedule`` constraints of the pod (``matching pods in the node's
+domain + 1 - global minimum <= maxSkew``); Score prefers nodes whose domains hold fewer matching
+pods for the ``ScheduleAnyway`` constraints. Pods without constraints get the plugin's default
+constraints, whose selector is built from the Services, ReplicationControllers, ReplicaSets and
+StatefulSets selecting the pod.
+
+PreFilter and PreScore do the per-cluster counting once per pod; Filter and Score are a few dict
+lookups per node.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, final
+
+import attrs
+
+from .._api import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    Node,
+    Pod,
+    ReplicaSet,
+    ReplicationController,
+    Service,
+    StatefulSet,
+    TopologySpreadConstraint,
+)
+from .._cycle_state import CycleState, StateKey
+from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .._exceptions import PluginArgsError, StateNotFoundError
+from .._handle import Handle, ObjectLister
+from .._nodeinfo import NodeInfo, PodInfo
+from .._score import MAX_NODE_SCORE, NodeScore
+from .._status import Code, Status
+from . import names
+from ._helpers import (
+    FieldErrors,
+    RequiredNodeAffinity,
+    do_not_schedule_taint,
+    find_matching_untolerated_taint,
+    label_key_errors,
+)
+from ._topology import (
+    LABEL_HOSTNAME,
+    LABEL_TOPOLOGY_ZONE,
+    check_keys,
+    constraint_from_dict,
+    constraint_to_dict,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "ARGS_TYPE",
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "LIST_DEFAULTING",
+    "NAME",
+    "SYSTEM_DEFAULTING",
+    "SYSTEM_DEFAULT_CONSTRAINTS",
+    "PodTopologySpread",
+    "PodTopologySpreadArgs",
+    "new",
+]
+
+NAME: Final = names.POD_TOPOLOGY_SPREAD
+
+#: Filter reason when placing the pod on the node would exceed a constraint's ``maxSkew``.
+ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
+#: Filter reason when the node lacks the topology key of a constraint.
+ERR_REASON_NODE_LABEL_NOT_MATCH: Final = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+#: ``defaultingType``: use :data:`SYSTEM_DEFAULT_CONSTRAINTS`.
+SYSTEM_DEFAULTING: Final = "System"
+#: ``defaultingType``: use the args' ``defaultConstraints``.
+LIST_DEFAULTING: Final = "List"
+
+DO_NOT_SCHEDULE: Final = "DoNotSchedule"
+SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
+HONOR: Final = "Honor"
+IGNORE: Final = "Ignore"
+
+#: The constraints used with ``defaultingType: System``.
+SYSTEM_DEFAULT_CONSTRAINTS: Final = (
+    TopologySpreadConstraint(3, LABEL_HOSTNAME, SCHEDULE_ANYWAY),
+    TopologySpreadConstraint(5, LABEL_TOPOLOGY_ZONE, SCHEDULE_ANYWAY),
+)
+
+_MAX_INT32: Final = 2**31 - 1
+
+
+# --------------------------------------------------------------------------------------------
+# Args
+
+
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+@final
+@attrs.frozen(kw_only=True)
+class PodTopologySpreadArgs:
+    """``PodTopologySpreadArgs`` (kubescheduler.config.k8s.io/v1), defaulted as upstream.
+
+    Attributes:
+        default_constraints: constraints for pods that have none (``defaultingType: List``);
+            they must not set a label selector.
+        defaulting_type: ``"System"`` (the default: hostname maxSkew 3 and zone maxSkew 5,
+            both ``ScheduleAnyway``) or ``"List"``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.pod_topology_spread"
+
+    default_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(default=(), converter=_tuple)
+    defaulting_type: str = SYSTEM_DEFAULTING
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Decode the camelCase ``pluginConfig[].args`` mapping; raises
+        :class:`~schedframe.PluginArgsError` listing every problem."""
+        if not isinstance(data, Mapping):
+            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
+        errors = check_keys(data, _ARGS_KEYS, "")
+        raw = data.get("defaultConstraints")
+        constraints: list[TopologySpreadConstraint] = []
+        if raw is not None:
+            if not isinstance(raw, (list, tuple)):
+                errors.append(f"defaultConstraints: must be a list, got {raw!r}")
+            else:
+                for i, item in enumerate(raw):
+                    c = constraint_from_dict(item, f"defaultConstraints[{i}]", errors)
+                    if c is not None:
+                        constraints.append(c)
+        dtype = data.get("defaultingType")
+        if dtype is None or dtype == "":
+            dtype = SYSTEM_DEFAULTING
+        elif not isinstance(dtype, str):
+            errors.append(f"defaultingType: must be a string, got {dtype!r}")
+            dtype = SYSTEM_DEFAULTING
+        if errors:
+            raise PluginArgsError(errors)
+        return cls(default_constraints=tuple(constraints), defaulting_type=dtype)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective args as a camelCase mapping."""
+        out: dict[str, Any] = {"defaultingType": self.defaulting_type}
+        if self.default_constraints:
+            out["defaultConstraints"] = [constraint_to_dict(c) for c in self.default_constraints]
+        return out
+
+    def validate(self) -> None:
+        """Upstream ``ValidatePodTopologySpreadArgs``; raises :class:`~schedframe.PluginArgsError`
+        with every problem."""
+        errors = validation_errors(self)
+        if errors:
+            raise PluginArgsError(errors)
+
+
+def validation_errors(args: PodTopologySpreadArgs) -> list[str]:
+    """Every validation problem of *args* (upstream ``ValidatePodTopologySpreadArgs``), each with
+    its field path, in upstream's ``field.Error`` wording."""
+    errs = FieldErrors()
+    dtype = args.defaulting_type
+    if dtype not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
+        errs.not_supported("defaultingType", dtype, (SYSTEM_DEFAULTING, LIST_DEFAULTING))
+    elif dtype == SYSTEM_DEFAULTING and args.default_constraints:
+        errs.invalid("defaultingType", dtype, "when .defaultConstraints are not empty")
+    constraints = args.default_constraints
+    for i, c in enumerate(constraints):
+        p = f"defaultConstraints[{i}]"
+        if c.max_skew <= 0:
+            errs.invalid(f"{p}.maxSkew", c.max_skew, "not in valid range (0, inf)")
+        if not c.topology_key:
+            errs.add(f"{p}.topologyKey: Required value: can not be empty")
+        else:
+            for msg in label_key_errors(c.topology_key):
+                errs.invalid(f"{p}.topologyKey", c.topology_key, msg)
+        if not c.when_unsatisfiable:
+            errs.add(f"{p}.whenUnsatisfiable: Required value: can not be empty")
+        elif c.when_unsatisfiable not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+            errs.not_supported(f"{p}.whenUnsatisfiable", c.when_unsatisfiable,
+                               (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY))
+        if c.label_selector is not None:
+            errs.add(f"{p}.labelSelector: Forbidden: constraint must not define a selector, as they "
+                     "deduced for each pod")
+        for other in constraints[:i]:
+            if other.topology_key == c.topology_key and other.when_unsatisfiable == c.when_unsatisfiable:
+                errs.add(f'{p}: Duplicate value: "{{{c.topology_key}, {c.when_unsatisfiable}}}"')
+                break
+    return errs.errors
+
+
+ARGS_TYPE: Final = PodTopologySpreadArgs
+_ARGS_KEYS: Final = frozenset({"defaultConstraints", "defaultingType", "apiVersion", "kind"})
+
+
+# --------------------------------------------------------------------------------------------
+# Internal constraint representation
+
+
+@final
+@attrs.frozen
+class SpreadConstraint:
+    """A constraint with its selector resolved for one pod (upstream ``topologySpreadConstraint``).
+
+    ``selector`` ``None`` matches no pod (a missing label selector); an empty selector matches
+    every pod but counts none (upstream ``countPodsMatchSelector`` skips empty selectors).
+    """
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector | None
+    min_domains: int = 1
+    node_affinity_policy: str = HONOR
+    node_taints_policy: str = IGNORE
+
+    def selector_matches(self, labels: Mapping[str, str]) -> bool:
+        """``Selector.Matches(labels)``."""
+        sel = self.selector
+        return sel is not None and sel.matches(labels)
+
+    def counts_pods(self) -> bool:
+        """False when the selector can never count a pod (missing or empty selector)."""
+        sel = self.selector
+        return sel is not None and not sel.is_empty()
+
+    def match_node_inclusion_policies(self, pod: Pod, node: Node, required: RequiredNodeAffinity) -> bool:
+        """Whether *node* counts for this constraint under its node inclusion policies."""
+        if self.node_affinity_policy == HONOR and not required.matches(node):
+            return False
+        return not (self.node_taints_policy == HONOR and node.taints and find_matching_untolerated_taint(
+            node.taints, pod.tolerations, do_not_schedule_taint) is not None)
+
+
+def _merge_match_label_keys(selector: LabelSelector | None, keys: Sequence[str],
+                            pod_labels: Mapping[str, str]) -> LabelSelector | None:
+    """Upstream ``mergeLabelSetWithSelector``: AND ``key=<pod's value>`` for each of *keys* the pod
+    has into the selector (a missing selector stays missing)."""
+    if selector is None or not keys:
+        return selector
+    extra = tuple(LabelSelectorRequirement(k, "In", (pod_labels[k],)) for k in keys if k in pod_labels)
+    if not extra:
+        return selector
+    return LabelSelector(selector.match_labels, extra + selector.match_expressions)
+
+
+def filter_constraints(constraints: Sequence[TopologySpreadConstraint], pod_labels: Mapping[str, str],
+                       action: str) -> list[SpreadConstraint]:
+    """Upstream ``filterTopologySpreadConstraints``: the constraints with *action*, resolved."""
+    out: list[SpreadConstraint] = []
+    for c in constraints:
+        if c.when_unsatisfiable != action:
+            continue
+        out.append(SpreadConstraint(
+            c.max_skew,
+            c.topology_key,
+            _merge_match_label_keys(c.label_selector, c.match_label_keys, pod_labels),
+            c.min_domains if c.min_domains is not None else 1,
+            c.node_affinity_policy if c.node_affinity_policy is not None else HONOR,
+            c.node_taints_policy if c.node_taints_policy is not None else IGNORE,
+        ))
+    return out
+
+
+def default_selector(pod: Pod, objects: ObjectLister) -> LabelSelector:
+    """Upstream ``helper.DefaultSelector``: the selector of the Services, ReplicationController,
+    ReplicaSet or StatefulSet selecting *pod* (empty when there are none).
+
+    Unlike upstream, an owner reference without ``apiVersion`` is accepted for the three kinds.
+    """
+    label_set: dict[str, str] = {}
+    labels = pod.labels
+    for svc in objects.list(Service, pod.namespace):
+        sel = svc.selector
+        if all(labels.get(k) == v for k, v in sel.items()):
+            label_set.update(sel)
+    owner = next((o for o in pod.owner_references if o.controller), None)
+    if owner is None:
+        return LabelSelector(label_set)
+    kind, api = owner.kind, owner.api_version
+    if kind == "ReplicationController" and api in ("v1", ""):
+        rc = _find(objects.list(ReplicationController, pod.namespace), owner.name)
+        if rc is not None:
+            label_set.update(rc.selector)
+        return LabelSelector(label_set)
+    if kind in ("ReplicaSet", "StatefulSet") and api in ("apps/v1", ""):
+        kind_type: type[ReplicaSet] | type[StatefulSet] = ReplicaSet if kind == "ReplicaSet" else StatefulSet
+        obj = _find(objects.list(kind_type, pod.namespace), owner.name)
+        if obj is not None and obj.selector is not None:
+            other = obj.selector
+            reqs = tuple(LabelSelectorRequirement(k, "In", (v,)) for k, v in other.match_labels.items())
+            return LabelSelector(label_set, reqs + other.match_expressions)
+    return LabelSelector(label_set)
+
+
+def _find(objs: Sequence[Any], name: str) -> Any:
+    for o in objs:
+        if o.name == name:
+            return o
+    return None
+
+
+def count_pods_match_selector(pods: Sequence[PodInfo], selector: LabelSelector | None, ns: str) -> int:
+    """Upstream ``countPodsMatchSelector``: matching, non-terminating pods of namespace *ns*."""
+    if selector is None or selector.is_empty():
+        return 0
+    n = 0
+    matches = selector.matches
+    for info in pods:
+        p = info.pod
+        if p.deletion_timestamp is None and p.namespace == ns and matches(p.labels):
+            n += 1
+    return n
+
+
+def _has_required_node_affinity(pod: Pod) -> bool:
+    if pod.node_selector:
+        return True
+    aff = pod.affinity
+    return aff is not None and aff.node_affinity is not None and aff.node_affinity.required is not None
+
+
+def _node_has_keys(labels: Mapping[str, str], keys: Sequence[str]) -> bool:
+    for k in keys:
+        if k not in labels:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Cycle state
+
+
+@final
+class PreFilterState:
+    """What PreFilter computed for Filter (upstream ``preFilterState``).
+
+    ``counts[i]`` maps each eligible topology value of ``constraints[i]`` to its number of
+    matching pods; ``min_match[i]`` is the minimum over those domains (``2**31-1`` when there are
+    none), kept exact under AddPod/RemovePod with ``domains_at_count[i]`` (how many domains hold
+    exactly k matching pods).
+    """
+
+    __slots__ = ("constraints", "counts", "domains_at_count", "min_match", "self_match")
+
+    def __init__(self, constraints: Sequence[SpreadConstraint], counts: list[dict[str, int]],
+                 self_match: Sequence[int]) -> None:
+        self.constraints = tuple(constraints)
+        self.counts = counts
+        self.self_match = tuple(self_match)
+        self.min_match: list[int] = []
+        self.domains_at_count: list[dict[int, int]] = []
+        for per_value in counts:
+            hist: dict[int, int] = {}
+            lo = _MAX_INT32
+            for num in per_value.values():
+                hist[num] = hist.get(num, 0) + 1
+                if num < lo:
+                    lo = num
+            self.min_match.append(lo)
+            self.domains_at_count.append(hist)
+
+    def min_match_num(self, i: int) -> int:
+        """The global minimum of constraint *i*, 0 when it has fewer domains than ``minDomains``."""
+        if len(self.counts[i]) < self.constraints[i].min_domains:
+            return 0
+        return self.min_match[i]
+
+    def update(self, i: int, value: str, delta: int) -> None:
+        """Move the count of domain *value* of constraint *i* by *delta* (+1 or -1)."""
+        counts = self.counts[i]
+        hist = self.domains_at_count[i]
+        old = counts.get(value)
+        if old is None:  # a new domain (cannot happen for nodes PreFilter saw)
+            old = 0
+        else:
+            left = hist.get(old, 0) - 1
+            if left <= 0:
+                hist.pop(old, None)
+            else:
+                hist[old] = left
+        cur = old + delta
+        counts[value] = cur
+        hist[cur] = hist.get(cur, 0) + 1
+        lo = self.min_match[i]
+        if cur < lo or (old == lo and old not in hist):
+            self.min_match[i] = cur
+
+    def clone(self) -> PreFilterState:
+        """A copy whose counts can change independently."""
+        new = PreFilterState.__new__(PreFilterState)
+        new.constraints = self.constraints
+        new.self_match = self.self_match
+        new.counts = [dict(c) for c in self.counts]
+        new.min_match = list(self.min_match)
+        new.domains_at_count = [dict(h) for h in self.domains_at_count]
+        return new
+
+
+@final
+class PreScoreState:
+    """What PreScore computed for Score and NormalizeScore (upstream ``preScoreState``)."""
+
+    __slots__ = ("constraints", "counts", "ignored_nodes", "weights")
+
+    def __init__(self) -> None:
+        self.constraints: tuple[SpreadConstraint, ...] = ()
+        #: names of nodes lacking some constraint's topology key (scored 0)
+        self.ignored_nodes: set[str] = set()
+        #: per constraint: topology value -> matching pods (hostname constraints count in Score)
+        self.counts: list[dict[str, int]] = []
+        #: per constraint: ``log(number of domains + 2)``
+        self.weights: list[float] = []
+
+    def clone(self) -> PreScoreState:
+        """Shared: the state does not change after PreScore."""
+        return self
+
+
+PRE_FILTER_STATE_KEY: Final = StateKey[PreFilterState]("PreFilter" + NAME, NAME)
+PRE_SCORE_STATE_KEY: Final = StateKey[PreScoreState]("PreScore" + NAME, NAME)
+
+_NODE_LABEL_NOT_MATCH: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_NODE_LABEL_NOT_MATCH,))
+_CONSTRAINTS_NOT_MATCH: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON_CONSTRAINTS_NOT_MATCH,))
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """``log(size + 2)``: the weight of a topology with *size* domains."""
+    return math.log(size + 2)
+
+
+def score_for_count(count: int, max_skew: int, weight: float) -> float:
+    """``count * weight + (maxSkew - 1)``."""
+    return count * weight + (max_skew - 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Plugin
+
+
+@final
+class PodTopologySpread:
+    """The PodTopologySpread plugin: PreFilter, Filter (+ extensions), PreScore, Score,
+    NormalizeScore and queueing hints.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.pod_topology_spread"
+
+    def __init__(self, args: PodTopologySpreadArgs, handle: Handle) -> None:
+        self._handle = handle
+        self.args = args
+        self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
+        self.default_constraints: tuple[TopologySpreadConstraint, ...] = (
+            SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else args.default_constraints)
+        self._has_hard_defaults = any(c.when_unsatisfiable == DO_NOT_SCHEDULE
+                                      for c in self.default_constraints)
+        self._has_soft_defaults = any(c.when_unsatisfiable == SCHEDULE_ANYWAY
+                                      for c in self.default_constraints)
+
+    @property
+    def name(self) -> str:
+        """``"PodTopologySpread"``."""
+        return NAME
+
+    # -- constraints ----------------------------------------------------------------------
+    def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
+        """Upstream ``buildDefaultConstraints``: the default constraints with *action*, using the
+        selector of the objects selecting the pod; none when that selector is empty."""
+        if action == DO_NOT_SCHEDULE and not self._has_hard_defaults:
+            return []
+        if action == SCHEDULE_ANYWAY and not self._has_soft_defaults:
+            return []
+        constraints = filter_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return []
+        selector = default_selector(pod, self._handle.objects)
+        if selector.is_empty():
+            return []
+        return [attrs.evolve(c, selector=selector) for c in constraints]
+
+    def get_constraints(self, pod: Pod, action: str = DO_NOT_SCHEDULE) -> list[SpreadConstraint]:
+        """The pod's constraints with *action*, or the default ones when it has none."""
+        if pod.topology_spread_constraints:
+            return filter_constraints(pod.topology_spread_constraints, pod.labels, action)
+        return self.build_default_constraints(pod, action)
+
+    # -- PreFilter / Filter ---------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                   ) -> tuple[None, Status | None]:
+        """Count matching pods per topology domain of each ``DoNotSchedule`` constraint."""
+        constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, self.compute_pre_filter_state(pod, constraints, nodes))
+        return None, None
+
+    def compute_pre_filter_state(self, pod: Pod, constraints: Sequence[SpreadConstraint],
+                                 nodes: Sequence[NodeInfo]) -> PreFilterState:
+        """Upstream ``calPreFilterState`` for already resolved *constraints*."""
+        ns = pod.namespace
+        keys = [c.topology_key for c in constraints]
+        counts: list[dict[str, int]] = [{} for _ in constraints]
+        required = RequiredNodeAffinity(pod)
+        needs_affinity = _has_required_node_affinity(pod)
+        # constraint index, key, selector, needs per-node inclusion check
+        plan = [
+            (i, c.topology_key, c.selector if c.counts_pods() else None,
+             (c.node_affinity_policy == HONOR and needs_affinity)
+             or c.node_taints_policy == HONOR, c)
+            for i, c in enumerate(constraints)
+        ]
+        for info in nodes:
+            node = info.node
+            if node is None:
+                continue
+            labels = node.labels
+            if not _node_has_keys(labels, keys):
+                continue
+            pods = info.pods
+            for i, key, selector, check, c in plan:
+                if check and not c.match_node_inclusion_policies(pod, node, required):
+                    continue
+                value = labels[key]
+                per_value = counts[i]
+                n = count_pods_match_selector(pods, selector, ns) if selector is not None and pods else 0
+                per_value[value] = per_value.get(value, 0) + n
+        labels = pod.labels
+        self_match = [1 if c.selector_matches(labels) else 0 for c in constraints]
+        return PreFilterState(constraints, counts, self_match)
+
+    def pre_filter_extensions(self) -> PodTopologySpread:
+        """AddPod / RemovePod update the counts."""
+        return self
+
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: NodeInfo) -> Status | None:
+        """Account for *pod_info_to_add* on *node_info*."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        self._update_with_pod(s, pod_info_to_add.pod, pod_to_schedule, node_info.node, 1)
+        return None
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: NodeInfo) -> Status | None:
+        """Forget *pod_info_to_remove* on *node_info*."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        self._update_with_pod(s, pod_info_to_remove.pod, pod_to_schedule, node_info.node, -1)
+        return None
+
+    @staticmethod
+    def _update_with_pod(s: PreFilterState, updated: Pod, preemptor: Pod, node: Node | None,
+                         delta: int) -> None:
+        if updated.namespace != preemptor.namespace or node is None:
+            return
+        labels = node.labels
+        if not _node_has_keys(labels, [c.topology_key for c in s.constraints]):
+            return
+        pod_labels = updated.labels
+        required = RequiredNodeAffinity(preemptor)
+        for i, c in enumerate(s.constraints):
+            if not c.selector_matches(pod_labels):
+                continue
+            if not c.match_node_inclusion_policies(preemptor, node, required):
+                continue
+            s.update(i, labels[c.topology_key], delta)
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Reject the node when it lacks a topology key or would exceed a ``maxSkew``."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        node = node_info.node
+        if node is None:
+            return Status.from_error(ValueError("node not found"))
+        labels = node.labels
+        counts = s.counts
+        self_match = s.self_match
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return _NODE_LABEL_NOT_MATCH
+            skew = counts[i].get(value, 0) + self_match[i] - s.min_match_num(i)
+            if skew > c.max_skew:
+                return _CONSTRAINTS_NOT_MATCH
+        return None
+
+    # -- PreScore / Score -----------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Count matching pods per domain of each ``ScheduleAnyway`` constraint, over all nodes."""
+        all_nodes = self._handle.snapshot_shared_lister().node_infos().list()
+        if not all_nodes:
+            return Status.skip()
+        constraints = self.get_constraints(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return Status.skip()
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        s = PreScoreState()
+        s.constraints = tuple(constraints)
+        keys = [c.topology_key for c in constraints]
+        counts: list[dict[str, int]] = [{} for _ in constraints]
+        ignored = s.ignored_nodes
+        non_host = [(i, c.topology_key) for i, c in enumerate(constraints)
+                    if c.topology_key != LABEL_HOSTNAME]
+        for info in nodes:
+            node = info.node
+            if node is None:
+                continue
+            labels = node.labels
+            if require_all and not _node_has_keys(labels, keys):
+                ignored.add(node.name)
+                continue
+            for i, key in non_host:
+                counts[i].setdefault(labels.get(key, ""), 0)
+        s.weights = [
+            topology_normalizing_weight(len(nodes) - len(ignored) if c.topology_key == LABEL_HOSTNAME
+                                        else len(counts[i]))
+            for i, c in enumerate(constraints)
+        ]
+        if non_host:
+            ns = pod.namespace
+            required = RequiredNodeAffinity(pod)
+            needs_affinity = _has_required_node_affinity(pod)
+            plan = [
+                (i, key, constraints[i].selector if constraints[i].counts_pods() else None,
+                 (constraints[i].node_affinity_policy == HONOR and needs_affinity)
+                 or constraints[i].node_taints_policy == HONOR, constraints[i])
+                for i, key in non_host
+            ]
+            for info in all_nodes:
+                node = info.node
+                if node is None:
+                    continue
+                labels = node.labels
+                if require_all and not _node_has_keys(labels, keys):
+                    continue
+                pods = info.pods
+                if not pods:
+                    continue
+                for i, key, selector, check, c in plan:
+                    if selector is None:
+                        continue
+                    if check and not c.match_node_inclusion_policies(pod, node, required):
+                        continue
+                    per_value = counts[i]
+                    value = labels.get(key, "")
+                    if value not in per_value:
+                        continue
+                    n = count_pods_match_selector(pods, selector, ns)
+                    if n:
+                        per_value[value] += n
+        s.counts = counts
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """The weighted number of matching pods in the node's domains (lower is better)."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return 0, Status.from_error(exc)
+        node = node_info.node
+        if node is None:
+            return 0, Status.from_error(ValueError("node not found"))
+        if node.name in s.ignored_nodes:
+            return 0, None
+        labels = node.labels
+        total = 0.0
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                continue
+            if c.topology_key == LABEL_HOSTNAME:
+                cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+            else:
+                cnt = s.counts[i].get(value, 0)
+            total += cnt * s.weights[i] + (c.max_skew - 1)
+        # Go's math.Round: half away from zero (scores are never negative)
+        rounded = math.floor(total)
+        if total - rounded >= 0.5:
+            rounded += 1
+        return int(rounded), None
+
+    def score_extensions(self) -> PodTopologySpread:
+        """NormalizeScore reverses and scales the scores."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Map the lowest count to 100 and scale the others down; ignored nodes get 0."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        ignored = s.ignored_nodes
+        min_score: int | None = None
+        max_score = 0
+        for ns in scores:
+            if ns.name in ignored:
+                continue
+            v = ns.score
+            if min_score is None or v < min_score:
+                min_score = v
+            if v > max_score:
+                max_score = v
+        lo = min_score if min_score is not None else 0
+        for idx, ns in enumerate(scores):
+            if ns.name in ignored:
+                new = 0
+            elif max_score == 0:
+                new = MAX_NODE_SCORE
+            else:
+                new = MAX_NODE_SCORE * (max_score + lo - ns.score) // max_score
+            if new != ns.score:
+                scores[idx] = NodeScore(ns.name, new)
+        return None
+
+    # -- queueing hints -------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Assigned pods added, relabelled or deleted (and the pod's own toleration changes);
+        nodes added, deleted, relabelled or retainted."""
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL
+                             | ActionType.UPDATE_POD_TOLERATION | ActionType.DELETE),
+                self.is_schedulable_after_pod_change),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.DELETE
+                             | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT),
+                self.is_schedulable_after_node_change),
+        ]
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Requeue when a pod matching the pod's hard constraints appears, disappears or changes
+        match, or when the pod itself gained tolerations and a constraint honours taints."""
+        old: Pod | None = old_obj
+        new: Pod | None = new_obj
+        if (new is not None and not _involved(new, pod)) or (old is not None and not _involved(old, pod)):
+            return QueueingHint.QUEUE_SKIP
+        constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
+        if new is not None and old is not None:
+            if (pod.uid == new.uid and new.tolerations != old.tolerations
+                    and any(c.node_taints_policy == HONOR for c in constraints)):
+                return QueueingHint.QUEUE
+            if new.labels == old.labels:
+                return QueueingHint.QUEUE_SKIP
+            for c in constraints:
+                if c.selector_matches(old.labels) != c.selector_matches(new.labels):
+                    return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        changed = new if new is not None else old
+        if changed is not None and any(c.selector_matches(changed.labels) for c in constraints):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Requeue when a node carrying all the constraints' topology keys comes, goes, or
+        changes those labels or its taints."""
+        old: Node | None = old_obj
+        new: Node | None = new_obj
+        constraints = self.get_constraints(pod, DO_NOT_SCHEDULE)
+        keys = [c.topology_key for c in constraints]
+        old_match = old is not None and _node_has_keys(old.labels, keys)
+        new_match = new is not None and _node_has_keys(new.labels, keys)
+        if old is not None and new is not None:
+            if old_match != new_match:
+                return QueueingHint.QUEUE
+            if new_match and (any(old.labels.get(k) != new.labels.get(k) for k in keys)
+                              or old.taints != new.taints):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        if new is not None:
+            return QueueingHint.QUEUE if new_match else QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE if old_match else QueueingHint.QUEUE_SKIP
+
+
+def _involved(changed: Pod, pod: Pod) -> bool:
+    """Upstream ``involvedInTopologySpreading``: the pod itself, or an assigned pod of its namespace."""
+    return changed.uid == pod.uid or (changed.node_name != "" and changed.namespace == pod.namespace)
+
+
+def new(args: object, handle: Handle) -> PodTopologySpread:
+    """Factory: *args* is ``None``, a :class:`PodTopologySpreadArgs` or a camelCase mapping."""
+    if args is None:
+        parsed = PodTopologySpreadArgs()
+    elif isinstance(args, PodTopologySpreadArgs):
+        parsed = args
+    elif isinstance(args, Mapping):
+        parsed = PodTopologySpreadArgs.from_dict(args)
+    else:
+        raise PluginArgsError(f"want args of type PodTopologySpreadArgs, got {type(args).__name__}")
+    parsed.validate()
+    return PodTopologySpread(parsed, handle)
+
+
+if TYPE_CHECKING:
+    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+    from .._plugin import EnqueueExtensions
+    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+
+    def _check(p: PodTopologySpread) -> None:
+        _a: PreFilterPlugin = p
+        _b: FilterPlugin = p
+        _c: PreFilterExtensions = p
+        _d: PreScorePlugin = p
+        _e: ScorePlugin = p
+        _f: ScoreExtensions = p
+        _g: EnqueueExtensions = p
