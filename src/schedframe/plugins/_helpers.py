@@ -464,6 +464,34 @@ class _Term:
                     return False
         return True
 
+    def predicate(self) -> Callable[[Node], bool]:
+        """A function ``node -> bool`` equivalent to :meth:`matches`, specialized for the common
+        one-requirement terms so that matching a node is a single call."""
+        if self.errors:
+            return _never
+        if self.fields is None and self.labels is not None and len(self.labels) == 1:
+            op, key, vals, _ = self.labels[0]
+            if op == _IN:
+                return lambda node: node.labels.get(key) in vals
+            if op == _NOT_IN:
+                return lambda node: node.labels.get(key) not in vals
+            if op == _EXISTS:
+                return lambda node: key in node.labels
+            if op == _DOES_NOT_EXIST:
+                return lambda node: key not in node.labels
+        if self.labels is None and self.fields is not None and len(self.fields) == 1:
+            is_in, key, value = self.fields[0]
+            if key == "metadata.name":
+                if is_in:
+                    return lambda node: not node.name or node.name == value
+                return lambda node: not node.name or node.name != value
+        matches = self.matches
+        return lambda node: matches(node.name, node.labels)
+
+
+def _never(node: Node) -> bool:
+    return False
+
 
 def _is_empty_term(term: NodeSelectorTerm) -> bool:
     return not term.match_expressions and not term.match_fields
@@ -474,13 +502,23 @@ class LazyNodeSelector:
     """A parsed ``NodeSelector`` whose terms are ORed; a term that failed to parse matches no
     node (upstream ``LazyErrorNodeSelector``). Empty terms are dropped."""
 
-    __slots__ = ("terms",)
+    __slots__ = ("match_node", "terms")
 
     def __init__(self, selector: NodeSelector, path: str = "") -> None:
         base = _join(path, "nodeSelectorTerms")
         self.terms: tuple[_Term, ...] = tuple(
             _Term(t, f"{base}[{i}]") for i, t in enumerate(selector.terms) if not _is_empty_term(t)
         )
+        #: ``node -> bool`` for a node known not to be ``None`` (one call for one-term selectors).
+        self.match_node: Callable[[Node], bool] = self._compile()
+
+    def _compile(self) -> Callable[[Node], bool]:
+        preds = tuple(t.predicate() for t in self.terms)
+        if not preds:
+            return _never
+        if len(preds) == 1:
+            return preds[0]
+        return lambda node: any(p(node) for p in preds)
 
     def errors(self) -> list[str]:
         """The parse errors of all terms."""
@@ -490,11 +528,7 @@ class LazyNodeSelector:
         """True when any term matches *node*."""
         if node is None:
             return False
-        name, labels = node.name, node.labels
-        for t in self.terms:
-            if t.matches(name, labels):
-                return True
-        return False
+        return self.match_node(node)
 
 
 def lazy_node_selector(selector: NodeSelector) -> LazyNodeSelector:
@@ -574,7 +608,7 @@ class RequiredNodeAffinity:
     ``nodeaffinity.RequiredNodeAffinity``). Parse errors make the affected terms match nothing,
     for backward compatibility."""
 
-    __slots__ = ("node_selector", "selector")
+    __slots__ = ("matches", "node_selector", "selector")
 
     def __init__(self, pod: Pod) -> None:
         self.selector: tuple[tuple[str, str], ...] = tuple(pod.node_selector.items())
@@ -584,17 +618,35 @@ class RequiredNodeAffinity:
         self.node_selector: LazyNodeSelector | None = (
             LazyNodeSelector(required) if required is not None else None
         )
+        #: ``matches(node) -> bool``: whether *node* satisfies both the node selector and the
+        #: required affinity (a compiled function: matching a node is one or two calls).
+        self.matches: Callable[[Node], bool] = self._compile()
 
-    def matches(self, node: Node) -> bool:
-        """Whether *node* satisfies both the node selector and the required affinity."""
-        if self.selector:
+    def _compile(self) -> Callable[[Node], bool]:
+        affinity = self.node_selector.match_node if self.node_selector is not None else None
+        selector = self.selector
+        if not selector:
+            return affinity if affinity is not None else _always
+        if len(selector) == 1:
+            ((key, value),) = selector
+
+            def one_label(node: Node) -> bool:
+                return node.labels.get(key) == value and (affinity is None or affinity(node))
+
+            return one_label
+
+        def labels_then_affinity(node: Node) -> bool:
             labels = node.labels
-            for k, v in self.selector:
+            for k, v in selector:
                 if labels.get(k) != v:
                     return False
-        if self.node_selector is not None:
-            return self.node_selector.matches(node)
-        return True
+            return affinity is None or affinity(node)
+
+        return labels_then_affinity
+
+
+def _always(node: Node) -> bool:
+    return True
 
 
 def required_node_affinity(pod: Pod) -> RequiredNodeAffinity:
