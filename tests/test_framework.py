@@ -1184,3 +1184,99 @@ def test_default_configuration_with_in_tree_plugins() -> None:
     assert fw.has_filter_plugins()
     if "TaintToleration" in fw.plugins_at("score"):
         assert fw.score_weight("TaintToleration") == 3
+
+
+# -- edge cases -----------------------------------------------------------------------------------
+
+def test_empty_snapshot_lists() -> None:
+    """The default empty snapshot has no affinity lists either."""
+    lister = make_framework().snapshot_shared_lister().node_infos()
+    assert list(lister.have_pods_with_affinity_list()) == []
+    assert list(lister.have_pods_with_required_anti_affinity_list()) == []
+
+
+def test_plugin_without_extension_methods() -> None:
+    """PreFilter/Score plugins may omit pre_filter_extensions/score_extensions."""
+
+    class Bare:
+        name = "Bare"
+
+        def pre_filter(self, state: CycleState, pod: Pod, nodes: Any) -> tuple[None, None]:
+            return None, None
+
+        def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, None]:
+            return 3, None
+
+    registry = Registry()
+    register_fake(registry, Bare())
+    fw = make_framework(registry=registry, pre_filter=["Bare"], score=["Bare"])
+    info = _infos("n1")[0]
+    assert fw.run_pre_filter_extension_add_pod(CycleState(), POD, PodInfo.of(POD), info).is_success()
+    assert fw.run_score_plugins_totals(CycleState(), POD, _infos("n1")) == ([3], Status.OK)
+
+
+def test_extensions_raising_is_configuration_error() -> None:
+    """pre_filter_extensions() raising at construction names the plugin."""
+
+    class Bad(FilterScore):
+        def score_extensions(self) -> None:
+            raise RuntimeError("x")
+
+    with pytest.raises(ConfigurationError, match=r"plugin 'B': score_extensions\(\) raised RuntimeError: x"):
+        make_framework(score=[Bad("B")])
+
+
+def test_enqueue_extensions_listed_once_per_plugin() -> None:
+    """A plugin at several enqueue-relevant points appears once."""
+    plugin = MaxPods(1)
+    fw = make_framework(pre_filter=[plugin], filter=[plugin])
+    assert list(fw.enqueue_extensions()) == ["MaxPods"]
+
+
+def test_pre_enqueue_exception() -> None:
+    """A PreEnqueue exception becomes ERROR."""
+
+    class Bad:
+        name = "Bad"
+
+        def pre_enqueue(self, pod: Pod) -> Status | None:
+            raise ValueError("v")
+
+    registry = Registry()
+    register_fake(registry, Bad())
+    fw = make_framework(registry=registry, pre_enqueue=["Bad"])
+    assert fw.run_pre_enqueue_plugins(POD).message == 'running PreEnqueue plugin "Bad": ValueError: v'
+
+
+def test_filter_cache_bounded() -> None:
+    """The per-skip-set cache of filter lists stays bounded and correct."""
+    fw = make_framework(filter=[FalseFilter("A")])
+    node = _infos("n1")[0]
+    for i in range(300):
+        state = CycleState()
+        state.skip_filter_plugins = frozenset({f"X{i}"})
+        assert fw.run_filter_plugins(state, POD, node).plugin == "A"
+    assert len(fw._filter_by_skip) <= 257
+
+
+def test_nominated_pods_filter_error_stops() -> None:
+    """An ERROR in the first (with nominated pods) pass is returned at once."""
+    plugin = MaxPods(5)
+    err = FalseFilter("E", Code.ERROR)
+    fw = make_framework(pre_filter=[plugin], filter=[plugin, err],
+                        framework_kwargs={"nominator": ListNominator(make_pod("hi").priority(9).obj())})
+    got = fw.run_filter_plugins_with_nominated_pods(CycleState(), POD, _infos("n1")[0])
+    assert got.code is Code.ERROR
+    assert got.plugin == "E"
+
+
+def test_nominator_exception() -> None:
+    """A failing nominator becomes an ERROR status."""
+
+    class Broken:
+        def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+            raise RuntimeError("gone")
+
+    fw = make_framework(filter=[TrueFilter()], framework_kwargs={"nominator": Broken()})
+    got = fw.run_filter_plugins_with_nominated_pods(CycleState(), POD, _infos("n1")[0])
+    assert got == Status(Code.ERROR, "listing nominated pods: RuntimeError: gone")

@@ -282,3 +282,25 @@ def test_in_tree_registry_is_the_default() -> None:
     pod = make_pod("p").node("n2").obj()
     assert h.filter(pod)["n2"] == Status.OK
     assert h.filter(pod)["n1"].code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def test_fake_helpers() -> None:
+    """fake_registry copies a base registry; FakeProfile lists points; fakes have a readable repr."""
+    from schedframe.testing import FakeProfile, TrueFilter, make_framework
+
+    base = fake_registry(TrueFilter("A"))
+    registry = fake_registry(TrueFilter("B"), base=base)
+    assert sorted(registry) == ["A", "B"]
+    profile = FakeProfile({})
+    assert profile.plugins_at("filter") == ()
+    assert repr(TrueFilter("A")) == "TrueFilter(name='A')"
+    assert TrueFilter.__module__ == "schedframe.testing"
+    fw = make_framework(multi_point=[TrueFilter(), "FakeQueueSort", "FakeBind"],
+                        registry=fake_registry(*_defaults()))
+    assert fw.plugins_at("filter") == ["TrueFilter"]
+
+
+def _defaults() -> list[Any]:
+    from schedframe.testing import FakeBind, FakeQueueSort
+
+    return [FakeQueueSort(), FakeBind()]

@@ -732,7 +732,7 @@ class Framework:
         for pi in nominated:
             p = pi.pod
             if p.effective_priority >= priority and p.uid != pod.uid:
-                if info_out is None or state_out is None:
+                if info_out is None or state_out is None:  # first pod added: clone once
                     info_out, state_out = node_info.clone(), state.clone()
                 info_out.add_pod(pi)
                 s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
@@ -967,7 +967,8 @@ class Framework:
             return _OK
         if s.is_rejected():
             return s
-        return Status(Code.ERROR, (f"waiting on permit for pod: {_status_detail(s)}",), s.plugin, s.error)
+        return Status(Code.ERROR, (f"waiting on permit for pod: {_status_detail(s)}",),  # pragma: no cover
+                      s.plugin, s.error)
 
     # -- PreBind / Bind / PostBind --------------------------------------------------------------
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:

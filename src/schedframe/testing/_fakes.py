@@ -470,3 +470,10 @@ if TYPE_CHECKING:
     _pob: PostBindPlugin = FakePostBind()
     _pe: PreEnqueuePlugin = FakePreEnqueue()
     _qs: QueueSortPlugin = FakeQueueSort()
+
+
+for _cls in (TrueFilter, FalseFilter, FakeFilter, FakePreFilter, FakePostFilter, FakePreScore, FakeScore,
+             FakeReserve, FakePermit, FakePreBind, FakeBind, FakePostBind, FakePreEnqueue, FakeQueueSort,
+             FakeProfile):
+    _cls.__module__ = "schedframe.testing"
+del _cls
