@@ -11,6 +11,7 @@ semantics differ (a ``None`` label selector matches nothing, an empty one everyt
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -302,6 +303,62 @@ class LabelSelector:
         return cls(match_labels=labels)
 
 
+_GO_INT_RE: Final = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_INT_RE: Final = re.compile(r"0|-?[1-9][0-9]*")
+_INT64_MIN: Final = -(1 << 63)
+_INT64_MAX: Final = (1 << 63) - 1
+_QUALIFIED_NAME_RE: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _parse_int64(value: str) -> int | None:
+    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` where it fails."""
+    if not _GO_INT_RE.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def _parse_decimal_int64(value: str) -> int | None:
+    """A canonical decimal integer (``content.IsDecimalInteger``: no ``+``, no leading zeros)."""
+    if not _DECIMAL_INT_RE.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def _is_label_key(key: str) -> bool:
+    """Kubernetes ``validation.IsQualifiedName``."""
+    prefix, sep, name = key.rpartition("/")
+    if sep and (not prefix or len(prefix) > 253 or "/" in prefix
+                or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix)):
+        return False
+    return 0 < len(name) <= 63 and _QUALIFIED_NAME_RE.fullmatch(name) is not None
+
+
+def _is_label_value(value: str) -> bool:
+    """Kubernetes ``validation.IsValidLabelValue``."""
+    return value == "" or (len(value) <= 63 and _QUALIFIED_NAME_RE.fullmatch(value) is not None)
+
+
+def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool:
+    """Kubernetes ``labels.NewRequirement`` would accept (key, op, values) without error."""
+    if not _is_label_key(key):
+        return False
+    if op in ("In", "NotIn"):
+        if not values:
+            return False
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            return False
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1 or _parse_int64(values[0]) is None:
+            return False
+    else:
+        return False
+    return all(_is_label_value(v) for v in values)
+
+
 @final
 @attrs.frozen
 class NodeSelectorRequirement:
@@ -312,21 +369,16 @@ class NodeSelectorRequirement:
     key: str
     operator: str = attrs.field(validator=attrs.validators.in_(_NODE_OPS))
     values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    _valid: bool = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_valid", _label_requirement_valid(self.key, self.operator, self.values))
 
     def is_valid(self) -> bool:
-        """Whether Kubernetes would accept this requirement when building the selector."""
-        op = self.operator
-        if op in ("In", "NotIn"):
-            return len(self.values) > 0
-        if op in ("Exists", "DoesNotExist"):
-            return len(self.values) == 0
-        if len(self.values) != 1:
-            return False
-        try:
-            int(self.values[0])
-        except ValueError:
-            return False
-        return True
+        """Whether Kubernetes' ``labels.NewRequirement`` accepts this requirement as a label
+        requirement: a valid label key, valid label values, values for In / NotIn, none for
+        Exists / DoesNotExist, exactly one integer for Gt / Lt."""
+        return self._valid
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Evaluate against node labels, as Kubernetes' ``labels.Requirement`` does."""
@@ -342,12 +394,11 @@ class NodeSelectorRequirement:
         if op == "DoesNotExist":
             return self.key not in labels
         v = labels.get(self.key)
-        if v is None:
+        if v is None or len(self.values) != 1:
             return False
-        try:
-            have = int(v)
-            want = int(self.values[0])
-        except (ValueError, IndexError):
+        have = _parse_int64(v)
+        want = _parse_int64(self.values[0])
+        if have is None or want is None:
             return False
         return have > want if op == "Gt" else have < want
 
@@ -365,19 +416,36 @@ class NodeSelectorTerm:
     match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
     match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
 
-    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
-        """Kubernetes' ``nodeaffinity`` term evaluation, including its invalid-term rules."""
-        if not self.match_expressions and not self.match_fields:
-            return False
+    def is_valid(self) -> bool:
+        """Whether Kubernetes parses this term without error: every expression a valid label
+        requirement, every field requirement ``In`` / ``NotIn`` with exactly one value."""
         for req in self.match_expressions:
-            if not req.is_valid() or not req.matches(labels):
+            if not req.is_valid():
                 return False
         for req in self.match_fields:
-            # Only metadata.name with In/NotIn (a single value) is supported by Kubernetes.
-            if req.key != "metadata.name" or req.operator not in ("In", "NotIn") or len(req.values) != 1:
+            if req.operator not in ("In", "NotIn") or len(req.values) != 1:
                 return False
-            if not req.matches({"metadata.name": node_name}):
+        return True
+
+    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """Kubernetes' ``nodeaffinity`` term evaluation, including its invalid-term rules.
+
+        An empty term and a term that fails to parse match no node. Field requirements are
+        evaluated against the node's fields, of which only ``metadata.name`` exists (any other
+        key reads as ``""``); like upstream they are skipped for a node without a name.
+        """
+        if not self.match_expressions and not self.match_fields:
+            return False
+        if not self.is_valid():
+            return False
+        for req in self.match_expressions:
+            if not req.matches(labels):
                 return False
+        if node_name:
+            for req in self.match_fields:
+                have = node_name if req.key == "metadata.name" else ""
+                if (have == req.values[0]) != (req.operator == "In"):
+                    return False
         return True
 
 
@@ -523,6 +591,9 @@ class Toleration:
         """Kubernetes ``Toleration.ToleratesTaint``.
 
         An empty effect matches every effect; an empty key with ``Exists`` matches every taint.
+        ``Lt`` / ``Gt`` compare the taint's value with the toleration's as integers (the API
+        server accepts them only with the ``TaintTolerationComparisonOperators`` feature on, so
+        a toleration using one implies it); unknown operators never match.
         """
         if self.effect and self.effect != taint.effect:
             return False
@@ -533,6 +604,13 @@ class Toleration:
             return True
         if op in ("Equal", ""):
             return self.value == taint.value
+        if op in ("Lt", "Gt"):
+            # numeric comparison of canonical decimal integers (TaintTolerationComparisonOperators)
+            want = _parse_decimal_int64(self.value)
+            have = _parse_decimal_int64(taint.value)
+            if want is None or have is None:
+                return False
+            return have < want if op == "Lt" else have > want
         return False
 
 
@@ -738,21 +816,33 @@ def _max_into(acc: dict[str, Fraction], reqs: Mapping[str, Fraction]) -> None:
             acc[name] = v
 
 
-_POD_LEVEL_RESOURCES: Final = (CPU, MEMORY)
+def _is_pod_level_resource(name: str) -> bool:
+    """Kubernetes ``IsSupportedPodLevelResource``: cpu, memory and hugepages-*."""
+    return name in (CPU, MEMORY) or name.startswith(HUGEPAGES_PREFIX)
 
 
-def _aggregate(pod: Pod, non_zero: bool) -> dict[str, Fraction]:
+def _pod_level_requests_set(pod: Pod) -> bool:
+    """Kubernetes ``IsPodLevelRequestsSet``: a supported resource among ``spec.resources.requests``."""
+    return any(_is_pod_level_resource(name) for name in pod.resources)
+
+
+def _aggregate(pod: Pod, defaults: Mapping[str, Quantity] | None) -> dict[str, Fraction]:
     """Kubernetes ``resourcehelper.PodRequests``: containers summed, max with init containers
-    (sidecars accumulating), pod-level requests overriding, overhead added."""
+    (sidecars accumulating), pod-level requests overriding, overhead added.
+
+    *defaults* are Kubernetes' ``NonMissingContainerRequests``: amounts used for a container
+    that does not request that resource at all (an explicit zero stays zero).
+    """
 
     def container_reqs(c: Container) -> Mapping[str, Quantity]:
-        if not non_zero:
+        if not defaults:
+            return c.requests
+        missing = [name for name in defaults if name not in c.requests]
+        if not missing:
             return c.requests
         reqs = dict(c.requests)
-        if CPU not in reqs:
-            reqs[CPU] = _DEFAULT_CPU_Q
-        if MEMORY not in reqs:
-            reqs[MEMORY] = _DEFAULT_MEM_Q
+        for name in missing:
+            reqs[name] = defaults[name]
         return reqs
 
     total: dict[str, Fraction] = {}
@@ -774,10 +864,9 @@ def _aggregate(pod: Pod, non_zero: bool) -> dict[str, Fraction]:
                     tmp[k] = tmp.get(k, 0) + v
                 _max_into(init_max, tmp)
         _max_into(total, init_max)
-    if pod.resources:
-        for name in _POD_LEVEL_RESOURCES:
-            q = pod.resources.get(name)
-            if q is not None:
+    if pod.resources and _pod_level_requests_set(pod):
+        for name, q in pod.resources.items():
+            if _is_pod_level_resource(name):
                 total[name] = q.exact
     if pod.overhead:
         _add_into(total, pod.overhead)
@@ -786,6 +875,7 @@ def _aggregate(pod: Pod, non_zero: bool) -> dict[str, Fraction]:
 
 _DEFAULT_CPU_Q: Final = Quantity.from_milli(DEFAULT_MILLI_CPU_REQUEST)
 _DEFAULT_MEM_Q: Final = Quantity.from_int(DEFAULT_MEMORY_REQUEST)
+_NON_ZERO_DEFAULTS: Final = FrozenDict({CPU: _DEFAULT_CPU_Q, MEMORY: _DEFAULT_MEM_Q})
 _SIMPLE_CACHE: dict[tuple[Any, ...], tuple[Resources, int, int]] = {}
 
 
@@ -805,8 +895,18 @@ def _pod_requests(pod: Pod) -> tuple[Resources, int, int]:
 
 
 def _compute_requests(pod: Pod) -> tuple[Resources, int, int]:
-    reqs = Resources._from_exact(_aggregate(pod, non_zero=False))
-    nz = _aggregate(pod, non_zero=True)
+    """The pod's requests and its non-zero CPU / memory requests for scoring.
+
+    As kube-scheduler's ``PodInfo.CalculateResource``: without pod-level requests, every
+    container missing a CPU (memory) request counts 100m (200Mi); with pod-level requests, the
+    defaults apply only to a resource the pod requests nowhere.
+    """
+    exact = _aggregate(pod, None)
+    reqs = Resources._from_exact(exact)
+    defaults: Mapping[str, Quantity] = _NON_ZERO_DEFAULTS
+    if pod.resources and _pod_level_requests_set(pod):
+        defaults = {k: v for k, v in _NON_ZERO_DEFAULTS.items() if k not in exact}
+    nz = _aggregate(pod, defaults) if defaults else exact
     nz_cpu = _ceil(Fraction(nz.get(CPU, 0)) * 1000)
     nz_mem = _ceil(Fraction(nz.get(MEMORY, 0)))
     return reqs, nz_cpu, nz_mem
