@@ -930,3 +930,18 @@ def test_incremental_snapshot_equals_rebuilt(ops):
     for info, state in handed_out:
         assert _state(info)[:-1] == state  # type: ignore[index]
         assert all(s.num_nodes >= 0 for s in info.image_states.values())
+
+
+def test_snapshot_follows_one_cache():
+    """A snapshot built elsewhere or updated by another cache starts over with this cache's nodes."""
+    first, second = Cache(), Cache()
+    for i in range(3):
+        first.add_node(make_node(f"a{i}").obj())
+    second.add_node(make_node("b0").obj())
+    snap = Snapshot.from_objects([make_node("foreign").obj()])
+    first.update_snapshot(snap)
+    assert [i.name for i in snap.list()] == ["a0", "a1", "a2"]
+    second.update_snapshot(snap)
+    assert [i.name for i in snap.list()] == ["b0"]
+    first.update_snapshot(snap)
+    _check_snapshot(first, snap)

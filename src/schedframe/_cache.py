@@ -147,7 +147,9 @@ class Cache:
 
     def _set_node(self, node: Node) -> None:
         name = node.name
-        info = self._nodes.get(name) or NodeInfo()
+        info = self._nodes.get(name)
+        if info is None:
+            info = NodeInfo()
         affected = self._drop_images(info.node) if info.node is not None else set()
         info.set_node(node)
         names = image_names(node)
@@ -298,7 +300,9 @@ class Cache:
 
     def _add_pod(self, pod: Pod, *, assumed: bool) -> None:
         name = pod.node_name
-        info = self._nodes.get(name) or NodeInfo()
+        info = self._nodes.get(name)
+        if info is None:
+            info = NodeInfo()
         info.add_pod(pod)
         self._touch(name, info)
         self._pods[pod.uid] = pod
@@ -393,9 +397,11 @@ class Cache:
 
         Changed NodeInfos are cloned and replace the snapshot's; the node order is recomputed only
         when nodes were added, removed or moved to another zone, and the affinity lists only when
-        a node gained its first or lost its last pod with (anti-)affinity.
+        a node gained its first or lost its last pod with (anti-)affinity. A snapshot follows one
+        cache: one built by :meth:`Snapshot.from_objects` or updated by another cache starts over.
         """
         with self._lock:
+            snapshot._adopt(self)
             gen = snapshot._generation
             table = snapshot._images
             for name, changed_at in reversed(self._image_changes.items()):

@@ -210,6 +210,7 @@ class Snapshot:
         "_images",
         "_list",
         "_map",
+        "_owner",
         "_pos",
     )
 
@@ -223,6 +224,7 @@ class Snapshot:
         self._anti_affinity_pos: dict[str, int] = {}
         self._images: dict[str, ImageStateSummary] = {}
         self._generation = 0
+        self._owner: object = None  # the cache that keeps this snapshot up to date
 
     @classmethod
     def from_objects(cls, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Snapshot:
@@ -301,6 +303,13 @@ class Snapshot:
         return f"Snapshot(nodes={len(self._list)}, generation={self._generation})"
 
     # -- maintenance (called by the cache) ---------------------------------------------------------
+    def _adopt(self, owner: object) -> None:
+        """Start following *owner*: a snapshot built elsewhere (or by another cache) is emptied,
+        since its generations mean nothing to *owner*."""
+        if self._owner is not owner:
+            self.__init__()  # reset every field
+            self._owner = owner
+
     def _set_order(self, names: Iterable[str]) -> None:
         """Rebuild the node list in *names* order (and drop map entries not listed)."""
         m = self._map
