@@ -1392,6 +1392,30 @@ def _p(
 
 POD_EVENT_HINTS = [
     pytest.param(
+        res_pod(usage(eph=1)),
+        res_pod(usage(eph=2), name="other", node="fake"),
+        res_pod(usage(eph=1), name="other", node="fake"),
+        True,
+        QueueingHint.QUEUE,
+        id="queue on other pod ephemeral-storage scale down",
+    ),
+    pytest.param(
+        res_pod(usage(scalars={EXT_A: 1})),
+        res_pod(usage(scalars={EXT_A: 2}), name="other", node="fake"),
+        res_pod(usage(scalars={EXT_A: 1}), name="other", node="fake"),
+        True,
+        QueueingHint.QUEUE,
+        id="queue on other pod extended resource scale down",
+    ),
+    pytest.param(
+        res_pod(usage(scalars={EXT_A: 1})),
+        res_pod(usage(scalars={EXT_B: 2}), name="other", node="fake"),
+        res_pod(usage(scalars={EXT_B: 1}), name="other", node="fake"),
+        True,
+        QueueingHint.QUEUE_SKIP,
+        id="skip queue on other pod unrelated extended resource scale down",
+    ),
+    pytest.param(
         _p("pod1", cpu="1"),
         _p("pod2", node="fake", cpu="1"),
         None,
@@ -1850,6 +1874,11 @@ def test_from_dict(data: dict[str, Any], want: NodeResourcesFitArgs) -> None:
             id="type is not defaulted",
         ),
         pytest.param(
+            {"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": [1]}},
+            r"scoringStrategy\.requestedToCapacityRatio: expected a mapping, got list",
+            id="shape parameter not a mapping",
+        ),
+        pytest.param(
             {"scoringStrategy": {"type": "RequestedToCapacityRatio"}},
             r"scoringStrategy\.requestedToCapacityRatio: Required value",
             id="shape parameter missing",
@@ -2246,3 +2275,48 @@ def test_go_value_formatting() -> None:
     assert rs.go_value(False) == "false"
     assert rs.go_value(3) == "3"
     assert rs.field_duplicate("x", "cpu") == 'x: Duplicate value: "cpu"'
+
+
+@pytest.mark.parametrize("strategy", [LEAST_ALLOCATED, MOST_ALLOCATED, "Balanced"])
+@pytest.mark.parametrize(
+    ("alloc", "used", "pod_requests"),
+    [
+        pytest.param((4000, 1000), (500, 100), (100, 100), id="ordinary"),
+        pytest.param((4000, 1000), (5000, 2000), (100, 100), id="overcommitted"),
+        pytest.param((0, 1000), (500, 100), (100, 100), id="no cpu"),
+        pytest.param((0, 0), (500, 100), (100, 100), id="nothing allocatable"),
+        pytest.param((-4000, 1000), (500, 100), (100, 100), id="negative allocatable cpu"),
+        pytest.param((4000, -1000), (-500, -2000), (100, 100), id="negative amounts"),
+        pytest.param((4000, 1000), (-500, -2000), (100, 100), id="negative requested"),
+    ],
+)
+def test_fast_paths_match_generic_for_any_amounts(
+    strategy: str, alloc: tuple[int, int], used: tuple[int, int], pod_requests: tuple[int, int]
+) -> None:
+    """The cpu/memory fast paths equal the generic scorer even for absurd (negative) amounts."""
+    from schedframe import Resources
+
+    info = NodeInfo(Node(name="n"))
+    info.allocatable = Resources(milli_cpu=alloc[0], memory=alloc[1])
+    info.requested = info.non_zero_requested = Resources(milli_cpu=used[0], memory=used[1])
+    if strategy == LEAST_ALLOCATED:
+        fn = rs.least_allocated_scorer([2, 3])
+    elif strategy == MOST_ALLOCATED:
+        fn = rs.most_allocated_scorer([2, 3])
+    else:
+        fn = rs.balanced_resource_score
+    resources = (ResourceSpec(name="cpu", weight=2), ResourceSpec(name="memory", weight=3))
+    for use_requested in (False, True):
+        fast = rs.cpu_memory_fast_path(resources, strategy, use_requested=use_requested)
+        assert fast is not None
+        generic = rs.ResourceAllocationScorer(resources, fn, use_requested=use_requested)
+        assert fast(info, pod_requests) == generic.score(info, pod_requests)
+
+
+def test_fast_path_only_for_cpu_then_memory() -> None:
+    """Other resource lists, strategies or weights use the generic path."""
+    assert rs.cpu_memory_fast_path(DEFAULT_RESOURCES[::-1], LEAST_ALLOCATED, use_requested=False) is None
+    assert (
+        rs.cpu_memory_fast_path(DEFAULT_RESOURCES, REQUESTED_TO_CAPACITY_RATIO, use_requested=False) is None
+    )
+    assert rs.cpu_memory_fast_path(_w(0, 1), LEAST_ALLOCATED, use_requested=False) is None

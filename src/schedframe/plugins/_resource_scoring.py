@@ -55,7 +55,7 @@ class ResourceSpec:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
 
     name: str
     weight: int = 1
@@ -85,8 +85,6 @@ _DNS1123_SUBDOMAIN_MSG: Final = ("a lowercase RFC 1123 subdomain must consist of
 
 
 def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
     eg = " or ".join(f"'{e}', " for e in examples)
     return f"{msg} (e.g. {eg}regex used for validation is '{fmt}')"
 
@@ -415,7 +413,7 @@ class ResourceAllocationScorer:
             result as the generic path.
     """
 
-    __slots__ = ("_fast", "_kinds", "_names", "_strategy", "resources", "use_requested")
+    __slots__ = ("_kinds", "_names", "_strategy", "resources", "score", "use_requested")
 
     def __init__(self, resources: Sequence[ResourceSpec], strategy: StrategyFn, *, use_requested: bool,
                  fast: Callable[[NodeInfo, Sequence[int]], int] | None = None) -> None:
@@ -424,7 +422,9 @@ class ResourceAllocationScorer:
         self._strategy = strategy
         self._names = tuple(r.name for r in self.resources)
         self._kinds = tuple(_kind(r.name) for r in self.resources)
-        self._fast = fast
+        #: ``score(node_info, pod_requests) -> int``: the node's score for a pod with
+        #: *pod_requests* (the fast path when one applies).
+        self.score: Callable[[NodeInfo, Sequence[int]], int] = fast if fast is not None else self._score
 
     def pod_requests(self, pod: Pod) -> tuple[int, ...]:
         """The pod's request of each resource (upstream ``calculatePodResourceRequestList``)."""
@@ -468,16 +468,17 @@ class ResourceAllocationScorer:
             requested[i] = r
         return requested, allocatable
 
-    def score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-        """The node's score for a pod with *pod_requests*."""
-        if self._fast is not None:
-            return self._fast(node_info, pod_requests)
+    def _score(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
         requested, allocatable = self.allocatable_requested(node_info, pod_requests)
         return self._strategy(requested, allocatable)
 
 
 # --------------------------------------------------------------------------------------------
-# Fast paths for the default resources (cpu, memory), identical to the generic path
+# Fast paths for the default resources (cpu, memory), identical to the generic path.
+#
+# Requests and allocatable amounts are non-negative in any real cluster, and then Python's floor
+# division equals Go's truncating one; the guards fall back to ``go_div`` otherwise, so results
+# stay exact for any input.
 
 
 def cpu_memory_fast_path(resources: Sequence[ResourceSpec], strategy: str, *,
@@ -486,63 +487,107 @@ def cpu_memory_fast_path(resources: Sequence[ResourceSpec], strategy: str, *,
     if len(resources) != 2 or resources[0].name != _CPU or resources[1].name != _MEMORY:
         return None
     wc, wm = resources[0].weight, resources[1].weight
-
+    if wc <= 0 or wm <= 0:
+        return None
     if strategy == LEAST_ALLOCATED:
-        def least(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-            alloc = node_info.allocatable
-            used = node_info.requested if use_requested else node_info.non_zero_requested
-            total = weight_sum = 0
-            cap = alloc.milli_cpu
-            if cap:
-                req = used.milli_cpu + pod_requests[0]
-                if req <= cap:
-                    total = go_div((cap - req) * MAX_NODE_SCORE, cap) * wc
-                weight_sum = wc
-            cap = alloc.memory
-            if cap:
-                req = used.memory + pod_requests[1]
-                if req <= cap:
-                    total += go_div((cap - req) * MAX_NODE_SCORE, cap) * wm
-                weight_sum += wm
-            return go_div(total, weight_sum) if weight_sum else 0
-
-        return least
-
+        return _least_cpu_memory(wc, wm, use_requested)
     if strategy == MOST_ALLOCATED:
-        def most(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-            alloc = node_info.allocatable
-            used = node_info.requested if use_requested else node_info.non_zero_requested
-            total = weight_sum = 0
-            cap = alloc.milli_cpu
-            if cap:
-                req = used.milli_cpu + pod_requests[0]
-                total = go_div((cap if req > cap else req) * MAX_NODE_SCORE, cap) * wc
-                weight_sum = wc
-            cap = alloc.memory
-            if cap:
-                req = used.memory + pod_requests[1]
-                total += go_div((cap if req > cap else req) * MAX_NODE_SCORE, cap) * wm
-                weight_sum += wm
-            return go_div(total, weight_sum) if weight_sum else 0
-
-        return most
-
+        return _most_cpu_memory(wc, wm, use_requested)
     if strategy == "Balanced":
-        def balanced(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-            alloc = node_info.allocatable
-            used = node_info.requested if use_requested else node_info.non_zero_requested
-            cap_c = alloc.milli_cpu
-            cap_m = alloc.memory
-            if cap_c == 0 or cap_m == 0:
-                return MAX_NODE_SCORE  # fewer than two fractions: std = 0
-            fc = float(used.milli_cpu + pod_requests[0]) / float(cap_c)
-            fm = float(used.memory + pod_requests[1]) / float(cap_m)
-            if fc > 1:
-                fc = 1.0
-            if fm > 1:
-                fm = 1.0
-            return int((1 - abs((fc - fm) / 2)) * float(MAX_NODE_SCORE))
-
-        return balanced
-
+        return _balanced_cpu_memory(use_requested)
     return None
+
+
+def _least_score(req: int, cap: int) -> int:
+    if req > cap:
+        return 0
+    return go_div((cap - req) * MAX_NODE_SCORE, cap)
+
+
+def _least_cpu_memory(wc: int, wm: int, use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
+    def least(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        alloc = node_info.allocatable
+        used = node_info.requested if use_requested else node_info.non_zero_requested
+        total = weight_sum = 0
+        cap = alloc.milli_cpu
+        if cap > 0:
+            req = used.milli_cpu + pod_requests[0]
+            if req <= cap:  # then cap - req >= 0: floor division is exact
+                total = (cap - req) * 100 // cap * wc
+            weight_sum = wc
+        elif cap:
+            total = _least_score(used.milli_cpu + pod_requests[0], cap) * wc
+            weight_sum = wc
+        cap = alloc.memory
+        if cap > 0:
+            req = used.memory + pod_requests[1]
+            if req <= cap:
+                total += (cap - req) * 100 // cap * wm
+            weight_sum += wm
+        elif cap:
+            total += _least_score(used.memory + pod_requests[1], cap) * wm
+            weight_sum += wm
+        if not weight_sum:
+            return 0
+        return total // weight_sum if total >= 0 else go_div(total, weight_sum)
+
+    return least
+
+
+def _most_score(req: int, cap: int) -> int:
+    return go_div((cap if req > cap else req) * MAX_NODE_SCORE, cap)
+
+
+def _most_cpu_memory(wc: int, wm: int, use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
+    def most(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        alloc = node_info.allocatable
+        used = node_info.requested if use_requested else node_info.non_zero_requested
+        total = weight_sum = 0
+        cap = alloc.milli_cpu
+        if cap:
+            req = used.milli_cpu + pod_requests[0]
+            if cap > 0 and req >= 0:
+                total = (cap if req > cap else req) * 100 // cap * wc
+            else:
+                total = _most_score(req, cap) * wc
+            weight_sum = wc
+        cap = alloc.memory
+        if cap:
+            req = used.memory + pod_requests[1]
+            if cap > 0 and req >= 0:
+                total += (cap if req > cap else req) * 100 // cap * wm
+            else:
+                total += _most_score(req, cap) * wm
+            weight_sum += wm
+        if not weight_sum:
+            return 0
+        return total // weight_sum if total >= 0 else go_div(total, weight_sum)
+
+    return most
+
+
+def _balanced_cpu_memory(use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
+    def balanced(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        alloc = node_info.allocatable
+        cap_c = alloc.milli_cpu
+        cap_m = alloc.memory
+        if cap_c == 0 or cap_m == 0:
+            return balanced_resource_score(*_pairs(node_info, pod_requests, use_requested))
+        used = node_info.requested if use_requested else node_info.non_zero_requested
+        fc = float(used.milli_cpu + pod_requests[0]) / float(cap_c)
+        fm = float(used.memory + pod_requests[1]) / float(cap_m)
+        if fc > 1:
+            fc = 1.0
+        if fm > 1:
+            fm = 1.0
+        return int((1 - abs((fc - fm) / 2)) * float(MAX_NODE_SCORE))
+
+    return balanced
+
+
+def _pairs(node_info: NodeInfo, pod_requests: Sequence[int],
+           use_requested: bool) -> tuple[list[int], list[int]]:
+    alloc = node_info.allocatable
+    used = node_info.requested if use_requested else node_info.non_zero_requested
+    return ([used.milli_cpu + pod_requests[0], used.memory + pod_requests[1]],
+            [alloc.milli_cpu, alloc.memory])

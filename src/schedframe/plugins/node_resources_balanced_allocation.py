@@ -61,7 +61,7 @@ class NodeResourcesBalancedAllocationArgs:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_balanced_allocation"
 
     resources: tuple[ResourceSpec, ...] = attrs.field(default=DEFAULT_RESOURCES, converter=_specs)
 
@@ -128,8 +128,8 @@ class NodeResourcesBalancedAllocation:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
-    __slots__ = ("_args", "_handle", "_scorer")
+    __module__ = "schedframe.plugins.node_resources_balanced_allocation"
+    __slots__ = ("_args", "_handle", "_score", "_scorer")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -140,6 +140,7 @@ class NodeResourcesBalancedAllocation:
         self._scorer = ResourceAllocationScorer(
             args.resources, balanced_resource_score, use_requested=True,
             fast=cpu_memory_fast_path(args.resources, "Balanced", use_requested=True))
+        self._score = self._scorer.score
 
     @property
     def name(self) -> str:
@@ -166,7 +167,7 @@ class NodeResourcesBalancedAllocation:
             reqs = self._scorer.pod_requests(pod)
             if _is_best_effort(reqs):
                 return 0, None
-        return self._scorer.score(node_info, reqs), None
+        return self._score(node_info, reqs), None
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""

@@ -115,7 +115,7 @@ class UtilizationShapePoint:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
 
     utilization: int
     score: int
@@ -133,7 +133,7 @@ class RequestedToCapacityRatioParam:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
 
     shape: tuple[UtilizationShapePoint, ...] = attrs.field(default=(), converter=_points)
 
@@ -146,7 +146,7 @@ class ScoringStrategy:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
 
     type: str = LEAST_ALLOCATED
     resources: tuple[ResourceSpec, ...] = attrs.field(default=DEFAULT_RESOURCES, converter=_specs)
@@ -170,7 +170,7 @@ class NodeResourcesFitArgs:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
 
     ignored_resources: tuple[str, ...] = attrs.field(default=(), converter=_strs)
     ignored_resource_groups: tuple[str, ...] = attrs.field(default=(), converter=_strs)
@@ -317,7 +317,7 @@ class InsufficientResource:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
 
     resource_name: str
     reason: str
@@ -492,9 +492,9 @@ class NodeResourcesFit:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe.plugins"
+    __module__ = "schedframe.plugins.node_resources_fit"
     __slots__ = ("_args", "_events", "_groups", "_handle", "_ignored", "_in_place_scaling",
-                 "_no_resources", "_queue_hint", "_scorer")
+                 "_no_resources", "_queue_hint", "_score", "_scorer")
 
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Handle | None = None, *,
                  enable_in_place_pod_vertical_scaling: bool = True,
@@ -521,6 +521,7 @@ class NodeResourcesFit:
         self._scorer = ResourceAllocationScorer(
             resources, strategy, use_requested=False,
             fast=cpu_memory_fast_path(resources, ss.type, use_requested=False))
+        self._score = self._scorer.score
         self._no_resources = not resources
         self._events = self._build_events()
 
@@ -587,7 +588,7 @@ class NodeResourcesFit:
             reqs = self._scorer.pod_requests(pod)
         if self._no_resources:
             return 0, Status(Code.ERROR, ("resources not found",))
-        return self._scorer.score(node_info, reqs), None
+        return self._score(node_info, reqs), None
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
