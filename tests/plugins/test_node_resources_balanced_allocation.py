@@ -25,8 +25,7 @@ from schedframe.plugins.node_resources_balanced_allocation import (
     ResourceSpec,
     new,
 )
-from schedframe.testing import make_pod
-from schedframe.testing._harness import PluginHarness
+from schedframe.testing import PluginHarness, make_pod
 
 GPU = "nvidia.com/gpu"
 DEFAULT = (ResourceSpec(name="cpu", weight=1), ResourceSpec(name="memory", weight=1))

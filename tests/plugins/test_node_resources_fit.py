@@ -54,8 +54,7 @@ from schedframe.plugins.node_resources_fit import (
     insufficient_reason,
     new,
 )
-from schedframe.testing import make_node, make_pod
-from schedframe.testing._harness import PluginHarness
+from schedframe.testing import PluginHarness, make_node, make_pod
 
 EXT_A = "example.com/aaa"
 EXT_B = "example.com/bbb"
