@@ -205,13 +205,17 @@ def test_clone_is_independent():
     assert [p.pod.name for p in info.pods] == ["a", "b"]
 
 
-def test_init_container_host_ports_are_used():
-    """Host ports of init containers count like those of regular containers."""
+def test_sidecar_host_ports_are_used_and_plain_init_ports_are_not():
+    """Host ports of sidecar init containers count; those of run-to-completion ones do not."""
+    port_container = make_pod().host_port(9090).obj().containers[0]
     pod = make_pod("p").uid("p").obj()
-    pod = pod.evolve(init_containers=(make_pod().host_port(9090).obj().containers[0],))
-    info = NodeInfo(None, [pod])
+    plain = pod.evolve(init_containers=(port_container,))
+    assert len(NodeInfo(None, [plain]).used_ports) == 0
+    sidecar = pod.evolve(init_containers=(port_container.__class__(
+        port_container.name, ports=port_container.ports, restart_policy="Always"),))
+    info = NodeInfo(None, [sidecar])
     assert info.used_ports.as_dict() == {"0.0.0.0": {("TCP", 9090)}}
-    info.remove_pod(pod)
+    info.remove_pod(sidecar)
     assert len(info.used_ports) == 0
 
 

@@ -777,9 +777,11 @@ class Pod:
         return self.priority if self.priority is not None else 0
 
     def host_ports(self) -> list[ContainerPort]:
-        """The ports of all containers (and init containers) that claim a host port."""
-        out = [p for c in self.containers for p in c.ports if p.host_port > 0]
-        out.extend(p for c in self.init_containers for p in c.ports if p.host_port > 0)
+        """The ports that claim a host port: those of containers and of restartable (sidecar)
+        init containers, which run for the pod's whole life (upstream ``GetHostPorts``)."""
+        out = [p for c in self.init_containers if c.restart_policy == "Always"
+               for p in c.ports if p.host_port > 0]
+        out.extend(p for c in self.containers for p in c.ports if p.host_port > 0)
         return out
 
     def is_terminating(self) -> bool:

@@ -386,12 +386,8 @@ class NodeInfo:
         self.non_zero_requested = Resources(
             nz.milli_cpu + sign * pod.non_zero_milli_cpu, nz.memory + sign * pod.non_zero_memory
         )
-        for c in pod.containers:
-            if c.ports:
-                _add_ports(self.used_ports, (p for p in c.ports if p.host_port > 0), sign)
-        for c in pod.init_containers:
-            if c.ports:
-                _add_ports(self.used_ports, (p for p in c.ports if p.host_port > 0), sign)
+        if any(c.ports for c in pod.containers) or pod.init_containers:
+            _add_ports(self.used_ports, pod.host_ports(), sign)
 
     def clone(self) -> NodeInfo:
         """A copy sharing the (immutable) node, pods and image states, with its own lists."""
