@@ -6,10 +6,12 @@ and the well-known topology labels.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any, Final
 
 from .._api import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
+from ._helpers import FieldErrors, label_key_errors, label_value_errors
 
 __all__ = [
     "LABEL_HOSTNAME",
@@ -17,6 +19,7 @@ __all__ = [
     "check_keys",
     "constraint_from_dict",
     "constraint_to_dict",
+    "selector_error",
     "selector_from_dict",
     "selector_to_dict",
 ]
@@ -167,3 +170,44 @@ def constraint_to_dict(c: TopologySpreadConstraint) -> dict[str, Any]:
     return out
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing label selectors (apimachinery metav1.LabelSelectorAsSelector / labels.NewRequirement)
+
+
+@functools.lru_cache(maxsize=4096)
+def selector_error(selector: LabelSelector | None) -> str | None:
+    """Why Kubernetes would fail to turn *selector* into a ``labels.Selector`` (the first
+    failing requirement, in ``field.Error`` wording), or ``None`` when it parses."""
+    if selector is None:
+        return None
+    for key, value in selector.match_labels.items():
+        err = _requirement_error(key, "Equals", (value,))
+        if err is not None:
+            return err
+    for req in selector.match_expressions:
+        err = _requirement_error(req.key, req.operator, req.values)
+        if err is not None:
+            return err
+    return None
+
+
+def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None:
+    errs = FieldErrors()
+    key_errs = label_key_errors(key)
+    if key_errs:
+        errs.invalid("key", key, "; ".join(key_errs))
+    if op in ("In", "NotIn"):
+        if not values:
+            errs.invalid("values", values, "for 'in', 'notin' operators, values set can't be empty")
+    elif op == "Equals":
+        if len(values) != 1:
+            errs.invalid("values", values, "exact-match compatibility requires one single value")
+    elif values:
+        errs.invalid("values", values, "values set must be empty for exists and does not exist")
+    for i, v in enumerate(values):
+        value_errs = label_value_errors(v)
+        if value_errs:
+            errs.invalid(f"values[{i}][{key}]", v, "; ".join(value_errs))
+    return errs.message() if errs else None

@@ -1,0 +1,701 @@
+"""InterPodAffinity: pod affinity and anti-affinity (upstream ``interpodaffinity``).
+
+Filter enforces the required terms: the incoming pod's affinity (some matching pod in the node's
+domain, or -- for the first pod of a group -- none anywhere and the pod matching its own terms),
+its anti-affinity (no matching pod in the node's domain), and the existing pods' anti-affinity
+(the incoming pod must not land in the domain of an existing pod whose term it matches).
+Score adds the weights of the preferred terms both ways, and ``hardPodAffinityWeight`` for the
+required affinity terms of existing pods the incoming pod matches.
+
+PreFilter and PreScore do the O(pods) work once per pod, keyed by (topology key, value); Filter
+and Score are dict lookups per node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, final
+
+import attrs
+
+from .._api import LabelSelector, Namespace, Node, Pod, PodAffinityTerm
+from .._cycle_state import CycleState, StateKey
+from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .._exceptions import PluginArgsError, StateNotFoundError
+from .._frozendict import freeze
+from .._handle import Handle, ObjectLister
+from .._nodeinfo import AffinityTerm, NodeInfo, PodInfo
+from .._score import MAX_NODE_SCORE, NodeScore
+from .._status import Code, Status
+from . import names
+from ._helpers import FieldErrors, node_not_found
+from ._topology import check_keys, selector_error
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "ARGS_TYPE",
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "NAME",
+    "InterPodAffinity",
+    "InterPodAffinityArgs",
+    "new",
+]
+
+NAME: Final = names.INTER_POD_AFFINITY
+
+#: Filter reason: an existing pod's required anti-affinity term matches the incoming pod.
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
+    "node(s) didn't satisfy existing pods anti-affinity rules")
+#: Filter reason: the incoming pod's required affinity is not satisfied on the node.
+ERR_REASON_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod affinity rules"
+#: Filter reason: the incoming pod's required anti-affinity is violated on the node.
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod anti-affinity rules"
+
+_AFFINITY_NOT_MATCH: Final = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,))
+_ANTI_AFFINITY_NOT_MATCH: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,))
+_EXISTING_ANTI_AFFINITY_NOT_MATCH: Final = Status(
+    Code.UNSCHEDULABLE, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,))
+
+_NO_LABELS: Final[Mapping[str, str]] = freeze(None)
+
+
+# --------------------------------------------------------------------------------------------
+# Args
+
+
+@final
+@attrs.frozen(kw_only=True)
+class InterPodAffinityArgs:
+    """``InterPodAffinityArgs`` (kubescheduler.config.k8s.io/v1), defaulted as upstream.
+
+    Attributes:
+        hard_pod_affinity_weight: the score weight (0-100) of an existing pod's required affinity
+            term that the incoming pod matches.
+        ignore_preferred_terms_of_existing_pods: skip scoring entirely for pods without preferred
+            (anti-)affinity terms, ignoring the preferred terms of existing pods.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.inter_pod_affinity"
+
+    hard_pod_affinity_weight: int = 1
+    ignore_preferred_terms_of_existing_pods: bool = False
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Decode the camelCase ``pluginConfig[].args`` mapping; raises
+        :class:`~schedframe.PluginArgsError` listing every problem."""
+        if not isinstance(data, Mapping):
+            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
+        errors = check_keys(data, _ARGS_KEYS, "")
+        weight = data.get("hardPodAffinityWeight")
+        if weight is None:
+            weight = 1
+        elif isinstance(weight, bool) or not isinstance(weight, int):
+            errors.append(f"hardPodAffinityWeight: must be an integer, got {weight!r}")
+            weight = 1
+        ignore = data.get("ignorePreferredTermsOfExistingPods")
+        if ignore is None:
+            ignore = False
+        elif not isinstance(ignore, bool):
+            errors.append(f"ignorePreferredTermsOfExistingPods: must be a boolean, got {ignore!r}")
+            ignore = False
+        if errors:
+            raise PluginArgsError(errors)
+        return cls(hard_pod_affinity_weight=weight, ignore_preferred_terms_of_existing_pods=ignore)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective args as a camelCase mapping."""
+        return {"hardPodAffinityWeight": self.hard_pod_affinity_weight,
+                "ignorePreferredTermsOfExistingPods": self.ignore_preferred_terms_of_existing_pods}
+
+    def validate(self) -> None:
+        """Upstream ``ValidateInterPodAffinityArgs``; raises :class:`~schedframe.PluginArgsError`."""
+        errs = FieldErrors()
+        w = self.hard_pod_affinity_weight
+        if w < 0 or w > 100:
+            errs.invalid("hardPodAffinityWeight", w, "not in valid range [0, 100]")
+        if errs:
+            raise PluginArgsError(errs.errors)
+
+
+ARGS_TYPE: Final = InterPodAffinityArgs
+_ARGS_KEYS: Final = frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods",
+                               "apiVersion", "kind"})
+
+
+# --------------------------------------------------------------------------------------------
+# Terms and counts
+
+
+@final
+class IncomingTerm:
+    """An affinity term of the incoming pod with its namespace selector resolved into namespace
+    names (upstream ``mergeAffinityTermNamespacesIfNotEmpty``); an empty namespace selector
+    stays "all namespaces"."""
+
+    __slots__ = ("all_namespaces", "namespaces", "selector", "topology_key")
+
+    def __init__(self, term: AffinityTerm, objects: ObjectLister) -> None:
+        self.topology_key = term.topology_key
+        self.selector: LabelSelector | None = term.selector
+        ns_sel = term.namespace_selector
+        namespaces = term.namespaces
+        self.all_namespaces = False
+        if ns_sel is not None:
+            if ns_sel.is_empty():
+                self.all_namespaces = True
+            else:
+                namespaces = namespaces | {
+                    n.name for n in objects.list(Namespace) if ns_sel.matches(n.labels)}
+        self.namespaces: frozenset[str] = namespaces
+
+    def matches(self, pod: Pod) -> bool:
+        """Whether *pod* is selected by the term (namespace and labels)."""
+        if not (self.all_namespaces or pod.namespace in self.namespaces):
+            return False
+        sel = self.selector
+        return sel is not None and sel.matches(pod.labels)
+
+
+def _matches_all(terms: Sequence[IncomingTerm], pod: Pod) -> bool:
+    """Upstream ``podMatchesAllAffinityTerms`` (false for no terms)."""
+    if not terms:
+        return False
+    for t in terms:
+        if not t.matches(pod):
+            return False
+    return True
+
+
+#: topology key -> topology value -> count
+Counts = dict[str, dict[str, int]]
+
+
+def _bump(counts: Counts, key: str, value: str, delta: int) -> None:
+    """Add *delta* to ``counts[key][value]``, dropping entries that reach zero."""
+    inner = counts.get(key)
+    if inner is None:
+        inner = counts[key] = {}
+    n = inner.get(value, 0) + delta
+    if n:
+        inner[value] = n
+    else:
+        inner.pop(value, None)
+        if not inner:
+            del counts[key]
+
+
+def _copy(counts: Counts) -> Counts:
+    return {k: dict(v) for k, v in counts.items()}
+
+
+def _flat(counts: Counts) -> dict[tuple[str, str], int]:
+    """``{(key, value): count}``: the upstream ``topologyToMatchedTermCount`` view."""
+    return {(k, v): n for k, inner in counts.items() for v, n in inner.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# Cycle state
+
+
+@final
+class PreFilterState:
+    """What PreFilter computed for Filter (upstream ``preFilterState``)."""
+
+    __slots__ = ("affinity_counts", "affinity_terms", "anti_affinity_counts", "anti_affinity_terms",
+                 "existing_anti_affinity_counts", "namespace_labels", "pod", "pod_matches_own_affinity")
+
+    def __init__(self, pod: Pod, affinity_terms: tuple[IncomingTerm, ...],
+                 anti_affinity_terms: tuple[IncomingTerm, ...], namespace_labels: Mapping[str, str]) -> None:
+        self.pod = pod
+        self.affinity_terms = affinity_terms
+        self.anti_affinity_terms = anti_affinity_terms
+        self.namespace_labels = namespace_labels
+        self.pod_matches_own_affinity = _matches_all(affinity_terms, pod)
+        #: existing pods' required anti-affinity terms matching the incoming pod
+        self.existing_anti_affinity_counts: Counts = {}
+        #: existing pods matching all the incoming pod's required affinity terms
+        self.affinity_counts: Counts = {}
+        #: existing pods matching the incoming pod's required anti-affinity terms
+        self.anti_affinity_counts: Counts = {}
+
+    def clone(self) -> PreFilterState:
+        """A copy whose counts can change independently."""
+        new = PreFilterState.__new__(PreFilterState)
+        new.pod = self.pod
+        new.affinity_terms = self.affinity_terms
+        new.anti_affinity_terms = self.anti_affinity_terms
+        new.namespace_labels = self.namespace_labels
+        new.pod_matches_own_affinity = self.pod_matches_own_affinity
+        new.existing_anti_affinity_counts = _copy(self.existing_anti_affinity_counts)
+        new.affinity_counts = _copy(self.affinity_counts)
+        new.anti_affinity_counts = _copy(self.anti_affinity_counts)
+        return new
+
+    def update_with_pod(self, info: PodInfo, node: Node, delta: int) -> None:
+        """Account for *info* appearing (+1) or disappearing (-1) on *node*."""
+        labels = node.labels
+        incoming = self.pod
+        ns_labels = self.namespace_labels
+        for t in info.required_anti_affinity_terms:
+            if t.matches(incoming, ns_labels):
+                value = labels.get(t.topology_key)
+                if value is not None:
+                    _bump(self.existing_anti_affinity_counts, t.topology_key, value, delta)
+        p = info.pod
+        if _matches_all(self.affinity_terms, p):
+            for it in self.affinity_terms:
+                value = labels.get(it.topology_key)
+                if value is not None:
+                    _bump(self.affinity_counts, it.topology_key, value, delta)
+        for it in self.anti_affinity_terms:
+            if it.matches(p):
+                value = labels.get(it.topology_key)
+                if value is not None:
+                    _bump(self.anti_affinity_counts, it.topology_key, value, delta)
+
+
+@final
+class PreScoreState:
+    """What PreScore computed for Score: ``topology_score[key][value]`` is the summed weight of
+    the matched terms for nodes in that domain."""
+
+    __slots__ = ("topology_score",)
+
+    def __init__(self, topology_score: Counts) -> None:
+        self.topology_score = topology_score
+
+    def clone(self) -> PreScoreState:
+        """Shared: the state does not change after PreScore."""
+        return self
+
+
+PRE_FILTER_STATE_KEY: Final = StateKey[PreFilterState]("PreFilter" + NAME, NAME)
+PRE_SCORE_STATE_KEY: Final = StateKey[PreScoreState]("PreScore" + NAME, NAME)
+
+
+# --------------------------------------------------------------------------------------------
+# Plugin
+
+
+@final
+class InterPodAffinity:
+    """The InterPodAffinity plugin: PreFilter, Filter (+ extensions), PreScore, Score,
+    NormalizeScore and queueing hints.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.inter_pod_affinity"
+
+    def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
+        self.args = args
+        self._handle = handle
+
+    @property
+    def name(self) -> str:
+        """``"InterPodAffinity"``."""
+        return NAME
+
+    def _namespace_labels(self, namespace: str) -> Mapping[str, str]:
+        """The labels of *namespace* (none when it is unknown, as upstream)."""
+        ns = self._handle.objects.namespace(namespace)
+        return ns.labels if ns is not None else _NO_LABELS
+
+    def _resolve(self, terms: Sequence[AffinityTerm]) -> tuple[IncomingTerm, ...]:
+        objects = self._handle.objects
+        return tuple(IncomingTerm(t, objects) for t in terms)
+
+    # -- PreFilter / Filter ---------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                   ) -> tuple[None, Status | None]:
+        """Count, per topology domain, existing pods whose anti-affinity the pod violates and
+        existing pods matching the pod's required (anti-)affinity terms."""
+        parse_error = pod_parse_error(pod)
+        if parse_error is not None:
+            return None, Status.unresolvable(f"parsing pod: {parse_error}")
+        lister = self._handle.snapshot_shared_lister().node_infos()
+        info = PodInfo.of(pod)
+        s = PreFilterState(pod, self._resolve(info.required_affinity_terms),
+                           self._resolve(info.required_anti_affinity_terms),
+                           self._namespace_labels(pod.namespace))
+        s.existing_anti_affinity_counts = _existing_anti_affinity_counts(
+            pod, s.namespace_labels, lister.have_pods_with_required_anti_affinity_list())
+        if not s.existing_anti_affinity_counts and not s.affinity_terms and not s.anti_affinity_terms:
+            return None, Status.skip()
+        if s.affinity_terms or s.anti_affinity_terms:
+            s.affinity_counts, s.anti_affinity_counts = _incoming_counts(
+                s.affinity_terms, s.anti_affinity_terms, nodes)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self) -> InterPodAffinity:
+        """AddPod / RemovePod update the counts."""
+        return self
+
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: NodeInfo) -> Status | None:
+        """Account for *pod_info_to_add* on *node_info*."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        if node_info.node is not None:
+            s.update_with_pod(pod_info_to_add, node_info.node, 1)
+        return None
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: NodeInfo) -> Status | None:
+        """Forget *pod_info_to_remove* on *node_info*."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        if node_info.node is not None:
+            s.update_with_pod(pod_info_to_remove, node_info.node, -1)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Check the pod's affinity, its anti-affinity and the existing pods' anti-affinity."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        node = node_info.node
+        if node is None:
+            return node_not_found()
+        labels = node.labels
+        if s.affinity_terms:
+            pods_exist = True
+            counts = s.affinity_counts
+            for t in s.affinity_terms:
+                value = labels.get(t.topology_key)
+                if value is None:
+                    return _AFFINITY_NOT_MATCH
+                inner = counts.get(t.topology_key)
+                if inner is None or inner.get(value, 0) <= 0:
+                    pods_exist = False
+            # The first pod of a group with affinity to itself: allowed when no pod anywhere
+            # matches the terms and the pod matches them itself.
+            if not pods_exist and (counts or not s.pod_matches_own_affinity):
+                return _AFFINITY_NOT_MATCH
+        anti = s.anti_affinity_counts
+        if anti:
+            for t in s.anti_affinity_terms:
+                value = labels.get(t.topology_key)
+                if value is not None:
+                    inner = anti.get(t.topology_key)
+                    if inner is not None and inner.get(value, 0) > 0:
+                        return _ANTI_AFFINITY_NOT_MATCH
+        existing = s.existing_anti_affinity_counts
+        if existing:
+            for key, inner in existing.items():
+                value = labels.get(key)
+                if value is not None and inner.get(value, 0) > 0:
+                    return _EXISTING_ANTI_AFFINITY_NOT_MATCH
+        return None
+
+    # -- PreScore / Score -----------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+        """Sum, per topology domain, the weights of the preferred terms (both ways) and of the
+        existing pods' required affinity terms matching the pod."""
+        aff = pod.affinity
+        pref_aff = aff.pod_affinity.preferred if aff is not None and aff.pod_affinity is not None else ()
+        pref_anti = (aff.pod_anti_affinity.preferred
+                     if aff is not None and aff.pod_anti_affinity is not None else ())
+        has_constraints = bool(pref_aff) or bool(pref_anti)
+        if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status.skip()
+        parse_error = pod_parse_error(pod)
+        if parse_error is not None:
+            return Status.from_error(ValueError(f"failed to parse pod: {parse_error}"))
+        lister = self._handle.snapshot_shared_lister().node_infos()
+        all_nodes = lister.list() if has_constraints else lister.have_pods_with_affinity_list()
+        objects = self._handle.objects
+        info = PodInfo.of(pod)
+        aff_terms = [(IncomingTerm(w.term, objects), w.weight) for w in info.preferred_affinity_terms]
+        anti_terms = [(IncomingTerm(w.term, objects), -w.weight) for w in info.preferred_anti_affinity_terms]
+        incoming_terms = aff_terms + anti_terms
+        ns_labels = self._namespace_labels(pod.namespace)
+        hard_weight = self.args.hard_pod_affinity_weight
+        topo: Counts = {}
+        for ni in all_nodes:
+            node = ni.node
+            if node is None:
+                continue
+            labels = node.labels
+            if not labels:
+                continue
+            for existing in (ni.pods if has_constraints else ni.pods_with_affinity):
+                if incoming_terms:
+                    p = existing.pod
+                    for it, weight in incoming_terms:
+                        if it.matches(p):
+                            value = labels.get(it.topology_key)
+                            if value is not None:
+                                _add_score(topo, it.topology_key, value, weight)
+                if hard_weight > 0:
+                    for t in existing.required_affinity_terms:
+                        if t.matches(pod, ns_labels):
+                            value = labels.get(t.topology_key)
+                            if value is not None:
+                                _add_score(topo, t.topology_key, value, hard_weight)
+                for wt in existing.preferred_affinity_terms:
+                    if wt.term.matches(pod, ns_labels):
+                        value = labels.get(wt.term.topology_key)
+                        if value is not None:
+                            _add_score(topo, wt.term.topology_key, value, wt.weight)
+                for wt in existing.preferred_anti_affinity_terms:
+                    if wt.term.matches(pod, ns_labels):
+                        value = labels.get(wt.term.topology_key)
+                        if value is not None:
+                            _add_score(topo, wt.term.topology_key, value, -wt.weight)
+        if not topo:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(topo))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """The summed weights of the node's domains (negative for anti-affinity)."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return 0, Status.from_error(exc)
+        node = node_info.node
+        if node is None:
+            return 0, node_not_found()
+        labels = node.labels
+        total = 0
+        for key, inner in s.topology_score.items():
+            value = labels.get(key)
+            if value is not None:
+                total += inner.get(value, 0)
+        return total, None
+
+    def score_extensions(self) -> InterPodAffinity:
+        """NormalizeScore min-max scales the scores."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Min-max normalization to [0, 100]."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        if not s.topology_score or not scores:
+            return None
+        lo = min(ns.score for ns in scores)
+        hi = max(ns.score for ns in scores)
+        diff = hi - lo
+        for i, ns in enumerate(scores):
+            new = int(MAX_NODE_SCORE * ((ns.score - lo) / diff)) if diff > 0 else 0
+            if new != ns.score:
+                scores[i] = NodeScore(ns.name, new)
+        return None
+
+    # -- queueing hints -------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Assigned pods added, relabelled or deleted; nodes added or relabelled."""
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.POD,
+                             ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE),
+                self.is_schedulable_after_pod_change),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                self.is_schedulable_after_node_change),
+        ]
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Requeue when the pod's own labels change, when an assigned pod starts matching all the
+        pod's affinity terms or stops matching all its anti-affinity terms, when such a pod is
+        added or deleted, or when a deleted pod's required anti-affinity matched the pod."""
+        old: Pod | None = old_obj
+        new: Pod | None = new_obj
+        if new is not None and old is not None and new.uid == pod.uid:
+            # The pod itself was relabelled: existing pods' anti-affinity and its own
+            # "first pod of a group" self-match may now evaluate differently.
+            return QueueingHint.QUEUE if new.labels != old.labels else QueueingHint.QUEUE_SKIP
+        if (new is not None and not new.node_name) or (old is not None and not old.node_name):
+            return QueueingHint.QUEUE_SKIP
+        info = PodInfo.of(pod)
+        terms = info.required_affinity_terms
+        anti = info.required_anti_affinity_terms
+        if new is not None and old is not None:
+            if not _all_match(terms, old) and _all_match(terms, new):
+                return QueueingHint.QUEUE
+            if _all_match(anti, old) and not _all_match(anti, new):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        if new is not None:
+            return QueueingHint.QUEUE if _all_match(terms, new) else QueueingHint.QUEUE_SKIP
+        if old is None:
+            return QueueingHint.QUEUE
+        if _all_match(anti, old):
+            return QueueingHint.QUEUE
+        ns_labels = self._namespace_labels(pod.namespace)
+        for t in PodInfo.of(old).required_anti_affinity_terms:
+            if t.matches(pod, ns_labels):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Requeue when a node gains or changes a topology value of the pod's affinity terms,
+        when a node is added while the pod has anti-affinity, or when a node changes or drops a
+        topology value of its anti-affinity terms."""
+        old: Node | None = old_obj
+        new: Node | None = new_obj
+        if new is None:
+            return QueueingHint.QUEUE
+        info = PodInfo.of(pod)
+        new_labels = new.labels
+        old_labels = old.labels if old is not None else None
+        for t in info.required_affinity_terms:
+            key = t.topology_key
+            if key in new_labels and (old_labels is None or old_labels.get(key) != new_labels[key]):
+                return QueueingHint.QUEUE
+        for t in info.required_anti_affinity_terms:
+            if old_labels is None:
+                return QueueingHint.QUEUE
+            key = t.topology_key
+            if key in old_labels and old_labels[key] != new_labels.get(key):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def pod_parse_error(pod: Pod) -> str | None:
+    """Upstream ``NewPodInfo``'s parse errors for the pod's (anti-)affinity terms: per group of
+    terms, the first label selector or namespace selector that does not parse."""
+    aff = pod.affinity
+    if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
+        return None
+    pa, paa = aff.pod_affinity, aff.pod_anti_affinity
+    groups: tuple[tuple[str, Sequence[PodAffinityTerm]], ...] = (
+        ("requiredAffinityTerms", pa.required if pa else ()),
+        ("requiredAntiAffinityTerms", paa.required if paa else ()),
+        ("preferredAffinityTerms", [w.term for w in pa.preferred] if pa else ()),
+        ("preferredAntiAffinityTerms", [w.term for w in paa.preferred] if paa else ()),
+    )
+    errs: list[str] = []
+    for group, terms in groups:
+        for t in terms:
+            err = selector_error(t.label_selector) or selector_error(t.namespace_selector)
+            if err is not None:
+                errs.append(f"{group}: {err}")
+                break
+    if not errs:
+        return None
+    return errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+
+
+def _add_score(topo: Counts, key: str, value: str, weight: int) -> None:
+    inner = topo.get(key)
+    if inner is None:
+        topo[key] = {value: weight}
+    else:
+        inner[value] = inner.get(value, 0) + weight
+
+
+def _all_match(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
+    """``podMatchesAllAffinityTerms`` for unresolved terms (namespace selectors match against
+    no labels, as upstream's hints do)."""
+    if not terms:
+        return False
+    for t in terms:
+        if not _term_matches_without_labels(t, pod):
+            return False
+    return True
+
+
+def _term_matches_without_labels(t: AffinityTerm, pod: Pod) -> bool:
+    if pod.namespace in t.namespaces or (t.namespace_selector is not None
+                                         and t.namespace_selector.matches(_NO_LABELS)):
+        return t.selector is not None and t.selector.matches(pod.labels)
+    return False
+
+
+def _existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str],
+                                   nodes: Sequence[NodeInfo]) -> Counts:
+    """Upstream ``getExistingAntiAffinityCounts``: per domain, the required anti-affinity terms
+    of existing pods that match *pod*."""
+    counts: Counts = {}
+    for ni in nodes:
+        node = ni.node
+        if node is None:
+            continue
+        labels = node.labels
+        for existing in ni.pods_with_required_anti_affinity:
+            for t in existing.required_anti_affinity_terms:
+                if t.matches(pod, ns_labels):
+                    value = labels.get(t.topology_key)
+                    if value is not None:
+                        _bump(counts, t.topology_key, value, 1)
+    return counts
+
+
+def _incoming_counts(affinity_terms: Sequence[IncomingTerm], anti_affinity_terms: Sequence[IncomingTerm],
+                     nodes: Sequence[NodeInfo]) -> tuple[Counts, Counts]:
+    """Upstream ``getIncomingAffinityAntiAffinityCounts``: per domain, the existing pods matching
+    all the affinity terms, and those matching each anti-affinity term."""
+    affinity: Counts = {}
+    anti: Counts = {}
+    keys = {t.topology_key for t in affinity_terms} | {t.topology_key for t in anti_affinity_terms}
+    for ni in nodes:
+        node = ni.node
+        if node is None or not ni.pods:
+            continue
+        labels = node.labels
+        for k in keys:
+            if k in labels:
+                break
+        else:
+            continue  # no topology key: nothing on this node can count
+        for existing in ni.pods:
+            p = existing.pod
+            if affinity_terms and _matches_all(affinity_terms, p):
+                for t in affinity_terms:
+                    value = labels.get(t.topology_key)
+                    if value is not None:
+                        _bump(affinity, t.topology_key, value, 1)
+            for t in anti_affinity_terms:
+                if t.matches(p):
+                    value = labels.get(t.topology_key)
+                    if value is not None:
+                        _bump(anti, t.topology_key, value, 1)
+    return affinity, anti
+
+
+def new(args: object, handle: Handle) -> InterPodAffinity:
+    """Factory: *args* is ``None``, an :class:`InterPodAffinityArgs` or a camelCase mapping."""
+    if args is None:
+        parsed = InterPodAffinityArgs()
+    elif isinstance(args, InterPodAffinityArgs):
+        parsed = args
+    elif isinstance(args, Mapping):
+        parsed = InterPodAffinityArgs.from_dict(args)
+    else:
+        raise PluginArgsError(f"want args of type InterPodAffinityArgs, got {type(args).__name__}")
+    parsed.validate()
+    return InterPodAffinity(parsed, handle)
+
+
+if TYPE_CHECKING:
+    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+    from .._plugin import EnqueueExtensions
+    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+
+    def _check(p: InterPodAffinity) -> None:
+        _a: PreFilterPlugin = p
+        _b: FilterPlugin = p
+        _c: PreFilterExtensions = p
+        _d: PreScorePlugin = p
+        _e: ScorePlugin = p
+        _f: ScoreExtensions = p
+        _g: EnqueueExtensions = p
