@@ -38,7 +38,15 @@ from ._api import (
     WeightedPodAffinityTerm,
 )
 from ._bind import BindPlugin, PostBindPlugin, PreBindPlugin
+from ._cache import Cache, CacheDump
 from ._clock import Clock, FakeClock, RealClock
+from ._config import (
+    EXTENSION_POINTS,
+    PluginRef,
+    Profile,
+    SchedulerConfiguration,
+    extension_points_of,
+)
 from ._cycle_state import CycleState, StateData, StateKey
 from ._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ._exceptions import (
@@ -65,11 +73,15 @@ from ._filter import (
     PreFilterPlugin,
     PreFilterResult,
 )
+from ._framework import Framework, InMemoryEventRecorder, RecordedEvent
 from ._handle import Client, EventRecorder, Handle, NodeInfoLister, Nominator, ObjectLister, SharedLister
+from ._hookspecs import hookimpl, hookspec
+from ._kube import load_manifests
 from ._nodeinfo import AffinityTerm, HostPortInfo, ImageStateSummary, NodeInfo, PodInfo, WeightedAffinityTerm
 from ._objects import ObjectStore
-from ._permit import PermitPlugin, WaitingPod
+from ._permit import MAX_PERMIT_TIMEOUT, PermitPlugin, WaitingPod
 from ._plugin import EnqueueExtensions, Plugin, PreEnqueuePlugin
+from ._plugin_manager import load_plugins, make_plugin_manager
 from ._quantity import Quantity, parse_quantity
 from ._queue_sort import QueuedPodInfo, QueueSortPlugin
 from ._registry import PluginFactory, Registry, RegistryEntry
@@ -84,15 +96,17 @@ from ._score import (
     ScoreExtensions,
     ScorePlugin,
 )
+from ._snapshot import Snapshot
 from ._status import Code, Status
+from ._waiting_pods import WaitingPodEntry, WaitingPods
 
 __all__ = [
-    "MAX_NODE_SCORE",
-    "MIN_NODE_SCORE",
     "ActionType",
     "Affinity",
     "AffinityTerm",
     "BindPlugin",
+    "Cache",
+    "CacheDump",
     "CacheError",
     "Client",
     "Clock",
@@ -105,16 +119,22 @@ __all__ = [
     "ContainerPort",
     "CycleState",
     "DuplicatePluginError",
+    "EXTENSION_POINTS",
     "EnqueueExtensions",
     "EventRecorder",
     "EventResource",
     "FakeClock",
     "FilterPlugin",
+    "Framework",
     "Handle",
     "HostPortInfo",
     "ImageStateSummary",
+    "InMemoryEventRecorder",
     "LabelSelector",
     "LabelSelectorRequirement",
+    "MAX_NODE_SCORE",
+    "MAX_PERMIT_TIMEOUT",
+    "MIN_NODE_SCORE",
     "ManifestError",
     "Namespace",
     "Node",
@@ -138,6 +158,7 @@ __all__ = [
     "PluginArgsError",
     "PluginFactory",
     "PluginLoadError",
+    "PluginRef",
     "PluginScore",
     "Pod",
     "PodAffinity",
@@ -157,12 +178,14 @@ __all__ = [
     "PreScorePlugin",
     "PreferredSchedulingTerm",
     "PriorityClass",
+    "Profile",
     "Quantity",
     "QuantityError",
     "QueueSortPlugin",
     "QueuedPodInfo",
     "QueueingHint",
     "RealClock",
+    "RecordedEvent",
     "Registry",
     "RegistryEntry",
     "RegistryError",
@@ -171,11 +194,13 @@ __all__ = [
     "ReservePlugin",
     "Resources",
     "SchedframeError",
+    "SchedulerConfiguration",
     "SchedulerError",
     "ScoreExtensions",
     "ScorePlugin",
     "Service",
     "SharedLister",
+    "Snapshot",
     "StateData",
     "StateKey",
     "StateNotFoundError",
@@ -186,8 +211,17 @@ __all__ = [
     "TopologySpreadConstraint",
     "UnknownPluginError",
     "WaitingPod",
+    "WaitingPodEntry",
+    "WaitingPods",
     "WeightedAffinityTerm",
     "WeightedPodAffinityTerm",
+    "annotations",
+    "extension_points_of",
+    "hookimpl",
+    "hookspec",
+    "load_manifests",
+    "load_plugins",
+    "make_plugin_manager",
     "parse_quantity",
 ]
 

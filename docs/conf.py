@@ -1,0 +1,29 @@
+"""Sphinx configuration for schedframe's documentation."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+project = "schedframe"
+author = "schedframe maintainers"
+copyright = "2026, schedframe maintainers"
+release = importlib.metadata.version("schedframe")
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.viewcode",
+]
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_default_options = {"members": True, "show-inheritance": False}
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
+nitpicky = False
+exclude_patterns = ["_build", "examples/**/README.md"]
+html_theme = "alabaster"
+html_static_path: list[str] = []
+suppress_warnings = ["ref.python"]
