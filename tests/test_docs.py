@@ -119,3 +119,38 @@ def test_example_scripts_run(script: Path, monkeypatch):
     monkeypatch.setattr(sys, "argv", [str(script)])
     monkeypatch.syspath_prepend(str(script.parent))
     runpy.run_path(str(script), run_name="__main__")
+
+
+_DIRECTIVE = re.compile(
+    r"^\.\. (?:auto)?(?:class|exception|function|data|module|currentmodule)::\s+(\S+)", re.M
+)
+
+
+def _documented(text: str) -> dict[str, set[str]]:
+    """Names documented in an API page, per module (``.. module::`` sets the module)."""
+    out: dict[str, set[str]] = {}
+    module = ""
+    for m in _DIRECTIVE.finditer(text):
+        directive, target = m.group(0).split("::")[0], m.group(1)
+        if directive.endswith(("module", "currentmodule")):
+            module = target
+            continue
+        mod, _, name = target.rpartition(".")
+        out.setdefault(mod or module, set()).add(name)
+    return out
+
+
+@pytest.mark.parametrize("module_name", ["schedframe", "schedframe.testing"])
+def test_api_reference_lists_every_public_name(module_name: str):
+    """docs/api.rst documents every name in the module's __all__."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    documented = _documented((DOCS / "api.rst").read_text()).get(module_name, set())
+    public = {
+        name for name in module.__all__
+        if type(getattr(module, name)).__name__ != "_Feature"  # not ``from __future__ import annotations``
+    }
+    if module_name == "schedframe.testing":
+        public.discard("FakeClock")  # a re-export, documented as schedframe.FakeClock
+    assert sorted(public - documented) == []
