@@ -705,14 +705,14 @@ def test_add_remove_pod(
 def test_pre_filter_state_clone() -> None:
     """clone() copies the counts and shares the immutable parts."""
     s = ipa.PreFilterState(make_pod("p").obj(), (), (), {})
-    s.existing_anti_affinity_counts = {"name": {"node1": 1, "node2": 1}}
-    s.affinity_counts = {"name": {"nodeA": 1, "nodeC": 2}}
-    s.anti_affinity_counts = {"name": {"nodeN": 3, "nodeM": 1}}
+    s.existing_anti_affinity_counts = {("name", "node1"): 1, ("name", "node2"): 1}
+    s.affinity_counts = {("name", "nodeA"): 1, ("name", "nodeC"): 2}
+    s.anti_affinity_counts = {("name", "nodeN"): 3, ("name", "nodeM"): 1}
     c = s.clone()
     assert c is not s
     assert _counts(c) == _counts(s)
-    c.affinity_counts["name"]["nodeA"] = 5
-    assert s.affinity_counts["name"]["nodeA"] == 1
+    c.affinity_counts["name", "nodeA"] = 5
+    assert s.affinity_counts["name", "nodeA"] == 1
 
 
 _NODE_A = nd("nodeA", {"hostname": "nodeA"})
@@ -1586,3 +1586,72 @@ def test_parse_error_reports_each_group() -> None:
     status = harness([_NODE1]).pre_filter(pod)[1]
     assert status.code.name == "UNSCHEDULABLE_AND_UNRESOLVABLE"
     assert status.message == f"parsing pod: {err}"
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental counting across cycles
+
+_op = st.tuples(
+    st.sampled_from(["add", "add_anti", "remove", "relabel", "add_node"]),
+    st.integers(0, 50),
+    st.sampled_from(["a", "b"]),
+)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(_op, min_size=1, max_size=10))
+def test_cached_counts_follow_cluster_changes(ops: list[Any]) -> None:
+    """Counts cached across cycles equal counts computed from scratch after every cache change."""
+    from schedframe._cache import Cache
+
+    cache = Cache()
+    for i in range(4):
+        cache.add_node(nd(f"n{i}", {"hostname": f"n{i}", "zone": f"z{i % 2}"}))
+    h = harness()
+    snapshot = cache.snapshot()
+    h.framework.set_snapshot(snapshot)
+    warm = h.plugin
+    assert isinstance(warm, ipa.InterPodAffinity)
+    pod = (
+        pl("p", labels={"app": "a"})
+        .pod_affinity("zone", in_("app", "a"))
+        .pod_anti_affinity("hostname", exists("app"))
+        .pod_affinity("zone", in_("app", "b"), weight=4)
+        .pod_anti_affinity("hostname", in_("app", "a"), weight=2)
+        .obj()
+    )
+    pods: list[Pod] = []
+    for step, (op, n, app) in enumerate(ops):
+        nodes = cache.nodes()
+        node = nodes[n % len(nodes)]
+        if op in ("add", "add_anti"):
+            b = pl(f"q{step}", node.name, {"app": app})
+            if op == "add_anti":
+                b.pod_anti_affinity("zone", in_("app", "a")).pod_affinity("zone", exists("app"), weight=3)
+            p = b.obj()
+            cache.add_pod(p)
+            pods.append(p)
+        elif op == "remove" and pods:
+            cache.remove_pod(pods.pop(n % len(pods)))
+        elif op == "relabel":
+            labels = {**node.labels, "zone": f"z{n % 3}"}
+            cache.update_node(node, node.evolve(labels=labels))
+        elif op == "add_node":
+            cache.add_node(nd(f"x{step}", {"hostname": f"x{step}", "zone": "z1"}))
+        cache.update_snapshot(snapshot)
+        infos = list(snapshot.list())
+        results = []
+        for plugin in (warm, ipa.new(None, h.framework)):
+            state = CycleState()
+            plugin.pre_filter(state, pod, infos)
+            plugin.pre_score(state, pod, infos)
+            pre_filter = state.get(PRE_FILTER_STATE_KEY)
+            pre_score = state.get(PRE_SCORE_STATE_KEY)
+            results.append(
+                (
+                    _counts(pre_filter) if pre_filter else None,
+                    pre_filter.existing_keys if pre_filter else None,
+                    pre_score.topology_score if pre_score else None,
+                )
+            )
+        assert results[0] == results[1]

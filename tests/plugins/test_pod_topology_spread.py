@@ -2639,3 +2639,90 @@ def test_score_rounds_half_away_from_zero() -> None:
     s.weights = [1.5]
     state.write(PRE_SCORE_STATE_KEY, s)
     assert plugin.score(state, make_pod("p").obj(), NodeInfo(nd("n1", zone="z"))) == (3, None)
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental counting across cycles
+
+_op = st.tuples(
+    st.sampled_from(["add", "remove", "relabel", "add_node", "remove_node"]),
+    st.integers(0, 50),
+    st.booleans(),
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_op, min_size=1, max_size=12), st.booleans())
+def test_cached_counts_follow_cluster_changes(ops: list[Any], honor: bool) -> None:
+    """Counts cached across cycles equal counts computed from scratch after every cache change."""
+    from schedframe._cache import Cache
+
+    cache = Cache()
+    for i in range(4):
+        cache.add_node(nd(f"n{i}", {HOSTNAME: f"n{i}", "zone": f"z{i % 2}"}))
+    h = harness(args=LIST)
+    snapshot = cache.snapshot()
+    h.framework.set_snapshot(snapshot)
+    warm = h.plugin
+    assert isinstance(warm, pts.PodTopologySpread)
+    hard = (
+        make_pod("p")
+        .label("foo", "")
+        .spread_constraint(1, "zone", DNS, FOO, node_taints_policy=HONOR if honor else None)
+        .spread_constraint(1, HOSTNAME, DNS, FOO)
+        .obj()
+    )
+    soft = (
+        make_pod("p")
+        .label("foo", "")
+        .spread_constraint(1, "zone", SA, FOO)
+        .spread_constraint(1, HOSTNAME, SA, FOO)
+        .obj()
+    )
+    pods: list[Pod] = []
+    extra_nodes = 0
+    for step, (op, n, flag) in enumerate(ops):
+        nodes = cache.nodes()
+        node = nodes[n % len(nodes)] if nodes else None
+        if op == "add" and node is not None:
+            p = ep(f"q{step}", node.name, {"foo": ""} if flag else None)
+            cache.add_pod(p)
+            pods.append(p)
+        elif op == "remove" and pods:
+            cache.remove_pod(pods.pop(n % len(pods)))
+        elif op == "relabel" and node is not None:
+            labels = dict(node.labels)
+            if flag:
+                labels["zone"] = f"z{n % 3}"
+            else:
+                labels.pop("zone", None)
+            cache.update_node(node, node.evolve(labels=labels, taints=(UNSCHEDULABLE_TAINT,) if flag else ()))
+        elif op == "add_node":
+            extra_nodes += 1
+            cache.add_node(nd(f"x{extra_nodes}", {HOSTNAME: f"x{extra_nodes}", "zone": "z9"}))
+        elif op == "remove_node" and node is not None and len(nodes) > 1:
+            for p in [p for p in pods if p.node_name == node.name]:
+                cache.remove_pod(p)
+                pods.remove(p)
+            cache.remove_node(node)
+        cache.update_snapshot(snapshot)
+        infos = list(snapshot.list())
+        cold = pts.new(LIST, h.framework)
+        for plugin in (warm, cold):
+            state = CycleState()
+            plugin.pre_filter(state, hard, infos)
+            plugin.pre_score(state, soft, infos)
+            if plugin is warm:
+                got = (state.get(PRE_FILTER_STATE_KEY), state.get(PRE_SCORE_STATE_KEY))
+            else:
+                want = (state.get(PRE_FILTER_STATE_KEY), state.get(PRE_SCORE_STATE_KEY))
+        if want[0] is None:
+            assert got[0] is None
+        else:
+            assert got[0] is not None
+            assert got[0].counts == want[0].counts
+            assert got[0].min_match == want[0].min_match
+        if want[1] is not None:
+            assert got[1] is not None
+            assert got[1].counts == want[1].counts
+            assert got[1].host_counts == want[1].host_counts

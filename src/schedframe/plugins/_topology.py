@@ -7,14 +7,19 @@ and the well-known topology labels.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any, Final
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Final, final
 
 from .._api import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
+from .._nodeinfo import NodeInfo
 from ._helpers import FieldErrors, label_key_errors, label_value_errors
 
 __all__ = [
     "LABEL_HOSTNAME",
+    "Contribution",
+    "IncrementalSum",
+    "SumCache",
     "LABEL_TOPOLOGY_ZONE",
     "check_keys",
     "constraint_from_dict",
@@ -211,3 +216,130 @@ def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None
         if value_errs:
             errs.invalid(f"values[{i}][{key}]", v, "; ".join(value_errs))
     return errs.message() if errs else None
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental aggregation over a snapshot's node list
+
+#: What one node adds to an aggregate: ``(key, amount)`` pairs (a key may repeat).
+Contribution = tuple[tuple[Hashable, int], ...]
+
+_CHUNK: Final = 256
+
+
+@final
+class IncrementalSum:
+    """Sums per-node contributions over a node list, refreshed incrementally across cycles.
+
+    A snapshot replaces the NodeInfo of every node that changed and keeps the others, so on
+    :meth:`refresh` only list positions holding a different NodeInfo object than last time are
+    recomputed (found at C speed); a list of another length is recomputed entirely.
+
+    ``sums[key]`` is the total amount of *key* and ``matches[key]`` how many pairs contributed it;
+    a key is present exactly while some node contributes it (even with a zero total). With
+    *grouped*, keys are tuples and ``heads[key[0]]`` counts the present keys with that first item.
+    """
+
+    __slots__ = ("_contrib", "_infos", "grouped", "heads", "matches", "sums")
+
+    def __init__(self, grouped: bool = False) -> None:
+        self._infos: list[NodeInfo] = []
+        self._contrib: list[Contribution] = []
+        self.sums: dict[Hashable, int] = {}
+        self.matches: dict[Hashable, int] = {}
+        self.grouped = grouped
+        self.heads: dict[Hashable, int] = {}
+
+    def refresh(self, nodes: Sequence[NodeInfo], contribute: Callable[[NodeInfo], Contribution]) -> None:
+        """Bring :attr:`sums` up to date with *nodes*."""
+        if not isinstance(nodes, list):
+            nodes = list(nodes)
+        infos = self._infos
+        n = len(nodes)
+        if n != len(infos):
+            self._infos = list(nodes)
+            self._contrib = [() for _ in nodes]
+            self.sums.clear()
+            self.matches.clear()
+            self.heads.clear()
+            for i, info in enumerate(nodes):
+                self._add(i, contribute(info))
+            return
+        if nodes == infos:  # identity comparisons in C: nothing was replaced
+            return
+        for start in range(0, n, _CHUNK):
+            end = start + _CHUNK
+            if nodes[start:end] == infos[start:end]:
+                continue
+            for i in range(start, min(end, n)):
+                info = nodes[i]
+                if info is not infos[i]:
+                    infos[i] = info
+                    self._remove(i)
+                    self._add(i, contribute(info))
+
+    def _add(self, i: int, pairs: Contribution) -> None:
+        self._contrib[i] = pairs
+        sums = self.sums
+        matches = self.matches
+        for key, amount in pairs:
+            m = matches.get(key)
+            if m is None:
+                matches[key] = 1
+                sums[key] = amount
+                if self.grouped:
+                    head = key[0]  # type: ignore[index]
+                    self.heads[head] = self.heads.get(head, 0) + 1
+            else:
+                matches[key] = m + 1
+                sums[key] += amount
+
+    def _remove(self, i: int) -> None:
+        sums = self.sums
+        matches = self.matches
+        for key, amount in self._contrib[i]:
+            left = matches[key] - 1
+            if left:
+                matches[key] = left
+                sums[key] -= amount
+            else:
+                del matches[key]
+                del sums[key]
+                if self.grouped:
+                    head = key[0]  # type: ignore[index]
+                    count = self.heads[head] - 1
+                    if count:
+                        self.heads[head] = count
+                    else:
+                        del self.heads[head]
+        self._contrib[i] = ()
+
+
+@final
+class SumCache:
+    """A small LRU map from counting signatures to :class:`IncrementalSum` s, thread-safe."""
+
+    __slots__ = ("_entries", "_lock", "_size")
+
+    def __init__(self, size: int = 64) -> None:
+        self._entries: dict[Hashable, IncrementalSum] = {}
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, signature: Hashable, nodes: Sequence[NodeInfo],
+            contribute: Callable[[NodeInfo], Contribution], *, grouped: bool = False) -> IncrementalSum:
+        """The :class:`IncrementalSum` of *signature*, refreshed over *nodes*.
+
+        Its dicts stay valid until the next call for the same signature; copy what must outlive
+        the scheduling cycle or will be modified.
+        """
+        with self._lock:
+            entries = self._entries
+            entry = entries.pop(signature, None)
+            if entry is None:
+                entry = IncrementalSum(grouped)
+                if len(entries) >= self._size:
+                    del entries[next(iter(entries))]
+            entries[signature] = entry
+            entry.refresh(nodes, contribute)
+            return entry

@@ -13,8 +13,8 @@ and Score are dict lookups per node.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, cast, final
 
 import attrs
 
@@ -29,7 +29,7 @@ from .._score import MAX_NODE_SCORE, NodeScore
 from .._status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_not_found
-from ._topology import check_keys, selector_error
+from ._topology import Contribution, SumCache, check_keys, selector_error
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -156,6 +156,11 @@ class IncomingTerm:
                     n.name for n in objects.list(Namespace) if ns_sel.matches(n.labels)}
         self.namespaces: frozenset[str] = namespaces
 
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        """A hashable value identifying what the term matches."""
+        return (self.namespaces, self.all_namespaces, self.selector, self.topology_key)
+
     def matches(self, pod: Pod) -> bool:
         """Whether *pod* is selected by the term (namespace and labels)."""
         if not (self.all_namespaces or pod.namespace in self.namespaces):
@@ -174,31 +179,22 @@ def _matches_all(terms: Sequence[IncomingTerm], pod: Pod) -> bool:
     return True
 
 
-#: topology key -> topology value -> count
-Counts = dict[str, dict[str, int]]
+#: (topology key, topology value) -> count
+Counts = dict[tuple[str, str], int]
 
 
-def _bump(counts: Counts, key: str, value: str, delta: int) -> None:
-    """Add *delta* to ``counts[key][value]``, dropping entries that reach zero."""
-    inner = counts.get(key)
-    if inner is None:
-        inner = counts[key] = {}
-    n = inner.get(value, 0) + delta
+def _bump(counts: Counts, pair: tuple[str, str], delta: int) -> None:
+    """Add *delta* to ``counts[pair]``, dropping entries that reach zero."""
+    n = counts.get(pair, 0) + delta
     if n:
-        inner[value] = n
+        counts[pair] = n
     else:
-        inner.pop(value, None)
-        if not inner:
-            del counts[key]
-
-
-def _copy(counts: Counts) -> Counts:
-    return {k: dict(v) for k, v in counts.items()}
+        counts.pop(pair, None)
 
 
 def _flat(counts: Counts) -> dict[tuple[str, str], int]:
     """``{(key, value): count}``: the upstream ``topologyToMatchedTermCount`` view."""
-    return {(k, v): n for k, inner in counts.items() for v, n in inner.items()}
+    return dict(counts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,7 +206,8 @@ class PreFilterState:
     """What PreFilter computed for Filter (upstream ``preFilterState``)."""
 
     __slots__ = ("affinity_counts", "affinity_terms", "anti_affinity_counts", "anti_affinity_terms",
-                 "existing_anti_affinity_counts", "namespace_labels", "pod", "pod_matches_own_affinity")
+                 "existing_anti_affinity_counts", "existing_keys", "namespace_labels", "owned", "pod",
+                 "pod_matches_own_affinity")
 
     def __init__(self, pod: Pod, affinity_terms: tuple[IncomingTerm, ...],
                  anti_affinity_terms: tuple[IncomingTerm, ...], namespace_labels: Mapping[str, str]) -> None:
@@ -219,8 +216,12 @@ class PreFilterState:
         self.anti_affinity_terms = anti_affinity_terms
         self.namespace_labels = namespace_labels
         self.pod_matches_own_affinity = _matches_all(affinity_terms, pod)
+        #: False while the counts are the plugin cache's (copied on the first update)
+        self.owned = False
         #: existing pods' required anti-affinity terms matching the incoming pod
         self.existing_anti_affinity_counts: Counts = {}
+        #: the topology keys appearing in :attr:`existing_anti_affinity_counts`
+        self.existing_keys: set[str] = set()
         #: existing pods matching all the incoming pod's required affinity terms
         self.affinity_counts: Counts = {}
         #: existing pods matching the incoming pod's required anti-affinity terms
@@ -234,13 +235,21 @@ class PreFilterState:
         new.anti_affinity_terms = self.anti_affinity_terms
         new.namespace_labels = self.namespace_labels
         new.pod_matches_own_affinity = self.pod_matches_own_affinity
-        new.existing_anti_affinity_counts = _copy(self.existing_anti_affinity_counts)
-        new.affinity_counts = _copy(self.affinity_counts)
-        new.anti_affinity_counts = _copy(self.anti_affinity_counts)
+        new.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
+        new.existing_keys = set(self.existing_keys)
+        new.affinity_counts = dict(self.affinity_counts)
+        new.anti_affinity_counts = dict(self.anti_affinity_counts)
+        new.owned = True
         return new
 
     def update_with_pod(self, info: PodInfo, node: Node, delta: int) -> None:
         """Account for *info* appearing (+1) or disappearing (-1) on *node*."""
+        if not self.owned:
+            self.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
+            self.existing_keys = set(self.existing_keys)
+            self.affinity_counts = dict(self.affinity_counts)
+            self.anti_affinity_counts = dict(self.anti_affinity_counts)
+            self.owned = True
         labels = node.labels
         incoming = self.pod
         ns_labels = self.namespace_labels
@@ -248,18 +257,19 @@ class PreFilterState:
             if t.matches(incoming, ns_labels):
                 value = labels.get(t.topology_key)
                 if value is not None:
-                    _bump(self.existing_anti_affinity_counts, t.topology_key, value, delta)
+                    _bump(self.existing_anti_affinity_counts, (t.topology_key, value), delta)
+                    self.existing_keys.add(t.topology_key)
         p = info.pod
         if _matches_all(self.affinity_terms, p):
             for it in self.affinity_terms:
                 value = labels.get(it.topology_key)
                 if value is not None:
-                    _bump(self.affinity_counts, it.topology_key, value, delta)
+                    _bump(self.affinity_counts, (it.topology_key, value), delta)
         for it in self.anti_affinity_terms:
             if it.matches(p):
                 value = labels.get(it.topology_key)
                 if value is not None:
-                    _bump(self.anti_affinity_counts, it.topology_key, value, delta)
+                    _bump(self.anti_affinity_counts, (it.topology_key, value), delta)
 
 
 @final
@@ -269,7 +279,7 @@ class PreScoreState:
 
     __slots__ = ("topology_score",)
 
-    def __init__(self, topology_score: Counts) -> None:
+    def __init__(self, topology_score: dict[str, dict[str, int]]) -> None:
         self.topology_score = topology_score
 
     def clone(self) -> PreScoreState:
@@ -298,6 +308,7 @@ class InterPodAffinity:
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args
         self._handle = handle
+        self._sums = SumCache()
 
     @property
     def name(self) -> str:
@@ -326,15 +337,94 @@ class InterPodAffinity:
         s = PreFilterState(pod, self._resolve(info.required_affinity_terms),
                            self._resolve(info.required_anti_affinity_terms),
                            self._namespace_labels(pod.namespace))
-        s.existing_anti_affinity_counts = _existing_anti_affinity_counts(
+        existing, s.existing_keys = self._existing_anti_affinity_counts(
             pod, s.namespace_labels, lister.have_pods_with_required_anti_affinity_list())
-        if not s.existing_anti_affinity_counts and not s.affinity_terms and not s.anti_affinity_terms:
+        s.existing_anti_affinity_counts = existing
+        if not existing and not s.affinity_terms and not s.anti_affinity_terms:
             return None, Status.skip()
-        if s.affinity_terms or s.anti_affinity_terms:
-            s.affinity_counts, s.anti_affinity_counts = _incoming_counts(
-                s.affinity_terms, s.anti_affinity_terms, nodes)
+        if s.affinity_terms:
+            s.affinity_counts = self._incoming_affinity_counts(s.affinity_terms, nodes)
+        if s.anti_affinity_terms:
+            s.anti_affinity_counts = self._incoming_anti_affinity_counts(s.anti_affinity_terms, nodes)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, None
+
+    def _existing_anti_affinity_counts(self, pod: Pod, ns_labels: Mapping[str, str],
+                                       nodes: Sequence[NodeInfo]) -> tuple[Counts, set[str]]:
+        """Upstream ``getExistingAntiAffinityCounts``: per domain, the required anti-affinity
+        terms of existing pods that match *pod* (cached, refreshed incrementally; the counts
+        are the cache's), and the topology keys among them."""
+
+        def contribute(ni: NodeInfo) -> Contribution:
+            node = ni.node
+            if node is None:
+                return ()
+            labels = node.labels
+            pairs: list[tuple[Hashable, int]] = []
+            for existing in ni.pods_with_required_anti_affinity:
+                for t in existing.required_anti_affinity_terms:
+                    if t.matches(pod, ns_labels):
+                        value = labels.get(t.topology_key)
+                        if value is not None:
+                            pairs.append(((t.topology_key, value), 1))
+            return tuple(pairs)
+
+        sig = ("existing", pod.namespace, pod.labels, ns_labels)
+        entry = self._sums.get(sig, nodes, contribute, grouped=True)
+        return cast("Counts", entry.sums), cast("set[str]", set(entry.heads))
+
+    def _incoming_affinity_counts(self, terms: tuple[IncomingTerm, ...], nodes: Sequence[NodeInfo]) -> Counts:
+        """Per domain of each term, the existing pods matching *all* the pod's required
+        affinity terms (upstream ``getIncomingAffinityAntiAffinityCounts``)."""
+        keys = frozenset(t.topology_key for t in terms)
+
+        def contribute(ni: NodeInfo) -> Contribution:
+            node = ni.node
+            if node is None or not ni.pods:
+                return ()
+            labels = node.labels
+            if keys.isdisjoint(labels):
+                return ()
+            n = 0
+            for existing in ni.pods:
+                if _matches_all(terms, existing.pod):
+                    n += 1
+            if not n:
+                return ()
+            return tuple(((t.topology_key, labels[t.topology_key]), n) for t in terms
+                         if t.topology_key in labels)
+
+        sig = ("affinity", tuple(t.signature for t in terms))
+        return cast("Counts", self._sums.get(sig, nodes, contribute).sums)
+
+    def _incoming_anti_affinity_counts(self, terms: tuple[IncomingTerm, ...],
+                                       nodes: Sequence[NodeInfo]) -> Counts:
+        """Per domain of each term, the existing pods matching that required anti-affinity term
+        of the pod (upstream ``getIncomingAffinityAntiAffinityCounts``)."""
+        keys = frozenset(t.topology_key for t in terms)
+
+        def contribute(ni: NodeInfo) -> Contribution:
+            node = ni.node
+            if node is None or not ni.pods:
+                return ()
+            labels = node.labels
+            if keys.isdisjoint(labels):
+                return ()
+            pairs: list[tuple[Hashable, int]] = []
+            for t in terms:
+                value = labels.get(t.topology_key)
+                if value is None:
+                    continue
+                n = 0
+                for existing in ni.pods:
+                    if t.matches(existing.pod):
+                        n += 1
+                if n:
+                    pairs.append(((t.topology_key, value), n))
+            return tuple(pairs)
+
+        sig = ("anti", tuple(t.signature for t in terms))
+        return cast("Counts", self._sums.get(sig, nodes, contribute).sums)
 
     def pre_filter_extensions(self) -> InterPodAffinity:
         """AddPod / RemovePod update the counts."""
@@ -376,11 +466,11 @@ class InterPodAffinity:
             pods_exist = True
             counts = s.affinity_counts
             for t in s.affinity_terms:
-                value = labels.get(t.topology_key)
+                key = t.topology_key
+                value = labels.get(key)
                 if value is None:
                     return _AFFINITY_NOT_MATCH
-                inner = counts.get(t.topology_key)
-                if inner is None or inner.get(value, 0) <= 0:
+                if counts.get((key, value), 0) <= 0:
                     pods_exist = False
             # The first pod of a group with affinity to itself: allowed when no pod anywhere
             # matches the terms and the pod matches them itself.
@@ -389,16 +479,15 @@ class InterPodAffinity:
         anti = s.anti_affinity_counts
         if anti:
             for t in s.anti_affinity_terms:
-                value = labels.get(t.topology_key)
-                if value is not None:
-                    inner = anti.get(t.topology_key)
-                    if inner is not None and inner.get(value, 0) > 0:
-                        return _ANTI_AFFINITY_NOT_MATCH
+                key = t.topology_key
+                value = labels.get(key)
+                if value is not None and anti.get((key, value), 0) > 0:
+                    return _ANTI_AFFINITY_NOT_MATCH
         existing = s.existing_anti_affinity_counts
         if existing:
-            for key, inner in existing.items():
+            for key in s.existing_keys:
                 value = labels.get(key)
-                if value is not None and inner.get(value, 0) > 0:
+                if value is not None and existing.get((key, value), 0) > 0:
                     return _EXISTING_ANTI_AFFINITY_NOT_MATCH
         return None
 
@@ -425,14 +514,15 @@ class InterPodAffinity:
         incoming_terms = aff_terms + anti_terms
         ns_labels = self._namespace_labels(pod.namespace)
         hard_weight = self.args.hard_pod_affinity_weight
-        topo: Counts = {}
-        for ni in all_nodes:
+
+        def contribute(ni: NodeInfo) -> Contribution:
             node = ni.node
             if node is None:
-                continue
+                return ()
             labels = node.labels
             if not labels:
-                continue
+                return ()
+            pairs: list[tuple[Hashable, int]] = []
             for existing in (ni.pods if has_constraints else ni.pods_with_affinity):
                 if incoming_terms:
                     p = existing.pod
@@ -440,25 +530,37 @@ class InterPodAffinity:
                         if it.matches(p):
                             value = labels.get(it.topology_key)
                             if value is not None:
-                                _add_score(topo, it.topology_key, value, weight)
+                                pairs.append(((it.topology_key, value), weight))
                 if hard_weight > 0:
                     for t in existing.required_affinity_terms:
                         if t.matches(pod, ns_labels):
                             value = labels.get(t.topology_key)
                             if value is not None:
-                                _add_score(topo, t.topology_key, value, hard_weight)
+                                pairs.append(((t.topology_key, value), hard_weight))
                 for wt in existing.preferred_affinity_terms:
                     if wt.term.matches(pod, ns_labels):
                         value = labels.get(wt.term.topology_key)
                         if value is not None:
-                            _add_score(topo, wt.term.topology_key, value, wt.weight)
+                            pairs.append(((wt.term.topology_key, value), wt.weight))
                 for wt in existing.preferred_anti_affinity_terms:
                     if wt.term.matches(pod, ns_labels):
                         value = labels.get(wt.term.topology_key)
                         if value is not None:
-                            _add_score(topo, wt.term.topology_key, value, -wt.weight)
-        if not topo:
+                            pairs.append(((wt.term.topology_key, value), -wt.weight))
+            return tuple(pairs)
+
+        sig = ("score", tuple((it.signature, weight) for it, weight in incoming_terms), pod.namespace,
+               pod.labels, ns_labels, hard_weight, has_constraints)
+        sums = cast("Counts", self._sums.get(sig, all_nodes, contribute).sums)
+        if not sums:
             return Status.skip()
+        topo: dict[str, dict[str, int]] = {}
+        for (key, value), total in sums.items():
+            inner = topo.get(key)
+            if inner is None:
+                topo[key] = {value: total}
+            else:
+                inner[value] = total
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topo))
         return None
 
@@ -595,14 +697,6 @@ def pod_parse_error(pod: Pod) -> str | None:
     return errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
 
 
-def _add_score(topo: Counts, key: str, value: str, weight: int) -> None:
-    inner = topo.get(key)
-    if inner is None:
-        topo[key] = {value: weight}
-    else:
-        inner[value] = inner.get(value, 0) + weight
-
-
 def _all_match(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
     """``podMatchesAllAffinityTerms`` for unresolved terms (namespace selectors match against
     no labels, as upstream's hints do)."""
@@ -619,57 +713,6 @@ def _term_matches_without_labels(t: AffinityTerm, pod: Pod) -> bool:
                                          and t.namespace_selector.matches(_NO_LABELS)):
         return t.selector is not None and t.selector.matches(pod.labels)
     return False
-
-
-def _existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str],
-                                   nodes: Sequence[NodeInfo]) -> Counts:
-    """Upstream ``getExistingAntiAffinityCounts``: per domain, the required anti-affinity terms
-    of existing pods that match *pod*."""
-    counts: Counts = {}
-    for ni in nodes:
-        node = ni.node
-        if node is None:
-            continue
-        labels = node.labels
-        for existing in ni.pods_with_required_anti_affinity:
-            for t in existing.required_anti_affinity_terms:
-                if t.matches(pod, ns_labels):
-                    value = labels.get(t.topology_key)
-                    if value is not None:
-                        _bump(counts, t.topology_key, value, 1)
-    return counts
-
-
-def _incoming_counts(affinity_terms: Sequence[IncomingTerm], anti_affinity_terms: Sequence[IncomingTerm],
-                     nodes: Sequence[NodeInfo]) -> tuple[Counts, Counts]:
-    """Upstream ``getIncomingAffinityAntiAffinityCounts``: per domain, the existing pods matching
-    all the affinity terms, and those matching each anti-affinity term."""
-    affinity: Counts = {}
-    anti: Counts = {}
-    keys = {t.topology_key for t in affinity_terms} | {t.topology_key for t in anti_affinity_terms}
-    for ni in nodes:
-        node = ni.node
-        if node is None or not ni.pods:
-            continue
-        labels = node.labels
-        for k in keys:
-            if k in labels:
-                break
-        else:
-            continue  # no topology key: nothing on this node can count
-        for existing in ni.pods:
-            p = existing.pod
-            if affinity_terms and _matches_all(affinity_terms, p):
-                for t in affinity_terms:
-                    value = labels.get(t.topology_key)
-                    if value is not None:
-                        _bump(affinity, t.topology_key, value, 1)
-            for t in anti_affinity_terms:
-                if t.matches(p):
-                    value = labels.get(t.topology_key)
-                    if value is not None:
-                        _bump(anti, t.topology_key, value, 1)
-    return affinity, anti
 
 
 def new(args: object, handle: Handle) -> InterPodAffinity:

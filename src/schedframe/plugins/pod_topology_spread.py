@@ -12,9 +12,10 @@ lookups per node.
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, cast, final
 
 import attrs
 
@@ -47,6 +48,8 @@ from ._helpers import (
 from ._topology import (
     LABEL_HOSTNAME,
     LABEL_TOPOLOGY_ZONE,
+    Contribution,
+    SumCache,
     check_keys,
     constraint_from_dict,
     constraint_to_dict,
@@ -348,24 +351,19 @@ class PreFilterState:
     exactly k matching pods).
     """
 
-    __slots__ = ("constraints", "counts", "domains_at_count", "min_match", "self_match")
+    __slots__ = ("_owned", "constraints", "counts", "domains_at_count", "min_match", "self_match")
 
     def __init__(self, constraints: Sequence[SpreadConstraint], counts: list[dict[str, int]],
                  self_match: Sequence[int]) -> None:
         self.constraints = tuple(constraints)
+        #: per constraint: topology value -> matching pods (shared with the plugin's cache until
+        #: the first update, which copies them)
         self.counts = counts
+        self._owned = False
         self.self_match = tuple(self_match)
-        self.min_match: list[int] = []
-        self.domains_at_count: list[dict[int, int]] = []
-        for per_value in counts:
-            hist: dict[int, int] = {}
-            lo = _MAX_INT32
-            for num in per_value.values():
-                hist[num] = hist.get(num, 0) + 1
-                if num < lo:
-                    lo = num
-            self.min_match.append(lo)
-            self.domains_at_count.append(hist)
+        self.min_match: list[int] = [min(c.values()) if c else _MAX_INT32 for c in counts]
+        # built on the first update (AddPod/RemovePod are rare next to Filter)
+        self.domains_at_count: list[dict[int, int]] | None = None
 
     def min_match_num(self, i: int) -> int:
         """The global minimum of constraint *i*, 0 when it has fewer domains than ``minDomains``."""
@@ -375,6 +373,11 @@ class PreFilterState:
 
     def update(self, i: int, value: str, delta: int) -> None:
         """Move the count of domain *value* of constraint *i* by *delta* (+1 or -1)."""
+        if not self._owned:
+            self.counts = [dict(c) for c in self.counts]
+            self._owned = True
+        if self.domains_at_count is None:
+            self.domains_at_count = [dict(collections.Counter(c.values())) for c in self.counts]
         counts = self.counts[i]
         hist = self.domains_at_count[i]
         old = counts.get(value)
@@ -399,25 +402,45 @@ class PreFilterState:
         new.constraints = self.constraints
         new.self_match = self.self_match
         new.counts = [dict(c) for c in self.counts]
+        new._owned = True
         new.min_match = list(self.min_match)
-        new.domains_at_count = [dict(h) for h in self.domains_at_count]
+        hist = self.domains_at_count
+        new.domains_at_count = [dict(h) for h in hist] if hist is not None else None
         return new
+
+
+#: Per constraint ``(key, counts, is hostname, weight, maxSkew - 1, constraint)``.
+_ScorePlan = tuple[tuple[str, "dict[str, int] | None", bool, float, int, SpreadConstraint], ...]
 
 
 @final
 class PreScoreState:
     """What PreScore computed for Score and NormalizeScore (upstream ``preScoreState``)."""
 
-    __slots__ = ("constraints", "counts", "ignored_nodes", "weights")
+    __slots__ = ("_plan", "constraints", "counts", "host_counts", "ignored_nodes", "weights")
 
     def __init__(self) -> None:
         self.constraints: tuple[SpreadConstraint, ...] = ()
+        #: per constraint: node name -> matching pods on it (hostname constraints only)
+        self.host_counts: list[dict[str, int] | None] = []
         #: names of nodes lacking some constraint's topology key (scored 0)
         self.ignored_nodes: set[str] = set()
         #: per constraint: topology value -> matching pods (hostname constraints count in Score)
         self.counts: list[dict[str, int]] = []
         #: per constraint: ``log(number of domains + 2)``
         self.weights: list[float] = []
+        self._plan: _ScorePlan | None = None
+
+    def plan(self) -> _ScorePlan:
+        """Per constraint ``(key, counts, is hostname, weight, maxSkew - 1, constraint)`` for Score."""
+        plan = self._plan
+        if plan is None:
+            host = self.host_counts or [None] * len(self.constraints)
+            plan = self._plan = tuple(
+                (c.topology_key, host[i] if c.topology_key == LABEL_HOSTNAME else self.counts[i],
+                 c.topology_key == LABEL_HOSTNAME, self.weights[i], c.max_skew - 1, c)
+                for i, c in enumerate(self.constraints))
+        return plan
 
     def clone(self) -> PreScoreState:
         """Shared: the state does not change after PreScore."""
@@ -465,6 +488,7 @@ class PodTopologySpread:
                                       for c in self.default_constraints)
         self._has_soft_defaults = any(c.when_unsatisfiable == SCHEDULE_ANYWAY
                                       for c in self.default_constraints)
+        self._sums = SumCache()
 
     @property
     def name(self) -> str:
@@ -505,37 +529,69 @@ class PodTopologySpread:
 
     def compute_pre_filter_state(self, pod: Pod, constraints: Sequence[SpreadConstraint],
                                  nodes: Sequence[NodeInfo]) -> PreFilterState:
-        """Upstream ``calPreFilterState`` for already resolved *constraints*."""
-        ns = pod.namespace
-        keys = [c.topology_key for c in constraints]
-        counts: list[dict[str, int]] = [{} for _ in constraints]
+        """Upstream ``calPreFilterState`` for already resolved *constraints*: a node counts for a
+        constraint when it has every constraint's topology key and passes the constraint's node
+        inclusion policies."""
+        keys = tuple(c.topology_key for c in constraints)
         required = RequiredNodeAffinity(pod)
-        needs_affinity = _has_required_node_affinity(pod)
-        # constraint index, key, selector, needs per-node inclusion check
-        plan = [
-            (i, c.topology_key, c.selector if c.counts_pods() else None,
-             (c.node_affinity_policy == HONOR and needs_affinity)
-             or c.node_taints_policy == HONOR, c)
-            for i, c in enumerate(constraints)
-        ]
-        for info in nodes:
-            node = info.node
-            if node is None:
-                continue
-            labels = node.labels
-            if not _node_has_keys(labels, keys):
-                continue
-            pods = info.pods
-            for i, key, selector, check, c in plan:
-                if check and not c.match_node_inclusion_policies(pod, node, required):
-                    continue
-                value = labels[key]
-                per_value = counts[i]
-                n = count_pods_match_selector(pods, selector, ns) if selector is not None and pods else 0
-                per_value[value] = per_value.get(value, 0) + n
+        counts = [self.domain_counts(nodes, pod, c, keys, required) for c in constraints]
         labels = pod.labels
         self_match = [1 if c.selector_matches(labels) else 0 for c in constraints]
         return PreFilterState(constraints, counts, self_match)
+
+    def domain_counts(self, nodes: Sequence[NodeInfo], pod: Pod, c: SpreadConstraint,
+                      required_keys: tuple[str, ...], required: RequiredNodeAffinity) -> dict[str, int]:
+        """Matching pods (of *pod*'s namespace) per value of ``c.topology_key`` over the eligible
+        *nodes* -- those with all *required_keys* passing *c*'s inclusion policies for *pod* --
+        including domains without matching pods.
+
+        Cached per counting signature and refreshed incrementally across cycles (only the
+        NodeInfos the snapshot replaced are recounted); the returned dict is the cache's: copy it
+        before modifying it.
+        """
+        selector = c.selector if c.counts_pods() else None
+        affinity_sig: Any = None
+        if c.node_affinity_policy == HONOR and _has_required_node_affinity(pod):
+            aff = pod.affinity
+            na = aff.node_affinity if aff is not None else None
+            affinity_sig = (pod.node_selector, na.required if na is not None else None)
+        taint_sig = pod.tolerations if c.node_taints_policy == HONOR else None
+        ns = pod.namespace
+        key = c.topology_key
+        check = affinity_sig is not None or taint_sig is not None
+
+        def contribute(info: NodeInfo) -> Contribution:
+            node = info.node
+            if node is None:
+                return ()
+            labels = node.labels
+            for k in required_keys:
+                if k not in labels:
+                    return ()
+            if check and not c.match_node_inclusion_policies(pod, node, required):
+                return ()
+            pods = info.pods
+            n = count_pods_match_selector(pods, selector, ns) if selector is not None and pods else 0
+            return ((labels.get(key, ""), n),)
+
+        sig = (key, selector, ns, required_keys, affinity_sig, taint_sig)
+        return cast("dict[str, int]", self._sums.get(sig, nodes, contribute).sums)
+
+    def node_counts(self, nodes: Sequence[NodeInfo], pod: Pod, c: SpreadConstraint) -> dict[str, int]:
+        """Matching pods (of *pod*'s namespace) per node name, for hostname constraints' Score
+        (cached and refreshed incrementally like :meth:`domain_counts`)."""
+        selector = c.selector if c.counts_pods() else None
+        ns = pod.namespace
+
+        def contribute(info: NodeInfo) -> Contribution:
+            node = info.node
+            if node is None:
+                return ()
+            pods = info.pods
+            return ((node.name, count_pods_match_selector(pods, selector, ns) if selector is not None and pods
+                     else 0),)
+
+        return cast("dict[str, int]", self._sums.get(("node", selector, ns), nodes, contribute).sums)
 
     def pre_filter_extensions(self) -> PodTopologySpread:
         """AddPod / RemovePod update the counts."""
@@ -632,38 +688,16 @@ class PodTopologySpread:
             for i, c in enumerate(constraints)
         ]
         if non_host:
-            ns = pod.namespace
+            required_keys = tuple(keys) if require_all else ()
             required = RequiredNodeAffinity(pod)
-            needs_affinity = _has_required_node_affinity(pod)
-            plan = [
-                (i, key, constraints[i].selector if constraints[i].counts_pods() else None,
-                 (constraints[i].node_affinity_policy == HONOR and needs_affinity)
-                 or constraints[i].node_taints_policy == HONOR, constraints[i])
-                for i, key in non_host
-            ]
-            for info in all_nodes:
-                node = info.node
-                if node is None:
-                    continue
-                labels = node.labels
-                if require_all and not _node_has_keys(labels, keys):
-                    continue
-                pods = info.pods
-                if not pods:
-                    continue
-                for i, key, selector, check, c in plan:
-                    if selector is None:
-                        continue
-                    if check and not c.match_node_inclusion_policies(pod, node, required):
-                        continue
-                    per_value = counts[i]
-                    value = labels.get(key, "")
-                    if value not in per_value:
-                        continue
-                    n = count_pods_match_selector(pods, selector, ns)
-                    if n:
-                        per_value[value] += n
+            for i, _ in non_host:
+                totals = self.domain_counts(all_nodes, pod, constraints[i], required_keys, required)
+                per_value = counts[i]
+                for value in per_value:
+                    per_value[value] = totals.get(value, 0)
         s.counts = counts
+        s.host_counts = [self.node_counts(all_nodes, pod, c) if c.topology_key == LABEL_HOSTNAME else None
+                         for c in constraints]
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
@@ -676,19 +710,22 @@ class PodTopologySpread:
         node = node_info.node
         if node is None:
             return 0, Status.from_error(ValueError("node not found"))
-        if node.name in s.ignored_nodes:
+        name = node.name
+        if name in s.ignored_nodes:
             return 0, None
         labels = node.labels
         total = 0.0
-        for i, c in enumerate(s.constraints):
-            value = labels.get(c.topology_key)
+        for key, counts, is_host, weight, base, c in s.plan():
+            value = labels.get(key)
             if value is None:
                 continue
-            if c.topology_key == LABEL_HOSTNAME:
-                cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+            if is_host:
+                cnt = counts.get(name) if counts is not None else None
+                if cnt is None:
+                    cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
             else:
-                cnt = s.counts[i].get(value, 0)
-            total += cnt * s.weights[i] + (c.max_skew - 1)
+                cnt = counts.get(value, 0) if counts is not None else 0
+            total += cnt * weight + base
         # Go's math.Round: half away from zero (scores are never negative)
         rounded = math.floor(total)
         if total - rounded >= 0.5:
