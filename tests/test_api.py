@@ -513,11 +513,13 @@ def test_pod_conveniences() -> None:
     from schedframe import ContainerPort
 
     p = Pod("web", "shop", containers=[Container(ports=[ContainerPort(80, 8080), ContainerPort(81)])],
-            init_containers=[Container(ports=[ContainerPort(90, 9090)])])
+            init_containers=[Container(ports=[ContainerPort(70, 7070)]),
+                             Container(ports=[ContainerPort(90, 9090)], restart_policy="Always")])
     assert p.key == "shop/web"
     assert p.effective_priority == 0
     assert attrs.evolve(p, priority=7).effective_priority == 7
-    assert [hp.host_port for hp in p.host_ports()] == [8080, 9090]
+    # GetHostPorts: sidecars' ports first, then the containers'; regular init containers hold none
+    assert [hp.host_port for hp in p.host_ports()] == [9090, 8080]
     assert not p.is_terminating()
     assert p.evolve(deletion_timestamp=1.0).is_terminating()
     assert Pod("web", "shop").uid == p.uid != Pod("web", "other").uid
