@@ -84,6 +84,10 @@ def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
     return value if isinstance(value, tuple) else tuple(value)
 
 
+def _str_set(value: Iterable[str] | None) -> frozenset[str]:
+    return frozenset(value) if value is not None else frozenset()
+
+
 def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
     return freeze(value)
 
@@ -1034,6 +1038,9 @@ class PodDisruptionBudget:
     min_available: int | str | None = None
     max_unavailable: int | str | None = None
     disruptions_allowed: int = 0
+    disrupted_pods: frozenset[str] = attrs.field(default=frozenset(), converter=_str_set)
+    """Names of pods whose eviction the API server processed but that are not gone yet
+    (the keys of ``status.disruptedPods``); preemption does not count them against the budget."""
 
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> PodDisruptionBudget:

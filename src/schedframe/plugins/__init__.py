@@ -22,6 +22,7 @@ _MODULES = (
     "pod_topology_spread",
     "inter_pod_affinity",
     "image_locality",
+    "default_preemption",
     "default_binder",
 )
 

@@ -1,0 +1,426 @@
+"""DefaultPreemption: when a pod fits no node, evict lower-priority pods to make room.
+
+Upstream: ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go`` with the
+generic evaluator of ``pkg/scheduler/framework/preemption`` (here :mod:`._preemption`, where the
+deliberate differences are listed: synchronous preemption only, a deterministic node order and
+tie-break, no extenders).
+
+For a pod allowed to preempt (``preemptionPolicy`` is not ``Never``; its nominated node, if any,
+has no lower-priority pod already terminating because of a preemption), the plugin:
+
+* takes the nodes whose Filter status was ``UNSCHEDULABLE`` and, starting at a random offset,
+  dry-runs preemption on them until it has ``max(numNodes * minCandidateNodesPercentage / 100,
+  minCandidateNodesAbsolute)`` candidates (capped at the number of nodes) including one that
+  violates no PodDisruptionBudget;
+* on each node removes every lower-priority pod, checks that the pod then passes Filter, and
+  reprieves as many pods as possible -- PDB-violating ones first, each group from the most
+  important (higher priority, then earlier start) down -- keeping a pod when the preemptor still
+  fits beside it;
+* picks the node with the fewest PDB violations, then the lowest highest-victim priority, the
+  smallest sum of victim priorities, the fewest victims, the latest start of the
+  highest-priority victims, then the first;
+* deletes the victims (``handle.client.delete_pod``; a victim waiting at Permit is rejected
+  instead), records a ``Preempted`` event on each, clears the nomination of lower-priority pods
+  nominated to that node, and nominates the pod there.
+
+The random offset comes from a :class:`random.Random` owned by the plugin, seeded with the
+handle's ``seed`` attribute when it has an integer one, else 0, so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, final
+
+import attrs
+
+from .._api import Pod, PodDisruptionBudget
+from .._cycle_state import CycleState
+from .._events import ClusterEventWithHint
+from .._exceptions import PluginArgsError
+from .._filter import NodeToStatus, PostFilterResult
+from .._handle import Handle
+from .._nodeinfo import NodeInfo, PodInfo
+from .._status import Code, Status
+from . import names
+from ._helpers import FieldErrors
+from ._preemption import (
+    Candidate,
+    Evaluator,
+    MoreImportantPodFunc,
+    ScoreFunc,
+    Victims,
+    sort_by_importance,
+)
+from ._topology import check_keys, selector_error
+
+__all__ = [
+    "ARGS_TYPE",
+    "ERR_NO_VICTIMS",
+    "ERR_NOT_ELIGIBLE_PREEMPT_NEVER",
+    "ERR_NOT_ELIGIBLE_TERMINATING",
+    "NAME",
+    "Candidate",
+    "DefaultPreemption",
+    "DefaultPreemptionArgs",
+    "Evaluator",
+    "IsEligiblePodFunc",
+    "MoreImportantPodFunc",
+    "Victims",
+    "filter_pods_with_pdb_violation",
+    "new",
+]
+
+NAME: Final = names.DEFAULT_PREEMPTION
+
+#: Per-node status when the node has no pod of lower priority than the preemptor.
+ERR_NO_VICTIMS: Final = "No preemption victims found for incoming pod"
+#: Why a pod with ``preemptionPolicy: Never`` does not preempt.
+ERR_NOT_ELIGIBLE_PREEMPT_NEVER: Final = "not eligible due to preemptionPolicy=Never."
+#: Why a pod whose earlier victims are still terminating does not preempt again.
+ERR_NOT_ELIGIBLE_TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
+#: Prefix of every non-success message of the plugin.
+MESSAGE_PREFIX: Final = "preemption: "
+
+_PREEMPT_NEVER: Final = "Never"
+_DISRUPTION_TARGET: Final = "DisruptionTarget"
+_REASON_PREEMPTION_BY_SCHEDULER: Final = "PreemptionByScheduler"
+
+#: ``(node_info, victim, preemptor) -> bool``: whether *victim* (of lower priority than the
+#: preemptor) may be preempted; checked in addition to the priority rule.
+IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
+
+
+# --------------------------------------------------------------------------------------------
+# Args
+
+
+def _int_field(data: Mapping[str, Any], key: str, default: int, errors: list[str]) -> int:
+    value = data.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        errors.append(f"{key}: must be an integer, got {value!r}")
+        return default
+    return value
+
+
+@final
+@attrs.frozen(kw_only=True)
+class DefaultPreemptionArgs:
+    """``DefaultPreemptionArgs`` (kubescheduler.config.k8s.io/v1), defaulted as upstream.
+
+    Attributes:
+        min_candidate_nodes_percentage: the share (0-100) of potential nodes to dry-run
+            preemption on, at least.
+        min_candidate_nodes_absolute: the number of nodes to dry-run preemption on, at least
+            (>= 0; not both zero).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.default_preemption"
+
+    min_candidate_nodes_percentage: int = 10
+    min_candidate_nodes_absolute: int = 100
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DefaultPreemptionArgs:
+        """Decode the camelCase ``pluginConfig[].args`` mapping (missing fields get upstream's
+        defaults) and validate.
+
+        Raises:
+            PluginArgsError: on unknown fields, wrong types or invalid values (all listed).
+        """
+        if not isinstance(data, Mapping):
+            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
+        errors = check_keys(data, _ARGS_KEYS, "")
+        kind = data.get("kind")
+        if kind is not None and kind != "DefaultPreemptionArgs":
+            errors.append(f'kind: want "DefaultPreemptionArgs", got {kind!r}')
+        pct = _int_field(data, "minCandidateNodesPercentage", 10, errors)
+        absolute = _int_field(data, "minCandidateNodesAbsolute", 100, errors)
+        if errors:
+            raise PluginArgsError(errors)
+        args = cls(min_candidate_nodes_percentage=pct, min_candidate_nodes_absolute=absolute)
+        args.validate()
+        return args
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective args as a camelCase mapping."""
+        return {"minCandidateNodesAbsolute": self.min_candidate_nodes_absolute,
+                "minCandidateNodesPercentage": self.min_candidate_nodes_percentage}
+
+    def errors(self) -> list[str]:
+        """Every validation problem (upstream ``ValidateDefaultPreemptionArgs``)."""
+        errs = FieldErrors()
+        pct, absolute = self.min_candidate_nodes_percentage, self.min_candidate_nodes_absolute
+        if pct < 0 or pct > 100:
+            errs.invalid("minCandidateNodesPercentage", pct, "not in valid range [0, 100]")
+        if absolute < 0:
+            errs.invalid("minCandidateNodesAbsolute", absolute, "not in valid range [0, inf)")
+        if pct == 0 and absolute == 0:
+            errs.invalid("minCandidateNodesPercentage", pct,
+                         "cannot be zero at the same time as minCandidateNodesAbsolute")
+            errs.invalid("minCandidateNodesAbsolute", absolute,
+                         "cannot be zero at the same time as minCandidateNodesPercentage")
+        return errs.errors
+
+    def validate(self) -> None:
+        """Raise :class:`~schedframe.PluginArgsError` listing every problem, if any."""
+        errs = self.errors()
+        if errs:
+            raise PluginArgsError(errs)
+
+
+ARGS_TYPE: Final = DefaultPreemptionArgs
+_ARGS_KEYS: Final = frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute",
+                               "apiVersion", "kind"})
+
+
+# --------------------------------------------------------------------------------------------
+# PDBs
+
+
+def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+                                   ) -> tuple[list[PodInfo], list[PodInfo]]:
+    """Split *pod_infos* into those whose eviction would violate a PodDisruptionBudget and the
+    rest, keeping their order (upstream ``filterPodsWithPDBViolation``).
+
+    Pods are charged in order against each matching budget's ``disruptions_allowed``; a pod
+    taking a budget below zero violates it. A budget matches pods of its namespace selected by
+    its (valid, non-empty) selector; pods listed in its ``disrupted_pods`` are not charged.
+    """
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating: list[PodInfo] = []
+    non_violating: list[PodInfo] = []
+    for pi in pod_infos:
+        pod = pi.pod
+        violated = False
+        if pod.labels:  # a pod without labels matches no PDB
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                sel = pdb.selector
+                # A missing, empty or unparsable selector matches nothing.
+                if sel is None or sel.is_empty() or selector_error(sel) is not None:
+                    continue
+                if not sel.matches(pod.labels):
+                    continue
+                if pod.name in pdb.disrupted_pods:
+                    continue  # already processed by the API server: not charged again
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pi)
+    return violating, non_violating
+
+
+def _terminating_by_preemption(pod: Pod) -> bool:
+    """True when *pod* is being deleted because the scheduler preempted it (upstream
+    ``podTerminatingByPreemption``)."""
+    if pod.deletion_timestamp is None:
+        return False
+    for c in pod.conditions:
+        if c.type == _DISRUPTION_TARGET:
+            return c.status == "True" and c.reason == _REASON_PREEMPTION_BY_SCHEDULER
+    return False
+
+
+def _seed_of(handle: Handle) -> int:
+    seed = getattr(handle, "seed", None)
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
+
+
+# --------------------------------------------------------------------------------------------
+# Plugin
+
+
+@final
+class DefaultPreemption:
+    """The DefaultPreemption plugin (PostFilter).
+
+    Attributes:
+        evaluator: the :class:`Evaluator` running the generic part.
+        is_eligible_pod: extra rule for which lower-priority pods may be preempted
+            (``None``: all of them), as upstream's ``IsEligiblePod``.
+        more_important_pod: order of importance of victims (``None``: higher priority, then
+            earlier start time), as upstream's ``MoreImportantPod``.
+        rng: the random source of the dry-run offset.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.default_preemption"
+    __slots__ = ("args", "evaluator", "handle", "is_eligible_pod", "more_important_pod", "rng")
+
+    def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
+        args.validate()
+        self.args = args
+        self.handle = handle
+        self.rng = random.Random(_seed_of(handle) if seed is None else seed)
+        self.evaluator = Evaluator(NAME, handle, self)
+        self.is_eligible_pod: IsEligiblePodFunc | None = None
+        self.more_important_pod: MoreImportantPodFunc | None = None
+
+    @property
+    def name(self) -> str:
+        """``"DefaultPreemption"``."""
+        return NAME
+
+    # -- PostFilter -----------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+                    ) -> tuple[PostFilterResult | None, Status]:
+        """Preempt for *pod*; every non-success message is prefixed ``"preemption: "``."""
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        msg = status.message
+        if msg:
+            return result, Status(status.code, (MESSAGE_PREFIX + msg,), error=status.error)
+        return result, status
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """None: with synchronous preemption the plugin never rejects a pod by itself (upstream
+        registers events only for asynchronous preemption's PreEnqueue)."""
+        return ()
+
+    # -- preemption.Interface -------------------------------------------------------------------
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """``max(num_nodes * percentage // 100, absolute)``, capped at *num_nodes*."""
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        n = max(n, self.args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        """A random offset in ``[0, num_nodes)`` and :meth:`calculate_num_candidates`."""
+        offset = self.rng.randrange(num_nodes) if num_nodes > 0 else 0
+        return offset, self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        """Node name -> victims."""
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc] | None:
+        """``None``: the default node-picking criteria."""
+        return None
+
+    def _is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
+        if victim.pod.effective_priority >= preemptor.effective_priority:
+            return False
+        rule = self.is_eligible_pod
+        return rule is None or rule(node_info, victim, preemptor)
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
+                                       ) -> tuple[bool, str]:
+        """Whether *pod* may preempt now, and the reason when not (upstream
+        ``PodEligibleToPreemptOthers``): not with ``preemptionPolicy: Never``; not while a
+        lower-priority pod on its nominated node is terminating because of a preemption --
+        unless Filter found that node ``UNSCHEDULABLE_AND_UNRESOLVABLE``."""
+        if pod.preemption_policy == _PREEMPT_NEVER:
+            return False, ERR_NOT_ELIGIBLE_PREEMPT_NEVER
+        nominated = pod.nominated_node_name
+        if nominated:
+            if nominated_node_status is not None and \
+                    nominated_node_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True, ""
+            node_info = self.handle.snapshot_shared_lister().node_infos().get(nominated)
+            if node_info is not None:
+                for pi in node_info.pods:
+                    if self._is_preemption_allowed(node_info, pi, pod) and \
+                            _terminating_by_preemption(pi.pod):
+                        return False, ERR_NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                               pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:
+        """The fewest pods to evict from *node_info* for *pod* to fit, most important first, and
+        how many of them violate a PDB (upstream ``SelectVictimsOnNode``). *state* and
+        *node_info* are clones and get modified."""
+        fh = self.handle
+
+        def remove(pi: PodInfo) -> Status | None:
+            if not node_info.remove_pod(pi.pod):
+                return Status(Code.ERROR, (f"no corresponding pod {pi.pod.key} in pods of node "
+                                           f"{node_info.name}",))
+            s = fh.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
+            return None if s.is_success() else _as_error(s)
+
+        def add(pi: PodInfo) -> Status | None:
+            node_info.add_pod(pi)
+            s = fh.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
+            return None if s.is_success() else _as_error(s)
+
+        potential = [pi for pi in node_info.pods if self._is_preemption_allowed(node_info, pi, pod)]
+        for pi in potential:
+            err = remove(pi)
+            if err is not None:
+                return [], 0, err
+        if not potential:
+            return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_NO_VICTIMS,))
+
+        # The pod must fit once every eligible victim is gone; otherwise this node cannot help
+        # (affinity of the preemptor to its own victims is deliberately not considered).
+        status = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if not status.is_success():
+            return [], 0, status
+
+        now = fh.clock.now()
+        sort_by_importance(potential, self.more_important_pod, now)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[PodInfo] = []
+
+        def reprieve(pi: PodInfo) -> bool | Status:
+            err = add(pi)
+            if err is not None:
+                return err
+            fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+            if not fits:
+                err = remove(pi)
+                if err is not None:
+                    return err
+                victims.append(pi)
+            return fits
+
+        num_violating = 0
+        for pi in violating:
+            r = reprieve(pi)
+            if isinstance(r, Status):
+                return [], 0, r
+            if not r:
+                num_violating += 1
+        for pi in non_violating:
+            r = reprieve(pi)
+            if isinstance(r, Status):
+                return [], 0, r
+        if violating and non_violating:
+            sort_by_importance(victims, self.more_important_pod, now)
+        return [pi.pod for pi in victims], num_violating, Status.OK
+
+
+def _as_error(status: Status) -> Status:
+    """A failed PreFilter extension as an ERROR status (upstream ``AsStatus(status.AsError())``)."""
+    return status if status.code is Code.ERROR else status.with_code(Code.ERROR)
+
+
+def new(args: object, handle: Handle) -> DefaultPreemption:
+    """Factory: *args* is ``None``, a :class:`DefaultPreemptionArgs` or a camelCase mapping."""
+    if args is None:
+        parsed = DefaultPreemptionArgs()
+    elif isinstance(args, DefaultPreemptionArgs):
+        parsed = args
+    elif isinstance(args, Mapping):
+        parsed = DefaultPreemptionArgs.from_dict(args)
+    else:
+        raise PluginArgsError(f"want args of type DefaultPreemptionArgs, got {type(args).__name__}")
+    return DefaultPreemption(parsed, handle)
+
+
+if TYPE_CHECKING:
+    from .._filter import PostFilterPlugin
+    from .._plugin import EnqueueExtensions
+    from ._preemption import PreemptionInterface
+
+    def _check(p: DefaultPreemption) -> None:
+        _a: PostFilterPlugin = p
+        _b: EnqueueExtensions = p
+        _c: PreemptionInterface = p
