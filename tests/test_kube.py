@@ -366,7 +366,12 @@ def test_objects_fixture() -> None:
         PriorityClass("shop-high", 1000),
         PriorityClass("batch-low", -10, preemption_policy="Never"),
         PodDisruptionBudget(
-            "web", "default", LabelSelector({"app": "web"}), max_unavailable="25%", disruptions_allowed=1
+            "web",
+            "default",
+            LabelSelector({"app": "web"}),
+            max_unavailable="25%",
+            disruptions_allowed=1,
+            disrupted_pods={"web-1"},
         ),
         Service("checkout", "shop", {"app": "checkout"}),
         ReplicaSet(
@@ -1269,6 +1274,16 @@ BAD_OBJECTS = [
         id="disruptionsAllowed",
     ),
     pytest.param(
+        {"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "status": {"disruptedPods": ["web-1"]}},
+        r"^status\.disruptedPods: expected a mapping, got a list$",
+        id="disruptedPods a list",
+    ),
+    pytest.param(
+        {"kind": "PodDisruptionBudget", "metadata": {"name": "b"}, "status": {"disruptedPods": {"w": "now"}}},
+        r"^status\.disruptedPods\.w: expected an RFC 3339 timestamp",
+        id="disruptedPods time",
+    ),
+    pytest.param(
         {"kind": "ReplicaSet", "metadata": {"name": "r"}, "spec": {"selector": {"matchLabels": ["a"]}}},
         r"^spec\.selector\.matchLabels: expected a mapping, got a list$",
         id="selector labels",
@@ -1570,6 +1585,7 @@ other_objects = st.one_of(
         int_or_percent,
         int_or_percent,
         st.integers(0, 100),
+        st.frozensets(names, max_size=2),
     ),
     st.builds(
         PriorityClass, names, small_ints, st.booleans(), st.sampled_from(["PreemptLowerPriority", "Never"])

@@ -970,7 +970,18 @@ def _pdb(manifest: Any) -> PodDisruptionBudget:
         min_available=_int_or_percent(spec.get("minAvailable"), "spec.minAvailable"),
         max_unavailable=_int_or_percent(spec.get("maxUnavailable"), "spec.maxUnavailable"),
         disruptions_allowed=_int(status.get("disruptionsAllowed"), "status.disruptionsAllowed") or 0,
+        disrupted_pods=_disrupted_pods(status.get("disruptedPods"), "status.disruptedPods"),
     )
+
+
+def _disrupted_pods(value: Any, path: str) -> frozenset[str]:
+    """The pod names of ``status.disruptedPods`` (a map of pod name to eviction time)."""
+    m = _mapping(value, path)
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _fail(path, f"keys must be pod names, got {_show(k)}")
+        _time(v, _child(path, k))
+    return frozenset(m)
 
 
 def _priority_class(manifest: Any) -> PriorityClass:
@@ -1031,9 +1042,12 @@ def _pdb_out(pdb: PodDisruptionBudget) -> dict[str, Any]:
         spec["minAvailable"] = pdb.min_available
     if pdb.max_unavailable is not None:
         spec["maxUnavailable"] = pdb.max_unavailable
+    status: dict[str, Any] = {"disruptionsAllowed": pdb.disruptions_allowed}
+    if pdb.disrupted_pods:
+        # schedframe keeps only the names; the eviction times are written as the epoch
+        status["disruptedPods"] = dict.fromkeys(sorted(pdb.disrupted_pods), "1970-01-01T00:00:00Z")
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-            "metadata": _meta_out(pdb.name, pdb.namespace), "spec": spec,
-            "status": {"disruptionsAllowed": pdb.disruptions_allowed}}
+            "metadata": _meta_out(pdb.name, pdb.namespace), "spec": spec, "status": status}
 
 
 def _priority_class_out(pc: PriorityClass) -> dict[str, Any]:
