@@ -1,0 +1,68 @@
+"""A scheduler_perf-style benchmark suite: ``python -m schedframe.bench``.
+
+kube-scheduler's own benchmark (``test/integration/scheduler_perf``) workloads, rebuilt with
+schedframe objects and run on a deterministic :class:`~schedframe.Scheduler` (seed 0): pods/s
+against upstream's throughput floor, per-attempt latency percentiles, peak memory, and a check
+that every measured pod was bound. Run it on your own profile (``--config``) and plugins
+(``--plugin``, or installed entry points), or from Python::
+
+    from schedframe.bench import get_workload, run_workload
+    result = run_workload(get_workload("SchedulingBasic/5000Nodes_10000Pods").scaled(0.01))
+    print(result.pods_per_second, result.latency_p99_ms)
+
+.. versionadded:: 0.1.0
+"""
+
+from __future__ import annotations
+
+from ._cli import main
+from ._report import SCHEMA, format_profile, format_table, machine_info, make_record
+from ._runner import (
+    BenchOptions,
+    WorkloadResult,
+    build_registry,
+    load_config,
+    run_named,
+    run_suite,
+    run_workload,
+    summarize,
+)
+from ._workloads import (
+    WORKLOADS,
+    BenchmarkError,
+    Churn,
+    NodeGroup,
+    PodGroup,
+    Workload,
+    default_node,
+    default_pod,
+    get_workload,
+    select_workloads,
+)
+
+__all__ = [
+    "SCHEMA",
+    "WORKLOADS",
+    "BenchOptions",
+    "BenchmarkError",
+    "Churn",
+    "NodeGroup",
+    "PodGroup",
+    "Workload",
+    "WorkloadResult",
+    "build_registry",
+    "default_node",
+    "default_pod",
+    "format_profile",
+    "format_table",
+    "get_workload",
+    "load_config",
+    "machine_info",
+    "main",
+    "make_record",
+    "run_named",
+    "run_suite",
+    "run_workload",
+    "select_workloads",
+    "summarize",
+]

@@ -1,0 +1,131 @@
+"""``python -m schedframe.bench``: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .._exceptions import SchedframeError
+from ._report import format_profile, format_table, machine_info, make_record
+from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, run_suite
+from ._workloads import WORKLOADS, select_workloads
+
+__all__ = ["main"]
+
+_DESCRIPTION = """\
+Run kube-scheduler's scheduler_perf workloads on schedframe: pods/s against upstream's floor,
+per-attempt latency (p50/p99), peak memory; a table on stdout and, with --json, a record.
+Workloads: names, name prefixes (SchedulingBasic), or groups: all (default: every performance
+workload and the memory target), performance, memory, series."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m schedframe.bench", description=_DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="what to run (default: all)")
+    p.add_argument("--list", action="store_true", help="list the workloads and exit")
+    p.add_argument("--scale", type=float, default=1.0, metavar="F",
+                   help="multiply node and pod counts by F (e.g. 0.01 for a quick look; default 1)")
+    p.add_argument("--series", action="store_true",
+                   help="also run the scale series (500..15,000 nodes; 1,000..50,000 bound pods)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="run each workload N times and report medians (default 1)")
+    p.add_argument("--json", metavar="PATH", help="write the JSON record to PATH ('-': stdout)")
+    p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration YAML to run with")
+    p.add_argument("--plugin", action="append", default=[], metavar="SPEC",
+                   help="register a plugin: Name=module:factory, module:factory, or module "
+                        "(with schedframe_register_plugins); repeatable")
+    p.add_argument("--no-entry-points", action="store_true",
+                   help="do not load plugins of installed distributions (entry-point group schedframe)")
+    p.add_argument("--initial", choices=INITIAL_MODES, default="schedule",
+                   help="schedule the initial pods (upstream, default) or bind them round-robin (fast)")
+    p.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default 0)")
+    p.add_argument("--profile", metavar="PATH",
+                   help="cProfile the measured phase into PATH (one file per workload and run)")
+    p.add_argument("--profile-top", type=int, default=15, metavar="N",
+                   help="functions to print from each profile (default 15; 0: print none)")
+    p.add_argument("--no-isolate", action="store_true",
+                   help="run in this process (default: a fresh process per run, for clean peak memory)")
+    p.add_argument("--gc-freeze", action="store_true", help="gc.freeze() the cluster before measuring")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return p
+
+
+def _list() -> str:
+    width = max(len(n) for n in WORKLOADS)
+    lines = []
+    for w in WORKLOADS.values():
+        target = f"floor {w.floor:.0f} pods/s" if w.floor else (
+            f"peak RSS <= {w.memory_target_mb:.0f} MiB" if w.memory_target_mb else "no floor")
+        lines.append(f"{w.name:<{width}}  {w.group:<11}  {w.node_count:>6} nodes  {w.initial_count:>6} init  "
+                     f"{w.measured_count:>6} measured  {target}  -- {w.description}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m schedframe.bench``."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        print(_list())
+        return 0
+    patterns = list(args.workloads) or ["all"]
+    if args.series:
+        patterns.append("series")
+    try:
+        workloads = select_workloads(patterns)
+        if args.scale <= 0:
+            parser.error(f"--scale must be > 0, got {args.scale}")
+        if args.repeat < 1:
+            parser.error(f"--repeat must be >= 1, got {args.repeat}")
+        options = BenchOptions(initial=args.initial, config_path=args.config, plugins=tuple(args.plugin),
+                               entry_points=not args.no_entry_points, seed=args.seed,
+                               profile_path=args.profile, gc_freeze=args.gc_freeze)
+
+        def progress(msg: str) -> None:
+            if not args.quiet:
+                print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+        def done(r: WorkloadResult) -> None:
+            rate = f"{r.pods_per_second:.1f} pods/s" if r.pods_per_second is not None else "no measured pods"
+            progress(f"{r.workload}: {rate}, {r.unscheduled} unscheduled, peak {r.peak_rss_mb} MiB")
+
+        suite = run_suite([w.name for w in workloads], scale=args.scale, options=options,
+                          repeat=args.repeat, isolate=not args.no_isolate, progress=progress, on_result=done)
+    except SchedframeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    machine = machine_info()
+    print(format_table([summary for summary, _ in suite]))
+    print(f"\nmachine: Python {machine['python']} ({machine['implementation']}), {machine['platform']}, "
+          f"{machine['cpu_count']} CPUs, load {machine['load_average']}; seed {args.seed}; "
+          f"initial pods: {args.initial}; scale {args.scale:g}; runs {args.repeat}")
+    if args.scale != 1:
+        print("scaled run: numbers are not comparable with upstream's floors")
+    for _, runs in suite:
+        for r in runs:
+            if r.unscheduled:
+                print(f"{r.workload}: {r.unscheduled} measured pods unscheduled: {r.unscheduled_reasons}")
+            if r.initial_unscheduled:
+                print(f"{r.workload}: {r.initial_unscheduled} initial pods unscheduled")
+    if args.json:
+        record = make_record(suite, {**vars(args), "workloads": [w.name for w in workloads]}, machine)
+        text = json.dumps(record, indent=2, sort_keys=False)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+    if args.profile and args.profile_top > 0:
+        from ._runner import _profile_path
+
+        many = len(workloads) * args.repeat > 1
+        for w in workloads:
+            for run in range(args.repeat):
+                path = _profile_path(args.profile, w.name, run, many)
+                if path is not None:
+                    print()
+                    print(format_profile(path, args.profile_top))
+    return 0

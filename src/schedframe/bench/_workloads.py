@@ -1,0 +1,455 @@
+"""The workloads: kube-scheduler's ``scheduler_perf`` shapes, rebuilt with schedframe objects.
+
+Node and pod templates follow upstream's ``test/integration/scheduler_perf/templates``:
+
+* ``node-default.yaml``: capacity ``cpu: 4``, ``memory: 32Gi``, ``pods: 110`` (allocatable
+  defaults to capacity), condition ``Ready``, no labels. Workloads that need zones add
+  ``topology.kubernetes.io/zone`` round-robin over their values, as upstream's
+  ``labelNodePrepareStrategy`` does. Like upstream's nodes (no kubelet), nodes carry no
+  ``kubernetes.io/hostname`` label.
+* ``pod-default.yaml``: one ``pause`` container, requests = limits = ``cpu: 100m``,
+  ``memory: 500Mi``, ``containerPort: 80`` (no host port).
+* the affinity / spreading / pinning / priority variants of the same pod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Final, final
+
+import attrs
+
+from .._api import ContainerPort, Namespace, Node, Pod
+from .._exceptions import SchedframeError
+from ..testing import PodBuilder, make_node, make_pod, selector
+
+__all__ = [
+    "HOSTNAME_LABEL",
+    "PAUSE_IMAGE",
+    "WORKLOADS",
+    "ZONE_LABEL",
+    "BenchmarkError",
+    "Churn",
+    "NodeGroup",
+    "PodGroup",
+    "Workload",
+    "daemonset_pod",
+    "default_node",
+    "default_pod",
+    "get_workload",
+    "select_workloads",
+]
+
+ZONE_LABEL: Final = "topology.kubernetes.io/zone"
+HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
+PAUSE_IMAGE: Final = "registry.k8s.io/pause:3.10.1"
+#: The node every SchedulingDaemonset pod is pinned to (upstream ``node-with-name.yaml``).
+DAEMONSET_NODE: Final = "scheduler-perf-node"
+#: Upstream's ``namespaces: ["sched-1", "sched-0"]`` of the (anti-)affinity templates.
+_SCHED_NAMESPACES: Final = ("sched-1", "sched-0")
+
+
+class BenchmarkError(SchedframeError, ValueError):
+    """A benchmark was asked for something impossible (unknown workload, bad plugin spec...)."""
+
+    __module__ = "schedframe.bench"
+
+
+# --------------------------------------------------------------------------------------------
+# building blocks
+
+
+@final
+@attrs.frozen(kw_only=True)
+class NodeGroup:
+    """*count* nodes built by ``make(i)`` (``i`` counts from 0 within the group).
+
+    ``scales=False`` keeps the count under ``--scale`` (e.g. the one named DaemonSet node).
+    """
+
+    count: int
+    make: Callable[[int], Node]
+    scales: bool = True
+
+
+@final
+@attrs.frozen(kw_only=True)
+class PodGroup:
+    """*count* pods built by ``make(i)``; one upstream ``createPods`` step."""
+
+    count: int
+    make: Callable[[int], Pod]
+    scales: bool = True
+
+
+@final
+@attrs.frozen(kw_only=True)
+class Churn:
+    """Pods injected while the measured pods are scheduled: one ``make(i)`` pod after every
+    *every* scheduling attempts (upstream's ``churn`` op, turned from a rate into a count so
+    that runs are deterministic)."""
+
+    make: Callable[[int], Pod]
+    every: int
+
+
+@final
+@attrs.frozen(kw_only=True)
+class Workload:
+    """One benchmark: nodes, initial pods placed before measuring, measured pods.
+
+    Attributes:
+        name: ``"SchedulingBasic/5000Nodes_10000Pods"`` (upstream's test/workload name).
+        description: one line for ``--list`` and the docs.
+        nodes: the node groups, created in order.
+        initial: pod groups placed before measuring, one after the other.
+        measured: pod groups whose scheduling is measured (added together, then scheduled).
+        churn: pods injected during the measured phase (not counted as measured).
+        namespaces: Namespace objects the pods live in.
+        floor: upstream's throughput threshold in pods/s (``None``: upstream has none).
+        memory_target_mb: a peak-RSS target in MiB (``None``: none).
+        initial_mode: force ``"bind"`` or ``"schedule"`` for the initial pods (``None``: the
+            run's choice).
+        group: ``"performance"``, ``"memory"`` or ``"series"`` (what ``all`` selects).
+        scale: the factor this workload was scaled by (1.0: upstream's size).
+    """
+
+    name: str
+    description: str
+    nodes: tuple[NodeGroup, ...]
+    initial: tuple[PodGroup, ...] = ()
+    measured: tuple[PodGroup, ...] = ()
+    churn: Churn | None = None
+    namespaces: tuple[str, ...] = ()
+    floor: float | None = None
+    memory_target_mb: float | None = None
+    initial_mode: str | None = None
+    group: str = "performance"
+    scale: float = 1.0
+
+    @property
+    def node_count(self) -> int:
+        """Nodes in the workload."""
+        return sum(g.count for g in self.nodes)
+
+    @property
+    def initial_count(self) -> int:
+        """Initial pods in the workload."""
+        return sum(g.count for g in self.initial)
+
+    @property
+    def measured_count(self) -> int:
+        """Measured pods in the workload."""
+        return sum(g.count for g in self.measured)
+
+    def scaled(self, factor: float) -> Workload:
+        """This workload with every scalable count multiplied by *factor* (at least 1 where
+        the count was not 0); ``scale`` records the overall factor."""
+        if not factor > 0:
+            raise BenchmarkError(f"scale must be > 0, got {factor}")
+        if factor == 1:
+            return self
+
+        def n(count: int) -> int:
+            return max(1, round(count * factor)) if count else 0
+
+        return attrs.evolve(
+            self,
+            nodes=tuple(attrs.evolve(g, count=n(g.count)) if g.scales else g for g in self.nodes),
+            initial=tuple(attrs.evolve(g, count=n(g.count)) if g.scales else g for g in self.initial),
+            measured=tuple(attrs.evolve(g, count=n(g.count)) if g.scales else g for g in self.measured),
+            scale=self.scale * factor,
+        )
+
+    def build_nodes(self) -> list[Node]:
+        """Every node, in creation order."""
+        return [g.make(i) for g in self.nodes for i in range(g.count)]
+
+    def build_namespaces(self) -> list[Namespace]:
+        """The Namespace objects."""
+        return [Namespace(ns) for ns in self.namespaces]
+
+
+# --------------------------------------------------------------------------------------------
+# node templates
+
+
+def default_node(name: str, labels: Mapping[str, str] | None = None, *, pods: int = 110) -> Node:
+    """Upstream ``node-default.yaml``: cpu 4, memory 32Gi, pods 110, Ready."""
+    b = make_node(name).capacity(cpu="4", memory="32Gi", pods=pods).condition("Ready")
+    if labels:
+        b = b.labels(labels)
+    return b.obj()
+
+
+def _plain_nodes(count: int) -> NodeGroup:
+    return NodeGroup(count=count, make=lambda i: default_node(f"scheduler-perf-{i}"))
+
+
+def _zoned_nodes(count: int, zones: Sequence[str]) -> NodeGroup:
+    # labelNodePrepareStrategy: label values assigned round-robin in creation order
+    return NodeGroup(count=count,
+                     make=lambda i: default_node(f"scheduler-perf-{i}", {ZONE_LABEL: zones[i % len(zones)]}))
+
+
+def _daemonset_node(_: int) -> Node:
+    """Upstream ``node-with-name.yaml``: the one node all SchedulingDaemonset pods pin to."""
+    return default_node(DAEMONSET_NODE, {HOSTNAME_LABEL: DAEMONSET_NODE}, pods=90000)
+
+
+# --------------------------------------------------------------------------------------------
+# pod templates
+
+
+def _pause(name: str, namespace: str, *, cpu: str | None = "100m", memory: str | None = "500Mi",
+           limits: bool = True, port: bool = True) -> PodBuilder:
+    requests_limits = {"cpu": cpu, "memory": memory} if limits and cpu and memory else None
+    return make_pod(name, namespace).container(
+        PAUSE_IMAGE, name="pause", cpu=cpu, memory=memory, limits=requests_limits,
+        ports=(ContainerPort(container_port=80),) if port else ())
+
+
+def default_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-default.yaml``."""
+    return _pause(name, namespace).obj()
+
+
+def node_affinity_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-node-affinity.yaml``: requires zone in (zone1, zone2)."""
+    return _pause(name, namespace).node_affinity_in(ZONE_LABEL, ("zone1", "zone2")).obj()
+
+
+def pod_anti_affinity_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-pod-anti-affinity.yaml``: ``color: green``, required anti-affinity to
+    green pods on the same hostname."""
+    return (_pause(name, namespace).label("color", "green")
+            .pod_anti_affinity(HOSTNAME_LABEL, selector({"color": "green"}), namespaces=_SCHED_NAMESPACES)
+            .obj())
+
+
+def pod_affinity_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-pod-affinity.yaml``: ``color: blue``, required affinity to blue pods
+    in the same zone."""
+    return (_pause(name, namespace).label("color", "blue")
+            .pod_affinity(ZONE_LABEL, selector({"color": "blue"}), namespaces=_SCHED_NAMESPACES)
+            .obj())
+
+
+def preferred_pod_affinity_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-preferred-pod-affinity.yaml``: ``color: red``, weight-1 affinity to red
+    pods on the same hostname."""
+    return (_pause(name, namespace).label("color", "red")
+            .pod_affinity(HOSTNAME_LABEL, selector({"color": "red"}), namespaces=_SCHED_NAMESPACES,
+                          weight=1)
+            .obj())
+
+
+def preferred_pod_anti_affinity_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-preferred-pod-anti-affinity.yaml``: ``color: yellow``, weight-1
+    anti-affinity to yellow pods on the same hostname."""
+    return (_pause(name, namespace).label("color", "yellow")
+            .pod_anti_affinity(HOSTNAME_LABEL, selector({"color": "yellow"}), namespaces=_SCHED_NAMESPACES,
+                               weight=1)
+            .obj())
+
+
+def _spreading_pod(name: str, namespace: str, when: str) -> Pod:
+    return (_pause(name, namespace).label("color", "blue")
+            .spread_constraint(5, ZONE_LABEL, when, selector({"color": "blue"}))
+            .obj())
+
+
+def topology_spreading_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-topology-spreading.yaml``: maxSkew 5 on zone, DoNotSchedule."""
+    return _spreading_pod(name, namespace, "DoNotSchedule")
+
+
+def preferred_topology_spreading_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-with-preferred-topology-spreading.yaml``: maxSkew 5 on zone,
+    ScheduleAnyway."""
+    return _spreading_pod(name, namespace, "ScheduleAnyway")
+
+
+def daemonset_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``daemonset-pod.yaml``: pinned to ``scheduler-perf-node`` by required node affinity
+    ``matchFields metadata.name``; a pause container without requests."""
+    return (make_pod(name, namespace).container(PAUSE_IMAGE, name="pause")
+            .node_affinity_name(DAEMONSET_NODE).obj())
+
+
+def low_priority_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-low-priority.yaml``: 900m CPU, 500Mi, no priority."""
+    return _pause(name, namespace, cpu="900m").obj()
+
+
+def high_priority_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-high-priority.yaml``: priority 10, 3 CPU, 500Mi."""
+    return _pause(name, namespace, cpu="3000m").priority(10).obj()
+
+
+def high_priority_large_cpu_pod(name: str, namespace: str = "default") -> Pod:
+    """Upstream ``pod-high-priority-large-cpu.yaml``: priority 10, requests 9 CPU (fits no node)."""
+    return _pause(name, namespace, cpu="9", limits=False).priority(10).obj()
+
+
+def _pods(count: int, template: Callable[[str, str], Pod], prefix: str, namespace: str = "default"
+          ) -> PodGroup:
+    return PodGroup(count=count, make=lambda i: template(f"{prefix}-{i}", namespace))
+
+
+# --------------------------------------------------------------------------------------------
+# the workloads of PERFORMANCE.md
+
+
+def _scheduling_basic(init: int, measured: int, floor: float) -> Workload:
+    return Workload(
+        name=f"SchedulingBasic/5000Nodes_{measured}Pods",
+        description="default pods on default nodes",
+        nodes=(_plain_nodes(5000),),
+        initial=(_pods(init, default_pod, "init"),),
+        measured=(_pods(measured, default_pod, "pod"),),
+        floor=floor,
+    )
+
+
+def _affinity_workload(name: str, description: str, template: Callable[[str, str], Pod], init: int,
+                       measured: int, floor: float, *, zones: Sequence[str] = ()) -> Workload:
+    nodes = _zoned_nodes(5000, zones) if zones else _plain_nodes(5000)
+    return Workload(
+        name=name, description=description, nodes=(nodes,),
+        initial=(_pods(init, template, "init", "sched-0"),),
+        measured=(_pods(measured, template, "pod", "sched-1"),),
+        namespaces=("sched-0", "sched-1"), floor=floor,
+    )
+
+
+def _spreading_workload(name: str, description: str, template: Callable[[str, str], Pod], floor: float
+                        ) -> Workload:
+    return Workload(
+        name=name, description=description,
+        nodes=(_zoned_nodes(5000, ("moon-1", "moon-2", "moon-3")),),
+        initial=(_pods(5000, default_pod, "init"),),
+        measured=(_pods(5000, template, "pod"),),
+        floor=floor,
+    )
+
+
+def _builtin() -> list[Workload]:
+    mixed_templates = (default_pod, pod_affinity_pod, pod_anti_affinity_pod, preferred_pod_affinity_pod,
+                       preferred_pod_anti_affinity_pod)
+    unschedulable_floor = 590.0
+    out = [
+        _scheduling_basic(1000, 10000, 680.0),
+        _scheduling_basic(5000, 50000, 810.0),
+        Workload(
+            name="SchedulingDaemonset/15000Nodes",
+            description="pods pinned to one named node by matchFields metadata.name, beside 15,000 others",
+            nodes=(NodeGroup(count=1, make=_daemonset_node, scales=False), _plain_nodes(15000)),
+            measured=(_pods(30000, daemonset_pod, "daemonset"),),
+            floor=1100.0,
+        ),
+        _affinity_workload("SchedulingNodeAffinity/5000Nodes_10000Pods",
+                           "required node affinity on zone (all nodes in zone1)", node_affinity_pod,
+                           5000, 10000, 220.0, zones=("zone1",)),
+        _affinity_workload("SchedulingPodAntiAffinity/5000Nodes_2000Pods",
+                           "required pod anti-affinity on hostname (same label)", pod_anti_affinity_pod,
+                           1000, 2000, 60.0),
+        _affinity_workload("SchedulingPodAffinity/5000Nodes_5000Pods",
+                           "required pod affinity on zone (one zone)", pod_affinity_pod,
+                           5000, 5000, 35.0, zones=("zone1",)),
+        _affinity_workload("SchedulingPreferredPodAffinity/5000Nodes_5000Pods",
+                           "preferred pod affinity on hostname", preferred_pod_affinity_pod,
+                           5000, 5000, 90.0),
+        _affinity_workload("SchedulingPreferredPodAntiAffinity/5000Nodes_5000Pods",
+                           "preferred pod anti-affinity on hostname", preferred_pod_anti_affinity_pod,
+                           5000, 5000, 90.0),
+        _spreading_workload("TopologySpreading/5000Nodes_5000Pods",
+                            "maxSkew 5 on 3 zones, DoNotSchedule", topology_spreading_pod, 460.0),
+        _spreading_workload("PreferredTopologySpreading/5000Nodes_5000Pods",
+                            "maxSkew 5 on 3 zones, ScheduleAnyway", preferred_topology_spreading_pod, 340.0),
+        Workload(
+            name="MixedSchedulingBasePod/5000Nodes_5000Pods",
+            description="default pods after 2,000 each of default/affinity/anti-affinity/preferred pods",
+            nodes=(_zoned_nodes(5000, ("zone1",)),),
+            initial=tuple(_pods(2000, t, f"init{k}", "sched-0") for k, t in enumerate(mixed_templates)),
+            measured=(_pods(5000, default_pod, "pod"),),
+            namespaces=("sched-0",),
+            floor=140.0,
+        ),
+        Workload(
+            name="Unschedulable/5kNodes/100Init/10kPods",
+            description="default pods while priority-10 pods asking 9 CPUs (fit nowhere) keep arriving",
+            nodes=(_plain_nodes(5000),),
+            initial=(_pods(100, default_pod, "init"),),
+            measured=(_pods(10000, default_pod, "pod"),),
+            # upstream creates one every 200 ms: 5/s, i.e. one per floor/5 pods at the floor rate
+            churn=Churn(make=lambda i: high_priority_large_cpu_pod(f"pod-h-{i}"),
+                        every=round(unschedulable_floor / 5)),
+            floor=unschedulable_floor,
+        ),
+        Workload(
+            name="PreemptionBasic/1000Nodes",
+            description="priority-10 pods (3 CPU) that must preempt low-priority pods (4 x 900m per node)",
+            nodes=(_plain_nodes(1000),),
+            initial=(_pods(4000, low_priority_pod, "low"),),
+            measured=(_pods(1000, high_priority_pod, "high"),),
+        ),
+        Workload(
+            name="Memory/5000Nodes_55000Pods",
+            description="5,000 nodes holding 55,000 bound default pods in the cache (peak RSS)",
+            nodes=(_plain_nodes(5000),),
+            initial=(_pods(55000, default_pod, "bound"),),
+            memory_target_mb=300.0,
+            initial_mode="bind",
+            group="memory",
+        ),
+    ]
+    # scale series: cost growth with nodes and with bound pods (initial pods bound directly)
+    for nodes in (500, 1000, 5000, 15000):
+        out.append(Workload(
+            name=f"Series/{nodes}Nodes_1000Init", description="SchedulingBasic, 1,000 measured pods",
+            nodes=(_plain_nodes(nodes),), initial=(_pods(1000, default_pod, "init"),),
+            measured=(_pods(1000, default_pod, "pod"),), initial_mode="bind", group="series"))
+    for init in (10000, 50000):
+        out.append(Workload(
+            name=f"Series/5000Nodes_{init}Init", description="SchedulingBasic, 1,000 measured pods",
+            nodes=(_plain_nodes(5000),), initial=(_pods(init, default_pod, "init"),),
+            measured=(_pods(1000, default_pod, "pod"),), initial_mode="bind", group="series"))
+    return out
+
+
+#: Every built-in workload by name, in the order they run.
+WORKLOADS: Final[Mapping[str, Workload]] = {w.name: w for w in _builtin()}
+
+
+def get_workload(name: str) -> Workload:
+    """The built-in workload *name*; raises :class:`BenchmarkError` if unknown."""
+    try:
+        return WORKLOADS[name]
+    except KeyError:
+        from .._exceptions import did_you_mean
+
+        raise BenchmarkError(f"no workload named {name!r}{did_you_mean(name, WORKLOADS)} "
+                             "(python -m schedframe.bench --list shows them all)") from None
+
+
+def select_workloads(patterns: Iterable[str]) -> list[Workload]:
+    """Workloads by exact name, name prefix (``SchedulingBasic`` selects both of its sizes) or
+    group (``all`` = the performance workloads and the memory target, ``performance``,
+    ``memory``, ``series``); in suite order, without duplicates."""
+    chosen: dict[str, Workload] = {}
+    for pattern in patterns:
+        if pattern == "all":
+            found = [w for w in WORKLOADS.values() if w.group in ("performance", "memory")]
+        elif pattern in ("performance", "memory", "series"):
+            found = [w for w in WORKLOADS.values() if w.group == pattern]
+        elif pattern in WORKLOADS:
+            found = [WORKLOADS[pattern]]
+        else:
+            found = [w for w in WORKLOADS.values() if w.name.startswith(pattern.rstrip("/") + "/")]
+        if not found:
+            get_workload(pattern)  # raises with a suggestion
+        for w in found:
+            chosen[w.name] = w
+    order = list(WORKLOADS)
+    return sorted(chosen.values(), key=lambda w: order.index(w.name))
