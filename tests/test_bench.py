@@ -53,7 +53,8 @@ def _result(**changes: object) -> WorkloadResult:
     base: dict[str, object] = {
         "workload": "W/1", "scale": 1.0, "nodes": 10, "initial_pods": 0, "measured_pods": 10,
         "initial_mode": "schedule", "scheduled": 10, "unscheduled": 0, "unscheduled_reasons": {},
-        "churn_pods": 0, "attempts": 10, "seconds": 1.0, "pods_per_second": 10.0, "floor": 5.0,
+        "churn_pods": 0, "attempts": 10, "seconds": 1.0, "pods_per_second": 10.0, "cpu_seconds": 0.9,
+        "pods_per_cpu_second": 11.1, "floor": 5.0,
         "latency_p50_ms": 1.0, "latency_p90_ms": 2.0, "latency_p99_ms": 3.0,
         "latency_max_ms": 4.0, "setup_seconds": 0.1, "initial_seconds": 0.0, "initial_unscheduled": 0,
         "enqueue_seconds": 0.01, "peak_rss_mb": 50.0, "rss_mb": 40.0, "memory_target_mb": None}
@@ -494,7 +495,8 @@ def test_table_and_record():
     results = [_result(), _result(workload="M/1", floor=None, pods_per_second=None, memory_target_mb=300.0)]
     table = format_table(results)
     header = table.splitlines()[0]
-    for column in ("workload", "pods/s", "floor", "p50 ms", "p99 ms", "peak MiB", "unsched", "check"):
+    for column in ("workload", "pods/s", "pods/cpu-s", "floor", "p50 ms", "p99 ms", "peak MiB", "unsched",
+                   "check"):
         assert column in header
     assert "PASS" in table.splitlines()[2]
     assert len(table.splitlines()) == 4

@@ -74,8 +74,8 @@ def _check(r: WorkloadResult) -> str:
 
 _COLUMNS: Final = (
     ("workload", "<"), ("nodes", ">"), ("init", ">"), ("measured", ">"), ("pods/s", ">"),
-    ("floor", ">"), ("x floor", ">"), ("p50 ms", ">"), ("p99 ms", ">"), ("peak MiB", ">"),
-    ("target MiB", ">"), ("unsched", ">"), ("check", "<"),
+    ("pods/cpu-s", ">"), ("floor", ">"), ("x floor", ">"), ("p50 ms", ">"), ("p99 ms", ">"),
+    ("peak MiB", ">"), ("target MiB", ">"), ("unsched", ">"), ("check", "<"),
 )
 
 
@@ -86,7 +86,8 @@ def format_table(results: Sequence[WorkloadResult]) -> str:
         ratio = (r.pods_per_second / r.floor) if r.floor and r.pods_per_second is not None else None
         rows.append((
             r.workload, str(r.nodes), str(r.initial_pods), str(r.measured_pods),
-            _num(r.pods_per_second, ".1f"), _num(r.floor, ".0f"), _num(ratio, ".2f"),
+            _num(r.pods_per_second, ".1f"), _num(r.pods_per_cpu_second, ".1f"), _num(r.floor, ".0f"),
+            _num(ratio, ".2f"),
             _num(r.latency_p50_ms, ".2f"), _num(r.latency_p99_ms, ".2f"), _num(r.peak_rss_mb, ".1f"),
             _num(r.memory_target_mb, ".0f"), str(r.unscheduled), _check(r),
         ))

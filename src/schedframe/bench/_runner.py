@@ -5,6 +5,8 @@ What is measured (see ``docs/performance.rst``):
 * **throughput**: measured pods bound / wall time of the measured phase (the loop calling
   :meth:`Scheduler.schedule_one` until the queue is idle; in deterministic mode each call also
   runs the pod's binding cycle). Adding the measured pods to the queue is timed separately.
+  The process CPU time of the same phase is reported too (``pods_per_cpu_second``): on a
+  shared, busy machine it is the steadier number.
 * **latency**: the wall time of every ``schedule_one`` call of the measured phase (every
   attempt, failed ones included), as p50/p90/p99/max.
 * **memory**: the peak resident set size of the process (``ru_maxrss``). Run isolated (the
@@ -188,6 +190,8 @@ class WorkloadResult:
     attempts: int
     seconds: float
     pods_per_second: float | None
+    cpu_seconds: float
+    pods_per_cpu_second: float | None
     floor: float | None
     latency_p50_ms: float | None
     latency_p90_ms: float | None
@@ -255,6 +259,8 @@ def summarize(results: Sequence[WorkloadResult]) -> WorkloadResult:
         attempts=round(statistics.median(r.attempts for r in results)),
         seconds=med("seconds") or 0.0,
         pods_per_second=med("pods_per_second"),
+        cpu_seconds=med("cpu_seconds") or 0.0,
+        pods_per_cpu_second=med("pods_per_cpu_second"),
         latency_p50_ms=med("latency_p50_ms"),
         latency_p90_ms=med("latency_p90_ms"),
         latency_p99_ms=med("latency_p99_ms"),
@@ -351,6 +357,7 @@ def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = 
     profiler = cProfile.Profile() if profile_path else None
     if profiler is not None:
         profiler.enable()
+    cpu0 = time.process_time()
     t0 = pc()
     if measured:
         while True:
@@ -371,6 +378,7 @@ def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = 
             append(pc() - a)
             attempts += cycles
     seconds = pc() - t0
+    cpu_seconds = time.process_time() - cpu0
     if profiler is not None:
         profiler.disable()
         assert profile_path is not None
@@ -406,6 +414,8 @@ def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = 
         attempts=attempts,
         seconds=round(seconds, 4),
         pods_per_second=_round(scheduled / seconds, 1) if measured and seconds > 0 else None,
+        cpu_seconds=round(cpu_seconds, 4),
+        pods_per_cpu_second=_round(scheduled / cpu_seconds, 1) if measured and cpu_seconds > 0 else None,
         floor=workload.floor,
         latency_p50_ms=_round(_percentile(latencies, 50) * 1000) if have else None,
         latency_p90_ms=_round(_percentile(latencies, 90) * 1000) if have else None,
