@@ -146,45 +146,15 @@ def _parse_int64(value: str) -> int | None:
     return n if _INT64_MIN <= n <= _INT64_MAX else None
 
 
-def _parse_decimal_int64(value: str) -> int | None:
-    """A canonical decimal integer (no sign ``+``, no leading zeros) fitting in int64."""
-    if not _DECIMAL_INT.fullmatch(value):
-        return None
-    n = int(value)
-    return n if _INT64_MIN <= n <= _INT64_MAX else None
-
-
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """Upstream ``Toleration.ToleratesTaint``.
-
-    An empty effect matches every effect, an empty key every key; ``Exists`` matches any value,
-    ``Equal`` (or an empty operator) the same value. ``Lt`` / ``Gt`` compare the values as
-    integers (the taint's value less / greater than the toleration's): the API server accepts
-    such tolerations only with the ``TaintTolerationComparisonOperators`` feature enabled, so
-    a pod carrying one implies the feature is on. Unknown operators never match.
-    """
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    op = toleration.operator
-    if op == "Equal" or not op:
-        return toleration.value == taint.value
-    if op == "Exists":
-        return True
-    if op in ("Lt", "Gt"):
-        want = _parse_decimal_int64(toleration.value)
-        have = _parse_decimal_int64(taint.value)
-        if want is None or have is None:
-            return False
-        return have < want if op == "Lt" else have > want
-    return False
+    """Upstream ``Toleration.ToleratesTaint`` (see :meth:`schedframe.Toleration.tolerates`)."""
+    return toleration.tolerates(taint)
 
 
 def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
     """True when any of *tolerations* tolerates *taint*."""
     for t in tolerations:
-        if tolerates(t, taint):
+        if t.tolerates(taint):
             return True
     return False
 
