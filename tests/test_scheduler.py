@@ -48,6 +48,7 @@ from schedframe.testing import (
 )
 
 T0 = 1_700_000_000.0
+NOT_HELPFUL = " preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
 
 
 def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, **labels: str) -> Any:
@@ -90,7 +91,9 @@ def test_places_pods_on_fitting_nodes() -> None:
     assert summary == RunSummary(scheduled=2, failed=1, cycles=3, pending=1)
     assert sorted(s.bindings().values()) == ["big", "big"]
     [pending] = s.pending()
-    assert pending.message == f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}."
+    assert pending.message == (f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}. preemption: 0/2 "
+                               "nodes are available: 1 No preemption victims found for incoming pod, "
+                               "1 Preemption is not helpful for scheduling.")
     assert (pending.plugins, pending.where, pending.attempts) == (frozenset({"NodeResourcesFit"}),
                                                                    "Unschedulable", 1)
     assert s.node_of(pending.pod) is None
@@ -199,17 +202,20 @@ def test_config_mapping_and_bad_config() -> None:
             [node("a", cpu="1"), node("b", cpu="1"), node("c", cpu="8").taint("k"),
              node("d", cpu="8").taint("k"), node("e", cpu="8").taint("k", "v", "NoExecute")],
             pod("p", cpu="2"),
-            f"0/5 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}, 3 {ERR_REASON_UNTOLERATED}.",
+            f"0/5 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}, 3 {ERR_REASON_UNTOLERATED}."
+            + NOT_HELPFUL.format(n=5),
             id="counted reasons sorted"),
         pytest.param(
             [node(f"n{i:02}", cpu="1") for i in range(10)] + [node("t1").taint("k"), node("t2").taint("k")],
             pod("p", cpu="2"),
-            f"0/12 nodes are available: 10 {ERR_REASON_INSUFFICIENT_CPU}, 2 {ERR_REASON_UNTOLERATED}.",
+            f"0/12 nodes are available: 10 {ERR_REASON_INSUFFICIENT_CPU}, 2 {ERR_REASON_UNTOLERATED}."
+            + NOT_HELPFUL.format(n=12),
             id="sorted as strings like upstream"),
         pytest.param(
             [node("a"), node("b")],
             pod("p").node_affinity_name("ghost"),
-            "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [NodeAffinity].",
+            "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+            + NOT_HELPFUL.format(n=2),
             id="PreFilterResult excludes every node"),
         pytest.param([], pod("p"), ERR_NO_NODES_AVAILABLE, id="no nodes"),
     ],
@@ -230,7 +236,7 @@ def test_fit_error_messages(nodes: list[Any], pod_: Any, want: str) -> None:
 def test_prefilter_rejection_message() -> None:
     """A PreFilter rejection gives only its message, for every node."""
     pf = FakePreFilter(status=Status.unresolvable("pod is not welcome"), name="Bouncer")
-    s = scheduler_with(pf)
+    s = scheduler_with(pf, defaults=False)
     for n in "abc":
         s.add_node(node(n).obj())
     s.add_pod(pod("p").obj())
@@ -244,7 +250,7 @@ def test_post_filter_message_and_nomination() -> None:
     """PostFilter runs on rejection: its message is appended and its nomination recorded."""
     post = FakePostFilter(result=PostFilterResult(NominatingInfo("b")), name="Preempt")
     flt = FalseFilter(name="Nope")
-    s = scheduler_with(flt, post)
+    s = scheduler_with(flt, post, defaults=False)
     s.add_node(node("a").obj())
     s.add_node(node("b").obj())
     p = s.add_pod(pod("p").obj())
@@ -262,7 +268,7 @@ def test_post_filter_rejection_message_is_appended() -> None:
     post = FakePostFilter(status=Status.unschedulable("preemption: 0/2 nodes are available: "
                                                       "2 No preemption victims found for incoming pod."),
                           name="Preempt")
-    s = scheduler_with(FalseFilter(name="Nope"), post)
+    s = scheduler_with(FalseFilter(name="Nope"), post, defaults=False)
     s.add_node(node("a").obj())
     s.add_node(node("b").obj())
     s.add_pod(pod("p").obj())
@@ -353,7 +359,7 @@ def test_nominated_pods_are_accounted() -> None:
     post = FakePostFilter(result=PostFilterResult(NominatingInfo("n1")), name="Preempt")
     s = scheduler_with(post)
     s.add_node(node("n1", cpu="2").obj())
-    blocker = s.add_pod(pod("blocker", cpu="1").node("n1").obj())
+    blocker = s.add_pod(pod("blocker", cpu="1").priority(200).node("n1").obj())  # cannot be preempted
     hp = s.add_pod(pod("hp", cpu="1500m").priority(100).obj())
     s.run_until_idle()
     assert s.nominator.nominated_node_of(hp) == "n1"
@@ -810,3 +816,60 @@ def test_close_is_idempotent_and_rejects_waiters() -> None:
     s.close()
     assert "scheduler closed" in s.pending()[0].message
     assert threading.active_count() >= 1
+
+
+# --------------------------------------------------------------------------------------------
+# preemption (DefaultPreemption through the client)
+
+
+def test_preemption_evicts_victims_and_places_preemptor() -> None:
+    """A high-priority pod preempts lower-priority pods through the client, is nominated, and is
+    placed on the freed node once its victims are gone."""
+    preempted: list[tuple[str, str, str]] = []
+
+    class Observer:
+        @hookimpl
+        def schedframe_pod_preempted(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
+            preempted.append((victim.name, preemptor.name, node_name))
+
+    pm = make_plugin_manager()
+    pm.register(Observer())
+    s = Scheduler(clock=FakeClock(T0), plugin_manager=pm)
+    s.add_node(node("n1", cpu="2").obj())
+    for i in range(2):
+        s.add_pod(pod(f"low{i}", cpu="1").priority(0).obj())
+    s.run_until_idle()
+    hp = s.add_pod(pod("hp", cpu="2").priority(100).obj())
+    summary = s.run_until_idle()
+    assert (summary.scheduled, summary.failed) == (1, 1)
+    assert s.bindings() == {"default/hp": "n1"}
+    assert sorted(v for v, _, _ in preempted) == ["low0", "low1"]
+    assert {(p, n) for _, p, n in preempted} == {("hp", "n1")}
+    reasons = [e.reason for e in s.events]
+    assert reasons.count("Preempted") == 2
+    assert s.get_pod("default/low0") is None
+    assert s.nominator.nominated_node_of(hp) is None
+
+
+@pytest.mark.parametrize(
+    ("preemptor", "want_suffix"),
+    [
+        pytest.param(pod("hp", cpu="2").priority(100),
+                     "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming "
+                     "pod, 1 Preemption is not helpful for scheduling.", id="no victims"),
+        pytest.param(pod("never", cpu="2").priority(1000).preemption_policy("Never"),
+                     "preemption: not eligible due to preemptionPolicy=Never.", id="policy never"),
+    ],
+)
+def test_preemption_failure_message(preemptor: Any, want_suffix: str) -> None:
+    """When preemption cannot help, its message follows the filter reasons."""
+    s = Scheduler(clock=FakeClock(T0))
+    s.add_node(node("n1", cpu="2").obj())
+    s.add_node(node("n2", cpu="2").taint("k").obj())
+    s.add_pod(pod("same", cpu="2").priority(100).obj())
+    s.run_until_idle()
+    s.add_pod(preemptor.obj())
+    s.run_until_idle()
+    assert s.pending()[-1].message == (
+        f"0/2 nodes are available: 1 {ERR_REASON_INSUFFICIENT_CPU}, 1 {ERR_REASON_UNTOLERATED}. "
+        + want_suffix)

@@ -552,7 +552,7 @@ class Scheduler:
                     prio = old.effective_priority
                     self.queue.move_all_to_active_or_backoff_queue(
                         EVENT_ASSIGNED_POD_DELETE, old, None, lambda p: p.effective_priority <= prio)
-        if not self.threaded:
+        if not self.threaded and self._current is None:
             self._resume_parked()
 
     def _handle_assumed_pod_deletion(self, pod: Pod) -> None:
