@@ -873,3 +873,30 @@ def test_preemption_failure_message(preemptor: Any, want_suffix: str) -> None:
     assert s.pending()[-1].message == (
         f"0/2 nodes are available: 1 {ERR_REASON_INSUFFICIENT_CPU}, 1 {ERR_REASON_UNTOLERATED}. "
         + want_suffix)
+
+
+# --------------------------------------------------------------------------------------------
+# gang scheduling (Coscheduling: Permit waits, pods_to_activate, list_pods)
+
+
+@pytest.mark.parametrize("threaded",
+                         [pytest.param(False, id="deterministic"), pytest.param(True, id="threaded")])
+def test_gang_scheduling(threaded: bool) -> None:
+    """A PodGroup binds only once minMember pods are assumed; until then its pods wait."""
+    from schedframe.plugins.coscheduling import POD_GROUP_LABEL, PodGroup
+
+    config = {"profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                                        "queueSort": {"disabled": [{"name": "PrioritySort"}]}}}]}
+    with Scheduler(config, threaded=threaded, objects=[PodGroup("g", min_member=3)]) as s:
+        s.add_node(node("n1").obj())
+        for i in range(2):
+            s.add_pod(pod(f"g{i}").label(POD_GROUP_LABEL, "g").obj())
+        s.run_until_idle()
+        assert s.bindings() == {}
+        assert {p.pod.name for p in s.pending()} == {"g0", "g1"}
+        assert [p.name for p in s.list_pods("default")] == ["g0", "g1"]
+        s.add_pod(pod("g2").label(POD_GROUP_LABEL, "g").obj())
+        s.run_until_idle()
+        assert s.bindings() == {"default/g0": "n1", "default/g1": "n1", "default/g2": "n1"}
+        assert s.list_pods("other") == []
+        assert len(s.list_pods()) == 3

@@ -310,6 +310,7 @@ class Scheduler:
         self._snapshot = Snapshot()
         self._pods: dict[str, Pod] = {}
         self._keys: dict[str, str] = {}
+        self._by_namespace: dict[str, dict[str, None]] = {}
         self._nodes: dict[str, Node] = {}
         self._unbound: dict[str, None] = {}
         self._failures: dict[str, tuple[str, frozenset[str]]] = {}
@@ -330,6 +331,9 @@ class Scheduler:
                 event_recorder=self.recorder, nominator=self.nominator,
                 pod_activator=self._activate_pods, waiting_pods=self.waiting_pods,
                 parallelism=config.parallelism, snapshot=self._snapshot)
+        for fwk in self.frameworks.values():
+            # plugins that list pods (Coscheduling's PodLister protocol) find them on the handle
+            setattr(fwk, "list_pods", self.list_pods)  # noqa: B010
         self.queue = SchedulingQueue(
             self.frameworks, clock=self.clock,
             pod_initial_backoff=config.pod_initial_backoff_seconds,
@@ -385,6 +389,15 @@ class Scheduler:
         """Every pod the scheduler knows, bound or not."""
         with self._lock:
             return list(self._pods.values())
+
+    def list_pods(self, namespace: str | None = None) -> list[Pod]:
+        """The pods of *namespace* (every namespace for ``None``), pending and bound, as the
+        API server has them (the pod informer's lister)."""
+        with self._lock:
+            if namespace is None:
+                return list(self._pods.values())
+            pods = self._pods
+            return [pods[uid] for uid in self._by_namespace.get(namespace, ())]
 
     def nodes(self) -> list[Node]:
         """Every node, in the order they were added."""
@@ -483,6 +496,7 @@ class Scheduler:
                 raise SchedulerError(f"pod {p.key!r} already exists; use update_pod to change it")
             self._pods[p.uid] = p
             self._keys[p.key] = p.uid
+            self._by_namespace.setdefault(p.namespace, {})[p.uid] = None
             if p.node_name:
                 self.cache.add_pod(p)
                 self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, p)
@@ -539,6 +553,11 @@ class Scheduler:
                 raise SchedulerError(f"pod {name!r} is unknown, so it cannot be removed")
             del self._pods[old.uid]
             self._keys.pop(old.key, None)
+            members = self._by_namespace.get(old.namespace)
+            if members is not None:
+                members.pop(old.uid, None)
+                if not members:
+                    del self._by_namespace[old.namespace]
             self._unbound.pop(old.uid, None)
             self._failures.pop(old.uid, None)
             if old.node_name:
