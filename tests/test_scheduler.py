@@ -900,3 +900,19 @@ def test_gang_scheduling(threaded: bool) -> None:
         assert s.bindings() == {"default/g0": "n1", "default/g1": "n1", "default/g2": "n1"}
         assert s.list_pods("other") == []
         assert len(s.list_pods()) == 3
+
+
+def test_run_until_idle_never_spins_on_permit_timeouts() -> None:
+    """Pods that keep timing out at Permit (and requeue each other through their forget events)
+    are retried once per progress, then left pending: run_until_idle returns."""
+    permit = FakePermit(status=Status.wait(), timeout=5, name="Gate")
+    s = scheduler_with(permit)
+    s.add_node(node("n1").obj())
+    s.add_pod(pod("a").obj())
+    s.add_pod(pod("b").obj())
+    summary = s.run_until_idle()
+    assert summary.scheduled == 0
+    assert summary.pending == 2
+    assert 5.0 <= summary.clock_advanced <= 30.0
+    assert all("rejected due to timeout after waiting 5s at plugin Gate" in p.message
+               for p in s.pending() if p.where != "InFlight")

@@ -329,6 +329,10 @@ class _Heap:
     def __len__(self) -> int:
         return len(self._map)
 
+    def entries(self) -> list[_Entry]:
+        """The live entries (unordered)."""
+        return list(self._map.values())
+
     def pinfos(self) -> list[QueuedPodInfo]:
         """The pods in heap order (a sorted copy)."""
         return [e.pinfo for e in sorted(e for e in self._items if not e.removed)]
@@ -560,6 +564,14 @@ class SchedulingQueue:
             times = [self._completion_time(top.expiry) for h in heaps
                      if (top := h.peek()) is not None]
             return min(times) if times else None
+
+    def backoff_completions(self) -> list[tuple[float, str]]:
+        """``(completion time, uid)`` of every pod in backoffQ, earliest first."""
+        with self._lock:
+            out = [(self._completion_time(e.expiry), e.pinfo.pod.uid)
+                   for heap in (self._backoff, self._error_backoff) for e in heap.entries()]
+            out.sort()
+            return out
 
     def error_backoff_pods(self) -> list[QueuedPodInfo]:
         """Pods in the error backoff heap, by expiry."""

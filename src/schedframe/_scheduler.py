@@ -1030,9 +1030,10 @@ class Scheduler:
         Runs cycles while pods are ready; then, with a :class:`~schedframe.FakeClock` (or by
         sleeping on a real clock), moves time to the next permit deadline or backoff expiry and
         goes on. Pods waiting in the unschedulable pool for an event are left there (the 5-minute
-        flush is not forced). A pod in the *error* backoff is retried only if some pod was bound
-        since the previous such retry, so a plugin that keeps raising cannot spin forever. In
-        threaded mode the call also waits for running binding cycles.
+        flush is not forced). Time is moved forward for a given pod at most once until some pod
+        gets bound, so a pod whose plugin keeps raising, or a gang that keeps timing out at
+        Permit, is retried once and then left pending instead of spinning forever. In threaded
+        mode the call also waits for running binding cycles.
 
         Args:
             max_cycles: stop after this many scheduling cycles.
@@ -1040,7 +1041,8 @@ class Scheduler:
         bound0, failed0, cycles0 = self._counts["bound"], self._counts["failed"], self._counts["cycles"]
         t0 = self.clock.now()
         cycles = 0
-        error_marker: int | None = None
+        # pod uid -> bound count when time was last advanced for it (once per binding progress)
+        targeted: dict[str, int] = {}
         while max_cycles is None or cycles < max_cycles:
             if self.schedule_one():
                 cycles += 1
@@ -1055,13 +1057,10 @@ class Scheduler:
                         continue
             elif self._resume_parked():
                 continue
-            wake = self._next_wakeup(error_marker)
+            wake = self._next_wakeup(targeted)
             if wake is None:
                 break
-            when, is_error = wake
-            if is_error:
-                error_marker = self._counts["bound"]
-            self._advance_to(when)
+            self._advance_to(wake)
         return RunSummary(
             scheduled=self._counts["bound"] - bound0,
             failed=self._counts["failed"] - failed0,
@@ -1071,23 +1070,20 @@ class Scheduler:
             clock_advanced=self.clock.now() - t0,
         )
 
-    def _next_wakeup(self, error_marker: int | None) -> tuple[float, bool] | None:
-        now = self.clock.now()
-        candidates: list[tuple[float, bool]] = []
-        deadline = self.waiting_pods.next_deadline()
-        if deadline is not None:
-            candidates.append((deadline, False))
-        t = self.queue.next_backoff_completion(errors=False)
-        if t is not None:
-            candidates.append((t, False))
-        if error_marker is None or self._counts["bound"] > error_marker:
-            t = self.queue.next_backoff_completion(errors=True)
-            if t is not None:
-                candidates.append((t, True))
-        if not candidates:
-            return None
-        when, is_error = min(candidates)
-        return max(when, now), is_error
+    def _next_wakeup(self, targeted: dict[str, int]) -> float | None:
+        """The earliest permit deadline or backoff completion of a pod time was not already
+        advanced for since the last binding (so a pod that keeps failing is retried once per
+        progress, never in a loop); records it in *targeted*."""
+        bound = self._counts["bound"]
+        candidates = [(d, wp.pod.uid) for wp in self.waiting_pods
+                      if (d := wp.next_deadline()) is not None]
+        candidates.extend(self.queue.backoff_completions())
+        candidates.sort()
+        for when, uid in candidates:
+            if targeted.get(uid) != bound:
+                targeted[uid] = bound
+                return max(when, self.clock.now())
+        return None
 
     def _advance_to(self, when: float) -> None:
         clock = self.clock
