@@ -916,3 +916,26 @@ def test_run_until_idle_never_spins_on_permit_timeouts() -> None:
     assert 5.0 <= summary.clock_advanced <= 30.0
     assert all("rejected due to timeout after waiting 5s at plugin Gate" in p.message
                for p in s.pending() if p.where != "InFlight")
+
+
+def test_gated_pods_are_pending_with_their_gate() -> None:
+    """A pod held by scheduling gates is pending, "Gated", with the PreEnqueue message."""
+    s = Scheduler(clock=FakeClock(T0))
+    s.add_node(node("n1").obj())
+    p = s.add_pod(pod("p").scheduling_gates("example.com/wait").obj())
+    s.run_until_idle()
+    [pending] = s.pending()
+    assert (pending.where, pending.plugins) == ("Gated", frozenset({"SchedulingGates"}))
+    assert "example.com/wait" in pending.message
+    s.update_pod(p.evolve(scheduling_gates=()))
+    s.run_until_idle()
+    assert s.node_of(p) == "n1"
+    assert s.queue.gating_message(p) == ""
+
+
+def test_closed_scheduler_refuses_to_schedule() -> None:
+    """schedule_one after close() raises SchedulerError."""
+    with Scheduler(clock=FakeClock(T0)) as s:
+        s.add_pod(pod("p").obj())
+    with pytest.raises(SchedulerError, match="the scheduler is closed"):
+        s.schedule_one()

@@ -422,6 +422,7 @@ class SchedulingQueue:
         self._event_seq = 0
         self._sched_cycle = 0
         self._interest_cache: dict[ClusterEvent, tuple[str, ...]] = {}
+        self._gate_messages: dict[str, str] = {}
 
     # ------------------------------------------------------------------------------------------
     # introspection
@@ -498,6 +499,11 @@ class SchedulingQueue:
         with self._lock:
             return (self._active.pinfos() + self._backoff.pinfos() + self._error_backoff.pinfos()
                     + list(self._unsched.values()))
+
+    def gating_message(self, pod: Pod | str) -> str:
+        """The message of the PreEnqueue status gating *pod* (or uid), ``""`` when not gated."""
+        uid = pod.uid if isinstance(pod, Pod) else pod
+        return self._gate_messages.get(uid, "")
 
     def summary(self) -> str:
         """Upstream's ``"activeQ:%v; backoffQ:%v; unschedulablePods:%v"``."""
@@ -599,7 +605,10 @@ class SchedulingQueue:
                 pinfo.unschedulable_plugins.add(plugin)
                 pinfo.gating_plugin = plugin
                 pinfo.gated = True
+                self._gate_messages[pinfo.pod.uid] = status.message
                 return
+        if pinfo.gated:
+            self._gate_messages.pop(pinfo.pod.uid, None)
         pinfo.gating_plugin = ""
         pinfo.gated = False
 
@@ -883,6 +892,7 @@ class SchedulingQueue:
         with self._lock:
             self.nominator.delete(pod)
             uid = pod.uid
+            self._gate_messages.pop(uid, None)
             if self._active.remove(uid) is not None:
                 return True
             if self._backoff_remove(uid) is not None:

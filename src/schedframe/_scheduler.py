@@ -37,7 +37,7 @@ from ._cache import Cache
 from ._clock import Clock, FakeClock
 from ._cycle_state import CycleState
 from ._events import ActionType, EventResource
-from ._exceptions import CacheError, SchedulerError
+from ._exceptions import CacheError, SchedframeError, SchedulerError
 from ._filter import NodeToStatus, NominatingInfo, NominatingMode
 from ._framework import Framework, InMemoryEventRecorder, RecordedEvent
 from ._nodeinfo import NodeInfo, PodInfo
@@ -126,7 +126,7 @@ class Diagnosis:
 
 
 @final
-class FitError(Exception):
+class FitError(SchedframeError):
     """A pod fits no node. ``str()`` is upstream's message, e.g.
     ``"0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)."``.
 
@@ -193,8 +193,9 @@ class PendingPod:
         pod: the pod (latest version).
         message: the last failure message (``""`` before the first attempt).
         plugins: the plugins that rejected it in the last attempt.
-        where: ``"Active"``, ``"Backoff"``, ``"Unschedulable"``, ``"InFlight"`` (being scheduled
-            or waiting at Permit).
+        where: ``"Active"``, ``"Backoff"``, ``"Unschedulable"``, ``"Gated"`` (kept out by a
+            PreEnqueue plugin, whose message is the reason), ``"InFlight"`` (being scheduled or
+            waiting at Permit).
         attempts: scheduling attempts so far.
 
     .. versionadded:: 0.1.0
@@ -421,7 +422,13 @@ class Scheduler:
                 if where is None:
                     where = "InFlight"
                 qinfo = self.queue.get(uid)
-                attempts = qinfo.attempts if qinfo is not None else 0
+                attempts = 0
+                if qinfo is not None:
+                    attempts = qinfo.attempts
+                    if qinfo.gated:
+                        where = "Gated"
+                        message = message or self.queue.gating_message(uid)
+                        plugins = plugins | {qinfo.gating_plugin}
                 out.append(PendingPod(pod, message, plugins, where, attempts))
             return out
 
@@ -660,6 +667,8 @@ class Scheduler:
 
         Returns False when no pod was ready to schedule.
         """
+        if self._closed:
+            raise SchedulerError("the scheduler is closed")
         if not self.threaded:
             self._resume_parked()
         pinfo = self.queue.pop()
