@@ -558,14 +558,20 @@ def test_deleting_a_waiting_pod() -> None:
 
 def test_threaded_permit_allow_and_timeout() -> None:
     """Threaded mode: binding cycles wait on Permit in real time in worker threads."""
-    permit = FakePermit(status=Status.wait(), timeout=0.2, name="Gate")
-    with scheduler_with(permit, threaded=True, clock=None) as s:
+
+    class Gate:
+        name = "Gate"
+
+        def permit(self, state: CycleState, p: Pod, node_name: str) -> tuple[Status | None, float]:
+            return Status.wait(), (0.2 if p.labels.get("short") else 60.0)
+
+    with scheduler_with(Gate(), threaded=True, clock=None) as s:
         s.add_node(node("n1").obj())
         a = s.add_pod(pod("a").obj())
-        b = s.add_pod(pod("b").obj())
+        b = s.add_pod(pod("b").label("short", "yes").obj())
         s.schedule_one()
         s.schedule_one()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 10
         while s.waiting_pods.get(a.uid) is None and time.monotonic() < deadline:
             time.sleep(0.01)
         wp = s.waiting_pods.get(a.uid)
@@ -939,3 +945,15 @@ def test_closed_scheduler_refuses_to_schedule() -> None:
         s.add_pod(pod("p").obj())
     with pytest.raises(SchedulerError, match="the scheduler is closed"):
         s.schedule_one()
+
+
+def test_identical_update_is_ignored() -> None:
+    """An update carrying an identical pod changes nothing (no event, no requeue)."""
+    s = Scheduler(clock=FakeClock(T0))
+    s.add_node(node("n1", cpu="1").obj())
+    p = s.add_pod(pod("p", cpu="2").obj())
+    s.run_until_idle()
+    before = s.queue.get(p)
+    assert s.update_pod(pod("p", cpu="2").obj()) is p
+    assert s.queue.get(p) is before
+    assert s.queue.where(p) == "Unschedulable"

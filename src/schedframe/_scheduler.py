@@ -523,6 +523,8 @@ class Scheduler:
                     raise SchedulerError(
                         f"pod {new.key!r} exists with uid {uid!r}, not {new.uid!r}; remove it first")
                 raise SchedulerError(f"pod {new.key!r} is unknown; add it with add_pod first")
+            if old == new:  # an update carrying the same object (upstream skips those too)
+                return old
             self._apply_pod_update(old, new)
         return new
 
