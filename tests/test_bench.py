@@ -54,7 +54,7 @@ def _result(**changes: object) -> WorkloadResult:
         "workload": "W/1", "scale": 1.0, "nodes": 10, "initial_pods": 0, "measured_pods": 10,
         "initial_mode": "schedule", "scheduled": 10, "unscheduled": 0, "unscheduled_reasons": {},
         "churn_pods": 0, "attempts": 10, "seconds": 1.0, "pods_per_second": 10.0, "cpu_seconds": 0.9,
-        "pods_per_cpu_second": 11.1, "floor": 5.0,
+        "pods_per_cpu_second": 11.1, "gc_seconds": 0.0, "gc_collections": 0, "floor": 5.0,
         "latency_p50_ms": 1.0, "latency_p90_ms": 2.0, "latency_p99_ms": 3.0,
         "latency_max_ms": 4.0, "setup_seconds": 0.1, "initial_seconds": 0.0, "initial_unscheduled": 0,
         "enqueue_seconds": 0.01, "peak_rss_mb": 50.0, "rss_mb": 40.0, "memory_target_mb": None}
@@ -258,6 +258,8 @@ def test_every_workload_runs_at_tiny_scale(name):
     assert r.unscheduled_reasons == {}
     assert r.scheduled == w.measured_count
     assert r.peak_rss_mb is None or r.peak_rss_mb > 0
+    assert r.gc_seconds >= 0
+    assert r.gc_collections >= 0
     if w.measured_count:
         assert r.attempts >= r.measured_pods
         assert r.pods_per_second is not None

@@ -9,6 +9,7 @@ What is measured (see ``docs/performance.rst``):
   shared, busy machine it is the steadier number.
 * **latency**: the wall time of every ``schedule_one`` call of the measured phase (every
   attempt, failed ones included), as p50/p90/p99/max.
+* **garbage collection**: time spent in the cyclic collector during the measured phase.
 * **memory**: the peak resident set size of the process (``ru_maxrss``). Run isolated (the
   default of the command line), each workload has a fresh process, so the peak is the
   workload's own (interpreter included, about 20 MiB).
@@ -34,7 +35,7 @@ from .._api import Pod
 from .._config import SchedulerConfiguration
 from .._registry import Registry
 from .._scheduler import Scheduler
-from ._workloads import BenchmarkError, Workload, get_workload
+from ._workloads import BenchmarkError, Churn, Workload, get_workload
 
 __all__ = [
     "BenchOptions",
@@ -168,6 +169,22 @@ class BenchOptions:
 # results
 
 
+class _GcTimer:
+    """Time spent in the cyclic garbage collector (``gc.callbacks``) while installed."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.collections = 0
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._start
+            self.collections += 1
+
+
 def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
@@ -192,6 +209,8 @@ class WorkloadResult:
     pods_per_second: float | None
     cpu_seconds: float
     pods_per_cpu_second: float | None
+    gc_seconds: float
+    gc_collections: int
     floor: float | None
     latency_p50_ms: float | None
     latency_p90_ms: float | None
@@ -260,6 +279,8 @@ def summarize(results: Sequence[WorkloadResult]) -> WorkloadResult:
         seconds=med("seconds") or 0.0,
         pods_per_second=med("pods_per_second"),
         cpu_seconds=med("cpu_seconds") or 0.0,
+        gc_seconds=med("gc_seconds") or 0.0,
+        gc_collections=round(statistics.median(r.gc_collections for r in results)),
         pods_per_cpu_second=med("pods_per_cpu_second"),
         latency_p50_ms=med("latency_p50_ms"),
         latency_p90_ms=med("latency_p90_ms"),
@@ -297,6 +318,39 @@ def _place_initial(sched: Scheduler, workload: Workload, mode: str, node_names: 
         sched.run_until_idle()
         left += sum(1 for p in pods if sched.node_of(p) is None)
     return left
+
+
+def _measure(sched: Scheduler, measured: int, churn: Churn | None) -> tuple[list[float], int, int]:
+    """The measured phase: schedule until idle. Returns (per-attempt seconds, attempts, churn
+    pods injected)."""
+    pc = time.perf_counter
+    churn_every = churn.every if churn is not None and churn.every > 0 else 0
+    churn_max = measured // churn_every if churn_every else 0
+    churn_next = churn_every if churn_max else -1
+    churn_made = 0
+    latencies: list[float] = []
+    append = latencies.append
+    schedule_one = sched.schedule_one
+    attempts = 0
+    if not measured:
+        return latencies, attempts, churn_made
+    while True:
+        a = pc()
+        if schedule_one():
+            append(pc() - a)
+            attempts += 1
+            if attempts == churn_next:
+                assert churn is not None
+                sched.add_pod(churn.make(churn_made))
+                churn_made += 1
+                churn_next = attempts + churn_every if churn_made < churn_max else -1
+            continue
+        # nothing ready: let the fake clock move to the next backoff expiry (preemptors) and go on
+        cycles = sched.run_until_idle(max_cycles=1).cycles
+        if not cycles:
+            return latencies, attempts, churn_made
+        append(pc() - a)
+        attempts += cycles
 
 
 def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = None,
@@ -345,46 +399,25 @@ def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = 
         sched.add_pod(pod)
     enqueue_seconds = pc() - t
 
-    churn = workload.churn
-    churn_every = churn.every if churn is not None and churn.every > 0 else 0
-    churn_max = len(measured) // churn_every if churn_every else 0
-    churn_next = churn_every if churn_max else -1
-    churn_made = 0
-    latencies: list[float] = []
-    append = latencies.append
-    schedule_one = sched.schedule_one
-    attempts = 0
+    gc_timer = _GcTimer()
     profiler = cProfile.Profile() if profile_path else None
+    gc.callbacks.append(gc_timer)
     if profiler is not None:
         profiler.enable()
-    cpu0 = time.process_time()
-    t0 = pc()
-    if measured:
-        while True:
-            a = pc()
-            if schedule_one():
-                append(pc() - a)
-                attempts += 1
-                if attempts == churn_next:
-                    assert churn is not None
-                    sched.add_pod(churn.make(churn_made))
-                    churn_made += 1
-                    churn_next = attempts + churn_every if churn_made < churn_max else -1
-                continue
-            # nothing ready: let time pass to the next backoff expiry (preemptors) and go on
-            cycles = sched.run_until_idle(max_cycles=1).cycles
-            if not cycles:
-                break
-            append(pc() - a)
-            attempts += cycles
-    seconds = pc() - t0
-    cpu_seconds = time.process_time() - cpu0
-    if profiler is not None:
-        profiler.disable()
-        assert profile_path is not None
+    try:
+        cpu0 = time.process_time()
+        t0 = pc()
+        latencies, attempts, churn_made = _measure(sched, len(measured), workload.churn)
+        seconds = pc() - t0
+        cpu_seconds = time.process_time() - cpu0
+    finally:
+        if profiler is not None:
+            profiler.disable()
+        gc.callbacks.remove(gc_timer)
+        if gc_freeze:
+            gc.unfreeze()
+    if profiler is not None and profile_path is not None:
         profiler.dump_stats(profile_path)
-    if gc_freeze:
-        gc.unfreeze()
 
     scheduled = 0
     reasons: Counter[str] = Counter()
@@ -415,6 +448,8 @@ def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = 
         seconds=round(seconds, 4),
         pods_per_second=_round(scheduled / seconds, 1) if measured and seconds > 0 else None,
         cpu_seconds=round(cpu_seconds, 4),
+        gc_seconds=round(gc_timer.seconds, 4),
+        gc_collections=gc_timer.collections,
         pods_per_cpu_second=_round(scheduled / cpu_seconds, 1) if measured and cpu_seconds > 0 else None,
         floor=workload.floor,
         latency_p50_ms=_round(_percentile(latencies, 50) * 1000) if have else None,
