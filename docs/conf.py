@@ -26,4 +26,11 @@ nitpicky = False
 exclude_patterns = ["_build", "examples/**/README.md"]
 html_theme = "alabaster"
 html_static_path: list[str] = []
-suppress_warnings = ["ref.python"]
+# Type annotations name stdlib generics, private helpers and TypeVars that have no page here.
+nitpick_ignore_regex = [
+    (r"py:.*", r"(collections\.abc|typing|typing_extensions|enum|fractions|os|pluggy|attrs|threading)\..*"),
+    (r"py:class", r"Fraction"),
+    (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
+    (r"py:class", r"(.*\.)?[TKV]"),
+    (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self)"),
+]

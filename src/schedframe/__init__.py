@@ -38,6 +38,7 @@ from ._api import (
     WeightedPodAffinityTerm,
 )
 from ._bind import BindPlugin, PostBindPlugin, PreBindPlugin
+from ._binder import Binder, InMemoryBinder
 from ._cache import Cache, CacheDump
 from ._clock import Clock, FakeClock, RealClock
 from ._config import (
@@ -63,6 +64,15 @@ from ._exceptions import (
     StateNotFoundError,
     UnknownPluginError,
 )
+from ._explain import (
+    Explanation,
+    NodeScores,
+    NodeVerdict,
+    PluginNodeScore,
+    PluginVerdict,
+    explain,
+    explain_with,
+)
 from ._filter import (
     FilterPlugin,
     NodeToStatus,
@@ -76,7 +86,7 @@ from ._filter import (
 from ._framework import Framework, InMemoryEventRecorder, RecordedEvent
 from ._handle import Client, EventRecorder, Handle, NodeInfoLister, Nominator, ObjectLister, SharedLister
 from ._hookspecs import hookimpl, hookspec
-from ._kube import load_manifests
+from ._kube import load_manifests, object_from_manifest, object_to_manifest
 from ._nodeinfo import AffinityTerm, HostPortInfo, ImageStateSummary, NodeInfo, PodInfo, WeightedAffinityTerm
 from ._objects import ObjectStore
 from ._permit import MAX_PERMIT_TIMEOUT, PermitPlugin, WaitingPod
@@ -86,6 +96,7 @@ from ._quantity import Quantity, parse_quantity
 from ._queue_sort import QueuedPodInfo, QueueSortPlugin
 from ._registry import PluginFactory, Registry, RegistryEntry
 from ._reserve import ReservePlugin
+from ._scheduler import FitError, PendingPod, RunSummary, Scheduler
 from ._score import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -105,6 +116,7 @@ __all__ = [
     "Affinity",
     "AffinityTerm",
     "BindPlugin",
+    "Binder",
     "Cache",
     "CacheDump",
     "CacheError",
@@ -123,12 +135,15 @@ __all__ = [
     "EnqueueExtensions",
     "EventRecorder",
     "EventResource",
+    "Explanation",
     "FakeClock",
     "FilterPlugin",
+    "FitError",
     "Framework",
     "Handle",
     "HostPortInfo",
     "ImageStateSummary",
+    "InMemoryBinder",
     "InMemoryEventRecorder",
     "LabelSelector",
     "LabelSelectorRequirement",
@@ -144,22 +159,27 @@ __all__ = [
     "NodeInfoLister",
     "NodePluginScores",
     "NodeScore",
+    "NodeScores",
     "NodeSelector",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
     "NodeToStatus",
+    "NodeVerdict",
     "NominatingInfo",
     "Nominator",
     "ObjectLister",
     "ObjectStore",
     "OwnerReference",
+    "PendingPod",
     "PermitPlugin",
     "Plugin",
     "PluginArgsError",
     "PluginFactory",
     "PluginLoadError",
+    "PluginNodeScore",
     "PluginRef",
     "PluginScore",
+    "PluginVerdict",
     "Pod",
     "PodAffinity",
     "PodAffinityTerm",
@@ -193,7 +213,9 @@ __all__ = [
     "ReplicationController",
     "ReservePlugin",
     "Resources",
+    "RunSummary",
     "SchedframeError",
+    "Scheduler",
     "SchedulerConfiguration",
     "SchedulerError",
     "ScoreExtensions",
@@ -215,13 +237,16 @@ __all__ = [
     "WaitingPods",
     "WeightedAffinityTerm",
     "WeightedPodAffinityTerm",
-    "annotations",
+    "explain",
+    "explain_with",
     "extension_points_of",
     "hookimpl",
     "hookspec",
     "load_manifests",
     "load_plugins",
     "make_plugin_manager",
+    "object_from_manifest",
+    "object_to_manifest",
     "parse_quantity",
 ]
 
