@@ -24,6 +24,7 @@ _MODULES = (
     "image_locality",
     "default_preemption",
     "default_binder",
+    "coscheduling",
 )
 
 
