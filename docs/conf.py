@@ -32,5 +32,6 @@ nitpick_ignore_regex = [
     (r"py:class", r"Fraction"),
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
     (r"py:class", r"(.*\.)?[TKV]"),
-    (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self)"),
+    (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self|Diagnosis)"),
+    (r"py:class", r"random\.Random"),
 ]

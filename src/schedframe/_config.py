@@ -16,7 +16,7 @@ mapping (:meth:`SchedulerConfiguration.from_dict`) or YAML text
   point keeps its explicit position there: explicitly re-configured multiPoint plugins come first
   (in their explicit order), then the remaining multiPoint plugins, then the other explicit ones.
   A Score weight given at ``score`` wins over the ``multiPoint`` weight; a weight of 0 (unset)
-  means 1. :attr:`Profile.plugins` holds the result: the *effective* plugin list of every point.
+  means 1. ``Profile.plugins`` holds the result: the *effective* plugin list of every point.
 * **Plugins schedframe does not provide.** Upstream default plugins absent from the registry
   (volume plugins, ``DynamicResources``, ...) are dropped from the default profile and listed in
   :attr:`SchedulerConfiguration.omitted_upstream_plugins`; enabling one explicitly is an error,
@@ -132,7 +132,7 @@ class PluginRef:
     Args:
         name: the registered plugin name.
         weight: the Score weight; ``0`` means unset (the framework uses 1). In
-            :attr:`Profile.plugins` the ``score`` entries carry their effective weight.
+            ``Profile.plugins`` the ``score`` entries carry their effective weight.
 
     .. versionadded:: 0.1.0
     """

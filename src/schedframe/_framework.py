@@ -676,7 +676,7 @@ class Framework:
         """Run Filter plugins on one node, stopping at the first failure.
 
         Plugins in ``state.skip_filter_plugins`` are skipped. A rejection comes back with its
-        ``plugin`` set; any other non-success becomes ERROR. Returns :data:`Status.OK` on success
+        ``plugin`` set; any other non-success becomes ERROR. Returns ``Status.OK`` on success
         (no allocation on that path).
         """
         cached = self._filter_cache

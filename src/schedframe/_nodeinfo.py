@@ -284,7 +284,7 @@ class NodeInfo:
         used_ports: host ports in use.
         image_states: ``{image name: ImageStateSummary}`` for images on the node (read-only;
             maintained by the cache, which keeps ``num_nodes`` current cluster-wide).
-        generation: set from :func:`next_generation` on every change (node set or removed, pod
+        generation: set from ``next_generation()`` on every change (node set or removed, pod
             added or removed); the snapshot copies only nodes whose generation moved.
 
     .. versionadded:: 0.1.0

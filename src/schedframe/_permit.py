@@ -20,7 +20,7 @@ class PermitPlugin(Plugin, Protocol):
     """Last gate before binding: returns ``(status, timeout_seconds)``.
 
     Success lets the pod bind; ``WAIT`` holds it (up to *timeout*, capped at 15 minutes) until
-    some plugin calls :meth:`WaitingPod.allow` for every waiting plugin or :meth:`WaitingPod.reject`;
+    some plugin calls ``WaitingPod.allow()`` for every waiting plugin or ``WaitingPod.reject()``;
     a rejection or a timeout unreserves the pod. The timeout is ignored unless the status is WAIT.
     """
 

@@ -293,7 +293,7 @@ class Snapshot:
 
     @property
     def generation(self) -> int:
-        """The cache generation this snapshot is current with (0: never updated)."""
+        """Cache generation this snapshot reflects; 0 when it was never updated."""
         return self._generation
 
     def __len__(self) -> int:

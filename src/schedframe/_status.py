@@ -72,7 +72,7 @@ class Status:
         plugin: the plugin that produced the status; the framework fills it in.
         error: the exception behind an ``ERROR`` status, if any.
 
-    ``Status()`` is success; :data:`Status.OK` is a shared success instance.
+    ``Status()`` is success; ``Status.OK`` is a shared success instance.
 
     .. versionadded:: 0.1.0
     """

@@ -66,10 +66,10 @@ class PluginHarness:
         registry: default: the in-tree registry.
         clock: default: a :class:`~schedframe.FakeClock`.
 
-    Statuses returned by the methods are the plugin's own: success is :data:`Status.OK` and the
+    Statuses returned by the methods are the plugin's own: success is ``Status.OK`` and the
     ``plugin`` attribution the framework adds is cleared, so
     ``h.filter(pod) == {"n1": Status.OK, "n2": Status.unresolvable(ERR_REASON)}`` works. The
-    framework's view is available through :attr:`framework`.
+    framework's view is available through ``framework``.
 
     .. versionadded:: 0.1.0
     """
@@ -118,7 +118,7 @@ class PluginHarness:
         return out
 
     def pre_filter(self, pod: Pod | Mapping[str, Any]) -> tuple[PreFilterResult | None, Status]:
-        """Run PreFilter (on a fresh :attr:`state`); a skipped plugin gives ``Status.skip()``."""
+        """Run PreFilter (on a fresh ``state``); a skipped plugin gives ``Status.skip()``."""
         self.state = state = CycleState()
         result, status, _ = self.framework.run_pre_filter_plugins(state, _pod(pod))
         if self.plugin_name in state.skip_filter_plugins:
@@ -128,7 +128,7 @@ class PluginHarness:
     def filter(self, pod: Pod | Mapping[str, Any]) -> dict[str, Status]:
         """PreFilter, then Filter on every node: node name -> status.
 
-        A PreFilter rejection is every node's status; nodes outside a :class:`PreFilterResult`
+        A PreFilter rejection is every node's status; nodes outside a :class:`~schedframe.PreFilterResult`
         get ``UNSCHEDULABLE_AND_UNRESOLVABLE`` "node(s) didn't satisfy plugin(s) [X]" as upstream;
         a PreFilter SKIP skips Filter (``Status.OK`` everywhere).
         """
@@ -150,7 +150,7 @@ class PluginHarness:
         return out
 
     def pre_score(self, pod: Pod | Mapping[str, Any], nodes: Iterable[str] | None = None) -> Status:
-        """Run PreScore over *nodes* (names; default all) on a fresh :attr:`state`; a skipped
+        """Run PreScore over *nodes* (names; default all) on a fresh ``state``; a skipped
         plugin gives ``Status.skip()``."""
         self.state = state = CycleState()
         status = self.framework.run_pre_score_plugins(state, _pod(pod), self._node_infos(nodes))
