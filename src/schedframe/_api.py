@@ -49,6 +49,7 @@ __all__ = [
     "PodAntiAffinity",
     "PodCondition",
     "PodDisruptionBudget",
+    "PodGroup",
     "PreferredSchedulingTerm",
     "PriorityClass",
     "ReplicaSet",
@@ -1117,6 +1118,60 @@ class ReplicationController:
     name: str
     namespace: str = "default"
     selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+
+#: The API group and version of :class:`PodGroup` (kubernetes-sigs/scheduler-plugins).
+POD_GROUP_API_VERSION: Final = "scheduling.x-k8s.io/v1alpha1"
+
+
+@final
+@attrs.frozen
+class PodGroup:
+    """A ``scheduling.x-k8s.io/v1alpha1`` PodGroup: the gang its pods (labelled
+    ``scheduling.x-k8s.io/pod-group: <name>``) are scheduled as.
+
+    Attributes:
+        name: the group's name.
+        namespace: its namespace (the pods' namespace).
+        min_member: how many pods must be placed together (``spec.minMember``).
+        schedule_timeout_seconds: how long members wait at Permit for the quorum
+            (``spec.scheduleTimeoutSeconds``; ``None`` or 0: the plugin's
+            ``permitWaitingTimeSeconds``).
+        min_resources: resources the cluster must be able to hold for ``min_member`` pods before
+            any member is scheduled (``spec.minResources``).
+        creation_timestamp: ``metadata.creationTimestamp`` (QueueSort); ``None``: the time the
+            plugin first saw the group.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    min_member: int = 0
+    schedule_timeout_seconds: int | None = None
+    min_resources: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    creation_timestamp: float | None = None
+
+    @property
+    def full_name(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> PodGroup:
+        """Read a ``scheduling.x-k8s.io/v1alpha1`` PodGroup manifest (``status`` is ignored);
+        raises :class:`~schedframe.ManifestError` naming the field path."""
+        from ._kube import pod_group_from_manifest
+
+        return pod_group_from_manifest(manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """This PodGroup as a manifest (:meth:`from_manifest` reads it back equal)."""
+        from ._kube import object_to_manifest
+
+        return object_to_manifest(self)
 
 
 def requests_of(containers: Sequence[Container]) -> Resources:

@@ -33,6 +33,7 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from ._api import (
     DEFAULT_SCHEDULER_NAME,
+    POD_GROUP_API_VERSION,
     TAINT_EFFECTS,
     Affinity,
     Container,
@@ -54,6 +55,7 @@ from ._api import (
     PodAntiAffinity,
     PodCondition,
     PodDisruptionBudget,
+    PodGroup,
     PreferredSchedulingTerm,
     PriorityClass,
     ReplicaSet,
@@ -77,6 +79,7 @@ __all__ = [
     "namespace_from_manifest",
     "node_from_manifest",
     "node_to_manifest",
+    "pod_group_from_manifest",
     "object_from_manifest",
     "object_to_manifest",
     "pod_from_manifest",
@@ -85,7 +88,7 @@ __all__ = [
 
 #: Any api object :func:`object_from_manifest` returns.
 ApiObject: TypeAlias = (Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet
-                        | PodDisruptionBudget | PriorityClass)
+                        | PodDisruptionBudget | PriorityClass | PodGroup)
 
 # --------------------------------------------------------------------------------------------
 # Enumerations the API validates
@@ -1114,6 +1117,42 @@ def namespace_from_manifest(manifest: Mapping[str, Any]) -> Namespace:
     return _namespace_obj(manifest)
 
 
+def pod_group_from_manifest(manifest: Any) -> PodGroup:
+    """Read a ``scheduling.x-k8s.io/v1alpha1`` PodGroup manifest."""
+    m = _check_top(manifest, "PodGroup", (POD_GROUP_API_VERSION,))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    min_member = _int(spec.get("minMember"), "spec.minMember") or 0
+    if min_member < 0:
+        _fail("spec.minMember", f"must be greater than or equal to 0, got {min_member}")
+    timeout = _int(spec.get("scheduleTimeoutSeconds"), "spec.scheduleTimeoutSeconds")
+    if timeout is not None and timeout < 0:
+        _fail("spec.scheduleTimeoutSeconds", f"must be greater than or equal to 0, got {timeout}")
+    return PodGroup(
+        name=_name(meta),
+        namespace=_namespace(meta),
+        min_member=min_member,
+        schedule_timeout_seconds=timeout,
+        min_resources=_quantities(spec.get("minResources"), "spec.minResources"),
+        creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
+    )
+
+
+def _pod_group_out(group: PodGroup) -> dict[str, Any]:
+    created = (None if group.creation_timestamp is None
+               else _format_time(group.creation_timestamp, "metadata.creationTimestamp"))
+    spec: dict[str, Any] = {}
+    if group.min_member:
+        spec["minMember"] = group.min_member
+    if group.min_resources:
+        spec["minResources"] = _quantities_out(group.min_resources)
+    if group.schedule_timeout_seconds is not None:
+        spec["scheduleTimeoutSeconds"] = group.schedule_timeout_seconds
+    return {"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup",
+            "metadata": _meta_out(group.name, group.namespace, creationTimestamp=created),
+            "spec": spec}
+
+
 #: kind -> (accepted apiVersions, reader)
 _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] = {
     "Pod": (("v1",), _pod),
@@ -1125,6 +1164,7 @@ _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] =
     "StatefulSet": (("apps/v1",), _stateful_set),
     "PodDisruptionBudget": (("policy/v1",), _pdb),
     "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
+    "PodGroup": ((POD_GROUP_API_VERSION,), pod_group_from_manifest),
 }
 
 #: The kinds schedframe reads, with their apiVersion.
@@ -1140,6 +1180,7 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     StatefulSet: _stateful_set_out,
     PodDisruptionBudget: _pdb_out,
     PriorityClass: _priority_class_out,
+    PodGroup: _pod_group_out,
 }
 
 

@@ -55,17 +55,15 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
 
 import attrs
 
-from .._api import CPU, Pod, Resources, _quantity_map
+from .._api import CPU, POD_GROUP_API_VERSION, Pod, PodGroup, Resources
 from .._cycle_state import CycleState
 from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .._exceptions import PluginArgsError
 from .._filter import NodeToStatus, PostFilterResult, PreFilterResult
-from .._frozendict import FrozenDict
 from .._handle import Handle, SharedLister
 from .._nodeinfo import NodeInfo
 from .._objects import ObjectStore
 from .._permit import WaitingPod
-from .._quantity import Quantity
 from .._queue_sort import QueuedPodInfo
 from .._status import Code, Status
 from . import names
@@ -97,7 +95,7 @@ __all__ = [
 
 NAME: Final = names.COSCHEDULING
 #: The API group and version of :class:`PodGroup`.
-API_VERSION: Final = "scheduling.x-k8s.io/v1alpha1"
+API_VERSION: Final = POD_GROUP_API_VERSION
 #: The label naming a pod's group (``v1alpha1.PodGroupLabel``).
 POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 
@@ -127,86 +125,6 @@ _NO_RESULT: Final = PostFilterResult()
 
 # --------------------------------------------------------------------------------------------
 # PodGroup
-
-
-@final
-@attrs.frozen
-class PodGroup:
-    """A ``scheduling.x-k8s.io/v1alpha1`` PodGroup: the gang its pods (labelled
-    ``scheduling.x-k8s.io/pod-group: <name>``) are scheduled as.
-
-    Attributes:
-        name: the group's name.
-        namespace: its namespace (the pods' namespace).
-        min_member: how many pods must be placed together (``spec.minMember``).
-        schedule_timeout_seconds: how long members wait at Permit for the quorum
-            (``spec.scheduleTimeoutSeconds``; ``None`` or 0: the plugin's
-            ``permitWaitingTimeSeconds``).
-        min_resources: resources the cluster must be able to hold for ``min_member`` pods before
-            any member is scheduled (``spec.minResources``).
-        creation_timestamp: ``metadata.creationTimestamp`` (QueueSort); ``None``: the time the
-            plugin first saw the group.
-
-    .. versionadded:: 0.1.0
-    """
-
-    __module__ = "schedframe.plugins.coscheduling"
-
-    name: str
-    namespace: str = "default"
-    min_member: int = 0
-    schedule_timeout_seconds: int | None = None
-    min_resources: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
-    creation_timestamp: float | None = None
-
-    @property
-    def full_name(self) -> str:
-        """``namespace/name``."""
-        return f"{self.namespace}/{self.name}"
-
-    @classmethod
-    def from_manifest(cls, manifest: Mapping[str, Any]) -> PodGroup:
-        """Read a PodGroup manifest (``status`` is ignored).
-
-        Raises:
-            ManifestError: naming the field path, the value and what was expected.
-        """
-        from .._kube import _check_top, _fail, _int, _mapping, _name, _namespace, _quantities, _time
-
-        m = _check_top(manifest, "PodGroup", (API_VERSION,))
-        meta = _mapping(m.get("metadata"), "metadata")
-        spec = _mapping(m.get("spec"), "spec")
-        min_member = _int(spec.get("minMember"), "spec.minMember") or 0
-        if min_member < 0:
-            _fail("spec.minMember", f"must be greater than or equal to 0, got {min_member}")
-        timeout = _int(spec.get("scheduleTimeoutSeconds"), "spec.scheduleTimeoutSeconds")
-        if timeout is not None and timeout < 0:
-            _fail("spec.scheduleTimeoutSeconds", f"must be greater than or equal to 0, got {timeout}")
-        return cls(
-            name=_name(meta),
-            namespace=_namespace(meta),
-            min_member=min_member,
-            schedule_timeout_seconds=timeout,
-            min_resources=_quantities(spec.get("minResources"), "spec.minResources"),
-            creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
-        )
-
-    def to_manifest(self) -> dict[str, Any]:
-        """This PodGroup as a manifest (:meth:`from_manifest` reads it back equal)."""
-        from .._kube import _format_time, _meta_out, _quantities_out
-
-        created = (None if self.creation_timestamp is None
-                   else _format_time(self.creation_timestamp, "metadata.creationTimestamp"))
-        spec: dict[str, Any] = {}
-        if self.min_member:
-            spec["minMember"] = self.min_member
-        if self.min_resources:
-            spec["minResources"] = _quantities_out(self.min_resources)
-        if self.schedule_timeout_seconds is not None:
-            spec["scheduleTimeoutSeconds"] = self.schedule_timeout_seconds
-        return {"apiVersion": API_VERSION, "kind": "PodGroup",
-                "metadata": _meta_out(self.name, self.namespace, creationTimestamp=created),
-                "spec": spec}
 
 
 # --------------------------------------------------------------------------------------------
