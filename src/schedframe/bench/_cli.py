@@ -101,7 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_table([summary for summary, _ in suite]))
     print(f"\nmachine: Python {machine['python']} ({machine['implementation']}), {machine['platform']}, "
           f"{machine['cpu_count']} CPUs, load {machine['load_average']}; seed {args.seed}; "
-          f"initial pods: {args.initial}; scale {args.scale:g}; runs {args.repeat}")
+          f"initial pods: {args.initial} (Memory and Series bind theirs); scale {args.scale:g}; "
+          f"runs {args.repeat}")
     if args.scale != 1:
         print("scaled run: numbers are not comparable with upstream's floors")
     for _, runs in suite:

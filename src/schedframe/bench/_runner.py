@@ -305,14 +305,14 @@ def _place_initial(sched: Scheduler, workload: Workload, mode: str, node_names: 
     rr = 0
     n = len(node_names)
     for group in workload.initial:
-        pods = [group.make(i) for i in range(group.count)]
         if mode == "bind":
             if not n:
                 raise BenchmarkError(f"{workload.name}: cannot bind initial pods without nodes")
-            for pod in pods:
-                sched.add_pod(pod.evolve(node_name=node_names[rr % n]))
+            for i in range(group.count):  # one pod object alive at a time besides the cluster's
+                sched.add_pod(group.make(i).evolve(node_name=node_names[rr % n]))
                 rr += 1
             continue
+        pods = [group.make(i) for i in range(group.count)]
         for pod in pods:
             sched.add_pod(pod)
         sched.run_until_idle()
