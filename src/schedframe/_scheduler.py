@@ -696,6 +696,11 @@ class Scheduler:
         self._current = (pod, fwk.profile_name)
         try:
             host, nominating, status = self._scheduling_cycle(state, fwk, pinfo)
+        except Exception as exc:
+            # a bug escaping the framework must not lose the pod: an ERROR for it alone
+            logger.exception("scheduling cycle of %s failed", pod.key)
+            self._abort_assumed(fwk, state, pinfo)
+            host, nominating, status = "", _CLEAR_NOMINATED, _internal_error(exc)
         finally:
             self._current = None
         if status.code is not _SUCCESS:
@@ -714,7 +719,7 @@ class Scheduler:
                 self._futures.add(future)
             future.add_done_callback(self._binding_done)
         else:
-            decision = fwk.wait_on_permit(assumed, block=False)
+            decision = self._poll_permit(binding)
             if decision is None:
                 self._parked[assumed.uid] = binding
             else:
@@ -907,10 +912,11 @@ class Scheduler:
     def _binding_thread(self, binding: _Binding) -> None:
         try:
             decision = binding.fwk.wait_on_permit(binding.pinfo.pod, block=True)
-            assert decision is not None
-            self._after_permit(binding, decision)
-        except Exception:  # pragma: no cover - a bug; keep the worker alive
-            logger.exception("binding cycle of %s crashed", binding.pinfo.pod.key)
+        except Exception as exc:
+            logger.exception("waiting on permit for %s failed", binding.pinfo.pod.key)
+            self.waiting_pods.remove(binding.pinfo.pod.uid)
+            decision = _internal_error(exc)
+        self._after_permit(binding, decision if decision is not None else Status.OK)
 
     def _binding_done(self, future: concurrent.futures.Future[None]) -> None:
         with self._lock:
@@ -923,7 +929,7 @@ class Scheduler:
         while self._parked:
             progressed = False
             for uid, binding in list(self._parked.items()):
-                decision = binding.fwk.wait_on_permit(binding.pinfo.pod, block=False)
+                decision = self._poll_permit(binding)
                 if decision is None:
                     continue
                 del self._parked[uid]
@@ -934,7 +940,30 @@ class Scheduler:
             any_progress = True
         return any_progress
 
+    def _poll_permit(self, b: _Binding) -> Status | None:
+        try:
+            return b.fwk.wait_on_permit(b.pinfo.pod, block=False)
+        except Exception as exc:
+            logger.exception("waiting on permit for %s failed", b.pinfo.pod.key)
+            self.waiting_pods.remove(b.pinfo.pod.uid)
+            return _internal_error(exc)
+
+    def _abort_assumed(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo) -> None:
+        """Undo what a cycle that crashed may have done: waiting, reservation, assumption."""
+        pod = pinfo.pod
+        self.waiting_pods.remove(pod.uid)
+        if pod.node_name and self.cache.is_assumed(pod):
+            fwk.run_reserve_plugins_unreserve(state, pod, pod.node_name)
+            self._forget(pod)
+
     def _after_permit(self, b: _Binding, decision: Status) -> None:
+        try:
+            self._after_permit_unsafe(b, decision)
+        except Exception as exc:
+            logger.exception("binding cycle of %s failed", b.pinfo.pod.key)
+            self._binding_cycle_error(b, _internal_error(exc))
+
+    def _after_permit_unsafe(self, b: _Binding, decision: Status) -> None:
         fwk, state, pinfo, host = b.fwk, b.state, b.pinfo, b.host
         assumed = pinfo.pod
         if decision.code is not _SUCCESS:
@@ -1043,8 +1072,9 @@ class Scheduler:
         goes on. Pods waiting in the unschedulable pool for an event are left there (the 5-minute
         flush is not forced). Time is moved forward for a given pod at most once until some pod
         gets bound, so a pod whose plugin keeps raising, or a gang that keeps timing out at
-        Permit, is retried once and then left pending instead of spinning forever. In threaded
-        mode the call also waits for running binding cycles.
+        Permit, is retried once and then left pending instead of spinning forever; permit waits
+        still running at that point are let run out (the pods are requeued, nothing stays
+        reserved). In threaded mode the call also waits for running binding cycles.
 
         Args:
             max_cycles: stop after this many scheduling cycles.
@@ -1070,6 +1100,8 @@ class Scheduler:
                 continue
             wake = self._next_wakeup(targeted)
             if wake is None:
+                if self._executor is None:
+                    self._drain_waiting()
                 break
             self._advance_to(wake)
         return RunSummary(
@@ -1086,8 +1118,14 @@ class Scheduler:
         advanced for since the last binding (so a pod that keeps failing is retried once per
         progress, never in a loop); records it in *targeted*."""
         bound = self._counts["bound"]
-        candidates = [(d, wp.pod.uid) for wp in self.waiting_pods
-                      if (d := wp.next_deadline()) is not None]
+        candidates: list[tuple[float, str]] = []
+        for wp in self.waiting_pods:
+            try:
+                deadline = wp.next_deadline()
+            except Exception:  # pragma: no cover - a bad Permit timeout reached the waiting pod
+                continue
+            if deadline is not None:
+                candidates.append((deadline, wp.pod.uid))
         candidates.extend(self.queue.backoff_completions())
         candidates.sort()
         for when, uid in candidates:
@@ -1095,6 +1133,21 @@ class Scheduler:
                 targeted[uid] = bound
                 return max(when, self.clock.now())
         return None
+
+    def _drain_waiting(self) -> None:
+        """Before going idle, let the permit waits left (pods that keep coming back to Permit
+        without anything getting bound) run out, so no pod stays reserved: they are requeued."""
+        deadlines: list[float] = []
+        for wp in self.waiting_pods:
+            try:
+                deadline = wp.next_deadline()
+            except Exception:  # pragma: no cover - a bad Permit timeout reached the waiting pod
+                continue
+            if deadline is not None:
+                deadlines.append(deadline)
+        if deadlines:
+            self._advance_to(max(deadlines))
+            self._resume_parked()
 
     def _advance_to(self, when: float) -> None:
         clock = self.clock
@@ -1126,6 +1179,10 @@ def _assigned(pod: Pod, node_name: str) -> Pod:
         setter(new, name, getattr(pod, name))
     setter(new, "node_name", node_name)
     return new
+
+
+def _internal_error(exc: BaseException) -> Status:
+    return Status(Code.ERROR, (f"{type(exc).__name__}: {exc}",), error=exc)
 
 
 def _single_node_failure(pod: Pod, host: str, status: Status) -> Status:
