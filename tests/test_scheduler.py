@@ -956,3 +956,31 @@ def test_identical_update_is_ignored() -> None:
     assert s.update_pod(pod("p", cpu="2").obj()) is p
     assert s.queue.get(p) is before
     assert s.queue.where(p) == "Unschedulable"
+
+
+@pytest.mark.parametrize("bad", [pytest.param("oops", id="str"), pytest.param(42, id="int")])
+def test_malformed_plugin_result_fails_only_that_pod(bad: Any) -> None:
+    """A plugin returning garbage (not a Status) fails its pod with an ERROR; nothing is lost or
+    left reserved, and other pods still schedule."""
+
+    class Garbage:
+        name = "Garbage"
+
+        def filter(self, state: CycleState, p: Pod, node_info: NodeInfo) -> Status | None:
+            return bad if p.name == "victim" else None
+
+        def reserve(self, state: CycleState, p: Pod, node_name: str) -> Status | None:
+            return bad if p.name == "victim2" else None
+
+        def unreserve(self, state: CycleState, p: Pod, node_name: str) -> None:
+            return None
+
+    s = scheduler_with(Garbage())
+    s.add_node(node("n1").obj())
+    for name in ("victim", "victim2", "fine"):
+        s.add_pod(pod(name).obj())
+    s.run_until_idle()
+    assert s.bindings() == {"default/fine": "n1"}
+    assert {p.pod.name for p in s.pending()} == {"victim", "victim2"}
+    assert all(p.message and p.where == "Backoff" for p in s.pending())
+    assert s.cache.dump().assumed_pods == frozenset()
