@@ -23,6 +23,7 @@ Exceptions from Unreserve and PostBind, which cannot fail, are logged as warning
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
@@ -222,6 +223,20 @@ def _plugin_error(point: str, name: str, exc: BaseException) -> Status:
 def _status_error(point: str, name: str, status: Status) -> Status:
     return Status(Code.ERROR, (f'running {point} plugin "{name}": {_status_detail(status)}',), name,
                   status.error)
+
+
+def _wrong_type(point: str, name: str, value: object, want: str = "a Status or None",
+                what: str = "returned") -> Status:
+    """A plugin returned a value of the wrong type (a bug in the plugin): an ERROR naming it."""
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {what} {type(value).__name__} {shown}, '
+                               f"want {want}",), name)
+
+
+def _not_status(value: object, cls: type = Status) -> bool:
+    """True when a plugin's returned *value* is neither ``None`` nor a *cls* (cheap on the hot path)."""
+    return value is not None and value.__class__ is not cls and not isinstance(value, cls)
 
 
 def _go_list(names: Sequence[str]) -> str:
@@ -569,6 +584,8 @@ class Framework:
                 status = fn(pod)
             except Exception as exc:
                 return _plugin_error("PreEnqueue", name, exc)
+            if _not_status(status):
+                return _wrong_type("PreEnqueue", name, status)
             if status is not None and status.code is not _SUCCESS:
                 return status.with_plugin(name)
         return _OK
@@ -603,6 +620,10 @@ class Framework:
                 r, s = fn(state, pod, nodes)
             except Exception as exc:
                 return None, _plugin_error("PreFilter", name, exc), set()
+            if _not_status(s):
+                return None, _wrong_type("PreFilter", name, s), set()
+            if _not_status(r, PreFilterResult):
+                return None, _wrong_type("PreFilter", name, r, "a PreFilterResult or None"), set()
             if s is not None and s.code is not _SUCCESS:
                 code = s.code
                 if code is Code.SKIP:
@@ -687,7 +708,9 @@ class Framework:
                 status = fn(state, pod, node_info)
             except Exception as exc:
                 return _plugin_error("Filter", name, exc)
-            if status is not None and status.code is not _SUCCESS:
+            if status is not None and (status.__class__ is not Status or status.code is not _SUCCESS):
+                if _not_status(status):
+                    return _wrong_type("Filter", name, status)
                 if status.is_rejected():
                     return status.with_plugin(name)
                 return _status_error("Filter", name, status)
@@ -756,6 +779,10 @@ class Framework:
                 r, s = fn(state, pod, node_to_status)
             except Exception as exc:
                 return None, _plugin_error("PostFilter", name, exc)
+            if _not_status(s):
+                return None, _wrong_type("PostFilter", name, s)
+            if _not_status(r, PostFilterResult):
+                return None, _wrong_type("PostFilter", name, r, "a PostFilterResult or None")
             if s is None or s.code is _SUCCESS:
                 return r, _OK
             if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
@@ -781,6 +808,8 @@ class Framework:
                     s = fn(state, pod, nodes)
                 except Exception as exc:
                     return _plugin_error("PreScore", name, exc)
+                if _not_status(s):
+                    return _wrong_type("PreScore", name, s)
                 if s is not None and s.code is not _SUCCESS:
                     if s.code is Code.SKIP:
                         skip.add(name)
@@ -856,17 +885,24 @@ class Framework:
                 raw[j] = normalized
 
         if raw and nodes:
-            lo = min(min(lst) for lst in raw)
-            hi = max(max(lst) for lst in raw)
-            if lo < MIN_NODE_SCORE or hi > MAX_NODE_SCORE:
+            try:
+                lo = min(min(lst) for lst in raw)
+                hi = max(max(lst) for lst in raw)
+                # a float (NaN included) makes a sum a float; a str or None raises
+                bad = (lo < MIN_NODE_SCORE or hi > MAX_NODE_SCORE
+                       or any(sum(lst).__class__ is not int for lst in raw))
+            except TypeError:
+                bad = True
+            if bad:
                 for i in range(len(nodes)):  # report the first offender in node, then plugin, order
                     for name, lst in zip(names, raw):
                         score = lst[i]
-                        if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+                        if score.__class__ is not int or not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+                            shown = score if score.__class__ is int else repr(score)
                             return [], [], Status(
                                 Code.ERROR,
                                 (f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
-                                 f"an invalid score {score}, it should in the range of [{MIN_NODE_SCORE}, "
+                                 f"an invalid score {shown}, it should in the range of [{MIN_NODE_SCORE}, "
                                  f"{MAX_NODE_SCORE}] after normalizing",),
                                 name,
                             )
@@ -885,12 +921,17 @@ class Framework:
         except Exception as exc:
             logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
             return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+        if _not_status(s):
+            return Status(Code.ERROR, (f"{prefix}returned {type(s).__name__}, want a Status or None",), name)
         if s is not None and s.code is not _SUCCESS:
             return Status(Code.ERROR, (prefix + _status_detail(s),), name, s.error)
         if len(scores) != len(nodes):
             return Status(Code.ERROR, (f"{prefix}returned {len(scores)} scores for {len(nodes)} nodes",),
                           name)
-        return [ns.score for ns in scores]
+        try:
+            return [ns.score for ns in scores]
+        except AttributeError as exc:  # something else than a NodeScore was put in the list
+            return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
 
     # -- Reserve --------------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -900,6 +941,8 @@ class Framework:
                 s = fn(state, pod, node_name)
             except Exception as exc:
                 return _plugin_error("Reserve", name, exc)
+            if _not_status(s):
+                return _wrong_type("Reserve", name, s)
             if s is not None and s.code is not _SUCCESS:
                 if s.is_rejected():
                     return s.with_plugin(name)
@@ -926,12 +969,17 @@ class Framework:
                 s, timeout = fn(state, pod, node_name)
             except Exception as exc:
                 return _plugin_error("Permit", name, exc)
+            if _not_status(s):
+                return _wrong_type("Permit", name, s)
             if s is None or s.code is _SUCCESS:
                 continue
             if s.is_rejected():
                 return s.with_plugin(name)
             if s.code is Code.WAIT:
-                waits[name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
+                seconds = timeout if isinstance(timeout, (int, float)) else math.nan
+                if seconds != seconds:  # not a number, or NaN
+                    return _wrong_type("Permit", name, timeout, "a number of seconds", "returned timeout")
+                waits[name] = float(min(seconds, MAX_PERMIT_TIMEOUT))
                 continue
             return _status_error("Permit", name, s)
         if waits:
@@ -982,6 +1030,8 @@ class Framework:
                 s = fn(state, pod, node_name)
             except Exception as exc:
                 return _plugin_error("PreBind", name, exc)
+            if _not_status(s):
+                return _wrong_type("PreBind", name, s)
             if s is not None and s.code is not _SUCCESS and s.code is not Code.SKIP:
                 if s.is_rejected():
                     return s.with_plugin(name)
@@ -995,6 +1045,8 @@ class Framework:
                 s = fn(state, pod, node_name)
             except Exception as exc:
                 return _plugin_error("Bind", name, exc)
+            if _not_status(s):
+                return _wrong_type("Bind", name, s)
             if s is None or s.code is _SUCCESS:
                 return _OK
             if s.code is Code.SKIP:
