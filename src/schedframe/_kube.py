@@ -27,7 +27,7 @@ import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
 from typing import Any, Final, NoReturn, TypeAlias
 
@@ -127,7 +127,10 @@ def _show(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "a list"
     if isinstance(value, (str, int, float)):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except ValueError:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
+            return f"an integer of {value.bit_length()} bits"  # type: ignore[union-attr]
     else:
         text = f"{type(value).__name__} {value!s}"
     return text if len(text) <= 80 else text[:77] + "..."
@@ -327,7 +330,7 @@ def _format_time(value: float, path: str) -> str:
         whole = int(exact.to_integral_value(rounding="ROUND_FLOOR"))
         dt = _EPOCH + _dt.timedelta(seconds=whole)
     except (ValueError, OverflowError, ArithmeticError):
-        _fail(path, f"{value!r} is outside the range of RFC 3339 timestamps")
+        _fail(path, f"{_show(value)} is outside the range of RFC 3339 timestamps")
     text = (f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
             f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}")
     frac = _DECIMALS.subtract(exact, Decimal(whole))
@@ -1283,6 +1286,76 @@ def _json_documents(text: str) -> list[Any]:
             docs.append(doc)
 
 
+#: YAML nested deeper than this is refused: Kubernetes objects nest a few dozen levels, and
+#: libyaml's composer recurses in C (a deep enough document crashes the interpreter).
+MAX_YAML_DEPTH: Final = 256
+# go-yaml's limits on alias expansion ("billion laughs"), as kubectl and the API server read YAML:
+# up to 400,000 decoded nodes 99% may come from aliases, from 4,000,000 on only 10%.
+_ALIAS_RATIO_LOW: Final = 400_000
+_ALIAS_RATIO_HIGH: Final = 4_000_000
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def _yaml_limits(text: str | bytes, loader: Any) -> str | None:
+    """What makes *text* unsafe to load with *loader* (a PyYAML safe loader class), or ``None``.
+
+    One pass over the parser's events (no recursion, no objects built): nesting deeper than
+    :data:`MAX_YAML_DEPTH`, an alias inside the node it refers to (a recursive structure), or
+    aliases expanding to more nodes than go-yaml allows (each alias counts the nodes it stands
+    for, so a "billion laughs" document is refused after a few thousand events). Syntax errors
+    are raised as :class:`yaml.YAMLError`.
+    """
+    import yaml
+
+    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    sizes: dict[Any, int] = {}
+    stack: list[tuple[Any, int]] = []
+    decoded = aliased = 0
+    events: Iterable[Any] = yaml.parse(text, Loader=loader)
+    for event in events:
+        cls = event.__class__
+        if cls is scalar:
+            decoded += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif cls in starts:
+            decoded += 1
+            stack.append((event.anchor, decoded))
+            if len(stack) > MAX_YAML_DEPTH:
+                mark = event.start_mark
+                return (f"nested more than {MAX_YAML_DEPTH} levels deep at line {mark.line + 1}, "
+                        f"column {mark.column + 1}")
+        elif cls in ends:
+            anchor, start = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = decoded - start + 1
+        elif cls is alias:
+            size = sizes.get(event.anchor)
+            if size is None:
+                if any(a == event.anchor for a, _ in stack):
+                    mark = event.start_mark
+                    return (f"alias *{event.anchor} at line {mark.line + 1}, column {mark.column + 1} "
+                            "refers to a node that contains it (a recursive structure)")
+                continue  # an undefined alias: the loader reports it
+            decoded += size
+            aliased += size
+            if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_ratio(decoded):
+                return "the document contains excessive aliasing (aliases expand to too many nodes)"
+        elif cls is yaml.DocumentStartEvent:
+            sizes.clear()
+            decoded = aliased = 0
+    return None
+
+
 def _yaml_documents(text: str, where: str) -> list[Any]:
     try:
         import yaml
@@ -1292,12 +1365,20 @@ def _yaml_documents(text: str, where: str) -> list[Any]:
         ) from None
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        problem = _yaml_limits(text, loader)
+        if problem is not None:
+            raise ManifestError("", f"refusing YAML{where}: {problem}")
         return list(yaml.load_all(text, Loader=loader))  # a safe loader
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(e, "problem", None) or str(e)
         raise ManifestError("", f"invalid YAML{where}{at}: {problem}") from None
+    except (ValueError, OverflowError, RecursionError) as e:  # a value PyYAML's constructors refuse,
+        # e.g. a date such as 2024-13-45 or an integer of more than 4300 digits
+        if isinstance(e, ManifestError):
+            raise
+        raise ManifestError("", f"invalid YAML{where}: {type(e).__name__}: {e}") from None
 
 
 def _documents(text: str, origin: str | None) -> list[Any]:
@@ -1305,7 +1386,7 @@ def _documents(text: str, origin: str | None) -> list[Any]:
     if text.lstrip()[:1] in ("{", "["):
         try:
             return _json_documents(text)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:  # RecursionError: nested too deeply
             try:
                 import yaml  # noqa: F401 -- YAML is a superset of JSON; let it have a go
             except ImportError:

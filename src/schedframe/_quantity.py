@@ -35,6 +35,7 @@ _INT64_MAX: Final = 2**63 - 1
 #: Longer numbers and larger decimal exponents are refused (upstream would accept numbers with
 #: billions of digits; no resource amount needs them).
 _MAX_DIGITS: Final = 1000
+_MAX_INT: Final = 10**_MAX_DIGITS
 _CACHE: dict[str, Fraction] = {}
 
 
@@ -57,6 +58,9 @@ def parse_quantity(text: str | int | float) -> Fraction:
     if isinstance(text, bool):
         raise QuantityError(f"{text!r} is not a quantity")
     if isinstance(text, int):
+        if not -_MAX_INT < text < _MAX_INT:  # as for strings (and printable in messages)
+            raise QuantityError(f"an integer of {text.bit_length()} bits is not a quantity "
+                                f"(more than {_MAX_DIGITS} digits)")
         return Fraction(text)
     if isinstance(text, float):
         if not math.isfinite(text):
