@@ -354,9 +354,14 @@ class NodeInfo:
     def remove_pod(self, pod: Pod) -> bool:
         """Remove the pod with *pod*'s uid; returns False when it is not here."""
         uid = pod.uid
-        for i, info in enumerate(self.pods):
-            if info.pod.uid == uid:
-                del self.pods[i]
+        pods = self.pods
+        # Search from the end: the pod removed is most often the one added last (a binding being
+        # confirmed or an assumption forgotten), which makes that case O(1). uids are unique, so
+        # the result is the same as a forward search.
+        for i in range(len(pods) - 1, -1, -1):
+            if pods[i].pod.uid == uid:
+                info = pods[i]
+                del pods[i]
                 break
         else:
             return False
