@@ -232,19 +232,21 @@ class IncrementalSum:
     """Sums per-node contributions over a node list, refreshed incrementally across cycles.
 
     A snapshot replaces the NodeInfo of every node that changed and keeps the others, so on
-    :meth:`refresh` only list positions holding a different NodeInfo object than last time are
-    recomputed (found at C speed); a list of another length is recomputed entirely.
+    :meth:`refresh` only nodes whose NodeInfo object differs from last time are recounted.
+    Contributions are kept by node name: when the list keeps its length, changed positions are
+    found at C speed; when it grows or shrinks (a node gained its first pod with affinity, say),
+    one pass by name recounts only the nodes that changed and drops the ones that left.
 
     ``sums[key]`` is the total amount of *key* and ``matches[key]`` how many pairs contributed it;
     a key is present exactly while some node contributes it (even with a zero total). With
     *grouped*, keys are tuples and ``heads[key[0]]`` counts the present keys with that first item.
     """
 
-    __slots__ = ("_contrib", "_infos", "grouped", "heads", "matches", "sums")
+    __slots__ = ("_by_name", "_infos", "grouped", "heads", "matches", "sums")
 
     def __init__(self, grouped: bool = False) -> None:
         self._infos: list[NodeInfo] = []
-        self._contrib: list[Contribution] = []
+        self._by_name: dict[str, tuple[NodeInfo, Contribution]] = {}
         self.sums: dict[Hashable, int] = {}
         self.matches: dict[Hashable, int] = {}
         self.grouped = grouped
@@ -256,30 +258,46 @@ class IncrementalSum:
             nodes = list(nodes)
         infos = self._infos
         n = len(nodes)
-        if n != len(infos):
-            self._infos = list(nodes)
-            self._contrib = [() for _ in nodes]
-            self.sums.clear()
-            self.matches.clear()
-            self.heads.clear()
-            for i, info in enumerate(nodes):
-                self._add(i, contribute(info))
+        if n == len(infos):
+            if nodes == infos:  # identity comparisons in C: nothing was replaced
+                return
+            renamed = False
+            for start in range(0, n, _CHUNK):
+                end = start + _CHUNK
+                if nodes[start:end] == infos[start:end]:
+                    continue
+                for i in range(start, min(end, n)):
+                    info = nodes[i]
+                    if info is not infos[i]:
+                        renamed = renamed or info.name != infos[i].name
+                        infos[i] = info
+                        self._set(info, contribute)
+            if renamed:
+                self._drop_missing(nodes)
             return
-        if nodes == infos:  # identity comparisons in C: nothing was replaced
-            return
-        for start in range(0, n, _CHUNK):
-            end = start + _CHUNK
-            if nodes[start:end] == infos[start:end]:
-                continue
-            for i in range(start, min(end, n)):
-                info = nodes[i]
-                if info is not infos[i]:
-                    infos[i] = info
-                    self._remove(i)
-                    self._add(i, contribute(info))
+        by_name = self._by_name
+        for info in nodes:
+            entry = by_name.get(info.name)
+            if entry is None or entry[0] is not info:
+                self._set(info, contribute)
+        self._infos = list(nodes)
+        if len(by_name) > n:
+            self._drop_missing(nodes)
 
-    def _add(self, i: int, pairs: Contribution) -> None:
-        self._contrib[i] = pairs
+    def _set(self, info: NodeInfo, contribute: Callable[[NodeInfo], Contribution]) -> None:
+        old = self._by_name.get(info.name)
+        if old is not None:
+            self._remove(old[1])
+        pairs = contribute(info)
+        self._by_name[info.name] = (info, pairs)
+        self._add(pairs)
+
+    def _drop_missing(self, nodes: Sequence[NodeInfo]) -> None:
+        present = {info.name for info in nodes}
+        for name in [nm for nm in self._by_name if nm not in present]:
+            self._remove(self._by_name.pop(name)[1])
+
+    def _add(self, pairs: Contribution) -> None:
         sums = self.sums
         matches = self.matches
         for key, amount in pairs:
@@ -294,10 +312,10 @@ class IncrementalSum:
                 matches[key] = m + 1
                 sums[key] += amount
 
-    def _remove(self, i: int) -> None:
+    def _remove(self, pairs: Contribution) -> None:
         sums = self.sums
         matches = self.matches
-        for key, amount in self._contrib[i]:
+        for key, amount in pairs:
             left = matches[key] - 1
             if left:
                 matches[key] = left
@@ -312,7 +330,6 @@ class IncrementalSum:
                         self.heads[head] = count
                     else:
                         del self.heads[head]
-        self._contrib[i] = ()
 
 
 @final
