@@ -210,6 +210,10 @@ class PendingPod:
     attempts: int = 0
 
 
+#: run_until_idle stops after this many no-progress cycles per pending pod (a livelock).
+_STALL_CYCLES_PER_POD: Final = 50
+
+
 @final
 @attrs.frozen
 class RunSummary:
@@ -222,6 +226,10 @@ class RunSummary:
         pending: pods still pending at the end.
         waiting: pods still waiting at Permit at the end.
         clock_advanced: seconds the fake clock was moved forward.
+        stalled: True when the run stopped because pods kept cycling through the queue without
+            any progress (no pod bound or removed, time not moving) -- for instance a gang that
+            can never fit whose members keep re-activating each other. kube-scheduler would retry
+            such pods for ever; ``run_until_idle`` returns instead, leaving them pending.
 
     .. versionadded:: 0.1.0
     """
@@ -234,6 +242,7 @@ class RunSummary:
     pending: int
     waiting: int = 0
     clock_advanced: float = 0.0
+    stalled: bool = False
 
 
 @attrs.define(slots=True)
@@ -851,30 +860,47 @@ class Scheduler:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
 
         feasible: list[NodeInfo] = []
-        append = feasible.append
         remaining = to_find
         statuses = diagnosis.node_to_status
         unsched = diagnosis.unschedulable_plugins
         nominator = self.nominator
-        with_nominated = bool(nominator)
-        has_nominated = nominator.has_nominated_pods
-        run = fwk.run_filter_plugins
-        run_nominated = fwk.run_filter_plugins_with_nominated_pods
-        ok = Status.OK
-        success = _SUCCESS
         order = nodes[start:] + nodes[:start] if start else nodes
-        for node_info in order:
-            if with_nominated and has_nominated(node_info.name):
-                status = run_nominated(state, pod, node_info)
-            else:
-                status = run(state, pod, node_info)
-            if status is ok or status.code is success:
-                append(node_info)
+        # Nodes with nominated pods go through run_filter_plugins_with_nominated_pods one by one;
+        # the runs of nodes between them through the framework's batch search (the same
+        # statuses as run_filter_plugins node by node).
+        marks = ([i for i, ni in enumerate(order) if nominator.has_nominated_pods(ni.name)]
+                 if nominator else [])
+        marks.append(len(order))
+        prev = 0
+        for mark in marks:
+            if prev < mark:
+                found, rejected, err = fwk.run_filter_plugins_on_nodes(
+                    state, pod, order[prev:mark] if prev or mark < len(order) else order, remaining)
+                for node_info, status in rejected:
+                    statuses.set(node_info.name, status)
+                    plugin = status.plugin
+                    if plugin:
+                        if status.code is Code.PENDING:
+                            diagnosis.pending_plugins.add(plugin)
+                        unsched.add(plugin)
+                feasible.extend(found)
+                if err is not None:
+                    return feasible, err
+                remaining -= len(found)
+                if not remaining:
+                    break
+            if mark == len(order):
+                break
+            node_info = order[mark]
+            prev = mark + 1
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            code = status.code
+            if code is _SUCCESS:
+                feasible.append(node_info)
                 remaining -= 1
                 if not remaining:
                     break
                 continue
-            code = status.code
             if code is Code.ERROR:
                 return feasible, status
             statuses.set(node_info.name, status)
@@ -1084,9 +1110,34 @@ class Scheduler:
         cycles = 0
         # pod uid -> bound count when time was last advanced for it (once per binding progress)
         targeted: dict[str, int] = {}
+        stalled = False
+        # livelock guard: cycles since something changed (a bind, a pod removed, time moving)
+        progress_mark: tuple[int, int, float] = (-1, -1, -1.0)
+        idle_cycles = 0
         while max_cycles is None or cycles < max_cycles:
             if self.schedule_one():
                 cycles += 1
+                mark = (self._counts["bound"], len(self._unbound), self.clock.now())
+                if mark != progress_mark:
+                    progress_mark, idle_cycles = mark, 0
+                else:
+                    idle_cycles += 1
+                    if idle_cycles > _STALL_CYCLES_PER_POD * (mark[1] + 1):
+                        # pods keep cycling without progress: let time pass (permit waits and
+                        # backoffs run out, as they would in real time) before giving up
+                        wake = self._next_wakeup(targeted)
+                        if wake is not None:
+                            self._advance_to(wake)
+                            idle_cycles = 0
+                            continue
+                        logger.warning(
+                            "run_until_idle: %d scheduling cycles without any pod bound or removed "
+                            "and without time moving; %d pod(s) keep cycling through the queue, "
+                            "stopping (RunSummary.stalled)", idle_cycles, mark[1])
+                        stalled = True
+                        if self._executor is None:
+                            self._drain_waiting()  # nothing stays reserved at Permit
+                        break
                 continue
             if self._executor is not None:
                 with self._lock:
@@ -1111,6 +1162,7 @@ class Scheduler:
             pending=len(self._unbound),
             waiting=len(self.waiting_pods),
             clock_advanced=self.clock.now() - t0,
+            stalled=stalled,
         )
 
     def _next_wakeup(self, targeted: dict[str, int]) -> float | None:

@@ -771,3 +771,29 @@ def test_threaded_gang_binds_and_times_out() -> None:
         s.run_until_idle()
         assert len(s.bindings()) == 3
         assert_released(s)
+
+
+def test_run_until_idle_returns_on_a_gang_that_can_never_fit() -> None:
+    """A gang cycling without progress (no backoff) stops run_until_idle as stalled, nothing reserved."""
+    from schedframe import PodGroup as Group
+    from schedframe import Scheduler, SchedulerConfiguration
+    from schedframe.testing import make_node as node
+    from schedframe.testing import make_pod as pod
+
+    config = SchedulerConfiguration.from_dict({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+            "queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}}}]})
+    sched = Scheduler(config)
+    for i in range(3):
+        sched.add_node(node(f"n{i}").capacity(cpu="1", memory="4Gi", pods=110).obj())
+    sched.add_object(Group("g", min_member=12))
+    for i in range(12):
+        sched.add_pod(pod(f"p{i}").label("scheduling.x-k8s.io/pod-group", "g").req(cpu="500m").obj())
+    summary = sched.run_until_idle()
+    assert summary.stalled
+    assert summary.scheduled == 0
+    assert summary.waiting == 0
+    assert len(sched.pending()) == 12
+    assert all(sched.node_of(f"default/p{i}") is None for i in range(12))
