@@ -14,6 +14,7 @@ from ._plugin import Plugin
 from ._status import Code, Status
 
 __all__ = [
+    "BatchFilterPlugin",
     "FilterPlugin",
     "NodeToStatus",
     "NominatingInfo",
@@ -99,6 +100,35 @@ class FilterPlugin(Plugin, Protocol):
     """
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class BatchFilterPlugin(FilterPlugin, Protocol):
+    """A :class:`FilterPlugin` that can also filter many nodes in one call (optional).
+
+    When every Filter plugin that runs for a pod has ``filter_nodes``, the framework hands each
+    of them runs of nodes instead of calling ``filter`` once per node and plugin: the loop runs
+    inside the plugin, with its per-pod state read once. ``filter`` stays the reference;
+    ``filter_nodes`` must agree with it exactly.
+
+    Contract of ``filter_nodes(state, pod, nodes)``:
+
+    * Return the nodes ``filter`` would not pass, as ``(index into nodes, status)`` pairs, where
+      *status* is what ``filter`` returns for that node; an empty list when all pass. Nodes left
+      out passed.
+    * Have no side effects, like ``filter``: the framework may filter nodes past the point where
+      a node-by-node search would have stopped, and drops those results. It calls the plugin
+      only with nodes the earlier plugins passed.
+    * Do not keep or modify *nodes*.
+
+    If ``filter_nodes`` raises or returns something malformed, the framework logs it and filters
+    those nodes one by one with ``filter`` (whose exceptions become ERROR statuses as usual).
+
+    .. versionadded:: 0.1.0
+    """
+
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]: ...
 
 
 @final

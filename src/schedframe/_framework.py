@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
@@ -61,6 +62,9 @@ logger = logging.getLogger("schedframe")
 _SUCCESS: Final = Code.SUCCESS
 _OK: Final = Status.OK
 _EMPTY: Final[frozenset[str]] = frozenset()
+_add: Final = operator.add
+#: the most nodes handed to a ``filter_nodes`` call at once
+_MAX_FILTER_CHUNK: Final = 1024
 
 #: extension point (config spelling) -> (display name, methods a plugin needs there)
 EXTENSION_POINT_METHODS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
@@ -87,9 +91,15 @@ _PreEnqueueFn = Callable[[Pod], "Status | None"]
 _PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "tuple[PreFilterResult | None, Status | None]"]
 _FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
 _Filters = tuple[tuple[str, _FilterFn], ...]
+_FilterNodesFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[tuple[int, Status]]"]
+_BatchFilters = tuple[tuple[str, _FilterNodesFn], ...]
 _PostFilterFn = Callable[[CycleState, Pod, NodeToStatus], "tuple[PostFilterResult | None, Status | None]"]
 _PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 _ScoreFn = Callable[[CycleState, Pod, NodeInfo], "tuple[int, Status | None]"]
+_BatchScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[int] | Status"]
+_NormalizeIntsFn = Callable[[CycleState, Pod, Sequence[NodeInfo], "list[int]"], "list[int] | Status"]
+_ScorePlugins = tuple[tuple[str, _ScoreFn, "ScoreExtensions | None", int, "_BatchScoreFn | None",
+                            "_NormalizeIntsFn | None"], ...]
 _NodeFn = Callable[[CycleState, Pod, str], "Status | None"]
 _UnreserveFn = Callable[[CycleState, Pod, str], None]
 _PermitFn = Callable[[CycleState, Pod, str], "tuple[Status | None, float]"]
@@ -245,6 +255,98 @@ def _go_list(names: Sequence[str]) -> str:
 
 def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
     return tuple((p.name, getattr(p, method)) for p in plugins)
+
+
+def _batch_scores(name: str, result: object, n: int) -> list[int] | Status:
+    """Check what a ``score_nodes`` returned: its list of *n* scores, or the ERROR to report."""
+    prefix = f'running Score plugins: plugin "{name}" failed with: '
+    if isinstance(result, list):
+        if len(result) == n:
+            return result
+        return Status(Code.ERROR, (f"{prefix}returned {len(result)} scores for {n} nodes",), name)
+    if isinstance(result, Status) and result.code is not _SUCCESS:
+        return Status(Code.ERROR, (prefix + _status_detail(result),), name, result.error)
+    shown = repr(result)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return Status(Code.ERROR, (f"{prefix}score_nodes returned {type(result).__name__} {shown}, "
+                               "want a list of ints or a non-success Status",), name)
+
+
+def _normalize_ints(state: CycleState, pod: Pod, name: str, fn: _NormalizeIntsFn,
+                    nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
+    """NormalizeScore through ``normalize_score_ints`` (no NodeScore objects); errors worded as
+    :meth:`Framework._normalize` words them."""
+    prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
+    try:
+        result = fn(state, pod, nodes, raw)
+    except Exception as exc:
+        logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
+        return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+    if isinstance(result, list):
+        if len(result) != len(nodes):
+            return Status(Code.ERROR, (f"{prefix}returned {len(result)} scores for {len(nodes)} nodes",),
+                          name)
+        return result
+    if isinstance(result, Status) and result.code is not _SUCCESS:
+        return Status(Code.ERROR, (prefix + _status_detail(result),), name, result.error)
+    return Status(Code.ERROR, (f"{prefix}normalize_score_ints returned {type(result).__name__}, "
+                               "want a list of ints or a non-success Status",), name)
+
+
+def _filter_outcome(name: str, status: object) -> Status | None:
+    """What :meth:`Framework.run_filter_plugins` makes of a Filter plugin's *status*: ``None``
+    (passed), the rejection attributed to the plugin, or an ERROR."""
+    if status is None or (status.__class__ is Status and status.code is _SUCCESS):
+        return None
+    if _not_status(status):
+        return _wrong_type("Filter", name, status)
+    assert isinstance(status, Status)
+    if status.is_rejected():
+        return status.with_plugin(name)
+    return _status_error("Filter", name, status)
+
+
+def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
+                run: Sequence[NodeInfo]) -> dict[int, Status] | None:
+    """Every plugin's ``filter_nodes`` over *run*, each on the nodes the previous ones passed.
+
+    Returns run index -> the node's outcome (rejection or ERROR) for the nodes that did not
+    pass, or ``None`` when a ``filter_nodes`` raised or returned something malformed.
+    """
+    failed: dict[int, Status] = {}
+    alive: Sequence[NodeInfo] = run
+    index: list[int] | None = None  # alive position -> run position (None: the same)
+    for name, fn in plan:
+        try:
+            result = fn(state, pod, alive)
+            if not result:
+                continue
+            gone: set[int] = set()
+            n = len(alive)
+            for k, status in result:
+                if k.__class__ is not int or not 0 <= k < n or k in gone:
+                    raise ValueError(f"filter_nodes returned index {k!r} for {n} nodes")
+                out = _filter_outcome(name, status)
+                if out is not None:
+                    gone.add(k)
+                    failed[k if index is None else index[k]] = out
+        except Exception as exc:
+            logger.warning("filter_nodes of Filter plugin %r failed; filtering node by node", name,
+                           exc_info=exc)
+            return None
+        if gone:
+            keep = [k for k in range(n) if k not in gone]
+            if not keep:
+                break
+            alive = [alive[k] for k in keep]
+            index = keep if index is None else [index[k] for k in keep]
+    return failed
+
+
+def _optional_method(obj: object, method: str) -> Any:
+    """``obj.method`` when *obj* has such a callable (an optional batch method), else ``None``."""
+    fn = getattr(obj, method, None)
+    return fn if callable(fn) else None
 
 
 def _implements(plugin: object, methods: Sequence[str]) -> str | None:
@@ -418,12 +520,26 @@ class Framework:
         self._filter: _Filters = _bound(pts["filter"], "filter")
         self._filter_cache: tuple[frozenset[str] | set[str], _Filters] = (_EMPTY, self._filter)
         self._filter_by_skip: dict[frozenset[str], _Filters] = {_EMPTY: self._filter}
+        #: Filter plugins with the optional ``filter_nodes`` (BatchFilterPlugin)
+        self._filter_nodes: dict[str, _FilterNodesFn] = {}
+        for p in pts["filter"]:
+            fn = _optional_method(p, "filter_nodes")
+            if fn is not None:
+                self._filter_nodes[p.name] = fn
+        #: the last active Filter plugins and their filter_nodes (None: some plugin has none)
+        self._batch_filter_cache: tuple[_Filters, _BatchFilters | None] = ((), None)
         self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
         self._pre_score: tuple[tuple[str, _PreScoreFn], ...] = _bound(pts["preScore"], "pre_score")
-        self._score: tuple[tuple[str, _ScoreFn, ScoreExtensions | None, int], ...] = tuple(
-            (p.name, p.score, self._extensions(p, "score_extensions"), self._weights[p.name])  # type: ignore[attr-defined]
-            for p in pts["score"]
-        )
+        score: list[tuple[str, _ScoreFn, ScoreExtensions | None, int, _BatchScoreFn | None,
+                          _NormalizeIntsFn | None]] = []
+        for p in pts["score"]:
+            ext = self._extensions(p, "score_extensions")
+            score.append((p.name, p.score, ext, self._weights[p.name],  # type: ignore[attr-defined]
+                          _optional_method(p, "score_nodes"),
+                          None if ext is None else _optional_method(ext, "normalize_score_ints")))
+        #: per Score plugin: name, score, its extensions, weight, and the optional batch methods
+        #: ``score_nodes`` / ``normalize_score_ints`` (used instead of the per-node ones)
+        self._score: _ScorePlugins = tuple(score)
         self._reserve: tuple[tuple[str, _NodeFn, _UnreserveFn], ...] = tuple(
             (p.name, p.reserve, p.unreserve) for p in pts["reserve"]  # type: ignore[attr-defined]
         )
@@ -716,6 +832,115 @@ class Framework:
                 return _status_error("Filter", name, status)
         return _OK
 
+    def run_filter_plugins_on_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                                    num_to_find: int
+                                    ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
+        """Filter *nodes* in order until *num_to_find* of them pass: exactly what calling
+        :meth:`run_filter_plugins` on each node in turn gives, stopping after the
+        *num_to_find*-th feasible node or at the first ERROR (the scheduler's search for
+        feasible nodes, nominated pods aside).
+
+        Returns ``(feasible, rejected, error)``: the feasible nodes and the ``(node, status)``
+        pairs of the rejected ones, in node order, and the ERROR status that stopped the search
+        (its node is in neither list) or ``None``. *num_to_find* below 1 means all nodes.
+
+        When every active Filter plugin has ``filter_nodes`` (:class:`~schedframe.BatchFilterPlugin`),
+        those run over runs of nodes (one call per plugin and run, each on the nodes the
+        previous plugins passed); otherwise each plugin's ``filter`` runs per node, in
+        :meth:`run_filter_plugins`' order. A ``filter_nodes`` that raises or returns something
+        malformed is logged and the nodes from that run on are filtered node by node.
+        """
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[NodeInfo, Status]] = []
+        if not nodes:
+            return feasible, rejected, None
+        if num_to_find < 1:
+            num_to_find = len(nodes)
+        cached = self._filter_cache
+        skip = state.skip_filter_plugins
+        filters = cached[1] if cached[0] is skip else self._active_filters(skip)
+        batch_cached = self._batch_filter_cache
+        if batch_cached[0] is filters:
+            plan = batch_cached[1]
+        else:
+            by_name = self._filter_nodes
+            plan = (tuple((name, by_name[name]) for name, _fn in filters)
+                    if all(name in by_name for name, _fn in filters) else None)
+            self._batch_filter_cache = (filters, plan)
+        if plan is None:
+            error = self._filter_one_by_one(state, pod, filters, nodes, num_to_find, feasible, rejected)
+        else:
+            error = self._filter_in_runs(state, pod, filters, plan, nodes, num_to_find, feasible, rejected)
+        return feasible, rejected, error
+
+    @staticmethod
+    def _filter_one_by_one(state: CycleState, pod: Pod, filters: _Filters, nodes: Sequence[NodeInfo],
+                           remaining: int, feasible: list[NodeInfo],
+                           rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """:meth:`run_filter_plugins` on each node in turn, inlined; fills *feasible* and
+        *rejected*; returns the ERROR that stops the search, if any."""
+        append = feasible.append
+        for node_info in nodes:
+            for name, fn in filters:
+                try:
+                    status = fn(state, pod, node_info)
+                except Exception as exc:
+                    return _plugin_error("Filter", name, exc)
+                if status is not None and (status.__class__ is not Status or status.code is not _SUCCESS):
+                    out = _filter_outcome(name, status)
+                    if out is not None:
+                        if out.code is Code.ERROR:
+                            return out
+                        rejected.append((node_info, out))
+                        break
+            else:
+                append(node_info)
+                remaining -= 1
+                if not remaining:
+                    return None
+        return None
+
+    def _filter_in_runs(self, state: CycleState, pod: Pod, filters: _Filters, plan: _BatchFilters,
+                        nodes: Sequence[NodeInfo], remaining: int, feasible: list[NodeInfo],
+                        rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """The batch search: runs of nodes through every plugin's ``filter_nodes``.
+
+        The first run holds *remaining* nodes (all of which a node-by-node search would visit
+        should they all pass); later runs grow. Results past the node where a node-by-node search
+        would stop are dropped (``filter_nodes`` has no side effects), so the outcome is the same.
+        """
+        n = len(nodes)
+        pos = 0
+        size = 0
+        while pos < n:
+            size = max(1, min(max(remaining, 2 * size), _MAX_FILTER_CHUNK))
+            run = nodes[pos:pos + size]
+            failed = _filter_run(state, pod, plan, run)
+            if failed is None:  # a filter_nodes misbehaved: node by node from this run on
+                return self._filter_one_by_one(state, pod, filters, nodes[pos:], remaining, feasible,
+                                               rejected)
+            if not failed:
+                if len(run) >= remaining:
+                    feasible.extend(run[:remaining])
+                    return None
+                feasible.extend(run)
+                remaining -= len(run)
+            else:
+                get = failed.get
+                for k, node_info in enumerate(run):
+                    status = get(k)
+                    if status is None:
+                        feasible.append(node_info)
+                        remaining -= 1
+                        if not remaining:
+                            return None
+                    elif status.code is Code.ERROR:
+                        return status
+                    else:
+                        rejected.append((node_info, status))
+            pos += len(run)
+        return None
+
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status:
         """Run Filter plugins on one node, accounting for pods nominated to it (upstream
@@ -844,9 +1069,10 @@ class Framework:
             return [], status
         if not weighted:
             return [0] * len(nodes), _OK
-        if len(weighted) == 1:
-            return list(weighted[0]), _OK
-        return [sum(col) for col in zip(*weighted)], _OK
+        totals = list(weighted[0])
+        for lst in weighted[1:]:
+            totals = list(map(_add, totals, lst))
+        return totals, _OK
 
     def _score_lists(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                      ) -> tuple[list[str], list[list[int]], Status]:
@@ -855,7 +1081,24 @@ class Framework:
         active = [sp for sp in self._score if sp[0] not in skip] if skip else self._score
         names: list[str] = []
         raw: list[list[int]] = []
-        for name, fn, _ext, _w in active:
+        for name, fn, _ext, _w, batch, _norm in active:
+            if batch is not None:  # one call for all the nodes (BatchScorePlugin)
+                try:
+                    result = batch(state, pod, nodes)
+                except Exception as exc:
+                    logger.warning("Score plugin %r raised", name, exc_info=exc)
+                    return [], [], Status(
+                        Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
+                        name, exc,
+                    )
+                if result.__class__ is not list or len(result) != len(nodes):
+                    checked = _batch_scores(name, result, len(nodes))
+                    if isinstance(checked, Status):
+                        return [], [], checked
+                    result = checked
+                names.append(name)
+                raw.append(result)
+                continue
             lst: list[int] = []
             append = lst.append
             try:
@@ -877,9 +1120,10 @@ class Framework:
             names.append(name)
             raw.append(lst)
         # NormalizeScore runs once every plugin has scored (Score errors come first, as upstream)
-        for j, (name, _fn, ext, _w) in enumerate(active):
+        for j, (name, _fn, ext, _w, _batch, norm_ints) in enumerate(active):
             if ext is not None:
-                normalized = self._normalize(state, pod, name, ext, nodes, raw[j])
+                normalized = (self._normalize(state, pod, name, ext, nodes, raw[j]) if norm_ints is None
+                              else _normalize_ints(state, pod, name, norm_ints, nodes, raw[j]))
                 if isinstance(normalized, Status):
                     return [], [], normalized
                 raw[j] = normalized
@@ -907,7 +1151,7 @@ class Framework:
                                 name,
                             )
         weighted: list[list[int]] = []
-        for (_name, _fn, _ext, weight), lst in zip(active, raw):
+        for (_name, _fn, _ext, weight, _batch, _norm), lst in zip(active, raw):
             weighted.append(lst if weight == 1 else [v * weight for v in lst])
         return names, weighted, _OK
 

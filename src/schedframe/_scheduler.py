@@ -860,30 +860,47 @@ class Scheduler:
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
 
         feasible: list[NodeInfo] = []
-        append = feasible.append
         remaining = to_find
         statuses = diagnosis.node_to_status
         unsched = diagnosis.unschedulable_plugins
         nominator = self.nominator
-        with_nominated = bool(nominator)
-        has_nominated = nominator.has_nominated_pods
-        run = fwk.run_filter_plugins
-        run_nominated = fwk.run_filter_plugins_with_nominated_pods
-        ok = Status.OK
-        success = _SUCCESS
         order = nodes[start:] + nodes[:start] if start else nodes
-        for node_info in order:
-            if with_nominated and has_nominated(node_info.name):
-                status = run_nominated(state, pod, node_info)
-            else:
-                status = run(state, pod, node_info)
-            if status is ok or status.code is success:
-                append(node_info)
+        # Nodes with nominated pods go through run_filter_plugins_with_nominated_pods one by one;
+        # the runs of nodes between them through the framework's batch search (the same
+        # statuses as run_filter_plugins node by node).
+        marks = ([i for i, ni in enumerate(order) if nominator.has_nominated_pods(ni.name)]
+                 if nominator else [])
+        marks.append(len(order))
+        prev = 0
+        for mark in marks:
+            if prev < mark:
+                found, rejected, err = fwk.run_filter_plugins_on_nodes(
+                    state, pod, order[prev:mark] if prev or mark < len(order) else order, remaining)
+                for node_info, status in rejected:
+                    statuses.set(node_info.name, status)
+                    plugin = status.plugin
+                    if plugin:
+                        if status.code is Code.PENDING:
+                            diagnosis.pending_plugins.add(plugin)
+                        unsched.add(plugin)
+                feasible.extend(found)
+                if err is not None:
+                    return feasible, err
+                remaining -= len(found)
+                if not remaining:
+                    break
+            if mark == len(order):
+                break
+            node_info = order[mark]
+            prev = mark + 1
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            code = status.code
+            if code is _SUCCESS:
+                feasible.append(node_info)
                 remaining -= 1
                 if not remaining:
                     break
                 continue
-            code = status.code
             if code is Code.ERROR:
                 return feasible, status
             statuses.set(node_info.name, status)

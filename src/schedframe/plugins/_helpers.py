@@ -33,6 +33,7 @@ __all__ = [
     "RequiredNodeAffinity",
     "as_objects",
     "default_normalize_score",
+    "default_normalize_score_ints",
     "do_not_schedule_taint",
     "find_matching_untolerated_taint",
     "get_host_ports",
@@ -82,6 +83,26 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         if reverse:
             score = max_priority - score
         scores[i] = NodeScore(s.name, score)
+
+
+def default_normalize_score_ints(max_priority: int, reverse: bool, scores: list[int]) -> list[int]:
+    """:func:`default_normalize_score` over plain int scores (for ``normalize_score_ints``):
+    returns the scores it would leave in a NodeScore list holding *scores*.
+
+    *scores* are ints, as Score plugins return them (the result may be *scores* itself).
+    """
+    if not scores:
+        return scores
+    max_count = max(scores)
+    if max_count <= 0:  # the NodeScore loop finds no score above 0
+        return [max_priority] * len(scores) if reverse else scores
+    if min(scores) >= 0:  # then Go's truncating division is floor division
+        if reverse:
+            return [max_priority - max_priority * s // max_count for s in scores]
+        return [max_priority * s // max_count for s in scores]
+    if reverse:
+        return [max_priority - go_div(max_priority * s, max_count) for s in scores]
+    return [go_div(max_priority * s, max_count) for s in scores]
 
 
 _NODE_NOT_FOUND: Final = Status(Code.ERROR, ("node not found",))

@@ -6,7 +6,7 @@ Upstream: ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast, final
 
 from .._score import MAX_NODE_SCORE
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .._cycle_state import CycleState
     from .._handle import Handle
     from .._nodeinfo import ImageStateSummary, NodeInfo
-    from .._score import ScoreExtensions, ScorePlugin
+    from .._score import BatchScorePlugin, ScoreExtensions, ScorePlugin
     from .._status import Status
 
 __all__ = [
@@ -113,6 +113,33 @@ class ImageLocality:
         sum_scores = sum_image_scores(image_states, pod, total)
         return calculate_priority(sum_scores, len(pod.init_containers) + len(pod.containers)), None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`): the
+        pod's image names are normalized and the cluster's node count read once."""
+        out: list[int] = []
+        append = out.append
+        images: list[str] | None = None
+        total = 0
+        num_containers = len(pod.init_containers) + len(pod.containers)
+        for ni in nodes:
+            image_states = ni.image_states
+            if not image_states:
+                append(0)
+                continue
+            if images is None:  # the first node holding images: what score() reads every time
+                lister = self._handle.snapshot_shared_lister()
+                num_nodes = getattr(lister, "num_nodes", None)
+                total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
+                images = [normalized_image_name(c.image)
+                          for containers in (pod.init_containers, pod.containers) for c in containers]
+            sum_scores = 0
+            for image in images:
+                image_state = image_states.get(image)
+                if image_state is not None:
+                    sum_scores += scaled_image_score(image_state, total)
+            append(calculate_priority(sum_scores, num_containers))
+        return out
+
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
         return None
@@ -126,3 +153,4 @@ def new(args: object, handle: Handle) -> ImageLocality:
 
 if TYPE_CHECKING:
     _score: ScorePlugin = ImageLocality(cast("Handle", None))
+    _batch_score: BatchScorePlugin = ImageLocality(cast("Handle", None))

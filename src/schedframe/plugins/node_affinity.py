@@ -35,17 +35,18 @@ from ._helpers import (
     RequiredNodeAffinity,
     as_objects,
     default_normalize_score,
+    default_normalize_score_ints,
     node_not_found,
 )
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+    from .._filter import BatchFilterPlugin, FilterPlugin, PreFilterExtensions, PreFilterPlugin
     from .._handle import Handle
     from .._nodeinfo import NodeInfo
     from .._plugin import EnqueueExtensions
-    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+    from .._score import BatchScoreExtensions, BatchScorePlugin, PreScorePlugin, ScoreExtensions, ScorePlugin
 
 __all__ = [
     "ARGS_TYPE",
@@ -390,6 +391,17 @@ class NodeAffinity:
             return _REJECTED_POD
         return None
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`), with the
+        pod's compiled selector bound once."""
+        required = state.get(PRE_FILTER_STATE_KEY)
+        if required is None or self._added_selector is not None:
+            return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
+        matches = required.matches
+        return [(i, _REJECTED_POD if node is not None else node_not_found()) for i, ni in enumerate(nodes)
+                if (node := ni.node) is None or not matches(node)]
+
     # -- PreScore / Score -----------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Parse the pod's preferred terms; skip when neither the pod nor the args have any."""
@@ -421,6 +433,34 @@ class NodeAffinity:
             count += preferred.score(node)
         return count, None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`)."""
+        added = self._added_preferred
+        preferred: PreferredSchedulingTerms | None = None
+        resolved = False
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            node = ni.node
+            if node is None:
+                return node_not_found()
+            count = 0
+            if added is not None:
+                count += added.score(node)
+            if not resolved:  # what score() reads (or computes) on every node
+                if PRE_SCORE_STATE_KEY in state:
+                    preferred = state.read(PRE_SCORE_STATE_KEY)
+                else:
+                    try:
+                        preferred = _pod_preferred_terms(pod)
+                    except ValueError as exc:
+                        return Status.from_error(exc)
+                resolved = True
+            if preferred is not None:
+                count += preferred.score(node)
+            append(count)
+        return out
+
     def score_extensions(self) -> ScoreExtensions | None:
         """This plugin normalizes its scores."""
         return self
@@ -429,6 +469,11 @@ class NodeAffinity:
         """Scale to [0, 100] by the highest sum."""
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        return default_normalize_score_ints(MAX_NODE_SCORE, False, scores)
 
     # -- Queueing -------------------------------------------------------------------------------
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
@@ -477,7 +522,10 @@ def new(args: object, handle: Handle) -> NodeAffinity:
 if TYPE_CHECKING:
     _pre_filter: PreFilterPlugin = NodeAffinity()
     _filter: FilterPlugin = NodeAffinity()
+    _batch_filter: BatchFilterPlugin = NodeAffinity()
     _pre_score: PreScorePlugin = NodeAffinity()
     _score: ScorePlugin = NodeAffinity()
     _score_ext: ScoreExtensions = NodeAffinity()
+    _batch_score: BatchScorePlugin = NodeAffinity()
+    _batch_score_ext: BatchScoreExtensions = NodeAffinity()
     _enqueue: EnqueueExtensions = NodeAffinity()

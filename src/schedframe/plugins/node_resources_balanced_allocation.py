@@ -29,6 +29,7 @@ from ._resource_scoring import (
     ResourceSpec,
     balanced_resource_score,
     cpu_memory_fast_path,
+    cpu_memory_fast_path_nodes,
     field_duplicate,
     field_invalid,
     go_value,
@@ -129,7 +130,7 @@ class NodeResourcesBalancedAllocation:
     """
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_handle", "_score", "_scorer")
+    __slots__ = ("_args", "_handle", "_score", "_score_nodes", "_scorer")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -139,8 +140,10 @@ class NodeResourcesBalancedAllocation:
         self._handle = handle
         self._scorer = ResourceAllocationScorer(
             args.resources, balanced_resource_score, use_requested=True,
-            fast=cpu_memory_fast_path(args.resources, "Balanced", use_requested=True))
+            fast=cpu_memory_fast_path(args.resources, "Balanced", use_requested=True),
+            fast_nodes=cpu_memory_fast_path_nodes(args.resources, "Balanced", use_requested=True))
         self._score = self._scorer.score
+        self._score_nodes = self._scorer.score_nodes
 
     @property
     def name(self) -> str:
@@ -169,6 +172,17 @@ class NodeResourcesBalancedAllocation:
                 return 0, None
         return self._score(node_info, reqs), None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`)."""
+        if not nodes:
+            return []
+        reqs = state.get(_PRE_SCORE_KEY)
+        if reqs is None:
+            reqs = self._scorer.pod_requests(pod)
+            if _is_best_effort(reqs):
+                return [0] * len(nodes)
+        return self._score_nodes(nodes, reqs)
+
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
         return None
@@ -196,8 +210,9 @@ def new(args: object, handle: Handle) -> NodeResourcesBalancedAllocation:
 
 
 if TYPE_CHECKING:
-    from .._score import PreScorePlugin, ScorePlugin
+    from .._score import BatchScorePlugin, PreScorePlugin, ScorePlugin
 
     _p = NodeResourcesBalancedAllocation()
+    _batch_score: BatchScorePlugin = _p
     _pre_score: PreScorePlugin = _p
     _score: ScorePlugin = _p

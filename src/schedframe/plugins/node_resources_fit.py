@@ -43,6 +43,7 @@ from ._resource_scoring import (
     ResourceAllocationScorer,
     ResourceSpec,
     cpu_memory_fast_path,
+    cpu_memory_fast_path_nodes,
     field_invalid,
     field_not_supported,
     field_required,
@@ -494,7 +495,7 @@ class NodeResourcesFit:
 
     __module__ = "schedframe.plugins.node_resources_fit"
     __slots__ = ("_args", "_events", "_groups", "_handle", "_ignored", "_in_place_scaling",
-                 "_no_resources", "_queue_hint", "_score", "_scorer")
+                 "_no_resources", "_queue_hint", "_score", "_score_nodes", "_scorer")
 
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Handle | None = None, *,
                  enable_in_place_pod_vertical_scaling: bool = True,
@@ -520,8 +521,10 @@ class NodeResourcesFit:
                 weights, [(p.utilization, p.score) for p in ss.requested_to_capacity_ratio.shape])
         self._scorer = ResourceAllocationScorer(
             resources, strategy, use_requested=False,
-            fast=cpu_memory_fast_path(resources, ss.type, use_requested=False))
+            fast=cpu_memory_fast_path(resources, ss.type, use_requested=False),
+            fast_nodes=cpu_memory_fast_path_nodes(resources, ss.type, use_requested=False))
         self._score = self._scorer.score
+        self._score_nodes = self._scorer.score_nodes
         self._no_resources = not resources
         self._events = self._build_events()
 
@@ -575,6 +578,27 @@ class NodeResourcesFit:
             return _TOO_MANY_PODS
         return _status(insufficient)
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): the common
+        case (room for every request) in one loop, anything else through :meth:`filter`."""
+        req = state.get(_PRE_FILTER_KEY)
+        if req is None or req.scalars:
+            return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
+        cpu, mem, eph = req.milli_cpu, req.memory, req.ephemeral_storage
+        out: list[tuple[int, Status]] = []
+        for i, ni in enumerate(nodes):
+            alloc = ni.allocatable
+            if len(ni.pods) < alloc.pods:
+                used = ni.requested
+                if (cpu <= alloc.milli_cpu - used.milli_cpu and mem <= alloc.memory - used.memory
+                        and eph <= alloc.ephemeral_storage - used.ephemeral_storage):
+                    continue
+            status = self.filter(state, pod, ni)
+            if status is not None:
+                out.append((i, status))
+        return out
+
     # -- PreScore / Score ---------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Compute the pod's (non-zero) requests of the scored resources once."""
@@ -589,6 +613,17 @@ class NodeResourcesFit:
         if self._no_resources:
             return 0, Status(Code.ERROR, ("resources not found",))
         return self._score(node_info, reqs), None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`)."""
+        if not nodes:
+            return []
+        reqs = state.get(_PRE_SCORE_KEY)
+        if reqs is None:
+            reqs = self._scorer.pod_requests(pod)
+        if self._no_resources:
+            return Status(Code.ERROR, ("resources not found",))
+        return self._score_nodes(nodes, reqs)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
@@ -670,13 +705,15 @@ def new(args: object, handle: Handle) -> NodeResourcesFit:
 
 
 if TYPE_CHECKING:
-    from .._filter import FilterPlugin, PreFilterPlugin
+    from .._filter import BatchFilterPlugin, FilterPlugin, PreFilterPlugin
     from .._plugin import EnqueueExtensions
-    from .._score import PreScorePlugin, ScorePlugin
+    from .._score import BatchScorePlugin, PreScorePlugin, ScorePlugin
 
     _p = NodeResourcesFit()
+    _batch_score: BatchScorePlugin = _p
     _pre_filter: PreFilterPlugin = _p
     _filter: FilterPlugin = _p
+    _batch_filter: BatchFilterPlugin = _p
     _pre_score: PreScorePlugin = _p
     _score: ScorePlugin = _p
     _enqueue: EnqueueExtensions = _p

@@ -17,7 +17,7 @@ from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_
 
 if TYPE_CHECKING:
     from .._cycle_state import CycleState
-    from .._filter import FilterPlugin
+    from .._filter import BatchFilterPlugin, FilterPlugin
     from .._handle import Handle
     from .._nodeinfo import NodeInfo
     from .._plugin import EnqueueExtensions
@@ -75,6 +75,14 @@ class NodeUnschedulable:
             return None
         return _REJECTED
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only cordoned
+        or missing nodes go through :meth:`filter`."""
+        return [(i, s) for i, ni in enumerate(nodes)
+                if ((node := ni.node) is None or node.unschedulable)
+                and (s := self.filter(state, pod, ni)) is not None]
+
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or uncordoned; the pod gaining a toleration."""
         return (
@@ -116,4 +124,5 @@ def new(args: object, handle: Handle) -> NodeUnschedulable:
 
 if TYPE_CHECKING:
     _filter: FilterPlugin = NodeUnschedulable()
+    _batch_filter: BatchFilterPlugin = NodeUnschedulable()
     _enqueue: EnqueueExtensions = NodeUnschedulable()

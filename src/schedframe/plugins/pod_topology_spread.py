@@ -655,6 +655,33 @@ class PodTopologySpread:
                 return _CONSTRAINTS_NOT_MATCH
         return None
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): each
+        constraint's counts and global minimum are looked up once."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return [(i, st) for i, ni in enumerate(nodes) if (st := self.filter(state, pod, ni)) is not None]
+        # per constraint: key, its counts, self match minus the global minimum, maxSkew
+        plan = [(c.topology_key, s.counts[i], s.self_match[i] - s.min_match_num(i), c.max_skew)
+                for i, c in enumerate(s.constraints)]
+        out: list[tuple[int, Status]] = []
+        for idx, ni in enumerate(nodes):
+            node = ni.node
+            if node is None:
+                out.append((idx, Status.from_error(ValueError("node not found"))))
+                continue
+            labels = node.labels
+            for key, counts, base, max_skew in plan:
+                value = labels.get(key)
+                if value is None:
+                    out.append((idx, _NODE_LABEL_NOT_MATCH))
+                    break
+                if counts.get(value, 0) + base > max_skew:
+                    out.append((idx, _CONSTRAINTS_NOT_MATCH))
+                    break
+        return out
+
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Count matching pods per domain of each ``ScheduleAnyway`` constraint, over all nodes."""
@@ -844,7 +871,7 @@ def new(args: object, handle: Handle) -> PodTopologySpread:
 
 
 if TYPE_CHECKING:
-    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
+    from .._filter import BatchFilterPlugin, FilterPlugin, PreFilterExtensions, PreFilterPlugin
     from .._plugin import EnqueueExtensions
     from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
 
@@ -856,3 +883,4 @@ if TYPE_CHECKING:
         _e: ScorePlugin = p
         _f: ScoreExtensions = p
         _g: EnqueueExtensions = p
+        _h: BatchFilterPlugin = p

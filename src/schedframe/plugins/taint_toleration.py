@@ -19,6 +19,7 @@ from . import names
 from ._helpers import (
     as_objects,
     default_normalize_score,
+    default_normalize_score_ints,
     do_not_schedule_taint,
     find_matching_untolerated_taint,
     no_args,
@@ -27,11 +28,11 @@ from ._helpers import (
 )
 
 if TYPE_CHECKING:
-    from .._filter import FilterPlugin
+    from .._filter import BatchFilterPlugin, FilterPlugin
     from .._handle import Handle
     from .._nodeinfo import NodeInfo
     from .._plugin import EnqueueExtensions
-    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+    from .._score import BatchScoreExtensions, BatchScorePlugin, PreScorePlugin, ScoreExtensions, ScorePlugin
 
 __all__ = [
     "ARGS_TYPE",
@@ -96,6 +97,14 @@ class TaintToleration:
             return None
         return _REJECTED
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only tainted
+        or missing nodes go through :meth:`filter`."""
+        return [(i, s) for i, ni in enumerate(nodes)
+                if ((node := ni.node) is None or node.taints)
+                and (s := self.filter(state, pod, ni)) is not None]
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Keep the tolerations that matter for PreferNoSchedule taints."""
         state.write(PRE_SCORE_STATE_KEY, prefer_no_schedule_tolerations(pod.tolerations))
@@ -116,6 +125,31 @@ class TaintToleration:
                 count += 1
         return count, None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`)."""
+        tolerations = state.get(PRE_SCORE_STATE_KEY)
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            node = ni.node
+            if node is None:
+                return node_not_found()
+            if tolerations is None:
+                try:
+                    tolerations = state.read(PRE_SCORE_STATE_KEY)
+                except StateNotFoundError as exc:
+                    return Status.from_error(exc)
+            taints = node.taints
+            if not taints:
+                append(0)
+                continue
+            count = 0
+            for taint in taints:
+                if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(tolerations, taint):
+                    count += 1
+            append(count)
+        return out
+
     def score_extensions(self) -> ScoreExtensions | None:
         """This plugin normalizes its scores."""
         return self
@@ -124,6 +158,11 @@ class TaintToleration:
         """Reverse-normalize: fewest intolerable taints get 100."""
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        return default_normalize_score_ints(MAX_NODE_SCORE, True, scores)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or its taints changed; the pod's tolerations changed."""
@@ -165,7 +204,10 @@ def new(args: object, handle: Handle) -> TaintToleration:
 
 if TYPE_CHECKING:
     _filter: FilterPlugin = TaintToleration()
+    _batch_filter: BatchFilterPlugin = TaintToleration()
     _pre_score: PreScorePlugin = TaintToleration()
     _score: ScorePlugin = TaintToleration()
     _score_ext: ScoreExtensions = TaintToleration()
+    _batch_score: BatchScorePlugin = TaintToleration()
+    _batch_score_ext: BatchScoreExtensions = TaintToleration()
     _enqueue: EnqueueExtensions = TaintToleration()

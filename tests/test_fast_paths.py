@@ -1,0 +1,836 @@
+"""The batch fast paths (``score_nodes``, ``normalize_score_ints``, ``filter_nodes``, the framework's
+batch search for feasible nodes and the scheduler's use of it) against the node-by-node reference:
+the same statuses, scores, totals and placements, on random clusters and pods."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schedframe import (
+    Code,
+    CycleState,
+    FakeClock,
+    Node,
+    NodeInfo,
+    NodeScore,
+    Pod,
+    Registry,
+    Scheduler,
+    Status,
+)
+from schedframe._config import SchedulerConfiguration
+from schedframe._filter import BatchFilterPlugin
+from schedframe._framework import Framework
+from schedframe._scheduler import Diagnosis
+from schedframe._score import BatchScoreExtensions, BatchScorePlugin
+from schedframe._snapshot import Snapshot
+from schedframe.plugins import _resource_scoring, in_tree_registry
+from schedframe.plugins._helpers import default_normalize_score, default_normalize_score_ints
+from schedframe.plugins._resource_scoring import DEFAULT_RESOURCES, ResourceSpec, cpu_memory_fast_path
+from schedframe.plugins.image_locality import ImageLocality
+from schedframe.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
+from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+from schedframe.plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs, ScoringStrategy
+from schedframe.plugins.node_unschedulable import NodeUnschedulable
+from schedframe.plugins.taint_toleration import TaintToleration
+from schedframe.testing import make_framework, make_node, make_pod, selector
+
+T0 = 1_700_000_000.0
+ZONE = "topology.kubernetes.io/zone"
+BATCH_METHODS = frozenset({"score_nodes", "normalize_score_ints", "filter_nodes"})
+TAINTS = [("dedicated", "x", "NoSchedule"), ("spot", "", "PreferNoSchedule"),
+          ("slow", "y", "PreferNoSchedule"), ("maint", "", "NoExecute")]
+IMAGES = [("registry/app:v1", 300 * 1024 * 1024), ("registry/db:v2", 900 * 1024 * 1024),
+          ("registry/tool", 30 * 1024 * 1024)]
+
+
+# -- the node-by-node reference: plugins with their batch methods hidden ------------------------
+
+class PerNodeOnly:
+    """Wraps a plugin (or score extensions) and hides its batch methods, so the framework uses
+    the per-node ones."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name in BATCH_METHODS:
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def score_extensions(self) -> Any:
+        ext = self._inner.score_extensions()
+        return None if ext is None else PerNodeOnly(ext)
+
+
+def per_node_registry(base: Registry | None = None) -> Registry:
+    """*base* (default: the in-tree registry) with every plugin wrapped in :class:`PerNodeOnly`."""
+    base = in_tree_registry() if base is None else base
+    out = Registry()
+    for name, entry in base.items():
+        def factory(args: object, handle: Any, _f: Any = entry.factory) -> Any:
+            return PerNodeOnly(_f(args, handle))
+        out.register(name, factory, args_type=entry.args_type)
+    return out
+
+
+def status_key(status: Status | None) -> Any:
+    """A comparable view of a status (ERROR statuses carry distinct exception objects)."""
+    if status is None:
+        return None
+    err = status.error
+    return (status.code, tuple(status.reasons), status.plugin,
+            None if err is None else (type(err).__name__, str(err)))
+
+
+# -- random clusters and pods -------------------------------------------------------------------
+
+@st.composite
+def nodes_st(draw: st.DrawFn, max_nodes: int = 10) -> list[Node]:
+    out = []
+    for i in range(draw(st.integers(1, max_nodes))):
+        b = make_node(f"n{i}").capacity(cpu=draw(st.sampled_from(["0", "1", "2", "4"])),
+                                        memory=draw(st.sampled_from(["0", "1Gi", "4Gi"])),
+                                        pods=draw(st.integers(0, 5)))
+        zone = draw(st.sampled_from([None, "a", "b", "c"]))
+        if zone is not None:
+            b = b.label(ZONE, zone)
+        if draw(st.booleans()):
+            b = b.label("disk", draw(st.sampled_from(["ssd", "hdd"])))
+        for key, value, effect in draw(st.lists(st.sampled_from(TAINTS), max_size=2, unique=True)):
+            b = b.taint(key, value, effect)
+        if draw(st.integers(0, 7)) == 0:
+            b = b.unschedulable()
+        for image, size in draw(st.lists(st.sampled_from(IMAGES), max_size=2, unique=True)):
+            b = b.image(image, size)
+        out.append(b.obj())
+    return out
+
+
+@st.composite
+def pods_st(draw: st.DrawFn, name: str, node_names: Sequence[str] = ()) -> Pod:
+    b = make_pod(name).uid(f"uid-{name}")
+    if draw(st.booleans()):
+        b = b.label("app", "web")
+    for _ in range(draw(st.integers(0, 2))):
+        b = b.container(draw(st.sampled_from(["", *[i for i, _ in IMAGES]])),
+                        cpu=draw(st.sampled_from([None, "100m", "500m", "1", "3"])),
+                        memory=draw(st.sampled_from([None, "128Mi", "1Gi", "3Gi"])))
+    if node_names:
+        return b.node(draw(st.sampled_from(node_names))).obj()
+    for key, value, effect in draw(st.lists(st.sampled_from(TAINTS), max_size=3, unique=True)):
+        b = b.toleration(key, value, effect)
+    if draw(st.integers(0, 9)) == 0:
+        b = b.toleration("node.kubernetes.io/unschedulable", "", "NoSchedule", operator="Exists")
+    choice = draw(st.integers(0, 5))
+    if choice == 0:
+        b = b.node_selector({"disk": draw(st.sampled_from(["ssd", "hdd"]))})
+    elif choice == 1:
+        b = b.node_affinity_in(ZONE, draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=2)))
+    for _ in range(draw(st.integers(0, 2))):
+        b = b.preferred_node_affinity(draw(st.integers(1, 100)), draw(st.sampled_from([ZONE, "disk"])),
+                                      [draw(st.sampled_from(["a", "b", "ssd"]))])
+    if draw(st.booleans()):
+        b = b.label("app", "web").spread_constraint(
+            draw(st.integers(1, 2)), ZONE, draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
+            selector({"app": "web"}))
+    if draw(st.integers(0, 5)) == 0:
+        b = b.host_port(8080)
+    return b.obj()
+
+
+@st.composite
+def clusters_st(draw: st.DrawFn, max_nodes: int = 10) -> tuple[list[Node], list[Pod]]:
+    nodes = draw(nodes_st(max_nodes))
+    names = [n.name for n in nodes]
+    bound = [draw(pods_st(f"b{i}", names)) for i in range(draw(st.integers(0, 8)))]
+    return nodes, bound
+
+
+def _profile() -> Any:
+    return SchedulerConfiguration.default().profiles[0]
+
+
+def _framework(registry: Registry, nodes: Sequence[Node], bound: Sequence[Pod]) -> tuple[Framework, Snapshot]:
+    snap = Snapshot.from_objects(nodes, bound)
+    return Framework(registry, _profile(), snapshot=snap), snap
+
+
+def _reference_filter(fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], k: int
+                      ) -> tuple[list[str], list[tuple[str, Any]], Any]:
+    """run_filter_plugins node by node, stopping after *k* feasible nodes or at an ERROR."""
+    feasible: list[str] = []
+    rejected: list[tuple[str, Any]] = []
+    for ni in nodes:
+        status = fw.run_filter_plugins(state, pod, ni)
+        if status.is_success():
+            feasible.append(ni.name)
+            if len(feasible) == k:
+                break
+        elif status.code is Code.ERROR:
+            return feasible, rejected, status_key(status)
+        else:
+            rejected.append((ni.name, status_key(status)))
+    return feasible, rejected, None
+
+
+def _search(fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], k: int
+            ) -> tuple[list[str], list[tuple[str, Any]], Any]:
+    feasible, rejected, err = fw.run_filter_plugins_on_nodes(state, pod, nodes, k)
+    return ([ni.name for ni in feasible], [(ni.name, status_key(s)) for ni, s in rejected],
+            status_key(err))
+
+
+# -- framework: the whole default profile, batch against node by node ---------------------------
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cluster=clusters_st(), data=st.data(), k=st.integers(0, 11))
+def test_default_profile_batch_paths_match_node_by_node(cluster: tuple[list[Node], list[Pod]],
+                                                       data: st.DataObject, k: int) -> None:
+    """Filter search, PreScore, Score, NormalizeScore and totals of the default profile give the
+    same statuses, scores and totals with the batch methods as node by node."""
+    nodes, bound = cluster
+    pod = data.draw(pods_st("p"))
+    fast, fast_snap = _framework(in_tree_registry(), nodes, bound)
+    ref, ref_snap = _framework(per_node_registry(), nodes, bound)
+    s_fast, s_ref = CycleState(), CycleState()
+    pre_fast = fast.run_pre_filter_plugins(s_fast, pod)
+    pre_ref = ref.run_pre_filter_plugins(s_ref, pod)
+    assert pre_fast[0] == pre_ref[0]
+    assert status_key(pre_fast[1]) == status_key(pre_ref[1])
+    assert pre_fast[2] == pre_ref[2]
+    if not pre_fast[1].is_success():
+        return
+    infos_fast, infos_ref = list(fast_snap.list()), list(ref_snap.list())
+    want = _reference_filter(ref, s_ref, pod, infos_ref, k)
+    assert _search(fast, s_fast, pod, infos_fast, k) == want
+    assert _search(ref, s_ref, pod, infos_ref, k) == want  # the inlined node-by-node search
+    feasible = [ni for ni in infos_fast if ni.name in want[0]]
+    feasible_ref = [ni for ni in infos_ref if ni.name in want[0]]
+    pre_score = fast.run_pre_score_plugins(s_fast, pod, feasible)
+    assert status_key(pre_score) == status_key(ref.run_pre_score_plugins(s_ref, pod, feasible_ref))
+    assert s_fast.skip_score_plugins == s_ref.skip_score_plugins
+    if not pre_score.is_success():
+        return
+    scores, status = fast.run_score_plugins(s_fast, pod, feasible)
+    ref_scores, ref_status = ref.run_score_plugins(s_ref, pod, feasible_ref)
+    assert (scores, status_key(status)) == (ref_scores, status_key(ref_status))
+    totals, status = fast.run_score_plugins_totals(s_fast, pod, feasible)
+    assert status_key(status) == status_key(ref_status)
+    assert totals == [ns.total_score for ns in ref_scores]
+
+
+# -- scheduler: same placements, events and pending pods ----------------------------------------
+
+def _outcome(s: Scheduler) -> Any:
+    return (s.bindings(), [(e.reason, e.message) for e in s.events],
+            [(p.pod.key, p.message, sorted(p.plugins)) for p in s.pending()])
+
+
+def _run(registry: Registry, nodes: Sequence[Node], bound: Sequence[Pod], pending: Sequence[Pod],
+         seed: int, percentage: int | None = None) -> Any:
+    config = None
+    if percentage is not None:
+        config = SchedulerConfiguration.from_dict({"percentageOfNodesToScore": percentage}, registry=registry)
+    s = Scheduler(config, registry=registry, seed=seed, clock=FakeClock(T0))
+    for node in nodes:
+        s.add_node(node)
+    for p in bound:
+        s.add_pod(p)
+    for p in pending:
+        s.add_pod(p)
+    s.run_until_idle()
+    return _outcome(s)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cluster=clusters_st(), data=st.data(), seed=st.integers(0, 3))
+def test_scheduler_places_pods_as_node_by_node(cluster: tuple[list[Node], list[Pod]], data: st.DataObject,
+                                               seed: int) -> None:
+    """The scheduler with the batch methods binds the same pods to the same nodes, with the same
+    events and pending messages, as with the per-node methods only."""
+    nodes, bound = cluster
+    pending = [data.draw(pods_st(f"q{i}")) for i in range(data.draw(st.integers(1, 6)))]
+    assert (_run(in_tree_registry(), nodes, bound, pending, seed)
+            == _run(per_node_registry(), nodes, bound, pending, seed))
+
+
+def _big_cluster(rng: random.Random, count: int) -> tuple[list[Node], list[Pod]]:
+    nodes = []
+    for i in range(count):
+        b = (make_node(f"n{i:03d}")
+             .capacity(cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
+                       pods=rng.choice([2, 4, 110]))
+             .label(ZONE, "abc"[i % 3]))
+        if rng.random() < 0.2:
+            b = b.taint(*rng.choice(TAINTS))
+        if rng.random() < 0.05:
+            b = b.unschedulable()
+        nodes.append(b.obj())
+    return nodes, []
+
+
+def _big_pods(rng: random.Random, count: int) -> list[Pod]:
+    pods = []
+    for i in range(count):
+        b = make_pod(f"q{i:03d}").req(cpu=rng.choice(["100m", "500m", "1500m"]),
+                                      memory=rng.choice(["128Mi", "1Gi"]))
+        r = rng.random()
+        if r < 0.2:
+            b = b.node_affinity_in(ZONE, ["a"])
+        elif r < 0.4:
+            b = b.label("app", "web").spread_constraint(1, ZONE, "DoNotSchedule", selector({"app": "web"}))
+        elif r < 0.5:
+            b = b.toleration("dedicated", "x", "NoSchedule")
+        pods.append(b.obj())
+    return pods
+
+
+@pytest.mark.parametrize("percentage", [pytest.param(None, id="adaptive"), pytest.param(5, id="5 percent")])
+def test_scheduler_with_partial_search_places_pods_as_node_by_node(percentage: int | None) -> None:
+    """With more than 100 nodes the search stops early (percentageOfNodesToScore): same
+    placements, events and pending pods as node by node."""
+    rng = random.Random(7)
+    nodes, bound = _big_cluster(rng, 260)
+    pending = _big_pods(rng, 120)
+    want = _run(per_node_registry(), nodes, bound, pending, 1, percentage)
+    assert _run(in_tree_registry(), nodes, bound, pending, 1, percentage) == want
+    assert len(want[0]) > 50
+
+
+def _reference_find_nodes_that_pass_filters(self: Scheduler, fwk: Framework, state: CycleState, pod: Pod,
+                                            diagnosis: Diagnosis, nodes: Sequence[NodeInfo]
+                                            ) -> tuple[list[NodeInfo], Status | None]:
+    """The scheduler's search as it was before the batch path: run_filter_plugins (or the
+    nominated-pods variant) node by node."""
+    nodes = list(nodes)
+    n = len(nodes)
+    if n == 0:
+        return [], None
+    to_find = self.num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, n)
+    if not fwk.has_score_plugins():
+        to_find = 1
+    start = self._next_start_node_index % n
+    if not fwk.has_filter_plugins():
+        return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
+    feasible: list[NodeInfo] = []
+    remaining = to_find
+    for node_info in nodes[start:] + nodes[:start]:
+        if self.nominator and self.nominator.has_nominated_pods(node_info.name):
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        else:
+            status = fwk.run_filter_plugins(state, pod, node_info)
+        if status.is_success():
+            feasible.append(node_info)
+            remaining -= 1
+            if not remaining:
+                break
+            continue
+        if status.code is Code.ERROR:
+            return feasible, status
+        diagnosis.node_to_status.set(node_info.name, status)
+        if status.plugin:
+            if status.code is Code.PENDING:
+                diagnosis.pending_plugins.add(status.plugin)
+            diagnosis.unschedulable_plugins.add(status.plugin)
+    return feasible, None
+
+
+def _preemption_workload() -> tuple[list[Node], list[Pod], list[Pod]]:
+    nodes = [make_node(f"n{i}").capacity(cpu="2", memory="4Gi", pods=10).label(ZONE, "ab"[i % 2]).obj()
+             for i in range(6)]
+    low = [make_pod(f"low{i}").uid(f"uid-low{i}").priority(0).req(cpu="900m").node(f"n{i % 6}").obj()
+           for i in range(12)]
+    pending = []
+    for i in range(10):
+        pending.append(make_pod(f"high{i}").uid(f"uid-high{i}").priority(100).req(cpu="800m").obj())
+        pending.append(make_pod(f"mid{i}").uid(f"uid-mid{i}").priority(50).req(cpu="200m").obj())
+    return nodes, low, pending
+
+
+@pytest.mark.parametrize("workload", [
+    pytest.param(_preemption_workload, id="preemption with nominated pods"),
+    pytest.param(lambda: (*_big_cluster(random.Random(3), 150), _big_pods(random.Random(4), 60)),
+                 id="150 nodes"),
+])
+def test_scheduler_search_matches_the_node_by_node_search(monkeypatch: pytest.MonkeyPatch,
+                                                          workload: Callable[[], Any]) -> None:
+    """The scheduler's search (batch runs between nodes with nominated pods) against the plain
+    node-by-node search it replaced: same placements, events and pending pods."""
+    nodes, bound, pending = workload()
+    got = _run(in_tree_registry(), nodes, bound, pending, 2)
+    monkeypatch.setattr(Scheduler, "_find_nodes_that_pass_filters", _reference_find_nodes_that_pass_filters)
+    assert _run(in_tree_registry(), nodes, bound, pending, 2) == got
+
+
+def test_preemption_workload_nominates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The preemption workload above does exercise nominated pods (so the search runs in
+    segments around them)."""
+    nodes, bound, pending = _preemption_workload()
+    s = Scheduler(seed=2, clock=FakeClock(T0))
+    seen: list[int] = []
+    original = Scheduler._find_nodes_that_pass_filters
+
+    def spy(self: Scheduler, *args: Any) -> Any:
+        seen.append(len(self.nominator))
+        return original(self, *args)
+
+    monkeypatch.setattr(Scheduler, "_find_nodes_that_pass_filters", spy)
+    for node in nodes:
+        s.add_node(node)
+    for p in [*bound, *pending]:
+        s.add_pod(p)
+    s.run_until_idle()
+    assert any(seen)
+
+
+# -- plugins: batch methods against their per-node methods, error paths included ----------------
+
+def _node_infos(nodes: Sequence[Node], bound: Sequence[Pod], with_missing: bool) -> list[NodeInfo]:
+    infos = [ni.clone() for ni in Snapshot.from_objects(nodes, bound).list()]
+    if with_missing:  # a NodeInfo whose node object is gone
+        gone = NodeInfo(make_node("gone").capacity(cpu="1", memory="1Gi", pods=3).obj())
+        gone.remove_node()
+        infos.insert(len(infos) // 2, gone)
+    return infos
+
+
+def _all_plugins(handle: Framework) -> list[Any]:
+    """The in-tree plugins with batch methods, in several configurations."""
+    return [
+        NodeResourcesFit(),
+        NodeResourcesFit(NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(type="MostAllocated"))),
+        NodeResourcesFit(NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(
+            resources=(ResourceSpec(name="cpu", weight=3), ResourceSpec(name="memory", weight=1))))),
+        NodeResourcesFit(NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(
+            resources=(ResourceSpec(name="cpu", weight=1),
+                       ResourceSpec(name="ephemeral-storage", weight=1))))),
+        NodeResourcesBalancedAllocation(),
+        TaintToleration(),
+        NodeAffinity(),
+        NodeAffinity(NodeAffinityArgs.from_dict({"addedAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 5, "preference": {"matchExpressions": [{"key": ZONE, "operator": "In",
+                                                                    "values": ["a"]}]}}]}})),
+        ImageLocality(handle),
+        NodeUnschedulable(),
+        handle.get_plugin("PodTopologySpread"),
+    ]
+
+
+def _prepare(plugin: Any, state: CycleState, pod: Pod, infos: Sequence[NodeInfo], phase: str) -> bool:
+    """Run the plugin's PreFilter (phase "filter") or PreScore (phase "score"); False when it
+    has nothing to do for the pod."""
+    method = getattr(plugin, "pre_filter" if phase == "filter" else "pre_score", None)
+    if method is None:
+        return True
+    out = method(state, pod, infos)
+    status = out[1] if isinstance(out, tuple) else out
+    return status is None or status.code is Code.SUCCESS
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cluster=clusters_st(max_nodes=8), data=st.data(), with_state=st.booleans(), with_missing=st.booleans())
+def test_plugin_batch_methods_match_per_node_methods(cluster: tuple[list[Node], list[Pod]],
+                                                     data: st.DataObject, with_state: bool,
+                                                     with_missing: bool) -> None:
+    """Each in-tree ``score_nodes`` / ``filter_nodes`` / ``normalize_score_ints`` gives what its
+    per-node method gives, also without PreFilter/PreScore state and on a NodeInfo whose node is
+    gone."""
+    nodes, bound = cluster
+    pod = data.draw(pods_st("p"))
+    handle, _snap = _framework(in_tree_registry(), nodes, bound)
+    infos = _node_infos(nodes, bound, with_missing)
+    for plugin in _all_plugins(handle):
+        state = CycleState()
+        if isinstance(plugin, BatchFilterPlugin) and (
+                not with_state or _prepare(plugin, state, pod, infos, "filter")):
+            want = [(i, status_key(s)) for i, ni in enumerate(infos)
+                    if (s := plugin.filter(state, pod, ni)) is not None]
+            got = [(i, status_key(s)) for i, s in plugin.filter_nodes(state, pod, infos)]
+            assert got == want, plugin.name
+        state = CycleState()
+        if isinstance(plugin, BatchScorePlugin) and (
+                not with_state or _prepare(plugin, state, pod, infos, "score")):
+            per_node: list[int] = []
+            failure: Status | None = None
+            for ni in infos:
+                score, s = plugin.score(state, pod, ni)
+                if s is not None and not s.is_success():
+                    failure = s
+                    break
+                per_node.append(score)
+            result = plugin.score_nodes(state, pod, infos)
+            if failure is not None:
+                assert isinstance(result, Status), plugin.name
+                assert status_key(result) == status_key(failure), plugin.name
+                continue
+            assert result == per_node, plugin.name
+            ext = plugin.score_extensions()
+            if isinstance(ext, BatchScoreExtensions):
+                scores = [NodeScore(ni.name, v) for ni, v in zip(infos, per_node)]
+                assert ext.normalize_score(state, pod, scores) is None
+                want_normalized = [ns.score for ns in scores]
+                assert ext.normalize_score_ints(state, pod, infos, list(per_node)) == want_normalized
+
+
+@given(scores=st.lists(st.integers(-300, 300), max_size=12), reverse=st.booleans(),
+       max_priority=st.sampled_from([10, 100]))
+def test_default_normalize_score_ints_matches_node_score_version(scores: list[int], reverse: bool,
+                                                                 max_priority: int) -> None:
+    """default_normalize_score_ints returns what default_normalize_score leaves in a NodeScore
+    list, negative scores included."""
+    node_scores = [NodeScore(f"n{i}", v) for i, v in enumerate(scores)]
+    default_normalize_score(max_priority, reverse, node_scores)
+    want = [ns.score for ns in node_scores]
+    assert default_normalize_score_ints(max_priority, reverse, list(scores)) == want
+
+
+def test_empty_node_lists() -> None:
+    """Batch methods given no nodes return empty results, even without their state."""
+    handle = Framework(in_tree_registry(), _profile())
+    pod = make_pod("p").req(cpu="1").obj()
+    for plugin in _all_plugins(handle):
+        if isinstance(plugin, BatchScorePlugin):
+            assert plugin.score_nodes(CycleState(), pod, []) == [], plugin.name
+        if isinstance(plugin, BatchFilterPlugin):
+            assert plugin.filter_nodes(CycleState(), pod, []) == [], plugin.name
+
+
+def test_no_resources_error_matches() -> None:
+    """NodeResourcesFit with no scored resources fails the same way in both paths."""
+    plugin = NodeResourcesFit()
+    plugin._no_resources = True
+    infos = _node_infos([make_node("n0").capacity(cpu="1", memory="1Gi", pods=3).obj()], [], False)
+    pod = make_pod("p").req(cpu="1").obj()
+    _score, want = plugin.score(CycleState(), pod, infos[0])
+    got = plugin.score_nodes(CycleState(), pod, infos)
+    assert isinstance(got, Status)
+    assert status_key(got) == status_key(want)
+
+
+# -- the resource-scoring memo --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("strategy", "use_requested"), [
+    pytest.param("LeastAllocated", False, id="least allocated"),
+    pytest.param("MostAllocated", False, id="most allocated"),
+    pytest.param("Balanced", True, id="balanced"),
+])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.tuples(st.sampled_from(["add", "remove", "grow", "clone", "new", "reqs"]),
+                              st.integers(0, 5), st.sampled_from(["0", "100m", "1", "3"])),
+                    min_size=1, max_size=25))
+def test_memo_scorer_follows_node_changes(monkeypatch: pytest.MonkeyPatch, strategy: str, use_requested: bool,
+                                          ops: list[tuple[str, int, str]]) -> None:
+    """The memoizing batch scorer gives the per-node score after every kind of node change
+    (pods added and removed, node replaced, clones, new NodeInfos), for changing pod requests,
+    with memos cleared when full."""
+    monkeypatch.setattr(_resource_scoring, "_MAX_MEMO_ENTRIES", 4)
+    monkeypatch.setattr(_resource_scoring, "_MAX_MEMOS", 2)
+    batch = _resource_scoring.cpu_memory_fast_path_nodes(DEFAULT_RESOURCES, strategy,
+                                                         use_requested=use_requested)
+    single = cpu_memory_fast_path(DEFAULT_RESOURCES, strategy, use_requested=use_requested)
+    assert batch is not None
+    assert single is not None
+    infos = [NodeInfo(make_node(f"n{i}").capacity(cpu="2", memory="2Gi", pods=9).obj()) for i in range(6)]
+    reqs: tuple[int, ...] = (100, 200)
+    for step, (op, i, cpu) in enumerate(ops):
+        ni = infos[i]
+        if op == "add":
+            ni.add_pod(make_pod(f"x{step}").uid(f"x{step}").req(cpu=cpu, memory="256Mi").node(ni.name).obj())
+        elif op == "remove" and ni.pods:
+            ni.remove_pod(ni.pods[0].pod)
+        elif op == "grow" and ni.node is not None:
+            ni.set_node(make_node(ni.name).capacity(cpu=cpu, memory="4Gi", pods=9).obj())
+        elif op == "clone":
+            infos[i] = ni.clone()
+        elif op == "new":
+            infos[i] = NodeInfo(make_node(ni.name).capacity(cpu=cpu, memory="1Gi", pods=9).obj())
+        elif op == "reqs":
+            reqs = (i * 100, i * 1024)
+        assert batch(infos, reqs) == [single(n, reqs) for n in infos]
+        assert batch(infos, list(reqs)) == [single(n, reqs) for n in infos]
+
+
+# -- framework: results and failures of batch methods map like the per-node ones ----------------
+
+class _Scorer:
+    """A Score plugin whose per-node and batch methods fail alike (*fail*: "", "raise", "status")
+    at node *bad*, with optional normalization."""
+
+    def __init__(self, fail: str = "", bad: str = "n1", normalize: str = "", name: str = "S") -> None:
+        self.name = name
+        self.fail = fail
+        self.bad = bad
+        self.normalize = normalize
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        if node_info.name == self.bad:
+            if self.fail == "raise":
+                raise ValueError("boom")
+            if self.fail == "status":
+                return 0, Status(Code.UNSCHEDULABLE, ("nope",))
+        return int(node_info.name[1:]) * 7, None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        if any(ni.name == self.bad for ni in nodes):
+            if self.fail == "raise":
+                raise ValueError("boom")
+            if self.fail == "status":
+                return Status(Code.UNSCHEDULABLE, ("nope",))
+        return [int(ni.name[1:]) * 7 for ni in nodes]
+
+    def score_extensions(self) -> Any:
+        return self if self.normalize else None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        if self.normalize == "raise":
+            raise KeyError("norm")
+        if self.normalize == "status":
+            return Status(Code.UNSCHEDULABLE, ("bad norm",))
+        default_normalize_score(100, False, scores)
+        return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        if self.normalize == "raise":
+            raise KeyError("norm")
+        if self.normalize == "status":
+            return Status(Code.UNSCHEDULABLE, ("bad norm",))
+        return default_normalize_score_ints(100, False, scores)
+
+
+NODES = [make_node(f"n{i}").obj() for i in range(4)]
+POD = make_pod("p").obj()
+
+
+def _score_both(plugin: Any, weight: int = 2) -> tuple[Any, Any]:
+    results = []
+    for p in (plugin, PerNodeOnly(plugin)):
+        fw = make_framework(score=[(p, weight)])
+        infos = [NodeInfo(n) for n in NODES]
+        scores, status = fw.run_score_plugins(CycleState(), POD, infos)
+        totals, t_status = fw.run_score_plugins_totals(CycleState(), POD, infos)
+        assert status_key(t_status) == status_key(status)
+        assert totals == [ns.total_score for ns in scores]
+        results.append((scores, status_key(status)))
+    return results[0], results[1]
+
+
+@pytest.mark.parametrize("plugin", [
+    pytest.param(_Scorer(), id="success"),
+    pytest.param(_Scorer(normalize="ok"), id="normalized"),
+    pytest.param(_Scorer("raise"), id="score raises"),
+    pytest.param(_Scorer("status"), id="score fails"),
+    pytest.param(_Scorer(normalize="raise"), id="normalize raises"),
+    pytest.param(_Scorer(normalize="status"), id="normalize fails"),
+    pytest.param(_Scorer(bad="n0", fail="raise", normalize="status"), id="score error comes first"),
+])
+def test_batch_score_results_and_errors_match_per_node(plugin: _Scorer) -> None:
+    """score_nodes / normalize_score_ints results and failures give the same scores and ERROR
+    statuses as score / normalize_score."""
+    fast, ref = _score_both(plugin)
+    assert fast == ref
+
+
+class _Junk:
+    """A batch Score plugin returning *scores* from score_nodes and *normalized* from
+    normalize_score_ints."""
+
+    name = "Junk"
+
+    def __init__(self, scores: Any = None, normalized: Any = None) -> None:
+        self.scores = scores
+        self.normalized = normalized
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        return 1, None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        return [1] * len(nodes) if self.scores is None else self.scores
+
+    def score_extensions(self) -> Any:
+        return self if self.normalized is not None else None
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> Any:
+        return self.normalized
+
+
+@pytest.mark.parametrize(("plugin", "message"), [
+    pytest.param(_Junk(scores=[1, 2]), 'running Score plugins: plugin "Junk" failed with: returned 2 scores '
+                 "for 4 nodes", id="too few scores"),
+    pytest.param(_Junk(scores=(1, 1, 1, 1)), 'running Score plugins: plugin "Junk" failed with: score_nodes '
+                 "returned tuple (1, 1, 1, 1), want a list of ints or a non-success Status", id="a tuple"),
+    pytest.param(_Junk(scores=Status.OK), 'running Score plugins: plugin "Junk" failed with: score_nodes '
+                 "returned Status Status(Code.SUCCESS), want a list of ints or a non-success Status",
+                 id="a success status"),
+    pytest.param(_Junk(scores=[1, 2, 300, 4]),
+                 'applying score defaultWeights on Score plugins: plugin "Junk" returns an invalid score '
+                 "300, it should in the range of [0, 100] after normalizing",
+                 id="out of range"),
+    pytest.param(_Junk(scores=[1, "x", 3, 4]),
+                 'applying score defaultWeights on Score plugins: plugin "Junk" returns an invalid score '
+                 "'x', it should in the range of [0, 100] after normalizing",
+                 id="not an int"),
+    pytest.param(_Junk(normalized=[1]), 'running Normalize on Score plugins: plugin "Junk" failed with: '
+                 "returned 1 scores for 4 nodes", id="normalize: too few"),
+    pytest.param(_Junk(normalized=Status.OK),
+                 'running Normalize on Score plugins: plugin "Junk" failed with: '
+                 "normalize_score_ints returned Status, want a list of ints or a non-success Status",
+                 id="normalize: a success status"),
+    pytest.param(_Junk(normalized="nope"), 'running Normalize on Score plugins: plugin "Junk" failed with: '
+                 "normalize_score_ints returned str, want a list of ints or a non-success Status",
+                 id="normalize: a string"),
+])
+def test_malformed_batch_score_results_are_errors(plugin: _Junk, message: str) -> None:
+    """A batch Score method returning the wrong thing is an ERROR naming the plugin."""
+    fw = make_framework(score=[plugin])
+    scores, status = fw.run_score_plugins(CycleState(), POD, [NodeInfo(n) for n in NODES])
+    assert scores == []
+    assert (status.code, status.message, status.plugin) == (Code.ERROR, message, "Junk")
+
+
+class _Filter:
+    """A Filter plugin rejecting nodes in *reject* and failing (*fail*: "raise", "status") at
+    node *bad*, node by node and in batch; *batch* ("", "raise", "junk", "lie") breaks the batch
+    method only."""
+
+    def __init__(self, name: str = "F", reject: Sequence[str] = (), fail: str = "", bad: str = "",
+                 batch: str = "") -> None:
+        self.name = name
+        self.reject = set(reject)
+        self.fail = fail
+        self.bad = bad
+        self.batch = batch
+        self.calls: list[str] = []
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        self.calls.append(node_info.name)
+        if node_info.name == self.bad:
+            if self.fail == "raise":
+                raise ValueError("boom")
+            if self.fail == "status":
+                return Status(Code.SKIP, ("odd",))
+        if node_info.name in self.reject:
+            return Status(Code.UNSCHEDULABLE, (f"{self.name} says no",))
+        return None
+
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        if self.batch == "raise":
+            raise RuntimeError("batch broke")
+        if self.batch == "junk":
+            return [(len(nodes), Status(Code.UNSCHEDULABLE))]
+        if self.batch == "lie":
+            return [("0", None)]
+        out = []
+        for i, ni in enumerate(nodes):
+            if ni.name == self.bad and self.fail == "raise":
+                raise ValueError("boom")
+            s = self.filter(state, pod, ni)
+            if s is not None:
+                out.append((i, s))
+        return out
+
+
+FILTER_NODES = [make_node(f"n{i}").obj() for i in range(12)]
+
+
+@pytest.mark.parametrize("plugins", [
+    pytest.param(lambda: [_Filter("A", reject=["n1", "n5"]), _Filter("B", reject=["n2", "n5", "n9"])],
+                 id="rejections"),
+    pytest.param(lambda: [_Filter("A", reject=["n1"]), _Filter("B", fail="raise", bad="n4")],
+                 id="a filter raises"),
+    pytest.param(lambda: [_Filter("A", fail="status", bad="n6"), _Filter("B", fail="status", bad="n3")],
+                 id="errors: the first node wins"),
+    pytest.param(lambda: [_Filter("A", batch="raise", reject=["n2"]), _Filter("B", reject=["n3"])],
+                 id="filter_nodes raises"),
+    pytest.param(lambda: [_Filter("A", reject=["n2"]), _Filter("B", batch="junk")], id="index out of range"),
+    pytest.param(lambda: [_Filter("A", batch="lie")], id="index not an int"),
+])
+@pytest.mark.parametrize("k", [1, 3, 5, 12, 0])
+def test_batch_filter_search_matches_node_by_node(plugins: Callable[[], list[_Filter]], k: int) -> None:
+    """The batch search gives run_filter_plugins' statuses node by node, whatever the plugins'
+    filter_nodes do (a broken one is redone node by node)."""
+    fast = make_framework(filter=plugins())
+    ref = make_framework(filter=[PerNodeOnly(p) for p in plugins()])
+    infos = [NodeInfo(n) for n in FILTER_NODES]
+    for start in (0, 5):
+        order = infos[start:] + infos[:start]
+        want = _reference_filter(ref, CycleState(), POD, order, k)
+        assert _search(fast, CycleState(), POD, order, k) == want
+        assert _search(ref, CycleState(), POD, order, k) == want
+
+
+def test_mixed_plugins_filter_node_by_node_in_order() -> None:
+    """With one Filter plugin lacking filter_nodes, every plugin runs node by node, in upstream's
+    order (a plugin sees a node only after the earlier plugins passed it, and no node after the
+    search stopped)."""
+    a, b = _Filter("A", reject=["n1"]), PerNodeOnly(_Filter("B", reject=["n2"]))
+    fw = make_framework(filter=[a, b])
+    infos = [NodeInfo(n) for n in NODES]
+    feasible, rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 1)
+    assert [ni.name for ni in feasible] == ["n0"]
+    assert rejected == []
+    assert err is None
+    assert a.calls == ["n0"]
+    assert b.calls == ["n0"]
+
+
+def test_broken_filter_nodes_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """A filter_nodes that raises is logged, naming the plugin, and the nodes are filtered one
+    by one."""
+    fw = make_framework(filter=[_Filter("A", batch="raise", reject=["n1"])])
+    infos = [NodeInfo(n) for n in NODES]
+    feasible, rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 4)
+    assert [ni.name for ni in feasible] == ["n0", "n2", "n3"]
+    assert [(ni.name, s.plugin) for ni, s in rejected] == [("n1", "A")]
+    assert err is None
+    assert "filter_nodes of Filter plugin 'A' failed" in caplog.text
+
+
+def test_batch_search_skips_skipped_plugins() -> None:
+    """Plugins whose PreFilter said SKIP take no part in the batch search either."""
+    fw = make_framework(filter=[_Filter("A", reject=["n0", "n1"]), _Filter("B", reject=["n2"])])
+    state = CycleState()
+    state.skip_filter_plugins = frozenset({"A"})
+    feasible, rejected, _ = fw.run_filter_plugins_on_nodes(state, POD, [NodeInfo(n) for n in NODES], 0)
+    assert [ni.name for ni in feasible] == ["n0", "n1", "n3"]
+    assert [(ni.name, s.plugin) for ni, s in rejected] == [("n2", "B")]
+
+
+def test_batch_search_grows_its_runs() -> None:
+    """When few nodes pass, later runs grow (one filter_nodes call per plugin and run) and the
+    search still stops at the node where a node-by-node search stops."""
+    calls: list[int] = []
+
+    class Sparse:
+        name = "Sparse"
+
+        def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+            return None if node_info.name.endswith("7") else Status(Code.UNSCHEDULABLE, ("no",))
+
+        def filter_nodes(self, state: CycleState, pod: Pod,
+                         nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+            calls.append(len(nodes))
+            return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
+
+    fw = make_framework(filter=[Sparse()])
+    infos = [NodeInfo(make_node(f"m{i:04d}").obj()) for i in range(3000)]
+    feasible, rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 3)
+    assert [ni.name for ni in feasible] == ["m0007", "m0017", "m0027"]
+    assert err is None
+    assert len(rejected) == 25
+    assert calls == [3, 6, 12, 24]
+
