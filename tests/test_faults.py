@@ -17,7 +17,7 @@ import pytest
 
 from schedframe import Code, CycleState, FakeClock, NodeInfo, NodeScore, Pod, Status
 from schedframe._binder import InMemoryBinder
-from schedframe._config import SchedulerConfiguration
+from schedframe._config import Profile, SchedulerConfiguration
 from schedframe._filter import NodeToStatus, PostFilterResult, PreFilterResult
 from schedframe._registry import Registry
 from schedframe._scheduler import Scheduler
@@ -557,4 +557,58 @@ def test_transient_fault_recovers(point: str, caplog: pytest.LogCaptureFixture) 
         s.run_until_idle(max_cycles=100)
     assert s.pending() == []
     assert s.node_of(f"default/{VICTIM}") is not None
+    check_invariants(s)
+
+
+class Gate:
+    """Permit: the victim waits (nobody ever allows it)."""
+
+    name = "Gate"
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        if pod.name == VICTIM:
+            return Status.wait("waiting for a gang"), PERMIT_TIMEOUT
+        return None, 0.0
+
+
+class Sleeper:
+    """PreBind: sleeps on the scheduler's clock (a slow volume attach) while binding ok-0."""
+
+    name = "Sleeper"
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        if pod.name == OTHERS[0]:
+            self.clock.sleep(3 * PERMIT_TIMEOUT)
+        return None
+
+
+def test_plugin_sleeping_past_a_permit_deadline() -> None:
+    """A plugin that takes longer than another pod's Permit timeout (on the FakeClock): the
+    waiting pod times out, is unreserved and requeued; every other pod binds."""
+    clock = FakeClock(T0)
+    registry = in_tree_registry()
+    log: list[tuple[str, str, str]] = []
+    registry.register("Gate", lambda args, handle: Gate())
+    registry.register("Sleeper", lambda args, handle: Sleeper(clock))
+    registry.register(RESERVE_BEFORE, lambda args, handle: Recorder(RESERVE_BEFORE, log))
+    profile = Profile.from_plugins("PrioritySort", "DefaultBinder", "NodeResourcesFit", RESERVE_BEFORE,
+                                   "Gate", "Sleeper", defaults=False, registry=registry)
+    s = Scheduler(SchedulerConfiguration.from_profiles(profile, registry=registry), registry=registry,
+                  clock=clock)
+    s.add_node(make_node("n0").capacity(cpu="8", memory="8Gi", pods=110).obj())
+    s.add_pod(make_pod(VICTIM).priority(100).req(cpu="1").obj())
+    s.add_pod(make_pod(OTHERS[0]).req(cpu="1").obj())
+    assert s.schedule_one()  # the victim is reserved and parked at Permit
+    assert s.pending()[0].where == "InFlight"
+    assert len(s.waiting_pods) == 1
+    assert s.schedule_one()  # ok-0 binds; its PreBind sleeps past the victim's deadline
+    assert s.node_of(f"default/{OTHERS[0]}") == "n0"
+    [pending] = s.pending()
+    assert pending.pod.name == VICTIM
+    assert pending.message == ("0/1 nodes are available: 1 rejected due to timeout after waiting 5s at "
+                               "plugin Gate.")
+    assert ("unreserve", RESERVE_BEFORE, VICTIM) in log
     check_invariants(s)

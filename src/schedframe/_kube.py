@@ -1190,7 +1190,7 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
 def _unsupported_kind(kind: Any) -> str:
     known = ", ".join(_READERS)
     hint = ""
-    if isinstance(kind, str):
+    if isinstance(kind, str) and len(kind) <= 256:  # longer: no match possible, and slow
         close = difflib.get_close_matches(kind, list(_READERS), n=1, cutoff=0.6)
         if close:
             hint = f"; did you mean {close[0]!r}?"
@@ -1415,6 +1415,8 @@ def _is_near_miss(kind: str) -> str | None:
     for known in _READERS:
         if lower == known.lower():
             return known
+    if len(kind) > 256:  # no match possible, and difflib is slow on long strings
+        return None
     close = difflib.get_close_matches(kind, list(_READERS), n=1, cutoff=0.85)
     return close[0] if close else None
 
