@@ -391,3 +391,19 @@ def test_extreme_value_at_every_path(value: Any) -> None:
                 assert got.path
             cases += 1
     assert cases > 500
+
+
+def test_yaml_is_read_with_a_safe_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_manifests never uses PyYAML's unsafe loaders (python/object tags are refused above)."""
+    used: list[Any] = []
+    real = yaml.load_all
+
+    def spy(stream: Any, Loader: Any) -> Any:
+        used.append(Loader)
+        return real(stream, Loader=Loader)
+
+    monkeypatch.setattr(yaml, "load_all", spy)
+    load_manifests("kind: Namespace\nmetadata: {name: ns}\n")
+    assert used
+    safe = (yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    assert all(issubclass(loader, safe) for loader in used)
