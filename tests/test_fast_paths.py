@@ -21,6 +21,7 @@ from schedframe import (
     NodeScore,
     Pod,
     Registry,
+    Resources,
     Scheduler,
     Status,
 )
@@ -525,14 +526,16 @@ def test_no_resources_error_matches() -> None:
     pytest.param("Balanced", True, id="balanced"),
 ])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(st.tuples(st.sampled_from(["add", "remove", "grow", "clone", "new", "reqs"]),
+@given(ops=st.lists(st.tuples(st.sampled_from(["add", "remove", "grow", "clone", "new", "reqs", "poke",
+                                               "twin"]),
                               st.integers(0, 5), st.sampled_from(["0", "100m", "1", "3"])),
                     min_size=1, max_size=25))
 def test_memo_scorer_follows_node_changes(monkeypatch: pytest.MonkeyPatch, strategy: str, use_requested: bool,
                                           ops: list[tuple[str, int, str]]) -> None:
     """The memoizing batch scorer gives the per-node score after every kind of node change
-    (pods added and removed, node replaced, clones, new NodeInfos), for changing pod requests,
-    with memos cleared when full."""
+    (pods added and removed, node replaced, clones, new NodeInfos, even aggregates replaced
+    without a new generation and another node with the same generation), for changing pod
+    requests, with memos cleared when full."""
     monkeypatch.setattr(_resource_scoring, "_MAX_MEMO_ENTRIES", 4)
     monkeypatch.setattr(_resource_scoring, "_MAX_MEMOS", 2)
     batch = _resource_scoring.cpu_memory_fast_path_nodes(DEFAULT_RESOURCES, strategy,
@@ -556,6 +559,14 @@ def test_memo_scorer_follows_node_changes(monkeypatch: pytest.MonkeyPatch, strat
             infos[i] = NodeInfo(make_node(ni.name).capacity(cpu=cpu, memory="1Gi", pods=9).obj())
         elif op == "reqs":
             reqs = (i * 100, i * 1024)
+        elif op == "poke":  # aggregates replaced behind the generation's back
+            ni.requested = Resources(milli_cpu=i * 300, memory=i << 28)
+            ni.non_zero_requested = Resources(milli_cpu=i * 200, memory=i << 27)
+            ni.allocatable = Resources(milli_cpu=1000 + i, memory=1 << 30, pods=9)
+        elif op == "twin":  # a different node sharing the generation of node 0
+            twin = NodeInfo(make_node(ni.name).capacity(cpu=cpu, memory="3Gi", pods=9).obj())
+            twin.generation = infos[0].generation
+            infos[i] = twin
         assert batch(infos, reqs) == [single(n, reqs) for n in infos]
         assert batch(infos, list(reqs)) == [single(n, reqs) for n in infos]
 

@@ -323,10 +323,16 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
                 continue
             gone: set[int] = set()
             n = len(alive)
+            # plugins return shared status constants: attribute each distinct one once
+            outcomes: dict[int, Status | None] = {}
             for k, status in result:
                 if k.__class__ is not int or not 0 <= k < n or k in gone:
                     raise ValueError(f"filter_nodes returned index {k!r} for {n} nodes")
-                out = _filter_outcome(name, status)
+                key = id(status)
+                if key in outcomes:
+                    out = outcomes[key]
+                else:
+                    out = outcomes[key] = _filter_outcome(name, status)
                 if out is not None:
                     gone.add(k)
                     failed[k if index is None else index[k]] = out

@@ -532,8 +532,9 @@ class _MemoNodesScorer:
     changed) when the node or its pods change. So a node whose two objects are the very ones a
     remembered score was computed from, for the same pod requests, gets that score again: the
     memo holds the objects themselves and compares them by identity, which also makes the key
-    (the NodeInfo's ``id``) only a hint. Between two cycles only the nodes that changed are
-    computed again. Memos are bounded and simply cleared when full.
+    (the NodeInfo's ``generation``, shared by a node and its snapshot clone) only a hint. Between
+    two cycles only the nodes that changed are computed again. Memos are bounded and simply
+    cleared when full.
     """
 
     __slots__ = ("_memos", "_single", "_use_requested")
@@ -557,17 +558,24 @@ class _MemoNodesScorer:
         get = memo.get
         out: list[int] = []
         append = out.append
-        use_requested = self._use_requested
-        for ni in nodes:
-            alloc = ni.allocatable
-            used = ni.requested if use_requested else ni.non_zero_requested
-            hit = get(id(ni))
-            if hit is not None and hit[0] is alloc and hit[1] is used:
-                append(hit[2])
-                continue
-            score = single(ni, key)
-            memo[id(ni)] = (alloc, used, score)
-            append(score)
+        if self._use_requested:
+            for ni in nodes:
+                hit = get(ni.generation)
+                if hit is not None and hit[0] is ni.allocatable and hit[1] is ni.requested:
+                    append(hit[2])
+                else:
+                    score = single(ni, key)
+                    memo[ni.generation] = (ni.allocatable, ni.requested, score)
+                    append(score)
+        else:
+            for ni in nodes:
+                hit = get(ni.generation)
+                if hit is not None and hit[0] is ni.allocatable and hit[1] is ni.non_zero_requested:
+                    append(hit[2])
+                else:
+                    score = single(ni, key)
+                    memo[ni.generation] = (ni.allocatable, ni.non_zero_requested, score)
+                    append(score)
         return out
 
 
