@@ -75,6 +75,7 @@ from ._explain import (
     explain_with,
 )
 from ._filter import (
+    BatchFilterPlugin,
     FilterPlugin,
     NodeToStatus,
     NominatingInfo,
@@ -101,6 +102,8 @@ from ._scheduler import FitError, PendingPod, RunSummary, Scheduler
 from ._score import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    BatchScoreExtensions,
+    BatchScorePlugin,
     NodePluginScores,
     NodeScore,
     PluginScore,
@@ -116,6 +119,9 @@ __all__ = [
     "ActionType",
     "Affinity",
     "AffinityTerm",
+    "BatchFilterPlugin",
+    "BatchScoreExtensions",
+    "BatchScorePlugin",
     "BindPlugin",
     "Binder",
     "Cache",
