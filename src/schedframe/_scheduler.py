@@ -1117,7 +1117,9 @@ class Scheduler:
         while max_cycles is None or cycles < max_cycles:
             if self.schedule_one():
                 cycles += 1
-                mark = (self._counts["bound"], len(self._unbound), self.clock.now())
+                # with a real clock time always moves: only binds and removals count there
+                now = self.clock.now() if isinstance(self.clock, FakeClock) else 0.0
+                mark = (self._counts["bound"], len(self._unbound), now)
                 if mark != progress_mark:
                     progress_mark, idle_cycles = mark, 0
                 else:
@@ -1155,6 +1157,13 @@ class Scheduler:
                     self._drain_waiting()
                 break
             self._advance_to(wake)
+        if self._executor is not None:
+            # binding threads still waiting at Permit: let their waits run out (moving a fake
+            # clock past the deadlines) and wait for them, so nothing stays reserved
+            self._drain_waiting()
+            with self._lock:
+                futures = set(self._futures)
+            concurrent.futures.wait(futures)
         return RunSummary(
             scheduled=self._counts["bound"] - bound0,
             failed=self._counts["failed"] - failed0,
