@@ -181,9 +181,9 @@ def _reference_filter(fw: Framework, state: CycleState, pod: Pod, nodes: Sequenc
     return feasible, rejected, None
 
 
-def _search(fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], k: int
+def _search(fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], k: int, start: int = 0
             ) -> tuple[list[str], list[tuple[str, Any]], Any]:
-    feasible, rejected, err = fw.run_filter_plugins_on_nodes(state, pod, nodes, k)
+    feasible, rejected, err = fw.run_filter_plugins_on_nodes(state, pod, nodes, k, start)
     return ([ni.name for ni in feasible], [(ni.name, status_key(s)) for ni, s in rejected],
             status_key(err))
 
@@ -191,9 +191,9 @@ def _search(fw: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo
 # -- framework: the whole default profile, batch against node by node ---------------------------
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cluster=clusters_st(), data=st.data(), k=st.integers(0, 11))
+@given(cluster=clusters_st(), data=st.data(), k=st.integers(0, 11), start=st.integers(0, 12))
 def test_default_profile_batch_paths_match_node_by_node(cluster: tuple[list[Node], list[Pod]],
-                                                       data: st.DataObject, k: int) -> None:
+                                                       data: st.DataObject, k: int, start: int) -> None:
     """Filter search, PreScore, Score, NormalizeScore and totals of the default profile give the
     same statuses, scores and totals with the batch methods as node by node."""
     nodes, bound = cluster
@@ -209,9 +209,10 @@ def test_default_profile_batch_paths_match_node_by_node(cluster: tuple[list[Node
     if not pre_fast[1].is_success():
         return
     infos_fast, infos_ref = list(fast_snap.list()), list(ref_snap.list())
-    want = _reference_filter(ref, s_ref, pod, infos_ref, k)
-    assert _search(fast, s_fast, pod, infos_fast, k) == want
-    assert _search(ref, s_ref, pod, infos_ref, k) == want  # the inlined node-by-node search
+    start %= len(infos_ref)
+    want = _reference_filter(ref, s_ref, pod, infos_ref[start:] + infos_ref[:start], k)
+    assert _search(fast, s_fast, pod, infos_fast, k, start) == want
+    assert _search(ref, s_ref, pod, infos_ref, k, start) == want  # the inlined node-by-node search
     feasible = [ni for ni in infos_fast if ni.name in want[0]]
     feasible_ref = [ni for ni in infos_ref if ni.name in want[0]]
     pre_score = fast.run_pre_score_plugins(s_fast, pod, feasible)
@@ -777,11 +778,13 @@ def test_batch_filter_search_matches_node_by_node(plugins: Callable[[], list[_Fi
     fast = make_framework(filter=plugins())
     ref = make_framework(filter=[PerNodeOnly(p) for p in plugins()])
     infos = [NodeInfo(n) for n in FILTER_NODES]
-    for start in (0, 5):
+    for start in (0, 5, 11):
         order = infos[start:] + infos[:start]
         want = _reference_filter(ref, CycleState(), POD, order, k)
         assert _search(fast, CycleState(), POD, order, k) == want
         assert _search(ref, CycleState(), POD, order, k) == want
+        assert _search(fast, CycleState(), POD, infos, k, start) == want
+        assert _search(ref, CycleState(), POD, infos, k, start) == want
 
 
 def test_mixed_plugins_filter_node_by_node_in_order() -> None:
@@ -844,4 +847,30 @@ def test_batch_search_grows_its_runs() -> None:
     assert err is None
     assert len(rejected) == 25
     assert calls == [3, 6, 12, 24]
+    # from the end of the list: the second run wraps around, the later ones start past the end
+    calls.clear()
+    ref = make_framework(filter=[PerNodeOnly(Sparse())])
+    want = _reference_filter(ref, CycleState(), POD, infos[2995:] + infos[:2995], 3)
+    assert want[0] == ["m2997", "m0007", "m0017"]
+    assert _search(fw, CycleState(), POD, infos, 3, 2995) == want
+    assert calls == [3, 6, 12, 24]
 
+
+
+def _reference_select_host(rng: random.Random, nodes: Sequence[NodeInfo], totals: Sequence[int]) -> str:
+    """Host selection as it was: the ties listed in Python, one draw when there are several."""
+    max_score = max(totals)
+    ties = [i for i, t in enumerate(totals) if t == max_score]
+    best = ties[0] if len(ties) == 1 else ties[rng.randrange(len(ties))]
+    return nodes[best].name
+
+
+@given(totals=st.lists(st.integers(0, 4), min_size=1, max_size=40), seed=st.integers(0, 2**32))
+def test_select_host_matches_the_python_loop(totals: list[int], seed: int) -> None:
+    """The scheduler picks the same host, and draws the same random numbers, as the plain loop."""
+    nodes = [NodeInfo(make_node(f"n{i}").obj()) for i in range(len(totals))]
+    s = Scheduler(seed=seed, clock=FakeClock(T0))
+    want_rng = random.Random(seed)
+    for _ in range(3):
+        assert s._select_host(nodes, totals) == _reference_select_host(want_rng, nodes, totals)
+    assert s._rng.getstate() == want_rng.getstate()

@@ -293,6 +293,13 @@ def _normalize_ints(state: CycleState, pod: Pod, name: str, fn: _NormalizeIntsFn
                                "want a list of ints or a non-success Status",), name)
 
 
+def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeInfo]:
+    """``(nodes[start:] + nodes[:start])[skip:]``."""
+    if not start:
+        return nodes[skip:] if skip else nodes
+    return [*nodes[start:], *nodes[:start]][skip:]
+
+
 def _filter_outcome(name: str, status: object) -> Status | None:
     """What :meth:`Framework.run_filter_plugins` makes of a Filter plugin's *status*: ``None``
     (passed), the rejection attributed to the plugin, or an ERROR."""
@@ -839,16 +846,17 @@ class Framework:
         return _OK
 
     def run_filter_plugins_on_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
-                                    num_to_find: int
+                                    num_to_find: int, start: int = 0
                                     ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
         """Filter *nodes* in order until *num_to_find* of them pass: exactly what calling
         :meth:`run_filter_plugins` on each node in turn gives, stopping after the
         *num_to_find*-th feasible node or at the first ERROR (the scheduler's search for
-        feasible nodes, nominated pods aside).
+        feasible nodes, nominated pods aside). The order is ``nodes[start:] + nodes[:start]``
+        (the scheduler's round robin; no such list is built).
 
         Returns ``(feasible, rejected, error)``: the feasible nodes and the ``(node, status)``
-        pairs of the rejected ones, in node order, and the ERROR status that stopped the search
-        (its node is in neither list) or ``None``. *num_to_find* below 1 means all nodes.
+        pairs of the rejected ones, in visiting order, and the ERROR status that stopped the
+        search (its node is in neither list) or ``None``. *num_to_find* below 1 means all nodes.
 
         When every active Filter plugin has ``filter_nodes`` (:class:`~schedframe.BatchFilterPlugin`),
         those run over runs of nodes (one call per plugin and run, each on the nodes the
@@ -873,10 +881,13 @@ class Framework:
             plan = (tuple((name, by_name[name]) for name, _fn in filters)
                     if all(name in by_name for name, _fn in filters) else None)
             self._batch_filter_cache = (filters, plan)
+        start %= len(nodes)
         if plan is None:
-            error = self._filter_one_by_one(state, pod, filters, nodes, num_to_find, feasible, rejected)
+            error = self._filter_one_by_one(state, pod, filters, _rotated(nodes, start, 0), num_to_find,
+                                            feasible, rejected)
         else:
-            error = self._filter_in_runs(state, pod, filters, plan, nodes, num_to_find, feasible, rejected)
+            error = self._filter_in_runs(state, pod, filters, plan, nodes, start, num_to_find, feasible,
+                                         rejected)
         return feasible, rejected, error
 
     @staticmethod
@@ -907,7 +918,7 @@ class Framework:
         return None
 
     def _filter_in_runs(self, state: CycleState, pod: Pod, filters: _Filters, plan: _BatchFilters,
-                        nodes: Sequence[NodeInfo], remaining: int, feasible: list[NodeInfo],
+                        nodes: Sequence[NodeInfo], start: int, remaining: int, feasible: list[NodeInfo],
                         rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
         """The batch search: runs of nodes through every plugin's ``filter_nodes``.
 
@@ -916,15 +927,22 @@ class Framework:
         would stop are dropped (``filter_nodes`` has no side effects), so the outcome is the same.
         """
         n = len(nodes)
-        pos = 0
+        pos = 0  # in visiting order: nodes[(start + pos) % n]
         size = 0
         while pos < n:
             size = max(1, min(max(remaining, 2 * size), _MAX_FILTER_CHUNK))
-            run = nodes[pos:pos + size]
+            a = start + pos
+            b = a + min(size, n - pos)
+            if b <= n:
+                run = nodes[a:b]
+            elif a >= n:
+                run = nodes[a - n:b - n]
+            else:
+                run = [*nodes[a:], *nodes[:b - n]]
             failed = _filter_run(state, pod, plan, run)
             if failed is None:  # a filter_nodes misbehaved: node by node from this run on
-                return self._filter_one_by_one(state, pod, filters, nodes[pos:], remaining, feasible,
-                                               rejected)
+                return self._filter_one_by_one(state, pod, filters, _rotated(nodes, start, pos), remaining,
+                                               feasible, rejected)
             if not failed:
                 if len(run) >= remaining:
                     feasible.extend(run[:remaining])
@@ -1158,7 +1176,7 @@ class Framework:
                             )
         weighted: list[list[int]] = []
         for (_name, _fn, _ext, weight, _batch, _norm), lst in zip(active, raw):
-            weighted.append(lst if weight == 1 else [v * weight for v in lst])
+            weighted.append(lst if weight == 1 else list(map(weight.__mul__, lst)))
         return names, weighted, _OK
 
     @staticmethod

@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import operator
 import random
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import compress, repeat
 from typing import Any, Final, final
 
 import attrs
@@ -864,18 +866,21 @@ class Scheduler:
         statuses = diagnosis.node_to_status
         unsched = diagnosis.unschedulable_plugins
         nominator = self.nominator
-        order = nodes[start:] + nodes[:start] if start else nodes
         # Nodes with nominated pods go through run_filter_plugins_with_nominated_pods one by one;
         # the runs of nodes between them through the framework's batch search (the same
-        # statuses as run_filter_plugins node by node).
-        marks = ([i for i, ni in enumerate(order) if nominator.has_nominated_pods(ni.name)]
-                 if nominator else [])
-        marks.append(len(order))
+        # statuses as run_filter_plugins node by node), in round-robin order from *start*.
+        if nominator:
+            order: Sequence[NodeInfo] = nodes[start:] + nodes[:start] if start else nodes
+            marks = [i for i, ni in enumerate(order) if nominator.has_nominated_pods(ni.name)]
+            marks.append(n)
+        else:
+            order, marks = nodes, [n]
         prev = 0
         for mark in marks:
             if prev < mark:
                 found, rejected, err = fwk.run_filter_plugins_on_nodes(
-                    state, pod, order[prev:mark] if prev or mark < len(order) else order, remaining)
+                    state, pod, order[prev:mark] if prev or mark < n else order, remaining,
+                    0 if nominator else start)
                 for node_info, status in rejected:
                     statuses.set(node_info.name, status)
                     plugin = status.plugin
@@ -928,9 +933,11 @@ class Scheduler:
         """The node with the highest total score; ties broken uniformly at random with the seeded
         RNG (the distribution of upstream's reservoir sampling in ``selectHost``, one draw)."""
         max_score = max(totals)
-        ties = [i for i, t in enumerate(totals) if t == max_score]
-        best = ties[0] if len(ties) == 1 else ties[self._rng.randrange(len(ties))]
-        return nodes[best].name
+        count = totals.count(max_score)
+        if count == 1:
+            return nodes[totals.index(max_score)].name
+        ties = list(compress(range(len(totals)), map(operator.eq, totals, repeat(max_score))))
+        return nodes[ties[self._rng.randrange(count)]].name
 
     # ------------------------------------------------------------------------------------------
     # binding
