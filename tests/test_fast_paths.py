@@ -19,6 +19,7 @@ from schedframe import (
     Node,
     NodeInfo,
     NodeScore,
+    NodeToStatus,
     Pod,
     Registry,
     Resources,
@@ -874,3 +875,51 @@ def test_select_host_matches_the_python_loop(totals: list[int], seed: int) -> No
     for _ in range(3):
         assert s._select_host(nodes, totals) == _reference_select_host(want_rng, nodes, totals)
     assert s._rng.getstate() == want_rng.getstate()
+
+
+def _reference_range_verdict(names: Sequence[str], raw: Sequence[Sequence[Any]]) -> str | None:
+    """The score range check as it was (min, max and sum over each whole list): the message of
+    the first offender, or None."""
+    try:
+        lo = min(min(lst) for lst in raw)
+        hi = max(max(lst) for lst in raw)
+        bad = lo < 0 or hi > 100 or any(sum(lst).__class__ is not int for lst in raw)
+    except TypeError:
+        bad = True
+    if bad:
+        for i in range(len(raw[0])):
+            for name, lst in zip(names, raw):
+                score = lst[i]
+                if score.__class__ is not int or not 0 <= score <= 100:
+                    shown = score if score.__class__ is int else repr(score)
+                    return (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
+                            f"invalid score {shown}, it should in the range of [0, 100] after normalizing")
+    return None
+
+
+_JUNK = st.one_of(st.integers(-5, 105), st.booleans(), st.sampled_from([0.5, float("nan"), 2**70, "7", None]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(lists=st.lists(st.lists(st.integers(0, 100) | _JUNK, min_size=3, max_size=3), min_size=1, max_size=3))
+def test_score_range_check_matches_the_whole_list_check(lists: list[list[Any]]) -> None:
+    """The range check over each list's distinct values finds exactly what the check over the
+    whole lists found (junk of every kind included)."""
+    plugins = [_Junk(scores=lst) for lst in lists]
+    for i, p in enumerate(plugins):
+        p.name = f"J{i}"
+    fw = make_framework(score=plugins)
+    infos = [NodeInfo(n) for n in NODES[:3]]
+    _scores, status = fw.run_score_plugins(CycleState(), POD, infos)
+    want = _reference_range_verdict([p.name for p in plugins], lists)
+    assert (status.message if not status.is_success() else None) == want
+
+
+def test_node_to_status_set_many_is_set_in_order() -> None:
+    """NodeToStatus.set_many records pairs as set() one by one would, in order."""
+    a, b = Status(Code.UNSCHEDULABLE, ("a",)), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("b",))
+    one, many = NodeToStatus(), NodeToStatus()
+    for name, s in [("n1", a), ("n0", b), ("n1", b)]:
+        one.set(name, s)
+    many.set_many([("n1", a), ("n0", b), ("n1", b)])
+    assert many.items() == one.items() == [("n1", b), ("n0", b)]

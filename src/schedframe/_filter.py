@@ -185,6 +185,10 @@ class NodeToStatus:
         """Record *status* for *node_name*."""
         self._map[node_name] = status
 
+    def set_many(self, pairs: Iterable[tuple[str, Status]]) -> None:
+        """Record each ``(node_name, status)`` of *pairs*, in order (as :meth:`set` each)."""
+        self._map.update(pairs)
+
     def items(self) -> list[tuple[str, Status]]:
         """The recorded ``(node name, status)`` pairs."""
         return list(self._map.items())

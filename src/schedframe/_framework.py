@@ -1153,12 +1153,19 @@ class Framework:
                 raw[j] = normalized
 
         if raw and nodes:
+            bad = False
             try:
-                lo = min(min(lst) for lst in raw)
-                hi = max(max(lst) for lst in raw)
-                # a float (NaN included) makes a sum a float; a str or None raises
-                bad = (lo < MIN_NODE_SCORE or hi > MAX_NODE_SCORE
-                       or any(sum(lst).__class__ is not int for lst in raw))
+                for lst in raw:
+                    # the distinct values (few: scores are coarse) tell as much as the list
+                    try:
+                        values: Any = set(lst)
+                    except TypeError:  # unhashable junk: look at the list itself
+                        values = lst
+                    # a float (NaN included) makes a sum a float; a str or None raises
+                    if (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE
+                            or sum(values).__class__ is not int):
+                        bad = True
+                        break
             except TypeError:
                 bad = True
             if bad:
@@ -1176,7 +1183,7 @@ class Framework:
                             )
         weighted: list[list[int]] = []
         for (_name, _fn, _ext, weight, _batch, _norm), lst in zip(active, raw):
-            weighted.append(lst if weight == 1 else list(map(weight.__mul__, lst)))
+            weighted.append(lst if weight == 1 else [v * weight for v in lst])
         return names, weighted, _OK
 
     @staticmethod

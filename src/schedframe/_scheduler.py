@@ -881,13 +881,15 @@ class Scheduler:
                 found, rejected, err = fwk.run_filter_plugins_on_nodes(
                     state, pod, order[prev:mark] if prev or mark < n else order, remaining,
                     0 if nominator else start)
-                for node_info, status in rejected:
-                    statuses.set(node_info.name, status)
-                    plugin = status.plugin
-                    if plugin:
-                        if status.code is Code.PENDING:
-                            diagnosis.pending_plugins.add(plugin)
-                        unsched.add(plugin)
+                if rejected:
+                    statuses.set_many([(node_info.name, status) for node_info, status in rejected])
+                    # rejections share status objects: note each distinct one's plugin once
+                    for status in {id(status): status for _ni, status in rejected}.values():
+                        plugin = status.plugin
+                        if plugin:
+                            if status.code is Code.PENDING:
+                                diagnosis.pending_plugins.add(plugin)
+                            unsched.add(plugin)
                 feasible.extend(found)
                 if err is not None:
                     return feasible, err
