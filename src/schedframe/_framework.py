@@ -323,7 +323,8 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
     failed: dict[int, Status] = {}
     alive: Sequence[NodeInfo] = run
     index: list[int] | None = None  # alive position -> run position (None: the same)
-    for name, fn in plan:
+    last = len(plan) - 1
+    for j, (name, fn) in enumerate(plan):
         try:
             result = fn(state, pod, alive)
             if not result:
@@ -347,7 +348,7 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
             logger.warning("filter_nodes of Filter plugin %r failed; filtering node by node", name,
                            exc_info=exc)
             return None
-        if gone:
+        if gone and j < last:  # the next plugin sees the nodes this one passed
             keep = [k for k in range(n) if k not in gone]
             if not keep:
                 break
