@@ -923,3 +923,19 @@ def test_node_to_status_set_many_is_set_in_order() -> None:
         one.set(name, s)
     many.set_many([("n1", a), ("n0", b), ("n1", b)])
     assert many.items() == one.items() == [("n1", b), ("n0", b)]
+
+
+def test_memo_scorer_keeps_one_entry_per_node() -> None:
+    """A node scored again after a change replaces its memo entry, so the memo does not grow with
+    the number of cycles."""
+    batch = _resource_scoring.cpu_memory_fast_path_nodes(DEFAULT_RESOURCES, "LeastAllocated",
+                                                         use_requested=False)
+    assert isinstance(batch, _resource_scoring._MemoNodesScorer)
+    infos = [NodeInfo(make_node(f"n{i}").capacity(cpu="4", memory="4Gi", pods=99).obj()) for i in range(5)]
+    for step in range(40):
+        ni = infos[step % 5]
+        ni.add_pod(make_pod(f"x{step}").uid(f"x{step}").req(cpu="10m").node(ni.name).obj())
+        snapshot = [n.clone() for n in infos]
+        batch(snapshot, (100, 100))
+    (entries, _nodes), = batch._memos.values()
+    assert len(entries) == 5

@@ -533,8 +533,9 @@ class _MemoNodesScorer:
     remembered score was computed from, for the same pod requests, gets that score again: the
     memo holds the objects themselves and compares them by identity, which also makes the key
     (the NodeInfo's ``generation``, shared by a node and its snapshot clone) only a hint. Between
-    two cycles only the nodes that changed are computed again. Memos are bounded and simply
-    cleared when full.
+    two cycles only the nodes that changed are computed again. A node computed again replaces
+    its previous entry (found through its node object), so a memo holds about one entry per
+    node; memos are bounded and simply cleared when full.
     """
 
     __slots__ = ("_memos", "_single", "_use_requested")
@@ -542,19 +543,22 @@ class _MemoNodesScorer:
     def __init__(self, single: Callable[[NodeInfo, Sequence[int]], int], use_requested: bool) -> None:
         self._single = single
         self._use_requested = use_requested
-        self._memos: dict[tuple[int, ...], dict[int, tuple[Resources, Resources, int]]] = {}
+        #: pod requests -> (generation -> (allocatable, requested, score), id(node) -> generation)
+        self._memos: dict[tuple[int, ...], tuple[dict[int, tuple[Resources, Resources, int]],
+                                                 dict[int, int]]] = {}
 
     def __call__(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         key = pod_requests if isinstance(pod_requests, tuple) else tuple(pod_requests)
         memos = self._memos
-        memo = memos.get(key)
-        if memo is None:
+        pair = memos.get(key)
+        if pair is None:
             if len(memos) >= _MAX_MEMOS:
                 memos.clear()
-            memo = memos[key] = {}
-        elif len(memo) > _MAX_MEMO_ENTRIES:
-            memo.clear()
-        single = self._single
+            pair = memos[key] = ({}, {})
+        elif len(pair[0]) > _MAX_MEMO_ENTRIES:
+            pair[0].clear()
+            pair[1].clear()
+        memo, last = pair
         get = memo.get
         out: list[int] = []
         append = out.append
@@ -564,19 +568,28 @@ class _MemoNodesScorer:
                 if hit is not None and hit[0] is ni.allocatable and hit[1] is ni.requested:
                     append(hit[2])
                 else:
-                    score = single(ni, key)
-                    memo[ni.generation] = (ni.allocatable, ni.requested, score)
-                    append(score)
+                    append(self._compute(ni, key, ni.requested, memo, last))
         else:
             for ni in nodes:
                 hit = get(ni.generation)
                 if hit is not None and hit[0] is ni.allocatable and hit[1] is ni.non_zero_requested:
                     append(hit[2])
                 else:
-                    score = single(ni, key)
-                    memo[ni.generation] = (ni.allocatable, ni.non_zero_requested, score)
-                    append(score)
+                    append(self._compute(ni, key, ni.non_zero_requested, memo, last))
         return out
+
+    def _compute(self, ni: NodeInfo, key: tuple[int, ...], used: Resources,
+                 memo: dict[int, tuple[Resources, Resources, int]], last: dict[int, int]) -> int:
+        """A memo miss: score *ni* and remember it in place of the node's previous entry."""
+        score = self._single(ni, key)
+        generation = ni.generation
+        node = id(ni.node)
+        previous = last.get(node)
+        if previous is not None and previous != generation:
+            memo.pop(previous, None)
+        last[node] = generation
+        memo[generation] = (ni.allocatable, used, score)
+        return score
 
 
 def _least_score(req: int, cap: int) -> int:
