@@ -45,6 +45,7 @@ from schedframe.testing import make_framework, make_node, make_pod, selector
 
 T0 = 1_700_000_000.0
 ZONE = "topology.kubernetes.io/zone"
+HOSTNAME = "kubernetes.io/hostname"
 BATCH_METHODS = frozenset({"score_nodes", "normalize_score_ints", "filter_nodes"})
 TAINTS = [("dedicated", "x", "NoSchedule"), ("spot", "", "PreferNoSchedule"),
           ("slow", "y", "PreferNoSchedule"), ("maint", "", "NoExecute")]
@@ -105,6 +106,8 @@ def nodes_st(draw: st.DrawFn, max_nodes: int = 10) -> list[Node]:
             b = b.label(ZONE, zone)
         if draw(st.booleans()):
             b = b.label("disk", draw(st.sampled_from(["ssd", "hdd"])))
+        if draw(st.integers(0, 4)):
+            b = b.label(HOSTNAME, f"n{i}")
         for key, value, effect in draw(st.lists(st.sampled_from(TAINTS), max_size=2, unique=True)):
             b = b.taint(key, value, effect)
         if draw(st.integers(0, 7)) == 0:
@@ -139,9 +142,10 @@ def pods_st(draw: st.DrawFn, name: str, node_names: Sequence[str] = ()) -> Pod:
         b = b.preferred_node_affinity(draw(st.integers(1, 100)), draw(st.sampled_from([ZONE, "disk"])),
                                       [draw(st.sampled_from(["a", "b", "ssd"]))])
     if draw(st.booleans()):
-        b = b.label("app", "web").spread_constraint(
-            draw(st.integers(1, 2)), ZONE, draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
-            selector({"app": "web"}))
+        for key in draw(st.lists(st.sampled_from([ZONE, HOSTNAME]), min_size=1, max_size=2, unique=True)):
+            b = b.label("app", "web").spread_constraint(
+                draw(st.integers(1, 2)), key, draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
+                selector({"app": "web"}))
     if draw(st.integers(0, 5)) == 0:
         b = b.host_port(8080)
     return b.obj()

@@ -753,11 +753,51 @@ class PodTopologySpread:
             else:
                 cnt = counts.get(value, 0) if counts is not None else 0
             total += cnt * weight + base
-        # Go's math.Round: half away from zero (scores are never negative)
-        rounded = math.floor(total)
-        if total - rounded >= 0.5:
-            rounded += 1
-        return int(rounded), None
+        return _go_round(total), None
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node (:class:`~schedframe.BatchScorePlugin`). With one
+        constraint whose key is not the hostname, a node's score depends only on its label
+        value: computed once per value."""
+        if not nodes:
+            return []
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            try:
+                s = state.read(PRE_SCORE_STATE_KEY)
+            except StateNotFoundError as exc:
+                return Status.from_error(exc)
+        plan = s.plan()
+        out: list[int] = []
+        append = out.append
+        if len(plan) == 1 and not plan[0][2]:
+            key, counts, _is_host, weight, base, _c = plan[0]
+            ignored = s.ignored_nodes
+            by_value: dict[str, int] = {}
+            for ni in nodes:
+                node = ni.node
+                if node is None:
+                    return Status.from_error(ValueError("node not found"))
+                if node.name in ignored:
+                    append(0)
+                    continue
+                value = node.labels.get(key)
+                if value is None:
+                    append(0)
+                    continue
+                score = by_value.get(value)
+                if score is None:
+                    score = by_value[value] = _go_round(counts.get(value, 0) * weight + base) \
+                        if counts is not None else _go_round(0 * weight + base)
+                append(score)
+            return out
+        one = self.score
+        for ni in nodes:
+            score, status = one(state, pod, ni)
+            if status is not None:
+                return status
+            append(score)
+        return out
 
     def score_extensions(self) -> PodTopologySpread:
         """NormalizeScore reverses and scales the scores."""
@@ -791,6 +831,31 @@ class PodTopologySpread:
             if new != ns.score:
                 scores[idx] = NodeScore(ns.name, new)
         return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        ignored = s.ignored_nodes
+        if not scores:
+            return scores
+        if not ignored:
+            lo = min(scores)
+            max_score = max(max(scores), 0)
+            if max_score == 0:
+                return [MAX_NODE_SCORE] * len(scores)
+            top = max_score + lo
+            return [MAX_NODE_SCORE * (top - v) // max_score for v in scores]
+        counted = [ni.name not in ignored for ni in nodes]
+        kept = [v for v, c in zip(scores, counted) if c]
+        lo = min(kept) if kept else 0
+        max_score = max(max(kept), 0) if kept else 0
+        top = max_score + lo
+        return [0 if not c else MAX_NODE_SCORE if max_score == 0 else MAX_NODE_SCORE * (top - v) // max_score
+                for v, c in zip(scores, counted)]
 
     # -- queueing hints -------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -884,3 +949,11 @@ if TYPE_CHECKING:
         _f: ScoreExtensions = p
         _g: EnqueueExtensions = p
         _h: BatchFilterPlugin = p
+
+
+def _go_round(total: float) -> int:
+    """Go's ``math.Round`` of a Score total: half away from zero (totals are never negative)."""
+    rounded = math.floor(total)
+    if total - rounded >= 0.5:
+        rounded += 1
+    return int(rounded)
