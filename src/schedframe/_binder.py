@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, final, runtime_checkable
+from itertools import islice
+from typing import TYPE_CHECKING, Final, Protocol, final, runtime_checkable
 
 from ._api import Pod
+from ._exceptions import SchedulerError
 
 if TYPE_CHECKING:
     from ._handle import Client
 
-__all__ = ["Binder", "InMemoryBinder", "SchedulerClient"]
+__all__ = ["DEFAULT_MAX_BINDINGS", "Binder", "InMemoryBinder", "SchedulerClient"]
+
+#: How many bindings an :class:`InMemoryBinder` remembers by default.
+DEFAULT_MAX_BINDINGS: Final = 10_000
 
 
 @runtime_checkable
@@ -39,24 +44,39 @@ class Binder(Protocol):
 
 @final
 class InMemoryBinder:
-    """The default :class:`Binder`: accepts every binding and remembers it.
+    """The default :class:`Binder`: accepts every binding and remembers the recent ones.
+
+    Args:
+        max_bindings: how many bindings to remember (``None``: all). When there are more, the
+            oldest half is forgotten, so a scheduler running for days keeps a bounded record.
 
     Attributes:
-        bindings: ``{pod key: node name}`` of every accepted binding, in order.
+        bindings: ``{pod key: node name}`` of the accepted bindings, oldest first (at most
+            *max_bindings*).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.1.0
+        Keeps at most *max_bindings* (default 10,000) bindings instead of every one.
     """
 
     __module__ = "schedframe"
 
-    def __init__(self) -> None:
+    def __init__(self, max_bindings: int | None = DEFAULT_MAX_BINDINGS) -> None:
+        if max_bindings is not None and max_bindings < 1:
+            raise SchedulerError(f"max_bindings must be >= 1 or None, got {max_bindings}")
         self.bindings: dict[str, str] = {}
+        self.max_bindings = max_bindings
         self._lock = threading.Lock()
 
     def bind(self, pod: Pod, node_name: str) -> None:
         """Accept the binding of *pod* to *node_name*."""
         with self._lock:
-            self.bindings[pod.key] = node_name
+            bindings = self.bindings
+            bindings[pod.key] = node_name
+            limit = self.max_bindings
+            if limit is not None and len(bindings) > limit:
+                for key in list(islice(bindings, len(bindings) - limit // 2)):
+                    del bindings[key]
 
     def __repr__(self) -> str:
         return f"InMemoryBinder({len(self.bindings)} bindings)"
