@@ -536,6 +536,12 @@ class Scheduler:
                 raise SchedulerError(f"pod {new.key!r} is unknown; add it with add_pod first")
             if old == new:  # an update carrying the same object (upstream skips those too)
                 return old
+            if old.node_name and not new.node_name:
+                # the API server refuses to clear spec.nodeName: such an update was made from a
+                # copy read before the pod was bound (e.g. racing with a binding thread)
+                raise SchedulerError(
+                    f"pod {new.key!r} was bound to node {old.node_name!r}; an update cannot unbind "
+                    "it (made from a copy read before the binding? read it again with get_pod)")
             self._apply_pod_update(old, new)
         return new
 
