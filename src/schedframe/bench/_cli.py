@@ -18,7 +18,8 @@ _DESCRIPTION = """\
 Run kube-scheduler's scheduler_perf workloads on schedframe: pods/s against upstream's floor,
 per-attempt latency (p50/p99), peak memory; a table on stdout and, with --json, a record.
 Workloads: names, name prefixes (SchedulingBasic), or groups: all (default: every performance
-workload and the memory target), performance, memory, series."""
+workload and the memory target), performance, memory, series.
+The soak run (arrivals and departures for minutes, RSS and invariants): soak --help."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,7 +66,12 @@ def _list() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m schedframe.bench``."""
+    """Entry point of ``python -m schedframe.bench`` (``... soak [options]``: the soak run)."""
+    rest = list(sys.argv[1:] if argv is None else argv)
+    if rest[:1] == ["soak"]:
+        from ._soak import soak_main
+
+        return soak_main(rest[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if args.list:
