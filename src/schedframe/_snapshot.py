@@ -279,6 +279,13 @@ class Snapshot:
         """The NodeInfo of *node_name*, or None when the snapshot has no such node."""
         return self._map.get(node_name)
 
+    def index(self, node_name: str) -> int | None:
+        """The position of *node_name*'s NodeInfo in :meth:`list`, or None when it has none.
+
+        .. versionadded:: 0.1.0
+        """
+        return self._pos.get(node_name)
+
     def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
         """NodeInfos with at least one pod that has pod affinity or anti-affinity, in list order."""
         return self._affinity

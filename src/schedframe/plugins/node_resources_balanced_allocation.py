@@ -34,6 +34,7 @@ from ._resource_scoring import (
     field_invalid,
     go_value,
 )
+from ._run_memo import RunMemo
 
 __all__ = [
     "ARGS_TYPE",
@@ -130,7 +131,7 @@ class NodeResourcesBalancedAllocation:
     """
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_handle", "_score", "_score_nodes", "_scorer")
+    __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -144,6 +145,7 @@ class NodeResourcesBalancedAllocation:
             fast_nodes=cpu_memory_fast_path_nodes(args.resources, "Balanced", use_requested=True))
         self._score = self._scorer.score
         self._score_nodes = self._scorer.score_nodes
+        self._memo: RunMemo[int] = RunMemo()
 
     @property
     def name(self) -> str:
@@ -181,7 +183,10 @@ class NodeResourcesBalancedAllocation:
             reqs = self._scorer.pod_requests(pod)
             if _is_best_effort(reqs):
                 return [0] * len(nodes)
-        return self._score_nodes(nodes, reqs)
+        # the score depends on the requests and the NodeInfo only: remembered per position
+        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        score_nodes = self._score_nodes
+        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""

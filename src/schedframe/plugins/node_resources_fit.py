@@ -55,6 +55,7 @@ from ._resource_scoring import (
     requested_to_capacity_ratio_scorer,
     validate_label_name,
 )
+from ._run_memo import RunMemo
 
 __all__ = [
     "ARGS_TYPE",
@@ -494,8 +495,21 @@ class NodeResourcesFit:
     """
 
     __module__ = "schedframe.plugins.node_resources_fit"
-    __slots__ = ("_args", "_events", "_groups", "_handle", "_ignored", "_in_place_scaling",
-                 "_no_resources", "_queue_hint", "_score", "_score_nodes", "_scorer")
+    __slots__ = (
+        "_args",
+        "_events",
+        "_filter_memo",
+        "_groups",
+        "_handle",
+        "_ignored",
+        "_in_place_scaling",
+        "_no_resources",
+        "_queue_hint",
+        "_score",
+        "_score_memo",
+        "_score_nodes",
+        "_scorer",
+    )
 
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Handle | None = None, *,
                  enable_in_place_pod_vertical_scaling: bool = True,
@@ -525,6 +539,8 @@ class NodeResourcesFit:
             fast_nodes=cpu_memory_fast_path_nodes(resources, ss.type, use_requested=False))
         self._score = self._scorer.score
         self._score_nodes = self._scorer.score_nodes
+        self._filter_memo: RunMemo[Status | None] = RunMemo()
+        self._score_memo: RunMemo[int] = RunMemo()
         self._no_resources = not resources
         self._events = self._build_events()
 
@@ -586,18 +602,28 @@ class NodeResourcesFit:
         if req is None or req.scalars:
             return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
         cpu, mem, eph = req.milli_cpu, req.memory, req.ephemeral_storage
-        out: list[tuple[int, Status]] = []
-        for i, ni in enumerate(nodes):
-            alloc = ni.allocatable
-            if len(ni.pods) < alloc.pods:
-                used = ni.requested
-                if (cpu <= alloc.milli_cpu - used.milli_cpu and mem <= alloc.memory - used.memory
-                        and eph <= alloc.ephemeral_storage - used.ephemeral_storage):
-                    continue
-            status = self.filter(state, pod, ni)
-            if status is not None:
-                out.append((i, status))
-        return out
+        filter_one = self.filter
+
+        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
+            out: list[Status | None] = []
+            append = out.append
+            for ni in some:
+                alloc = ni.allocatable
+                if len(ni.pods) < alloc.pods:
+                    used = ni.requested
+                    if (cpu <= alloc.milli_cpu - used.milli_cpu and mem <= alloc.memory - used.memory
+                            and eph <= alloc.ephemeral_storage - used.ephemeral_storage):
+                        append(None)
+                        continue
+                append(filter_one(state, pod, ni))
+            return out
+
+        # the outcome depends on the requests and the NodeInfo only: remembered per position
+        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        results = self._filter_memo.values((cpu, mem, eph), lister, nodes, compute)
+        if results.count(None) == len(results):
+            return []
+        return [(i, s) for i, s in enumerate(results) if s is not None]
 
     # -- PreScore / Score ---------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -623,7 +649,10 @@ class NodeResourcesFit:
             reqs = self._scorer.pod_requests(pod)
         if self._no_resources:
             return Status(Code.ERROR, ("resources not found",))
-        return self._score_nodes(nodes, reqs)
+        # the score depends on the requests and the NodeInfo only: remembered per position
+        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        score_nodes = self._score_nodes
+        return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""

@@ -14,6 +14,7 @@ from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResou
 from .._status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
+from ._run_memo import RunMemo
 
 if TYPE_CHECKING:
     from .._cycle_state import CycleState
@@ -59,7 +60,11 @@ class NodeUnschedulable:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ()
+    __slots__ = ("_handle", "_memo")
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        self._handle = handle
+        self._memo: RunMemo[Status | None] = RunMemo()
 
     @property
     def name(self) -> str:
@@ -79,9 +84,18 @@ class NodeUnschedulable:
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only cordoned
         or missing nodes go through :meth:`filter`."""
-        return [(i, s) for i, ni in enumerate(nodes)
-                if ((node := ni.node) is None or node.unschedulable)
-                and (s := self.filter(state, pod, ni)) is not None]
+        filter_one = self.filter
+
+        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
+            return [filter_one(state, pod, ni) if (node := ni.node) is None or node.unschedulable else None
+                    for ni in some]
+
+        # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
+        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        results = self._memo.values(tolerates_unschedulable(pod), lister, nodes, compute)
+        if results.count(None) == len(results):
+            return []
+        return [(i, s) for i, s in enumerate(results) if s is not None]
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or uncordoned; the pod gaining a toleration."""
@@ -119,7 +133,7 @@ class NodeUnschedulable:
 def new(args: object, handle: Handle) -> NodeUnschedulable:
     """Create the plugin (it takes no args)."""
     no_args(args)
-    return NodeUnschedulable()
+    return NodeUnschedulable(handle)
 
 
 if TYPE_CHECKING:

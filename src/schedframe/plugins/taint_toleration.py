@@ -26,6 +26,7 @@ from ._helpers import (
     node_not_found,
     tolerations_tolerate_taint,
 )
+from ._run_memo import RunMemo
 
 if TYPE_CHECKING:
     from .._filter import BatchFilterPlugin, FilterPlugin
@@ -79,7 +80,12 @@ class TaintToleration:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ()
+    __slots__ = ("_filter_memo", "_handle", "_score_memo")
+
+    def __init__(self, handle: Handle | None = None) -> None:
+        self._handle = handle
+        self._filter_memo: RunMemo[Status | None] = RunMemo()
+        self._score_memo: RunMemo[int] = RunMemo()
 
     @property
     def name(self) -> str:
@@ -101,9 +107,18 @@ class TaintToleration:
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only tainted
         or missing nodes go through :meth:`filter`."""
-        return [(i, s) for i, ni in enumerate(nodes)
-                if ((node := ni.node) is None or node.taints)
-                and (s := self.filter(state, pod, ni)) is not None]
+        filter_one = self.filter
+
+        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
+            return [filter_one(state, pod, ni) if (node := ni.node) is None or node.taints else None
+                    for ni in some]
+
+        # the outcome depends on the pod's tolerations and the NodeInfo only
+        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        results = self._filter_memo.values(pod.tolerations, lister, nodes, compute)
+        if results.count(None) == len(results):
+            return []
+        return [(i, s) for i, s in enumerate(results) if s is not None]
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Keep the tolerations that matter for PreferNoSchedule taints."""
@@ -128,6 +143,19 @@ class TaintToleration:
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
         """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`)."""
         tolerations = state.get(PRE_SCORE_STATE_KEY)
+        if tolerations is None or not nodes:
+            return self._score_each(state, nodes, tolerations)
+        # the score depends on the tolerations and the NodeInfo only
+        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        try:
+            return self._score_memo.values(tolerations, lister, nodes,
+                                           lambda some: _checked(self._score_each(state, some, tolerations)))
+        except _NodeGone:
+            return node_not_found()
+
+    @staticmethod
+    def _score_each(state: CycleState, nodes: Sequence[NodeInfo],
+                    tolerations: tuple[Toleration, ...] | None) -> list[int] | Status:
         out: list[int] = []
         append = out.append
         for ni in nodes:
@@ -196,10 +224,20 @@ class TaintToleration:
         return QueueingHint.QUEUE
 
 
+class _NodeGone(Exception):
+    """A node to score had no node object (reported as :func:`node_not_found`)."""
+
+
+def _checked(scores: list[int] | Status) -> list[int]:
+    if isinstance(scores, Status):
+        raise _NodeGone
+    return scores
+
+
 def new(args: object, handle: Handle) -> TaintToleration:
     """Create the plugin (it takes no args)."""
     no_args(args)
-    return TaintToleration()
+    return TaintToleration(handle)
 
 
 if TYPE_CHECKING:

@@ -1,0 +1,236 @@
+"""RunMemo (per-node results remembered by snapshot position, checked by NodeInfo identity) and
+the plugins that use it: the same results as computing every node, whatever changes between
+cycles."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler, Snapshot
+from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo
+from schedframe.testing import make_node, make_pod
+
+from .test_fast_paths import TAINTS, ZONE, _outcome, per_node_registry
+
+T0 = 1_700_000_000.0
+
+
+class Counting:
+    """A compute function recording which nodes it was asked for."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def __call__(self, nodes: Sequence[NodeInfo]) -> list[str]:
+        self.calls.append([ni.name for ni in nodes])
+        return [f"{ni.name}@{id(ni)}" for ni in nodes]
+
+
+def _snapshot(count: int) -> Snapshot:
+    return Snapshot.from_objects([make_node(f"n{i}").capacity(cpu="4").obj() for i in range(count)])
+
+
+def _truth(nodes: Sequence[NodeInfo]) -> list[str]:
+    return [f"{ni.name}@{id(ni)}" for ni in nodes]
+
+
+def test_a_run_seen_before_is_answered_without_computing() -> None:
+    """The second call over the same run computes nothing and gives the same results."""
+    snap = _snapshot(10)
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    run = list(snap.list()[2:7])
+    assert memo.values("k", snap, run, compute) == _truth(run)
+    assert memo.values("k", snap, list(run), compute) == _truth(run)
+    assert len(compute.calls) == 1
+
+
+@pytest.mark.parametrize(("start", "count"), [
+    pytest.param(0, 10, id="whole list"),
+    pytest.param(7, 6, id="wrapping run"),
+    pytest.param(9, 1, id="last node"),
+])
+def test_wrapping_runs_and_overlaps(start: int, count: int) -> None:
+    """Runs that wrap around the end of the node list, and runs overlapping earlier ones, use
+    what is known and compute only the rest."""
+    snap = _snapshot(10)
+    base = list(snap.list())
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    memo.values("k", snap, base[3:8], compute)  # n3..n7 known
+    run = [base[(start + k) % 10] for k in range(count)]
+    assert memo.values("k", snap, run, compute) == _truth(run)
+    assert sorted(compute.calls[-1]) == sorted(ni.name for ni in run if ni not in base[3:8]) or (
+        len(compute.calls) == 1 and all(ni in base[3:8] for ni in run))
+
+
+def test_replaced_node_infos_are_computed_again() -> None:
+    """A NodeInfo replaced in the snapshot (the node or its pods changed) is computed again;
+    its neighbours are not."""
+    nodes = [make_node(f"n{i}").capacity(cpu="4").obj() for i in range(6)]
+    snap = Snapshot.from_objects(nodes)
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    memo.values("k", snap, list(snap.list()), compute)
+    old = snap.list()[3]
+    clone = old.clone()
+    snap._replace(clone)  # what Cache.update_snapshot does for a changed node
+    run = list(snap.list())
+    assert run[3] is clone
+    assert clone is not old
+    assert memo.values("k", snap, run, compute) == _truth(run)
+    assert compute.calls[-1] == ["n3"]
+
+
+def test_lists_that_are_not_runs_are_computed_whole() -> None:
+    """Feasible lists with gaps, reordered lists, stale NodeInfos, tuples and empty lists are
+    computed in full and leave the memo alone."""
+    snap = _snapshot(8)
+    base = list(snap.list())
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    stale = base[2].clone()
+    for nodes in ([base[0], base[2], base[3]], [base[1], base[0]], [stale, base[3]], tuple(base[:3]), []):
+        assert memo.values("k", snap, nodes, compute) == _truth(nodes)
+        assert compute.calls[-1] == [ni.name for ni in nodes]
+    assert memo._entries == {}
+
+
+def test_keys_are_kept_apart_and_the_oldest_goes_first() -> None:
+    """Results are per key; past the key limit the least recently used key is forgotten."""
+    snap = _snapshot(4)
+    run = list(snap.list())
+    memo: RunMemo[str] = RunMemo()
+
+    def tagged(tag: str) -> Any:
+        return lambda nodes: [f"{tag}:{ni.name}" for ni in nodes]
+
+    for k in range(_MAX_KEYS):
+        assert memo.values(k, snap, run, tagged(str(k))) == [f"{k}:{ni.name}" for ni in run]
+    memo.values(0, snap, run, tagged("x"))  # key 0 becomes the most recently used
+    memo.values("new", snap, run, tagged("new"))  # evicts key 1
+    assert memo.values(0, snap, run, tagged("y")) == [f"0:{ni.name}" for ni in run]
+    assert memo.values(1, snap, run, tagged("z")) == [f"z:{ni.name}" for ni in run]
+
+
+def test_a_node_list_of_another_length_starts_over() -> None:
+    """When nodes are added or removed the memo of a key starts over (positions moved)."""
+    snap = _snapshot(5)
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    memo.values("k", snap, list(snap.list()), compute)
+    bigger = _snapshot(6)
+    assert memo.values("k", bigger, list(bigger.list()), compute) == _truth(bigger.list())
+    assert len(compute.calls[-1]) == 6
+
+
+def test_compute_returning_the_wrong_count_is_refused() -> None:
+    """A compute function returning too few results (here for the two unknown nodes) is a
+    ValueError, not a silent shift."""
+    snap = _snapshot(3)
+    memo: RunMemo[str] = RunMemo()
+    memo.values("k", snap, list(snap.list()[:1]), lambda nodes: ["a"] * len(nodes))
+    with pytest.raises(ValueError, match="returned 1 results for 2 nodes"):
+        memo.values("k", snap, list(snap.list()), lambda nodes: ["a"])
+
+
+def test_listers_without_positions_mean_no_memo() -> None:
+    """Without a snapshot that knows positions (a fake lister, None) every call computes."""
+    snap = _snapshot(3)
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    for _ in range(2):
+        memo.values("k", None, list(snap.list()), compute)
+    assert len(compute.calls) == 2
+
+
+# -- plugins through the scheduler: batch + memo against node by node, with changes ------------
+
+_ACTIONS = ("pods", "schedule", "taint", "untaint", "cordon", "uncordon", "relabel", "resize", "remove_node",
+            "add_node", "delete_pod")
+
+
+def _node(i: int, rng: random.Random) -> Node:
+    b = (make_node(f"n{i:03d}").capacity(cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
+                                          pods=rng.choice([3, 110]))
+         .label(ZONE, "abc"[i % 3]))
+    if rng.random() < 0.03:  # few: runs of untainted nodes keep the feasible lists whole
+        b = b.taint(*rng.choice(TAINTS))
+    return b.obj()
+
+
+def _pod(name: str, rng: random.Random) -> Pod:
+    b = make_pod(name).req(cpu=rng.choice(["100m", "300m", "1"]), memory=rng.choice(["64Mi", "512Mi"]))
+    if rng.random() < 0.3:
+        b = b.toleration(*rng.choice(TAINTS))
+    if rng.random() < 0.1:
+        b = b.toleration("node.kubernetes.io/unschedulable", "", "NoSchedule", operator="Exists")
+    return b.obj()
+
+
+def _drive(s: Scheduler, script: list[tuple[str, int]], seed: int) -> list[Any]:
+    """Apply *script* to *s*; the outcome after every step."""
+    rng = random.Random(seed)
+    nodes = {i: _node(i, rng) for i in range(150)}
+    for node in nodes.values():
+        s.add_node(node)
+    next_node, next_pod = 150, 0
+    cpus: dict[int, str] = {}
+    out = []
+    for action, arg in script:
+        names = sorted(nodes)
+        victim = names[arg % len(names)] if names else None
+        if action == "pods":
+            for _ in range(arg % 12 + 1):
+                s.add_pod(_pod(f"p{next_pod:04d}", rng))
+                next_pod += 1
+        elif action == "schedule":
+            for _ in range(arg % 20 + 1):
+                s.schedule_one()
+        elif action == "add_node" or victim is None:
+            nodes[next_node] = _node(next_node, rng)
+            s.add_node(nodes[next_node])
+            next_node += 1
+        elif action == "remove_node":
+            s.remove_node(nodes.pop(victim).name)
+        elif action == "delete_pod":
+            bound = sorted(s.bindings())
+            if bound:
+                s.remove_pod(bound[arg % len(bound)])
+        else:
+            if action == "resize":
+                cpus[victim] = rng.choice(["1", "2", "4"])
+            b = (make_node(nodes[victim].name).capacity(cpu=cpus.get(victim, "4"), memory="4Gi", pods=110)
+                 .label(ZONE, "abc"[victim % 3]))
+            if action == "relabel":
+                b = b.label(ZONE, "d")
+            if action == "taint":
+                b = b.taint(*rng.choice(TAINTS))
+            if action == "cordon":
+                b = b.unschedulable()
+            nodes[victim] = b.obj()
+            s.update_node(nodes[victim])
+        out.append(_outcome(s))
+    s.run_until_idle()
+    out.append(_outcome(s))
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=st.lists(st.tuples(st.sampled_from(_ACTIONS), st.integers(0, 10_000)), min_size=5, max_size=30),
+       seed=st.integers(0, 5))
+def test_scheduler_with_memos_matches_node_by_node_under_changes(script: list[tuple[str, int]],
+                                                                 seed: int) -> None:
+    """Nodes tainted, cordoned, relabelled, resized, removed and added, pods deleted, between
+    scheduling steps: the default profile (batch methods and their memos) binds the same pods to
+    the same nodes, with the same events and pending messages, after every step, as the
+    per-node methods."""
+    fast = Scheduler(seed=seed, clock=FakeClock(T0))
+    ref = Scheduler(registry=per_node_registry(), seed=seed, clock=FakeClock(T0))
+    assert _drive(fast, script, seed) == _drive(ref, script, seed)
