@@ -10,6 +10,10 @@ that every measured pod was bound. Run it on your own profile (``--config``) and
     result = run_workload(get_workload("SchedulingBasic/5000Nodes_10000Pods").scaled(0.01))
     print(result.pods_per_second, result.latency_p99_ms)
 
+``python -m schedframe.bench soak`` (or :func:`run_soak`) is the long run: pods arriving and
+leaving for minutes on a few hundred nodes, with RSS, throughput and the scheduler's invariants
+checked per interval.
+
 .. versionadded:: 0.1.0
 """
 
@@ -27,6 +31,7 @@ from ._runner import (
     run_workload,
     summarize,
 )
+from ._soak import SoakInterval, SoakOptions, SoakReport, check_invariants, format_soak, run_soak
 from ._workloads import (
     WORKLOADS,
     BenchmarkError,
@@ -48,12 +53,17 @@ __all__ = [
     "Churn",
     "NodeGroup",
     "PodGroup",
+    "SoakInterval",
+    "SoakOptions",
+    "SoakReport",
     "Workload",
     "WorkloadResult",
     "build_registry",
+    "check_invariants",
     "default_node",
     "default_pod",
     "format_profile",
+    "format_soak",
     "format_table",
     "get_workload",
     "load_config",
@@ -61,6 +71,7 @@ __all__ = [
     "main",
     "make_record",
     "run_named",
+    "run_soak",
     "run_suite",
     "run_workload",
     "select_workloads",
