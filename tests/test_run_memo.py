@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler, Snapshot
-from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo
+from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo, _differences
 from schedframe.testing import make_node, make_pod
 
-from .test_fast_paths import TAINTS, ZONE, _outcome, per_node_registry
+from .test_fast_paths import IMAGES, TAINTS, ZONE, _outcome, per_node_registry
 
 T0 = 1_700_000_000.0
 
@@ -152,8 +152,8 @@ def test_listers_without_positions_mean_no_memo() -> None:
 
 # -- plugins through the scheduler: batch + memo against node by node, with changes ------------
 
-_ACTIONS = ("pods", "schedule", "taint", "untaint", "cordon", "uncordon", "relabel", "resize", "remove_node",
-            "add_node", "delete_pod")
+_ACTIONS = ("pods", "schedule", "taint", "untaint", "cordon", "uncordon", "relabel", "resize", "images",
+            "remove_node", "add_node", "delete_pod")
 
 
 def _node(i: int, rng: random.Random) -> Node:
@@ -162,6 +162,8 @@ def _node(i: int, rng: random.Random) -> Node:
          .label(ZONE, "abc"[i % 3]))
     if rng.random() < 0.03:  # few: runs of untainted nodes keep the feasible lists whole
         b = b.taint(*rng.choice(TAINTS))
+    if rng.random() < 0.4:  # widely spread images score well above ImageLocality's threshold
+        b = b.image(*rng.choice(IMAGES))
     return b.obj()
 
 
@@ -171,6 +173,8 @@ def _pod(name: str, rng: random.Random) -> Pod:
         b = b.toleration(*rng.choice(TAINTS))
     if rng.random() < 0.1:
         b = b.toleration("node.kubernetes.io/unschedulable", "", "NoSchedule", operator="Exists")
+    if rng.random() < 0.5:
+        b = b.container(rng.choice([i for i, _ in IMAGES]))
     return b.obj()
 
 
@@ -214,6 +218,8 @@ def _drive(s: Scheduler, script: list[tuple[str, int]], seed: int) -> list[Any]:
                 b = b.taint(*rng.choice(TAINTS))
             if action == "cordon":
                 b = b.unschedulable()
+            if action == "images":
+                b = b.image(*rng.choice(IMAGES))
             nodes[victim] = b.obj()
             s.update_node(nodes[victim])
         out.append(_outcome(s))
@@ -227,10 +233,23 @@ def _drive(s: Scheduler, script: list[tuple[str, int]], seed: int) -> list[Any]:
        seed=st.integers(0, 5))
 def test_scheduler_with_memos_matches_node_by_node_under_changes(script: list[tuple[str, int]],
                                                                  seed: int) -> None:
-    """Nodes tainted, cordoned, relabelled, resized, removed and added, pods deleted, between
+    """Nodes tainted, cordoned, relabelled, resized, given images, removed and added, pods deleted, between
     scheduling steps: the default profile (batch methods and their memos) binds the same pods to
     the same nodes, with the same events and pending messages, after every step, as the
     per-node methods."""
     fast = Scheduler(seed=seed, clock=FakeClock(T0))
     ref = Scheduler(registry=per_node_registry(), seed=seed, clock=FakeClock(T0))
     assert _drive(fast, script, seed) == _drive(ref, script, seed)
+
+
+@given(size=st.integers(0, 300), changes=st.lists(st.integers(0, 299), max_size=12))
+def test_differences_finds_every_replaced_item(size: int, changes: list[int]) -> None:
+    """The halving search finds exactly the positions holding other objects."""
+    seen = [object() for _ in range(size)]
+    nodes = list(seen)
+    for k in changes:
+        if k < size:
+            nodes[k] = object()
+    out: list[int] = []
+    _differences(seen, nodes, 0, size, out)
+    assert out == sorted({k for k in changes if k < size})

@@ -17,7 +17,6 @@ one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress
 from typing import Any, Final, Generic, TypeVar, final
 
 from .._nodeinfo import NodeInfo
@@ -92,15 +91,36 @@ class RunMemo(Generic[V]):
         seen = _segment(infos, start, m)
         if seen == nodes:  # identity first: no NodeInfo is read when they are the same objects
             return _segment(results, start, m)
-        changed = [a is not b for a, b in zip(seen, nodes)]
-        fresh = compute(list(compress(nodes, changed)))
-        if len(fresh) != sum(changed):
-            raise ValueError(f"compute returned {len(fresh)} results for {sum(changed)} nodes")
-        it = iter(fresh)
-        for k in compress(range(m), changed):
+        changed: list[int] = []
+        _differences(seen, nodes, 0, m, changed)
+        fresh = compute([nodes[k] for k in changed])
+        if len(fresh) != len(changed):
+            raise ValueError(f"compute returned {len(fresh)} results for {len(changed)} nodes")
+        for k, value in zip(changed, fresh):
             pos = start + k
             if pos >= n:
                 pos -= n
             infos[pos] = nodes[k]
-            results[pos] = next(it)
+            results[pos] = value
         return _segment(results, start, m)
+
+
+#: below this many items :func:`_differences` compares one by one
+_LINEAR: Final = 24
+
+
+def _differences(seen: list[Any], nodes: Sequence[Any], lo: int, hi: int, out: list[int]) -> None:
+    """Append to *out* the indexes in ``[lo, hi)`` where *seen* and *nodes* hold different objects.
+
+    Halves are compared as slices (C-level identity comparisons) and only unequal halves are
+    searched further, so a few changed nodes in a long run cost a few dozen slice comparisons
+    instead of a Python loop over the run.
+    """
+    if hi - lo <= _LINEAR:
+        out.extend(k for k in range(lo, hi) if seen[k] is not nodes[k])
+        return
+    mid = (lo + hi) // 2
+    if seen[lo:mid] != nodes[lo:mid]:
+        _differences(seen, nodes, lo, mid, out)
+    if seen[mid:hi] != nodes[mid:hi]:
+        _differences(seen, nodes, mid, hi, out)

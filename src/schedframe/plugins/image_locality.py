@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Final, cast, final
 from .._score import MAX_NODE_SCORE
 from . import names
 from ._helpers import go_div, no_args
+from ._run_memo import RunMemo
 
 if TYPE_CHECKING:
     from .._api import Pod
@@ -92,10 +93,11 @@ class ImageLocality:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_handle",)
+    __slots__ = ("_handle", "_no_images")
 
     def __init__(self, handle: Handle) -> None:
         self._handle = handle
+        self._no_images: RunMemo[int | None] = RunMemo()
 
     @property
     def name(self) -> str:
@@ -115,7 +117,17 @@ class ImageLocality:
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
         """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`): the
-        pod's image names are normalized and the cluster's node count read once."""
+        pod's image names are normalized and the cluster's node count read once. Nodes without
+        images score 0 (known per NodeInfo: remembered by position)."""
+        zeros = self._no_images.values(None, self._handle.snapshot_shared_lister(), nodes, _zero_if_no_images)
+        if None not in zeros:
+            return cast("list[int]", zeros)
+        held = [ni for ni, z in zip(nodes, zeros) if z is None]
+        scores = self._score_each(pod, held)
+        it = iter(scores)
+        return [next(it) if z is None else z for z in zeros]
+
+    def _score_each(self, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
         out: list[int] = []
         append = out.append
         images: list[str] | None = None
@@ -143,6 +155,11 @@ class ImageLocality:
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
         return None
+
+
+def _zero_if_no_images(nodes: Sequence[NodeInfo]) -> list[int | None]:
+    """0 for each node without images (its score whatever the pod), None for the others."""
+    return [None if ni.image_states else 0 for ni in nodes]
 
 
 def new(args: object, handle: Handle) -> ImageLocality:
