@@ -35,7 +35,7 @@ from schedframe.plugins import in_tree_registry
 from schedframe.testing import fake_registry, make_node, make_pod
 
 #: examples per test (override with SCHEDFRAME_STRESS_EXAMPLES for longer runs)
-EXAMPLES = int(os.environ.get("SCHEDFRAME_STRESS_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("SCHEDFRAME_STRESS_EXAMPLES", "100"))
 #: a thread still running after this many seconds is deadlocked
 JOIN_TIMEOUT = 30.0
 
