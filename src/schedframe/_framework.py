@@ -147,20 +147,40 @@ class RecordedEvent:
     message: str
 
 
+#: How many events an :class:`InMemoryEventRecorder` keeps by default.
+DEFAULT_MAX_EVENTS: Final = 10_000
+
+
 @final
 class InMemoryEventRecorder:
-    """The default :class:`~schedframe.EventRecorder`: keeps events in ``events``."""
+    """The default :class:`~schedframe.EventRecorder`: keeps the recent events in ``events``.
+
+    Args:
+        max_events: how many events to keep (``None``: all). When there are more, the oldest
+            half is dropped, so a scheduler running for days holds a bounded list (each event
+            keeps its pod alive).
+
+    .. versionchanged:: 0.1.0
+        Keeps at most *max_events* (default 10,000) events instead of every one.
+    """
 
     __module__ = "schedframe"
 
-    def __init__(self) -> None:
+    def __init__(self, max_events: int | None = DEFAULT_MAX_EVENTS) -> None:
+        if max_events is not None and max_events < 1:
+            raise SchedulerError(f"max_events must be >= 1 or None, got {max_events}")
         self.events: list[RecordedEvent] = []
+        self.max_events = max_events
         self._lock = threading.Lock()
 
     def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
-        """Store an event."""
+        """Store an event (dropping the oldest half when more than *max_events* are kept)."""
         with self._lock:
-            self.events.append(RecordedEvent(obj, event_type, reason, message))
+            events = self.events
+            events.append(RecordedEvent(obj, event_type, reason, message))
+            limit = self.max_events
+            if limit is not None and len(events) > limit:
+                del events[:len(events) - limit // 2]
 
     def clear(self) -> None:
         """Forget all stored events."""

@@ -383,7 +383,8 @@ class Scheduler:
 
     @property
     def events(self) -> list[RecordedEvent]:
-        """Kubernetes-style events recorded so far (``Scheduled``, ``FailedScheduling``, ...)."""
+        """Kubernetes-style events recorded so far (``Scheduled``, ``FailedScheduling``, ...);
+        the default recorder keeps the most recent 10,000."""
         return list(self.recorder.events)
 
     def node_of(self, pod: Pod | str) -> str | None:
