@@ -1944,3 +1944,36 @@ def test_scheduler_outcomes(high, pdbs, want_node, want_message):
         [pending] = sched.pending()
         assert pending.message == want_message
         assert sched.node_of("default/b") == "n2"
+
+
+def test_dry_run_skips_nodes_without_lower_priority_pods_without_cloning(monkeypatch):
+    """Nodes where no pod has a lower priority than the preemptor get upstream's "no victims"
+    status without cloning the node or the state; candidates and statuses are those of the full
+    victim selection, which still runs when the victim selector is replaced."""
+    nodes = [node(n) for n in FIVE]
+    pods = _five([MID, VERY_HIGH, MID, VERY_HIGH, MID])
+    env = Env(nodes, pods)
+    p = pod("p", prio=HIGH, req=LARGE)
+    evaluator = env.plugin.evaluator
+    cloned: list[str] = []
+    real_clone = NodeInfo.clone
+
+    def counting_clone(self: NodeInfo) -> NodeInfo:
+        cloned.append(self.name)
+        return real_clone(self)
+
+    monkeypatch.setattr(NodeInfo, "clone", counting_clone)
+    fast = evaluator.dry_run_preemption(env.pre_filter(p), p, env.node_infos(), [], 0, 5)
+    assert cloned == ["node1", "node3", "node5"]
+    selected: list[str] = []
+
+    def spy(state: CycleState, pp: Pod, ni: NodeInfo, pdbs: Any) -> tuple[list[Pod], int, Status]:
+        selected.append(ni.name)
+        return env.plugin.select_victims_on_node(state, pp, ni, pdbs)
+
+    evaluator.interface = Override(env.plugin, select_victims_on_node=spy)
+    slow = evaluator.dry_run_preemption(env.pre_filter(p), p, env.node_infos(), [], 0, 5)
+    assert selected == ["node1", "node2", "node3", "node4", "node5"]
+    assert summary(fast[0]) == summary(slow[0])
+    assert fast[1].items() == slow[1].items() == [("node2", Status.unresolvable(NO_VICTIMS)),
+                                                  ("node4", Status.unresolvable(NO_VICTIMS))]

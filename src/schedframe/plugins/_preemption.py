@@ -399,8 +399,20 @@ class Evaluator:
         errors: list[Status] = []
         n = len(potential_nodes)
         select = self.interface.select_victims_on_node
+        # Optional: answers "no victims here" without the clones (DefaultPreemption's). Used only
+        # when the same object also selects the victims, so the two cannot disagree.
+        no_victims = getattr(self.interface, "no_victims_status", None)
+        if no_victims is not None and getattr(no_victims, "__self__", no_victims) is not getattr(
+                select, "__self__", select):
+            no_victims = None
         for i in range(n):
-            node_info = potential_nodes[(offset + i) % n].clone()
+            original = potential_nodes[(offset + i) % n]
+            if no_victims is not None:
+                status = no_victims(pod, original)
+                if status is not None:
+                    statuses.set(original.name, status)
+                    continue
+            node_info = original.clone()
             name = node_info.name
             pods, num_violations, status = select(state.clone(), pod, node_info, pdbs)
             if status.is_success():

@@ -76,6 +76,7 @@ NAME: Final = names.DEFAULT_PREEMPTION
 
 #: Per-node status when the node has no pod of lower priority than the preemptor.
 ERR_NO_VICTIMS: Final = "No preemption victims found for incoming pod"
+_NO_VICTIMS: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_NO_VICTIMS,))
 #: Why a pod with ``preemptionPolicy: Never`` does not preempt.
 ERR_NOT_ELIGIBLE_PREEMPT_NEVER: Final = "not eligible due to preemptionPolicy=Never."
 #: Why a pod whose earlier victims are still terminating does not preempt again.
@@ -331,6 +332,16 @@ class DefaultPreemption:
                         return False, ERR_NOT_ELIGIBLE_TERMINATING
         return True, ""
 
+    def no_victims_status(self, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """What :meth:`select_victims_on_node` returns for a node where no pod has a lower
+        priority than *pod* (none can be a victim), found without cloning the node and the
+        cycle state; ``None`` when some pod might be a victim."""
+        priority = pod.effective_priority
+        for pi in node_info.pods:
+            if pi.pod.effective_priority < priority:
+                return None
+        return _NO_VICTIMS
+
     def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:
         """The fewest pods to evict from *node_info* for *pod* to fit, most important first, and
@@ -356,7 +367,7 @@ class DefaultPreemption:
             if err is not None:
                 return [], 0, err
         if not potential:
-            return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_NO_VICTIMS,))
+            return [], 0, _NO_VICTIMS
 
         # The pod must fit once every eligible victim is gone; otherwise this node cannot help
         # (affinity of the preemptor to its own victims is deliberately not considered).
