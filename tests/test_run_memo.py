@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler, Snapshot
 from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo, _differences
-from schedframe.testing import make_node, make_pod
+from schedframe.testing import make_node, make_pod, selector
 
 from .test_fast_paths import IMAGES, TAINTS, ZONE, _outcome, per_node_registry
 
@@ -175,6 +175,8 @@ def _pod(name: str, rng: random.Random) -> Pod:
         b = b.toleration("node.kubernetes.io/unschedulable", "", "NoSchedule", operator="Exists")
     if rng.random() < 0.5:
         b = b.container(rng.choice([i for i, _ in IMAGES]))
+    if rng.random() < 0.25:  # zone spread: relabelled nodes change the verdicts
+        b = b.label("app", "web").spread_constraint(1, ZONE, "DoNotSchedule", selector({"app": "web"}))
     return b.obj()
 
 

@@ -45,6 +45,7 @@ from ._helpers import (
     find_matching_untolerated_taint,
     label_key_errors,
 )
+from ._run_memo import RunMemo
 from ._topology import (
     LABEL_HOSTNAME,
     LABEL_TOPOLOGY_ZONE,
@@ -489,6 +490,8 @@ class PodTopologySpread:
         self._has_soft_defaults = any(c.when_unsatisfiable == SCHEDULE_ANYWAY
                                       for c in self.default_constraints)
         self._sums = SumCache()
+        #: each node's label values of the constraints' keys, by position (see filter_nodes)
+        self._label_memo: RunMemo[tuple[str | None, ...] | None] = RunMemo()
 
     @property
     def name(self) -> str:
@@ -665,22 +668,29 @@ class PodTopologySpread:
         # per constraint: key, its counts, self match minus the global minimum, maxSkew
         plan = [(c.topology_key, s.counts[i], s.self_match[i] - s.min_match_num(i), c.max_skew)
                 for i, c in enumerate(s.constraints)]
-        out: list[tuple[int, Status]] = []
-        for idx, ni in enumerate(nodes):
-            node = ni.node
-            if node is None:
-                out.append((idx, Status.from_error(ValueError("node not found"))))
+        keys = tuple(key for key, _counts, _base, _skew in plan)
+        # A node's verdict depends only on its values of the constraints' keys (None: no node),
+        # which are remembered by position: each distinct combination is judged once.
+        values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
+                                         lambda some: [_label_values(ni, keys) for ni in some])
+        verdicts: dict[tuple[str | None, ...] | None, Status | None] = {}
+        for combo in set(values):
+            if combo is None:
+                verdicts[combo] = Status.from_error(ValueError("node not found"))
                 continue
-            labels = node.labels
-            for key, counts, base, max_skew in plan:
-                value = labels.get(key)
+            verdict = None
+            for (_key, counts, base, max_skew), value in zip(plan, combo):
                 if value is None:
-                    out.append((idx, _NODE_LABEL_NOT_MATCH))
+                    verdict = _NODE_LABEL_NOT_MATCH
                     break
                 if counts.get(value, 0) + base > max_skew:
-                    out.append((idx, _CONSTRAINTS_NOT_MATCH))
+                    verdict = _CONSTRAINTS_NOT_MATCH
                     break
-        return out
+            verdicts[combo] = verdict
+        if all(v is None for v in verdicts.values()):
+            return []
+        return [(idx, verdict) for idx, combo in enumerate(values)
+                if (verdict := verdicts[combo]) is not None]
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -957,3 +967,12 @@ def _go_round(total: float) -> int:
     if total - rounded >= 0.5:
         rounded += 1
     return int(rounded)
+
+
+def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
+    """The node's values of *keys* (None for a missing label), or None when the node is gone."""
+    node = node_info.node
+    if node is None:
+        return None
+    get = node.labels.get
+    return tuple(get(key) for key in keys)
