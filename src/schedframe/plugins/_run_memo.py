@@ -20,13 +20,26 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, Generic, TypeVar, final
 
 from .._nodeinfo import NodeInfo
+from .._status import Status
 
-__all__ = ["RunMemo"]
+__all__ = ["RunMemo", "rejections", "snapshot_of"]
 
 V = TypeVar("V")
 
 #: keys (pod shapes) remembered per plugin; the least recently used goes first
 _MAX_KEYS: Final = 4
+
+
+def snapshot_of(handle: Any) -> object:
+    """The snapshot a memo checks runs against: the handle's, or None without a handle."""
+    return None if handle is None else handle.snapshot_shared_lister()
+
+
+def rejections(results: list[Status | None]) -> list[tuple[int, Status]]:
+    """``filter_nodes``' answer from per-node Filter outcomes: (index, status) of the rejected."""
+    if results.count(None) == len(results):
+        return []
+    return [(i, s) for i, s in enumerate(results) if s is not None]
 
 
 def _segment(items: list[Any], start: int, count: int) -> list[Any]:

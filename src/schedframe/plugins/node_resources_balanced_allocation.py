@@ -34,7 +34,7 @@ from ._resource_scoring import (
     field_invalid,
     go_value,
 )
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -184,7 +184,7 @@ class NodeResourcesBalancedAllocation:
             if _is_best_effort(reqs):
                 return [0] * len(nodes)
         # the score depends on the requests and the NodeInfo only: remembered per position
-        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
         return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 

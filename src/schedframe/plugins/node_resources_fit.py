@@ -55,7 +55,7 @@ from ._resource_scoring import (
     requested_to_capacity_ratio_scorer,
     validate_label_name,
 )
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, rejections, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -619,11 +619,9 @@ class NodeResourcesFit:
             return out
 
         # the outcome depends on the requests and the NodeInfo only: remembered per position
-        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        lister = snapshot_of(self._handle)
         results = self._filter_memo.values((cpu, mem, eph), lister, nodes, compute)
-        if results.count(None) == len(results):
-            return []
-        return [(i, s) for i, s in enumerate(results) if s is not None]
+        return rejections(results)
 
     # -- PreScore / Score ---------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -650,7 +648,7 @@ class NodeResourcesFit:
         if self._no_resources:
             return Status(Code.ERROR, ("resources not found",))
         # the score depends on the requests and the NodeInfo only: remembered per position
-        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
         return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 

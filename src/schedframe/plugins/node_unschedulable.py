@@ -14,7 +14,7 @@ from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResou
 from .._status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, rejections, snapshot_of
 
 if TYPE_CHECKING:
     from .._cycle_state import CycleState
@@ -91,11 +91,9 @@ class NodeUnschedulable:
                     for ni in some]
 
         # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
-        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        lister = snapshot_of(self._handle)
         results = self._memo.values(tolerates_unschedulable(pod), lister, nodes, compute)
-        if results.count(None) == len(results):
-            return []
-        return [(i, s) for i, s in enumerate(results) if s is not None]
+        return rejections(results)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or uncordoned; the pod gaining a toleration."""

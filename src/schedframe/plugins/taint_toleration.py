@@ -26,7 +26,7 @@ from ._helpers import (
     node_not_found,
     tolerations_tolerate_taint,
 )
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, rejections, snapshot_of
 
 if TYPE_CHECKING:
     from .._filter import BatchFilterPlugin, FilterPlugin
@@ -114,11 +114,9 @@ class TaintToleration:
                     for ni in some]
 
         # the outcome depends on the pod's tolerations and the NodeInfo only
-        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        lister = snapshot_of(self._handle)
         results = self._filter_memo.values(pod.tolerations, lister, nodes, compute)
-        if results.count(None) == len(results):
-            return []
-        return [(i, s) for i, s in enumerate(results) if s is not None]
+        return rejections(results)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Keep the tolerations that matter for PreferNoSchedule taints."""
@@ -146,7 +144,7 @@ class TaintToleration:
         if tolerations is None or not nodes:
             return self._score_each(state, nodes, tolerations)
         # the score depends on the tolerations and the NodeInfo only
-        lister = None if self._handle is None else self._handle.snapshot_shared_lister()
+        lister = snapshot_of(self._handle)
         try:
             return self._score_memo.values(tolerations, lister, nodes,
                                            lambda some: _checked(self._score_each(state, some, tolerations)))
