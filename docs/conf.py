@@ -31,7 +31,7 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(collections\.abc|typing|typing_extensions|enum|fractions|os|pluggy|attrs|threading)\..*"),
     (r"py:class", r"(Fraction|FrozenDict)"),
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
-    (r"py:class", r"(.*\.)?[TKV]"),
+    (r"py:(class|obj)", r"(.*\.)?[TKV]"),
     (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self|Diagnosis)"),
     (r"py:class", r"random\.Random"),
 ]

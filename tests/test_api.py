@@ -29,7 +29,7 @@ from schedframe import (
     Taint,
     Toleration,
 )
-from schedframe._api import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, requests_of
+from schedframe.api.objects import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, requests_of
 
 MI = 1024 * 1024
 GI = 1024 * MI

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schedframe import SchedulerError
-from schedframe._binder import DEFAULT_MAX_BINDINGS, InMemoryBinder
+from schedframe.framework.binder import DEFAULT_MAX_BINDINGS, InMemoryBinder
 from schedframe.testing import make_pod
 
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedframe import CacheError, ContainerPort, ImageStateSummary, Node, NodeInfo, Pod, Resources
-from schedframe._api import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
-from schedframe._cache import Cache, CacheDump
-from schedframe._snapshot import NodeTree, Snapshot
+from schedframe.api.objects import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from schedframe.cache.cache import Cache, CacheDump
+from schedframe.cache.snapshot import NodeTree, Snapshot
 from schedframe.testing import make_node, make_pod
 
 MB = 1024 * 1024

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import ConfigurationError, PluginArgsError, Registry, Status
-from schedframe._config import (
+from schedframe.config.configuration import (
     API_VERSION,
     EXTENSION_POINTS,
     KIND,

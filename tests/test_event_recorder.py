@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schedframe import InMemoryEventRecorder, SchedulerError
-from schedframe._framework import DEFAULT_MAX_EVENTS
+from schedframe.framework.runtime import DEFAULT_MAX_EVENTS
 
 
 @pytest.mark.parametrize(("limit", "count", "want_first", "want_len"), [

@@ -23,18 +23,8 @@ from schedframe import (
     SchedulerError,
     Status,
 )
-from schedframe._explain import (
-    Explanation,
-    NodeScores,
-    NodeVerdict,
-    PluginNodeScore,
-    PluginVerdict,
-    explain,
-    explain_with,
-)
-from schedframe._framework import Framework
-from schedframe._scheduler import ERR_NO_NODES_AVAILABLE, Scheduler
-from schedframe._snapshot import Snapshot
+from schedframe.cache.snapshot import Snapshot
+from schedframe.framework.runtime import Framework
 from schedframe.plugins import in_tree_registry
 from schedframe.plugins.node_resources_fit import (
     ERR_REASON_INSUFFICIENT_CPU,
@@ -43,6 +33,16 @@ from schedframe.plugins.node_resources_fit import (
 from schedframe.plugins.node_unschedulable import ERR_REASON_UNSCHEDULABLE
 from schedframe.plugins.scheduling_gates import WAITING_FOR_GATES
 from schedframe.plugins.taint_toleration import ERR_REASON_UNTOLERATED
+from schedframe.scheduler.explain import (
+    Explanation,
+    NodeScores,
+    NodeVerdict,
+    PluginNodeScore,
+    PluginVerdict,
+    explain,
+    explain_with,
+)
+from schedframe.scheduler.scheduler import ERR_NO_NODES_AVAILABLE, Scheduler
 from schedframe.testing import (
     FAKE_REASON,
     FakeFilter,

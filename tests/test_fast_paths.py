@@ -26,12 +26,10 @@ from schedframe import (
     Scheduler,
     Status,
 )
-from schedframe._config import SchedulerConfiguration
-from schedframe._filter import BatchFilterPlugin
-from schedframe._framework import Framework
-from schedframe._scheduler import Diagnosis
-from schedframe._score import BatchScoreExtensions, BatchScorePlugin
-from schedframe._snapshot import Snapshot
+from schedframe.cache.snapshot import Snapshot
+from schedframe.config.configuration import SchedulerConfiguration
+from schedframe.framework.interfaces import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin
+from schedframe.framework.runtime import Framework
 from schedframe.plugins import _resource_scoring, in_tree_registry
 from schedframe.plugins._helpers import default_normalize_score, default_normalize_score_ints
 from schedframe.plugins._resource_scoring import DEFAULT_RESOURCES, ResourceSpec, cpu_memory_fast_path
@@ -41,6 +39,7 @@ from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesB
 from schedframe.plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs, ScoringStrategy
 from schedframe.plugins.node_unschedulable import NodeUnschedulable
 from schedframe.plugins.taint_toleration import TaintToleration
+from schedframe.scheduler.scheduler import Diagnosis
 from schedframe.testing import make_framework, make_node, make_pod, selector
 
 T0 = 1_700_000_000.0

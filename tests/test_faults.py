@@ -16,12 +16,12 @@ import attrs
 import pytest
 
 from schedframe import Code, CycleState, FakeClock, NodeInfo, NodeScore, Pod, Status
-from schedframe._binder import InMemoryBinder
-from schedframe._config import Profile, SchedulerConfiguration
-from schedframe._filter import NodeToStatus, PostFilterResult, PreFilterResult
-from schedframe._registry import Registry
-from schedframe._scheduler import Scheduler
+from schedframe.config.configuration import Profile, SchedulerConfiguration
+from schedframe.framework.binder import InMemoryBinder
+from schedframe.framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult
+from schedframe.framework.registry import Registry
 from schedframe.plugins import in_tree_registry
+from schedframe.scheduler.scheduler import Scheduler
 from schedframe.testing import make_node, make_pod
 
 T0 = 1_700_000_000.0

@@ -31,12 +31,11 @@ from schedframe import (
     SchedulerError,
     Status,
 )
-from schedframe._events import NODE_ADD, ActionType, EventResource
-from schedframe._filter import NominatingMode
-from schedframe._framework import Framework, InMemoryEventRecorder, RecordedEvent
-from schedframe._permit import MAX_PERMIT_TIMEOUT
-from schedframe._snapshot import Snapshot
-from schedframe._waiting_pods import WaitingPods
+from schedframe.cache.snapshot import Snapshot
+from schedframe.framework.events import NODE_ADD, ActionType, EventResource
+from schedframe.framework.interfaces import MAX_PERMIT_TIMEOUT, NominatingMode
+from schedframe.framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
+from schedframe.framework.waiting_pods import WaitingPods
 from schedframe.testing import (
     FAKE_REASON,
     FakeBind,
@@ -1161,7 +1160,7 @@ def test_scheduler_name_and_percentage() -> None:
 
 def test_with_config_profile() -> None:
     """A schedframe Profile drives the framework (plain names become PluginRefs)."""
-    from schedframe._config import PluginRef, Profile
+    from schedframe.config.configuration import PluginRef, Profile
 
     registry = fake_registry(FakeQueueSort(), FakeBind(), TrueFilter(), FakeScore())
     profile = Profile(plugins={"queueSort": ["FakeQueueSort"], "bind": ["FakeBind"], "filter": ["TrueFilter"],
@@ -1173,7 +1172,7 @@ def test_with_config_profile() -> None:
 
 def test_default_configuration_with_in_tree_plugins() -> None:
     """The upstream default profile builds with the in-tree registry and its weights."""
-    from schedframe._config import SchedulerConfiguration
+    from schedframe.config.configuration import SchedulerConfiguration
     from schedframe.plugins import in_tree_registry
 
     registry = in_tree_registry()

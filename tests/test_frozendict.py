@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from schedframe._frozendict import FrozenDict, freeze
+from schedframe.api.frozendict import FrozenDict, freeze
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ from schedframe import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from schedframe._kube import (
+from schedframe.api.manifests import (
     SUPPORTED_KINDS,
     ApiObject,
     load_manifests,

@@ -19,8 +19,8 @@ from schedframe import (
     PodInfo,
     Resources,
 )
-from schedframe._api import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
-from schedframe._nodeinfo import AffinityTerm, next_generation
+from schedframe.api.objects import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from schedframe.cache.nodeinfo import AffinityTerm, next_generation
 from schedframe.testing import make_node, make_pod, selector
 
 

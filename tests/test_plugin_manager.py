@@ -10,8 +10,8 @@ import pluggy
 import pytest
 
 from schedframe import PluginLoadError, Registry, Status
-from schedframe._hookspecs import PROJECT_NAME, hookimpl
-from schedframe._plugin_manager import load_plugins, make_plugin_manager
+from schedframe.framework.hookspecs import PROJECT_NAME, hookimpl
+from schedframe.framework.plugin_manager import load_plugins, make_plugin_manager
 from schedframe.testing import TrueFilter, make_pod
 
 

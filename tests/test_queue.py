@@ -23,9 +23,9 @@ from schedframe import (
     QueueingHint,
     Status,
 )
-from schedframe._api import Pod
-from schedframe._nominator import PodNominator
-from schedframe._queue import (
+from schedframe.api.objects import Pod
+from schedframe.queue.nominator import PodNominator
+from schedframe.queue.scheduling_queue import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_FORCE_ACTIVATE,

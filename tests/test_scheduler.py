@@ -26,14 +26,14 @@ from schedframe import (
     SchedulerError,
     Status,
 )
-from schedframe._binder import InMemoryBinder, SchedulerClient
-from schedframe._config import Profile, SchedulerConfiguration
-from schedframe._hookspecs import hookimpl
-from schedframe._plugin_manager import make_plugin_manager
-from schedframe._scheduler import ERR_NO_NODES_AVAILABLE, FitError, RunSummary, Scheduler
+from schedframe.config.configuration import Profile, SchedulerConfiguration
+from schedframe.framework.binder import InMemoryBinder, SchedulerClient
+from schedframe.framework.hookspecs import hookimpl
+from schedframe.framework.plugin_manager import make_plugin_manager
 from schedframe.plugins import in_tree_registry
 from schedframe.plugins.node_resources_fit import ERR_REASON_INSUFFICIENT_CPU
 from schedframe.plugins.taint_toleration import ERR_REASON_UNTOLERATED
+from schedframe.scheduler.scheduler import ERR_NO_NODES_AVAILABLE, FitError, RunSummary, Scheduler
 from schedframe.testing import (
     FAKE_REASON,
     FakeFilter,
@@ -280,7 +280,7 @@ def test_post_filter_rejection_message_is_appended() -> None:
 
 def test_fit_error_str() -> None:
     """FitError's str() is its message."""
-    from schedframe._scheduler import Diagnosis
+    from schedframe.scheduler.scheduler import Diagnosis
 
     d = Diagnosis()
     d.pre_filter_msg = "nope"

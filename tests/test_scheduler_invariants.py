@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from schedframe import CycleState, FakeClock, Node, NodeInfo, Pod, Status
-from schedframe._cache import Cache
-from schedframe._config import Profile, SchedulerConfiguration
-from schedframe._hookspecs import hookimpl
-from schedframe._plugin_manager import make_plugin_manager
-from schedframe._scheduler import Scheduler
+from schedframe.cache.cache import Cache
+from schedframe.config.configuration import Profile, SchedulerConfiguration
+from schedframe.framework.hookspecs import hookimpl
+from schedframe.framework.plugin_manager import make_plugin_manager
 from schedframe.plugins import in_tree_registry
+from schedframe.scheduler.scheduler import Scheduler
 from schedframe.testing import fake_registry, make_node, make_pod
 
 T0 = 1_700_000_000.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from schedframe import ImageStateSummary, Node, NodeInfoLister, SharedLister
-from schedframe._snapshot import ImageStates, NodeTree, Snapshot, zone_key
+from schedframe.cache.snapshot import ImageStates, NodeTree, Snapshot, zone_key
 from schedframe.testing import make_node, make_pod, selector
 
 REGION = "topology.kubernetes.io/region"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schedframe import Code, Status
-from schedframe._status import is_success
+from schedframe.framework.status import is_success
 
 
 def test_codes_have_upstream_values():

@@ -26,12 +26,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import CycleState, Node, Pod, SchedulerError, Status, Taint
-from schedframe._config import Profile, SchedulerConfiguration
-from schedframe._hookspecs import hookimpl
-from schedframe._plugin_manager import make_plugin_manager
-from schedframe._scheduler import RunSummary, Scheduler
 from schedframe.bench._soak import check_invariants
+from schedframe.config.configuration import Profile, SchedulerConfiguration
+from schedframe.framework.hookspecs import hookimpl
+from schedframe.framework.plugin_manager import make_plugin_manager
 from schedframe.plugins import in_tree_registry
+from schedframe.scheduler.scheduler import RunSummary, Scheduler
 from schedframe.testing import fake_registry, make_node, make_pod
 
 #: examples per test (override with SCHEDFRAME_STRESS_EXAMPLES for longer runs)

@@ -7,7 +7,12 @@ import threading
 import pytest
 
 from schedframe import Code, FakeClock, RealClock, Status, WaitingPod
-from schedframe._waiting_pods import WaitingPodEntry, WaitingPods, format_go_duration, timeout_message
+from schedframe.framework.waiting_pods import (
+    WaitingPodEntry,
+    WaitingPods,
+    format_go_duration,
+    timeout_message,
+)
 from schedframe.testing import make_pod
 
 POD = make_pod("p").uid("uid-p").obj()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._api import (
+from .api.manifests import load_manifests, object_from_manifest, object_to_manifest
+from .api.objects import (
     Affinity,
     Container,
     ContainerImage,
@@ -38,20 +39,26 @@ from ._api import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from ._bind import BindPlugin, PostBindPlugin, PreBindPlugin
-from ._binder import Binder, InMemoryBinder
-from ._cache import Cache, CacheDump
-from ._clock import Clock, FakeClock, RealClock
-from ._config import (
+from .api.quantity import Quantity, parse_quantity
+from .cache.cache import Cache, CacheDump
+from .cache.nodeinfo import (
+    AffinityTerm,
+    HostPortInfo,
+    ImageStateSummary,
+    NodeInfo,
+    PodInfo,
+    WeightedAffinityTerm,
+)
+from .cache.snapshot import Snapshot
+from .cache.store import ObjectStore
+from .config.configuration import (
     EXTENSION_POINTS,
     PluginRef,
     Profile,
     SchedulerConfiguration,
     extension_points_of,
 )
-from ._cycle_state import CycleState, StateData, StateKey
-from ._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ._exceptions import (
+from .errors import (
     CacheError,
     ConfigurationError,
     DuplicatePluginError,
@@ -65,7 +72,59 @@ from ._exceptions import (
     StateNotFoundError,
     UnknownPluginError,
 )
-from ._explain import (
+from .framework.binder import Binder, InMemoryBinder
+from .framework.clock import Clock, FakeClock, RealClock
+from .framework.cycle_state import CycleState, StateData, StateKey
+from .framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .framework.handle import (
+    Client,
+    EventRecorder,
+    Handle,
+    NodeInfoLister,
+    Nominator,
+    ObjectLister,
+    SharedLister,
+)
+from .framework.hookspecs import hookimpl, hookspec
+from .framework.interfaces import (
+    MAX_NODE_SCORE,
+    MAX_PERMIT_TIMEOUT,
+    MIN_NODE_SCORE,
+    BatchFilterPlugin,
+    BatchScoreExtensions,
+    BatchScorePlugin,
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    NodePluginScores,
+    NodeScore,
+    NodeToStatus,
+    NominatingInfo,
+    PermitPlugin,
+    Plugin,
+    PluginScore,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueuedPodInfo,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+    WaitingPod,
+)
+from .framework.plugin_manager import load_plugins, make_plugin_manager
+from .framework.registry import PluginFactory, Registry, RegistryEntry
+from .framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
+from .framework.status import Code, Status
+from .framework.waiting_pods import WaitingPodEntry, WaitingPods
+from .scheduler.explain import (
     Explanation,
     NodeScores,
     NodeVerdict,
@@ -74,46 +133,7 @@ from ._explain import (
     explain,
     explain_with,
 )
-from ._filter import (
-    BatchFilterPlugin,
-    FilterPlugin,
-    NodeToStatus,
-    NominatingInfo,
-    PostFilterPlugin,
-    PostFilterResult,
-    PreFilterExtensions,
-    PreFilterPlugin,
-    PreFilterResult,
-)
-from ._framework import Framework, InMemoryEventRecorder, RecordedEvent
-from ._handle import Client, EventRecorder, Handle, NodeInfoLister, Nominator, ObjectLister, SharedLister
-from ._hookspecs import hookimpl, hookspec
-from ._kube import load_manifests, object_from_manifest, object_to_manifest
-from ._nodeinfo import AffinityTerm, HostPortInfo, ImageStateSummary, NodeInfo, PodInfo, WeightedAffinityTerm
-from ._objects import ObjectStore
-from ._permit import MAX_PERMIT_TIMEOUT, PermitPlugin, WaitingPod
-from ._plugin import EnqueueExtensions, Plugin, PreEnqueuePlugin
-from ._plugin_manager import load_plugins, make_plugin_manager
-from ._quantity import Quantity, parse_quantity
-from ._queue_sort import QueuedPodInfo, QueueSortPlugin
-from ._registry import PluginFactory, Registry, RegistryEntry
-from ._reserve import ReservePlugin
-from ._scheduler import FitError, PendingPod, RunSummary, Scheduler
-from ._score import (
-    MAX_NODE_SCORE,
-    MIN_NODE_SCORE,
-    BatchScoreExtensions,
-    BatchScorePlugin,
-    NodePluginScores,
-    NodeScore,
-    PluginScore,
-    PreScorePlugin,
-    ScoreExtensions,
-    ScorePlugin,
-)
-from ._snapshot import Snapshot
-from ._status import Code, Status
-from ._waiting_pods import WaitingPodEntry, WaitingPods
+from .scheduler.scheduler import FitError, PendingPod, RunSummary, Scheduler
 
 __all__ = [
     "ActionType",

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schedframe import Node, NodeScore, Pod, Taint, Toleration
-from schedframe._api import (
+from schedframe.api.objects import (
     Affinity,
     NodeAffinity,
     NodeSelector,

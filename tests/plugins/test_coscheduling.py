@@ -12,13 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import Code, CycleState, ManifestError, NodeToStatus, PluginArgsError, Pod, Status
-from schedframe._config import SchedulerConfiguration
-from schedframe._events import ActionType, ClusterEvent, EventResource
-from schedframe._handle import Handle
-from schedframe._nodeinfo import NodeInfo, PodInfo
-from schedframe._queue_sort import QueuedPodInfo
-from schedframe._scheduler import Scheduler
-from schedframe._waiting_pods import WaitingPodEntry
+from schedframe.cache.nodeinfo import NodeInfo, PodInfo
+from schedframe.config.configuration import SchedulerConfiguration
+from schedframe.framework.events import ActionType, ClusterEvent, EventResource
+from schedframe.framework.handle import Handle
+from schedframe.framework.interfaces import QueuedPodInfo
+from schedframe.framework.waiting_pods import WaitingPodEntry
 from schedframe.plugins import coscheduling, in_tree_registry
 from schedframe.plugins.coscheduling import (
     ERR_CANNOT_FIND_POD_GROUP,
@@ -34,6 +33,7 @@ from schedframe.plugins.coscheduling import (
     CoschedulingArgs,
     PodGroup,
 )
+from schedframe.scheduler.scheduler import Scheduler
 from schedframe.testing import FakeClock, PluginHarness, make_node, make_pod
 
 T0 = 1_700_000_000.0
@@ -383,7 +383,7 @@ def test_pre_filter_ignores_nodeinfos_without_node() -> None:
 
 def test_assigned_count_follows_snapshots() -> None:
     """The member count tracks the snapshot: nodes that change or disappear are re-read."""
-    from schedframe._snapshot import Snapshot
+    from schedframe.cache.snapshot import Snapshot
 
     h = harness(PodGroup("g", min_member=3), nodes=[node("n0"), node("n1")],
                 pods=[member("g-0", node="n0"), member("g-1", node="n1")])

@@ -7,7 +7,7 @@ from typing import cast
 import pytest
 
 from schedframe import Code, CycleState, Pod
-from schedframe._handle import Handle
+from schedframe.framework.handle import Handle
 from schedframe.plugins import default_binder
 from schedframe.plugins.default_binder import DefaultBinder
 

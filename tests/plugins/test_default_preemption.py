@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe._api import (
+from schedframe.api.objects import (
     LabelSelector,
     LabelSelectorRequirement,
     Node,
@@ -19,18 +19,23 @@ from schedframe._api import (
     PodCondition,
     PodDisruptionBudget,
 )
-from schedframe._clock import FakeClock
-from schedframe._cycle_state import CycleState
-from schedframe._exceptions import PluginArgsError
-from schedframe._filter import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult, PreFilterResult
-from schedframe._framework import Framework, InMemoryEventRecorder
-from schedframe._nodeinfo import NodeInfo, PodInfo
-from schedframe._objects import ObjectStore
-from schedframe._registry import Registry
-from schedframe._scheduler import Scheduler
-from schedframe._snapshot import Snapshot
-from schedframe._status import Code, Status
-from schedframe._waiting_pods import WaitingPodEntry, WaitingPods
+from schedframe.cache.nodeinfo import NodeInfo, PodInfo
+from schedframe.cache.snapshot import Snapshot
+from schedframe.cache.store import ObjectStore
+from schedframe.errors import PluginArgsError
+from schedframe.framework.clock import FakeClock
+from schedframe.framework.cycle_state import CycleState
+from schedframe.framework.interfaces import (
+    NodeToStatus,
+    NominatingInfo,
+    NominatingMode,
+    PostFilterResult,
+    PreFilterResult,
+)
+from schedframe.framework.registry import Registry
+from schedframe.framework.runtime import Framework, InMemoryEventRecorder
+from schedframe.framework.status import Code, Status
+from schedframe.framework.waiting_pods import WaitingPodEntry, WaitingPods
 from schedframe.plugins import default_preemption as dp
 from schedframe.plugins import in_tree_registry
 from schedframe.plugins._preemption import (
@@ -44,6 +49,7 @@ from schedframe.plugins._preemption import (
     pick_one_node_for_preemption,
 )
 from schedframe.plugins.node_resources_fit import ERR_REASON_INSUFFICIENT_CPU
+from schedframe.scheduler.scheduler import Scheduler
 from schedframe.testing import (
     FakeFilter,
     FalseFilter,

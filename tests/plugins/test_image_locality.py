@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schedframe import Node, Pod
-from schedframe._api import Container, ContainerImage
-from schedframe._nodeinfo import ImageStateSummary
+from schedframe.api.objects import Container, ContainerImage
+from schedframe.cache.nodeinfo import ImageStateSummary
 from schedframe.plugins import image_locality
 from schedframe.plugins.image_locality import (
     MAX_CONTAINER_THRESHOLD,

@@ -24,9 +24,9 @@ from schedframe import (
     QueueingHint,
     Status,
 )
-from schedframe._cycle_state import CycleState
-from schedframe._nodeinfo import NodeInfo, PodInfo
-from schedframe._score import NodeScore
+from schedframe.cache.nodeinfo import NodeInfo, PodInfo
+from schedframe.framework.cycle_state import CycleState
+from schedframe.framework.interfaces import NodeScore
 from schedframe.plugins import inter_pod_affinity as ipa
 from schedframe.plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
@@ -1602,7 +1602,7 @@ _op = st.tuples(
 @given(st.lists(_op, min_size=1, max_size=10))
 def test_cached_counts_follow_cluster_changes(ops: list[Any]) -> None:
     """Counts cached across cycles equal counts computed from scratch after every cache change."""
-    from schedframe._cache import Cache
+    from schedframe.cache.cache import Cache
 
     cache = Cache()
     for i in range(4):

@@ -10,17 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schedframe import Code, CycleState, Node, NodeScore, PluginArgsError, Pod, Status
-from schedframe._api import (
+from schedframe.api.objects import (
     Affinity,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     PreferredSchedulingTerm,
 )
-from schedframe._api import NodeAffinity as NodeAffinitySpec
-from schedframe._events import ActionType, EventResource, QueueingHint
-from schedframe._filter import PreFilterResult
-from schedframe._nodeinfo import NodeInfo
+from schedframe.api.objects import NodeAffinity as NodeAffinitySpec
+from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.framework.events import ActionType, EventResource, QueueingHint
+from schedframe.framework.interfaces import PreFilterResult
 from schedframe.plugins import node_affinity
 from schedframe.plugins.node_affinity import (
     ERR_REASON_CONFLICT,

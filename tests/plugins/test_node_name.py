@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from schedframe import Code, CycleState, Node, Pod, Status
-from schedframe._events import ActionType, EventResource
-from schedframe._filter import PreFilterResult
-from schedframe._nodeinfo import NodeInfo
+from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.framework.events import ActionType, EventResource
+from schedframe.framework.interfaces import PreFilterResult
 from schedframe.plugins import node_name
 from schedframe.plugins.node_name import ERR_REASON, NodeName
 from schedframe.testing import PluginHarness, make_node, make_pod

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from schedframe import Code, CycleState, Node, Pod, Status
-from schedframe._api import Container, ContainerPort
-from schedframe._events import ActionType, EventResource, QueueingHint
-from schedframe._nodeinfo import NodeInfo
+from schedframe.api.objects import Container, ContainerPort
+from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import node_ports
 from schedframe.plugins._helpers import get_host_ports
 from schedframe.plugins.node_ports import ERR_REASON, NodePorts

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedframe import CycleState, Node, NodeInfo, PluginArgsError, Pod, Status
-from schedframe._api import Container
+from schedframe.api.objects import Container
 from schedframe.plugins import _resource_scoring as rs
 from schedframe.plugins.node_resources_balanced_allocation import (
     ARGS_TYPE,

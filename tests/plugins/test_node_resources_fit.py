@@ -28,7 +28,7 @@ from schedframe import (
     QueueingHint,
     Status,
 )
-from schedframe._api import Container
+from schedframe.api.objects import Container
 from schedframe.plugins import _resource_scoring as rs
 from schedframe.plugins.node_resources_fit import (
     _PRE_FILTER_KEY,

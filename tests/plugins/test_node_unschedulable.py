@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from schedframe import Code, CycleState, Node, Pod, Status, Taint, Toleration
-from schedframe._events import ActionType, EventResource, QueueingHint
-from schedframe._nodeinfo import NodeInfo
+from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import node_unschedulable
 from schedframe.plugins.node_unschedulable import (
     ERR_REASON_UNSCHEDULABLE,

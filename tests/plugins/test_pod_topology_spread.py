@@ -32,9 +32,9 @@ from schedframe import (
     Taint,
     TopologySpreadConstraint,
 )
-from schedframe._cycle_state import CycleState
-from schedframe._nodeinfo import NodeInfo, PodInfo
-from schedframe._score import NodeScore
+from schedframe.cache.nodeinfo import NodeInfo, PodInfo
+from schedframe.framework.cycle_state import CycleState
+from schedframe.framework.interfaces import NodeScore
 from schedframe.plugins import pod_topology_spread as pts
 from schedframe.plugins.pod_topology_spread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
@@ -2655,7 +2655,7 @@ _op = st.tuples(
 @given(st.lists(_op, min_size=1, max_size=12), st.booleans())
 def test_cached_counts_follow_cluster_changes(ops: list[Any], honor: bool) -> None:
     """Counts cached across cycles equal counts computed from scratch after every cache change."""
-    from schedframe._cache import Cache
+    from schedframe.cache.cache import Cache
 
     cache = Cache()
     for i in range(4):

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe._api import Pod
-from schedframe._nodeinfo import PodInfo
-from schedframe._queue_sort import QueuedPodInfo
+from schedframe.api.objects import Pod
+from schedframe.cache.nodeinfo import PodInfo
+from schedframe.framework.interfaces import QueuedPodInfo
 from schedframe.plugins import priority_sort
 from schedframe.plugins.priority_sort import PrioritySort
 

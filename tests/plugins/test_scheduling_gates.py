@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from schedframe import Pod, Status
-from schedframe._events import ActionType, EventResource, QueueingHint
+from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import scheduling_gates
 from schedframe.plugins.scheduling_gates import SchedulingGates, gates_reason
 from schedframe.testing import make_pod

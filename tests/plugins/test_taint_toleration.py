@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schedframe import Code, CycleState, Node, NodeScore, Pod, Status, Taint, Toleration
-from schedframe._events import ActionType, EventResource, QueueingHint
-from schedframe._nodeinfo import NodeInfo
+from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import taint_toleration
 from schedframe.plugins._helpers import tolerates
 from schedframe.plugins.taint_toleration import ERR_REASON_UNTOLERATED, TaintToleration

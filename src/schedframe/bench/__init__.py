@@ -1,5 +1,8 @@
 """A scheduler_perf-style benchmark suite: ``python -m schedframe.bench``.
 
+A top layer: may import the scheduler, testing and everything below them; nothing below imports
+``bench``.
+
 kube-scheduler's own benchmark (``test/integration/scheduler_perf``) workloads, rebuilt with
 schedframe objects and run on a deterministic :class:`~schedframe.Scheduler` (seed 0): pods/s
 against upstream's throughput floor, per-attempt latency percentiles, peak memory, and a check

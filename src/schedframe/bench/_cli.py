@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .._exceptions import SchedframeError
+from ..errors import SchedframeError
 from ._report import format_profile, format_table, machine_info, make_record
 from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, run_suite
 from ._workloads import WORKLOADS, select_workloads

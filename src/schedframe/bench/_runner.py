@@ -31,10 +31,10 @@ from typing import Any, Final, final
 
 import attrs
 
-from .._api import Pod
-from .._config import SchedulerConfiguration
-from .._registry import Registry
-from .._scheduler import Scheduler
+from ..api.objects import Pod
+from ..config.configuration import SchedulerConfiguration
+from ..framework.registry import Registry
+from ..scheduler.scheduler import Scheduler
 from ._workloads import BenchmarkError, Churn, Workload, get_workload
 
 __all__ = [
@@ -122,7 +122,7 @@ def build_registry(plugins: Iterable[str] = (), *, entry_points: bool = True) ->
 
     registry = in_tree_registry()
     if entry_points:
-        from .._plugin_manager import load_plugins
+        from ..framework.plugin_manager import load_plugins
 
         load_plugins(registry)
     for spec in plugins:

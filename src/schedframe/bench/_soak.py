@@ -31,12 +31,12 @@ from typing import Any, Final
 
 import attrs
 
-from .._api import Node, Pod
-from .._cache import Cache
-from .._clock import FakeClock
-from .._hookspecs import hookimpl
-from .._plugin_manager import make_plugin_manager
-from .._scheduler import Scheduler
+from ..api.objects import Node, Pod
+from ..cache.cache import Cache
+from ..framework.clock import FakeClock
+from ..framework.hookspecs import hookimpl
+from ..framework.plugin_manager import make_plugin_manager
+from ..scheduler.scheduler import Scheduler
 from ..testing._builders import make_node, make_pod, selector
 from ._report import machine_info
 

@@ -19,8 +19,8 @@ from typing import Final, final
 
 import attrs
 
-from .._api import ContainerPort, Namespace, Node, Pod
-from .._exceptions import SchedframeError
+from ..api.objects import ContainerPort, Namespace, Node, Pod
+from ..errors import SchedframeError
 from ..testing import PodBuilder, make_node, make_pod, selector
 
 __all__ = [
@@ -427,7 +427,7 @@ def get_workload(name: str) -> Workload:
     try:
         return WORKLOADS[name]
     except KeyError:
-        from .._exceptions import did_you_mean
+        from ..errors import did_you_mean
 
         raise BenchmarkError(f"no workload named {name!r}{did_you_mean(name, WORKLOADS)} "
                              "(python -m schedframe.bench --list shows them all)") from None

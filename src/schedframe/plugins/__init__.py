@@ -1,10 +1,15 @@
-"""The in-tree plugins, one module each, and :func:`in_tree_registry`."""
+"""The in-tree plugins, one module each (a folder when a plugin outgrows one file), and
+:func:`in_tree_registry`.
+
+Plugins use the framework's public surface (``Handle``, the interfaces, ``Status``) and the
+api objects; they may import :mod:`schedframe.framework`, :mod:`schedframe.cache` and
+:mod:`schedframe.api`, never the queue, the config or the scheduler."""
 
 from __future__ import annotations
 
 import importlib
 
-from .._registry import Registry
+from ..framework.registry import Registry
 
 __all__ = ["in_tree_registry"]
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar, final
 
-from .._api import (
+from ..api.objects import (
     ContainerPort,
     Node,
     NodeSelector,
@@ -24,8 +24,8 @@ from .._api import (
     Taint,
     Toleration,
 )
-from .._score import NodeScore
-from .._status import Code, Status
+from ..framework.interfaces import NodeScore
+from ..framework.status import Code, Status
 
 __all__ = [
     "FieldErrors",

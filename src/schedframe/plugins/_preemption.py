@@ -37,12 +37,12 @@ from typing import Final, Protocol, final
 
 import attrs
 
-from .._api import Pod, PodDisruptionBudget
-from .._cycle_state import CycleState
-from .._filter import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
-from .._handle import Handle
-from .._nodeinfo import NodeInfo, PodInfo
-from .._status import Code, Status
+from ..api.objects import Pod, PodDisruptionBudget
+from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..framework.cycle_state import CycleState
+from ..framework.handle import Handle
+from ..framework.interfaces import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
+from ..framework.status import Code, Status
 
 __all__ = [
     "ERR_NO_CANDIDATE",

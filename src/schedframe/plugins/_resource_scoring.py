@@ -19,9 +19,9 @@ from typing import Any, Final, final
 
 import attrs
 
-from .._api import Pod, Resources
-from .._nodeinfo import NodeInfo
-from .._score import MAX_NODE_SCORE
+from ..api.objects import Pod, Resources
+from ..cache.nodeinfo import NodeInfo
+from ..framework.interfaces import MAX_NODE_SCORE
 
 __all__ = [
     "DEFAULT_RESOURCES",

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, Generic, TypeVar, final
 
-from .._nodeinfo import NodeInfo
-from .._status import Status
+from ..cache.nodeinfo import NodeInfo
+from ..framework.status import Status
 
 __all__ = ["RunMemo", "rejections", "snapshot_of"]
 

@@ -11,8 +11,8 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Final, final
 
-from .._api import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
-from .._nodeinfo import NodeInfo
+from ..api.objects import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
+from ..cache.nodeinfo import NodeInfo
 from ._helpers import FieldErrors, label_key_errors, label_value_errors
 
 __all__ = [

@@ -55,17 +55,15 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
 
 import attrs
 
-from .._api import CPU, POD_GROUP_API_VERSION, Pod, PodGroup, Resources
-from .._cycle_state import CycleState
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from .._exceptions import PluginArgsError
-from .._filter import NodeToStatus, PostFilterResult, PreFilterResult
-from .._handle import Handle, SharedLister
-from .._nodeinfo import NodeInfo
-from .._objects import ObjectStore
-from .._permit import WaitingPod
-from .._queue_sort import QueuedPodInfo
-from .._status import Code, Status
+from ..api.objects import CPU, POD_GROUP_API_VERSION, Pod, PodGroup, Resources
+from ..cache.nodeinfo import NodeInfo
+from ..cache.store import ObjectStore
+from ..errors import PluginArgsError
+from ..framework.cycle_state import CycleState
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from ..framework.handle import Handle, SharedLister
+from ..framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo, WaitingPod
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors
 from ._topology import check_keys
@@ -611,12 +609,16 @@ def new(args: object, handle: Handle) -> Coscheduling:
 
 
 if TYPE_CHECKING:
-    from .._bind import PostBindPlugin
-    from .._filter import PostFilterPlugin, PreFilterPlugin
-    from .._permit import PermitPlugin
-    from .._plugin import EnqueueExtensions, PreEnqueuePlugin
-    from .._queue_sort import QueueSortPlugin
-    from .._reserve import ReservePlugin
+    from ..framework.interfaces import (
+        EnqueueExtensions,
+        PermitPlugin,
+        PostBindPlugin,
+        PostFilterPlugin,
+        PreEnqueuePlugin,
+        PreFilterPlugin,
+        QueueSortPlugin,
+        ReservePlugin,
+    )
 
     def _check(p: Coscheduling) -> None:
         _a: QueueSortPlugin = p

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, cast, final
 
-from .._status import Status
+from ..framework.status import Status
 from . import names
 from ._helpers import no_args
 
 if TYPE_CHECKING:
-    from .._api import Pod
-    from .._bind import BindPlugin
-    from .._cycle_state import CycleState
-    from .._handle import Handle
+    from ..api.objects import Pod
+    from ..framework.cycle_state import CycleState
+    from ..framework.handle import Handle
+    from ..framework.interfaces import BindPlugin
 
 __all__ = ["ARGS_TYPE", "NAME", "DefaultBinder", "new"]
 

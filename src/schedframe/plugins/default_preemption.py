@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
-from .._api import Pod, PodDisruptionBudget
-from .._cycle_state import CycleState
-from .._events import ClusterEventWithHint
-from .._exceptions import PluginArgsError
-from .._filter import NodeToStatus, PostFilterResult
-from .._handle import Handle
-from .._nodeinfo import NodeInfo, PodInfo
-from .._status import Code, Status
+from ..api.objects import Pod, PodDisruptionBudget
+from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..errors import PluginArgsError
+from ..framework.cycle_state import CycleState
+from ..framework.events import ClusterEventWithHint
+from ..framework.handle import Handle
+from ..framework.interfaces import NodeToStatus, PostFilterResult
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors
 from ._preemption import (
@@ -427,8 +427,7 @@ def new(args: object, handle: Handle) -> DefaultPreemption:
 
 
 if TYPE_CHECKING:
-    from .._filter import PostFilterPlugin
-    from .._plugin import EnqueueExtensions
+    from ..framework.interfaces import EnqueueExtensions, PostFilterPlugin
     from ._preemption import PreemptionInterface
 
     def _check(p: DefaultPreemption) -> None:

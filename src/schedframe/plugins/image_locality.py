@@ -9,18 +9,18 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, cast, final
 
-from .._score import MAX_NODE_SCORE
+from ..framework.interfaces import MAX_NODE_SCORE
 from . import names
 from ._helpers import go_div, no_args
 from ._run_memo import RunMemo
 
 if TYPE_CHECKING:
-    from .._api import Pod
-    from .._cycle_state import CycleState
-    from .._handle import Handle
-    from .._nodeinfo import ImageStateSummary, NodeInfo
-    from .._score import BatchScorePlugin, ScoreExtensions, ScorePlugin
-    from .._status import Status
+    from ..api.objects import Pod
+    from ..cache.nodeinfo import ImageStateSummary, NodeInfo
+    from ..framework.cycle_state import CycleState
+    from ..framework.handle import Handle
+    from ..framework.interfaces import BatchScorePlugin, ScoreExtensions, ScorePlugin
+    from ..framework.status import Status
 
 __all__ = [
     "ARGS_TYPE",

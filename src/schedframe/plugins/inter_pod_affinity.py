@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any, Final, cast, final
 
 import attrs
 
-from .._api import LabelSelector, Namespace, Node, Pod, PodAffinityTerm
-from .._cycle_state import CycleState, StateKey
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._exceptions import PluginArgsError, StateNotFoundError
-from .._frozendict import freeze
-from .._handle import Handle, ObjectLister
-from .._nodeinfo import AffinityTerm, NodeInfo, PodInfo
-from .._score import MAX_NODE_SCORE, NodeScore
-from .._status import Code, Status
+from ..api.frozendict import freeze
+from ..api.objects import LabelSelector, Namespace, Node, Pod, PodAffinityTerm
+from ..cache.nodeinfo import AffinityTerm, NodeInfo, PodInfo
+from ..errors import PluginArgsError, StateNotFoundError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.handle import Handle, ObjectLister
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_not_found
 from ._topology import Contribution, SumCache, check_keys, selector_error
@@ -730,9 +730,15 @@ def new(args: object, handle: Handle) -> InterPodAffinity:
 
 
 if TYPE_CHECKING:
-    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
-    from .._plugin import EnqueueExtensions
-    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+    from ..framework.interfaces import (
+        EnqueueExtensions,
+        FilterPlugin,
+        PreFilterExtensions,
+        PreFilterPlugin,
+        PreScorePlugin,
+        ScoreExtensions,
+        ScorePlugin,
+    )
 
     def _check(p: InterPodAffinity) -> None:
         _a: PreFilterPlugin = p

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
-from .._api import (
+from ..api.objects import (
     Node,
     NodeSelector,
     NodeSelectorRequirement,
@@ -20,13 +20,12 @@ from .._api import (
     Pod,
     PreferredSchedulingTerm,
 )
-from .._api import NodeAffinity as NodeAffinitySpec
-from .._cycle_state import CycleState, StateKey
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._exceptions import PluginArgsError
-from .._filter import PreFilterResult
-from .._score import MAX_NODE_SCORE, NodeScore
-from .._status import Code, Status
+from ..api.objects import NodeAffinity as NodeAffinitySpec
+from ..errors import PluginArgsError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
     FieldErrors,
@@ -42,11 +41,20 @@ from ._helpers import (
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from .._filter import BatchFilterPlugin, FilterPlugin, PreFilterExtensions, PreFilterPlugin
-    from .._handle import Handle
-    from .._nodeinfo import NodeInfo
-    from .._plugin import EnqueueExtensions
-    from .._score import BatchScoreExtensions, BatchScorePlugin, PreScorePlugin, ScoreExtensions, ScorePlugin
+    from ..cache.nodeinfo import NodeInfo
+    from ..framework.handle import Handle
+    from ..framework.interfaces import (
+        BatchFilterPlugin,
+        BatchScoreExtensions,
+        BatchScorePlugin,
+        EnqueueExtensions,
+        FilterPlugin,
+        PreFilterExtensions,
+        PreFilterPlugin,
+        PreScorePlugin,
+        ScoreExtensions,
+        ScorePlugin,
+    )
 
 __all__ = [
     "ARGS_TYPE",

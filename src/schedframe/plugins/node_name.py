@@ -8,19 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, final
 
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from .._filter import PreFilterResult
-from .._status import Code, Status
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from ..framework.interfaces import PreFilterResult
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import no_args, node_not_found
 
 if TYPE_CHECKING:
-    from .._api import Pod
-    from .._cycle_state import CycleState
-    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin
-    from .._handle import Handle
-    from .._nodeinfo import NodeInfo
-    from .._plugin import EnqueueExtensions
+    from ..api.objects import Pod
+    from ..cache.nodeinfo import NodeInfo
+    from ..framework.cycle_state import CycleState
+    from ..framework.handle import Handle
+    from ..framework.interfaces import EnqueueExtensions, FilterPlugin, PreFilterExtensions, PreFilterPlugin
 
 __all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodeName", "fits", "new"]
 

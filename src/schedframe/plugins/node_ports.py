@@ -8,20 +8,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._api import ContainerPort, Pod
-from .._cycle_state import CycleState, StateKey
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._exceptions import StateNotFoundError
-from .._nodeinfo import HostPortInfo
-from .._status import Code, Status
+from ..api.objects import ContainerPort, Pod
+from ..cache.nodeinfo import HostPortInfo
+from ..errors import StateNotFoundError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, get_host_ports, no_args
 
 if TYPE_CHECKING:
-    from .._filter import FilterPlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult
-    from .._handle import Handle
-    from .._nodeinfo import NodeInfo
-    from .._plugin import EnqueueExtensions
+    from ..cache.nodeinfo import NodeInfo
+    from ..framework.handle import Handle
+    from ..framework.interfaces import (
+        EnqueueExtensions,
+        FilterPlugin,
+        PreFilterExtensions,
+        PreFilterPlugin,
+        PreFilterResult,
+    )
 
 __all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodePorts", "fits", "fits_ports", "new"]
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
-from .._api import Pod
-from .._cycle_state import CycleState, StateKey
-from .._exceptions import PluginArgsError
-from .._handle import Handle
-from .._nodeinfo import NodeInfo
-from .._score import ScoreExtensions
-from .._status import Status
+from ..api.objects import Pod
+from ..cache.nodeinfo import NodeInfo
+from ..errors import PluginArgsError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.handle import Handle
+from ..framework.interfaces import ScoreExtensions
+from ..framework.status import Status
 from . import names
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
@@ -215,7 +215,7 @@ def new(args: object, handle: Handle) -> NodeResourcesBalancedAllocation:
 
 
 if TYPE_CHECKING:
-    from .._score import BatchScorePlugin, PreScorePlugin, ScorePlugin
+    from ..framework.interfaces import BatchScorePlugin, PreScorePlugin, ScorePlugin
 
     _p = NodeResourcesBalancedAllocation()
     _batch_score: BatchScorePlugin = _p

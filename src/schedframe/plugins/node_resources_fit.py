@@ -23,15 +23,14 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
-from .._api import Node, Pod
-from .._cycle_state import CycleState, StateKey
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._exceptions import PluginArgsError, StateNotFoundError
-from .._filter import PreFilterExtensions, PreFilterResult
-from .._handle import Handle
-from .._nodeinfo import NodeInfo
-from .._score import ScoreExtensions
-from .._status import Code, Status
+from ..api.objects import Node, Pod
+from ..cache.nodeinfo import NodeInfo
+from ..errors import PluginArgsError, StateNotFoundError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.handle import Handle
+from ..framework.interfaces import PreFilterExtensions, PreFilterResult, ScoreExtensions
+from ..framework.status import Code, Status
 from . import names
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
@@ -732,9 +731,15 @@ def new(args: object, handle: Handle) -> NodeResourcesFit:
 
 
 if TYPE_CHECKING:
-    from .._filter import BatchFilterPlugin, FilterPlugin, PreFilterPlugin
-    from .._plugin import EnqueueExtensions
-    from .._score import BatchScorePlugin, PreScorePlugin, ScorePlugin
+    from ..framework.interfaces import (
+        BatchFilterPlugin,
+        BatchScorePlugin,
+        EnqueueExtensions,
+        FilterPlugin,
+        PreFilterPlugin,
+        PreScorePlugin,
+        ScorePlugin,
+    )
 
     _p = NodeResourcesFit()
     _batch_score: BatchScorePlugin = _p

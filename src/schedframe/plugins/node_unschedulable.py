@@ -9,19 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._api import Node, Pod, Taint
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._status import Code, Status
+from ..api.objects import Node, Pod, Taint
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
 from ._run_memo import RunMemo, rejections, snapshot_of
 
 if TYPE_CHECKING:
-    from .._cycle_state import CycleState
-    from .._filter import BatchFilterPlugin, FilterPlugin
-    from .._handle import Handle
-    from .._nodeinfo import NodeInfo
-    from .._plugin import EnqueueExtensions
+    from ..cache.nodeinfo import NodeInfo
+    from ..framework.cycle_state import CycleState
+    from ..framework.handle import Handle
+    from ..framework.interfaces import BatchFilterPlugin, EnqueueExtensions, FilterPlugin
 
 __all__ = [
     "ARGS_TYPE",

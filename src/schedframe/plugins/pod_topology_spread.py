@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, cast, final
 
 import attrs
 
-from .._api import (
+from ..api.objects import (
     LabelSelector,
     LabelSelectorRequirement,
     Node,
@@ -30,13 +30,13 @@ from .._api import (
     StatefulSet,
     TopologySpreadConstraint,
 )
-from .._cycle_state import CycleState, StateKey
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._exceptions import PluginArgsError, StateNotFoundError
-from .._handle import Handle, ObjectLister
-from .._nodeinfo import NodeInfo, PodInfo
-from .._score import MAX_NODE_SCORE, NodeScore
-from .._status import Code, Status
+from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..errors import PluginArgsError, StateNotFoundError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.handle import Handle, ObjectLister
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
     FieldErrors,
@@ -946,9 +946,16 @@ def new(args: object, handle: Handle) -> PodTopologySpread:
 
 
 if TYPE_CHECKING:
-    from .._filter import BatchFilterPlugin, FilterPlugin, PreFilterExtensions, PreFilterPlugin
-    from .._plugin import EnqueueExtensions
-    from .._score import PreScorePlugin, ScoreExtensions, ScorePlugin
+    from ..framework.interfaces import (
+        BatchFilterPlugin,
+        EnqueueExtensions,
+        FilterPlugin,
+        PreFilterExtensions,
+        PreFilterPlugin,
+        PreScorePlugin,
+        ScoreExtensions,
+        ScorePlugin,
+    )
 
     def _check(p: PodTopologySpread) -> None:
         _a: PreFilterPlugin = p

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, final
 
-from .._queue_sort import QueuedPodInfo
+from ..framework.interfaces import QueuedPodInfo
 from . import names
 from ._helpers import no_args
 
 if TYPE_CHECKING:
-    from .._handle import Handle
-    from .._queue_sort import QueueSortPlugin
+    from ..framework.handle import Handle
+    from ..framework.interfaces import QueueSortPlugin
 
 __all__ = ["ARGS_TYPE", "NAME", "PrioritySort", "new"]
 

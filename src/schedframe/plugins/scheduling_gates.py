@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._api import Pod
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._status import Code, Status
+from ..api.objects import Pod
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args
 
 if TYPE_CHECKING:
-    from .._handle import Handle
-    from .._plugin import EnqueueExtensions, PreEnqueuePlugin
+    from ..framework.handle import Handle
+    from ..framework.interfaces import EnqueueExtensions, PreEnqueuePlugin
 
 __all__ = ["ARGS_TYPE", "NAME", "SchedulingGates", "new"]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
-from .._api import Node, Pod, Toleration
-from .._cycle_state import CycleState, StateKey
-from .._events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .._exceptions import StateNotFoundError
-from .._score import MAX_NODE_SCORE, NodeScore
-from .._status import Code, Status
+from ..api.objects import Node, Pod, Toleration
+from ..errors import StateNotFoundError
+from ..framework.cycle_state import CycleState, StateKey
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
     as_objects,
@@ -29,11 +29,18 @@ from ._helpers import (
 from ._run_memo import RunMemo, rejections, snapshot_of
 
 if TYPE_CHECKING:
-    from .._filter import BatchFilterPlugin, FilterPlugin
-    from .._handle import Handle
-    from .._nodeinfo import NodeInfo
-    from .._plugin import EnqueueExtensions
-    from .._score import BatchScoreExtensions, BatchScorePlugin, PreScorePlugin, ScoreExtensions, ScorePlugin
+    from ..cache.nodeinfo import NodeInfo
+    from ..framework.handle import Handle
+    from ..framework.interfaces import (
+        BatchFilterPlugin,
+        BatchScoreExtensions,
+        BatchScorePlugin,
+        EnqueueExtensions,
+        FilterPlugin,
+        PreScorePlugin,
+        ScoreExtensions,
+        ScorePlugin,
+    )
 
 __all__ = [
     "ARGS_TYPE",

@@ -1,6 +1,9 @@
-"""Helpers for testing plugins: builders, fakes and :class:`PluginHarness`."""
+"""Helpers for testing plugins: builders, fakes and :class:`PluginHarness`.
 
-from .._clock import FakeClock
+Sits above the scheduler: may import it and every layer below (plugins, config, framework,
+cache, api); the core never imports ``testing``."""
+
+from ..framework.clock import FakeClock
 from ._builders import NodeBuilder, PodBuilder, make_node, make_pod, selector
 from ._fakes import (
     FAKE_REASON,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, final
 
-from .._api import (
+from ..api.objects import (
     Affinity,
     Container,
     ContainerImage,
@@ -34,7 +34,7 @@ from .._api import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from .._quantity import Quantity
+from ..api.quantity import Quantity
 
 __all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod", "selector"]
 

@@ -14,17 +14,23 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
-from .._api import Pod
-from .._cycle_state import CycleState
-from .._filter import NodeToStatus, PostFilterResult, PreFilterExtensions, PreFilterResult
-from .._framework import EXTENSION_POINT_METHODS, Framework
-from .._handle import Handle
-from .._nodeinfo import NodeInfo
-from .._plugin import Plugin
-from .._queue_sort import QueuedPodInfo
-from .._registry import PluginFactory, Registry
-from .._score import NodeScore, ScoreExtensions
-from .._status import Code, Status
+from ..api.objects import Pod
+from ..cache.nodeinfo import NodeInfo
+from ..framework.cycle_state import CycleState
+from ..framework.handle import Handle
+from ..framework.interfaces import (
+    NodeScore,
+    NodeToStatus,
+    Plugin,
+    PostFilterResult,
+    PreFilterExtensions,
+    PreFilterResult,
+    QueuedPodInfo,
+    ScoreExtensions,
+)
+from ..framework.registry import PluginFactory, Registry
+from ..framework.runtime import EXTENSION_POINT_METHODS, Framework
+from ..framework.status import Code, Status
 
 __all__ = [
     "FAKE_REASON",
@@ -448,13 +454,20 @@ def _snake(point: str) -> str:
 
 
 if TYPE_CHECKING:
-    from .._bind import BindPlugin, PostBindPlugin, PreBindPlugin
-    from .._filter import FilterPlugin, PostFilterPlugin, PreFilterPlugin
-    from .._permit import PermitPlugin
-    from .._plugin import PreEnqueuePlugin
-    from .._queue_sort import QueueSortPlugin
-    from .._reserve import ReservePlugin
-    from .._score import PreScorePlugin, ScorePlugin
+    from ..framework.interfaces import (
+        BindPlugin,
+        FilterPlugin,
+        PermitPlugin,
+        PostBindPlugin,
+        PostFilterPlugin,
+        PreBindPlugin,
+        PreEnqueuePlugin,
+        PreFilterPlugin,
+        PreScorePlugin,
+        QueueSortPlugin,
+        ReservePlugin,
+        ScorePlugin,
+    )
 
     _f1: FilterPlugin = TrueFilter()
     _f2: FilterPlugin = FalseFilter()

@@ -6,18 +6,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, final
 
-from .._api import Namespace, Node, Pod
-from .._clock import Clock, FakeClock
-from .._cycle_state import CycleState
-from .._exceptions import SchedulerError
-from .._filter import PreFilterResult
-from .._framework import Framework
-from .._handle import SharedLister
-from .._nodeinfo import NodeInfo
-from .._objects import ObjectStore
-from .._plugin import Plugin
-from .._registry import Registry
-from .._status import Code, Status
+from ..api.objects import Namespace, Node, Pod
+from ..cache.nodeinfo import NodeInfo
+from ..cache.store import ObjectStore
+from ..errors import SchedulerError
+from ..framework.clock import Clock, FakeClock
+from ..framework.cycle_state import CycleState
+from ..framework.handle import SharedLister
+from ..framework.interfaces import Plugin, PreFilterResult
+from ..framework.registry import Registry
+from ..framework.runtime import Framework
+from ..framework.status import Code, Status
 from ._fakes import FakeBind, FakeProfile, FakeQueueSort, _Ref
 
 __all__ = ["PluginHarness"]
@@ -45,7 +44,7 @@ def _raw(status: Status) -> Status:
 
 
 def _snapshot(nodes: Sequence[Node], pods: Sequence[Pod]) -> SharedLister:
-    from .._snapshot import Snapshot
+    from ..cache.snapshot import Snapshot
 
     return Snapshot.from_objects(nodes, pods)
 

@@ -1,0 +1,1508 @@
+"""Conversion between Kubernetes manifests and schedframe's api objects.
+
+Reading (``*_from_manifest``, :func:`object_from_manifest`, :func:`load_manifests`) accepts the
+plain dicts that ``yaml.safe_load`` / ``json.load`` produce from Kubernetes v1 manifests and
+``kubectl get ... -o yaml|json`` output. Every field the scheduler reads is decoded; fields
+schedframe does not model are ignored. Bad input raises one :class:`~schedframe.ManifestError`
+naming the field path, the value found and what was expected::
+
+    spec.containers[0].resources.requests.cpu: '12x' is not a quantity
+
+Like the API server, reading defaults the namespace of namespaced objects to ``"default"``,
+``spec.schedulerName`` to ``"default-scheduler"``, ``status.phase`` to ``"Pending"`` and a
+port's ``protocol`` to ``"TCP"``, and validates the enumerations the API validates (selector and
+toleration operators, taint effects, ``whenUnsatisfiable``...). A JSON ``null`` reads as an
+absent field. Priorities are kept as written (no PriorityClass resolution).
+
+Writing (``*_to_manifest``, :func:`object_to_manifest`) produces ``apiVersion``, ``kind``,
+``metadata`` and the object's ``spec`` / ``status`` with empty fields omitted; quantities are
+written as their original text and timestamps (seconds since the epoch in schedframe) as
+RFC 3339 strings. ``X.from_manifest(x.to_manifest()) == x`` holds for every valid object.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Context, Decimal
+from typing import Any, Final, NoReturn, TypeAlias
+
+from ..errors import ManifestError, QuantityError
+from . import objects as _objects
+from .objects import (
+    DEFAULT_SCHEDULER_NAME,
+    POD_GROUP_API_VERSION,
+    TAINT_EFFECTS,
+    Affinity,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Namespace,
+    Node,
+    NodeAffinity,
+    NodeCondition,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    OwnerReference,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodAntiAffinity,
+    PodCondition,
+    PodDisruptionBudget,
+    PodGroup,
+    PreferredSchedulingTerm,
+    PriorityClass,
+    ReplicaSet,
+    ReplicationController,
+    Service,
+    StatefulSet,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+    _node_uid,
+    _pod_uid,
+)
+from .quantity import Quantity
+
+__all__ = [
+    "SUPPORTED_KINDS",
+    "ApiObject",
+    "load_manifests",
+    "namespace_from_manifest",
+    "node_from_manifest",
+    "node_to_manifest",
+    "pod_group_from_manifest",
+    "object_from_manifest",
+    "object_to_manifest",
+    "pod_from_manifest",
+    "pod_to_manifest",
+]
+
+#: Any api object :func:`object_from_manifest` returns.
+ApiObject: TypeAlias = (Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet
+                        | PodDisruptionBudget | PriorityClass | PodGroup)
+
+# --------------------------------------------------------------------------------------------
+# Enumerations the API validates
+
+_LABEL_SELECTOR_OPS: Final = ("In", "NotIn", "Exists", "DoesNotExist")
+_NODE_SELECTOR_OPS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_TOLERATION_OPS: Final = ("", "Equal", "Exists", "Lt", "Gt")
+_TOLERATION_EFFECTS: Final = ("", "NoSchedule", "PreferNoSchedule", "NoExecute")
+_TAINT_EFFECTS: Final = tuple(sorted(TAINT_EFFECTS))
+_WHEN_UNSATISFIABLE: Final = ("DoNotSchedule", "ScheduleAnyway")
+_INCLUSION_POLICIES: Final = ("Honor", "Ignore")
+_PREEMPTION_POLICIES: Final = ("PreemptLowerPriority", "Never")
+_CONTAINER_RESTART_POLICIES: Final = ("Always", "Never", "OnFailure")
+_PROTOCOLS: Final = ("TCP", "UDP", "SCTP")
+_PERCENT_RE: Final = re.compile(r"[0-9]+%")
+_SIMPLE_KEY_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+_EMPTY: Final[Mapping[str, Any]] = {}
+
+# --------------------------------------------------------------------------------------------
+# Reading primitives: each takes the raw value and its field path, and raises ManifestError
+
+
+def _fail(path: str, message: str) -> NoReturn:
+    raise ManifestError(path, message)
+
+
+def _show(value: Any) -> str:
+    """A short rendering of a bad value for error messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, (str, int, float)):
+        try:
+            text = repr(value)
+        except ValueError:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
+            return f"an integer of {value.bit_length()} bits"  # type: ignore[union-attr]
+    else:
+        text = f"{type(value).__name__} {value!s}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _child(path: str, key: str) -> str:
+    if _SIMPLE_KEY_RE.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key}]"
+
+
+def _mapping(value: Any, path: str) -> Mapping[str, Any]:
+    if type(value) is dict:  # the common case, without an ABC instance check
+        return value
+    if value is None:
+        return _EMPTY
+    if not isinstance(value, Mapping):
+        _fail(path, f"expected a mapping, got {_show(value)}")
+    return value
+
+
+def _list(value: Any, path: str) -> Sequence[Any]:
+    if type(value) is list:
+        return value
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        _fail(path, f"expected a list, got {_show(value)}")
+    return value
+
+
+def _hint(value: Any) -> str:
+    if isinstance(value, (bool, int, float, _dt.date)):
+        return " (quote it in YAML)"
+    return ""
+
+
+def _str(value: Any, path: str, default: str = "") -> str:
+    if type(value) is str:
+        return value
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        _fail(path, f"expected a string, got {_show(value)}{_hint(value)}")
+    return value
+
+
+def _required_str(m: Mapping[str, Any], key: str, path: str) -> str:
+    p = _child(path, key)
+    value = _str(m.get(key), p)
+    if not value:
+        _fail(p, "required")
+    return value
+
+
+def _int(value: Any, path: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        _fail(path, f"expected an integer, got {_show(value)}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    _fail(path, f"expected an integer, got {_show(value)}")
+
+
+def _required_int(m: Mapping[str, Any], key: str, path: str) -> int:
+    p = _child(path, key)
+    value = _int(m.get(key), p)
+    if value is None:
+        _fail(p, "required")
+    return value
+
+
+def _bool(value: Any, path: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        _fail(path, f"expected true or false, got {_show(value)}")
+    return value
+
+
+def _enum(value: Any, path: str, allowed: Sequence[str], default: str | None = None) -> str | None:
+    if value is None:
+        return default
+    if not isinstance(value, str) or value not in allowed:
+        shown = ", ".join(repr(a) for a in allowed)
+        _fail(path, f"unsupported value {_show(value)}; supported values: {shown}")
+    return value
+
+
+def _required_enum(m: Mapping[str, Any], key: str, path: str, allowed: Sequence[str]) -> str:
+    p = _child(path, key)
+    value = _enum(m.get(key), p, allowed)
+    if value is None:
+        _fail(p, "required")
+    return value
+
+
+def _str_list(value: Any, path: str) -> tuple[str, ...]:
+    items = _list(value, path)
+    out = []
+    for i, v in enumerate(items):
+        if not isinstance(v, str):
+            _fail(f"{path}[{i}]", f"expected a string, got {_show(v)}{_hint(v)}")
+        out.append(v)
+    return tuple(out)
+
+
+def _str_map(value: Any, path: str) -> dict[str, str]:
+    if not value:
+        if value is None or isinstance(value, Mapping):
+            return {}
+        _fail(path, f"expected a mapping, got {_show(value)}")
+    m = _mapping(value, path)
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _fail(path, f"keys must be strings, got {_show(k)}{_hint(k)}")
+        if not isinstance(v, str):
+            _fail(_child(path, k), f"expected a string, got {_show(v)}{_hint(v)}")
+    return dict(m)
+
+
+def _quantity(value: Any, path: str) -> Quantity:
+    if isinstance(value, str):
+        value = value.strip()  # as Quantity.UnmarshalJSON does
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(path, f"expected a quantity such as '500m' or '1Gi', got {_show(value)}")
+    try:
+        q = Quantity.parse(value)
+    except QuantityError:
+        _fail(path, f"{_show(value)} is not a quantity")
+    if q.exact < 0:
+        _fail(path, f"must be greater than or equal to 0, got {_show(value)}")
+    return q
+
+
+def _quantities(value: Any, path: str) -> dict[str, Quantity]:
+    if not value and (value is None or isinstance(value, Mapping)):
+        return {}
+    m = _mapping(value, path)
+    out: dict[str, Quantity] = {}
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _fail(path, f"resource names must be strings, got {_show(k)}")
+        out[k] = _quantity(v, _child(path, k))
+    return out
+
+
+_TIME_RE: Final = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_DECIMALS: Final = Context(prec=800)
+
+
+def _time(value: Any, path: str) -> float | None:
+    """An RFC 3339 timestamp (or a YAML timestamp) as seconds since the epoch."""
+    if value is None:
+        return None
+    if isinstance(value, _dt.datetime):
+        dt = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+        delta = dt - _EPOCH
+        whole = delta.days * 86400 + delta.seconds
+        if not delta.microseconds:
+            return float(whole)
+        return float(_DECIMALS.add(Decimal(whole), Decimal(delta.microseconds).scaleb(-6)))
+    m = _TIME_RE.fullmatch(value) if isinstance(value, str) else None
+    if m is None:
+        _fail(path, f"expected an RFC 3339 timestamp such as '2024-05-01T12:00:00Z', got {_show(value)}")
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    frac, zone = m.group(7), m.group(8)
+    try:
+        if zone in ("Z", "z"):
+            tz = _dt.timezone.utc
+        else:
+            sign = -1 if zone[0] == "-" else 1
+            tz = _dt.timezone(sign * _dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        delta = _dt.datetime(year, month, day, hour, minute, second, tzinfo=tz) - _EPOCH
+    except (ValueError, OverflowError):
+        _fail(path, f"{_show(value)} is not a valid RFC 3339 timestamp")
+    whole = delta.days * 86400 + delta.seconds
+    if not frac:
+        return float(whole)
+    return float(_DECIMALS.add(Decimal(whole), Decimal("0" + frac)))
+
+
+def _format_time(value: float, path: str) -> str:
+    """Seconds since the epoch as RFC 3339 (UTC), exact enough that :func:`_time` reads back the
+    same float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(path, f"expected seconds since the epoch, got {_show(value)}")
+    try:
+        exact = Decimal(repr(float(value)))
+        whole = int(exact.to_integral_value(rounding="ROUND_FLOOR"))
+        dt = _EPOCH + _dt.timedelta(seconds=whole)
+    except (ValueError, OverflowError, ArithmeticError):
+        _fail(path, f"{_show(value)} is outside the range of RFC 3339 timestamps")
+    text = (f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
+            f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}")
+    frac = _DECIMALS.subtract(exact, Decimal(whole))
+    if frac:
+        digits = format(frac, "f").split(".", 1)[1].rstrip("0")
+        text += "." + digits
+    return text + "Z"
+
+
+# --------------------------------------------------------------------------------------------
+# Metadata
+
+
+def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping[str, Any]:
+    if not isinstance(manifest, Mapping):
+        _fail("", f"expected a {kind} manifest (a mapping), got {_show(manifest)}")
+    got_kind = manifest.get("kind")
+    if got_kind is not None and got_kind != kind:
+        _fail("kind", f"expected {kind!r}, got {_show(got_kind)}")
+    api_version = manifest.get("apiVersion")
+    if api_version is not None and api_version not in api_versions:
+        want = " or ".join(repr(v) for v in api_versions)
+        _fail("apiVersion", f"expected {want} for a {kind}, got {_show(api_version)}")
+    return manifest
+
+
+def _name(meta: Mapping[str, Any]) -> str:
+    value = _str(meta.get("name"), "metadata.name")
+    if not value:
+        if meta.get("generateName"):
+            _fail("metadata.name", "required (generateName is not supported: give the object a name)")
+        _fail("metadata.name", "required")
+    return value
+
+
+def _namespace(meta: Mapping[str, Any]) -> str:
+    return _str(meta.get("namespace"), "metadata.namespace") or "default"
+
+
+def _owner_reference(value: Any, path: str) -> OwnerReference:
+    m = _mapping(value, path)
+    return OwnerReference(
+        kind=_required_str(m, "kind", path),
+        name=_required_str(m, "name", path),
+        uid=_str(m.get("uid"), f"{path}.uid"),
+        api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"),
+        controller=_bool(m.get("controller"), f"{path}.controller"),
+    )
+
+
+def _meta_out(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    for k, v in extra.items():
+        if v:
+            meta[k] = v
+    return meta
+
+
+# --------------------------------------------------------------------------------------------
+# Selectors
+
+
+def _label_selector(value: Any, path: str) -> LabelSelector | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    exprs = []
+    p_exprs = f"{path}.matchExpressions"
+    for i, raw in enumerate(_list(m.get("matchExpressions"), p_exprs)):
+        p = f"{p_exprs}[{i}]"
+        e = _mapping(raw, p)
+        exprs.append(LabelSelectorRequirement(
+            key=_str(e.get("key"), f"{p}.key"),
+            operator=_required_enum(e, "operator", p, _LABEL_SELECTOR_OPS),
+            values=_str_list(e.get("values"), f"{p}.values"),
+        ))
+    return LabelSelector(_str_map(m.get("matchLabels"), f"{path}.matchLabels"), tuple(exprs))
+
+
+def _label_selector_out(sel: LabelSelector) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if sel.match_labels:
+        out["matchLabels"] = dict(sel.match_labels)
+    if sel.match_expressions:
+        out["matchExpressions"] = [_requirement_out(r) for r in sel.match_expressions]
+    return out
+
+
+def _requirement_out(r: LabelSelectorRequirement | NodeSelectorRequirement) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": r.key, "operator": r.operator}
+    if r.values:
+        out["values"] = list(r.values)
+    return out
+
+
+def _node_requirements(value: Any, path: str) -> tuple[NodeSelectorRequirement, ...]:
+    out = []
+    for i, raw in enumerate(_list(value, path)):
+        p = f"{path}[{i}]"
+        e = _mapping(raw, p)
+        out.append(NodeSelectorRequirement(
+            key=_str(e.get("key"), f"{p}.key"),
+            operator=_required_enum(e, "operator", p, _NODE_SELECTOR_OPS),
+            values=_str_list(e.get("values"), f"{p}.values"),
+        ))
+    return tuple(out)
+
+
+def _node_selector_term(value: Any, path: str) -> NodeSelectorTerm:
+    m = _mapping(value, path)
+    return NodeSelectorTerm(
+        _node_requirements(m.get("matchExpressions"), f"{path}.matchExpressions"),
+        _node_requirements(m.get("matchFields"), f"{path}.matchFields"),
+    )
+
+
+def _node_selector_term_out(term: NodeSelectorTerm) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if term.match_expressions:
+        out["matchExpressions"] = [_requirement_out(r) for r in term.match_expressions]
+    if term.match_fields:
+        out["matchFields"] = [_requirement_out(r) for r in term.match_fields]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Affinity
+
+_REQUIRED: Final = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED: Final = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _node_affinity(value: Any, path: str) -> NodeAffinity:
+    m = _mapping(value, path)
+    required = None
+    raw_required = m.get(_REQUIRED)
+    if raw_required is not None:
+        p = f"{path}.{_REQUIRED}"
+        sel = _mapping(raw_required, p)
+        p_terms = f"{p}.nodeSelectorTerms"
+        required = NodeSelector(tuple(
+            _node_selector_term(t, f"{p_terms}[{i}]")
+            for i, t in enumerate(_list(sel.get("nodeSelectorTerms"), p_terms))
+        ))
+    preferred = []
+    p_pref = f"{path}.{_PREFERRED}"
+    for i, raw in enumerate(_list(m.get(_PREFERRED), p_pref)):
+        p = f"{p_pref}[{i}]"
+        e = _mapping(raw, p)
+        preferred.append(PreferredSchedulingTerm(
+            weight=_required_int(e, "weight", p),
+            preference=_node_selector_term(e.get("preference"), f"{p}.preference"),
+        ))
+    return NodeAffinity(required, tuple(preferred))
+
+
+def _node_affinity_out(na: NodeAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if na.required is not None:
+        out[_REQUIRED] = {"nodeSelectorTerms": [_node_selector_term_out(t) for t in na.required.terms]}
+    if na.preferred:
+        out[_PREFERRED] = [{"weight": p.weight, "preference": _node_selector_term_out(p.preference)}
+                           for p in na.preferred]
+    return out
+
+
+def _pod_affinity_term(value: Any, path: str) -> PodAffinityTerm:
+    m = _mapping(value, path)
+    return PodAffinityTerm(
+        topology_key=_required_str(m, "topologyKey", path),
+        label_selector=_label_selector(m.get("labelSelector"), f"{path}.labelSelector"),
+        namespaces=_str_list(m.get("namespaces"), f"{path}.namespaces"),
+        namespace_selector=_label_selector(m.get("namespaceSelector"), f"{path}.namespaceSelector"),
+        match_label_keys=_str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+        mismatch_label_keys=_str_list(m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
+    )
+
+
+def _pod_affinity_term_out(term: PodAffinityTerm) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if term.label_selector is not None:
+        out["labelSelector"] = _label_selector_out(term.label_selector)
+    if term.namespaces:
+        out["namespaces"] = list(term.namespaces)
+    out["topologyKey"] = term.topology_key
+    if term.namespace_selector is not None:
+        out["namespaceSelector"] = _label_selector_out(term.namespace_selector)
+    if term.match_label_keys:
+        out["matchLabelKeys"] = list(term.match_label_keys)
+    if term.mismatch_label_keys:
+        out["mismatchLabelKeys"] = list(term.mismatch_label_keys)
+    return out
+
+
+def _pod_affinity_terms(value: Any, path: str) -> tuple[
+        tuple[PodAffinityTerm, ...], tuple[WeightedPodAffinityTerm, ...]]:
+    m = _mapping(value, path)
+    p_req = f"{path}.{_REQUIRED}"
+    required = tuple(_pod_affinity_term(t, f"{p_req}[{i}]")
+                     for i, t in enumerate(_list(m.get(_REQUIRED), p_req)))
+    preferred = []
+    p_pref = f"{path}.{_PREFERRED}"
+    for i, raw in enumerate(_list(m.get(_PREFERRED), p_pref)):
+        p = f"{p_pref}[{i}]"
+        e = _mapping(raw, p)
+        term = e.get("podAffinityTerm")
+        if term is None:
+            _fail(f"{p}.podAffinityTerm", "required")
+        preferred.append(WeightedPodAffinityTerm(
+            weight=_required_int(e, "weight", p),
+            term=_pod_affinity_term(term, f"{p}.podAffinityTerm"),
+        ))
+    return required, tuple(preferred)
+
+
+def _pod_affinity_out(a: PodAffinity | PodAntiAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if a.required:
+        out[_REQUIRED] = [_pod_affinity_term_out(t) for t in a.required]
+    if a.preferred:
+        out[_PREFERRED] = [{"weight": w.weight, "podAffinityTerm": _pod_affinity_term_out(w.term)}
+                           for w in a.preferred]
+    return out
+
+
+def _affinity(value: Any, path: str) -> Affinity | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    na = m.get("nodeAffinity")
+    pa = m.get("podAffinity")
+    paa = m.get("podAntiAffinity")
+    return Affinity(
+        node_affinity=None if na is None else _node_affinity(na, f"{path}.nodeAffinity"),
+        pod_affinity=None if pa is None else PodAffinity(*_pod_affinity_terms(pa, f"{path}.podAffinity")),
+        pod_anti_affinity=None if paa is None else PodAntiAffinity(
+            *_pod_affinity_terms(paa, f"{path}.podAntiAffinity")),
+    )
+
+
+def _affinity_out(a: Affinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if a.node_affinity is not None:
+        out["nodeAffinity"] = _node_affinity_out(a.node_affinity)
+    if a.pod_affinity is not None:
+        out["podAffinity"] = _pod_affinity_out(a.pod_affinity)
+    if a.pod_anti_affinity is not None:
+        out["podAntiAffinity"] = _pod_affinity_out(a.pod_anti_affinity)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Tolerations, taints, topology spread
+
+
+def _toleration(value: Any, path: str) -> Toleration:
+    m = _mapping(value, path)
+    seconds = _int(m.get("tolerationSeconds"), f"{path}.tolerationSeconds")
+    return Toleration(
+        key=_str(m.get("key"), f"{path}.key"),
+        operator=_enum(m.get("operator"), f"{path}.operator", _TOLERATION_OPS, "Equal") or "",
+        value=_str(m.get("value"), f"{path}.value"),
+        effect=_enum(m.get("effect"), f"{path}.effect", _TOLERATION_EFFECTS, "") or "",
+        toleration_seconds=seconds,
+    )
+
+
+def _toleration_out(t: Toleration) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if t.key:
+        out["key"] = t.key
+    out["operator"] = t.operator  # always written: an absent operator reads as "Equal"
+    if t.value:
+        out["value"] = t.value
+    if t.effect:
+        out["effect"] = t.effect
+    if t.toleration_seconds is not None:
+        out["tolerationSeconds"] = t.toleration_seconds
+    return out
+
+
+def _taint(value: Any, path: str) -> Taint:
+    m = _mapping(value, path)
+    return Taint(
+        key=_required_str(m, "key", path),
+        effect=_required_enum(m, "effect", path, _TAINT_EFFECTS),
+        value=_str(m.get("value"), f"{path}.value"),
+        time_added=_time(m.get("timeAdded"), f"{path}.timeAdded"),
+    )
+
+
+def _taint_out(t: Taint, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": t.key}
+    if t.value:
+        out["value"] = t.value
+    out["effect"] = t.effect
+    if t.time_added is not None:
+        out["timeAdded"] = _format_time(t.time_added, f"{path}.timeAdded")
+    return out
+
+
+def _spread_constraint(value: Any, path: str) -> TopologySpreadConstraint:
+    m = _mapping(value, path)
+    return TopologySpreadConstraint(
+        max_skew=_required_int(m, "maxSkew", path),
+        topology_key=_required_str(m, "topologyKey", path),
+        when_unsatisfiable=_required_enum(m, "whenUnsatisfiable", path, _WHEN_UNSATISFIABLE),
+        label_selector=_label_selector(m.get("labelSelector"), f"{path}.labelSelector"),
+        min_domains=_int(m.get("minDomains"), f"{path}.minDomains"),
+        node_affinity_policy=_enum(m.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
+                                   _INCLUSION_POLICIES),
+        node_taints_policy=_enum(m.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy", _INCLUSION_POLICIES),
+        match_label_keys=_str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+    )
+
+
+def _spread_constraint_out(c: TopologySpreadConstraint) -> dict[str, Any]:
+    out: dict[str, Any] = {"maxSkew": c.max_skew, "topologyKey": c.topology_key,
+                           "whenUnsatisfiable": c.when_unsatisfiable}
+    if c.label_selector is not None:
+        out["labelSelector"] = _label_selector_out(c.label_selector)
+    if c.min_domains is not None:
+        out["minDomains"] = c.min_domains
+    if c.node_affinity_policy is not None:
+        out["nodeAffinityPolicy"] = c.node_affinity_policy
+    if c.node_taints_policy is not None:
+        out["nodeTaintsPolicy"] = c.node_taints_policy
+    if c.match_label_keys:
+        out["matchLabelKeys"] = list(c.match_label_keys)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Containers
+
+
+def _port(value: Any, path: str) -> ContainerPort:
+    m = _mapping(value, path)
+    return ContainerPort(
+        container_port=_required_int(m, "containerPort", path),
+        host_port=_int(m.get("hostPort"), f"{path}.hostPort") or 0,
+        host_ip=_str(m.get("hostIP"), f"{path}.hostIP"),
+        protocol=_enum(m.get("protocol"), f"{path}.protocol", (*_PROTOCOLS, ""), "TCP") or "TCP",
+        name=_str(m.get("name"), f"{path}.name"),
+    )
+
+
+def _port_out(p: ContainerPort) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if p.name:
+        out["name"] = p.name
+    out["containerPort"] = p.container_port
+    if p.host_port:
+        out["hostPort"] = p.host_port
+    if p.host_ip:
+        out["hostIP"] = p.host_ip
+    out["protocol"] = p.protocol
+    return out
+
+
+def _container(value: Any, path: str) -> Container:
+    m = _mapping(value, path)
+    p_res = f"{path}.resources"
+    res = _mapping(m.get("resources"), p_res)
+    p_ports = f"{path}.ports"
+    return Container(
+        name=_str(m.get("name"), f"{path}.name"),
+        image=_str(m.get("image"), f"{path}.image"),
+        requests=_quantities(res.get("requests"), f"{p_res}.requests"),
+        limits=_quantities(res.get("limits"), f"{p_res}.limits"),
+        ports=tuple(_port(p, f"{p_ports}[{i}]") for i, p in enumerate(_list(m.get("ports"), p_ports))),
+        restart_policy=_enum(m.get("restartPolicy"), f"{path}.restartPolicy", _CONTAINER_RESTART_POLICIES),
+    )
+
+
+def _quantities_out(q: Mapping[str, Quantity]) -> dict[str, str]:
+    return {k: str(v) for k, v in q.items()}
+
+
+def _resources_out(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if requests:
+        out["requests"] = _quantities_out(requests)
+    if limits:
+        out["limits"] = _quantities_out(limits)
+    return out
+
+
+def _container_out(c: Container) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if c.name:
+        out["name"] = c.name
+    if c.image:
+        out["image"] = c.image
+    if c.ports:
+        out["ports"] = [_port_out(p) for p in c.ports]
+    resources = _resources_out(c.requests, c.limits)
+    if resources:
+        out["resources"] = resources
+    if c.restart_policy is not None:
+        out["restartPolicy"] = c.restart_policy
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Pod
+
+
+def _items(value: Any, path: str, read: Callable[[Any, str], Any]) -> tuple[Any, ...]:
+    return tuple(read(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
+
+
+def _pod_condition(value: Any, path: str) -> PodCondition:
+    m = _mapping(value, path)
+    return PodCondition(
+        type=_required_str(m, "type", path),
+        status=_str(m.get("status"), f"{path}.status", "True"),
+        reason=_str(m.get("reason"), f"{path}.reason"),
+        message=_str(m.get("message"), f"{path}.message"),
+    )
+
+
+def _scheduling_gate(value: Any, path: str) -> str:
+    return _required_str(_mapping(value, path), "name", path)
+
+
+def _pod(manifest: Any) -> Pod:
+    m = _check_top(manifest, "Pod", ("v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    status = _mapping(m.get("status"), "status")
+    resources = _mapping(spec.get("resources"), "spec.resources")
+    kw: dict[str, Any] = {}
+    uid = _str(meta.get("uid"), "metadata.uid")
+    if uid:
+        kw["uid"] = uid
+    return Pod(
+        name=_name(meta),
+        namespace=_namespace(meta),
+        labels=_str_map(meta.get("labels"), "metadata.labels"),
+        annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
+        creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
+        deletion_timestamp=_time(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
+        owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences", _owner_reference),
+        priority=_int(spec.get("priority"), "spec.priority"),
+        priority_class_name=_str(spec.get("priorityClassName"), "spec.priorityClassName"),
+        scheduler_name=_str(spec.get("schedulerName"), "spec.schedulerName") or DEFAULT_SCHEDULER_NAME,
+        node_name=_str(spec.get("nodeName"), "spec.nodeName"),
+        node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        affinity=_affinity(spec.get("affinity"), "spec.affinity"),
+        tolerations=_items(spec.get("tolerations"), "spec.tolerations", _toleration),
+        topology_spread_constraints=_items(spec.get("topologySpreadConstraints"),
+                                           "spec.topologySpreadConstraints", _spread_constraint),
+        containers=_items(spec.get("containers"), "spec.containers", _container),
+        init_containers=_items(spec.get("initContainers"), "spec.initContainers", _container),
+        overhead=_quantities(spec.get("overhead"), "spec.overhead"),
+        resources=_quantities(resources.get("requests"), "spec.resources.requests"),
+        resource_limits=_quantities(resources.get("limits"), "spec.resources.limits"),
+        scheduling_gates=_items(spec.get("schedulingGates"), "spec.schedulingGates", _scheduling_gate),
+        preemption_policy=_enum(spec.get("preemptionPolicy"), "spec.preemptionPolicy", _PREEMPTION_POLICIES),
+        phase=_str(status.get("phase"), "status.phase") or "Pending",
+        nominated_node_name=_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+        start_time=_time(status.get("startTime"), "status.startTime"),
+        conditions=_items(status.get("conditions"), "status.conditions", _pod_condition),
+        **kw,
+    )
+
+
+def _owner_reference_out(o: OwnerReference) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if o.api_version:
+        out["apiVersion"] = o.api_version
+    out["kind"] = o.kind
+    out["name"] = o.name
+    if o.uid:
+        out["uid"] = o.uid
+    if o.controller:
+        out["controller"] = True
+    return out
+
+
+def _pod_condition_out(c: PodCondition) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": c.type, "status": c.status}
+    if c.reason:
+        out["reason"] = c.reason
+    if c.message:
+        out["message"] = c.message
+    return out
+
+
+def pod_to_manifest(pod: Pod) -> dict[str, Any]:
+    """The Kubernetes v1 Pod manifest of *pod*.
+
+    Raises:
+        ManifestError: when a timestamp cannot be written as RFC 3339.
+    """
+    meta = _meta_out(
+        pod.name, pod.namespace,
+        uid=pod.uid if pod.uid != _pod_uid(pod) else "",
+        labels=dict(pod.labels), annotations=dict(pod.annotations),
+        creationTimestamp=None if pod.creation_timestamp is None
+        else _format_time(pod.creation_timestamp, "metadata.creationTimestamp"),
+        deletionTimestamp=None if pod.deletion_timestamp is None
+        else _format_time(pod.deletion_timestamp, "metadata.deletionTimestamp"),
+        ownerReferences=[_owner_reference_out(o) for o in pod.owner_references],
+    )
+    spec: dict[str, Any] = {}
+    if pod.node_name:
+        spec["nodeName"] = pod.node_name
+    spec["schedulerName"] = pod.scheduler_name
+    if pod.priority is not None:
+        spec["priority"] = pod.priority
+    if pod.priority_class_name:
+        spec["priorityClassName"] = pod.priority_class_name
+    if pod.preemption_policy is not None:
+        spec["preemptionPolicy"] = pod.preemption_policy
+    if pod.node_selector:
+        spec["nodeSelector"] = dict(pod.node_selector)
+    if pod.affinity is not None:
+        spec["affinity"] = _affinity_out(pod.affinity)
+    if pod.tolerations:
+        spec["tolerations"] = [_toleration_out(t) for t in pod.tolerations]
+    if pod.topology_spread_constraints:
+        spec["topologySpreadConstraints"] = [
+            _spread_constraint_out(c) for c in pod.topology_spread_constraints]
+    if pod.init_containers:
+        spec["initContainers"] = [_container_out(c) for c in pod.init_containers]
+    spec["containers"] = [_container_out(c) for c in pod.containers]
+    if pod.overhead:
+        spec["overhead"] = _quantities_out(pod.overhead)
+    resources = _resources_out(pod.resources, pod.resource_limits)
+    if resources:
+        spec["resources"] = resources
+    if pod.scheduling_gates:
+        spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    status: dict[str, Any] = {"phase": pod.phase}
+    if pod.nominated_node_name:
+        status["nominatedNodeName"] = pod.nominated_node_name
+    if pod.start_time is not None:
+        status["startTime"] = _format_time(pod.start_time, "status.startTime")
+    if pod.conditions:
+        status["conditions"] = [_pod_condition_out(c) for c in pod.conditions]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+# --------------------------------------------------------------------------------------------
+# Node
+
+
+def _image(value: Any, path: str) -> ContainerImage:
+    m = _mapping(value, path)
+    return ContainerImage(names=_str_list(m.get("names"), f"{path}.names"),
+                          size_bytes=_int(m.get("sizeBytes"), f"{path}.sizeBytes") or 0)
+
+
+def _node_condition(value: Any, path: str) -> NodeCondition:
+    m = _mapping(value, path)
+    return NodeCondition(type=_required_str(m, "type", path),
+                         status=_str(m.get("status"), f"{path}.status", "True"))
+
+
+def _node(manifest: Any) -> Node:
+    m = _check_top(manifest, "Node", ("v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    status = _mapping(m.get("status"), "status")
+    kw: dict[str, Any] = {}
+    uid = _str(meta.get("uid"), "metadata.uid")
+    if uid:
+        kw["uid"] = uid
+    return Node(
+        name=_name(meta),
+        labels=_str_map(meta.get("labels"), "metadata.labels"),
+        annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
+        taints=_items(spec.get("taints"), "spec.taints", _taint),
+        unschedulable=_bool(spec.get("unschedulable"), "spec.unschedulable"),
+        capacity=_quantities(status.get("capacity"), "status.capacity"),
+        allocatable=_quantities(status.get("allocatable"), "status.allocatable"),
+        images=_items(status.get("images"), "status.images", _image),
+        conditions=_items(status.get("conditions"), "status.conditions", _node_condition),
+        **kw,
+    )
+
+
+def node_to_manifest(node: Node) -> dict[str, Any]:
+    """The Kubernetes v1 Node manifest of *node*.
+
+    Raises:
+        ManifestError: when a taint's ``time_added`` cannot be written as RFC 3339.
+    """
+    meta = _meta_out(node.name, uid=node.uid if node.uid != _node_uid(node) else "",
+                     labels=dict(node.labels), annotations=dict(node.annotations))
+    spec: dict[str, Any] = {}
+    if node.unschedulable:
+        spec["unschedulable"] = True
+    if node.taints:
+        spec["taints"] = [_taint_out(t, f"spec.taints[{i}]") for i, t in enumerate(node.taints)]
+    status: dict[str, Any] = {}
+    if node.capacity:
+        status["capacity"] = _quantities_out(node.capacity)
+    if node.allocatable:
+        status["allocatable"] = _quantities_out(node.allocatable)
+    if node.conditions:
+        status["conditions"] = [{"type": c.type, "status": c.status} for c in node.conditions]
+    if node.images:
+        status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes} for i in node.images]
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
+
+
+# --------------------------------------------------------------------------------------------
+# Other kinds
+
+
+def _namespace_obj(manifest: Any) -> Namespace:
+    m = _check_top(manifest, "Namespace", ("v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    return Namespace(name=_name(meta), labels=_str_map(meta.get("labels"), "metadata.labels"))
+
+
+def _int_or_percent(value: Any, path: str) -> int | str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not _PERCENT_RE.fullmatch(value):
+            _fail(path, f"expected an integer or a percentage such as '50%', got {_show(value)}")
+        return value
+    number = _int(value, path)
+    if number is not None and number < 0:
+        _fail(path, f"must be greater than or equal to 0, got {number}")
+    return number
+
+
+def _pdb(manifest: Any) -> PodDisruptionBudget:
+    m = _check_top(manifest, "PodDisruptionBudget", ("policy/v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    status = _mapping(m.get("status"), "status")
+    return PodDisruptionBudget(
+        name=_name(meta), namespace=_namespace(meta),
+        selector=_label_selector(spec.get("selector"), "spec.selector"),
+        min_available=_int_or_percent(spec.get("minAvailable"), "spec.minAvailable"),
+        max_unavailable=_int_or_percent(spec.get("maxUnavailable"), "spec.maxUnavailable"),
+        disruptions_allowed=_int(status.get("disruptionsAllowed"), "status.disruptionsAllowed") or 0,
+        disrupted_pods=_disrupted_pods(status.get("disruptedPods"), "status.disruptedPods"),
+    )
+
+
+def _disrupted_pods(value: Any, path: str) -> frozenset[str]:
+    """The pod names of ``status.disruptedPods`` (a map of pod name to eviction time)."""
+    m = _mapping(value, path)
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _fail(path, f"keys must be pod names, got {_show(k)}")
+        _time(v, _child(path, k))
+    return frozenset(m)
+
+
+def _priority_class(manifest: Any) -> PriorityClass:
+    m = _check_top(manifest, "PriorityClass", ("scheduling.k8s.io/v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    return PriorityClass(
+        name=_name(meta),
+        value=_required_int(m, "value", ""),
+        global_default=_bool(m.get("globalDefault"), "globalDefault"),
+        preemption_policy=_enum(m.get("preemptionPolicy"), "preemptionPolicy", _PREEMPTION_POLICIES,
+                                "PreemptLowerPriority") or "PreemptLowerPriority",
+    )
+
+
+def _service(manifest: Any) -> Service:
+    m = _check_top(manifest, "Service", ("v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    return Service(name=_name(meta), namespace=_namespace(meta),
+                   selector=_str_map(spec.get("selector"), "spec.selector"))
+
+
+def _replication_controller(manifest: Any) -> ReplicationController:
+    m = _check_top(manifest, "ReplicationController", ("v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    return ReplicationController(name=_name(meta), namespace=_namespace(meta),
+                                 selector=_str_map(spec.get("selector"), "spec.selector"))
+
+
+def _replica_set(manifest: Any) -> ReplicaSet:
+    m = _check_top(manifest, "ReplicaSet", ("apps/v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    return ReplicaSet(name=_name(meta), namespace=_namespace(meta),
+                      selector=_label_selector(spec.get("selector"), "spec.selector"))
+
+
+def _stateful_set(manifest: Any) -> StatefulSet:
+    m = _check_top(manifest, "StatefulSet", ("apps/v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    return StatefulSet(name=_name(meta), namespace=_namespace(meta),
+                       selector=_label_selector(spec.get("selector"), "spec.selector"))
+
+
+def _selector_spec(selector: LabelSelector | None) -> dict[str, Any]:
+    return {} if selector is None else {"selector": _label_selector_out(selector)}
+
+
+def _namespace_out(ns: Namespace) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta_out(ns.name, labels=dict(ns.labels))}
+
+
+def _pdb_out(pdb: PodDisruptionBudget) -> dict[str, Any]:
+    spec = _selector_spec(pdb.selector)
+    if pdb.min_available is not None:
+        spec["minAvailable"] = pdb.min_available
+    if pdb.max_unavailable is not None:
+        spec["maxUnavailable"] = pdb.max_unavailable
+    status: dict[str, Any] = {"disruptionsAllowed": pdb.disruptions_allowed}
+    if pdb.disrupted_pods:
+        # schedframe keeps only the names; the eviction times are written as the epoch
+        status["disruptedPods"] = dict.fromkeys(sorted(pdb.disrupted_pods), "1970-01-01T00:00:00Z")
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": _meta_out(pdb.name, pdb.namespace), "spec": spec, "status": status}
+
+
+def _priority_class_out(pc: PriorityClass) -> dict[str, Any]:
+    out: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": _meta_out(pc.name), "value": pc.value}
+    if pc.global_default:
+        out["globalDefault"] = True
+    out["preemptionPolicy"] = pc.preemption_policy
+    return out
+
+
+def _service_out(svc: Service) -> dict[str, Any]:
+    spec = {"selector": dict(svc.selector)} if svc.selector else {}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": _meta_out(svc.name, svc.namespace),
+            "spec": spec}
+
+
+def _replication_controller_out(rc: ReplicationController) -> dict[str, Any]:
+    spec = {"selector": dict(rc.selector)} if rc.selector else {}
+    return {"apiVersion": "v1", "kind": "ReplicationController",
+            "metadata": _meta_out(rc.name, rc.namespace), "spec": spec}
+
+
+def _replica_set_out(rs: ReplicaSet) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": _meta_out(rs.name, rs.namespace),
+            "spec": _selector_spec(rs.selector)}
+
+
+def _stateful_set_out(ss: StatefulSet) -> dict[str, Any]:
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _meta_out(ss.name, ss.namespace),
+            "spec": _selector_spec(ss.selector)}
+
+
+# --------------------------------------------------------------------------------------------
+# Public entry points
+
+
+def pod_from_manifest(manifest: Mapping[str, Any]) -> Pod:
+    """Build a :class:`~schedframe.Pod` from a Kubernetes v1 Pod manifest.
+
+    ``kind`` and ``apiVersion`` may be absent (as in the items of a ``PodList``).
+
+    Raises:
+        ManifestError: naming the field path, the value and what was expected.
+    """
+    return _pod(manifest)
+
+
+def node_from_manifest(manifest: Mapping[str, Any]) -> Node:
+    """Build a :class:`~schedframe.Node` from a Kubernetes v1 Node manifest.
+
+    Raises:
+        ManifestError: naming the field path, the value and what was expected.
+    """
+    return _node(manifest)
+
+
+def namespace_from_manifest(manifest: Mapping[str, Any]) -> Namespace:
+    """Build a :class:`~schedframe.Namespace` from a Kubernetes v1 Namespace manifest.
+
+    Raises:
+        ManifestError: naming the field path, the value and what was expected.
+    """
+    return _namespace_obj(manifest)
+
+
+def pod_group_from_manifest(manifest: Any) -> PodGroup:
+    """Read a ``scheduling.x-k8s.io/v1alpha1`` PodGroup manifest."""
+    m = _check_top(manifest, "PodGroup", (POD_GROUP_API_VERSION,))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    min_member = _int(spec.get("minMember"), "spec.minMember") or 0
+    if min_member < 0:
+        _fail("spec.minMember", f"must be greater than or equal to 0, got {min_member}")
+    timeout = _int(spec.get("scheduleTimeoutSeconds"), "spec.scheduleTimeoutSeconds")
+    if timeout is not None and timeout < 0:
+        _fail("spec.scheduleTimeoutSeconds", f"must be greater than or equal to 0, got {timeout}")
+    return PodGroup(
+        name=_name(meta),
+        namespace=_namespace(meta),
+        min_member=min_member,
+        schedule_timeout_seconds=timeout,
+        min_resources=_quantities(spec.get("minResources"), "spec.minResources"),
+        creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
+    )
+
+
+def _pod_group_out(group: PodGroup) -> dict[str, Any]:
+    created = (None if group.creation_timestamp is None
+               else _format_time(group.creation_timestamp, "metadata.creationTimestamp"))
+    spec: dict[str, Any] = {}
+    if group.min_member:
+        spec["minMember"] = group.min_member
+    if group.min_resources:
+        spec["minResources"] = _quantities_out(group.min_resources)
+    if group.schedule_timeout_seconds is not None:
+        spec["scheduleTimeoutSeconds"] = group.schedule_timeout_seconds
+    return {"apiVersion": POD_GROUP_API_VERSION, "kind": "PodGroup",
+            "metadata": _meta_out(group.name, group.namespace, creationTimestamp=created),
+            "spec": spec}
+
+
+#: kind -> (accepted apiVersions, reader)
+_READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] = {
+    "Pod": (("v1",), _pod),
+    "Node": (("v1",), _node),
+    "Namespace": (("v1",), _namespace_obj),
+    "Service": (("v1",), _service),
+    "ReplicationController": (("v1",), _replication_controller),
+    "ReplicaSet": (("apps/v1",), _replica_set),
+    "StatefulSet": (("apps/v1",), _stateful_set),
+    "PodDisruptionBudget": (("policy/v1",), _pdb),
+    "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
+    "PodGroup": ((POD_GROUP_API_VERSION,), pod_group_from_manifest),
+}
+
+#: The kinds schedframe reads, with their apiVersion.
+SUPPORTED_KINDS: Final = tuple(f"{versions[0]} {kind}" for kind, (versions, _) in _READERS.items())
+
+_WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
+    Pod: pod_to_manifest,
+    Node: node_to_manifest,
+    Namespace: _namespace_out,
+    Service: _service_out,
+    ReplicationController: _replication_controller_out,
+    ReplicaSet: _replica_set_out,
+    StatefulSet: _stateful_set_out,
+    PodDisruptionBudget: _pdb_out,
+    PriorityClass: _priority_class_out,
+    PodGroup: _pod_group_out,
+}
+
+
+def _unsupported_kind(kind: Any) -> str:
+    known = ", ".join(_READERS)
+    hint = ""
+    if isinstance(kind, str) and len(kind) <= 256:  # longer: no match possible, and slow
+        close = difflib.get_close_matches(kind, list(_READERS), n=1, cutoff=0.6)
+        if close:
+            hint = f"; did you mean {close[0]!r}?"
+    return f"unsupported kind {_show(kind)}{hint} (schedframe reads {known})"
+
+
+def object_from_manifest(manifest: Mapping[str, Any]) -> ApiObject:
+    """Build the api object a manifest describes, dispatching on ``kind`` (and checking
+    ``apiVersion`` when present): v1 Pod, Node, Namespace, Service, ReplicationController;
+    apps/v1 ReplicaSet, StatefulSet; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1
+    PriorityClass.
+
+    Raises:
+        ManifestError: for any other kind, or a malformed manifest.
+    """
+    if not isinstance(manifest, Mapping):
+        _fail("", f"expected a Kubernetes object (a mapping), got {_show(manifest)}")
+    kind = manifest.get("kind")
+    if kind is None:
+        _fail("kind", "required")
+    entry = _READERS.get(kind) if isinstance(kind, str) else None
+    if entry is None:
+        _fail("kind", _unsupported_kind(kind))
+    return entry[1](manifest)
+
+
+def object_to_manifest(obj: ApiObject) -> dict[str, Any]:
+    """The Kubernetes manifest of an api object (any kind :func:`object_from_manifest` reads).
+
+    Raises:
+        ManifestError: for an object schedframe cannot write, or an unwritable timestamp.
+    """
+    writer = _WRITERS.get(type(obj))
+    if writer is None:
+        _fail("", f"cannot write a manifest for {type(obj).__name__} objects")
+    return writer(obj)
+
+
+# --------------------------------------------------------------------------------------------
+# load_manifests
+
+_MANIFEST_SUFFIXES: Final = (".yaml", ".yml", ".json")
+_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass"})
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read()
+    except OSError as e:
+        raise ManifestError("", f"cannot read {path!r}: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise ManifestError("", f"cannot read {path!r}: not UTF-8 text ({e.reason})") from e
+
+
+def _sources(source: str | bytes | os.PathLike[str]) -> list[tuple[str, str | None]]:
+    """(text, file name or None) pairs for *source*."""
+    if isinstance(source, bytes):
+        try:
+            return [(source.decode("utf-8-sig"), None)]
+        except UnicodeDecodeError as e:
+            raise ManifestError("", f"manifest bytes are not UTF-8 text ({e.reason})") from e
+    if isinstance(source, str):
+        stripped = source.strip()
+        if not stripped or "\n" in source or stripped[0] in "{[":
+            return [(source, None)]
+        path = source
+    elif isinstance(source, os.PathLike):
+        path = os.fspath(source)
+    else:
+        _fail("", f"expected a file path or manifest text, got {type(source).__name__}")
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if n.endswith(_MANIFEST_SUFFIXES))
+        return [(_read_text(os.path.join(path, n)), os.path.join(path, n)) for n in names]
+    if not os.path.exists(path) and isinstance(source, str) and ":" in source:
+        raise ManifestError("", f"no such file: {source!r} (manifest text needs at least one newline)")
+    return [(_read_text(path), path)]
+
+
+def _json_documents(text: str) -> list[Any]:
+    decoder = json.JSONDecoder()
+    docs: list[Any] = []
+    pos, end = 0, len(text)
+    while True:
+        while pos < end and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= end:
+            return docs
+        doc, pos = decoder.raw_decode(text, pos)
+        if isinstance(doc, list):
+            docs.extend(doc)
+        else:
+            docs.append(doc)
+
+
+#: YAML nested deeper than this is refused: Kubernetes objects nest a few dozen levels, and
+#: libyaml's composer recurses in C (a deep enough document crashes the interpreter).
+MAX_YAML_DEPTH: Final = 256
+# go-yaml's limits on alias expansion ("billion laughs"), as kubectl and the API server read YAML:
+# up to 400,000 decoded nodes 99% may come from aliases, from 4,000,000 on only 10%.
+_ALIAS_RATIO_LOW: Final = 400_000
+_ALIAS_RATIO_HIGH: Final = 4_000_000
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def _yaml_limits(text: str | bytes, loader: Any) -> str | None:
+    """What makes *text* unsafe to load with *loader* (a PyYAML safe loader class), or ``None``.
+
+    One pass over the parser's events (no recursion, no objects built): nesting deeper than
+    :data:`MAX_YAML_DEPTH`, an alias inside the node it refers to (a recursive structure), or
+    aliases expanding to more nodes than go-yaml allows (each alias counts the nodes it stands
+    for, so a "billion laughs" document is refused after a few thousand events). Syntax errors
+    are raised as :class:`yaml.YAMLError`.
+    """
+    import yaml
+
+    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    sizes: dict[Any, int] = {}
+    stack: list[tuple[Any, int]] = []
+    decoded = aliased = 0
+    events: Iterable[Any] = yaml.parse(text, Loader=loader)
+    for event in events:
+        cls = event.__class__
+        if cls is scalar:
+            decoded += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif cls in starts:
+            decoded += 1
+            stack.append((event.anchor, decoded))
+            if len(stack) > MAX_YAML_DEPTH:
+                mark = event.start_mark
+                return (f"nested more than {MAX_YAML_DEPTH} levels deep at line {mark.line + 1}, "
+                        f"column {mark.column + 1}")
+        elif cls in ends:
+            anchor, start = stack.pop()
+            if anchor is not None:
+                sizes[anchor] = decoded - start + 1
+        elif cls is alias:
+            size = sizes.get(event.anchor)
+            if size is None:
+                if any(a == event.anchor for a, _ in stack):
+                    mark = event.start_mark
+                    return (f"alias *{event.anchor} at line {mark.line + 1}, column {mark.column + 1} "
+                            "refers to a node that contains it (a recursive structure)")
+                continue  # an undefined alias: the loader reports it
+            decoded += size
+            aliased += size
+            if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_ratio(decoded):
+                return "the document contains excessive aliasing (aliases expand to too many nodes)"
+        elif cls is yaml.DocumentStartEvent:
+            sizes.clear()
+            decoded = aliased = 0
+    return None
+
+
+def _yaml_error_detail(error: Exception) -> str:
+    """`` at line L, column C: problem`` for a PyYAML error: our own location format, so callers
+    never depend on how a PyYAML release words or places its messages."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(error, "problem", None) or str(error)
+    return f"{at}: {' '.join(str(problem).split())}"
+
+
+def _yaml_documents(text: str, where: str) -> list[Any]:
+    try:
+        import yaml
+    except ImportError:
+        raise ManifestError(
+            "", f"reading YAML{where} needs PyYAML: pip install 'schedframe[yaml]' (or give JSON)"
+        ) from None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        problem = _yaml_limits(text, loader)
+        if problem is not None:
+            raise ManifestError("", f"refusing YAML{where}: {problem}")
+        return list(yaml.load_all(text, Loader=loader))  # a safe loader
+    except yaml.YAMLError as e:
+        raise ManifestError("", f"invalid YAML{where}{_yaml_error_detail(e)}") from None
+    except (ValueError, OverflowError, RecursionError) as e:  # a value PyYAML's constructors refuse,
+        # e.g. a date such as 2024-13-45 or an integer of more than 4300 digits
+        if isinstance(e, ManifestError):
+            raise
+        raise ManifestError("", f"invalid YAML{where}: {type(e).__name__}: {e}") from None
+
+
+def _documents(text: str, origin: str | None) -> list[Any]:
+    where = f" in {origin}" if origin else ""
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return _json_documents(text)
+        except (ValueError, RecursionError) as e:  # RecursionError: nested too deeply
+            try:
+                import yaml  # noqa: F401 -- YAML is a superset of JSON; let it have a go
+            except ImportError:
+                raise ManifestError("", f"invalid JSON{where}: {e}") from None
+    return _yaml_documents(text, where)
+
+
+def _describe(doc: Mapping[str, Any], kind: str, origin: str | None) -> str:
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    ns = meta.get("namespace") if isinstance(meta, Mapping) else None
+    what = kind
+    if isinstance(name, str) and name:
+        if kind in _CLUSTER_SCOPED:
+            what += f" {name}"
+        else:
+            what += f" {ns if isinstance(ns, str) and ns else 'default'}/{name}"
+    if origin:
+        what += f" from {origin}"
+    return what
+
+
+def _is_near_miss(kind: str) -> str | None:
+    """A supported kind *kind* is probably a typo of (``Pods``, ``pod``), or None."""
+    lower = kind.lower()
+    for known in _READERS:
+        if lower == known.lower():
+            return known
+    if len(kind) > 256:  # no match possible, and difflib is slow on long strings
+        return None
+    close = difflib.get_close_matches(kind, list(_READERS), n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
+def _collect(doc: Any, path: str, origin: str | None, skip_unknown: bool, out: list[ApiObject],
+             inherited: tuple[str, str] | None = None) -> None:
+    if doc is None:
+        return
+    if not isinstance(doc, Mapping):
+        _fail(path, f"expected a Kubernetes object (a mapping), got {_show(doc)}")
+    kind = doc.get("kind")
+    if kind is None and inherited is not None:
+        kind, api_version = inherited
+        doc = {**doc, "kind": kind}
+        if api_version and "apiVersion" not in doc:
+            doc["apiVersion"] = api_version
+    if kind is None:
+        _fail(f"{path}.kind", "required")
+    if not isinstance(kind, str):
+        _fail(f"{path}.kind", f"expected a string, got {_show(kind)}")
+    if kind.endswith("List") and (kind == "List" or "items" in doc):
+        item_kind = kind[:-4] if kind != "List" else None
+        api_version = doc.get("apiVersion")
+        inherit = (item_kind, api_version if isinstance(api_version, str) else "") if item_kind else None
+        for i, item in enumerate(_list(doc.get("items"), f"{path}.items")):
+            _collect(item, f"{path}.items[{i}]", origin, skip_unknown, out, inherit)
+        return
+    entry = _READERS.get(kind)
+    if entry is None:
+        near = _is_near_miss(kind)
+        if near is not None:
+            _fail(f"{path}.kind", f"unsupported kind {kind!r}; did you mean {near!r}?")
+        if skip_unknown:
+            return
+        _fail(f"{path}.kind", _unsupported_kind(kind))
+    try:
+        out.append(entry[1](doc))
+    except ManifestError as e:
+        full = f"{path}.{e.path}" if e.path else path
+        raise ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})") from None
+
+
+def load_manifests(source: str | bytes | os.PathLike[str], *, skip_unknown: bool = True) -> list[ApiObject]:
+    """Read Kubernetes objects from a file, a directory or manifest text.
+
+    Args:
+        source: a path (``str`` or path-like) to a ``.yaml`` / ``.yml`` / ``.json`` file or to a
+            directory of them (read in name order), or the manifest text itself (YAML or JSON;
+            a ``str`` is taken as text when it contains a newline or starts with ``{`` / ``[``).
+            YAML may hold several documents; JSON may hold several concatenated objects. Any
+            document may be a ``List`` (``kind: List``, ``PodList``, ``NodeList``... as
+            ``kubectl get nodes,pods -A -o yaml`` prints), whose items are read in order.
+        skip_unknown: objects of kinds schedframe does not model (Deployments, ConfigMaps,
+            custom resources...) are skipped when true (the default) and rejected when false.
+            A kind that looks like a typo of a supported one (``Pods``, ``pod``) is always
+            rejected.
+
+    Returns:
+        The api objects, in document order (see :func:`object_from_manifest` for the kinds).
+
+    Raises:
+        ManifestError: for unreadable input or a malformed object; the path starts with the
+            document index, e.g. ``documents[0].items[3].spec.priority``. YAML needs PyYAML
+            (``pip install 'schedframe[yaml]'``); JSON does not.
+    """
+    out: list[ApiObject] = []
+    for text, origin in _sources(source):
+        for i, doc in enumerate(_documents(text, origin)):
+            _collect(doc, f"documents[{i}]", origin, skip_unknown, out)
+    return out
+
+
+_objects._manifest_codec.update(
+    namespace_from_manifest=namespace_from_manifest,
+    node_from_manifest=node_from_manifest,
+    node_to_manifest=node_to_manifest,
+    object_from_manifest=object_from_manifest,
+    object_to_manifest=object_to_manifest,
+    pod_from_manifest=pod_from_manifest,
+    pod_group_from_manifest=pod_group_from_manifest,
+    pod_to_manifest=pod_to_manifest,
+)

@@ -1,0 +1,1181 @@
+"""Kubernetes api objects as frozen, slotted value objects.
+
+Field names follow the Kubernetes v1 API in snake_case, flattened out of ``metadata`` / ``spec`` /
+``status`` (``Pod.node_name`` is ``spec.nodeName``). Everything is immutable: derive changed
+objects with :func:`attrs.evolve`. Timestamps are seconds since the epoch (``float``), so a fake
+clock drives them directly.
+
+``None`` keeps Kubernetes' distinction between an absent field and an empty one where the
+semantics differ (a ``None`` label selector matches nothing, an empty one everything).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final, TypeVar, final
+
+import attrs
+
+from .frozendict import FrozenDict, freeze
+from .quantity import Quantity
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "DEFAULT_SCHEDULER_NAME",
+    "Affinity",
+    "Container",
+    "ContainerImage",
+    "ContainerPort",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "Namespace",
+    "Node",
+    "NodeAffinity",
+    "NodeCondition",
+    "NodeSelector",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "OwnerReference",
+    "Pod",
+    "PodAffinity",
+    "PodAffinityTerm",
+    "PodAntiAffinity",
+    "PodCondition",
+    "PodDisruptionBudget",
+    "PodGroup",
+    "PreferredSchedulingTerm",
+    "PriorityClass",
+    "ReplicaSet",
+    "ReplicationController",
+    "Resources",
+    "Service",
+    "StatefulSet",
+    "Taint",
+    "Toleration",
+    "TopologySpreadConstraint",
+    "WeightedPodAffinityTerm",
+]
+
+_T = TypeVar("_T")
+
+#: The manifest converters (``pod_from_manifest``, ``object_to_manifest``, ...), installed by
+#: :mod:`schedframe.api.manifests` when :mod:`schedframe.api` is imported, so that the objects
+#: never import the parser that sits above them.
+_manifest_codec: dict[str, Callable[[Any], Any]] = {}
+
+
+def _decode(converter: str, cls: type[_T], manifest: Mapping[str, Any]) -> _T:
+    obj = _manifest_codec[converter](manifest)
+    if not isinstance(obj, cls):
+        raise TypeError(f"{converter} returned {type(obj).__name__}, not {cls.__name__}")
+    return obj
+
+
+def _encode(converter: str, obj: object) -> dict[str, Any]:
+    manifest: dict[str, Any] = _manifest_codec[converter](obj)
+    return manifest
+
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+#: CPU request assumed for scoring when a container sets none (Kubernetes ``DefaultMilliCPURequest``).
+DEFAULT_MILLI_CPU_REQUEST: Final = 100
+#: Memory request assumed for scoring when a container sets none (200 MiB).
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+
+# resource names
+CPU: Final = "cpu"
+MEMORY: Final = "memory"
+EPHEMERAL_STORAGE: Final = "ephemeral-storage"
+PODS: Final = "pods"
+HUGEPAGES_PREFIX: Final = "hugepages-"
+
+_NS_UID = uuid.UUID("6f1d2e8a-3c55-4b59-9d1e-5c0de5c4ed01")
+
+
+def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+def _str_set(value: Iterable[str] | None) -> frozenset[str]:
+    return frozenset(value) if value is not None else frozenset()
+
+
+def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
+    return freeze(value)
+
+
+def _int_map(value: Mapping[str, int] | None) -> FrozenDict[str, int]:
+    return freeze(value)
+
+
+def _quantity_map(value: Mapping[str, Quantity | str | int] | None) -> FrozenDict[str, Quantity]:
+    if not value:
+        return freeze(None)
+    if isinstance(value, FrozenDict) and all(isinstance(v, Quantity) for v in value.values()):
+        return value
+    return FrozenDict({k: v if isinstance(v, Quantity) else Quantity.parse(v) for k, v in value.items()})
+
+
+# --------------------------------------------------------------------------------------------
+# Resources
+
+
+@final
+@attrs.frozen
+class Resources:
+    """A set of resource amounts in the units the scheduler computes with.
+
+    CPU is in millicores, everything else in whole base units (bytes, pods, devices). Mirrors
+    kube-scheduler's ``framework.Resource``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    pods: int = 0
+    scalar: FrozenDict[str, int] = attrs.field(default=freeze(None), converter=_int_map)
+
+    @classmethod
+    def from_list(cls, values: Mapping[str, Quantity | str | int] | None) -> Resources:
+        """Build from a Kubernetes ``ResourceList`` (``{"cpu": "500m", "memory": "1Gi"}``)."""
+        if not values:
+            return _ZERO_RESOURCES
+        milli_cpu = memory = storage = pods = 0
+        scalar: dict[str, int] = {}
+        for name, raw in values.items():
+            q = raw if isinstance(raw, Quantity) else Quantity.parse(raw)
+            if name == CPU:
+                milli_cpu = q.milli_value()
+            elif name == MEMORY:
+                memory = q.value()
+            elif name == EPHEMERAL_STORAGE:
+                storage = q.value()
+            elif name == PODS:
+                pods = q.value()
+            else:
+                scalar[name] = q.value()
+        return cls(milli_cpu, memory, storage, pods, freeze(scalar))
+
+    @classmethod
+    def _from_exact(cls, values: Mapping[str, Fraction]) -> Resources:
+        if not values:
+            return _ZERO_RESOURCES
+        milli_cpu = memory = storage = pods = 0
+        scalar: dict[str, int] = {}
+        for name, v in values.items():
+            if name == CPU:
+                milli_cpu = _ceil(v * 1000)
+            elif name == MEMORY:
+                memory = _ceil(v)
+            elif name == EPHEMERAL_STORAGE:
+                storage = _ceil(v)
+            elif name == PODS:
+                pods = _ceil(v)
+            else:
+                scalar[name] = _ceil(v)
+        return cls(milli_cpu, memory, storage, pods, freeze(scalar))
+
+    def get(self, name: str) -> int:
+        """The amount of resource *name* (``"cpu"`` in millicores)."""
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory
+        if name == EPHEMERAL_STORAGE:
+            return self.ephemeral_storage
+        if name == PODS:
+            return self.pods
+        return self.scalar.get(name, 0)
+
+    def names(self) -> list[str]:
+        """Resource names with a non-zero amount, the four standard ones first."""
+        out = [n for n, v in ((CPU, self.milli_cpu), (MEMORY, self.memory),
+                              (EPHEMERAL_STORAGE, self.ephemeral_storage), (PODS, self.pods)) if v]
+        out.extend(k for k, v in self.scalar.items() if v)
+        return out
+
+    def is_zero(self) -> bool:
+        """True when every amount is zero."""
+        return not (self.milli_cpu or self.memory or self.ephemeral_storage or self.pods
+                    or any(self.scalar.values()))
+
+    def __add__(self, other: Resources) -> Resources:
+        if not other.scalar and not self.scalar:
+            scalar = self.scalar
+        else:
+            merged = dict(self.scalar)
+            for k, v in other.scalar.items():
+                merged[k] = merged.get(k, 0) + v
+            scalar = freeze(merged)
+        return Resources(self.milli_cpu + other.milli_cpu, self.memory + other.memory,
+                         self.ephemeral_storage + other.ephemeral_storage, self.pods + other.pods,
+                         scalar)
+
+    def __sub__(self, other: Resources) -> Resources:
+        if not other.scalar and not self.scalar:
+            scalar = self.scalar
+        else:
+            merged = dict(self.scalar)
+            for k, v in other.scalar.items():
+                merged[k] = merged.get(k, 0) - v
+            scalar = freeze({k: v for k, v in merged.items() if v})
+        return Resources(self.milli_cpu - other.milli_cpu, self.memory - other.memory,
+                         self.ephemeral_storage - other.ephemeral_storage, self.pods - other.pods,
+                         scalar)
+
+    def to_list(self) -> dict[str, str]:
+        """Back to a Kubernetes ``ResourceList`` of quantity strings (zero amounts omitted)."""
+        out: dict[str, str] = {}
+        if self.milli_cpu:
+            out[CPU] = str(Quantity.from_milli(self.milli_cpu))
+        if self.memory:
+            out[MEMORY] = str(self.memory)
+        if self.ephemeral_storage:
+            out[EPHEMERAL_STORAGE] = str(self.ephemeral_storage)
+        if self.pods:
+            out[PODS] = str(self.pods)
+        for k, v in self.scalar.items():
+            if v:
+                out[k] = str(v)
+        return out
+
+
+_ZERO_RESOURCES: Final = Resources()
+
+
+def _ceil(value: Fraction) -> int:
+    return -((-value.numerator) // value.denominator)
+
+
+# --------------------------------------------------------------------------------------------
+# Selectors
+
+_LABEL_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
+_NODE_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
+
+
+@final
+@attrs.frozen
+class LabelSelectorRequirement:
+    """One ``matchExpressions`` entry of a label selector (In, NotIn, Exists, DoesNotExist)."""
+
+    __module__ = "schedframe"
+
+    key: str
+    operator: str = attrs.field(validator=attrs.validators.in_(_LABEL_OPS))
+    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Kubernetes ``labels.Requirement.Matches``: NotIn and DoesNotExist match an absent key."""
+        op = self.operator
+        if op == "In":
+            v = labels.get(self.key)
+            return v is not None and v in self.values
+        if op == "NotIn":
+            v = labels.get(self.key)
+            return v is None or v not in self.values
+        if op == "Exists":
+            return self.key in labels
+        return self.key not in labels
+
+
+@final
+@attrs.frozen
+class LabelSelector:
+    """A Kubernetes ``metav1.LabelSelector``.
+
+    An empty selector (no labels, no expressions) matches every object; where a field may be
+    absent, schedframe uses ``None`` for "no selector", which matches nothing.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    match_labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """True when *labels* satisfy every requirement (all of them, as Kubernetes ANDs them)."""
+        for k, v in self.match_labels.items():
+            if labels.get(k) != v:
+                return False
+        for req in self.match_expressions:
+            if not req.matches(labels):
+                return False
+        return True
+
+    def is_empty(self) -> bool:
+        """True for ``{}``, which matches everything."""
+        return not self.match_labels and not self.match_expressions
+
+    @classmethod
+    def from_labels(cls, labels: Mapping[str, str]) -> LabelSelector:
+        """The selector ``matchLabels: labels`` (how Services and RCs select)."""
+        return cls(match_labels=labels)
+
+
+_GO_INT_RE: Final = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_INT_RE: Final = re.compile(r"0|-?[1-9][0-9]*")
+_INT64_MIN: Final = -(1 << 63)
+_INT64_MAX: Final = (1 << 63) - 1
+_QUALIFIED_NAME_RE: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _parse_int64(value: str) -> int | None:
+    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` where it fails."""
+    if not _GO_INT_RE.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def _parse_decimal_int64(value: str) -> int | None:
+    """A canonical decimal integer (``content.IsDecimalInteger``: no ``+``, no leading zeros)."""
+    if not _DECIMAL_INT_RE.fullmatch(value):
+        return None
+    n = int(value)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def _is_label_key(key: str) -> bool:
+    """Kubernetes ``validation.IsQualifiedName``."""
+    prefix, sep, name = key.rpartition("/")
+    if sep and (not prefix or len(prefix) > 253 or "/" in prefix
+                or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix)):
+        return False
+    return 0 < len(name) <= 63 and _QUALIFIED_NAME_RE.fullmatch(name) is not None
+
+
+def _is_label_value(value: str) -> bool:
+    """Kubernetes ``validation.IsValidLabelValue``."""
+    return value == "" or (len(value) <= 63 and _QUALIFIED_NAME_RE.fullmatch(value) is not None)
+
+
+def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool:
+    """Kubernetes ``labels.NewRequirement`` would accept (key, op, values) without error."""
+    if not _is_label_key(key):
+        return False
+    if op in ("In", "NotIn"):
+        if not values:
+            return False
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            return False
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1 or _parse_int64(values[0]) is None:
+            return False
+    else:
+        return False
+    return all(_is_label_value(v) for v in values)
+
+
+@final
+@attrs.frozen
+class NodeSelectorRequirement:
+    """One node-selector requirement: In, NotIn, Exists, DoesNotExist, Gt, Lt."""
+
+    __module__ = "schedframe"
+
+    key: str
+    operator: str = attrs.field(validator=attrs.validators.in_(_NODE_OPS))
+    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    _valid: bool = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_valid", _label_requirement_valid(self.key, self.operator, self.values))
+
+    def is_valid(self) -> bool:
+        """Whether Kubernetes' ``labels.NewRequirement`` accepts this requirement as a label
+        requirement: a valid label key, valid label values, values for In / NotIn, none for
+        Exists / DoesNotExist, exactly one integer for Gt / Lt."""
+        return self._valid
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Evaluate against node labels, as Kubernetes' ``labels.Requirement`` does."""
+        op = self.operator
+        if op == "In":
+            v = labels.get(self.key)
+            return v is not None and v in self.values
+        if op == "NotIn":
+            v = labels.get(self.key)
+            return v is None or v not in self.values
+        if op == "Exists":
+            return self.key in labels
+        if op == "DoesNotExist":
+            return self.key not in labels
+        v = labels.get(self.key)
+        if v is None or len(self.values) != 1:
+            return False
+        have = _parse_int64(v)
+        want = _parse_int64(self.values[0])
+        if have is None or want is None:
+            return False
+        return have > want if op == "Gt" else have < want
+
+
+@final
+@attrs.frozen
+class NodeSelectorTerm:
+    """A node-selector term: its expressions (on labels) and fields (on ``metadata.name``) ANDed.
+
+    A term with neither matches no node.
+    """
+
+    __module__ = "schedframe"
+
+    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
+
+    def is_valid(self) -> bool:
+        """Whether Kubernetes parses this term without error: every expression a valid label
+        requirement, every field requirement ``In`` / ``NotIn`` with exactly one value."""
+        for req in self.match_expressions:
+            if not req.is_valid():
+                return False
+        for req in self.match_fields:
+            if req.operator not in ("In", "NotIn") or len(req.values) != 1:
+                return False
+        return True
+
+    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """Kubernetes' ``nodeaffinity`` term evaluation, including its invalid-term rules.
+
+        An empty term and a term that fails to parse match no node. Field requirements are
+        evaluated against the node's fields, of which only ``metadata.name`` exists (any other
+        key reads as ``""``); like upstream they are skipped for a node without a name.
+        """
+        if not self.match_expressions and not self.match_fields:
+            return False
+        if not self.is_valid():
+            return False
+        for req in self.match_expressions:
+            if not req.matches(labels):
+                return False
+        if node_name:
+            for req in self.match_fields:
+                have = node_name if req.key == "metadata.name" else ""
+                if (have == req.values[0]) != (req.operator == "In"):
+                    return False
+        return True
+
+
+@final
+@attrs.frozen
+class NodeSelector:
+    """``requiredDuringSchedulingIgnoredDuringExecution`` of a node affinity: terms ORed."""
+
+    __module__ = "schedframe"
+
+    terms: tuple[NodeSelectorTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
+        """True when any term matches."""
+        for term in self.terms:
+            if term.matches(node_name, labels):
+                return True
+        return False
+
+
+@final
+@attrs.frozen
+class PreferredSchedulingTerm:
+    """A weighted node-selector term of preferred node affinity."""
+
+    __module__ = "schedframe"
+
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@final
+@attrs.frozen
+class NodeAffinity:
+    """Node affinity: a required selector and weighted preferred terms."""
+
+    __module__ = "schedframe"
+
+    required: NodeSelector | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class PodAffinityTerm:
+    """A pod (anti-)affinity term.
+
+    ``label_selector=None`` matches no pod. ``namespaces`` empty and ``namespace_selector=None``
+    means the incoming pod's own namespace; an empty ``namespace_selector`` means all namespaces.
+    """
+
+    __module__ = "schedframe"
+
+    topology_key: str
+    label_selector: LabelSelector | None = None
+    namespaces: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    mismatch_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class WeightedPodAffinityTerm:
+    """A preferred pod (anti-)affinity term with its weight (1-100)."""
+
+    __module__ = "schedframe"
+
+    weight: int
+    term: PodAffinityTerm
+
+
+@final
+@attrs.frozen
+class PodAffinity:
+    """Pod affinity: required and preferred terms."""
+
+    __module__ = "schedframe"
+
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class PodAntiAffinity:
+    """Pod anti-affinity: required and preferred terms."""
+
+    __module__ = "schedframe"
+
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class Affinity:
+    """A pod's ``spec.affinity``."""
+
+    __module__ = "schedframe"
+
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAntiAffinity | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Taints and tolerations
+
+TAINT_EFFECTS: Final = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
+
+
+@final
+@attrs.frozen
+class Taint:
+    """A node taint (effect ``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``)."""
+
+    __module__ = "schedframe"
+
+    key: str
+    effect: str
+    value: str = ""
+    time_added: float | None = None
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+
+@final
+@attrs.frozen
+class Toleration:
+    """A pod toleration. ``operator`` is ``Equal`` (the default) or ``Exists``."""
+
+    __module__ = "schedframe"
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: Taint) -> bool:
+        """Kubernetes ``Toleration.ToleratesTaint``.
+
+        An empty effect matches every effect; an empty key with ``Exists`` matches every taint.
+        ``Lt`` / ``Gt`` compare the taint's value with the toleration's as integers (the API
+        server accepts them only with the ``TaintTolerationComparisonOperators`` feature on, so
+        a toleration using one implies it); unknown operators never match.
+        """
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        op = self.operator
+        if op == "Exists":
+            return True
+        if op in ("Equal", ""):
+            return self.value == taint.value
+        if op in ("Lt", "Gt"):
+            # numeric comparison of canonical decimal integers (TaintTolerationComparisonOperators)
+            want = _parse_decimal_int64(self.value)
+            have = _parse_decimal_int64(taint.value)
+            if want is None or have is None:
+                return False
+            return have < want if op == "Lt" else have > want
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Topology spread
+
+
+@final
+@attrs.frozen
+class TopologySpreadConstraint:
+    """One ``spec.topologySpreadConstraints`` entry."""
+
+    __module__ = "schedframe"
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str = "DoNotSchedule"
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+# --------------------------------------------------------------------------------------------
+# Containers
+
+
+@final
+@attrs.frozen
+class ContainerPort:
+    """A container port; only ``host_port`` > 0 occupies a port on the node."""
+
+    __module__ = "schedframe"
+
+    container_port: int
+    host_port: int = 0
+    host_ip: str = ""
+    protocol: str = "TCP"
+    name: str = ""
+
+
+@final
+@attrs.frozen
+class Container:
+    """A container or init container: what the scheduler reads of it.
+
+    ``restart_policy="Always"`` on an init container makes it a sidecar (restartable init
+    container), whose requests count for the pod's whole life.
+    """
+
+    __module__ = "schedframe"
+
+    name: str = "c"
+    image: str = ""
+    requests: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    limits: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    ports: tuple[ContainerPort, ...] = attrs.field(default=(), converter=_tuple)
+    restart_policy: str | None = None
+
+
+@final
+@attrs.frozen
+class PodCondition:
+    """A pod status condition (``PodScheduled``, ``Ready``, ...)."""
+
+    __module__ = "schedframe"
+
+    type: str
+    status: str = "True"
+    reason: str = ""
+    message: str = ""
+
+
+@final
+@attrs.frozen
+class OwnerReference:
+    """An owner reference (used to find the Service/ReplicaSet/StatefulSet selecting a pod)."""
+
+    __module__ = "schedframe"
+
+    kind: str
+    name: str
+    uid: str = ""
+    api_version: str = ""
+    controller: bool = False
+
+
+# --------------------------------------------------------------------------------------------
+# Pod
+
+
+def _pod_uid(pod: Pod) -> str:
+    return str(uuid.uuid5(_NS_UID, f"{pod.namespace}/{pod.name}"))
+
+
+@final
+@attrs.frozen(weakref_slot=False)
+class Pod:
+    """A Kubernetes Pod, as the scheduler sees it.
+
+    ``uid`` defaults to a value derived from namespace and name, so runs are reproducible.
+    ``requests`` (the effective pod requests, computed as Kubernetes does) and the non-zero
+    variants used for scoring are computed once at construction.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    uid: str = attrs.field(default=attrs.Factory(_pod_uid, takes_self=True))
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    creation_timestamp: float | None = None
+    deletion_timestamp: float | None = None
+    owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
+    # spec
+    priority: int | None = None
+    priority_class_name: str = ""
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    node_name: str = ""
+    node_selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tuple)
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(
+        default=(), converter=_tuple)
+    containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
+    init_containers: tuple[Container, ...] = attrs.field(default=(), converter=_tuple)
+    overhead: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    resources: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    """Pod-level resource requests (``spec.resources.requests``)."""
+    resource_limits: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    """Pod-level resource limits (``spec.resources.limits``)."""
+    scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    preemption_policy: str | None = None
+    # status
+    phase: str = "Pending"
+    nominated_node_name: str = ""
+    start_time: float | None = None
+    conditions: tuple[PodCondition, ...] = attrs.field(default=(), converter=_tuple)
+
+    # derived, computed once
+    requests: Resources = attrs.field(init=False, eq=False, repr=False)
+    non_zero_milli_cpu: int = attrs.field(init=False, eq=False, repr=False)
+    non_zero_memory: int = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        reqs, nz_cpu, nz_mem = _pod_requests(self)
+        object.__setattr__(self, "requests", reqs)
+        object.__setattr__(self, "non_zero_milli_cpu", nz_cpu)
+        object.__setattr__(self, "non_zero_memory", nz_mem)
+
+    # -- conveniences -------------------------------------------------------------------------
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def effective_priority(self) -> int:
+        """``spec.priority``, 0 when unset (Kubernetes ``corev1helpers.PodPriority``)."""
+        return self.priority if self.priority is not None else 0
+
+    def host_ports(self) -> list[ContainerPort]:
+        """The ports that claim a host port: those of containers and of restartable (sidecar)
+        init containers, which run for the pod's whole life (upstream ``GetHostPorts``)."""
+        out = [p for c in self.init_containers if c.restart_policy == "Always"
+               for p in c.ports if p.host_port > 0]
+        out.extend(p for c in self.containers for p in c.ports if p.host_port > 0)
+        return out
+
+    def is_terminating(self) -> bool:
+        """True when a deletion timestamp is set."""
+        return self.deletion_timestamp is not None
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> Pod:
+        """Build from a Kubernetes v1 Pod manifest; raises :class:`~schedframe.ManifestError`."""
+        return _decode("pod_from_manifest", cls, manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The Kubernetes v1 Pod manifest of this pod."""
+        return _encode("pod_to_manifest", self)
+
+    def evolve(self, **changes: Any) -> Self:
+        """A copy with *changes* applied (``attrs.evolve``)."""
+        return attrs.evolve(self, **changes)
+
+
+def _add_into(acc: dict[str, Fraction], reqs: Mapping[str, Quantity]) -> None:
+    for name, q in reqs.items():
+        acc[name] = acc.get(name, 0) + q.exact
+
+
+def _max_into(acc: dict[str, Fraction], reqs: Mapping[str, Fraction]) -> None:
+    for name, v in reqs.items():
+        cur = acc.get(name)
+        if cur is None or v > cur:
+            acc[name] = v
+
+
+def _is_pod_level_resource(name: str) -> bool:
+    """Kubernetes ``IsSupportedPodLevelResource``: cpu, memory and hugepages-*."""
+    return name in (CPU, MEMORY) or name.startswith(HUGEPAGES_PREFIX)
+
+
+def _pod_level_requests_set(pod: Pod) -> bool:
+    """Kubernetes ``IsPodLevelRequestsSet``: a supported resource among ``spec.resources.requests``."""
+    return any(_is_pod_level_resource(name) for name in pod.resources)
+
+
+def _aggregate(pod: Pod, defaults: Mapping[str, Quantity] | None) -> dict[str, Fraction]:
+    """Kubernetes ``resourcehelper.PodRequests``: containers summed, max with init containers
+    (sidecars accumulating), pod-level requests overriding, overhead added.
+
+    *defaults* are Kubernetes' ``NonMissingContainerRequests``: amounts used for a container
+    that does not request that resource at all (an explicit zero stays zero).
+    """
+
+    def container_reqs(c: Container) -> Mapping[str, Quantity]:
+        if not defaults:
+            return c.requests
+        missing = [name for name in defaults if name not in c.requests]
+        if not missing:
+            return c.requests
+        reqs = dict(c.requests)
+        for name in missing:
+            reqs[name] = defaults[name]
+        return reqs
+
+    total: dict[str, Fraction] = {}
+    for c in pod.containers:
+        _add_into(total, container_reqs(c))
+    if pod.init_containers:
+        sidecars: dict[str, Fraction] = {}
+        init_max: dict[str, Fraction] = {}
+        for c in pod.init_containers:
+            creqs = container_reqs(c)
+            if c.restart_policy == "Always":
+                _add_into(total, creqs)
+                _add_into(sidecars, creqs)
+                _max_into(init_max, sidecars)
+            else:
+                tmp: dict[str, Fraction] = {}
+                _add_into(tmp, creqs)
+                for k, v in sidecars.items():
+                    tmp[k] = tmp.get(k, 0) + v
+                _max_into(init_max, tmp)
+        _max_into(total, init_max)
+    if pod.resources and _pod_level_requests_set(pod):
+        for name, q in pod.resources.items():
+            if _is_pod_level_resource(name):
+                total[name] = q.exact
+    if pod.overhead:
+        _add_into(total, pod.overhead)
+    return total
+
+
+_DEFAULT_CPU_Q: Final = Quantity.from_milli(DEFAULT_MILLI_CPU_REQUEST)
+_DEFAULT_MEM_Q: Final = Quantity.from_int(DEFAULT_MEMORY_REQUEST)
+_NON_ZERO_DEFAULTS: Final = FrozenDict({CPU: _DEFAULT_CPU_Q, MEMORY: _DEFAULT_MEM_Q})
+_SIMPLE_CACHE: dict[tuple[Any, ...], tuple[Resources, int, int]] = {}
+
+
+def _pod_requests(pod: Pod) -> tuple[Resources, int, int]:
+    # Fast path: pods with containers only and no overhead / pod-level resources are common and
+    # often identical; memoise their results by the containers' requests.
+    if not pod.init_containers and not pod.overhead and not pod.resources:
+        key = tuple(c.requests for c in pod.containers)
+        hit = _SIMPLE_CACHE.get(key)
+        if hit is not None:
+            return hit
+        result = _compute_requests(pod)
+        if len(_SIMPLE_CACHE) < 1024:
+            _SIMPLE_CACHE[key] = result
+        return result
+    return _compute_requests(pod)
+
+
+def _compute_requests(pod: Pod) -> tuple[Resources, int, int]:
+    """The pod's requests and its non-zero CPU / memory requests for scoring.
+
+    As kube-scheduler's ``PodInfo.CalculateResource``: without pod-level requests, every
+    container missing a CPU (memory) request counts 100m (200Mi); with pod-level requests, the
+    defaults apply only to a resource the pod requests nowhere.
+    """
+    exact = _aggregate(pod, None)
+    reqs = Resources._from_exact(exact)
+    defaults: Mapping[str, Quantity] = _NON_ZERO_DEFAULTS
+    if pod.resources and _pod_level_requests_set(pod):
+        defaults = {k: v for k, v in _NON_ZERO_DEFAULTS.items() if k not in exact}
+    nz = _aggregate(pod, defaults) if defaults else exact
+    nz_cpu = _ceil(Fraction(nz.get(CPU, 0)) * 1000)
+    nz_mem = _ceil(Fraction(nz.get(MEMORY, 0)))
+    return reqs, nz_cpu, nz_mem
+
+
+# --------------------------------------------------------------------------------------------
+# Node
+
+
+@final
+@attrs.frozen
+class ContainerImage:
+    """An image present on a node: its names and size in bytes."""
+
+    __module__ = "schedframe"
+
+    names: tuple[str, ...] = attrs.field(converter=_tuple)
+    size_bytes: int = 0
+
+
+@final
+@attrs.frozen
+class NodeCondition:
+    """A node status condition (``Ready``, ``MemoryPressure``, ...)."""
+
+    __module__ = "schedframe"
+
+    type: str
+    status: str = "True"
+
+
+def _node_uid(node: Node) -> str:
+    return str(uuid.uuid5(_NS_UID, f"node/{node.name}"))
+
+
+@final
+@attrs.frozen
+class Node:
+    """A Kubernetes Node, as the scheduler sees it.
+
+    ``allocatable`` defaults to ``capacity`` when not given (what the kubelet reports with no
+    reservations). ``allocatable_resources`` is computed once.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    uid: str = attrs.field(default=attrs.Factory(_node_uid, takes_self=True))
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    taints: tuple[Taint, ...] = attrs.field(default=(), converter=_tuple)
+    unschedulable: bool = False
+    capacity: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    allocatable: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    images: tuple[ContainerImage, ...] = attrs.field(default=(), converter=_tuple)
+    conditions: tuple[NodeCondition, ...] = attrs.field(default=(), converter=_tuple)
+
+    allocatable_resources: Resources = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        source = self.allocatable if self.allocatable else self.capacity
+        object.__setattr__(self, "allocatable_resources", Resources.from_list(source))
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> Node:
+        """Build from a Kubernetes v1 Node manifest; raises :class:`~schedframe.ManifestError`."""
+        return _decode("node_from_manifest", cls, manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The Kubernetes v1 Node manifest of this node."""
+        return _encode("node_to_manifest", self)
+
+    def evolve(self, **changes: Any) -> Self:
+        """A copy with *changes* applied (``attrs.evolve``)."""
+        return attrs.evolve(self, **changes)
+
+
+# --------------------------------------------------------------------------------------------
+# Other objects
+
+
+@final
+@attrs.frozen
+class Namespace:
+    """A Namespace: its labels are what namespace selectors match."""
+
+    __module__ = "schedframe"
+
+    name: str
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> Namespace:
+        """Build from a Kubernetes v1 Namespace manifest."""
+        return _decode("namespace_from_manifest", cls, manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The Kubernetes v1 Namespace manifest."""
+        return _encode("object_to_manifest", self)
+
+
+@final
+@attrs.frozen
+class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget. ``min_available`` / ``max_unavailable`` are ints or
+    percentage strings (``"50%"``)."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: LabelSelector | None = None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    disruptions_allowed: int = 0
+    disrupted_pods: frozenset[str] = attrs.field(default=frozenset(), converter=_str_set)
+    """Names of pods whose eviction the API server processed but that are not gone yet
+    (the keys of ``status.disruptedPods``); preemption does not count them against the budget."""
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> PodDisruptionBudget:
+        """Build from a policy/v1 PodDisruptionBudget manifest."""
+        obj = _manifest_codec["object_from_manifest"](manifest)
+        assert isinstance(obj, cls)
+        return obj
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The policy/v1 PodDisruptionBudget manifest."""
+        return _encode("object_to_manifest", self)
+
+
+@final
+@attrs.frozen
+class PriorityClass:
+    """A scheduling.k8s.io/v1 PriorityClass."""
+
+    __module__ = "schedframe"
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+
+@final
+@attrs.frozen
+class Service:
+    """A Service: only its selector matters (default topology spreading)."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+
+@final
+@attrs.frozen
+class ReplicaSet:
+    """An apps/v1 ReplicaSet: only its selector matters."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: LabelSelector | None = None
+
+
+@final
+@attrs.frozen
+class StatefulSet:
+    """An apps/v1 StatefulSet: only its selector matters."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: LabelSelector | None = None
+
+
+@final
+@attrs.frozen
+class ReplicationController:
+    """A v1 ReplicationController: only its (map) selector matters."""
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+
+
+#: The API group and version of :class:`PodGroup` (kubernetes-sigs/scheduler-plugins).
+POD_GROUP_API_VERSION: Final = "scheduling.x-k8s.io/v1alpha1"
+
+
+@final
+@attrs.frozen
+class PodGroup:
+    """A ``scheduling.x-k8s.io/v1alpha1`` PodGroup: the gang its pods (labelled
+    ``scheduling.x-k8s.io/pod-group: <name>``) are scheduled as.
+
+    Attributes:
+        name: the group's name.
+        namespace: its namespace (the pods' namespace).
+        min_member: how many pods must be placed together (``spec.minMember``).
+        schedule_timeout_seconds: how long members wait at Permit for the quorum
+            (``spec.scheduleTimeoutSeconds``; ``None`` or 0: the plugin's
+            ``permitWaitingTimeSeconds``).
+        min_resources: resources the cluster must be able to hold for ``min_member`` pods before
+            any member is scheduled (``spec.minResources``).
+        creation_timestamp: ``metadata.creationTimestamp`` (QueueSort); ``None``: the time the
+            plugin first saw the group.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    min_member: int = 0
+    schedule_timeout_seconds: int | None = None
+    min_resources: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
+    creation_timestamp: float | None = None
+
+    @property
+    def full_name(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> PodGroup:
+        """Read a ``scheduling.x-k8s.io/v1alpha1`` PodGroup manifest (``status`` is ignored);
+        raises :class:`~schedframe.ManifestError` naming the field path."""
+        return _decode("pod_group_from_manifest", cls, manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """This PodGroup as a manifest (:meth:`from_manifest` reads it back equal)."""
+        return _encode("object_to_manifest", self)
+
+
+def requests_of(containers: Sequence[Container]) -> Resources:
+    """Sum of the requests of *containers* (a helper for tests and tools)."""
+    acc: dict[str, Fraction] = {}
+    for c in containers:
+        _add_into(acc, c.requests)
+    return Resources._from_exact(acc)

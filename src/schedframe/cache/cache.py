@@ -1,0 +1,452 @@
+"""``Cache``: the scheduler's view of nodes and the pods bound (or about to be bound) to them.
+
+Mirrors kube-scheduler's ``backend/cache``: a pod is *assumed* onto its chosen node as soon as a
+cycle picks it (so the next cycle already counts it), *added* when the API server confirms the
+binding, and *forgotten* when binding fails. A node deleted while pods are still on it keeps a
+NodeInfo without a Node object until those pods go; it is invisible to snapshots.
+
+Every change stamps the touched NodeInfo with a new generation and moves it to the end of a
+recency-ordered map, so :meth:`Cache.update_snapshot` walks back from the most recent change and
+stops at the first NodeInfo the snapshot already has: refreshing after one pod was placed copies
+one NodeInfo, whatever the size of the cluster.
+
+State transitions of a pod (keyed by uid)::
+
+    (absent) --assume_pod--> assumed --add_pod--> added --remove_pod--> (absent)
+                             assumed --forget_pod / remove_pod--> (absent)
+    (absent) --add_pod--> added --update_pod--> added
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Final, final
+
+import attrs
+
+from ..api.frozendict import freeze
+from ..api.objects import Node, Pod
+from ..errors import CacheError
+from .nodeinfo import ImageStateSummary, NodeInfo
+from .snapshot import ImageStates, NodeTree, Snapshot, image_names, rebind_images
+
+__all__ = ["Cache", "CacheDump"]
+
+_NO_IMAGES: Final[Mapping[str, ImageStateSummary]] = freeze(None)
+
+
+@final
+@attrs.frozen
+class CacheDump:
+    """A copy of the cache's state, for tests and debugging (upstream ``Dump``).
+
+    Attributes:
+        nodes: ``{node name: NodeInfo clone}``, most recently changed first; includes NodeInfos
+            whose Node object is gone (or not yet added) but that still hold pods.
+        assumed_pods: uids of assumed pods.
+        binding_finished: uids of assumed pods whose binding was reported finished.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    nodes: Mapping[str, NodeInfo]
+    assumed_pods: frozenset[str]
+    binding_finished: frozenset[str]
+
+
+@final
+class _ImageRecord:
+    """Which nodes have an image; ``size`` is the size reported by the first of them."""
+
+    __slots__ = ("nodes", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.nodes: set[str] = set()
+
+
+def _pod_ref(pod: Pod) -> str:
+    return f"pod {pod.key} (uid {pod.uid})"
+
+
+def _require_node_name(pod: Pod, action: str) -> None:
+    if not pod.node_name:
+        raise CacheError(
+            f"{_pod_ref(pod)} has no node_name, so it cannot be {action}; only pods bound or "
+            "being bound to a node belong in the cache"
+        )
+
+
+@final
+class Cache:
+    """Nodes and their pods, kept as NodeInfos, with assume/forget for in-flight bindings.
+
+    Thread-safe: every method takes one lock, so binding threads may assume, forget and add pods
+    while the scheduling loop refreshes its snapshot.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # node name -> NodeInfo, least recently changed first (the generations increase along it)
+        self._nodes: OrderedDict[str, NodeInfo] = OrderedDict()
+        self._tree = NodeTree()
+        self._tree_generation = 0
+        self._pods: dict[str, Pod] = {}
+        self._assumed: set[str] = set()
+        self._binding_finished: set[str] = set()
+        self._image_records: dict[str, _ImageRecord] = {}
+        self._images: dict[str, ImageStateSummary] = {}
+        # image name -> generation of its last summary change, least recent first
+        self._image_changes: OrderedDict[str, int] = OrderedDict()
+        self._generation = 0
+
+    # -- nodes ------------------------------------------------------------------------------------
+    def add_node(self, node: Node) -> None:
+        """Add *node*, or replace the Node object of a node already known (upstream ``AddNode``)."""
+        with self._lock:
+            self._set_node(node)
+
+    def update_node(self, old: Node | None, new: Node) -> None:
+        """Replace a node's object with *new* (upstream ``UpdateNode``); adds it when unknown.
+
+        *old* is accepted for symmetry with the informer callback; the cache uses the Node object
+        it holds, so a stale or missing *old* does no harm.
+        """
+        with self._lock:
+            self._set_node(new)
+
+    def remove_node(self, node: Node | str) -> None:
+        """Remove a node. Its NodeInfo lingers, without a node, until its last pod is removed.
+
+        Raises:
+            CacheError: when the node is not in the cache.
+        """
+        name = node if isinstance(node, str) else node.name
+        with self._lock:
+            info = self._nodes.get(name)
+            if info is None or info.node is None:
+                raise CacheError(f"node {name!r} is not in the cache, so it cannot be removed")
+            affected = self._drop_images(info.node)
+            info.remove_node()
+            if info.pods:
+                self._touch(name, info)
+            else:
+                del self._nodes[name]
+                self._generation = info.generation
+            self._tree.remove(name)
+            self._tree_generation = self._generation
+            self._commit_images(affected)
+
+    def _set_node(self, node: Node) -> None:
+        name = node.name
+        info = self._nodes.get(name)
+        if info is None:
+            info = NodeInfo()
+        affected = self._drop_images(info.node) if info.node is not None else set()
+        info.set_node(node)
+        names = image_names(node)
+        if names:
+            affected |= self._add_images(node)
+            info.image_states = ImageStates(names, self._images)
+        else:
+            info.image_states = _NO_IMAGES
+        self._touch(name, info)
+        if self._tree.update(node):
+            self._tree_generation = self._generation
+        self._commit_images(affected)
+
+    # -- image states -------------------------------------------------------------------------------
+    def _add_images(self, node: Node) -> set[str]:
+        records = self._image_records
+        affected: set[str] = set()
+        for image in node.images:
+            for name in image.names:
+                rec = records.get(name)
+                if rec is None:
+                    rec = records[name] = _ImageRecord(image.size_bytes)
+                rec.nodes.add(node.name)
+                affected.add(name)
+        return affected
+
+    def _drop_images(self, node: Node) -> set[str]:
+        records = self._image_records
+        affected = set(image_names(node))
+        for name in affected:
+            rec = records.get(name)
+            if rec is not None:
+                rec.nodes.discard(node.name)
+                if not rec.nodes:
+                    del records[name]
+        return affected
+
+    def _commit_images(self, names: set[str]) -> None:
+        """Refresh the summaries of *names* and log the ones that changed."""
+        if not names:
+            return
+        images, changes, records = self._images, self._image_changes, self._image_records
+        for name in names:
+            rec = records.get(name)
+            summary = ImageStateSummary(rec.size, len(rec.nodes)) if rec is not None else None
+            if images.get(name) == summary:
+                continue
+            if summary is None:
+                del images[name]
+            else:
+                images[name] = summary
+            changes[name] = self._generation
+            changes.move_to_end(name)
+
+    # -- pods -------------------------------------------------------------------------------------
+    def assume_pod(self, pod: Pod) -> None:
+        """Account for *pod* on ``pod.node_name`` before its binding is confirmed.
+
+        Raises:
+            CacheError: when the pod has no node_name, or is already in the cache.
+        """
+        _require_node_name(pod, "assumed")
+        with self._lock:
+            if pod.uid in self._pods:
+                state = "assumed" if pod.uid in self._assumed else "added"
+                raise CacheError(f"{_pod_ref(pod)} is already in the cache ({state}), so it cannot be "
+                                 "assumed")
+            self._add_pod(pod, assumed=True)
+
+    def finish_binding(self, pod: Pod) -> None:
+        """Record that the binding of assumed *pod* finished (a no-op for other pods, as upstream).
+
+        schedframe does not expire assumed pods (upstream dropped the TTL); the flag is kept for
+        :meth:`dump`.
+        """
+        with self._lock:
+            if pod.uid in self._assumed:
+                self._binding_finished.add(pod.uid)
+
+    def forget_pod(self, pod: Pod) -> None:
+        """Undo :meth:`assume_pod` (the binding failed).
+
+        Raises:
+            CacheError: when the pod is not in the cache, was assumed on another node, or is not
+                assumed (it was added).
+        """
+        with self._lock:
+            cur = self._pods.get(pod.uid)
+            if cur is None:
+                raise CacheError(f"{_pod_ref(pod)} is not in the cache, so it cannot be forgotten")
+            if cur.node_name != pod.node_name:
+                raise CacheError(f"{_pod_ref(pod)} was assumed on node {cur.node_name!r} but is being "
+                                 f"forgotten for node {pod.node_name!r}")
+            if pod.uid not in self._assumed:
+                raise CacheError(f"{_pod_ref(pod)} is not assumed (its binding was confirmed), so it "
+                                 "cannot be forgotten; remove it instead")
+            self._remove_pod(cur)
+
+    def add_pod(self, pod: Pod) -> None:
+        """Add a bound pod; confirms it when it was assumed (moving it if it landed elsewhere).
+
+        Raises:
+            CacheError: when the pod has no node_name, or was already added.
+        """
+        _require_node_name(pod, "added")
+        with self._lock:
+            cur = self._pods.get(pod.uid)
+            if cur is not None:
+                if pod.uid not in self._assumed:
+                    raise CacheError(f"{_pod_ref(pod)} was already added to the cache; use update_pod "
+                                     "to change it")
+                self._remove_pod(cur)
+            self._add_pod(pod, assumed=False)
+
+    def update_pod(self, old: Pod, new: Pod) -> None:
+        """Replace added pod *old* with *new* (which may be on another node).
+
+        Raises:
+            CacheError: when the pod is not in the cache, is still assumed, *new* has another uid,
+                or *new* has no node_name.
+        """
+        if old.uid != new.uid:
+            raise CacheError(f"update_pod: old {_pod_ref(old)} and new {_pod_ref(new)} are different "
+                             "pods (uids differ)")
+        _require_node_name(new, "updated")
+        with self._lock:
+            cur = self._pods.get(old.uid)
+            if cur is None:
+                raise CacheError(f"{_pod_ref(old)} is not in the cache, so it cannot be updated; add "
+                                 "it first")
+            if old.uid in self._assumed:
+                raise CacheError(f"{_pod_ref(old)} is assumed; it must be added (its binding "
+                                 "confirmed) before it can be updated")
+            self._remove_pod(cur)
+            self._add_pod(new, assumed=False)
+
+    def remove_pod(self, pod: Pod) -> None:
+        """Remove a pod (added or assumed), from the node the cache has it on.
+
+        Raises:
+            CacheError: when the pod is not in the cache.
+        """
+        with self._lock:
+            cur = self._pods.get(pod.uid)
+            if cur is None:
+                raise CacheError(f"{_pod_ref(pod)} is not in the cache, so it cannot be removed")
+            self._remove_pod(cur)
+
+    def _add_pod(self, pod: Pod, *, assumed: bool) -> None:
+        name = pod.node_name
+        info = self._nodes.get(name)
+        if info is None:
+            info = NodeInfo()
+        info.add_pod(pod)
+        self._touch(name, info)
+        self._pods[pod.uid] = pod
+        if assumed:
+            self._assumed.add(pod.uid)
+
+    def _remove_pod(self, cur: Pod) -> None:
+        name = cur.node_name
+        info = self._nodes[name]
+        info.remove_pod(cur)
+        if not info.pods and info.node is None:
+            del self._nodes[name]
+            self._generation = info.generation
+        else:
+            self._touch(name, info)
+        uid = cur.uid
+        del self._pods[uid]
+        self._assumed.discard(uid)
+        self._binding_finished.discard(uid)
+
+    def _touch(self, name: str, info: NodeInfo) -> None:
+        """Store *info* as the most recently changed NodeInfo (its generation was just bumped).
+
+        Called after the change, so the recency order always matches the generations, even if a
+        change raised half-way.
+        """
+        self._nodes[name] = info
+        self._nodes.move_to_end(name)
+        self._generation = info.generation
+
+    # -- queries --------------------------------------------------------------------------------------
+    def is_assumed(self, pod: Pod | str) -> bool:
+        """Whether the pod (or uid) is assumed and not yet confirmed."""
+        uid = pod if isinstance(pod, str) else pod.uid
+        with self._lock:
+            return uid in self._assumed
+
+    def get_pod(self, pod: Pod | str) -> Pod | None:
+        """The cached version of the pod with this uid (or this pod's uid), or None."""
+        uid = pod if isinstance(pod, str) else pod.uid
+        with self._lock:
+            return self._pods.get(uid)
+
+    def node_count(self) -> int:
+        """How many NodeInfos the cache holds, including those without a Node object that still
+        hold pods (upstream ``NodeCount``)."""
+        with self._lock:
+            return len(self._nodes)
+
+    def pod_count(self) -> int:
+        """How many pods (assumed or added) the cache holds, on any NodeInfo."""
+        with self._lock:
+            return len(self._pods)
+
+    def nodes(self) -> list[Node]:
+        """The Node objects in the cache, in snapshot (zone-interleaved) order."""
+        with self._lock:
+            infos = self._nodes
+            return [node for name in self._tree.names() if (node := infos[name].node) is not None]
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        """A clone of the NodeInfo of *name* (with or without its Node object), or None."""
+        with self._lock:
+            info = self._nodes.get(name)
+            if info is None:
+                return None
+            clone = info.clone()
+            rebind_images(clone, dict(self._images))
+            return clone
+
+    def dump(self) -> CacheDump:
+        """A copy of the cache's state (NodeInfo clones and assumed pods), for tests and debugging."""
+        with self._lock:
+            table = dict(self._images)
+            nodes: dict[str, NodeInfo] = {}
+            for name, info in reversed(self._nodes.items()):
+                clone = info.clone()
+                rebind_images(clone, table)
+                nodes[name] = clone
+            return CacheDump(nodes, frozenset(self._assumed), frozenset(self._binding_finished))
+
+    # -- snapshots --------------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """A new snapshot of the cache (same as updating an empty :class:`Snapshot`)."""
+        snap = Snapshot()
+        self.update_snapshot(snap)
+        return snap
+
+    def update_snapshot(self, snapshot: Snapshot) -> None:
+        """Bring *snapshot* up to date with the cache, copying only what changed since its
+        :attr:`~Snapshot.generation` (upstream ``UpdateSnapshot``).
+
+        Changed NodeInfos are cloned and replace the snapshot's; the node order is recomputed only
+        when nodes were added, removed or moved to another zone, and the affinity lists only when
+        a node gained its first or lost its last pod with (anti-)affinity. A snapshot follows one
+        cache: one built by :meth:`Snapshot.from_objects` or updated by another cache starts over.
+        """
+        with self._lock:
+            snapshot._adopt(self)
+            gen = snapshot._generation
+            table = snapshot._images
+            for name, changed_at in reversed(self._image_changes.items()):
+                if changed_at <= gen:
+                    break
+                summary = self._images.get(name)
+                if summary is not None:
+                    table[name] = summary
+                elif (gone := table.get(name)) is not None:
+                    # No current NodeInfo has it; NodeInfos handed out earlier may still name it.
+                    table[name] = ImageStateSummary(gone.size, 0)
+
+            relist = self._tree_generation > gen
+            relist_affinity = False
+            replaced: list[NodeInfo] = []
+            smap = snapshot._map
+            for info in reversed(self._nodes.values()):
+                if info.generation <= gen:
+                    break
+                node = info.node
+                if node is None:
+                    continue
+                clone = info.clone()
+                rebind_images(clone, table)
+                prev = smap.get(node.name)
+                smap[node.name] = clone
+                if prev is None:
+                    relist = True
+                elif not relist:
+                    replaced.append(clone)
+                    if (bool(prev.pods_with_affinity) != bool(clone.pods_with_affinity)
+                            or bool(prev.pods_with_required_anti_affinity)
+                            != bool(clone.pods_with_required_anti_affinity)):
+                        relist_affinity = True
+
+            if relist:
+                snapshot._set_order(self._tree.names())
+            else:
+                for clone in replaced:
+                    snapshot._replace(clone)
+                if relist_affinity:
+                    snapshot._rebuild_affinity_lists()
+            snapshot._generation = self._generation
+
+    def __repr__(self) -> str:
+        with self._lock:
+            return (f"Cache(nodes={self._tree.num_nodes}, pods={len(self._pods)}, "
+                    f"assumed={len(self._assumed)})")

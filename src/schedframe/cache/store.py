@@ -1,0 +1,63 @@
+"""``ObjectStore``: the cluster objects other than nodes and pods, keyed by kind/namespace/name."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, TypeVar, final
+
+from ..api.objects import Namespace
+
+__all__ = ["ObjectStore"]
+
+T = TypeVar("T")
+
+
+@final
+class ObjectStore:
+    """A small thread-safe store implementing :class:`~schedframe.ObjectLister`.
+
+    Objects are keyed by type, ``namespace`` (when they have one) and ``name``; adding an object
+    with the same key replaces the old one.
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, objects: Any = ()) -> None:
+        self._by_kind: dict[type, dict[tuple[str, str], Any]] = {}
+        self._lock = threading.Lock()
+        for obj in objects:
+            self.add(obj)
+
+    @staticmethod
+    def _key(obj: Any) -> tuple[str, str]:
+        return (getattr(obj, "namespace", "") or "", obj.name)
+
+    def add(self, obj: Any) -> Any:
+        """Add or replace *obj*; returns the object it replaced, or ``None``."""
+        with self._lock:
+            kind = self._by_kind.setdefault(type(obj), {})
+            old = kind.get(self._key(obj))
+            kind[self._key(obj)] = obj
+            return old
+
+    def remove(self, obj: Any) -> Any:
+        """Remove the object with *obj*'s key; returns it, or ``None`` if absent."""
+        with self._lock:
+            return self._by_kind.get(type(obj), {}).pop(self._key(obj), None)
+
+    def get(self, kind: type[T], name: str, namespace: str = "") -> T | None:
+        """The object of *kind* named *name* in *namespace*."""
+        return self._by_kind.get(kind, {}).get((namespace, name))
+
+    def namespace(self, name: str) -> Namespace | None:
+        """The Namespace *name*, or ``None``."""
+        return self._by_kind.get(Namespace, {}).get(("", name))
+
+    def list(self, kind: type[T], namespace: str | None = None) -> list[T]:
+        """Objects of *kind* (in *namespace* when given), in insertion order."""
+        objs = self._by_kind.get(kind)
+        if not objs:
+            return []
+        if namespace is None:
+            return list(objs.values())
+        return [o for (ns, _), o in objs.items() if ns == namespace]

@@ -1,0 +1,37 @@
+"""``KubeSchedulerConfiguration``: profiles, plugin sets, weights and plugin args, read from
+YAML or a mapping with upstream's defaults and validation, and written back.
+
+May import :mod:`schedframe.framework` and the layers below it.
+"""
+
+from __future__ import annotations
+
+from .configuration import (
+    API_VERSION,
+    DEFAULT_SCHEDULER_NAME,
+    EXTENSION_POINTS,
+    KIND,
+    MULTI_POINT,
+    NOT_PROVIDED_UPSTREAM_PLUGINS,
+    UPSTREAM_DEFAULT_PLUGINS,
+    PluginRef,
+    PointsOf,
+    Profile,
+    SchedulerConfiguration,
+    extension_points_of,
+)
+
+__all__ = [
+    "API_VERSION",
+    "DEFAULT_SCHEDULER_NAME",
+    "EXTENSION_POINTS",
+    "KIND",
+    "MULTI_POINT",
+    "NOT_PROVIDED_UPSTREAM_PLUGINS",
+    "PluginRef",
+    "PointsOf",
+    "Profile",
+    "SchedulerConfiguration",
+    "UPSTREAM_DEFAULT_PLUGINS",
+    "extension_points_of",
+]

@@ -1,0 +1,1251 @@
+"""Scheduler configuration: ``KubeSchedulerConfiguration`` (``kubescheduler.config.k8s.io/v1``).
+
+:class:`SchedulerConfiguration` reads the same document kube-scheduler reads (``--config``), from a
+mapping (:meth:`SchedulerConfiguration.from_dict`) or YAML text
+(:meth:`SchedulerConfiguration.from_yaml`), and applies upstream's semantics:
+
+* **Defaults.** Every profile starts from upstream's default plugin set, declared at
+  ``multiPoint`` (:data:`UPSTREAM_DEFAULT_PLUGINS`); the user's ``enabled`` / ``disabled`` lists
+  (``"*"`` disables every default at that point) are merged on top exactly as kube-scheduler's
+  ``mergePlugins`` does: a re-listed default plugin is replaced in place (its order kept), other
+  enabled plugins are appended. Top-level defaults: ``parallelism`` 16, adaptive
+  ``percentageOfNodesToScore``, ``podInitialBackoffSeconds`` 1, ``podMaxBackoffSeconds`` 10, one
+  profile named ``default-scheduler``.
+* **MultiPoint expansion.** A ``multiPoint`` plugin is placed at every extension point it
+  implements, unless that point disables it (or ``"*"``). A plugin also enabled explicitly at a
+  point keeps its explicit position there: explicitly re-configured multiPoint plugins come first
+  (in their explicit order), then the remaining multiPoint plugins, then the other explicit ones.
+  A Score weight given at ``score`` wins over the ``multiPoint`` weight; a weight of 0 (unset)
+  means 1. ``Profile.plugins`` holds the result: the *effective* plugin list of every point.
+* **Plugins schedframe does not provide.** Upstream default plugins absent from the registry
+  (volume plugins, ``DynamicResources``, ...) are dropped from the default profile and listed in
+  :attr:`SchedulerConfiguration.omitted_upstream_plugins`; enabling one explicitly is an error,
+  disabling one is accepted, and their ``pluginConfig`` entries are ignored.
+* **Validation.** Every problem in the document is reported at once, in one
+  :class:`~schedframe.ConfigurationError` whose ``errors`` list names each field path, e.g.
+  ``profiles[1].schedulerName: Duplicate value: "default-scheduler"``. ``pluginConfig[].args``
+  are decoded through the registry entry's ``args_type.from_dict`` and their errors reported
+  under ``profiles[i].pluginConfig[j].args.``.
+
+Which extension points a plugin implements
+------------------------------------------
+Expansion needs to know, for every plugin name, the points its plugin implements. A registry
+holds factories, not classes, so by default the configuration *probes* the registry: it builds
+each referenced plugin once with default args (``factory(None, handle)``) and an inert
+:class:`~schedframe.Handle` (empty snapshot and object store, no-op client and recorder), and
+checks the runtime-checkable extension-point Protocols (:func:`extension_points_of`). Results are
+cached per factory. A factory that cannot be built that way (it needs a live cluster, or
+mandatory args) can be described instead through the *implements* argument: a mapping from plugin
+name to its points, or a callable ``name -> points``; names it does not cover are probed.
+
+Without a *registry*, the in-tree registry (:func:`schedframe.plugins.in_tree_registry`) is used.
+Pass the registry the scheduler will run with when it holds out-of-tree plugins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import math
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, final
+
+import attrs
+
+from ..api.frozendict import FrozenDict, freeze
+from ..api.objects import Pod
+from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..cache.store import ObjectStore
+from ..errors import ConfigurationError, PluginArgsError, SchedframeError, did_you_mean
+from ..framework.clock import Clock, RealClock
+from ..framework.cycle_state import CycleState
+from ..framework.handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
+from ..framework.interfaces import (
+    BindPlugin,
+    FilterPlugin,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+    WaitingPod,
+)
+from ..framework.registry import Registry, RegistryEntry
+from ..framework.status import Status
+
+__all__ = [
+    "API_VERSION",
+    "DEFAULT_SCHEDULER_NAME",
+    "EXTENSION_POINTS",
+    "KIND",
+    "MULTI_POINT",
+    "NOT_PROVIDED_UPSTREAM_PLUGINS",
+    "UPSTREAM_DEFAULT_PLUGINS",
+    "PluginRef",
+    "PointsOf",
+    "Profile",
+    "SchedulerConfiguration",
+    "extension_points_of",
+]
+
+#: The configuration's ``apiVersion``.
+API_VERSION: Final = "kubescheduler.config.k8s.io/v1"
+#: The configuration's ``kind``.
+KIND: Final = "KubeSchedulerConfiguration"
+#: The scheduler name of the default profile (``pod.spec.schedulerName`` default).
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+#: The extension points of a profile, in the order a pod meets them.
+EXTENSION_POINTS: Final = (
+    "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+    "reserve", "permit", "preBind", "bind", "postBind",
+)
+#: The pseudo extension point that places a plugin at every point it implements.
+MULTI_POINT: Final = "multiPoint"
+
+#: ``name -> extension points`` (``"filter"``, ``"score"``, ...) of a plugin.
+PointsOf = Callable[[str], Iterable[str]]
+
+_INT32_MIN: Final = -(2**31)
+_INT32_MAX: Final = 2**31 - 1
+_WILDCARD: Final = "*"
+
+_POINT_PROTOCOLS: Final[tuple[tuple[str, type], ...]] = (
+    ("preEnqueue", PreEnqueuePlugin),
+    ("queueSort", QueueSortPlugin),
+    ("preFilter", PreFilterPlugin),
+    ("filter", FilterPlugin),
+    ("postFilter", PostFilterPlugin),
+    ("preScore", PreScorePlugin),
+    ("score", ScorePlugin),
+    ("reserve", ReservePlugin),
+    ("permit", PermitPlugin),
+    ("preBind", PreBindPlugin),
+    ("bind", BindPlugin),
+    ("postBind", PostBindPlugin),
+)
+
+
+@final
+@attrs.frozen
+class PluginRef:
+    """A plugin enabled at an extension point.
+
+    Args:
+        name: the registered plugin name.
+        weight: the Score weight; ``0`` means unset (the framework uses 1). In
+            ``Profile.plugins`` the ``score`` entries carry their effective weight.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    weight: int = 0
+
+
+#: kube-scheduler's default plugins (``getDefaultPlugins`` in
+#: ``pkg/scheduler/apis/config/v1/default_plugins.go``, default feature gates), all at
+#: ``multiPoint``, in upstream order, with their Score weights.
+UPSTREAM_DEFAULT_PLUGINS: Final[tuple[PluginRef, ...]] = (
+    PluginRef("SchedulingGates"),
+    PluginRef("PrioritySort"),
+    PluginRef("NodeUnschedulable"),
+    PluginRef("NodeName"),
+    PluginRef("TaintToleration", 3),
+    PluginRef("NodeAffinity", 2),
+    PluginRef("NodePorts"),
+    PluginRef("NodeResourcesFit", 1),
+    PluginRef("VolumeRestrictions"),
+    PluginRef("NodeVolumeLimits"),
+    PluginRef("VolumeBinding"),
+    PluginRef("VolumeZone"),
+    PluginRef("PodTopologySpread", 2),
+    PluginRef("InterPodAffinity", 2),
+    PluginRef("DynamicResources"),
+    PluginRef("DefaultPreemption"),
+    PluginRef("NodeResourcesBalancedAllocation", 1),
+    PluginRef("ImageLocality", 1),
+    PluginRef("DefaultBinder"),
+)
+
+_VOLUMES: Final = "volumes are not modelled"
+#: kube-scheduler plugins that schedframe does not provide, with the reason. Enabling one
+#: explicitly is a configuration error (unless the registry has a plugin of that name).
+NOT_PROVIDED_UPSTREAM_PLUGINS: Final[Mapping[str, str]] = FrozenDict({
+    "VolumeRestrictions": _VOLUMES,
+    "NodeVolumeLimits": _VOLUMES,
+    "VolumeBinding": _VOLUMES,
+    "VolumeZone": _VOLUMES,
+    "DynamicResources": "dynamic resource allocation is not modelled",
+    "NodeDeclaredFeatures": "node declared features are not modelled",
+    "GangScheduling": "workload objects are not modelled; use schedframe's Coscheduling plugin",
+})
+
+# Plugins removed from kube-scheduler that upstream validation rejects in a v1 configuration.
+_REMOVED_UPSTREAM_PLUGINS: Final = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
+
+_TOP_LEVEL_FIELDS: Final = frozenset({
+    "apiVersion", "kind", "parallelism", "percentageOfNodesToScore", "podInitialBackoffSeconds",
+    "podMaxBackoffSeconds", "profiles", "extenders",
+    # Accepted and ignored: they configure the kube-scheduler process, not scheduling.
+    "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling",
+    "delayCacheUntilActive",
+})
+_PROFILE_FIELDS: Final = frozenset({"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"})
+_PLUGINS_FIELDS: Final = frozenset((MULTI_POINT, *EXTENSION_POINTS))
+
+
+# --------------------------------------------------------------------------------------------
+# Value objects
+# --------------------------------------------------------------------------------------------
+
+
+def _plugins_converter(
+    value: Mapping[str, Iterable[PluginRef | str]] | None,
+) -> FrozenDict[str, tuple[PluginRef, ...]]:
+    value = value or {}
+    for point in value:
+        if point not in EXTENSION_POINTS:
+            raise ConfigurationError(
+                f"unknown extension point {point!r}{did_you_mean(str(point), EXTENSION_POINTS)}")
+    return FrozenDict({
+        point: tuple(PluginRef(ref) if isinstance(ref, str) else ref for ref in value.get(point, ()))
+        for point in EXTENSION_POINTS
+    })
+
+
+def _args_converter(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
+    return freeze(dict(value or {}))
+
+
+def _profiles_converter(value: Iterable[Profile]) -> tuple[Profile, ...]:
+    return tuple(value)
+
+
+def _names_converter(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _pct_converter(value: int | None) -> int | None:
+    # Globally, 0 and unset both mean "adaptive" upstream; keep a single representation.
+    return None if value == 0 else value
+
+
+@final
+@attrs.frozen(kw_only=True)
+class Profile:
+    """One scheduling profile (upstream ``KubeSchedulerProfile``), fully resolved.
+
+    Build one with :meth:`from_dict` (a v1 profile mapping) or :meth:`from_plugins`; both apply
+    upstream defaults, MultiPoint expansion and validation. Constructing it directly takes the
+    given lists as they are.
+
+    Args:
+        scheduler_name: pods with ``spec.schedulerName`` equal to it use this profile.
+        plugins: the *effective* enabled plugins of every extension point of
+            :data:`EXTENSION_POINTS`, in run order; ``score`` entries carry their effective
+            weight. Missing points are empty; plain names become :class:`PluginRef`.
+        plugin_args: plugin name to its args: an args object decoded through the registry's
+            ``args_type`` (defaults filled in for every enabled plugin that has one), or the raw
+            mapping for plugins without an ``args_type``.
+        percentage_of_nodes_to_score: overrides the configuration-wide value; ``None`` inherits
+            it, ``0`` means adaptive for this profile.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    plugins: Mapping[str, tuple[PluginRef, ...]] = attrs.field(
+        factory=dict, converter=_plugins_converter)
+    plugin_args: Mapping[str, Any] = attrs.field(factory=dict, converter=_args_converter)
+    percentage_of_nodes_to_score: int | None = None
+
+    def plugins_at(self, point: str) -> tuple[PluginRef, ...]:
+        """The effective plugins enabled at *point* (``"filter"``, ``"score"``, ...), in order."""
+        try:
+            return self.plugins[point]
+        except KeyError:
+            raise ConfigurationError(
+                f"unknown extension point {point!r}{did_you_mean(point, EXTENSION_POINTS)}"
+            ) from None
+
+    def plugin_names(self) -> tuple[str, ...]:
+        """Every plugin enabled at some point, each once, in order of first appearance."""
+        return tuple(dict.fromkeys(ref.name for point in EXTENSION_POINTS for ref in self.plugins[point]))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, registry: Registry | None = None,
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> Profile:
+        """Read one ``profiles[]`` entry of a v1 ``KubeSchedulerConfiguration``.
+
+        Upstream defaults are merged in, MultiPoint is expanded and everything is validated, as
+        for :meth:`SchedulerConfiguration.from_dict`; a missing ``schedulerName`` is
+        ``default-scheduler``.
+
+        Raises:
+            ConfigurationError: listing every problem, with field paths relative to the profile.
+        """
+        parser = _Parser(registry, implements)
+        profile = parser.profile(data, "", DEFAULT_SCHEDULER_NAME)
+        parser.raise_errors("invalid scheduler profile: ")
+        assert profile is not None
+        return profile
+
+    @classmethod
+    def from_plugins(cls, *plugins: str | PluginRef, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
+                     args: Mapping[str, Any] | None = None, defaults: bool = True,
+                     percentage_of_nodes_to_score: int | None = None,
+                     registry: Registry | None = None,
+                     implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> Profile:
+        """Build a profile from plugin names, each placed at every extension point it implements.
+
+        Equivalent to a profile whose ``multiPoint.enabled`` lists *plugins* (on top of the
+        upstream defaults unless ``defaults=False``, which disables them with ``"*"``)::
+
+            Profile.from_plugins("MyFilter", PluginRef("MyScore", weight=5),
+                                 args={"MyScore": {"mode": "fast"}}, registry=my_registry)
+
+        Args:
+            plugins: plugin names, or :class:`PluginRef` to give a Score weight.
+            scheduler_name: the profile's scheduler name.
+            args: plugin name to args, a camelCase mapping or an args object.
+            defaults: keep upstream's default plugins (``False``: only *plugins*; they must then
+                include a queue sort and a bind plugin).
+            percentage_of_nodes_to_score: the profile's override.
+            registry, implements: as for :meth:`SchedulerConfiguration.from_dict`.
+
+        Raises:
+            ConfigurationError: listing every problem.
+        """
+        refs = []
+        for p in plugins:
+            if not isinstance(p, (str, PluginRef)):
+                raise ConfigurationError(f"plugins must be names or PluginRef, got {type(p).__name__}")
+            refs.append(_ref_to_dict(PluginRef(p) if isinstance(p, str) else p))
+        multi: dict[str, Any] = {"enabled": refs}
+        if not defaults:
+            multi["disabled"] = [{"name": _WILDCARD}]
+        doc: dict[str, Any] = {"schedulerName": scheduler_name, "plugins": {MULTI_POINT: multi}}
+        if args:
+            doc["pluginConfig"] = [{"name": name, "args": value} for name, value in args.items()]
+        if percentage_of_nodes_to_score is not None:
+            doc["percentageOfNodesToScore"] = percentage_of_nodes_to_score
+        return cls.from_dict(doc, registry=registry, implements=implements)
+
+    def to_dict(self) -> dict[str, Any]:
+        """This profile as a v1 ``profiles[]`` entry, self-contained.
+
+        Each point lists its effective plugins (``score`` entries with their weight) and
+        ``multiPoint`` disables every default, so reading it back gives the same profile.
+        """
+        plugins: dict[str, Any] = {MULTI_POINT: {"disabled": [{"name": _WILDCARD}]}}
+        for point in EXTENSION_POINTS:
+            plugins[point] = {"enabled": [
+                _ref_to_dict(PluginRef(ref.name, (ref.weight or 1) if point == "score" else 0))
+                for ref in self.plugins[point]
+            ]}
+        out: dict[str, Any] = {"schedulerName": self.scheduler_name}
+        if self.percentage_of_nodes_to_score is not None:
+            out["percentageOfNodesToScore"] = self.percentage_of_nodes_to_score
+        out["plugins"] = plugins
+        configs = []
+        for name in sorted(self.plugin_args):
+            args = _args_to_dict(self.plugin_args[name])
+            configs.append({"name": name} if args is None else {"name": name, "args": args})
+        if configs:
+            out["pluginConfig"] = configs
+        return out
+
+
+@final
+@attrs.frozen
+class SchedulerConfiguration:
+    """A scheduler configuration (upstream ``KubeSchedulerConfiguration``), fully resolved.
+
+    Args:
+        profiles: the profiles; scheduler names are unique.
+        percentage_of_nodes_to_score: share of feasible nodes to find before scoring (0-100);
+            ``None`` (or 0) is upstream's adaptive default.
+        pod_initial_backoff_seconds: first backoff of an unschedulable pod.
+        pod_max_backoff_seconds: backoff cap.
+        parallelism: upstream's worker count (kept for fidelity; schedframe runs one thread
+            per scheduling cycle).
+        omitted_upstream_plugins: upstream default plugins absent from the registry, dropped
+            from the default plugin set (not part of equality).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    profiles: tuple[Profile, ...] = attrs.field(converter=_profiles_converter)
+    percentage_of_nodes_to_score: int | None = attrs.field(default=None, converter=_pct_converter)
+    pod_initial_backoff_seconds: float = 1.0
+    pod_max_backoff_seconds: float = 10.0
+    parallelism: int = 16
+    omitted_upstream_plugins: tuple[str, ...] = attrs.field(default=(), converter=_names_converter, eq=False)
+
+    @classmethod
+    def default(cls, *, registry: Registry | None = None,
+                implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+        """Upstream's default configuration: one ``default-scheduler`` profile with the default
+        plugins the registry provides."""
+        return cls.from_dict({}, registry=registry, implements=implements)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, registry: Registry | None = None,
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+        """Read a ``KubeSchedulerConfiguration`` (``kubescheduler.config.k8s.io/v1``) mapping.
+
+        ``apiVersion`` and ``kind`` may be omitted. Process-level fields (``leaderElection``,
+        ``clientConnection``, ``enableProfiling``, ``enableContentionProfiling``,
+        ``delayCacheUntilActive``) are accepted and ignored; ``extenders`` must be empty.
+
+        Args:
+            data: the document.
+            registry: the plugins available; default the in-tree registry.
+            implements: extension points of plugins that cannot be probed (see the module
+                documentation): a mapping ``name -> points`` or a callable.
+
+        Raises:
+            ConfigurationError: listing every problem of the document, each with its field path.
+        """
+        parser = _Parser(registry, implements)
+        config = parser.configuration(data)
+        parser.raise_errors("invalid KubeSchedulerConfiguration: ")
+        assert config is not None
+        return config
+
+    @classmethod
+    def from_yaml(cls, text: str, *, registry: Registry | None = None,
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+        """Read a ``KubeSchedulerConfiguration`` from YAML (or JSON) text; needs PyYAML
+        (``pip install schedframe[yaml]``). See :meth:`from_dict`."""
+        try:
+            import yaml
+        except ImportError:
+            raise ConfigurationError(
+                "reading a configuration from YAML needs PyYAML; install schedframe[yaml]") from None
+        if not isinstance(text, (str, bytes)):
+            raise ConfigurationError(f"from_yaml expects YAML text, got {type(text).__name__}")
+        from ..api.manifests import _yaml_error_detail, _yaml_limits
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        try:
+            problem = _yaml_limits(text, loader)
+            if problem is not None:
+                raise ConfigurationError(f"refusing the configuration's YAML: {problem}")
+            data = yaml.load(text, Loader=loader)  # a safe loader
+        except yaml.YAMLError as exc:
+            detail = _yaml_error_detail(exc)
+            raise ConfigurationError(f"the configuration is not valid YAML{detail}") from None
+        except (ValueError, OverflowError, RecursionError) as exc:  # a value PyYAML's constructors
+            # refuse, e.g. a date such as 2024-13-45 or an integer of more than 4300 digits
+            if isinstance(exc, ConfigurationError):
+                raise
+            raise ConfigurationError(
+                f"the configuration is not valid YAML: {type(exc).__name__}: {exc}") from None
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise ConfigurationError(
+                f"a KubeSchedulerConfiguration must be a mapping, got {type(data).__name__}")
+        return cls.from_dict(data, registry=registry, implements=implements)
+
+    @classmethod
+    def from_profiles(cls, *profiles: Profile | Mapping[str, Any],
+                      percentage_of_nodes_to_score: int | None = None,
+                      pod_initial_backoff_seconds: float = 1.0, pod_max_backoff_seconds: float = 10.0,
+                      parallelism: int = 16, registry: Registry | None = None,
+                      implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                      ) -> SchedulerConfiguration:
+        """Build a configuration from :class:`Profile` objects and/or v1 profile mappings.
+
+        Mappings are read as in :meth:`from_dict`; Profile objects are taken as they are. The
+        whole is validated (unique scheduler names, one queue sort shared by all profiles,
+        top-level values)::
+
+            SchedulerConfiguration.from_profiles(
+                Profile.from_plugins("MyScore", scheduler_name="mine", registry=r), registry=r)
+
+        Raises:
+            ConfigurationError: listing every problem.
+        """
+        doc: dict[str, Any] = {
+            "parallelism": parallelism,
+            "podInitialBackoffSeconds": pod_initial_backoff_seconds,
+            "podMaxBackoffSeconds": pod_max_backoff_seconds,
+            "profiles": list(profiles),
+        }
+        if percentage_of_nodes_to_score is not None:
+            doc["percentageOfNodesToScore"] = percentage_of_nodes_to_score
+        return cls.from_dict(doc, registry=registry, implements=implements)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective configuration as a v1 ``KubeSchedulerConfiguration`` mapping.
+
+        ``from_dict(config.to_dict())`` gives back an equal configuration (with the same
+        registry). Every point of every profile lists its effective plugins; ``pluginConfig``
+        holds the effective args of every plugin that has some.
+        """
+        return {
+            "apiVersion": API_VERSION,
+            "kind": KIND,
+            "parallelism": self.parallelism,
+            "percentageOfNodesToScore": self.percentage_of_nodes_to_score or 0,
+            "podInitialBackoffSeconds": _number_out(self.pod_initial_backoff_seconds),
+            "podMaxBackoffSeconds": _number_out(self.pod_max_backoff_seconds),
+            "profiles": [p.to_dict() for p in self.profiles],
+        }
+
+    def profile(self, scheduler_name: str) -> Profile | None:
+        """The profile named *scheduler_name*, or ``None``."""
+        for p in self.profiles:
+            if p.scheduler_name == scheduler_name:
+                return p
+        return None
+
+
+def extension_points_of(plugin: object) -> frozenset[str]:
+    """The extension points (``"filter"``, ``"score"``, ...) a plugin instance implements,
+    judged by the runtime-checkable extension-point Protocols.
+
+    .. versionadded:: 0.1.0
+    """
+    return frozenset(point for point, proto in _POINT_PROTOCOLS if isinstance(plugin, proto))
+
+
+# --------------------------------------------------------------------------------------------
+# Serialisation helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _ref_to_dict(ref: PluginRef) -> dict[str, Any]:
+    return {"name": ref.name, "weight": ref.weight} if ref.weight else {"name": ref.name}
+
+
+def _number_out(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def _deep_freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return FrozenDict({k: _deep_freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_deep_freeze(v) for v in value)
+    return value
+
+
+def _args_to_dict(args: Any) -> Any:
+    if args is None:
+        return None
+    to_dict = getattr(args, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if isinstance(args, Mapping):
+        return _thaw(args)
+    if attrs.has(type(args)):
+        return attrs.asdict(args)
+    return args
+
+
+# --------------------------------------------------------------------------------------------
+# Probing plugins for their extension points
+# --------------------------------------------------------------------------------------------
+
+
+class _EmptySnapshot:
+    def node_infos(self) -> NodeInfoLister:
+        return self
+
+    def list(self) -> Sequence[NodeInfo]:
+        return ()
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        return None
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
+        return ()
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
+        return ()
+
+
+class _Inert:
+    """No-op recorder, nominator and client."""
+
+    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
+        return None
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return []
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        return None
+
+    def delete_pod(self, pod: Pod) -> None:
+        return None
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        return None
+
+
+class _ProbeHandle:
+    """An inert :class:`~schedframe.Handle` for building a plugin only to inspect it."""
+
+    def __init__(self) -> None:
+        self._snapshot = _EmptySnapshot()
+        self._objects = ObjectStore()
+        self._inert = _Inert()
+        self._clock = RealClock()
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        return self._snapshot
+
+    @property
+    def objects(self) -> ObjectLister:
+        return self._objects
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
+    def event_recorder(self) -> EventRecorder:
+        return self._inert
+
+    @property
+    def nominator(self) -> Nominator:
+        return self._inert
+
+    @property
+    def client(self) -> Client:
+        return self._inert
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        return None
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        return None
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        return False
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status:
+        return Status.OK
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status:
+        return Status.OK
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status:
+        return Status.OK
+
+
+_PROBE_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _probe(name: str, entry: RegistryEntry) -> frozenset[str]:
+    """Build the plugin once with default args and an inert handle; raises on failure."""
+    factory = entry.factory
+    try:
+        return _PROBE_CACHE[factory]
+    except (KeyError, TypeError):
+        pass
+    plugin = factory(None, _ProbeHandle())
+    if not isinstance(plugin, Plugin):
+        raise TypeError(f"the factory returned {type(plugin).__name__}, which has no 'name'")
+    points = extension_points_of(plugin)
+    with contextlib.suppress(TypeError):  # factories that cannot be weakly referenced
+        _PROBE_CACHE[factory] = points
+    return points
+
+
+def _in_tree_registry() -> Registry:
+    module = importlib.import_module("schedframe.plugins")
+    factory = getattr(module, "in_tree_registry", None)
+    if factory is None:  # pragma: no cover - only while the in-tree plugins are being written
+        raise ConfigurationError("the in-tree plugin registry is not available; pass registry=")
+    registry: Registry = factory()
+    return registry
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing and validation
+# --------------------------------------------------------------------------------------------
+
+
+def _child(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _fmt(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = repr(value)
+        except (ValueError, RecursionError):  # an int too long to print, a value nested too deeply
+            text = (f"<an integer of {value.bit_length()} bits>" if isinstance(value, int)
+                    else f"<a {_type_name(value)} nested too deeply to show>")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "mapping"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return type(value).__name__
+
+
+def _join_args_error(path: str, error: str) -> str:
+    """Prefix a plugin-args error (``"field.path: message"``) with the pluginConfig path."""
+    head, sep, _ = error.partition(": ")
+    if sep and head and " " not in head:
+        return f"{path}{'' if head.startswith('[') else '.'}{error}"
+    return f"{path}: {error}"
+
+
+@attrs.define
+class _PluginSet:
+    enabled: list[PluginRef] = attrs.Factory(list)
+    disabled: list[str] = attrs.Factory(list)
+
+
+def _merge_plugin_set(default: _PluginSet, custom: _PluginSet) -> _PluginSet:
+    """Upstream ``mergePluginSet``: the user's set on top of the default one."""
+    disabled = [*custom.disabled, *default.disabled]
+    disabled_names = set(disabled)
+    custom_by_name = {ref.name: i for i, ref in enumerate(custom.enabled)}  # last occurrence wins
+    replaced: set[int] = set()
+    enabled: list[PluginRef] = []
+    if _WILDCARD not in disabled_names:
+        for ref in default.enabled:
+            if ref.name in disabled_names:
+                continue
+            i = custom_by_name.get(ref.name)
+            if i is not None:  # re-configured default: replaced in place, order kept
+                ref = custom.enabled[i]
+                replaced.add(i)
+            enabled.append(ref)
+    enabled.extend(ref for i, ref in enumerate(custom.enabled) if i not in replaced)
+    return _PluginSet(enabled, disabled)
+
+
+class _Parser:
+    """Reads one document, collecting every error with its field path."""
+
+    def __init__(self, registry: Registry | None,
+                 implements: Mapping[str, Iterable[str]] | PointsOf | None) -> None:
+        self.registry: Registry = _in_tree_registry() if registry is None else registry
+        if not isinstance(self.registry, Registry):
+            raise ConfigurationError(f"registry must be a Registry, got {type(self.registry).__name__}")
+        self.errors: list[str] = []
+        self._declared: Mapping[str, Iterable[str]] | None = None
+        self._declared_fn: PointsOf | None = None
+        if isinstance(implements, Mapping):
+            self._declared = implements
+        elif implements is not None:
+            if not callable(implements):
+                raise ConfigurationError(
+                    f"implements must be a mapping or a callable, got {type(implements).__name__}")
+            self._declared_fn = implements
+        self._points: dict[str, frozenset[str] | None] = {}
+        self.omitted = tuple(ref.name for ref in UPSTREAM_DEFAULT_PLUGINS if ref.name not in self.registry)
+        self._defaults = _PluginSet([ref for ref in UPSTREAM_DEFAULT_PLUGINS if ref.name in self.registry])
+
+    # -- errors ---------------------------------------------------------------------------
+    def error(self, path: str, message: str) -> None:
+        self.errors.append(f"{path}: {message}" if path else message)
+
+    def invalid(self, path: str, value: Any, detail: str) -> None:
+        self.error(path, f"Invalid value: {_fmt(value)}: {detail}")
+
+    def wrong_type(self, path: str, value: Any, want: str) -> None:
+        self.error(path, f"Invalid value: {_fmt(value)}: must be {want}, got {_type_name(value)}")
+
+    def raise_errors(self, prefix: str) -> None:
+        if self.errors:
+            raise ConfigurationError(self.errors, prefix=prefix)
+
+    # -- primitive readers ----------------------------------------------------------------
+    def mapping(self, value: Any, path: str) -> Mapping[str, Any] | None:
+        if isinstance(value, Mapping):
+            return value
+        self.wrong_type(path, value, "a mapping")
+        return None
+
+    def items(self, value: Any, path: str) -> list[Any]:
+        if value is None:
+            return []
+        if isinstance(value, (list, tuple)):
+            return list(value)
+        self.wrong_type(path, value, "a list")
+        return []
+
+    def integer(self, value: Any, path: str) -> int | None:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if _INT32_MIN <= value <= _INT32_MAX:
+                return value
+            self.invalid(path, value, "must fit in a 32-bit integer")
+            return None
+        self.wrong_type(path, value, "an integer")
+        return None
+
+    def seconds(self, value: Any, path: str) -> float | None:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                seconds = float(value)
+            except OverflowError:  # an int beyond float range
+                seconds = math.inf
+            if math.isfinite(seconds):
+                return seconds
+        self.wrong_type(path, value, "a number of seconds")
+        return None
+
+    def string(self, value: Any, path: str) -> str | None:
+        if isinstance(value, str):
+            return value
+        self.wrong_type(path, value, "a string")
+        return None
+
+    def fields(self, data: Mapping[Any, Any], allowed: frozenset[str], path: str) -> None:
+        for key in data:
+            if key not in allowed:
+                try:
+                    name = str(key)
+                except ValueError:  # an int too long to print
+                    name = _fmt(key)
+                self.error(_child(path, name or '""'), f"unknown field{did_you_mean(name, sorted(allowed))}")
+
+    def percentage(self, value: Any, path: str) -> int | None:
+        if value is None:
+            return None
+        pct = self.integer(value, path)
+        if pct is not None and not 0 <= pct <= 100:
+            self.invalid(path, pct, "not in valid range [0-100]")
+            return None
+        return pct
+
+    # -- plugins ----------------------------------------------------------------------------
+    def check_name(self, name: str, path: str) -> bool:
+        """Whether *name* may be enabled; records why not."""
+        if name in self.registry:
+            return True
+        if name == _WILDCARD:
+            self.invalid(path, name, "'*' can only be used in a disabled list")
+        elif name in _REMOVED_UPSTREAM_PLUGINS:
+            self.invalid(path, name, f"plugin {name!r} was removed from kube-scheduler and is "
+                                     f"invalid in {API_VERSION}")
+        elif name in NOT_PROVIDED_UPSTREAM_PLUGINS:
+            self.error(path, f"plugin {name!r} is part of kube-scheduler but not provided by "
+                             f"schedframe ({NOT_PROVIDED_UPSTREAM_PLUGINS[name]})")
+        else:
+            self.error(path, f"no plugin named {name!r} in the registry{did_you_mean(name, self.registry)}")
+        return False
+
+    def points_of(self, name: str, path: str) -> frozenset[str] | None:
+        """The extension points of plugin *name*; ``None`` (error recorded once) if unknown."""
+        if name in self._points:
+            return self._points[name]
+        declared: Iterable[str] | None = None
+        if self._declared is not None:
+            declared = self._declared.get(name)
+        elif self._declared_fn is not None:
+            declared = self._declared_fn(name)
+        points: frozenset[str] | None
+        if declared is not None:
+            points = frozenset([declared] if isinstance(declared, str) else declared)
+            bad = sorted(p for p in points if p not in EXTENSION_POINTS)
+            if bad:
+                raise ConfigurationError(
+                    f"implements[{name!r}] names unknown extension point(s) {bad}; known: "
+                    f"{', '.join(EXTENSION_POINTS)}")
+        else:
+            try:
+                points = _probe(name, self.registry[name])
+            except Exception as exc:
+                self.error(path, f"cannot tell which extension points plugin {name!r} implements: "
+                                 f"building it with default args failed ({type(exc).__name__}: {exc}); "
+                                 f"describe it with implements={{{name!r}: [...]}}")
+                points = None
+        self._points[name] = points
+        return points
+
+    def plugin_set(self, data: Any, path: str, point: str) -> _PluginSet:
+        """A user's ``{enabled, disabled}``; keeps only valid, non-duplicate enabled entries."""
+        result = _PluginSet()
+        if data is None:
+            return result
+        mapping = self.mapping(data, path)
+        if mapping is None:
+            return result
+        self.fields(mapping, frozenset({"enabled", "disabled"}), path)
+        seen: set[str] = set()
+        enabled_path = _child(path, "enabled")
+        for i, item in enumerate(self.items(mapping.get("enabled"), enabled_path)):
+            ref = self.plugin_ref(item, f"{enabled_path}[{i}]")
+            if ref is None:
+                continue
+            if ref.name in seen:
+                self.error(f"{enabled_path}[{i}]", f"Duplicate value: {_fmt(ref.name)}")
+                continue
+            seen.add(ref.name)
+            if not self.check_name(ref.name, f"{enabled_path}[{i}]"):
+                continue
+            points = self.points_of(ref.name, f"{enabled_path}[{i}]")
+            if points is None:
+                continue
+            if ref.weight < 0 and "score" in points and point in ("score", MULTI_POINT):
+                self.invalid(f"{enabled_path}[{i}].weight", ref.weight,
+                             "must not be negative (a score weight is 0 for the default 1, or positive)")
+                continue
+            if point != MULTI_POINT and point not in points:
+                has = ", ".join(p for p in EXTENSION_POINTS if p in points) or "none"
+                self.error(f"{enabled_path}[{i}]", f"plugin {ref.name!r} does not implement the "
+                                                   f"{point} extension point (it implements: {has})")
+                continue
+            result.enabled.append(ref)
+        disabled_path = _child(path, "disabled")
+        for i, item in enumerate(self.items(mapping.get("disabled"), disabled_path)):
+            ref = self.plugin_ref(item, f"{disabled_path}[{i}]", weight_allowed=False)
+            if ref is not None:  # unknown names are accepted, as upstream does
+                result.disabled.append(ref.name)
+        return result
+
+    def plugin_ref(self, item: Any, path: str, *, weight_allowed: bool = True) -> PluginRef | None:
+        mapping = self.mapping(item, path)
+        if mapping is None:
+            return None
+        self.fields(mapping, frozenset({"name", "weight"}), path)
+        raw_name = mapping.get("name")
+        if raw_name is None or raw_name == "":
+            self.error(_child(path, "name"), "Required value")
+            return None
+        name = self.string(raw_name, _child(path, "name"))
+        weight = 0
+        raw_weight = mapping.get("weight")
+        if raw_weight is not None:
+            w = self.integer(raw_weight, _child(path, "weight"))
+            if w is None:
+                return None
+            weight = w if weight_allowed else 0
+        return None if name is None else PluginRef(name, weight)
+
+    def plugins(self, data: Any, path: str) -> dict[str, tuple[PluginRef, ...]]:
+        """Merge the user's plugins with the defaults and expand MultiPoint."""
+        custom: dict[str, _PluginSet] = {}
+        if data is not None:
+            mapping = self.mapping(data, path)
+            if mapping is not None:
+                self.fields(mapping, _PLUGINS_FIELDS, path)
+                for point in (MULTI_POINT, *EXTENSION_POINTS):
+                    custom[point] = self.plugin_set(mapping.get(point), _child(path, point), point)
+        merged = {MULTI_POINT: _merge_plugin_set(self._defaults, custom.get(MULTI_POINT, _PluginSet()))}
+        for point in EXTENSION_POINTS:
+            merged[point] = _merge_plugin_set(_PluginSet(), custom.get(point, _PluginSet()))
+        multi_path = _child(path, MULTI_POINT)
+        multi = [ref for ref in merged[MULTI_POINT].enabled
+                 if self.points_of(ref.name, multi_path) is not None]
+        effective: dict[str, tuple[PluginRef, ...]] = {}
+        for point in EXTENSION_POINTS:
+            names = self.expand(point, merged[point], multi)
+            if point == "score":
+                weights = self.score_weights(merged["score"].enabled + multi)
+                effective[point] = tuple(PluginRef(n, weights[n]) for n in names)
+            else:
+                effective[point] = tuple(PluginRef(n) for n in names)
+        return effective
+
+    def expand(self, point: str, plugin_set: _PluginSet, multi: list[PluginRef]) -> list[str]:
+        """Upstream ``expandMultiPointPlugins`` for one point."""
+        explicit = list(dict.fromkeys(ref.name for ref in plugin_set.enabled))
+        disabled = set(plugin_set.disabled)
+        if _WILDCARD in disabled:
+            return explicit
+        explicit_set = set(explicit)
+        overridden: set[str] = set()
+        from_multi: list[str] = []
+        for ref in multi:
+            points = self._points.get(ref.name) or frozenset()
+            if point not in points or ref.name in disabled:
+                continue
+            if ref.name in explicit_set:
+                overridden.add(ref.name)
+            else:  # multi has no duplicates: the user's were reported and dropped
+                from_multi.append(ref.name)
+        return ([n for n in explicit if n in overridden] + from_multi
+                + [n for n in explicit if n not in overridden])
+
+    def score_weights(self, refs: Iterable[PluginRef]) -> dict[str, int]:
+        """Upstream ``getScoreWeights``: the first weight seen wins (score point before
+        multiPoint); 0 means 1."""
+        weights: dict[str, int] = {}
+        for ref in refs:
+            if "score" in (self._points.get(ref.name) or frozenset()):
+                weights.setdefault(ref.name, ref.weight or 1)
+        return weights
+
+    # -- plugin args ------------------------------------------------------------------------
+    def plugin_config(self, data: Any, path: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        seen: set[str] = set()
+        for i, item in enumerate(self.items(data, path)):
+            item_path = f"{path}[{i}]"
+            mapping = self.mapping(item, item_path)
+            if mapping is None:
+                continue
+            self.fields(mapping, frozenset({"name", "args"}), item_path)
+            raw_name = mapping.get("name")
+            if raw_name is None or raw_name == "":
+                self.error(_child(item_path, "name"), "Required value")
+                continue
+            name = self.string(raw_name, _child(item_path, "name"))
+            if name is None:
+                continue
+            if name in seen:
+                self.error(item_path, f"Duplicate value: {_fmt(name)}")
+                continue
+            seen.add(name)
+            if name not in self.registry and name in NOT_PROVIDED_UPSTREAM_PLUGINS:
+                continue  # args of a plugin schedframe does not provide: ignored
+            if not self.check_name(name, _child(item_path, "name")):
+                continue
+            args = self.decode_args(name, mapping.get("args"), _child(item_path, "args"))
+            if args is not _INVALID and args is not None:
+                out[name] = args
+        return out
+
+    def decode_args(self, name: str, raw: Any, path: str) -> Any:
+        args_type = self.registry[name].args_type
+        if raw is None:
+            return self.default_args(name, args_type, path)
+        if args_type is not None and isinstance(raw, args_type):
+            return self.validate_args(raw, path)
+        if not isinstance(raw, Mapping):
+            want = f"a mapping or a {args_type.__name__}" if args_type is not None else "a mapping"
+            self.wrong_type(path, raw, want)
+            return _INVALID
+        data = dict(raw)
+        ok = True
+        api_version = data.pop("apiVersion", None)
+        if api_version is not None and api_version != API_VERSION:
+            self.error(_child(path, "apiVersion"),
+                       f"Unsupported value: {_fmt(api_version)}: supported values: {_fmt(API_VERSION)}")
+            ok = False
+        kind = data.pop("kind", None)
+        if kind is not None and kind != f"{name}Args":
+            self.invalid(_child(path, "kind"), kind, f"must be {_fmt(name + 'Args')} for plugin {name!r}")
+            ok = False
+        if args_type is None:
+            if not ok:
+                return _INVALID
+            try:
+                return _deep_freeze(data)
+            except RecursionError:
+                self.error(path, "nested too deeply")
+                return _INVALID
+        from_dict = getattr(args_type, "from_dict", None)
+        if not callable(from_dict):
+            self.error(path, f"the args type {args_type.__name__} of plugin {name!r} has no from_dict()")
+            return _INVALID
+        try:
+            args = from_dict(data)
+        except PluginArgsError as exc:
+            for err in exc.errors:
+                self.errors.append(_join_args_error(path, err))
+            return _INVALID
+        except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
+                RecursionError) as exc:
+            self.error(path, f"{type(exc).__name__}: {exc}")
+            return _INVALID
+        return self.validate_args(args, path) if ok else _INVALID
+
+    def validate_args(self, args: Any, path: str) -> Any:
+        """Run the args object's ``validate()``, if any (upstream ``validatePluginConfig``), so an
+        invalid args is reported here, with its path, not when the plugin is built."""
+        validate = getattr(args, "validate", None)
+        if not callable(validate):
+            return args
+        try:
+            validate()
+        except PluginArgsError as exc:
+            for err in exc.errors:
+                self.errors.append(_join_args_error(path, err))
+            return _INVALID
+        except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
+                RecursionError) as exc:
+            self.error(path, f"{type(exc).__name__}: {exc}")
+            return _INVALID
+        return args
+
+    def default_args(self, name: str, args_type: type | None, path: str) -> Any:
+        if args_type is None:
+            return None
+        try:
+            return args_type()
+        except Exception as exc:
+            self.error(path, f"the default args of plugin {name!r} could not be built: "
+                             f"{type(exc).__name__}: {exc}")
+            return _INVALID
+
+    # -- profile and configuration ----------------------------------------------------------
+    def profile(self, data: Any, path: str, default_name: str | None) -> Profile | None:
+        if isinstance(data, Profile):
+            return data
+        if data is None:
+            data = {}
+        mapping = self.mapping(data, path)
+        if mapping is None:
+            return None
+        self.fields(mapping, _PROFILE_FIELDS, path)
+        name_path = _child(path, "schedulerName")
+        raw_name = mapping.get("schedulerName")
+        name: str | None
+        if raw_name is None:
+            name = default_name
+            if name is None:
+                self.error(name_path, "Required value")
+        elif raw_name == "":
+            self.error(name_path, "Required value")
+            name = None
+        else:
+            name = self.string(raw_name, name_path)
+        pct_path = _child(path, "percentageOfNodesToScore")
+        pct = self.percentage(mapping.get("percentageOfNodesToScore"), pct_path)
+        plugins_path = _child(path, "plugins")
+        plugins = self.plugins(mapping.get("plugins"), plugins_path)
+        args = self.plugin_config(mapping.get("pluginConfig"), _child(path, "pluginConfig"))
+        for ref_name in dict.fromkeys(ref.name for refs in plugins.values() for ref in refs):
+            if ref_name not in args:
+                default = self.default_args(ref_name, self.registry[ref_name].args_type,
+                                            _child(path, "pluginConfig"))
+                if default is not None and default is not _INVALID:
+                    args[ref_name] = default
+        shown = repr(name) if name else "(unnamed)"
+        queue_sort = plugins["queueSort"]
+        if len(queue_sort) != 1:
+            self.error(_child(plugins_path, "queueSort"),
+                       f"exactly one queue sort plugin is required for profile {shown}, got "
+                       f"{len(queue_sort)}: {[r.name for r in queue_sort]}")
+        if not plugins["bind"]:
+            self.error(_child(plugins_path, "bind"),
+                       f"at least one bind plugin is needed for profile {shown}")
+        return Profile(scheduler_name=name or "", plugins=plugins, plugin_args=args,
+                       percentage_of_nodes_to_score=pct)
+
+    def configuration(self, data: Any) -> SchedulerConfiguration | None:
+        if not isinstance(data, Mapping):
+            raise ConfigurationError(
+                f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
+        self.fields(data, _TOP_LEVEL_FIELDS, "")
+        api_version = data.get("apiVersion")
+        if api_version is not None and api_version != API_VERSION:
+            self.error("apiVersion", f"Unsupported value: {_fmt(api_version)}: supported values: "
+                                     f"{_fmt(API_VERSION)}")
+        kind = data.get("kind")
+        if kind is not None and kind != KIND:
+            self.error("kind", f"Unsupported value: {_fmt(kind)}: supported values: {_fmt(KIND)}")
+        parallelism = 16
+        if data.get("parallelism") is not None:
+            value = self.integer(data["parallelism"], "parallelism")
+            if value is not None and value <= 0:
+                self.invalid("parallelism", value, "should be an integer value greater than zero")
+            elif value is not None:
+                parallelism = value
+        pct = self.percentage(data.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
+        initial = 1.0
+        if data.get("podInitialBackoffSeconds") is not None:
+            given = self.seconds(data["podInitialBackoffSeconds"], "podInitialBackoffSeconds")
+            initial = initial if given is None else given
+            if initial <= 0:
+                self.invalid("podInitialBackoffSeconds", data["podInitialBackoffSeconds"],
+                             "must be greater than 0")
+        maximum = 10.0
+        if data.get("podMaxBackoffSeconds") is not None:
+            given = self.seconds(data["podMaxBackoffSeconds"], "podMaxBackoffSeconds")
+            maximum = maximum if given is None else given
+        if maximum < initial:
+            self.invalid("podMaxBackoffSeconds", _number_out(maximum),
+                         "must be greater than or equal to PodInitialBackoffSeconds")
+        extenders = self.items(data.get("extenders"), "extenders")
+        if extenders:
+            self.error("extenders", "scheduler extenders (HTTP webhooks) are not supported by schedframe; "
+                                    "write a plugin instead")
+        raw_profiles = self.items(data.get("profiles"), "profiles") or [{}]
+        default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
+        profiles: list[Profile] = []
+        seen: dict[str, int] = {}
+        for i, raw in enumerate(raw_profiles):
+            path = f"profiles[{i}]"
+            profile = self.profile(raw, path, default_name)
+            if profile is None:
+                continue
+            profiles.append(profile)
+            name = profile.scheduler_name
+            if isinstance(raw, Profile) and not name:
+                self.error(_child(path, "schedulerName"), "Required value")
+            if name and name in seen:
+                self.error(_child(path, "schedulerName"), f"Duplicate value: {_fmt(name)}")
+            elif name:
+                seen[name] = i
+            if isinstance(raw, Profile) and profile.percentage_of_nodes_to_score is not None:
+                self.percentage(profile.percentage_of_nodes_to_score,
+                                _child(path, "percentageOfNodesToScore"))
+        self.common_queue_sort(profiles)
+        if self.errors:
+            return None
+        return SchedulerConfiguration(
+            tuple(profiles), percentage_of_nodes_to_score=pct, pod_initial_backoff_seconds=initial,
+            pod_max_backoff_seconds=maximum, parallelism=parallelism, omitted_upstream_plugins=self.omitted)
+
+    def common_queue_sort(self, profiles: Sequence[Profile]) -> None:
+        """Every profile must use the same queue sort plugin, with the same args."""
+        if len(profiles) < 2:
+            return
+        first = profiles[0]
+        names = [r.name for r in first.plugins_at("queueSort")]
+        args = first.plugin_args.get(names[0]) if names else None
+        for i, profile in enumerate(profiles[1:], start=1):
+            other = [r.name for r in profile.plugins_at("queueSort")]
+            if other != names:
+                self.invalid(f"profiles[{i}].plugins.queueSort", other, "must be the same for all profiles")
+            elif names and profile.plugin_args.get(names[0]) != args:
+                self.error(f"profiles[{i}].pluginConfig",
+                           f"the args of queue sort plugin {names[0]!r} must be the same for all profiles")
+
+
+_INVALID: Final = object()
+

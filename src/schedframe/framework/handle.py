@@ -1,0 +1,92 @@
+"""``Handle``: what a plugin may use from the framework, and the listers it hands out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from ..api.objects import Pod
+from ..cache.listers import NodeInfoLister, ObjectLister, SharedLister
+from ..cache.nodeinfo import NodeInfo, PodInfo
+from .clock import Clock
+from .cycle_state import CycleState
+from .interfaces import WaitingPod
+from .status import Status
+
+__all__ = [
+    "Client",
+    "EventRecorder",
+    "Handle",
+    "NodeInfoLister",
+    "Nominator",
+    "ObjectLister",
+    "SharedLister",
+]
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class EventRecorder(Protocol):
+    """Records Kubernetes-style events (``Scheduled``, ``FailedScheduling``, ``Preempted``)."""
+
+    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None: ...
+
+
+@runtime_checkable
+class Nominator(Protocol):
+    """Pods nominated to nodes (by preemption), which filters must account for."""
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]: ...
+
+
+@runtime_checkable
+class Client(Protocol):
+    """The API-server side effects a plugin may cause: binding and deleting pods, and setting a
+    pod's nominated node. The scheduler routes these to its ``Binder`` and event handlers."""
+
+    def bind(self, pod: Pod, node_name: str) -> None: ...
+
+    def delete_pod(self, pod: Pod) -> None: ...
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class Handle(Protocol):
+    """What the framework offers plugins (upstream ``framework.Handle``).
+
+    Plugins receive it in their factory, ``new(args, handle)``.
+    """
+
+    def snapshot_shared_lister(self) -> SharedLister: ...
+
+    @property
+    def objects(self) -> ObjectLister: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def event_recorder(self) -> EventRecorder: ...
+
+    @property
+    def nominator(self) -> Nominator: ...
+
+    @property
+    def client(self) -> Client: ...
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None: ...
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
+
+    def reject_waiting_pod(self, uid: str) -> bool: ...
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status: ...
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status: ...
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status: ...

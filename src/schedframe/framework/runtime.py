@@ -1,0 +1,1385 @@
+"""``Framework``: instantiates a profile's plugins and runs each extension point with
+kube-scheduler's runtime semantics (upstream ``pkg/scheduler/framework/runtime/framework.go``).
+
+Error statuses
+--------------
+A plugin never breaks the scheduler: an exception raised by a plugin, or a status a point does not
+accept (e.g. ``WAIT`` from Filter), becomes an ``ERROR`` :class:`~schedframe.Status` whose
+``plugin`` is the plugin's name, whose ``error`` is the exception (if any) and whose message is::
+
+    running <Point> plugin "<name>": <detail>
+
+where ``<detail>`` is ``"<ExceptionType>: <message>"`` for an exception and the status message
+otherwise (e.g. ``running Filter plugin "Foo": ValueError: boom``). Score keeps upstream's
+wording: ``running Score plugins: plugin "Foo" failed with: <detail>``,
+``running Normalize on Score plugins: plugin "Foo" failed with: <detail>`` and
+``applying score defaultWeights on Score plugins: plugin "Foo" returns an invalid score 101, it
+should in the range of [0, 100] after normalizing``. The PreFilter extensions use
+``running AddPod on PreFilter plugin "Foo": <detail>`` (and ``RemovePod``).
+Exceptions from Unreserve and PostBind, which cannot fail, are logged as warnings on the
+``schedframe`` logger.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import operator
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
+
+import attrs
+
+from ..api.objects import Pod
+from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..cache.store import ObjectStore
+from ..errors import ConfigurationError, RegistryError, SchedulerError
+from .clock import Clock, RealClock
+from .cycle_state import CycleState
+from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from .handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
+from .interfaces import (
+    MAX_NODE_SCORE,
+    MAX_PERMIT_TIMEOUT,
+    MIN_NODE_SCORE,
+    NodePluginScores,
+    NodeScore,
+    NodeToStatus,
+    NominatingMode,
+    Plugin,
+    PluginScore,
+    PostFilterResult,
+    PreFilterExtensions,
+    PreFilterResult,
+    QueuedPodInfo,
+    ScoreExtensions,
+    WaitingPod,
+)
+from .registry import Registry
+from .status import Code, Status
+from .waiting_pods import WaitingPodEntry, WaitingPods
+
+__all__ = [
+    "EXTENSION_POINT_METHODS",
+    "Framework",
+    "InMemoryEventRecorder",
+    "PluginRefLike",
+    "ProfileLike",
+    "RecordedEvent",
+]
+
+logger = logging.getLogger("schedframe")
+
+_SUCCESS: Final = Code.SUCCESS
+_OK: Final = Status.OK
+_EMPTY: Final[frozenset[str]] = frozenset()
+_add: Final = operator.add
+#: the most nodes handed to a ``filter_nodes`` call at once
+_MAX_FILTER_CHUNK: Final = 1024
+
+#: extension point (config spelling) -> (display name, methods a plugin needs there)
+EXTENSION_POINT_METHODS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+    "preEnqueue": ("PreEnqueue", ("pre_enqueue",)),
+    "queueSort": ("QueueSort", ("less",)),
+    "preFilter": ("PreFilter", ("pre_filter",)),
+    "filter": ("Filter", ("filter",)),
+    "postFilter": ("PostFilter", ("post_filter",)),
+    "preScore": ("PreScore", ("pre_score",)),
+    "score": ("Score", ("score",)),
+    "reserve": ("Reserve", ("reserve", "unreserve")),
+    "permit": ("Permit", ("permit",)),
+    "preBind": ("PreBind", ("pre_bind",)),
+    "bind": ("Bind", ("bind",)),
+    "postBind": ("PostBind", ("post_bind",)),
+}
+_MULTI_POINT: Final = "multiPoint"
+# Upstream gives EnqueueExtensions to plugins at these points only.
+_ENQUEUE_POINTS: Final = ("preEnqueue", "preFilter", "filter", "reserve", "permit")
+_ALL_EVENTS: Final = (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
+
+
+_PreEnqueueFn = Callable[[Pod], "Status | None"]
+_PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "tuple[PreFilterResult | None, Status | None]"]
+_FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
+_Filters = tuple[tuple[str, _FilterFn], ...]
+_FilterNodesFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[tuple[int, Status]]"]
+_BatchFilters = tuple[tuple[str, _FilterNodesFn], ...]
+_PostFilterFn = Callable[[CycleState, Pod, NodeToStatus], "tuple[PostFilterResult | None, Status | None]"]
+_PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
+_ScoreFn = Callable[[CycleState, Pod, NodeInfo], "tuple[int, Status | None]"]
+_BatchScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[int] | Status"]
+_NormalizeIntsFn = Callable[[CycleState, Pod, Sequence[NodeInfo], "list[int]"], "list[int] | Status"]
+_ScorePlugins = tuple[tuple[str, _ScoreFn, "ScoreExtensions | None", int, "_BatchScoreFn | None",
+                            "_NormalizeIntsFn | None"], ...]
+_NodeFn = Callable[[CycleState, Pod, str], "Status | None"]
+_UnreserveFn = Callable[[CycleState, Pod, str], None]
+_PermitFn = Callable[[CycleState, Pod, str], "tuple[Status | None, float]"]
+
+
+class PluginRefLike(Protocol):
+    """What the framework reads from a ``PluginRef``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def weight(self) -> int: ...
+
+
+class ProfileLike(Protocol):
+    """What the framework reads from a :class:`~schedframe.Profile` (structural, so any object
+    with these attributes works)."""
+
+    @property
+    def scheduler_name(self) -> str: ...
+
+    @property
+    def plugins(self) -> Mapping[str, Sequence[PluginRefLike]]: ...
+
+    @property
+    def plugin_args(self) -> Mapping[str, Any]: ...
+
+    @property
+    def percentage_of_nodes_to_score(self) -> int | None: ...
+
+
+# -- default collaborators ----------------------------------------------------------------------
+
+@final
+@attrs.frozen
+class RecordedEvent:
+    """An event stored by :class:`InMemoryEventRecorder`."""
+
+    __module__ = "schedframe"
+
+    obj: Any
+    event_type: str
+    reason: str
+    message: str
+
+
+#: How many events an :class:`InMemoryEventRecorder` keeps by default.
+DEFAULT_MAX_EVENTS: Final = 10_000
+
+
+@final
+class InMemoryEventRecorder:
+    """The default :class:`~schedframe.EventRecorder`: keeps the recent events in ``events``.
+
+    Args:
+        max_events: how many events to keep (``None``: all). When there are more, the oldest
+            half is dropped, so a scheduler running for days holds a bounded list (each event
+            keeps its pod alive).
+
+    .. versionchanged:: 0.1.0
+        Keeps at most *max_events* (default 10,000) events instead of every one.
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, max_events: int | None = DEFAULT_MAX_EVENTS) -> None:
+        if max_events is not None and max_events < 1:
+            raise SchedulerError(f"max_events must be >= 1 or None, got {max_events}")
+        self.events: list[RecordedEvent] = []
+        self.max_events = max_events
+        self._lock = threading.Lock()
+
+    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
+        """Store an event (dropping the oldest half when more than *max_events* are kept)."""
+        with self._lock:
+            events = self.events
+            events.append(RecordedEvent(obj, event_type, reason, message))
+            limit = self.max_events
+            if limit is not None and len(events) > limit:
+                del events[:len(events) - limit // 2]
+
+    def clear(self) -> None:
+        """Forget all stored events."""
+        with self._lock:
+            self.events.clear()
+
+
+@final
+class _NoNominator:
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return []
+
+
+@final
+class _NoClient:
+    def _fail(self, what: str) -> None:
+        raise SchedulerError(
+            f"no client configured to {what}; pass client= to Framework (the Scheduler does this)"
+        )
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        self._fail(f"bind pod {pod.key!r} to node {node_name!r}")
+
+    def delete_pod(self, pod: Pod) -> None:
+        self._fail(f"delete pod {pod.key!r}")
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        self._fail(f"nominate pod {pod.key!r} to node {node_name!r}")
+
+
+@final
+class _EmptyLister:
+    def list(self) -> Sequence[NodeInfo]:
+        return ()
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        return None
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
+        return ()
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
+        return ()
+
+
+@final
+class _EmptySnapshot:
+    _lister: Final = _EmptyLister()
+
+    def node_infos(self) -> NodeInfoLister:
+        return self._lister
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _status_detail(status: Status) -> str:
+    return status.message or str(status.code)
+
+
+def _plugin_error(point: str, name: str, exc: BaseException) -> Status:
+    logger.warning("%s plugin %r raised", point, name, exc_info=exc)
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {_detail(exc)}',), name, exc)
+
+
+def _status_error(point: str, name: str, status: Status) -> Status:
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {_status_detail(status)}',), name,
+                  status.error)
+
+
+def _wrong_type(point: str, name: str, value: object, want: str = "a Status or None",
+                what: str = "returned") -> Status:
+    """A plugin returned a value of the wrong type (a bug in the plugin): an ERROR naming it."""
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {what} {type(value).__name__} {shown}, '
+                               f"want {want}",), name)
+
+
+def _not_status(value: object, cls: type = Status) -> bool:
+    """True when a plugin's returned *value* is neither ``None`` nor a *cls* (cheap on the hot path)."""
+    return value is not None and value.__class__ is not cls and not isinstance(value, cls)
+
+
+def _go_list(names: Sequence[str]) -> str:
+    return "[" + " ".join(names) + "]"
+
+
+def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
+    return tuple((p.name, getattr(p, method)) for p in plugins)
+
+
+def _batch_scores(name: str, result: object, n: int) -> list[int] | Status:
+    """Check what a ``score_nodes`` returned: its list of *n* scores, or the ERROR to report."""
+    prefix = f'running Score plugins: plugin "{name}" failed with: '
+    if isinstance(result, list):
+        if len(result) == n:
+            return result
+        return Status(Code.ERROR, (f"{prefix}returned {len(result)} scores for {n} nodes",), name)
+    if isinstance(result, Status) and result.code is not _SUCCESS:
+        return Status(Code.ERROR, (prefix + _status_detail(result),), name, result.error)
+    shown = repr(result)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return Status(Code.ERROR, (f"{prefix}score_nodes returned {type(result).__name__} {shown}, "
+                               "want a list of ints or a non-success Status",), name)
+
+
+def _normalize_ints(state: CycleState, pod: Pod, name: str, fn: _NormalizeIntsFn,
+                    nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
+    """NormalizeScore through ``normalize_score_ints`` (no NodeScore objects); errors worded as
+    :meth:`Framework._normalize` words them."""
+    prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
+    try:
+        result = fn(state, pod, nodes, raw)
+    except Exception as exc:
+        logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
+        return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+    if isinstance(result, list):
+        if len(result) != len(nodes):
+            return Status(Code.ERROR, (f"{prefix}returned {len(result)} scores for {len(nodes)} nodes",),
+                          name)
+        return result
+    if isinstance(result, Status) and result.code is not _SUCCESS:
+        return Status(Code.ERROR, (prefix + _status_detail(result),), name, result.error)
+    return Status(Code.ERROR, (f"{prefix}normalize_score_ints returned {type(result).__name__}, "
+                               "want a list of ints or a non-success Status",), name)
+
+
+def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeInfo]:
+    """``(nodes[start:] + nodes[:start])[skip:]``."""
+    if not start:
+        return nodes[skip:] if skip else nodes
+    return [*nodes[start:], *nodes[:start]][skip:]
+
+
+def _filter_outcome(name: str, status: object) -> Status | None:
+    """What :meth:`Framework.run_filter_plugins` makes of a Filter plugin's *status*: ``None``
+    (passed), the rejection attributed to the plugin, or an ERROR."""
+    if status is None or (status.__class__ is Status and status.code is _SUCCESS):
+        return None
+    if _not_status(status):
+        return _wrong_type("Filter", name, status)
+    assert isinstance(status, Status)
+    if status.is_rejected():
+        return status.with_plugin(name)
+    return _status_error("Filter", name, status)
+
+
+def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
+                run: Sequence[NodeInfo]) -> dict[int, Status] | None:
+    """Every plugin's ``filter_nodes`` over *run*, each on the nodes the previous ones passed.
+
+    Returns run index -> the node's outcome (rejection or ERROR) for the nodes that did not
+    pass, or ``None`` when a ``filter_nodes`` raised or returned something malformed.
+    """
+    failed: dict[int, Status] = {}
+    alive: Sequence[NodeInfo] = run
+    index: list[int] | None = None  # alive position -> run position (None: the same)
+    last = len(plan) - 1
+    for j, (name, fn) in enumerate(plan):
+        try:
+            result = fn(state, pod, alive)
+            if not result:
+                continue
+            gone: set[int] = set()
+            n = len(alive)
+            # plugins return shared status constants: attribute each distinct one once
+            outcomes: dict[int, Status | None] = {}
+            for k, status in result:
+                if k.__class__ is not int or not 0 <= k < n or k in gone:
+                    raise ValueError(f"filter_nodes returned index {k!r} for {n} nodes")
+                key = id(status)
+                if key in outcomes:
+                    out = outcomes[key]
+                else:
+                    out = outcomes[key] = _filter_outcome(name, status)
+                if out is not None:
+                    gone.add(k)
+                    failed[k if index is None else index[k]] = out
+        except Exception as exc:
+            logger.warning("filter_nodes of Filter plugin %r failed; filtering node by node", name,
+                           exc_info=exc)
+            return None
+        if gone and j < last:  # the next plugin sees the nodes this one passed
+            keep = [k for k in range(n) if k not in gone]
+            if not keep:
+                break
+            alive = [alive[k] for k in keep]
+            index = keep if index is None else [index[k] for k in keep]
+    return failed
+
+
+def _optional_method(obj: object, method: str) -> Any:
+    """``obj.method`` when *obj* has such a callable (an optional batch method), else ``None``."""
+    fn = getattr(obj, method, None)
+    return fn if callable(fn) else None
+
+
+def _implements(plugin: object, methods: Sequence[str]) -> str | None:
+    """The first of *methods* that *plugin* lacks, or ``None``."""
+    for m in methods:
+        if not callable(getattr(plugin, m, None)):
+            return m
+    return None
+
+
+@final
+class Framework:
+    """The plugins of one profile and the runtime of every extension point; implements
+    :class:`~schedframe.Handle` for those plugins.
+
+    Args:
+        registry: plugin name -> factory (and args type).
+        profile: the effective profile (``plugins`` per extension point, in run order;
+            ``plugin_args`` per plugin name). A ``"multiPoint"`` entry, if present, is expanded to
+            every point each of its plugins implements, as upstream does.
+        objects: cluster objects other than nodes and pods (default: an empty
+            :class:`~schedframe.ObjectStore`).
+        clock: time source (default: the wall clock).
+        client: API side effects (default: one that raises :class:`~schedframe.SchedulerError`).
+        event_recorder: default :class:`InMemoryEventRecorder`.
+        nominator: nominated pods (default: none).
+        pod_activator: called by :meth:`activate`.
+        waiting_pods: the map of pods waiting at Permit, shared between profiles.
+        parallelism: kept for plugins that ask (schedframe runs plugins on one thread).
+        snapshot: the initial snapshot (default: empty; see :meth:`set_snapshot`).
+
+    Raises:
+        ConfigurationError: unknown plugins, a plugin enabled at a point it does not implement,
+            not exactly one QueueSort or no Bind plugin, a factory or args decoding failing.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, registry: Registry, profile: ProfileLike, *, objects: ObjectLister | None = None,
+                 clock: Clock | None = None, client: Client | None = None,
+                 event_recorder: EventRecorder | None = None, nominator: Nominator | None = None,
+                 pod_activator: Callable[[Sequence[Pod]], None] | None = None,
+                 waiting_pods: WaitingPods | None = None, parallelism: int = 16,
+                 snapshot: SharedLister | None = None,
+                 _fallbacks: Mapping[str, Plugin] | None = None) -> None:
+        self.profile = profile
+        self.profile_name: str = profile.scheduler_name
+        self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
+        self.parallelism = parallelism
+        self._objects: ObjectLister = objects if objects is not None else ObjectStore()
+        self._clock: Clock = clock if clock is not None else RealClock()
+        self._client: Client = client if client is not None else _NoClient()
+        self._event_recorder: EventRecorder = (
+            event_recorder if event_recorder is not None else InMemoryEventRecorder()
+        )
+        self._nominator: Nominator = nominator if nominator is not None else _NoNominator()
+        self._pod_activator = pod_activator
+        self._waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
+        self._snapshot: SharedLister = snapshot if snapshot is not None else _EmptySnapshot()
+
+        self._plugins: dict[str, Plugin] = {}
+        self._points: dict[str, list[Plugin]] = {}
+        self._weights: dict[str, int] = {}
+        self._build(registry, profile, _fallbacks or {})
+        self._prepare()
+
+    # -- construction ---------------------------------------------------------------------------
+    def _build(self, registry: Registry, profile: ProfileLike, fallbacks: Mapping[str, Plugin]) -> None:
+        who = f"profile {self.profile_name!r}"
+        refs_by_point = {p: tuple(profile.plugins.get(p, ())) for p in EXTENSION_POINT_METHODS}
+        multi = tuple(profile.plugins.get(_MULTI_POINT, ()))
+        unknown_points = sorted(set(profile.plugins) - set(EXTENSION_POINT_METHODS) - {_MULTI_POINT})
+        if unknown_points:
+            raise ConfigurationError(f"{who}: unknown extension point(s) {unknown_points}; "
+                                     f"known: {[*EXTENSION_POINT_METHODS, _MULTI_POINT]}")
+        needed: dict[str, None] = {}
+        for refs in (*refs_by_point.values(), multi):
+            for ref in refs:
+                needed.setdefault(ref.name, None)
+
+        args_by_name = profile.plugin_args
+        for name in needed:
+            try:
+                entry = registry[name]
+            except RegistryError as exc:
+                raise ConfigurationError(f"{who}: {exc}") from exc
+            args = args_by_name.get(name)
+            try:
+                if isinstance(args, Mapping) and entry.args_type is not None:
+                    args = entry.args_type.from_dict(args)  # type: ignore[attr-defined]
+                plugin = entry.factory(args, self)
+            except Exception as exc:
+                raise ConfigurationError(f"{who}: initializing plugin {name!r}: {_detail(exc)}") from exc
+            plugin_name = getattr(plugin, "name", None)
+            if plugin_name != name:
+                raise ConfigurationError(
+                    f"{who}: plugin registered as {name!r} reports name {plugin_name!r}; "
+                    "a plugin's name must match its registry name"
+                )
+            self._plugins[name] = plugin
+
+        for point, (display, methods) in EXTENSION_POINT_METHODS.items():
+            explicit: list[str] = []
+            for ref in refs_by_point[point]:
+                missing = _implements(self._plugins[ref.name], methods)
+                if missing is not None:
+                    raise ConfigurationError(
+                        f"plugin {ref.name!r} is enabled at {display} but has no {missing}() method"
+                    )
+                if ref.name in explicit:
+                    raise ConfigurationError(f"{who}: plugin {ref.name!r} is enabled twice at {display}")
+                explicit.append(ref.name)
+            order = explicit
+            if multi:
+                overrides: list[str] = []
+                expanded: list[str] = []
+                for ref in multi:
+                    if _implements(self._plugins[ref.name], methods) is not None:
+                        continue
+                    if ref.name in explicit:
+                        overrides.append(ref.name)
+                    elif ref.name in expanded:
+                        raise ConfigurationError(
+                            f"{who}: plugin {ref.name!r} is enabled twice at multiPoint"
+                        )
+                    else:
+                        expanded.append(ref.name)
+                order = ([n for n in explicit if n in overrides] + expanded
+                         + [n for n in explicit if n not in overrides])
+            plugins = [self._plugins[n] for n in order]
+            if not plugins and point in fallbacks:
+                fb = fallbacks[point]
+                self._plugins.setdefault(fb.name, fb)
+                plugins = [fb]
+            self._points[point] = plugins
+
+        sorts = self._points["queueSort"]
+        if len(sorts) != 1:
+            raise ConfigurationError(
+                f"{who}: exactly one QueueSort plugin is required, got {len(sorts)}"
+                + (f" ({', '.join(p.name for p in sorts)})" if sorts else "")
+            )
+        if not self._points["bind"]:
+            raise ConfigurationError(f"{who}: at least one Bind plugin is required")
+
+        for ref in (*refs_by_point["score"], *multi):
+            if ref.name in self._weights or ref.name not in self._plugins:
+                continue
+            if _implements(self._plugins[ref.name], EXTENSION_POINT_METHODS["score"][1]) is not None:
+                continue
+            if ref.weight < 0:
+                raise ConfigurationError(f"{who}: score plugin {ref.name!r} has negative weight {ref.weight}")
+            self._weights[ref.name] = ref.weight or 1
+        for p in self._points["score"]:
+            self._weights.setdefault(p.name, 1)
+
+    def _prepare(self) -> None:
+        """Precompute bound methods per point (the run loops then do no attribute lookups)."""
+        pts = self._points
+        self._pre_enqueue: tuple[tuple[str, _PreEnqueueFn], ...] = _bound(pts["preEnqueue"], "pre_enqueue")
+        self._less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = pts["queueSort"][0].less  # type: ignore[attr-defined]
+        self._pre_filter: tuple[tuple[str, _PreFilterFn], ...] = _bound(pts["preFilter"], "pre_filter")
+        exts: list[tuple[str, PreFilterExtensions]] = []
+        for p in pts["preFilter"]:
+            ext = self._extensions(p, "pre_filter_extensions")
+            if ext is not None:
+                exts.append((p.name, ext))
+        self._pre_filter_exts: tuple[tuple[str, PreFilterExtensions], ...] = tuple(exts)
+        self._filter: _Filters = _bound(pts["filter"], "filter")
+        self._filter_cache: tuple[frozenset[str] | set[str], _Filters] = (_EMPTY, self._filter)
+        self._filter_by_skip: dict[frozenset[str], _Filters] = {_EMPTY: self._filter}
+        #: Filter plugins with the optional ``filter_nodes`` (BatchFilterPlugin)
+        self._filter_nodes: dict[str, _FilterNodesFn] = {}
+        for p in pts["filter"]:
+            fn = _optional_method(p, "filter_nodes")
+            if fn is not None:
+                self._filter_nodes[p.name] = fn
+        #: the last active Filter plugins and their filter_nodes (None: some plugin has none)
+        self._batch_filter_cache: tuple[_Filters, _BatchFilters | None] = ((), None)
+        self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
+        self._pre_score: tuple[tuple[str, _PreScoreFn], ...] = _bound(pts["preScore"], "pre_score")
+        score: list[tuple[str, _ScoreFn, ScoreExtensions | None, int, _BatchScoreFn | None,
+                          _NormalizeIntsFn | None]] = []
+        for p in pts["score"]:
+            ext = self._extensions(p, "score_extensions")
+            score.append((p.name, p.score, ext, self._weights[p.name],  # type: ignore[attr-defined]
+                          _optional_method(p, "score_nodes"),
+                          None if ext is None else _optional_method(ext, "normalize_score_ints")))
+        #: per Score plugin: name, score, its extensions, weight, and the optional batch methods
+        #: ``score_nodes`` / ``normalize_score_ints`` (used instead of the per-node ones)
+        self._score: _ScorePlugins = tuple(score)
+        self._reserve: tuple[tuple[str, _NodeFn, _UnreserveFn], ...] = tuple(
+            (p.name, p.reserve, p.unreserve) for p in pts["reserve"]  # type: ignore[attr-defined]
+        )
+        self._permit: tuple[tuple[str, _PermitFn], ...] = _bound(pts["permit"], "permit")
+        self._pre_bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["preBind"], "pre_bind")
+        self._bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["bind"], "bind")
+        self._post_bind: tuple[tuple[str, _UnreserveFn], ...] = _bound(pts["postBind"], "post_bind")
+
+    def _extensions(self, plugin: Plugin, method: str) -> Any:
+        fn = getattr(plugin, method, None)
+        if fn is None:
+            return None
+        try:
+            return fn()
+        except Exception as exc:
+            raise ConfigurationError(
+                f"profile {self.profile_name!r}: plugin {plugin.name!r}: {method}() raised {_detail(exc)}"
+            ) from exc
+
+    # -- introspection --------------------------------------------------------------------------
+    def plugins_at(self, point: str) -> list[str]:
+        """Names of the plugins run at *point* (config spelling, e.g. ``"filter"``), in order."""
+        try:
+            return [p.name for p in self._points[point]]
+        except KeyError:
+            raise ConfigurationError(
+                f"unknown extension point {point!r}; known: {list(EXTENSION_POINT_METHODS)}"
+            ) from None
+
+    def list_plugins(self) -> dict[str, list[str]]:
+        """Every extension point with the names of its plugins (empty points omitted)."""
+        return {point: [p.name for p in ps] for point, ps in self._points.items() if ps}
+
+    def score_weight(self, name: str) -> int:
+        """The weight of score plugin *name* (KeyError if it is not a score plugin)."""
+        return self._weights[name]
+
+    def get_plugin(self, name: str) -> Plugin | None:
+        """The plugin instance named *name*, or ``None``."""
+        return self._plugins.get(name)
+
+    def has_filter_plugins(self) -> bool:
+        """True when at least one Filter plugin is enabled."""
+        return bool(self._filter)
+
+    def has_score_plugins(self) -> bool:
+        """True when at least one Score plugin is enabled."""
+        return bool(self._score)
+
+    def has_post_filter_plugins(self) -> bool:
+        """True when at least one PostFilter plugin is enabled."""
+        return bool(self._post_filter)
+
+    def queue_sort_less(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
+        """The QueueSort plugin's ``less``."""
+        return self._less
+
+    def pre_enqueue_plugin_names(self) -> list[str]:
+        """Names of the PreEnqueue plugins."""
+        return [n for n, _ in self._pre_enqueue]
+
+    def enqueue_extensions(self) -> dict[str, Sequence[ClusterEventWithHint]]:
+        """Plugin name -> the cluster events that may make pods it rejected schedulable.
+
+        As upstream, only PreEnqueue, PreFilter, Filter, Reserve and Permit plugins count; one
+        without ``events_to_register`` gets every event.
+        """
+        out: dict[str, Sequence[ClusterEventWithHint]] = {}
+        for point in _ENQUEUE_POINTS:
+            for p in self._points[point]:
+                if p.name in out:
+                    continue
+                fn = getattr(p, "events_to_register", None)
+                if fn is None:
+                    out[p.name] = _ALL_EVENTS
+                    continue
+                try:
+                    out[p.name] = tuple(fn())
+                except Exception as exc:
+                    raise ConfigurationError(
+                        f"plugin {p.name!r}: events_to_register() raised {_detail(exc)}"
+                    ) from exc
+        return out
+
+    # -- Handle ---------------------------------------------------------------------------------
+    def set_snapshot(self, snapshot: SharedLister) -> None:
+        """Use *snapshot* for the coming cycle (the scheduler calls this every cycle)."""
+        self._snapshot = snapshot
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        """The snapshot of the current cycle."""
+        return self._snapshot
+
+    @property
+    def objects(self) -> ObjectLister:
+        """Cluster objects other than nodes and pods."""
+        return self._objects
+
+    @property
+    def clock(self) -> Clock:
+        """The clock."""
+        return self._clock
+
+    @property
+    def event_recorder(self) -> EventRecorder:
+        """The event recorder."""
+        return self._event_recorder
+
+    @property
+    def nominator(self) -> Nominator:
+        """Pods nominated to nodes."""
+        return self._nominator
+
+    def set_nominator(self, nominator: Nominator) -> None:
+        """Replace the nominator (the scheduler wires its queue in)."""
+        self._nominator = nominator
+
+    @property
+    def client(self) -> Client:
+        """The API client."""
+        return self._client
+
+    def set_pod_activator(self, activator: Callable[[Sequence[Pod]], None] | None) -> None:
+        """Replace the callback behind :meth:`activate`."""
+        self._pod_activator = activator
+
+    def activate(self, pods: Sequence[Pod]) -> None:
+        """Ask the queue to move *pods* to activeQ (no-op without a pod activator)."""
+        if self._pod_activator is not None and pods:
+            self._pod_activator(pods)
+
+    @property
+    def waiting_pods(self) -> WaitingPods:
+        """The map of pods waiting at Permit."""
+        return self._waiting_pods
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
+        """Call *callback* for every pod waiting at Permit."""
+        self._waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """The waiting pod with *uid*, or ``None``."""
+        return self._waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        """Reject the waiting pod with *uid* (message ``"removed"``); False if not waiting."""
+        wp = self._waiting_pods.get(uid)
+        if wp is None:
+            return False
+        wp.reject("", "removed")
+        return True
+
+    # -- PreEnqueue -----------------------------------------------------------------------------
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
+        """Run PreEnqueue plugins; the first non-success status (with its plugin) gates the pod."""
+        for name, fn in self._pre_enqueue:
+            try:
+                status = fn(pod)
+            except Exception as exc:
+                return _plugin_error("PreEnqueue", name, exc)
+            if _not_status(status):
+                return _wrong_type("PreEnqueue", name, status)
+            if status is not None and status.code is not _SUCCESS:
+                return status.with_plugin(name)
+        return _OK
+
+    # -- PreFilter ------------------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod
+                               ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Run PreFilter plugins (upstream ``RunPreFilterPlugins``).
+
+        Returns ``(result, status, rejectors)``: *result* is the intersection of the plugins'
+        :class:`PreFilterResult` (``None``: all nodes); *status* is success, the rejection, or
+        ERROR; *rejectors* names the plugins that rejected the pod or narrowed the nodes (the
+        queue's "unschedulable plugins"). Plugins returning SKIP go to
+        ``state.skip_filter_plugins`` (their Filter and PreFilter extensions are not run).
+        """
+        skip: set[str] = set()
+        try:
+            return self._pre_filter_loop(state, pod, skip)
+        finally:
+            state.skip_filter_plugins = frozenset(skip) if skip else _EMPTY
+
+    def _pre_filter_loop(self, state: CycleState, pod: Pod, skip: set[str]
+                         ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        if not self._pre_filter:
+            return None, _OK, set()
+        nodes = self._snapshot.node_infos().list()
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        return_status = _OK
+        for name, fn in self._pre_filter:
+            try:
+                r, s = fn(state, pod, nodes)
+            except Exception as exc:
+                return None, _plugin_error("PreFilter", name, exc), set()
+            if _not_status(s):
+                return None, _wrong_type("PreFilter", name, s), set()
+            if _not_status(r, PreFilterResult):
+                return None, _wrong_type("PreFilter", name, r, "a PreFilterResult or None"), set()
+            if s is not None and s.code is not _SUCCESS:
+                code = s.code
+                if code is Code.SKIP:
+                    skip.add(name)
+                    continue
+                if code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return None, s.with_plugin(name), {name}
+                if code is Code.UNSCHEDULABLE:
+                    return_status = s.with_plugin(name)
+                    continue
+                return None, _status_error("PreFilter", name, s), set()
+            if r is None or r.node_names is None:
+                continue
+            with_nodes.add(name)
+            result = r if result is None else result.merge(r)
+            if not result.node_names:
+                names = sorted(with_nodes)
+                msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1
+                       else f"node(s) didn't satisfy plugin(s) {_go_list(names)} simultaneously")
+                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes
+        if return_status is not _OK:
+            with_nodes.add(return_status.plugin)
+        return result, return_status, with_nodes
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status:
+        """Run ``add_pod`` of every PreFilter plugin's extensions (skipped plugins excluded)."""
+        return self._run_extension(state, pod_to_schedule, pod_info_to_add, node_info, add=True)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status:
+        """Run ``remove_pod`` of every PreFilter plugin's extensions (skipped plugins excluded)."""
+        return self._run_extension(state, pod_to_schedule, pod_info_to_remove, node_info, add=False)
+
+    def _run_extension(self, state: CycleState, pod: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                       *, add: bool) -> Status:
+        skip = state.skip_filter_plugins
+        op = "AddPod" if add else "RemovePod"
+        for name, ext in self._pre_filter_exts:
+            if name in skip:
+                continue
+            try:
+                if add:
+                    s = ext.add_pod(state, pod, pod_info, node_info)
+                else:
+                    s = ext.remove_pod(state, pod, pod_info, node_info)
+            except Exception as exc:
+                logger.warning("%s of PreFilter plugin %r raised", op, name, exc_info=exc)
+                return Status(Code.ERROR, (f'running {op} on PreFilter plugin "{name}": {_detail(exc)}',),
+                              name, exc)
+            if s is not None and s.code is not _SUCCESS:
+                return Status(Code.ERROR,
+                              (f'running {op} on PreFilter plugin "{name}": {_status_detail(s)}',),
+                              name, s.error)
+        return _OK
+
+    # -- Filter ---------------------------------------------------------------------------------
+    def _active_filters(self, skip: frozenset[str] | set[str]) -> _Filters:
+        key = skip if isinstance(skip, frozenset) else frozenset(skip)
+        filters = self._filter_by_skip.get(key)
+        if filters is None:
+            filters = tuple(f for f in self._filter if f[0] not in key)
+            if len(self._filter_by_skip) > 256:
+                self._filter_by_skip.clear()
+                self._filter_by_skip[_EMPTY] = self._filter
+            self._filter_by_skip[key] = filters
+        self._filter_cache = (skip, filters)
+        return filters
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """Run Filter plugins on one node, stopping at the first failure.
+
+        Plugins in ``state.skip_filter_plugins`` are skipped. A rejection comes back with its
+        ``plugin`` set; any other non-success becomes ERROR. Returns ``Status.OK`` on success
+        (no allocation on that path).
+        """
+        cached = self._filter_cache
+        skip = state.skip_filter_plugins
+        filters = cached[1] if cached[0] is skip else self._active_filters(skip)
+        for name, fn in filters:
+            try:
+                status = fn(state, pod, node_info)
+            except Exception as exc:
+                return _plugin_error("Filter", name, exc)
+            if status is not None and (status.__class__ is not Status or status.code is not _SUCCESS):
+                if _not_status(status):
+                    return _wrong_type("Filter", name, status)
+                if status.is_rejected():
+                    return status.with_plugin(name)
+                return _status_error("Filter", name, status)
+        return _OK
+
+    def run_filter_plugins_on_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                                    num_to_find: int, start: int = 0
+                                    ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
+        """Filter *nodes* in order until *num_to_find* of them pass: exactly what calling
+        :meth:`run_filter_plugins` on each node in turn gives, stopping after the
+        *num_to_find*-th feasible node or at the first ERROR (the scheduler's search for
+        feasible nodes, nominated pods aside). The order is ``nodes[start:] + nodes[:start]``
+        (the scheduler's round robin; no such list is built).
+
+        Returns ``(feasible, rejected, error)``: the feasible nodes and the ``(node, status)``
+        pairs of the rejected ones, in visiting order, and the ERROR status that stopped the
+        search (its node is in neither list) or ``None``. *num_to_find* below 1 means all nodes.
+
+        When every active Filter plugin has ``filter_nodes`` (:class:`~schedframe.BatchFilterPlugin`),
+        those run over runs of nodes (one call per plugin and run, each on the nodes the
+        previous plugins passed); otherwise each plugin's ``filter`` runs per node, in
+        :meth:`run_filter_plugins`' order. A ``filter_nodes`` that raises or returns something
+        malformed is logged and the nodes from that run on are filtered node by node.
+        """
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[NodeInfo, Status]] = []
+        if not nodes:
+            return feasible, rejected, None
+        if num_to_find < 1:
+            num_to_find = len(nodes)
+        cached = self._filter_cache
+        skip = state.skip_filter_plugins
+        filters = cached[1] if cached[0] is skip else self._active_filters(skip)
+        batch_cached = self._batch_filter_cache
+        if batch_cached[0] is filters:
+            plan = batch_cached[1]
+        else:
+            by_name = self._filter_nodes
+            plan = (tuple((name, by_name[name]) for name, _fn in filters)
+                    if all(name in by_name for name, _fn in filters) else None)
+            self._batch_filter_cache = (filters, plan)
+        start %= len(nodes)
+        if plan is None:
+            error = self._filter_one_by_one(state, pod, filters, _rotated(nodes, start, 0), num_to_find,
+                                            feasible, rejected)
+        else:
+            error = self._filter_in_runs(state, pod, filters, plan, nodes, start, num_to_find, feasible,
+                                         rejected)
+        return feasible, rejected, error
+
+    @staticmethod
+    def _filter_one_by_one(state: CycleState, pod: Pod, filters: _Filters, nodes: Sequence[NodeInfo],
+                           remaining: int, feasible: list[NodeInfo],
+                           rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """:meth:`run_filter_plugins` on each node in turn, inlined; fills *feasible* and
+        *rejected*; returns the ERROR that stops the search, if any."""
+        append = feasible.append
+        for node_info in nodes:
+            for name, fn in filters:
+                try:
+                    status = fn(state, pod, node_info)
+                except Exception as exc:
+                    return _plugin_error("Filter", name, exc)
+                if status is not None and (status.__class__ is not Status or status.code is not _SUCCESS):
+                    out = _filter_outcome(name, status)
+                    if out is not None:
+                        if out.code is Code.ERROR:
+                            return out
+                        rejected.append((node_info, out))
+                        break
+            else:
+                append(node_info)
+                remaining -= 1
+                if not remaining:
+                    return None
+        return None
+
+    def _filter_in_runs(self, state: CycleState, pod: Pod, filters: _Filters, plan: _BatchFilters,
+                        nodes: Sequence[NodeInfo], start: int, remaining: int, feasible: list[NodeInfo],
+                        rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """The batch search: runs of nodes through every plugin's ``filter_nodes``.
+
+        The first run holds *remaining* nodes (all of which a node-by-node search would visit
+        should they all pass); later runs grow. Results past the node where a node-by-node search
+        would stop are dropped (``filter_nodes`` has no side effects), so the outcome is the same.
+        """
+        n = len(nodes)
+        pos = 0  # in visiting order: nodes[(start + pos) % n]
+        size = 0
+        while pos < n:
+            size = max(1, min(max(remaining, 2 * size), _MAX_FILTER_CHUNK))
+            a = start + pos
+            b = a + min(size, n - pos)
+            if b <= n:
+                run = nodes[a:b]
+            elif a >= n:
+                run = nodes[a - n:b - n]
+            else:
+                run = [*nodes[a:], *nodes[:b - n]]
+            failed = _filter_run(state, pod, plan, run)
+            if failed is None:  # a filter_nodes misbehaved: node by node from this run on
+                return self._filter_one_by_one(state, pod, filters, _rotated(nodes, start, pos), remaining,
+                                               feasible, rejected)
+            if not failed:
+                if len(run) >= remaining:
+                    feasible.extend(run[:remaining])
+                    return None
+                feasible.extend(run)
+                remaining -= len(run)
+            else:
+                get = failed.get
+                for k, node_info in enumerate(run):
+                    status = get(k)
+                    if status is None:
+                        feasible.append(node_info)
+                        remaining -= 1
+                        if not remaining:
+                            return None
+                    elif status.code is Code.ERROR:
+                        return status
+                    else:
+                        rejected.append((node_info, status))
+            pos += len(run)
+        return None
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status:
+        """Run Filter plugins on one node, accounting for pods nominated to it (upstream
+        ``RunFilterPluginsWithNominatedPods``).
+
+        First pass: with the nominated pods of equal or higher priority added to a cloned state and
+        NodeInfo; if any was added and the first pass succeeded, a second pass without them.
+        """
+        status = _OK
+        pods_added = False
+        for i in range(2):
+            state_to_use, info_to_use = state, node_info
+            if i == 0:
+                added = self._add_ge_nominated_pods(pod, state, node_info)
+                if isinstance(added, Status):
+                    return added
+                pods_added, state_to_use, info_to_use = added
+            elif not pods_added or not status.is_success():
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_ge_nominated_pods(self, pod: Pod, state: CycleState, node_info: NodeInfo
+                               ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        try:
+            nominated = self._nominator.nominated_pods_for_node(node_info.name)
+        except Exception as exc:
+            logger.warning("nominator raised", exc_info=exc)
+            return Status(Code.ERROR, (f"listing nominated pods: {_detail(exc)}",), "", exc)
+        if not nominated:
+            return False, state, node_info
+        info_out: NodeInfo | None = None
+        state_out: CycleState | None = None
+        priority = pod.effective_priority
+        for pi in nominated:
+            p = pi.pod
+            if p.effective_priority >= priority and p.uid != pod.uid:
+                if info_out is None or state_out is None:  # first pod added: clone once
+                    info_out, state_out = node_info.clone(), state.clone()
+                info_out.add_pod(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not s.is_success():
+                    return s
+        if info_out is None or state_out is None:
+            return False, state, node_info
+        return True, state_out, info_out
+
+    # -- PostFilter -----------------------------------------------------------------------------
+    def run_post_filter_plugins(self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
+                                ) -> tuple[PostFilterResult | None, Status]:
+        """Run PostFilter plugins until one succeeds, returns UNSCHEDULABLE_AND_UNRESOLVABLE or
+        fails; otherwise return UNSCHEDULABLE with every plugin's reasons, attributed to the
+        first rejecting plugin, and the last result that nominates a node."""
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for name, fn in self._post_filter:
+            try:
+                r, s = fn(state, pod, node_to_status)
+            except Exception as exc:
+                return None, _plugin_error("PostFilter", name, exc)
+            if _not_status(s):
+                return None, _wrong_type("PostFilter", name, s)
+            if _not_status(r, PostFilterResult):
+                return None, _wrong_type("PostFilter", name, r, "a PostFilterResult or None")
+            if s is None or s.code is _SUCCESS:
+                return r, _OK
+            if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, s.with_plugin(name)
+            if not s.is_rejected():
+                return None, _status_error("PostFilter", name, s)
+            if r is not None and r.nominating_info is not None and \
+                    r.nominating_info.mode != NominatingMode.NOOP:
+                result = r
+            reasons.extend(s.reasons)
+            if not rejector:
+                rejector = name
+        return result, Status(Code.UNSCHEDULABLE, reasons, rejector)
+
+    # -- PreScore / Score -----------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        """Run PreScore plugins; SKIP puts the plugin in ``state.skip_score_plugins``; any other
+        non-success is an ERROR."""
+        skip: set[str] = set()
+        try:
+            for name, fn in self._pre_score:
+                try:
+                    s = fn(state, pod, nodes)
+                except Exception as exc:
+                    return _plugin_error("PreScore", name, exc)
+                if _not_status(s):
+                    return _wrong_type("PreScore", name, s)
+                if s is not None and s.code is not _SUCCESS:
+                    if s.code is Code.SKIP:
+                        skip.add(name)
+                        continue
+                    return _status_error("PreScore", name, s)
+            return _OK
+        finally:
+            state.skip_score_plugins = frozenset(skip) if skip else _EMPTY
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                          ) -> tuple[list[NodePluginScores], Status]:
+        """Score *nodes*: Score per plugin and node, NormalizeScore, range check, weights.
+
+        Returns one :class:`NodePluginScores` per node, in node order (weighted scores and
+        total), or ``([], ERROR)``. See :meth:`run_score_plugins_totals` for a cheaper variant.
+        """
+        names, weighted, status = self._score_lists(state, pod, nodes)
+        if not status.is_success():
+            return [], status
+        out: list[NodePluginScores] = []
+        for i, ni in enumerate(nodes):
+            scores = tuple(PluginScore(name, lst[i]) for name, lst in zip(names, weighted))
+            out.append(NodePluginScores(ni.name, scores, sum(ps.score for ps in scores)))
+        return out, _OK
+
+    def run_score_plugins_totals(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                                 ) -> tuple[list[int], Status]:
+        """Like :meth:`run_score_plugins` but returns only each node's total weighted score, in
+        node order (no per-plugin objects: the scheduler's fast path for host selection)."""
+        _names, weighted, status = self._score_lists(state, pod, nodes)
+        if not status.is_success():
+            return [], status
+        if not weighted:
+            return [0] * len(nodes), _OK
+        totals = list(weighted[0])
+        for lst in weighted[1:]:
+            totals = list(map(_add, totals, lst))
+        return totals, _OK
+
+    def _score_lists(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                     ) -> tuple[list[str], list[list[int]], Status]:
+        """Per active score plugin: its weighted, normalized, range-checked scores in node order."""
+        skip = state.skip_score_plugins
+        active = [sp for sp in self._score if sp[0] not in skip] if skip else self._score
+        names: list[str] = []
+        raw: list[list[int]] = []
+        for name, fn, _ext, _w, batch, _norm in active:
+            if batch is not None:  # one call for all the nodes (BatchScorePlugin)
+                try:
+                    result = batch(state, pod, nodes)
+                except Exception as exc:
+                    logger.warning("Score plugin %r raised", name, exc_info=exc)
+                    return [], [], Status(
+                        Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
+                        name, exc,
+                    )
+                if result.__class__ is not list or len(result) != len(nodes):
+                    checked = _batch_scores(name, result, len(nodes))
+                    if isinstance(checked, Status):
+                        return [], [], checked
+                    result = checked
+                names.append(name)
+                raw.append(result)
+                continue
+            lst: list[int] = []
+            append = lst.append
+            try:
+                for ni in nodes:
+                    score, s = fn(state, pod, ni)
+                    if s is not None and s.code is not _SUCCESS:
+                        return [], [], Status(
+                            Code.ERROR,
+                            (f'running Score plugins: plugin "{name}" failed with: {_status_detail(s)}',),
+                            name, s.error,
+                        )
+                    append(score)
+            except Exception as exc:
+                logger.warning("Score plugin %r raised", name, exc_info=exc)
+                return [], [], Status(
+                    Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
+                    name, exc,
+                )
+            names.append(name)
+            raw.append(lst)
+        # NormalizeScore runs once every plugin has scored (Score errors come first, as upstream)
+        for j, (name, _fn, ext, _w, _batch, norm_ints) in enumerate(active):
+            if ext is not None:
+                normalized = (self._normalize(state, pod, name, ext, nodes, raw[j]) if norm_ints is None
+                              else _normalize_ints(state, pod, name, norm_ints, nodes, raw[j]))
+                if isinstance(normalized, Status):
+                    return [], [], normalized
+                raw[j] = normalized
+
+        if raw and nodes:
+            bad = False
+            try:
+                for lst in raw:
+                    # the distinct values (few: scores are coarse) tell as much as the list
+                    try:
+                        values: Any = set(lst)
+                    except TypeError:  # unhashable junk: look at the list itself
+                        values = lst
+                    # a float (NaN included) makes a sum a float; a str or None raises
+                    if (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE
+                            or sum(values).__class__ is not int):
+                        bad = True
+                        break
+            except TypeError:
+                bad = True
+            if bad:
+                for i in range(len(nodes)):  # report the first offender in node, then plugin, order
+                    for name, lst in zip(names, raw):
+                        score = lst[i]
+                        if score.__class__ is not int or not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+                            shown = score if score.__class__ is int else repr(score)
+                            return [], [], Status(
+                                Code.ERROR,
+                                (f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
+                                 f"an invalid score {shown}, it should in the range of [{MIN_NODE_SCORE}, "
+                                 f"{MAX_NODE_SCORE}] after normalizing",),
+                                name,
+                            )
+        weighted: list[list[int]] = []
+        for (_name, _fn, _ext, weight, _batch, _norm), lst in zip(active, raw):
+            weighted.append(lst if weight == 1 else [v * weight for v in lst])
+        return names, weighted, _OK
+
+    @staticmethod
+    def _normalize(state: CycleState, pod: Pod, name: str, ext: ScoreExtensions,
+                   nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
+        prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
+        scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
+        try:
+            s = ext.normalize_score(state, pod, scores)
+        except Exception as exc:
+            logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
+            return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+        if _not_status(s):
+            return Status(Code.ERROR, (f"{prefix}returned {type(s).__name__}, want a Status or None",), name)
+        if s is not None and s.code is not _SUCCESS:
+            return Status(Code.ERROR, (prefix + _status_detail(s),), name, s.error)
+        if len(scores) != len(nodes):
+            return Status(Code.ERROR, (f"{prefix}returned {len(scores)} scores for {len(nodes)} nodes",),
+                          name)
+        try:
+            return [ns.score for ns in scores]
+        except AttributeError as exc:  # something else than a NodeScore was put in the list
+            return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+
+    # -- Reserve --------------------------------------------------------------------------------
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Reserve plugins, stopping at the first failure (the caller then unreserves)."""
+        for name, fn, _un in self._reserve:
+            try:
+                s = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("Reserve", name, exc)
+            if _not_status(s):
+                return _wrong_type("Reserve", name, s)
+            if s is not None and s.code is not _SUCCESS:
+                if s.is_rejected():
+                    return s.with_plugin(name)
+                return _status_error("Reserve", name, s)
+        return _OK
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run every Reserve plugin's ``unreserve``, in reverse order; exceptions are logged."""
+        for name, _fn, un in reversed(self._reserve):
+            try:
+                un(state, pod, node_name)
+            except Exception as exc:
+                logger.warning("Unreserve of plugin %r raised for pod %s on node %s", name, pod.key,
+                               node_name, exc_info=exc)
+
+    # -- Permit ---------------------------------------------------------------------------------
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Permit plugins. A rejection or error stops at once; when some plugin returned WAIT
+        (timeouts capped at 15 minutes) the pod is parked in the waiting pods and WAIT is
+        returned; otherwise success."""
+        waits: dict[str, float] = {}
+        for name, fn in self._permit:
+            try:
+                s, timeout = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("Permit", name, exc)
+            if _not_status(s):
+                return _wrong_type("Permit", name, s)
+            if s is None or s.code is _SUCCESS:
+                continue
+            if s.is_rejected():
+                return s.with_plugin(name)
+            if s.code is Code.WAIT:
+                seconds = timeout if isinstance(timeout, (int, float)) else math.nan
+                if seconds != seconds:  # not a number, or NaN
+                    return _wrong_type("Permit", name, timeout, "a number of seconds", "returned timeout")
+                waits[name] = float(min(seconds, MAX_PERMIT_TIMEOUT))
+                continue
+            return _status_error("Permit", name, s)
+        if waits:
+            self._waiting_pods.add(WaitingPodEntry(pod, node_name, waits, self._clock))
+            return Status(Code.WAIT,
+                          (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
+        return _OK
+
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        """True when *pod* is parked at Permit."""
+        return self._waiting_pods.get(pod.uid) is not None
+
+    def wait_on_permit(self, pod: Pod, *, block: bool) -> Status | None:
+        """The Permit decision for *pod* (success when it is not waiting).
+
+        With ``block=True`` wait (in real time) until it is allowed, rejected or timed out. With
+        ``block=False`` return the decision if made (deadlines judged by the clock) or ``None``
+        while still waiting. Once decided, the pod leaves the waiting pods. A rejection comes back
+        as is; anything else but success becomes ERROR ``waiting on permit for pod: ...``.
+        """
+        wp = self._waiting_pods.get(pod.uid)
+        if wp is None:
+            return _OK
+        if block:
+            s: Status | None = wp.wait()
+        else:
+            s = wp.check_timeouts(self._clock.now())
+            if s is None:
+                return None
+        self._waiting_pods.remove(pod.uid)
+        assert s is not None
+        if s.code is _SUCCESS:
+            return _OK
+        if s.is_rejected():
+            return s
+        return Status(Code.ERROR, (f"waiting on permit for pod: {_status_detail(s)}",),  # pragma: no cover
+                      s.plugin, s.error)
+
+    # -- PreBind / Bind / PostBind --------------------------------------------------------------
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run PreBind plugins (those in ``state.skip_pre_bind_plugins`` excluded), stopping at
+        the first failure. SKIP counts as success (nothing to do)."""
+        skip = state.skip_pre_bind_plugins
+        for name, fn in self._pre_bind:
+            if name in skip:
+                continue
+            try:
+                s = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("PreBind", name, exc)
+            if _not_status(s):
+                return _wrong_type("PreBind", name, s)
+            if s is not None and s.code is not _SUCCESS and s.code is not Code.SKIP:
+                if s.is_rejected():
+                    return s.with_plugin(name)
+                return _status_error("PreBind", name, s)
+        return _OK
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Bind plugins until one does not return SKIP; if all skip, ERROR."""
+        for name, fn in self._bind:
+            try:
+                s = fn(state, pod, node_name)
+            except Exception as exc:
+                return _plugin_error("Bind", name, exc)
+            if _not_status(s):
+                return _wrong_type("Bind", name, s)
+            if s is None or s.code is _SUCCESS:
+                return _OK
+            if s.code is Code.SKIP:
+                continue
+            if s.is_rejected():
+                return s.with_plugin(name)
+            return _status_error("Bind", name, s)
+        return Status(Code.ERROR,
+                      (f"all bind plugins skipped binding pod {pod.key!r} to node {node_name!r}",))
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run PostBind plugins; exceptions are logged."""
+        for name, fn in self._post_bind:
+            try:
+                fn(state, pod, node_name)
+            except Exception as exc:
+                logger.warning("PostBind plugin %r raised for pod %s on node %s", name, pod.key,
+                               node_name, exc_info=exc)
+
+    def __repr__(self) -> str:
+        return f"Framework(profile={self.profile_name!r}, plugins={sorted(self._plugins)!r})"
+
+
+if TYPE_CHECKING:
+    from .handle import Handle
+
+    def _is_handle(f: Framework) -> Handle:
+        return f

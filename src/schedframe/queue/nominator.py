@@ -1,0 +1,141 @@
+"""Nominated pods per node (upstream ``backend/queue/nominator.go``).
+
+Preemption nominates a node for the preemptor; until the victims are gone and the pod is bound,
+filters evaluating that node for pods of lower or equal priority must account for the nominated
+pod as if it were already running there. :class:`PodNominator` keeps that bookkeeping and
+implements the :class:`~schedframe.Nominator` protocol the framework reads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, final
+
+from ..api.objects import Pod
+from ..cache.nodeinfo import PodInfo
+from ..framework.interfaces import NominatingInfo, NominatingMode
+
+if TYPE_CHECKING:
+    from ..framework.handle import Nominator
+
+__all__ = ["PodNominator"]
+
+#: ``lookup(pod) -> current pod or None``: the "pod lister" used to refuse nominating pods that
+#: were deleted or already bound.
+PodLookup = Callable[[Pod], "Pod | None"]
+
+
+@final
+class PodNominator:
+    """Pods nominated to run on nodes, by node name; thread-safe.
+
+    Args:
+        pod_lookup: optional ``lookup(pod) -> Pod | None`` returning the live version of a pod;
+            a pod that no longer exists, or is already bound, is not nominated (as upstream checks
+            its pod lister).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+    __slots__ = ("_by_node", "_lock", "_lookup", "_node_of")
+
+    def __init__(self, pod_lookup: PodLookup | None = None) -> None:
+        self._lookup = pod_lookup
+        self._by_node: dict[str, list[PodInfo]] = {}
+        self._node_of: dict[str, str] = {}
+        self._lock = threading.RLock()
+
+    # -- queries ------------------------------------------------------------------------------
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """The pods nominated to *node_name* (a copy of the list, in nomination order)."""
+        pods = self._by_node.get(node_name)
+        if not pods:
+            return []
+        with self._lock:
+            return list(self._by_node.get(node_name, ()))
+
+    def nominated_node_of(self, pod: Pod) -> str | None:
+        """The node *pod* is nominated to here, or ``None``."""
+        return self._node_of.get(pod.uid)
+
+    def has_nominated_pods(self, node_name: str) -> bool:
+        """True when some pod is nominated to *node_name* (a dict lookup, for hot loops)."""
+        return node_name in self._by_node
+
+    def __len__(self) -> int:
+        return len(self._node_of)
+
+    def __bool__(self) -> bool:
+        return bool(self._node_of)
+
+    # -- updates ------------------------------------------------------------------------------
+    def add(self, pod_info: PodInfo, nominating_info: NominatingInfo | None = None) -> None:
+        """Nominate the pod (upstream ``AddNominatedPod``).
+
+        With *nominating_info* in OVERRIDE mode the pod is nominated to its
+        ``nominated_node_name`` (an empty name removes the nomination); otherwise (``None`` or
+        NOOP) to the node in the pod's own ``nominated_node_name``, if any.
+        """
+        with self._lock:
+            self._add_unlocked(pod_info, nominating_info)
+
+    def _add_unlocked(self, pod_info: PodInfo, nominating_info: NominatingInfo | None) -> None:
+        pod = pod_info.pod
+        self._delete_unlocked(pod)
+        if nominating_info is not None and nominating_info.mode == NominatingMode.OVERRIDE:
+            node_name = nominating_info.nominated_node_name
+        else:
+            node_name = pod.nominated_node_name
+        if not node_name:
+            return
+        if self._lookup is not None:
+            live = self._lookup(pod)
+            if live is None or live.node_name:
+                return
+        self._node_of[pod.uid] = node_name
+        self._by_node.setdefault(node_name, []).append(pod_info)
+
+    def update(self, old_pod: Pod, new_pod_info: PodInfo) -> None:
+        """Replace *old_pod* by the new version (upstream ``UpdateNominatedPod``).
+
+        When neither version carries a nominated node name but the pod is nominated here (the
+        scheduler nominated it and the status update has not arrived yet), the nomination is kept.
+        """
+        with self._lock:
+            info: NominatingInfo | None = None
+            if not old_pod.nominated_node_name and not new_pod_info.pod.nominated_node_name:
+                node = self._node_of.get(old_pod.uid)
+                if node is not None:
+                    info = NominatingInfo(node, NominatingMode.OVERRIDE)
+            self._delete_unlocked(old_pod)
+            self._add_unlocked(new_pod_info, info)
+
+    def delete(self, pod: Pod) -> None:
+        """Forget *pod*'s nomination, if any (upstream ``DeleteNominatedPodIfExists``)."""
+        if pod.uid not in self._node_of:
+            return
+        with self._lock:
+            self._delete_unlocked(pod)
+
+    def _delete_unlocked(self, pod: Pod) -> None:
+        node = self._node_of.pop(pod.uid, None)
+        if node is None:
+            return
+        pods = self._by_node.get(node)
+        if pods is None:  # pragma: no cover - maps kept in sync
+            return
+        for i, info in enumerate(pods):
+            if info.pod.uid == pod.uid:
+                del pods[i]
+                break
+        if not pods:
+            del self._by_node[node]
+
+    def __repr__(self) -> str:
+        return f"PodNominator({ {n: [p.pod.key for p in ps] for n, ps in self._by_node.items()} !r})"
+
+
+if TYPE_CHECKING:
+    _check: Nominator = PodNominator()
