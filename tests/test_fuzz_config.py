@@ -405,3 +405,11 @@ def test_yaml_is_read_with_a_safe_loader(monkeypatch: pytest.MonkeyPatch) -> Non
     assert used
     safe = (yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     assert all(issubclass(loader, safe) for loader in used)
+
+
+def test_duplicate_keys_in_configuration_yaml_are_refused() -> None:
+    """The API server's strict decoding refuses a key given twice; so do we, with its line."""
+    text = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles: []\nprofiles: []\n")
+    with pytest.raises(ConfigurationError, match=r"duplicate key 'profiles' at line 4"):
+        SchedulerConfiguration.from_yaml(text)

@@ -1647,3 +1647,48 @@ def test_pod_group_manifest_errors_name_the_field():
            "metadata": {"name": "g"}, "spec": {"minMember": -1}}
     with pytest.raises(ManifestError, match=r"spec\.minMember: must be greater than or equal to 0"):
         PodGroup.from_manifest(bad)
+
+
+# --- duplicate keys (the API server's strict decoding refuses them) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kind: Pod\nmetadata: {name: p}\nmetadata: {name: q}\n",
+        "kind: Pod\nmetadata:\n  name: p\n  labels: {a: '1', a: '2'}\n",
+        "items:\n- kind: Pod\n  kind: Node\n",
+        '{"kind": "Pod", "metadata": {"name": "p", "name": "q"}}',
+    ],
+    ids=["yaml top level", "yaml flow mapping", "yaml in a list", "json"],
+)
+def test_duplicate_keys_are_refused(text: str) -> None:
+    with pytest.raises(ManifestError, match="duplicate key"):
+        load_manifests(text)
+
+
+def test_same_key_in_sibling_mappings_is_fine() -> None:
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {containers: [{name: c, image: i}]}}\n"
+        "- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: i}]}}\n"
+    )
+    assert [o.name for o in load_manifests(text)] == ["a", "b"]
+
+
+def test_duplicate_json_key_without_yaml_fallback() -> None:
+    from schedframe.api.manifests import json_loads_strict
+
+    with pytest.raises(ManifestError, match="duplicate key 'a'"):
+        json_loads_strict('{"a": 1, "b": {"a": 2}, "a": 3}')
+    assert json_loads_strict('{"a": 1, "b": {"a": 2}}') == {"a": 1, "b": {"a": 2}}
+
+
+def test_error_values_are_bounded() -> None:
+    from schedframe.errors import MAX_VALUE_REPR, bounded_repr
+
+    huge = "x" * 10_000_000
+    short = bounded_repr(huge)
+    assert len(short) <= MAX_VALUE_REPR + 30
+    assert "10000002 characters" in short
+    assert bounded_repr("ok") == "'ok'"

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 __all__ = [
+    "MAX_VALUE_REPR",
     "CacheError",
     "ConfigurationError",
     "DuplicatePluginError",
@@ -37,6 +39,7 @@ __all__ = [
     "SchedulerError",
     "StateNotFoundError",
     "UnknownPluginError",
+    "bounded_repr",
     "did_you_mean",
 ]
 
@@ -143,3 +146,19 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
         return ""
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+#: The longest rendering of an offending value an error message carries.
+MAX_VALUE_REPR: Final = 80
+
+
+def bounded_repr(value: object, limit: int = MAX_VALUE_REPR) -> str:
+    """``repr(value)`` cut to about *limit* characters, saying how long it was, so an error
+    about a 10 MB value stays one readable line (the field path names where it was)."""
+    try:
+        text = repr(value)
+    except Exception:  # a value whose repr fails still gets an error message
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    return f"{text[: max(limit - 20, 10)]}... ({len(text)} characters)"

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
 from typing import Any, Final, NoReturn, TypeAlias
 
-from ..errors import ManifestError, QuantityError
+from ..errors import ManifestError, QuantityError, bounded_repr
 from . import objects as _objects
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -1271,8 +1271,24 @@ def _sources(source: str | bytes | os.PathLike[str]) -> list[tuple[str, str | No
     return [(_read_text(path), path)]
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` refusing a key that appears twice in one JSON object, as the API
+    server's strict decoding does (``json`` would keep the last)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ManifestError("", f"duplicate key {bounded_repr(key)} in a JSON object")
+        out[key] = value
+    return out
+
+
+def json_loads_strict(text: str) -> Any:
+    """:func:`json.loads` refusing duplicate keys (a :class:`ManifestError`)."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
 def _json_documents(text: str) -> list[Any]:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
     docs: list[Any] = []
     pos, end = 0, len(text)
     while True:
@@ -1307,7 +1323,8 @@ def _allowed_alias_ratio(decoded: int) -> float:
 def _yaml_limits(text: str | bytes, loader: Any) -> str | None:
     """What makes *text* unsafe to load with *loader* (a PyYAML safe loader class), or ``None``.
 
-    One pass over the parser's events (no recursion, no objects built): nesting deeper than
+    One pass over the parser's events (no recursion, no objects built): a key that appears twice
+    in one mapping (the API server refuses those; PyYAML would keep the last), nesting deeper than
     :data:`MAX_YAML_DEPTH`, an alias inside the node it refers to (a recursive structure), or
     aliases expanding to more nodes than go-yaml allows (each alias counts the nodes it stands
     for, so a "billion laughs" document is refused after a few thousand events). Syntax errors
@@ -1320,10 +1337,22 @@ def _yaml_limits(text: str | bytes, loader: Any) -> str | None:
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     sizes: dict[Any, int] = {}
     stack: list[tuple[Any, int]] = []
+    # per open collection: None for a sequence; for a mapping, [items seen, keys seen]
+    keys: list[list[Any] | None] = []
     decoded = aliased = 0
     events: Iterable[Any] = yaml.parse(text, Loader=loader)
     for event in events:
         cls = event.__class__
+        if keys and (cls is scalar or cls is alias or cls in starts):
+            frame = keys[-1]
+            if frame is not None:
+                if frame[0] % 2 == 0 and cls is scalar and event.value != "<<":
+                    if event.value in frame[1]:
+                        mark = event.start_mark
+                        return (f"duplicate key {bounded_repr(event.value)} at line {mark.line + 1}, "
+                                f"column {mark.column + 1}")
+                    frame[1].add(event.value)
+                frame[0] += 1
         if cls is scalar:
             decoded += 1
             if event.anchor is not None:
@@ -1331,12 +1360,14 @@ def _yaml_limits(text: str | bytes, loader: Any) -> str | None:
         elif cls in starts:
             decoded += 1
             stack.append((event.anchor, decoded))
+            keys.append([0, set()] if cls is yaml.MappingStartEvent else None)
             if len(stack) > MAX_YAML_DEPTH:
                 mark = event.start_mark
                 return (f"nested more than {MAX_YAML_DEPTH} levels deep at line {mark.line + 1}, "
                         f"column {mark.column + 1}")
         elif cls in ends:
             anchor, start = stack.pop()
+            keys.pop()
             if anchor is not None:
                 sizes[anchor] = decoded - start + 1
         elif cls is alias:
