@@ -764,8 +764,9 @@ def test_multi_point_duplicate_is_an_error(registry):
             id="plugin config without name",
         ),
         pytest.param(
-            {"apiVersion": "kubescheduler.config.k8s.io/v1beta3"},
-            'apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta3"',
+            {"apiVersion": "kubescheduler.config.k8s.io/v1beta1"},
+            'apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta1": kube-scheduler no '
+            "longer supports it since Kubernetes 1.23",
             id="old api version",
         ),
         pytest.param({"kind": "Policy"}, 'kind: Unsupported value: "Policy"', id="wrong kind"),
