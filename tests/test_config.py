@@ -1089,7 +1089,7 @@ def test_default_args_failure_is_reported():
     registry.register("FilterPlugin", _factory("FilterPlugin", _plugin_class(("filter",))), args_type=Needy)
     data = {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "FilterPlugin"}]}}}]}
     with pytest.raises(
-        ConfigurationError, match=r"pluginConfig: the default args of plugin 'FilterPlugin' could not"
+        ConfigurationError, match=r"pluginConfig: plugin 'FilterPlugin' needs args: give them in pluginConfig"
     ):
         from_dict(data, registry)
 

@@ -1254,8 +1254,9 @@ class _Parser:
         try:
             return args_type()
         except Exception as exc:
-            self.error(path, f"the default args of plugin {name!r} could not be built: "
-                             f"{type(exc).__name__}: {exc}")
+            self.error(path, f"plugin {name!r} needs args: give them in pluginConfig (its args type "
+                             f"{args_type.__name__} has no defaults: {type(exc).__name__}: "
+                             f"{bounded_repr(str(exc), 200)[1:-1]})")
             return _INVALID
 
     # -- profile and configuration ----------------------------------------------------------
