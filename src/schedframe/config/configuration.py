@@ -479,7 +479,8 @@ class SchedulerConfiguration:
 
         The format is told by the content: a document whose first character (after white space)
         is ``{`` is JSON (duplicate keys refused), anything else YAML (which needs PyYAML). The
-        file must be a regular file of at most :data:`MAX_CONFIG_FILE_BYTES` bytes, in UTF-8.
+        file must be a regular file of at most ``schedframe.config.MAX_CONFIG_FILE_BYTES``
+        bytes, in UTF-8.
         ``v1beta2`` and ``v1beta3`` files are converted (see :meth:`from_dict`).
 
         Raises:
@@ -1019,6 +1020,8 @@ class _Parser:
         else:
             entry = self.registry[name]
             args = self._profile_args.get(name)
+            if args is _INVALID:
+                args = None
             which = "its args"
             if args is None:
                 which = "default args"
@@ -1180,8 +1183,8 @@ class _Parser:
             if not self.check_name(name, _child(item_path, "name")):
                 continue
             args = self.decode_args(name, mapping.get("args"), _child(item_path, "args"))
-            if args is not _INVALID and args is not None:
-                out[name] = args
+            if args is not None:
+                out[name] = args  # _INVALID (reported) keeps the plugin from default args
         return out
 
     def decode_args(self, name: str, raw: Any, path: str) -> Any:
@@ -1302,6 +1305,7 @@ class _Parser:
                                             _child(path, "pluginConfig"))
                 if default is not None and default is not _INVALID:
                     args[ref_name] = default
+        args = {k: v for k, v in args.items() if v is not _INVALID}
         shown = repr(name) if name else "(unnamed)"
         queue_sort = plugins["queueSort"]
         if len(queue_sort) != 1:
