@@ -1,8 +1,9 @@
 """Scheduler configuration: ``KubeSchedulerConfiguration`` (``kubescheduler.config.k8s.io/v1``).
 
 :class:`SchedulerConfiguration` reads the same document kube-scheduler reads (``--config``), from a
-mapping (:meth:`SchedulerConfiguration.from_dict`) or YAML text
-(:meth:`SchedulerConfiguration.from_yaml`), and applies upstream's semantics:
+mapping (:meth:`SchedulerConfiguration.from_dict`), YAML text
+(:meth:`SchedulerConfiguration.from_yaml`) or a file (:meth:`SchedulerConfiguration.from_file`),
+and applies upstream's semantics:
 
 * **Defaults.** Every profile starts from upstream's default plugin set, declared at
   ``multiPoint`` (:data:`UPSTREAM_DEFAULT_PLUGINS`); the user's ``enabled`` / ``disabled`` lists
@@ -25,18 +26,24 @@ mapping (:meth:`SchedulerConfiguration.from_dict`) or YAML text
   :class:`~schedframe.ConfigurationError` whose ``errors`` list names each field path, e.g.
   ``profiles[1].schedulerName: Duplicate value: "default-scheduler"``. ``pluginConfig[].args``
   are decoded through the registry entry's ``args_type.from_dict`` and their errors reported
-  under ``profiles[i].pluginConfig[j].args.``.
+  under ``profiles[i].pluginConfig[j].args.``. Unknown fields are errors at every level
+  (kube-scheduler's strict decoding).
+* **Older versions.** ``v1beta2`` and ``v1beta3`` documents are read with the defaults and
+  fields kube-scheduler gave them and converted to v1, with a
+  :class:`~schedframe.ConfigurationDeprecationWarning` (see :mod:`schedframe.config._versions`);
+  older versions are refused naming the release that removed them.
 
 Which extension points a plugin implements
 ------------------------------------------
 Expansion needs to know, for every plugin name, the points its plugin implements. A registry
 holds factories, not classes, so by default the configuration *probes* the registry: it builds
-each referenced plugin once with default args (``factory(None, handle)``) and an inert
-:class:`~schedframe.Handle` (empty snapshot and object store, no-op client and recorder), and
-checks the runtime-checkable extension-point Protocols (:func:`extension_points_of`). Results are
-cached per factory. A factory that cannot be built that way (it needs a live cluster, or
-mandatory args) can be described instead through the *implements* argument: a mapping from plugin
-name to its points, or a callable ``name -> points``; names it does not cover are probed.
+each referenced plugin once with the args the profile's ``pluginConfig`` gives it (else the
+args type's defaults, else ``None``) and an inert :class:`~schedframe.Handle` (empty snapshot
+and object store, no-op client and recorder), and checks the runtime-checkable extension-point
+Protocols (:func:`extension_points_of`). Successful results are cached per factory. A factory
+that cannot be built that way (it needs a live cluster) can be described instead through the
+*implements* argument: a mapping from plugin name to its points, or a callable
+``name -> points``; names it does not cover are probed.
 
 Without a *registry*, the in-tree registry (:func:`schedframe.plugins.in_tree_registry`) is used.
 Pass the registry the scheduler will run with when it holds out-of-tree plugins.
@@ -419,7 +426,11 @@ class SchedulerConfiguration:
 
         ``apiVersion`` and ``kind`` may be omitted. Process-level fields (``leaderElection``,
         ``clientConnection``, ``enableProfiling``, ``enableContentionProfiling``,
-        ``delayCacheUntilActive``) are accepted and ignored; ``extenders`` must be empty.
+        ``delayCacheUntilActive``) are checked for unknown fields and otherwise ignored;
+        ``extenders`` must be empty. A ``v1beta2`` or ``v1beta3`` document is converted to v1
+        with the defaults kube-scheduler gave that version, warning with a
+        :class:`~schedframe.ConfigurationDeprecationWarning`; ``v1beta1``, ``v1alpha1`` and
+        ``v1alpha2`` are refused.
 
         Args:
             data: the document.
@@ -429,6 +440,10 @@ class SchedulerConfiguration:
 
         Raises:
             ConfigurationError: listing every problem of the document, each with its field path.
+
+        .. versionchanged:: 0.2.0
+            ``v1beta2`` and ``v1beta3`` are converted; unknown fields of ``leaderElection`` and
+            ``clientConnection`` are errors; plugins are probed with their ``pluginConfig`` args.
         """
         parser = _Parser(registry, implements)
         config = parser.configuration(data)

@@ -33,8 +33,9 @@ class Registry(Mapping[str, RegistryEntry]):
     """Maps plugin names to factories.
 
     ``register`` refuses duplicates, ``unregister`` refuses unknown names, ``merge`` goes through
-    ``register``; unknown names raise :class:`~schedframe.UnknownPluginError` suggesting the
-    closest registered name.
+    ``register``; unknown names raise :class:`~schedframe.UnknownPluginError` suggesting a
+    registered name only when one is close (``close_plugin_name``), else saying the name is
+    not registered.
 
     An *args_type* is a class with ``from_dict(mapping)`` (decoding the camelCase
     ``pluginConfig[].args``) whose no-argument construction gives upstream's defaults.
