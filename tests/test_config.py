@@ -764,8 +764,9 @@ def test_multi_point_duplicate_is_an_error(registry):
             id="plugin config without name",
         ),
         pytest.param(
-            {"apiVersion": "kubescheduler.config.k8s.io/v1beta3"},
-            'apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta3"',
+            {"apiVersion": "kubescheduler.config.k8s.io/v1beta1"},
+            'apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta1": kube-scheduler no '
+            "longer supports it since Kubernetes 1.23",
             id="old api version",
         ),
         pytest.param({"kind": "Policy"}, 'kind: Unsupported value: "Policy"', id="wrong kind"),
@@ -1088,7 +1089,7 @@ def test_default_args_failure_is_reported():
     registry.register("FilterPlugin", _factory("FilterPlugin", _plugin_class(("filter",))), args_type=Needy)
     data = {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "FilterPlugin"}]}}}]}
     with pytest.raises(
-        ConfigurationError, match=r"pluginConfig: the default args of plugin 'FilterPlugin' could not"
+        ConfigurationError, match=r"pluginConfig: plugin 'FilterPlugin' needs args: give them in pluginConfig"
     ):
         from_dict(data, registry)
 

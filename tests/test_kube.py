@@ -1692,3 +1692,17 @@ def test_error_values_are_bounded() -> None:
     assert len(short) <= MAX_VALUE_REPR + 30
     assert "10000002 characters" in short
     assert bounded_repr("ok") == "'ok'"
+
+
+@pytest.mark.parametrize("group", ["scheduling.x-k8s.io", "scheduling.sigs.k8s.io"])
+def test_pod_group_loads_from_both_api_groups(group: str) -> None:
+    """scheduler-plugins published PodGroup as scheduling.sigs.k8s.io before v0.25.7, then as
+    scheduling.x-k8s.io: both load; another group is refused naming apiVersion."""
+    from schedframe import PodGroup, load_manifests
+
+    text = (f"apiVersion: {group}/v1alpha1\nkind: PodGroup\n"
+            "metadata: {name: g, namespace: ml}\nspec: {minMember: 3}\n")
+    assert load_manifests(text) == [PodGroup("g", "ml", min_member=3)]
+    with pytest.raises(ManifestError, match=r"^apiVersion: expected .*scheduling\.sigs\.k8s\.io/v1alpha1"):
+        PodGroup.from_manifest({"apiVersion": f"{group}/v1beta1", "kind": "PodGroup",
+                                "metadata": {"name": "g"}})

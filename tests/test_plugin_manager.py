@@ -211,3 +211,98 @@ def test_unknown_hook_argument_rejected() -> None:
     pm = make_plugin_manager()
     with pytest.raises(pluggy.PluginValidationError, match=r"nodename"):
         pm.register(Wrong())
+
+
+# --- discovery by the Scheduler ------------------------------------------------------------
+
+
+def _sched_config(*names: str) -> dict[str, Any]:
+    return {"profiles": [{"plugins": {"filter": {"enabled": [{"name": n} for n in names]}}}]}
+
+
+def test_scheduler_discovers_entry_point_plugins_by_default(dists: list[Any]) -> None:
+    """Scheduler() loads the installed entry points: a config can name their plugins, and their
+    observer hooks are called."""
+    from schedframe import Scheduler
+    from schedframe.testing import make_node
+
+    seen: list[str] = []
+
+    def schedframe_pod_scheduled(pod: Any, node_name: str) -> None:
+        seen.append(node_name)
+
+    mod = _plugin_module("acme", "AcmeFilter")
+    mod.schedframe_pod_scheduled = hookimpl(schedframe_pod_scheduled)
+    dists.append(FakeDistribution("acme-plugins", FakeEntryPoint("acme", mod)))
+    sched = Scheduler(_sched_config("AcmeFilter"))
+    assert "AcmeFilter" in sched.registry
+    assert "AcmeFilter" in [r.name for r in sched.config.profiles[0].plugins_at("filter")]
+    sched.add_node(make_node().name("n1").capacity(cpu="1", memory="1Gi", pods="10").obj())
+    sched.add_pod(make_pod().name("p").obj())
+    sched.run_until_idle()
+    assert seen == ["n1"]
+
+
+def test_scheduler_entry_points_opt_out(dists: list[Any]) -> None:
+    """load_entry_points=False keeps to the in-tree plugins (so the config naming one fails)."""
+    from schedframe import ConfigurationError, Scheduler
+
+    mod = _plugin_module("acme", "AcmeFilter")
+    dists.append(FakeDistribution("acme-plugins", FakeEntryPoint("acme", mod)))
+    assert "AcmeFilter" not in Scheduler(load_entry_points=False).registry
+    with pytest.raises(ConfigurationError, match="no plugin named 'AcmeFilter'"):
+        Scheduler(_sched_config("AcmeFilter"), load_entry_points=False)
+
+
+def test_scheduler_with_a_registry_does_not_discover(dists: list[Any]) -> None:
+    """A registry given explicitly is used as it is."""
+    from schedframe import Scheduler
+    from schedframe.plugins import in_tree_registry
+
+    mod = _plugin_module("acme", "AcmeFilter")
+    dists.append(FakeDistribution("acme-plugins", FakeEntryPoint("acme", mod)))
+    registry = in_tree_registry()
+    assert "AcmeFilter" not in Scheduler(registry=registry).registry
+    assert "AcmeFilter" not in registry
+
+
+def test_scheduler_broken_distribution_is_named(dists: list[Any]) -> None:
+    """A distribution whose entry point fails to import stops the Scheduler with a PluginLoadError
+    naming the distribution and the entry point."""
+    from schedframe import Scheduler
+
+    broken = FakeEntryPoint("broken", error=ImportError("no module x"))
+    dists.append(FakeDistribution("broken-plugins", broken, version="0.3"))
+    with pytest.raises(PluginLoadError, match=r"entry point 'broken' .* of distribution broken-plugins 0\.3 "
+                                              r"failed: ImportError: no module x"):
+        Scheduler()
+
+
+def test_entry_point_scan_is_cached_until_the_path_changes(tmp_path: Any,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The installed distributions are scanned once, again when a directory on sys.path changes."""
+    import os
+    import sys
+
+    from schedframe.framework import plugin_manager
+
+    calls: list[int] = []
+    monkeypatch.setattr(plugin_manager, "_scan", lambda: calls.append(1) or ())
+    monkeypatch.setattr(plugin_manager, "_SCAN_CACHE", {})
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert plugin_manager._entry_points() == ()
+    assert plugin_manager._entry_points() == ()
+    assert len(calls) == 1
+    (tmp_path / "new-1.0.dist-info").mkdir()  # a distribution installed
+    os.utime(tmp_path, ns=(1, 1))  # a coarse clock may not see the mkdir
+    plugin_manager._entry_points()
+    assert len(calls) == 2
+
+
+def test_discover_without_entry_points_keeps_the_plugin_manager(dists: list[Any]) -> None:
+    """With nothing installed, no plugin manager is created and a given one is left untouched."""
+    from schedframe.framework.plugin_manager import discover_plugins
+
+    assert discover_plugins(Registry()) is None
+    pm = pluggy.PluginManager("other")
+    assert discover_plugins(Registry(), pm) is pm

@@ -51,6 +51,7 @@ from .cache.nodeinfo import (
 )
 from .cache.snapshot import Snapshot
 from .cache.store import ObjectStore
+from .config._versions import ConfigurationDeprecationWarning
 from .config.configuration import (
     EXTENSION_POINTS,
     PluginRef,
@@ -152,6 +153,7 @@ __all__ = [
     "ClusterEvent",
     "ClusterEventWithHint",
     "Code",
+    "ConfigurationDeprecationWarning",
     "ConfigurationError",
     "Container",
     "ContainerImage",

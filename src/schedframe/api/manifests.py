@@ -1121,9 +1121,15 @@ def namespace_from_manifest(manifest: Mapping[str, Any]) -> Namespace:
     return _namespace_obj(manifest)
 
 
+#: The PodGroup API groups kubernetes-sigs/scheduler-plugins has published: ``scheduling.x-k8s.io``
+#: (since its v0.25.7) and ``scheduling.sigs.k8s.io`` (before), with the same fields.
+POD_GROUP_API_VERSIONS: Final = (POD_GROUP_API_VERSION, "scheduling.sigs.k8s.io/v1alpha1")
+
+
 def pod_group_from_manifest(manifest: Any) -> PodGroup:
-    """Read a ``scheduling.x-k8s.io/v1alpha1`` PodGroup manifest."""
-    m = _check_top(manifest, "PodGroup", (POD_GROUP_API_VERSION,))
+    """Read a ``scheduling.x-k8s.io/v1alpha1`` (or ``scheduling.sigs.k8s.io/v1alpha1``) PodGroup
+    manifest."""
+    m = _check_top(manifest, "PodGroup", POD_GROUP_API_VERSIONS)
     meta = _mapping(m.get("metadata"), "metadata")
     spec = _mapping(m.get("spec"), "spec")
     min_member = _int(spec.get("minMember"), "spec.minMember") or 0
@@ -1168,7 +1174,7 @@ _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] =
     "StatefulSet": (("apps/v1",), _stateful_set),
     "PodDisruptionBudget": (("policy/v1",), _pdb),
     "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
-    "PodGroup": ((POD_GROUP_API_VERSION,), pod_group_from_manifest),
+    "PodGroup": (POD_GROUP_API_VERSIONS, pod_group_from_manifest),
 }
 
 #: The kinds schedframe reads, with their apiVersion.

@@ -6,11 +6,13 @@ May import :mod:`schedframe.framework` and the layers below it.
 
 from __future__ import annotations
 
+from ._versions import ConfigurationDeprecationWarning
 from .configuration import (
     API_VERSION,
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     KIND,
+    MAX_CONFIG_FILE_BYTES,
     MULTI_POINT,
     NOT_PROVIDED_UPSTREAM_PLUGINS,
     UPSTREAM_DEFAULT_PLUGINS,
@@ -23,9 +25,11 @@ from .configuration import (
 
 __all__ = [
     "API_VERSION",
+    "ConfigurationDeprecationWarning",
     "DEFAULT_SCHEDULER_NAME",
     "EXTENSION_POINTS",
     "KIND",
+    "MAX_CONFIG_FILE_BYTES",
     "MULTI_POINT",
     "NOT_PROVIDED_UPSTREAM_PLUGINS",
     "PluginRef",

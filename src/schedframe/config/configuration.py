@@ -1,8 +1,9 @@
 """Scheduler configuration: ``KubeSchedulerConfiguration`` (``kubescheduler.config.k8s.io/v1``).
 
 :class:`SchedulerConfiguration` reads the same document kube-scheduler reads (``--config``), from a
-mapping (:meth:`SchedulerConfiguration.from_dict`) or YAML text
-(:meth:`SchedulerConfiguration.from_yaml`), and applies upstream's semantics:
+mapping (:meth:`SchedulerConfiguration.from_dict`), YAML text
+(:meth:`SchedulerConfiguration.from_yaml`) or a file (:meth:`SchedulerConfiguration.from_file`),
+and applies upstream's semantics:
 
 * **Defaults.** Every profile starts from upstream's default plugin set, declared at
   ``multiPoint`` (:data:`UPSTREAM_DEFAULT_PLUGINS`); the user's ``enabled`` / ``disabled`` lists
@@ -25,18 +26,24 @@ mapping (:meth:`SchedulerConfiguration.from_dict`) or YAML text
   :class:`~schedframe.ConfigurationError` whose ``errors`` list names each field path, e.g.
   ``profiles[1].schedulerName: Duplicate value: "default-scheduler"``. ``pluginConfig[].args``
   are decoded through the registry entry's ``args_type.from_dict`` and their errors reported
-  under ``profiles[i].pluginConfig[j].args.``.
+  under ``profiles[i].pluginConfig[j].args.``. Unknown fields are errors at every level
+  (kube-scheduler's strict decoding).
+* **Older versions.** ``v1beta2`` and ``v1beta3`` documents are read with the defaults and
+  fields kube-scheduler gave them and converted to v1, with a
+  :class:`~schedframe.ConfigurationDeprecationWarning` (see :mod:`schedframe.config._versions`);
+  older versions are refused naming the release that removed them.
 
 Which extension points a plugin implements
 ------------------------------------------
 Expansion needs to know, for every plugin name, the points its plugin implements. A registry
 holds factories, not classes, so by default the configuration *probes* the registry: it builds
-each referenced plugin once with default args (``factory(None, handle)``) and an inert
-:class:`~schedframe.Handle` (empty snapshot and object store, no-op client and recorder), and
-checks the runtime-checkable extension-point Protocols (:func:`extension_points_of`). Results are
-cached per factory. A factory that cannot be built that way (it needs a live cluster, or
-mandatory args) can be described instead through the *implements* argument: a mapping from plugin
-name to its points, or a callable ``name -> points``; names it does not cover are probed.
+each referenced plugin once with the args the profile's ``pluginConfig`` gives it (else the
+args type's defaults, else ``None``) and an inert :class:`~schedframe.Handle` (empty snapshot
+and object store, no-op client and recorder), and checks the runtime-checkable extension-point
+Protocols (:func:`extension_points_of`). Successful results are cached per factory. A factory
+that cannot be built that way (it needs a live cluster) can be described instead through the
+*implements* argument: a mapping from plugin name to its points, or a callable
+``name -> points``; names it does not cover are probed.
 
 Without a *registry*, the in-tree registry (:func:`schedframe.plugins.in_tree_registry`) is used.
 Pass the registry the scheduler will run with when it holds out-of-tree plugins.
@@ -48,6 +55,8 @@ import contextlib
 import importlib
 import json
 import math
+import os
+import stat
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, final
@@ -58,7 +67,7 @@ from ..api.frozendict import FrozenDict, freeze
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
-from ..errors import ConfigurationError, PluginArgsError, SchedframeError, did_you_mean
+from ..errors import ConfigurationError, PluginArgsError, SchedframeError, bounded_repr, did_you_mean
 from ..framework.clock import Clock, RealClock
 from ..framework.cycle_state import CycleState
 from ..framework.handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
@@ -78,14 +87,25 @@ from ..framework.interfaces import (
     ScorePlugin,
     WaitingPod,
 )
-from ..framework.registry import Registry, RegistryEntry
+from ..framework.registry import Registry, RegistryEntry, unknown_plugin_message
 from ..framework.status import Status
+from ._versions import (
+    LEGACY_SCORE_PLUGINS,
+    REMOVED_API_VERSIONS,
+    REMOVED_PLUGINS,
+    VersionSpec,
+    convert_legacy_score_plugins,
+    v1_spec,
+    version_spec,
+    warn_deprecated,
+)
 
 __all__ = [
     "API_VERSION",
     "DEFAULT_SCHEDULER_NAME",
     "EXTENSION_POINTS",
     "KIND",
+    "MAX_CONFIG_FILE_BYTES",
     "MULTI_POINT",
     "NOT_PROVIDED_UPSTREAM_PLUGINS",
     "UPSTREAM_DEFAULT_PLUGINS",
@@ -98,6 +118,9 @@ __all__ = [
 
 #: The configuration's ``apiVersion``.
 API_VERSION: Final = "kubescheduler.config.k8s.io/v1"
+#: The largest configuration file :meth:`SchedulerConfiguration.from_file` reads (4 MiB; real
+#: configurations are a few kilobytes).
+MAX_CONFIG_FILE_BYTES: Final = 4 * 1024 * 1024
 #: The configuration's ``kind``.
 KIND: Final = "KubeSchedulerConfiguration"
 #: The scheduler name of the default profile (``pod.spec.schedulerName`` default).
@@ -193,15 +216,8 @@ NOT_PROVIDED_UPSTREAM_PLUGINS: Final[Mapping[str, str]] = FrozenDict({
 # Plugins removed from kube-scheduler that upstream validation rejects in a v1 configuration.
 _REMOVED_UPSTREAM_PLUGINS: Final = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
 
-_TOP_LEVEL_FIELDS: Final = frozenset({
-    "apiVersion", "kind", "parallelism", "percentageOfNodesToScore", "podInitialBackoffSeconds",
-    "podMaxBackoffSeconds", "profiles", "extenders",
-    # Accepted and ignored: they configure the kube-scheduler process, not scheduling.
-    "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling",
-    "delayCacheUntilActive",
-})
 _PROFILE_FIELDS: Final = frozenset({"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"})
-_PLUGINS_FIELDS: Final = frozenset((MULTI_POINT, *EXTENSION_POINTS))
+_CONVERTED_VERSIONS: Final = '"kubescheduler.config.k8s.io/v1beta2", "kubescheduler.config.k8s.io/v1beta3"'
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,7 +426,11 @@ class SchedulerConfiguration:
 
         ``apiVersion`` and ``kind`` may be omitted. Process-level fields (``leaderElection``,
         ``clientConnection``, ``enableProfiling``, ``enableContentionProfiling``,
-        ``delayCacheUntilActive``) are accepted and ignored; ``extenders`` must be empty.
+        ``delayCacheUntilActive``) are checked for unknown fields and otherwise ignored;
+        ``extenders`` must be empty. A ``v1beta2`` or ``v1beta3`` document is converted to v1
+        with the defaults kube-scheduler gave that version, warning with a
+        :class:`~schedframe.ConfigurationDeprecationWarning`; ``v1beta1``, ``v1alpha1`` and
+        ``v1alpha2`` are refused.
 
         Args:
             data: the document.
@@ -420,6 +440,10 @@ class SchedulerConfiguration:
 
         Raises:
             ConfigurationError: listing every problem of the document, each with its field path.
+
+        .. versionchanged:: 0.2.0
+            ``v1beta2`` and ``v1beta3`` are converted; unknown fields of ``leaderElection`` and
+            ``clientConnection`` are errors; plugins are probed with their ``pluginConfig`` args.
         """
         parser = _Parser(registry, implements)
         config = parser.configuration(data)
@@ -462,6 +486,77 @@ class SchedulerConfiguration:
             raise ConfigurationError(
                 f"a KubeSchedulerConfiguration must be a mapping, got {type(data).__name__}")
         return cls.from_dict(data, registry=registry, implements=implements)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], *, registry: Registry | None = None,
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+        """Read a ``KubeSchedulerConfiguration`` file, as kube-scheduler's ``--config`` does.
+
+        The format is told by the content: a document whose first character (after white space)
+        is ``{`` is JSON (duplicate keys refused), anything else YAML (which needs PyYAML). The
+        file must be a regular file of at most ``schedframe.config.MAX_CONFIG_FILE_BYTES``
+        bytes, in UTF-8.
+        ``v1beta2`` and ``v1beta3`` files are converted (see :meth:`from_dict`).
+
+        Raises:
+            ConfigurationError: the path is not a readable regular file, is too large, is not
+                UTF-8, JSON or YAML, or the configuration is invalid; the message names the path.
+
+        .. versionadded:: 0.2.0
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise ConfigurationError(f"from_file expects a path, got {type(path).__name__}")
+        shown = bounded_repr(os.fspath(path), 200)
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(
+                f"cannot read the configuration file {shown}: {exc.strerror or exc}"
+                if isinstance(exc, OSError) else f"cannot read the configuration file {shown}: {exc}"
+            ) from None
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigurationError(f"the configuration file {shown} is not a regular file")
+        if info.st_size > MAX_CONFIG_FILE_BYTES:
+            raise ConfigurationError(
+                f"the configuration file {shown} is {info.st_size} bytes, more than the "
+                f"{MAX_CONFIG_FILE_BYTES} bytes a KubeSchedulerConfiguration may have")
+        try:
+            with open(path, "rb") as f:
+                raw = f.read(MAX_CONFIG_FILE_BYTES + 1)
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot read the configuration file {shown}: {exc.strerror or exc}") from None
+        if len(raw) > MAX_CONFIG_FILE_BYTES:  # grew since stat
+            raise ConfigurationError(
+                f"the configuration file {shown} is more than the {MAX_CONFIG_FILE_BYTES} bytes a "
+                "KubeSchedulerConfiguration may have")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ConfigurationError(
+                f"the configuration file {shown} is not UTF-8 text (byte {exc.start})") from None
+        try:
+            if text.lstrip().startswith("{"):
+                from ..api.manifests import json_loads_strict
+
+                try:
+                    data = json_loads_strict(text)
+                except json.JSONDecodeError as exc:
+                    raise ConfigurationError(
+                        f"the configuration is not valid JSON: line {exc.lineno}, column {exc.colno}: "
+                        f"{exc.msg}") from None
+                except RecursionError:
+                    raise ConfigurationError(
+                        "the configuration is not valid JSON: nested too deeply") from None
+                except SchedframeError as exc:  # a duplicate key
+                    raise ConfigurationError(f"the configuration is not valid JSON: {exc}") from None
+                if not isinstance(data, Mapping):
+                    raise ConfigurationError(
+                        f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
+                return cls.from_dict(data, registry=registry, implements=implements)
+            return cls.from_yaml(text, registry=registry, implements=implements)
+        except ConfigurationError as exc:
+            raise ConfigurationError(exc.errors, prefix=f"{shown}: {_error_prefix(exc)}") from None
 
     @classmethod
     def from_profiles(cls, *profiles: Profile | Mapping[str, Any],
@@ -537,6 +632,16 @@ def _ref_to_dict(ref: PluginRef) -> dict[str, Any]:
 
 def _number_out(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+def _error_prefix(exc: ConfigurationError) -> str:
+    """The text before the error list in *exc*'s message."""
+    text = str(exc)
+    if len(exc.errors) == 1:
+        head, _, _ = text.rpartition(exc.errors[0])
+        return head
+    head, sep, _ = text.partition("\n  - ")
+    return head if sep else ""
 
 
 def _thaw(value: Any) -> Any:
@@ -666,14 +771,16 @@ class _ProbeHandle:
 _PROBE_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
-def _probe(name: str, entry: RegistryEntry) -> frozenset[str]:
-    """Build the plugin once with default args and an inert handle; raises on failure."""
+def _probe(name: str, entry: RegistryEntry, args: Any = None) -> frozenset[str]:
+    """Build the plugin once with *args* (its decoded ``pluginConfig`` args, or the args type's
+    defaults, or ``None``) and an inert handle; raises on failure. Successes are cached per
+    factory."""
     factory = entry.factory
     try:
         return _PROBE_CACHE[factory]
     except (KeyError, TypeError):
         pass
-    plugin = factory(None, _ProbeHandle())
+    plugin = factory(args, _ProbeHandle())
     if not isinstance(plugin, Plugin):
         raise TypeError(f"the factory returned {type(plugin).__name__}, which has no 'name'")
     points = extension_points_of(plugin)
@@ -770,6 +877,9 @@ class _Parser:
     def __init__(self, registry: Registry | None,
                  implements: Mapping[str, Iterable[str]] | PointsOf | None) -> None:
         self.registry: Registry = _in_tree_registry() if registry is None else registry
+        self.spec: VersionSpec = v1_spec(tuple((ref.name, ref.weight) for ref in UPSTREAM_DEFAULT_PLUGINS))
+        # the decoded pluginConfig args of the profile being read (plugins are probed with them)
+        self._profile_args: dict[str, Any] = {}
         if not isinstance(self.registry, Registry):
             raise ConfigurationError(f"registry must be a Registry, got {type(self.registry).__name__}")
         self.errors: list[str] = []
@@ -783,8 +893,25 @@ class _Parser:
                     f"implements must be a mapping or a callable, got {type(implements).__name__}")
             self._declared_fn = implements
         self._points: dict[str, frozenset[str] | None] = {}
-        self.omitted = tuple(ref.name for ref in UPSTREAM_DEFAULT_PLUGINS if ref.name not in self.registry)
-        self._defaults = _PluginSet([ref for ref in UPSTREAM_DEFAULT_PLUGINS if ref.name in self.registry])
+        self.use_version(self.spec)
+
+    def use_version(self, spec: VersionSpec) -> None:
+        """Read the document as *spec*'s ``apiVersion`` (its defaults and fields)."""
+        self.spec = spec
+        names = [n for n, _ in spec.multi_point_defaults]
+        names += [n for refs in spec.point_defaults.values() for n, _ in refs]
+        self.omitted = tuple(n for n in dict.fromkeys(names) if n not in self.registry)
+        self._defaults = _PluginSet(
+            [PluginRef(n, w) for n, w in spec.multi_point_defaults if n in self.registry])
+
+    def point_defaults(self, point: str, path: str) -> _PluginSet:
+        """The version's default plugins at *point* (v1beta2), keeping those the registry has and
+        whose plugin implements *point*."""
+        refs = []
+        for name, weight in self.spec.point_defaults.get(point, ()):
+            if name in self.registry and point in (self.points_of(name, path) or ()):
+                refs.append(PluginRef(name, weight))
+        return _PluginSet(refs)
 
     # -- errors ---------------------------------------------------------------------------
     def error(self, path: str, message: str) -> None:
@@ -866,14 +993,26 @@ class _Parser:
             return True
         if name == _WILDCARD:
             self.invalid(path, name, "'*' can only be used in a disabled list")
+        elif name in self.spec.legacy_volume_plugins:
+            self.error(path, f"plugin {name!r} was part of kube-scheduler's {self.spec.short} defaults but "
+                             f"kube-scheduler has since removed it (CSI migration) and schedframe does not "
+                             f"provide it (volumes are not modelled)")
         elif name in _REMOVED_UPSTREAM_PLUGINS:
             self.invalid(path, name, f"plugin {name!r} was removed from kube-scheduler and is "
                                      f"invalid in {API_VERSION}")
+        elif name in REMOVED_PLUGINS:
+            self.invalid(path, name,
+                         f"plugin {name!r} was removed from kube-scheduler: {REMOVED_PLUGINS[name]}")
+        elif name in LEGACY_SCORE_PLUGINS:
+            self.invalid(path, name,
+                         f"plugin {name!r} was merged into NodeResourcesFit (kube-scheduler 1.22): "
+                         f"enable NodeResourcesFit with args scoringStrategy.type "
+                         f"{LEGACY_SCORE_PLUGINS[name]} (a v1beta2 or v1beta3 document is converted so)")
         elif name in NOT_PROVIDED_UPSTREAM_PLUGINS:
             self.error(path, f"plugin {name!r} is part of kube-scheduler but not provided by "
                              f"schedframe ({NOT_PROVIDED_UPSTREAM_PLUGINS[name]})")
         else:
-            self.error(path, f"no plugin named {name!r} in the registry{did_you_mean(name, self.registry)}")
+            self.error(path, unknown_plugin_message(name, self.registry))
         return False
 
     def points_of(self, name: str, path: str) -> frozenset[str] | None:
@@ -894,12 +1033,26 @@ class _Parser:
                     f"implements[{name!r}] names unknown extension point(s) {bad}; known: "
                     f"{', '.join(EXTENSION_POINTS)}")
         else:
+            entry = self.registry[name]
+            args = self._profile_args.get(name)
+            if args is _INVALID:
+                args = None
+            which = "its args"
+            if args is None:
+                which = "default args"
+                if entry.args_type is not None:
+                    try:
+                        args = entry.args_type()
+                    except Exception:  # mandatory fields: the factory gets None, as before
+                        args = None
             try:
-                points = _probe(name, self.registry[name])
+                points = _probe(name, entry, args)
             except Exception as exc:
                 self.error(path, f"cannot tell which extension points plugin {name!r} implements: "
-                                 f"building it with default args failed ({type(exc).__name__}: {exc}); "
-                                 f"describe it with implements={{{name!r}: [...]}}")
+                                 f"building it with {which} failed ({type(exc).__name__}: "
+                                 f"{bounded_repr(str(exc), 200)[1:-1]}); give its args in pluginConfig, "
+                                 f"register it with args_type=, or describe it with "
+                                 f"implements={{{name!r}: [...]}}")
                 points = None
         self._points[name] = points
         return points
@@ -970,12 +1123,13 @@ class _Parser:
         if data is not None:
             mapping = self.mapping(data, path)
             if mapping is not None:
-                self.fields(mapping, _PLUGINS_FIELDS, path)
+                self.fields(mapping, self.spec.plugins_fields, path)
                 for point in (MULTI_POINT, *EXTENSION_POINTS):
                     custom[point] = self.plugin_set(mapping.get(point), _child(path, point), point)
         merged = {MULTI_POINT: _merge_plugin_set(self._defaults, custom.get(MULTI_POINT, _PluginSet()))}
         for point in EXTENSION_POINTS:
-            merged[point] = _merge_plugin_set(_PluginSet(), custom.get(point, _PluginSet()))
+            merged[point] = _merge_plugin_set(self.point_defaults(point, _child(path, point)),
+                                              custom.get(point, _PluginSet()))
         multi_path = _child(path, MULTI_POINT)
         multi = [ref for ref in merged[MULTI_POINT].enabled
                  if self.points_of(ref.name, multi_path) is not None]
@@ -1044,8 +1198,8 @@ class _Parser:
             if not self.check_name(name, _child(item_path, "name")):
                 continue
             args = self.decode_args(name, mapping.get("args"), _child(item_path, "args"))
-            if args is not _INVALID and args is not None:
-                out[name] = args
+            if args is not None:
+                out[name] = args  # _INVALID (reported) keeps the plugin from default args
         return out
 
     def decode_args(self, name: str, raw: Any, path: str) -> Any:
@@ -1061,9 +1215,10 @@ class _Parser:
         data = dict(raw)
         ok = True
         api_version = data.pop("apiVersion", None)
-        if api_version is not None and api_version != API_VERSION:
+        if api_version is not None and api_version not in (API_VERSION, self.spec.api_version):
             self.error(_child(path, "apiVersion"),
-                       f"Unsupported value: {_fmt(api_version)}: supported values: {_fmt(API_VERSION)}")
+                       f"Unsupported value: {_fmt(api_version)}: supported values: "
+                       f"{_fmt(self.spec.api_version)}")
             ok = False
         kind = data.pop("kind", None)
         if kind is not None and kind != f"{name}Args":
@@ -1117,8 +1272,9 @@ class _Parser:
         try:
             return args_type()
         except Exception as exc:
-            self.error(path, f"the default args of plugin {name!r} could not be built: "
-                             f"{type(exc).__name__}: {exc}")
+            self.error(path, f"plugin {name!r} needs args: give them in pluginConfig (its args type "
+                             f"{args_type.__name__} has no defaults: {type(exc).__name__}: "
+                             f"{bounded_repr(str(exc), 200)[1:-1]})")
             return _INVALID
 
     # -- profile and configuration ----------------------------------------------------------
@@ -1146,14 +1302,25 @@ class _Parser:
         pct_path = _child(path, "percentageOfNodesToScore")
         pct = self.percentage(mapping.get("percentageOfNodesToScore"), pct_path)
         plugins_path = _child(path, "plugins")
-        plugins = self.plugins(mapping.get("plugins"), plugins_path)
+        # The args are decoded first, so that plugins are probed with them; their errors are
+        # still listed after those of the plugins.
+        before = len(self.errors)
         args = self.plugin_config(mapping.get("pluginConfig"), _child(path, "pluginConfig"))
+        args_errors = self.errors[before:]
+        del self.errors[before:]
+        self._profile_args = args
+        try:
+            plugins = self.plugins(mapping.get("plugins"), plugins_path)
+        finally:
+            self._profile_args = {}
+        self.errors.extend(args_errors)
         for ref_name in dict.fromkeys(ref.name for refs in plugins.values() for ref in refs):
             if ref_name not in args:
                 default = self.default_args(ref_name, self.registry[ref_name].args_type,
                                             _child(path, "pluginConfig"))
                 if default is not None and default is not _INVALID:
                     args[ref_name] = default
+        args = {k: v for k, v in args.items() if v is not _INVALID}
         shown = repr(name) if name else "(unnamed)"
         queue_sort = plugins["queueSort"]
         if len(queue_sort) != 1:
@@ -1170,11 +1337,28 @@ class _Parser:
         if not isinstance(data, Mapping):
             raise ConfigurationError(
                 f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
-        self.fields(data, _TOP_LEVEL_FIELDS, "")
         api_version = data.get("apiVersion")
-        if api_version is not None and api_version != API_VERSION:
+        removed_in = REMOVED_API_VERSIONS.get(api_version) if isinstance(api_version, str) else None
+        if removed_in is not None:
+            raise ConfigurationError(
+                [f"apiVersion: Unsupported value: {_fmt(api_version)}: kube-scheduler no longer supports it "
+                 f"since Kubernetes {removed_in}; rewrite the file as {API_VERSION} (schedframe also "
+                 f"converts {_CONVERTED_VERSIONS})"],
+                prefix="invalid KubeSchedulerConfiguration: ")
+        spec = version_spec(api_version)
+        notes: list[str] = []
+        if spec is not None:
+            self.use_version(spec)
+            data, errors, notes = convert_legacy_score_plugins(data)
+            self.errors.extend(errors)
+        self.fields(data, self.spec.top_fields, "")
+        for field, known in self.spec.nested_fields.items():
+            nested = data.get(field)
+            if nested is not None and self.mapping(nested, field) is not None:
+                self.fields(nested, known, field)
+        if api_version is not None and api_version != API_VERSION and spec is None:
             self.error("apiVersion", f"Unsupported value: {_fmt(api_version)}: supported values: "
-                                     f"{_fmt(API_VERSION)}")
+                                     f"{_fmt(API_VERSION)}, {_CONVERTED_VERSIONS}")
         kind = data.get("kind")
         if kind is not None and kind != KIND:
             self.error("kind", f"Unsupported value: {_fmt(kind)}: supported values: {_fmt(KIND)}")
@@ -1227,6 +1411,8 @@ class _Parser:
         self.common_queue_sort(profiles)
         if self.errors:
             return None
+        if self.spec.deprecated:
+            warn_deprecated(self.spec, notes)
         return SchedulerConfiguration(
             tuple(profiles), percentage_of_nodes_to_score=pct, pod_initial_backoff_seconds=initial,
             pod_max_backoff_seconds=maximum, parallelism=parallelism, omitted_upstream_plugins=self.omitted)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 import pluggy
 
@@ -13,7 +15,7 @@ from . import hookspecs as _hookspecs
 from .hookspecs import PROJECT_NAME
 from .registry import Registry
 
-__all__ = ["load_plugins", "make_plugin_manager"]
+__all__ = ["discover_plugins", "load_plugins", "make_plugin_manager"]
 
 
 def make_plugin_manager() -> pluggy.PluginManager:
@@ -39,6 +41,51 @@ def _dist_label(dist: Any) -> str:
 def _detail(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_ORIGINAL_DISTRIBUTIONS: Final = importlib.metadata.distributions
+_Found = tuple[tuple[str, str, str], ...]
+_SCAN_CACHE: dict[tuple[Any, ...], _Found] = {}
+
+
+def _path_state() -> tuple[Any, ...]:
+    """``sys.path`` with the modification time of each entry: installing or removing a
+    distribution changes the directory it goes in."""
+    state: list[Any] = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except (OSError, ValueError, TypeError):
+            state.append((entry, None))
+    return tuple(state)
+
+
+def _scan() -> _Found:
+    found: list[tuple[str, str, str]] = []
+    for dist in list(importlib.metadata.distributions()):
+        for ep in dist.entry_points:
+            if ep.group == PROJECT_NAME:
+                found.append((ep.name, _dist_label(dist), str(getattr(ep, "value", "?"))))
+    return tuple(found)
+
+
+def _entry_points() -> _Found:
+    """``(entry point, distribution, value)`` of every entry point in group ``schedframe``.
+
+    Scanning the installed distributions takes tens of milliseconds, and every
+    :class:`~schedframe.Scheduler` does it; the result is kept until ``sys.path`` or a
+    directory on it changes (while ``importlib.metadata.distributions`` is not replaced, as
+    tests do).
+    """
+    if importlib.metadata.distributions is not _ORIGINAL_DISTRIBUTIONS:
+        return _scan()
+    key = _path_state()
+    found = _SCAN_CACHE.get(key)
+    if found is None:
+        found = _scan()
+        _SCAN_CACHE.clear()
+        _SCAN_CACHE[key] = found
+    return found
 
 
 def load_plugins(registry: Registry, *, pm: pluggy.PluginManager | None = None,
@@ -77,20 +124,17 @@ def load_plugins(registry: Registry, *, pm: pluggy.PluginManager | None = None,
 
     # Find the entry points first, so that every failure can name its distribution.
     found: dict[str, tuple[str, str]] = {}
-    for dist in list(importlib.metadata.distributions()):
-        for ep in dist.entry_points:
-            if ep.group != PROJECT_NAME or pm.is_blocked(ep.name):
-                continue
-            label = _dist_label(dist)
-            value = str(getattr(ep, "value", "?"))
-            if ep.name in found:
-                other = found[ep.name][0]
-                raise PluginLoadError(
-                    f"entry point {ep.name!r} in group {PROJECT_NAME!r} is provided by both "
-                    f"distribution {other} and distribution {label}; uninstall one or block the "
-                    "name with load_plugins(..., blocked=[...])"
-                )
-            found[ep.name] = (label, value)
+    for ep_name, label, value in _entry_points():
+        if pm.is_blocked(ep_name):
+            continue
+        if ep_name in found:
+            other = found[ep_name][0]
+            raise PluginLoadError(
+                f"entry point {ep_name!r} in group {PROJECT_NAME!r} is provided by both "
+                f"distribution {other} and distribution {label}; uninstall one or block the "
+                "name with load_plugins(..., blocked=[...])"
+            )
+        found[ep_name] = (label, value)
     for ep_name, (label, value) in found.items():
         if pm.has_plugin(ep_name):
             continue
@@ -113,3 +157,19 @@ def load_plugins(registry: Registry, *, pm: pluggy.PluginManager | None = None,
                 where = f"plugin {impl.plugin_name!r}"
             raise PluginLoadError(f"{where}: schedframe_register_plugins failed: {_detail(exc)}") from exc
     return pm
+
+
+def discover_plugins(registry: Registry,
+                     pm: pluggy.PluginManager | None = None) -> pluggy.PluginManager | None:
+    """:func:`load_plugins` as :class:`~schedframe.Scheduler` does it by default. With no
+    ``schedframe`` entry point installed nothing is loaded and *pm* is returned as it is (no
+    plugin manager is created for nothing).
+
+    Raises:
+        PluginLoadError: as :func:`load_plugins`, naming the distribution and entry point.
+
+    .. versionadded:: 0.2.0
+    """
+    if not _entry_points():
+        return pm
+    return load_plugins(registry, pm=pm)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, final
 
 import attrs
 
-from ..errors import DuplicatePluginError, UnknownPluginError, did_you_mean
+from ..errors import DuplicatePluginError, UnknownPluginError
 from .handle import Handle
 from .interfaces import Plugin
 
-__all__ = ["PluginFactory", "Registry", "RegistryEntry"]
+__all__ = ["PluginFactory", "Registry", "RegistryEntry", "close_plugin_name", "unknown_plugin_message"]
 
 #: ``new(args, handle) -> plugin``. *args* is ``None`` (use defaults) or the plugin's args object.
 PluginFactory = Callable[[Any, Handle], Plugin]
@@ -33,8 +33,9 @@ class Registry(Mapping[str, RegistryEntry]):
     """Maps plugin names to factories.
 
     ``register`` refuses duplicates, ``unregister`` refuses unknown names, ``merge`` goes through
-    ``register``; unknown names raise :class:`~schedframe.UnknownPluginError` suggesting the
-    closest registered name.
+    ``register``; unknown names raise :class:`~schedframe.UnknownPluginError` suggesting a
+    registered name only when one is close (``close_plugin_name``), else saying the name is
+    not registered.
 
     An *args_type* is a class with ``from_dict(mapping)`` (decoding the camelCase
     ``pluginConfig[].args``) whose no-argument construction gives upstream's defaults.
@@ -74,7 +75,7 @@ class Registry(Mapping[str, RegistryEntry]):
             self.register(name, entry.factory, args_type=entry.args_type)
 
     def _unknown(self, name: str) -> str:
-        return f"no plugin named {name!r} in the registry{did_you_mean(name, self._entries)}"
+        return unknown_plugin_message(name, self._entries)
 
     def __getitem__(self, name: str) -> RegistryEntry:
         try:
@@ -90,3 +91,56 @@ class Registry(Mapping[str, RegistryEntry]):
 
     def __repr__(self) -> str:
         return f"Registry({sorted(self._entries)!r})"
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of *a* and *b* (adjacent transpositions count 1), or ``limit + 1``
+    once it is certain to exceed *limit*."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            cost = 0 if ca == cb else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def close_plugin_name(name: str, candidates: Iterable[str]) -> str | None:
+    """The registered name *name* is most likely a typo of, or ``None``.
+
+    A candidate is close when it differs only in letter case, or by at most one edit per five
+    characters (at least one, at most three; an edit is an inserted, deleted or replaced
+    character, or two swapped neighbours). A plugin that is simply not registered (a name
+    unlike every registered one) gets no suggestion.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(name, str) or not name or len(name) > 256:
+        return None
+    folded = name.casefold()
+    limit = min(3, max(1, len(name) // 5))
+    best: tuple[int, str] | None = None
+    for candidate in candidates:
+        other = candidate.casefold()
+        distance = 0 if other == folded else _edit_distance(folded, other, limit)
+        if distance <= limit and (best is None or distance < best[0]):
+            best = (distance, candidate)
+    return None if best is None else best[1]
+
+
+def unknown_plugin_message(name: str, candidates: Iterable[str]) -> str:
+    """``no plugin named 'X' in the registry`` with a suggestion when a registered name is close
+    (:func:`close_plugin_name`), else saying the plugin is not registered."""
+    close = close_plugin_name(name, candidates)
+    if close is not None:
+        return f"no plugin named {name!r} in the registry; did you mean {close!r}?"
+    return (f"no plugin named {name!r} in the registry: it is not registered (register it in the "
+            "registry passed as registry=, or install the distribution that provides it)")

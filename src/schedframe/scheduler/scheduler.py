@@ -270,7 +270,8 @@ class Scheduler:
         clock: time source; default a new :class:`~schedframe.FakeClock` (deterministic mode) or
             the wall clock (threaded mode).
         seed: seeds the RNG that breaks ties between equally scored nodes.
-        registry: the plugins; default the in-tree registry.
+        registry: the plugins; default the in-tree registry plus the plugins of installed
+            distributions' ``schedframe`` entry points (see *load_entry_points*).
         binder: performs bindings (default :class:`InMemoryBinder`).
         threaded: run binding cycles in worker threads, with real Permit waits.
         objects: initial cluster objects other than nodes and pods (Namespaces, Services, PDBs...).
@@ -278,6 +279,14 @@ class Scheduler:
             (``schedframe_pod_scheduled``...) are called.
         workers: binding threads in threaded mode (default: the configuration's parallelism).
         pop_from_backoff_q: upstream's ``SchedulerPopFromBackoffQ`` (on by default).
+        load_entry_points: without a *registry*, load the ``schedframe`` entry points of
+            installed distributions into the in-tree registry (and *plugin_manager*, whose
+            observer hooks they may implement); ``False`` uses the in-tree plugins only. A
+            distribution that fails to load raises :class:`~schedframe.PluginLoadError` naming
+            it and its entry point. Ignored when *registry* is given.
+
+    .. versionchanged:: 0.2.0
+        Entry-point plugins are discovered by default (*load_entry_points*).
 
     .. versionadded:: 0.1.0
     """
@@ -287,13 +296,17 @@ class Scheduler:
     def __init__(self, config: Any = None, *, clock: Clock | None = None, seed: int = 0,
                  registry: Registry | None = None, binder: Binder | None = None, threaded: bool = False,
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
-                 pop_from_backoff_q: bool = True) -> None:
+                 pop_from_backoff_q: bool = True, load_entry_points: bool = True) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
             from ..plugins import in_tree_registry
 
             registry = in_tree_registry()
+            if load_entry_points:
+                from ..framework.plugin_manager import discover_plugins
+
+                plugin_manager = discover_plugins(registry, plugin_manager)
         if config is None:
             config = SchedulerConfiguration.default(registry=registry)
         elif isinstance(config, Mapping):
