@@ -59,7 +59,9 @@ from .config.configuration import (
     extension_points_of,
 )
 from .errors import (
+    ArgumentTypeError,
     CacheError,
+    ClockError,
     ConfigurationError,
     DuplicatePluginError,
     ManifestError,
@@ -139,6 +141,7 @@ __all__ = [
     "ActionType",
     "Affinity",
     "AffinityTerm",
+    "ArgumentTypeError",
     "BatchFilterPlugin",
     "BatchScoreExtensions",
     "BatchScorePlugin",
@@ -149,6 +152,7 @@ __all__ = [
     "CacheError",
     "Client",
     "Clock",
+    "ClockError",
     "ClusterEvent",
     "ClusterEventWithHint",
     "Code",

@@ -1258,13 +1258,21 @@ class Framework:
         return _OK
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Run every Reserve plugin's ``unreserve``, in reverse order; exceptions are logged."""
+        """Run every Reserve plugin's ``unreserve``, in reverse order; exceptions are logged. A
+        ``BaseException`` (``KeyboardInterrupt``...) does not stop the others: the first one is
+        re-raised once every plugin has run."""
+        interrupted: BaseException | None = None
         for name, _fn, un in reversed(self._reserve):
             try:
                 un(state, pod, node_name)
             except Exception as exc:
                 logger.warning("Unreserve of plugin %r raised for pod %s on node %s", name, pod.key,
                                node_name, exc_info=exc)
+            except BaseException as exc:
+                if interrupted is None:
+                    interrupted = exc
+        if interrupted is not None:
+            raise interrupted
 
     # -- Permit ---------------------------------------------------------------------------------
     def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
