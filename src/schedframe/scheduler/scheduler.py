@@ -266,7 +266,10 @@ class _Binding:
     host: str
     start: float
     original: Pod
+    #: the binding was confirmed (nothing to undo any more)
     bound: bool = False
+    #: the failure path (Unreserve, forget, requeue) ran
+    undone: bool = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -1159,6 +1162,10 @@ class Scheduler:
     def _binding_done(self, future: concurrent.futures.Future[None]) -> None:
         with self._lock:
             self._futures.discard(future)
+        if not future.cancelled():
+            exc = future.exception()
+            if exc is not None:  # a BaseException, after the cycle was undone
+                logger.error("a binding thread was interrupted by %s: %s", type(exc).__name__, exc)
 
     def _resume_parked(self) -> bool:
         """Continue the binding cycles of parked pods whose Permit wait is decided; returns
@@ -1201,7 +1208,7 @@ class Scheduler:
         try:
             self._after_permit_unsafe(b, decision)
         except Exception as exc:
-            if b.bound:  # pragma: no cover - PostBind and the hooks catch their own errors
+            if b.bound or b.undone:  # pragma: no cover - PostBind and the hooks catch their own
                 raise
             logger.exception("binding cycle of %s failed", b.pinfo.pod.key)
             self._binding_cycle_error(b, _internal_error(exc))
@@ -1209,7 +1216,7 @@ class Scheduler:
             # KeyboardInterrupt, SystemExit... in PreBind, Bind (or a binder): unreserve, forget
             # and requeue first, so nothing stays assumed, then let it through. Once bound (an
             # interruption in PostBind) there is nothing to undo.
-            if not b.bound:
+            if not b.bound and not b.undone:
                 self._binding_cycle_error(b, _internal_error(exc))
             raise
 
@@ -1272,6 +1279,7 @@ class Scheduler:
             self._binding_cycle_error_locked(b, status)
 
     def _binding_cycle_error_locked(self, b: _Binding, status: Status) -> None:
+        b.undone = True
         assumed = b.pinfo.pod
         try:
             b.fwk.run_reserve_plugins_unreserve(b.state, assumed, b.host)
