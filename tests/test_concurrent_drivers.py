@@ -10,6 +10,7 @@ overcommitted nodes within a few examples.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -76,10 +77,9 @@ class ConcurrentDrivers(RuleBasedStateMachine):
         pod = self.s.get_pod(uid)
         if pod is None:
             return
-        try:
+        # bound meanwhile (an update made from the unbound copy): refused, as documented
+        with contextlib.suppress(SchedulerError):
             self.s.update_pod(pod.evolve(labels={**pod.labels, "v": str(self.serial)}))
-        except SchedulerError:
-            pass  # bound meanwhile (an update made from the unbound copy): refused, as documented
 
     def _add_node(self) -> None:
         with self.lock:

@@ -28,7 +28,7 @@ import attrs
 
 from ..api.frozendict import freeze
 from ..api.objects import Node, Pod
-from ..errors import CacheError
+from ..errors import ArgumentTypeError, CacheError
 from .nodeinfo import ImageStateSummary, NodeInfo
 from .snapshot import ImageStates, NodeTree, Snapshot, image_names, rebind_images
 
@@ -67,6 +67,16 @@ class _ImageRecord:
     def __init__(self, size: int) -> None:
         self.size = size
         self.nodes: set[str] = set()
+
+
+def _want_pod(method: str, pod: object, arg: str = "pod") -> None:
+    if not isinstance(pod, Pod):
+        raise ArgumentTypeError(f"Cache.{method}: {arg} must be a Pod, got {type(pod).__name__}")
+
+
+def _want_node(method: str, node: object, arg: str = "node") -> None:
+    if not isinstance(node, Node):
+        raise ArgumentTypeError(f"Cache.{method}: {arg} must be a Node, got {type(node).__name__}")
 
 
 def _pod_ref(pod: Pod) -> str:
@@ -111,6 +121,7 @@ class Cache:
     # -- nodes ------------------------------------------------------------------------------------
     def add_node(self, node: Node) -> None:
         """Add *node*, or replace the Node object of a node already known (upstream ``AddNode``)."""
+        _want_node("add_node", node)
         with self._lock:
             self._set_node(node)
 
@@ -120,6 +131,7 @@ class Cache:
         *old* is accepted for symmetry with the informer callback; the cache uses the Node object
         it holds, so a stale or missing *old* does no harm.
         """
+        _want_node("update_node", new, "new")
         with self._lock:
             self._set_node(new)
 
@@ -129,7 +141,13 @@ class Cache:
         Raises:
             CacheError: when the node is not in the cache.
         """
-        name = node if isinstance(node, str) else node.name
+        if isinstance(node, Node):
+            name = node.name
+        elif isinstance(node, str):
+            name = node
+        else:
+            raise ArgumentTypeError(f"Cache.remove_node: node must be a Node or a node name (str), got "
+                                    f"{type(node).__name__}")
         with self._lock:
             info = self._nodes.get(name)
             if info is None or info.node is None:
@@ -211,6 +229,7 @@ class Cache:
         Raises:
             CacheError: when the pod has no node_name, or is already in the cache.
         """
+        _want_pod("assume_pod", pod)
         _require_node_name(pod, "assumed")
         with self._lock:
             if pod.uid in self._pods:
@@ -236,6 +255,7 @@ class Cache:
             CacheError: when the pod is not in the cache, was assumed on another node, or is not
                 assumed (it was added).
         """
+        _want_pod("forget_pod", pod)
         with self._lock:
             cur = self._pods.get(pod.uid)
             if cur is None:
@@ -254,6 +274,7 @@ class Cache:
         Raises:
             CacheError: when the pod has no node_name, or was already added.
         """
+        _want_pod("add_pod", pod)
         _require_node_name(pod, "added")
         with self._lock:
             cur = self._pods.get(pod.uid)
@@ -271,6 +292,8 @@ class Cache:
             CacheError: when the pod is not in the cache, is still assumed, *new* has another uid,
                 or *new* has no node_name.
         """
+        _want_pod("update_pod", old, "old")
+        _want_pod("update_pod", new, "new")
         if old.uid != new.uid:
             raise CacheError(f"update_pod: old {_pod_ref(old)} and new {_pod_ref(new)} are different "
                              "pods (uids differ)")
@@ -292,6 +315,7 @@ class Cache:
         Raises:
             CacheError: when the pod is not in the cache.
         """
+        _want_pod("remove_pod", pod)
         with self._lock:
             cur = self._pods.get(pod.uid)
             if cur is None:
@@ -400,6 +424,9 @@ class Cache:
         a node gained its first or lost its last pod with (anti-)affinity. A snapshot follows one
         cache: one built by :meth:`Snapshot.from_objects` or updated by another cache starts over.
         """
+        if not isinstance(snapshot, Snapshot):
+            raise ArgumentTypeError(f"Cache.update_snapshot: snapshot must be a Snapshot, got "
+                                    f"{type(snapshot).__name__}")
         with self._lock:
             snapshot._adopt(self)
             gen = snapshot._generation

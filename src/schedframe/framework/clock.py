@@ -41,8 +41,8 @@ def _seconds(value: object, what: str) -> float:
     try:
         seconds = float(value)
     except OverflowError:  # an int too large for a float
-        raise ClockError(f"{what} must be a finite number of seconds, got an integer of "
-                         f"{value.bit_length()} bits") from None
+        raise ClockError(f"{what} must be a finite number of seconds, got an integer too large "
+                         "for a float") from None
     if not math.isfinite(seconds):
         raise ClockError(f"{what} must be a finite number of seconds, got {seconds}")
     return seconds

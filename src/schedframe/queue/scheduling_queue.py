@@ -35,6 +35,7 @@ from typing import Any, Final, Protocol, final
 
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import PodInfo
+from ..errors import ArgumentTypeError
 from ..framework.clock import Clock, RealClock
 from ..framework.events import (
     ActionType,
@@ -227,6 +228,11 @@ class _Profile:
             hit = [(plugin, reg.hint) for plugin, reg in self.hints if reg.event.matches(event)]
             self.match_cache[event] = hit
         return hit
+
+
+def _want_pod(method: str, pod: object, arg: str = "pod") -> None:
+    if not isinstance(pod, Pod):
+        raise ArgumentTypeError(f"SchedulingQueue.{method}: {arg} must be a Pod, got {type(pod).__name__}")
 
 
 class _Entry:
@@ -911,6 +917,7 @@ class SchedulingQueue:
     def add(self, pod: Pod) -> None:
         """Add a new pending pod (upstream ``Add``); it goes through PreEnqueue into activeQ, or
         waits gated in the unschedulable pool. Adding a pod the queue already holds updates it."""
+        _want_pod("add", pod)
         with self._lock:
             existing = self.get(pod.uid)
             if existing is not None:
@@ -928,6 +935,9 @@ class SchedulingQueue:
         run through the queueing hints (a gated pod re-runs PreEnqueue when moved). A pod being
         scheduled gets the change recorded as an in-flight event. An unknown pod is added.
         """
+        if old is not None:
+            _want_pod("update", old, "old")
+        _want_pod("update", new, "new")
         with self._lock:
             uid = new.uid
             events = pod_scheduling_properties_change(new, old) if old is not None else [
@@ -963,6 +973,7 @@ class SchedulingQueue:
 
     def delete(self, pod: Pod) -> bool:
         """Remove a pending pod from wherever it is; returns whether it was queued."""
+        _want_pod("delete", pod)
         with self._lock:
             self.nominator.delete(pod)
             uid = pod.uid
@@ -976,6 +987,11 @@ class SchedulingQueue:
     def activate(self, pods: Iterable[Pod]) -> None:
         """Move *pods* from the unschedulable pool or backoffQ to activeQ (upstream ``Activate``);
         a pod currently in flight gets a force-activate event that requeues it when it comes back."""
+        pods = list(pods)
+        for pod in pods:
+            if not isinstance(pod, Pod):
+                raise ArgumentTypeError(f"SchedulingQueue.activate: pods must be Pods, got "
+                                        f"{type(pod).__name__} among them")
         with self._lock:
             for pod in pods:
                 uid = pod.uid

@@ -327,11 +327,11 @@ class Scheduler:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ArgumentTypeError(f"Scheduler: seed must be an int, got {type(seed).__name__}")
         if clock is not None and not callable(getattr(clock, "now", None)):
-            raise ArgumentTypeError(f"Scheduler: clock must have a now() method (a Clock), got "
-                                    f"{type(clock).__name__}")
+            raise ArgumentTypeError(f"Scheduler: clock must be a Clock (an object with a now() method), "
+                                    f"got {type(clock).__name__}")
         if binder is not None and not callable(getattr(binder, "bind", None)):
-            raise ArgumentTypeError(f"Scheduler: binder must have a bind(pod, node_name) method, got "
-                                    f"{type(binder).__name__}")
+            raise ArgumentTypeError(f"Scheduler: binder must be a Binder (an object with a bind(pod, "
+                                    f"node_name) method), got {type(binder).__name__}")
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
                                     or workers < 1):
             raise ArgumentTypeError(f"Scheduler: workers must be a positive int, got {workers!r}")
@@ -650,6 +650,8 @@ class Scheduler:
                 self._resume_after_removal()
                 return new
             self._apply_pod_update(old, new)
+            if self._parked:
+                self._resume_after_removal()  # a waiting pod may have been rejected
         return new
 
     def _update_terminal(self, old: Pod, new: Pod) -> None:
