@@ -3,6 +3,7 @@ scheduling_queue_test.go / backoff_queue_test.go / nominator)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -935,23 +936,39 @@ class _Sorter:
         return priority_less(a, b)
 
 
-def test_raising_less_keeps_every_pod_and_reports_the_plugin(caplog: pytest.LogCaptureFixture) -> None:
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_raising_less_keeps_every_pod_and_reports_the_plugin() -> None:
     """less() raising: the pods are ordered by arrival instead, none is lost or duplicated, and
     the failure is logged once naming the plugin and counted in sort_errors."""
     sorter = _Sorter()
     q = new_queue(less=sorter.less)
     names = [f"p{i}" for i in range(12)]
-    with caplog.at_level("ERROR", logger="schedframe"):
+    logger = logging.getLogger("schedframe")
+    handler, disabled = _Collect(), logger.disabled
+    logger.addHandler(handler)
+    logger.disabled = False  # another library's logging setup may have disabled it
+    try:
         for i, name in enumerate(names):
             b = make_pod(name).priority(i % 3)
             if i % 4 == 1:
                 b = b.label("bad", "yes")
             q.add(b.obj())
+    finally:
+        logger.removeHandler(handler)
+        logger.disabled = disabled
     assert len(q) == 12
     assert q.sort_errors.count > 0
     assert q.sort_errors.plugin == "FlakySort"
     assert isinstance(q.sort_errors.last, ValueError)
-    logged = [r.getMessage() for r in caplog.records if "FlakySort" in r.getMessage()]
+    logged = [m for m in handler.messages if "FlakySort" in m]
     assert len(logged) == 1
     assert "orders such pods by arrival" in logged[0]
     popped = pop_names(q)

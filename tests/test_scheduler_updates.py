@@ -350,3 +350,14 @@ def test_public_entry_points_name_the_bad_argument() -> None:
     assert [n.name for n in s.nodes()] == ["n1"]
     assert s.pods() == []
     assert isinstance(s.queue, SchedulingQueue)
+
+
+def test_explain_and_snapshots_ignore_finished_pods() -> None:
+    """Snapshot.from_objects (so explain and PluginHarness) leaves Succeeded/Failed pods out."""
+    nodes = [_node_manifest("node-a")]
+    done = _pod_manifest("job-1-abcde", cpu="4", node="node-a", phase="Succeeded", host_port=80)
+    running = _pod_manifest("job-2-fghij", cpu="1", node="node-a", phase="Running")
+    e = explain(_pod_manifest("web-0", cpu="3", host_port=80), nodes=nodes, pods=[done, running])
+    assert e.selected_node == "node-a"
+    blocked = explain(_pod_manifest("web-1", cpu="4"), nodes=nodes, pods=[done, running])
+    assert blocked.selected_node is None

@@ -297,6 +297,12 @@ class Scheduler:
             (``schedframe_pod_scheduled``...) are called.
         workers: binding threads in threaded mode (default: the configuration's parallelism).
         pop_from_backoff_q: upstream's ``SchedulerPopFromBackoffQ`` (on by default).
+        verify_snapshots: debug mode: after every scheduling cycle compare the snapshot with the
+            cache (O(nodes + pods) per cycle) and raise :class:`~schedframe.CacheError` naming
+            the pod whose cycle modified a NodeInfo (a plugin mutating what it was given); the
+            snapshot is rebuilt from the cache before raising. Off by default: plugins get the
+            snapshot's NodeInfos themselves, not copies, and must treat them as read-only
+            (:meth:`verify_snapshot` checks on demand).
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
@@ -308,7 +314,7 @@ class Scheduler:
     def __init__(self, config: Any = None, *, clock: Clock | None = None, seed: int = 0,
                  registry: Registry | None = None, binder: Binder | None = None, threaded: bool = False,
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
-                 pop_from_backoff_q: bool = True) -> None:
+                 pop_from_backoff_q: bool = True, verify_snapshots: bool = False) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -339,6 +345,7 @@ class Scheduler:
             raise ArgumentTypeError(f"Scheduler: objects must be an iterable of api objects or "
                                     f"manifests, got {type(objects).__name__}")
         self.threaded = threaded
+        self.verify_snapshots = verify_snapshots
         if clock is None:
             from ..framework.clock import RealClock
 
@@ -372,6 +379,7 @@ class Scheduler:
         self._parked: dict[str, _Binding] = {}
         self._next_start_node_index = 0
         self._current: tuple[Pod, str] | None = None
+        self._last_cycle_pod = ""
         self._counts = {"bound": 0, "failed": 0, "cycles": 0}
 
         self.binder: Binder = binder if binder is not None else InMemoryBinder()
@@ -866,7 +874,32 @@ class Scheduler:
         with self._lock:
             return self._schedule_one_locked()
 
+    def verify_snapshot(self, *, repair: bool = True) -> list[str]:
+        """Compare the snapshot the cycles read with the cache (see
+        :meth:`Cache.verify_snapshot <schedframe.Cache.verify_snapshot>`): the list of
+        differences, empty when none. A difference means a plugin modified a NodeInfo (or the
+        node list) it was given; with *repair* (the default) the snapshot is then rebuilt from
+        the cache at the next cycle, so no decision is taken on the corrupted copy again.
+
+        .. versionadded:: 0.2.0
+        """
+        with self._lock:
+            return self.cache.verify_snapshot(self._snapshot, repair=repair)
+
     def _schedule_one_locked(self) -> bool:
+        scheduled = self._schedule_one_unverified()
+        if scheduled and self.verify_snapshots:
+            current = self._last_cycle_pod
+            problems = self.cache.verify_snapshot(self._snapshot, repair=True)
+            if problems:
+                raise CacheError(
+                    f"the scheduling cycle of pod {current} modified the snapshot: "
+                    f"{'; '.join(problems[:5])}; a plugin changed a NodeInfo it was given "
+                    "(plugins must treat NodeInfo as read-only); the snapshot is rebuilt from the "
+                    "cache")
+        return scheduled
+
+    def _schedule_one_unverified(self) -> bool:
         if not self.threaded:
             self._resume_parked()
         pinfo = self.queue.pop()
@@ -874,6 +907,7 @@ class Scheduler:
             return False
         self._counts["cycles"] += 1
         pod = pinfo.pod
+        self._last_cycle_pod = pod.key
         fwk = self.frameworks.get(pod.scheduler_name)
         if fwk is None:  # pragma: no cover - update_pod takes pods of other schedulers out
             self.queue.done(pod.uid)
