@@ -3,6 +3,7 @@ cache equal to one rebuilt from the event history, and deterministic replays."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -90,10 +91,9 @@ def _replay(history: list[tuple[str, Any]], seed: int, with_plugins: bool) -> Sc
 
 
 def _apply(s: Scheduler, op: str, arg: Any) -> None:
-    try:
+    # a WaitAndBoom interruption: the scheduler cleaned up before letting it through
+    with contextlib.suppress(KeyboardInterrupt):
         _apply_unguarded(s, op, arg)
-    except KeyboardInterrupt:
-        pass  # a WaitAndBoom interruption: the scheduler cleaned up before letting it through
 
 
 def _apply_unguarded(s: Scheduler, op: str, arg: Any) -> None:
