@@ -746,3 +746,32 @@ def test_base_exception_in_a_binding_thread_cleans_up(point: str, caplog: pytest
         else:
             assert s.pending() == []
         check_invariants(s)
+
+
+def test_interrupting_observer_hook_undoes_the_reservation() -> None:
+    """An observer hook (schedframe_pod_scheduled) raising KeyboardInterrupt after the scheduling
+    cycle chose a node: the pod is unreserved, forgotten and requeued, then it propagates."""
+    from schedframe.framework.hookspecs import hookimpl
+    from schedframe.framework.plugin_manager import make_plugin_manager
+
+    class Observer:
+        fired = False
+
+        @hookimpl
+        def schedframe_pod_scheduled(self, pod: Pod) -> None:
+            if not self.fired:
+                self.fired = True
+                raise KeyboardInterrupt("observer")
+
+    pm = make_plugin_manager()
+    pm.register(Observer())
+    s = Scheduler(clock=FakeClock(T0), plugin_manager=pm)
+    s.add_node(make_node("n1").capacity(cpu="1", memory="1Gi", pods=110).obj())
+    p = s.add_pod(make_pod("p").req(cpu="1").obj())
+    with pytest.raises(KeyboardInterrupt):
+        s.run_until_idle()
+    assert s.cache.dump().assumed_pods == frozenset()
+    assert [pp.pod.name for pp in s.pending()] == ["p"]
+    s.run_until_idle()
+    assert s.node_of(p) == "n1"
+    check_invariants(s)

@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from schedframe import (
     ActionType,
+    ArgumentTypeError,
     ClusterEvent,
     ClusterEventWithHint,
+    ConfigurationError,
     EventResource,
     FakeClock,
     NominatingInfo,
@@ -1015,3 +1017,15 @@ def test_raising_queue_sort_through_the_scheduler(caplog: pytest.LogCaptureFixtu
         s.run_until_idle()
     assert len(s.bindings()) == 6
     assert s.queue.sort_errors.count > 0
+
+
+@pytest.mark.parametrize(("kw", "error"), [
+    ({"pod_initial_backoff": float("nan")}, ConfigurationError),
+    ({"pod_max_backoff": float("inf")}, ConfigurationError),
+    ({"pod_initial_backoff": -1}, ConfigurationError),
+    ({"pod_max_backoff": "10s"}, ArgumentTypeError),
+])
+def test_backoff_arguments_are_checked(kw: dict[str, Any], error: type[Exception]) -> None:
+    """NaN, infinite, negative or non-numeric backoffs: a SchedframeError naming the argument."""
+    with pytest.raises(error, match=f"SchedulingQueue: {next(iter(kw))}"):
+        new_queue(**kw)

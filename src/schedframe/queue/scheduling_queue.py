@@ -35,7 +35,7 @@ from typing import Any, Final, Protocol, final
 
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import PodInfo
-from ..errors import ArgumentTypeError
+from ..errors import ArgumentTypeError, ConfigurationError
 from ..framework.clock import Clock, RealClock
 from ..framework.events import (
     ActionType,
@@ -444,15 +444,22 @@ class SchedulingQueue:
         nominator: PodNominator | None = None,
         less: LessFn | None = None,
     ) -> None:
-        if pod_initial_backoff < 0 or pod_max_backoff < 0:
-            raise ValueError(
-                f"backoff durations must be >= 0, got initial={pod_initial_backoff}, max={pod_max_backoff}"
-            )
+        durations = (("pod_initial_backoff", pod_initial_backoff), ("pod_max_backoff", pod_max_backoff),
+                     ("pod_max_in_unschedulable_pods_duration", pod_max_in_unschedulable_pods_duration))
+        for arg, value in durations:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ArgumentTypeError(f"SchedulingQueue: {arg} must be a number of seconds, got "
+                                        f"{type(value).__name__}")
+            if not value >= 0 or (math.isinf(value) and arg != "pod_max_in_unschedulable_pods_duration"):
+                # NaN fails the comparison; an infinite stay in the unschedulable pool means never
+                # flushed, an infinite backoff is a mistake
+                raise ConfigurationError(f"SchedulingQueue: {arg}: backoff durations must be >= 0 and "
+                                         f"finite, got {value}")
         self._clock: Clock = clock if clock is not None else RealClock()
         self._profiles: dict[str, _Profile] = {name: _Profile(fw) for name, fw in profiles.items()}
         if less is None:
             if not self._profiles:
-                raise ValueError("SchedulingQueue needs at least one profile or a less function")
+                raise ConfigurationError("SchedulingQueue needs at least one profile or a less function")
             less = next(iter(self._profiles.values())).framework.queue_sort_less()
         self._less = less
         self._initial_backoff = float(pod_initial_backoff)

@@ -949,14 +949,19 @@ class Scheduler:
                        profile=fwk.profile_name, duration=self.clock.now() - start)
             return True
         assumed = pinfo.pod
-        self._hook("schedframe_pod_scheduled", pod=assumed, node_name=host, profile=fwk.profile_name)
-        self._hook("schedframe_cycle_finished", pod=assumed, status=status, node_name=host,
-                   profile=fwk.profile_name, duration=self.clock.now() - start)
         binding = _Binding(fwk, state, pinfo, host, start, pod)
-        if self._executor is not None:
-            future = self._executor.submit(self._binding_thread, binding)
-            with self._lock:
-                self._futures.add(future)
+        try:
+            self._hook("schedframe_pod_scheduled", pod=assumed, node_name=host, profile=fwk.profile_name)
+            self._hook("schedframe_cycle_finished", pod=assumed, status=status, node_name=host,
+                       profile=fwk.profile_name, duration=self.clock.now() - start)
+            future = self._executor.submit(self._binding_thread, binding) if self._executor else None
+        except BaseException as exc:
+            # an observer hook interrupted (KeyboardInterrupt...), or the executor was shut down
+            # by a concurrent close(): the binding cycle never starts, so undo the reservation
+            self._binding_cycle_error(binding, _internal_error(exc))
+            raise
+        if future is not None:
+            self._futures.add(future)
             future.add_done_callback(self._binding_done)
         else:
             decision = self._poll_permit(binding)
