@@ -330,7 +330,7 @@ class Scheduler:
                 f"config must be a SchedulerConfiguration or a KubeSchedulerConfiguration mapping, "
                 f"got {type(config).__name__}")
         self.config: SchedulerConfiguration = config
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise ArgumentTypeError(f"Scheduler: seed must be an int, got {type(seed).__name__}")
         if clock is not None and not callable(getattr(clock, "now", None)):
             raise ArgumentTypeError(f"Scheduler: clock must be a Clock (an object with a now() method), "
@@ -460,13 +460,17 @@ class Scheduler:
             return found if found is not None else self._lookup_terminal(ref)
 
     def pods(self) -> list[Pod]:
-        """Every pod the scheduler knows, bound or not."""
+        """Every pod the scheduler works with, bound or not (pods in phase Succeeded or Failed
+        are left out: :meth:`get_pod` finds them)."""
         with self._lock:
             return list(self._pods.values())
 
     def list_pods(self, namespace: str | None = None) -> list[Pod]:
         """The pods of *namespace* (every namespace for ``None``), pending and bound, as the
-        API server has them (the pod informer's lister)."""
+        scheduler's pod informer lists them (without pods in phase Succeeded or Failed)."""
+        if namespace is not None and not isinstance(namespace, str):
+            raise ArgumentTypeError(f"Scheduler.list_pods: namespace must be a str or None, got "
+                                    f"{type(namespace).__name__}")
         with self._lock:
             if namespace is None:
                 return list(self._pods.values())
