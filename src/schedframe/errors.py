@@ -43,7 +43,6 @@ __all__ = [
     "StateNotFoundError",
     "UnknownPluginError",
     "did_you_mean",
-    "type_name",
 ]
 
 
@@ -162,11 +161,6 @@ class ClockError(SchedframeError, ValueError):
     """
 
     __module__ = "schedframe"
-
-
-def type_name(value: object) -> str:
-    """The type name shown in argument errors (``NoneType``, ``dict``, ``int``...)."""
-    return type(value).__name__
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:

@@ -340,7 +340,8 @@ class Scheduler:
                                     f"node_name) method), got {type(binder).__name__}")
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
                                     or workers < 1):
-            raise ArgumentTypeError(f"Scheduler: workers must be a positive int, got {workers!r}")
+            shown = workers if isinstance(workers, int) else type(workers).__name__
+            raise ArgumentTypeError(f"Scheduler: workers must be a positive int or None, got {shown}")
         if isinstance(objects, (str, bytes, Mapping)) or not isinstance(objects, Iterable):
             raise ArgumentTypeError(f"Scheduler: objects must be an iterable of api objects or "
                                     f"manifests, got {type(objects).__name__}")
