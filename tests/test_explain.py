@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import (
+    ArgumentTypeError,
     Code,
     CycleState,
     Node,
@@ -579,16 +580,17 @@ BAD_INPUT_CASES = [
                  r"pod default/p names schedulerName 'mine' but no profile named 'mine'", id="pod's profile"),
     pytest.param({"profile": "default-schedulr"}, r"did you mean 'default-scheduler'\?", id="profile name"),
     pytest.param({"config": 42}, "config must be a SchedulerConfiguration", id="config type"),
-    pytest.param({"pod": 42}, "expected a Pod or a v1 Pod manifest", id="pod type"),
-    pytest.param({"nodes": [42]}, "expected a Node or a v1 Node manifest", id="node type"),
+    pytest.param({"pod": 42}, r"explain: pod must be a Pod or a v1 Pod manifest", id="pod type"),
+    pytest.param({"nodes": [42]}, r"explain: nodes\[0\] must be a Node or a v1 Node manifest",
+                 id="node type"),
 ]
 
 
 @pytest.mark.parametrize(("kwargs", "match"), BAD_INPUT_CASES)
 def test_bad_inputs(kwargs: dict[str, Any], match: str) -> None:
-    """Misuse raises SchedulerError saying what was wrong."""
+    """Misuse raises SchedulerError (or ArgumentTypeError for a wrong type) saying what was wrong."""
     pod = kwargs.pop("pod", make_pod("p").obj())
-    with pytest.raises(SchedulerError, match=match):
+    with pytest.raises((SchedulerError, ArgumentTypeError), match=match):
         explain(pod, **kwargs)
 
 

@@ -69,6 +69,8 @@ class Chaos:
         kind = self.fault.kind
         if kind == "raise":
             raise _Boom(f"chaos at {point}")
+        if kind in _INTERRUPTS:
+            raise _INTERRUPTS[kind](f"chaos at {point}")
         if kind == "str":
             return "oops"
         if kind == "int":
@@ -166,6 +168,8 @@ class Chaos:
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         self.log.append(("unreserve", CHAOS, pod.name))
         if self._hit("unreserve", pod):
+            if self.fault.kind in _INTERRUPTS:
+                raise _INTERRUPTS[self.fault.kind]("chaos at unreserve")
             raise _Boom("chaos at unreserve")
 
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
@@ -207,6 +211,9 @@ class Chaos:
         if self._hit("postBind", pod):
             self._bad("postBind")
 
+
+#: BaseExceptions that are not Exceptions, by fault kind
+_INTERRUPTS: dict[str, type[BaseException]] = {"interrupt": KeyboardInterrupt, "exit": SystemExit}
 
 #: a code each point does not accept
 _BAD_CODE = {
@@ -611,4 +618,160 @@ def test_plugin_sleeping_past_a_permit_deadline() -> None:
     assert pending.message == ("0/1 nodes are available: 1 rejected due to timeout after waiting 5s at "
                                "plugin Gate.")
     assert ("unreserve", RESERVE_BEFORE, VICTIM) in log
+    check_invariants(s)
+
+
+# --------------------------------------------------------------------------------------------
+# BaseException (KeyboardInterrupt, SystemExit) at every extension point
+
+
+def _assert_consistent_after_interrupt(s: Scheduler) -> None:
+    """Right after an interruption: nothing assumed but the pods waiting at Permit, every
+    pending pod queued (none left in flight), the cache equal to the bound pods."""
+    dump = s.cache.dump()
+    waiting = {wp.pod.uid for wp in s.waiting_pods}
+    assert dump.assumed_pods == frozenset(waiting), "an interrupted cycle left a pod assumed"
+    queued = {p.uid for p in s.queue.pending_pods()}
+    for p in s.pending():
+        assert p.pod.uid in queued or p.pod.uid in waiting, f"{p.pod.key} neither queued nor waiting"
+    for node in s.nodes():
+        on_node = sorted(p.key for p in s.pods() if p.node_name == node.name)
+        cached = sorted(pi.pod.key for pi in dump.nodes[node.name].pods if pi.pod.uid not in waiting)
+        assert cached == on_node
+
+
+_INTERRUPT_POINTS = [p for p in (*_CHAOS_POINTS, "normalizeScore", "unreserve") if p != "preEnqueue"]
+
+
+@pytest.mark.parametrize("kind", sorted(_INTERRUPTS))
+@pytest.mark.parametrize("point", _INTERRUPT_POINTS)
+def test_base_exception_at_every_point_cleans_up_then_propagates(point: str, kind: str,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """KeyboardInterrupt/SystemExit in any plugin propagates out of run_until_idle only after the
+    cycle is undone (Unreserve, forget, requeue); the next run binds every pod."""
+    armed = {"left": 1}
+
+    def once(p: str, pod: Pod) -> bool:
+        if pod.name == VICTIM and armed["left"]:
+            armed["left"] -= 1
+            return True
+        return False
+
+    rig = make_rig(Fault(point, kind), hit=once, victim_cpu="64" if point == "postFilter" else "1")
+    s = rig.scheduler
+    with caplog.at_level(logging.CRITICAL, logger="schedframe"), pytest.raises(_INTERRUPTS[kind]):
+        s.run_until_idle(max_cycles=200)
+    assert armed["left"] == 0
+    _assert_consistent_after_interrupt(s)
+    victim = s.get_pod(f"default/{VICTIM}")
+    assert victim is not None
+    if point != "postBind":
+        # Reserve and Unreserve balance: every attempt that reserved was unreserved
+        calls = rig.victim_log("reserve", "unreserve")
+        assert calls.count(("reserve", RESERVE_BEFORE)) == calls.count(("unreserve", RESERVE_BEFORE))
+    with caplog.at_level(logging.CRITICAL, logger="schedframe"):
+        s.run_until_idle(max_cycles=200)
+    check_invariants(s)
+    assert [n for n in OTHERS if s.node_of(f"default/{n}") is None] == []
+    if point in ("postFilter", "unreserve"):
+        # the victim fits nowhere / waits at Permit until its timeout on every attempt
+        assert [p.pod.name for p in s.pending()] == [VICTIM]
+    else:
+        assert s.pending() == []
+
+
+@pytest.mark.parametrize("kind", sorted(_INTERRUPTS))
+def test_base_exception_at_pre_enqueue_keeps_the_pod(kind: str) -> None:
+    """A PreEnqueue plugin interrupting add_pod: the exception propagates, the pod is known,
+    queued (error backoff) with a message, and scheduled by the next run."""
+    armed = {"left": 1}
+
+    def once(p: str, pod: Pod) -> bool:
+        if pod.name == "late" and armed["left"]:
+            armed["left"] -= 1
+            return True
+        return False
+
+    rig = make_rig(Fault("preEnqueue", kind), hit=once)
+    s = rig.scheduler
+    s.run_until_idle()
+    with pytest.raises(_INTERRUPTS[kind]):
+        s.add_pod(make_pod("late").req(cpu="100m", memory="1Mi").obj())
+    [pending] = s.pending()
+    assert pending.pod.name == "late"
+    assert pending.where == "Backoff"
+    assert "interrupted" in pending.message
+    s.run_until_idle()
+    assert s.node_of("default/late") is not None
+    check_invariants(s)
+
+
+@pytest.mark.parametrize("point", ["permit", "preBind", "bind", "unreserve"])
+def test_base_exception_in_a_binding_thread_cleans_up(point: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Threaded mode: a KeyboardInterrupt in a binding thread ends that thread's cycle after
+    Unreserve/forget/requeue; nothing stays assumed and the pod is bound by a later attempt."""
+    armed = {"left": 1}
+
+    def once(p: str, pod: Pod) -> bool:
+        if pod.name == VICTIM and armed["left"]:
+            armed["left"] -= 1
+            return True
+        return False
+
+    log: list[tuple[str, str, str]] = []
+    registry = in_tree_registry()
+    registry.register(CHAOS, lambda args, handle: Chaos(Fault(point, "interrupt"), log, once))
+    for name in (RESERVE_BEFORE, RESERVE_AFTER):
+        registry.register(name, lambda args, handle, name=name: Recorder(name, log))
+    with Scheduler(_config(registry), registry=registry, clock=FakeClock(T0), threaded=True,
+                   workers=2) as s:
+        for i in range(3):
+            s.add_node(make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods=110).obj())
+        s.add_pod(make_pod(VICTIM).priority(100).req(cpu="1", memory="1Gi").obj())
+        for name in OTHERS:
+            s.add_pod(make_pod(name).req(cpu="1", memory="1Gi").obj())
+        interrupted = 0
+        with caplog.at_level(logging.CRITICAL, logger="schedframe"):
+            for _ in range(3):
+                try:
+                    s.run_until_idle(max_cycles=200)
+                except KeyboardInterrupt:  # Permit runs in the scheduling cycle, in this thread
+                    interrupted += 1
+        assert interrupted == (1 if point == "permit" else 0)
+        assert armed["left"] == 0
+        assert s.cache.dump().assumed_pods == frozenset()
+        assert [n for n in OTHERS if s.node_of(f"default/{n}") is None] == []
+        if point == "unreserve":
+            assert [p.pod.name for p in s.pending()] == [VICTIM]
+        else:
+            assert s.pending() == []
+        check_invariants(s)
+
+
+def test_interrupting_observer_hook_undoes_the_reservation() -> None:
+    """An observer hook (schedframe_pod_scheduled) raising KeyboardInterrupt after the scheduling
+    cycle chose a node: the pod is unreserved, forgotten and requeued, then it propagates."""
+    from schedframe.framework.hookspecs import hookimpl
+    from schedframe.framework.plugin_manager import make_plugin_manager
+
+    class Observer:
+        fired = False
+
+        @hookimpl
+        def schedframe_pod_scheduled(self, pod: Pod) -> None:
+            if not self.fired:
+                self.fired = True
+                raise KeyboardInterrupt("observer")
+
+    pm = make_plugin_manager()
+    pm.register(Observer())
+    s = Scheduler(clock=FakeClock(T0), plugin_manager=pm)
+    s.add_node(make_node("n1").capacity(cpu="1", memory="1Gi", pods=110).obj())
+    p = s.add_pod(make_pod("p").req(cpu="1").obj())
+    with pytest.raises(KeyboardInterrupt):
+        s.run_until_idle()
+    assert s.cache.dump().assumed_pods == frozenset()
+    assert [pp.pod.name for pp in s.pending()] == ["p"]
+    s.run_until_idle()
+    assert s.node_of(p) == "n1"
     check_invariants(s)

@@ -3,6 +3,7 @@ scheduling_queue_test.go / backoff_queue_test.go / nominator)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -13,8 +14,10 @@ from hypothesis import strategies as st
 
 from schedframe import (
     ActionType,
+    ArgumentTypeError,
     ClusterEvent,
     ClusterEventWithHint,
+    ConfigurationError,
     EventResource,
     FakeClock,
     NominatingInfo,
@@ -914,3 +917,115 @@ def test_no_duplicates_and_no_loss(operations: list[tuple[str, int]]) -> None:
     assert set(pending) == set(known)
     assert len(q) == len(known)
     assert all(q.where(uid) in ("Active", "Backoff", "Unschedulable") for uid in known)
+
+
+# --------------------------------------------------------------------------------------------
+# a QueueSort less() that raises
+
+
+class _Sorter:
+    """A QueueSort plugin whose less() raises for pods labelled ``bad``."""
+
+    name = "FlakySort"
+
+    def __init__(self, exc: type[BaseException] = ValueError) -> None:
+        self.exc = exc
+        self.armed = True
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        if self.armed and ("bad" in a.pod.labels or "bad" in b.pod.labels):
+            raise self.exc("cannot compare")
+        return priority_less(a, b)
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_raising_less_keeps_every_pod_and_reports_the_plugin() -> None:
+    """less() raising: the pods are ordered by arrival instead, none is lost or duplicated, and
+    the failure is logged once naming the plugin and counted in sort_errors."""
+    sorter = _Sorter()
+    q = new_queue(less=sorter.less)
+    names = [f"p{i}" for i in range(12)]
+    logger = logging.getLogger("schedframe")
+    handler, disabled = _Collect(), logger.disabled
+    logger.addHandler(handler)
+    logger.disabled = False  # another library's logging setup may have disabled it
+    try:
+        for i, name in enumerate(names):
+            b = make_pod(name).priority(i % 3)
+            if i % 4 == 1:
+                b = b.label("bad", "yes")
+            q.add(b.obj())
+    finally:
+        logger.removeHandler(handler)
+        logger.disabled = disabled
+    assert len(q) == 12
+    assert q.sort_errors.count > 0
+    assert q.sort_errors.plugin == "FlakySort"
+    assert isinstance(q.sort_errors.last, ValueError)
+    logged = [m for m in handler.messages if "FlakySort" in m]
+    assert len(logged) == 1
+    assert "orders such pods by arrival" in logged[0]
+    popped = pop_names(q)
+    assert sorted(popped) == sorted(names)
+    assert len(q) == 0
+
+
+def test_keyboard_interrupt_in_less_keeps_the_pod() -> None:
+    """A BaseException from less() propagates, but the pod being added or popped stays queued."""
+    sorter = _Sorter(KeyboardInterrupt)
+    q = new_queue(less=sorter.less)
+    for i in range(5):
+        q.add(make_pod(f"p{i}").priority(i).obj())
+    bad = make_pod("bad").label("bad", "yes").obj()
+    with pytest.raises(KeyboardInterrupt):
+        q.add(bad)
+    assert q.get(bad) is not None
+    with pytest.raises(KeyboardInterrupt):
+        q.pop()  # the heap compares the bad pod while sifting
+    assert len(q) == 6
+    sorter.armed = False
+    assert sorted(pop_names(q)) == ["bad", "p0", "p1", "p2", "p3", "p4"]
+
+
+def test_raising_queue_sort_through_the_scheduler(caplog: pytest.LogCaptureFixture) -> None:
+    """A QueueSort plugin raising for some pods: add_pod does not raise, every pod is scheduled."""
+    from schedframe.config.configuration import SchedulerConfiguration
+    from schedframe.plugins import in_tree_registry
+    from schedframe.scheduler.scheduler import Scheduler
+
+    registry = in_tree_registry()
+    registry.register("FlakySort", lambda args, handle: _Sorter())
+    config = SchedulerConfiguration.from_dict({"profiles": [{"plugins": {
+        "queueSort": {"enabled": [{"name": "FlakySort"}], "disabled": [{"name": "*"}]}}}]},
+        registry=registry)
+    s = Scheduler(config, registry=registry, clock=FakeClock(1000.0))
+    s.add_node(make_node("n1").capacity(cpu="8", memory="8Gi", pods=110).obj())
+    with caplog.at_level("CRITICAL", logger="schedframe"):
+        for i in range(6):
+            b = make_pod(f"p{i}").req(cpu="1")
+            if i % 2:
+                b = b.label("bad", "yes")
+            s.add_pod(b.obj())
+        s.run_until_idle()
+    assert len(s.bindings()) == 6
+    assert s.queue.sort_errors.count > 0
+
+
+@pytest.mark.parametrize(("kw", "error"), [
+    ({"pod_initial_backoff": float("nan")}, ConfigurationError),
+    ({"pod_max_backoff": float("inf")}, ConfigurationError),
+    ({"pod_initial_backoff": -1}, ConfigurationError),
+    ({"pod_max_backoff": "10s"}, ArgumentTypeError),
+])
+def test_backoff_arguments_are_checked(kw: dict[str, Any], error: type[Exception]) -> None:
+    """NaN, infinite, negative or non-numeric backoffs: a SchedframeError naming the argument."""
+    with pytest.raises(error, match=f"SchedulingQueue: {next(iter(kw))}"):
+        new_queue(**kw)

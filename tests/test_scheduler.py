@@ -12,6 +12,7 @@ import pytest
 
 from schedframe import (
     ActionType,
+    ArgumentTypeError,
     ClusterEvent,
     Code,
     CycleState,
@@ -620,13 +621,13 @@ def test_handler_errors() -> None:
         s.update_pod(pod("p").uid("other-uid").obj())
     with pytest.raises(SchedulerError, match="pod 'default/q' is unknown, so it cannot be removed"):
         s.remove_pod("default/q")
-    with pytest.raises(SchedulerError, match="expected a Pod or a v1 Pod manifest"):
+    with pytest.raises(ArgumentTypeError, match="add_pod: pod must be a Pod or a v1 Pod manifest"):
         s.add_pod(42)  # type: ignore[arg-type]
-    with pytest.raises(SchedulerError, match="expected a Node or a v1 Node manifest"):
+    with pytest.raises(ArgumentTypeError, match="add_node: node must be a Node or a v1 Node manifest"):
         s.add_node("n2")  # type: ignore[arg-type]
     with pytest.raises(SchedulerError, match="Namespace 'ns' is unknown"):
         s.remove_object(Namespace("ns"))
-    with pytest.raises(SchedulerError, match="expected a cluster object"):
+    with pytest.raises(ArgumentTypeError, match="expected a cluster object"):
         s.add_object(42)
 
 

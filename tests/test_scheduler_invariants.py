@@ -3,6 +3,7 @@ cache equal to one rebuilt from the event history, and deterministic replays."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -33,19 +34,44 @@ class _Victims:
 
 
 class WaitAndBoom:
-    """Filter raising for pods labelled ``boom``; Permit holding pods labelled ``wait`` for 5 s."""
+    """Filter raising for pods labelled ``boom``; Permit holding pods labelled ``wait`` for 5 s;
+    a ``KeyboardInterrupt`` at the point a pod's ``stop`` label names (filter, reserve, permit,
+    preBind, unreserve -- the last one after a Permit wait that times out), on that pod's first
+    attempt only."""
 
     name = "WaitAndBoom"
+
+    def __init__(self) -> None:
+        self.stopped: set[str] = set()
+
+    def _stop(self, point: str, pod: Pod) -> None:
+        if pod.labels.get("stop") == point and pod.uid not in self.stopped:
+            self.stopped.add(pod.uid)
+            raise KeyboardInterrupt(f"stop at {point}")
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if pod.labels.get("boom"):
             raise RuntimeError("boom")
+        self._stop("filter", pod)
         return None
 
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        self._stop("reserve", pod)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        self._stop("unreserve", pod)
+
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
-        if pod.labels.get("wait"):
+        self._stop("permit", pod)
+        if pod.labels.get("wait") or (pod.labels.get("stop") == "unreserve"
+                                      and pod.uid not in self.stopped):
             return Status.wait(), 5.0
         return None, 0.0
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        self._stop("preBind", pod)
+        return None
 
 
 def _make_scheduler(seed: int, with_plugins: bool, pm: Any = None) -> Scheduler:
@@ -65,6 +91,12 @@ def _replay(history: list[tuple[str, Any]], seed: int, with_plugins: bool) -> Sc
 
 
 def _apply(s: Scheduler, op: str, arg: Any) -> None:
+    # a WaitAndBoom interruption: the scheduler cleaned up before letting it through
+    with contextlib.suppress(KeyboardInterrupt):
+        _apply_unguarded(s, op, arg)
+
+
+def _apply_unguarded(s: Scheduler, op: str, arg: Any) -> None:
     clock = s.clock
     assert isinstance(clock, FakeClock)
     if op == "add_node":
@@ -166,14 +198,16 @@ class SchedulerMachine(RuleBasedStateMachine):
     @rule(name=st.sampled_from(POD_NAMES), cpu=st.sampled_from(["100m", "500m", "1", "3"]),
           memory=st.sampled_from(["100Mi", "1Gi"]), priority=st.integers(0, 2),
           zone=st.sampled_from(["", "a", "b"]), tolerate=st.booleans(),
-          special=st.sampled_from(["", "", "", "wait", "boom"]))
+          special=st.sampled_from(["", "", "", "wait", "boom", "stop=filter", "stop=reserve",
+                                   "stop=permit", "stop=preBind", "stop=unreserve"]))
     def add_pod(self, name: str, cpu: str, memory: str, priority: int, zone: str, tolerate: bool,
                 special: str) -> None:
         if any(p.name == name for p in self.added.values()):
             return
         b = make_pod(name).req(cpu=cpu, memory=memory).priority(priority)
         if special and self.with_plugins:
-            b = b.label(special, "yes")
+            key, _, value = special.partition("=")
+            b = b.label(key, value or "yes")
         if zone:
             b = b.node_selector({"zone": zone})
         if tolerate:
@@ -264,6 +298,10 @@ class SchedulerMachine(RuleBasedStateMachine):
         assert dump.assumed_pods == frozenset(wp.pod.uid for wp in self.s.waiting_pods)
         got = {n: (sorted(x.pod.uid for x in i.pods), i.requested, i.node) for n, i in dump.nodes.items()}
         assert got == want
+
+    @invariant()
+    def snapshot_matches_cache(self) -> None:
+        assert self.s.verify_snapshot(repair=False) == []
 
     def teardown(self) -> None:
         replay = _replay(self.history, self.seed, self.with_plugins)

@@ -60,7 +60,9 @@ from .config.configuration import (
     extension_points_of,
 )
 from .errors import (
+    ArgumentTypeError,
     CacheError,
+    ClockError,
     ConfigurationError,
     DuplicatePluginError,
     ManifestError,
@@ -140,6 +142,7 @@ __all__ = [
     "ActionType",
     "Affinity",
     "AffinityTerm",
+    "ArgumentTypeError",
     "BatchFilterPlugin",
     "BatchScoreExtensions",
     "BatchScorePlugin",
@@ -150,6 +153,7 @@ __all__ = [
     "CacheError",
     "Client",
     "Clock",
+    "ClockError",
     "ClusterEvent",
     "ClusterEventWithHint",
     "Code",

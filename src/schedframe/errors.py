@@ -14,7 +14,10 @@ caller would naturally catch::
     ├── PluginLoadError(RuntimeError)        an entry point could not be loaded
     ├── StateNotFoundError(KeyError)         a CycleState key was never written
     ├── CacheError(RuntimeError)             an impossible cache transition (assume twice, ...)
-    └── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
+    ├── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
+    ├── ArgumentTypeError(TypeError)         a public entry point got an argument of the wrong type
+    └── ClockError(ValueError)               a FakeClock asked for a non-finite, negative or
+                                             backward move
 
 Anything else escaping schedframe is a bug.
 """
@@ -27,7 +30,9 @@ from typing import Final
 
 __all__ = [
     "MAX_VALUE_REPR",
+    "ArgumentTypeError",
     "CacheError",
+    "ClockError",
     "ConfigurationError",
     "DuplicatePluginError",
     "ManifestError",
@@ -136,6 +141,27 @@ class CacheError(SchedframeError, RuntimeError):
 
 class SchedulerError(SchedframeError, RuntimeError):
     """Misuse of the :class:`~schedframe.Scheduler` (unknown pod, bad event order)."""
+
+    __module__ = "schedframe"
+
+
+class ArgumentTypeError(SchedframeError, TypeError):
+    """A public entry point (of the Scheduler, Cache, SchedulingQueue, Framework, explain) got an
+    argument of the wrong type; the message names the argument, what it expects and what it got,
+    e.g. ``"Scheduler.add_pod: pod must be a Pod or a v1 Pod manifest (mapping), got NoneType"``.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+
+class ClockError(SchedframeError, ValueError):
+    """A :class:`~schedframe.FakeClock` was asked for a time that is not a finite number, to step
+    by a negative or non-finite amount, or to go back in time.
+
+    .. versionadded:: 0.2.0
+    """
 
     __module__ = "schedframe"
 

@@ -425,6 +425,8 @@ def test_permit_without_group() -> None:
                      {"permitWaitingTimeSeconds": 7}, 12.0, id="group's scheduleTimeoutSeconds"),
         pytest.param(PodGroup("g", min_member=3, schedule_timeout_seconds=0), None, 60.0,
                      id="scheduleTimeoutSeconds 0 falls back"),
+        pytest.param(PodGroup("g", min_member=3), {"permitWaitingTimeSeconds": 0}, 60.0,
+                     id="permitWaitingTimeSeconds 0 falls back to the default"),
     ],
 )
 def test_permit_waits(pg: PodGroup, args: Any, want_timeout: float) -> None:
@@ -707,6 +709,20 @@ def test_gang_times_out() -> None:
         "g-0": "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Coscheduling.",
         "g-1": f"0/1 nodes are available: 1 {MSG_REJECTION_IN_UNRESERVE}.",
     }
+
+
+def test_zero_permit_waiting_time_means_the_default() -> None:
+    """permitWaitingTimeSeconds 0 is upstream's default wait (60 s), not a zero wait: the gang
+    binds together and the pods outside it are not starved by members timing out at once."""
+    pods = gang(3)
+    solo = make_pod("solo").req(cpu="1").obj()
+    s = cluster(4, [PodGroup("g", min_member=3)], [*pods, solo], args={"permitWaitingTimeSeconds": 0})
+    summary = s.run_until_idle(max_cycles=200)
+    assert not summary.stalled
+    assert summary.cycles < 20
+    assert len(s.bindings()) == 4
+    assert s.node_of(solo) is not None
+    assert_released(s)
 
 
 def test_gang_recovers_after_timeout() -> None:

@@ -299,6 +299,8 @@ def check_invariants(s: Scheduler, live: Collection[str], *, external: Collectio
     if dump.assumed_pods != frozenset(waiting):
         problems.append(f"assumed pods {sorted(dump.assumed_pods)} are not the waiting pods "
                         f"{sorted(waiting)}")
+    # the snapshot the cycles read must equal the cache (a plugin mutating a NodeInfo breaks it)
+    problems.extend(f"snapshot: {p}" for p in s.verify_snapshot(repair=False))
     return problems
 
 

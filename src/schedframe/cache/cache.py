@@ -28,8 +28,8 @@ import attrs
 
 from ..api.frozendict import freeze
 from ..api.objects import Node, Pod
-from ..errors import CacheError
-from .nodeinfo import ImageStateSummary, NodeInfo
+from ..errors import ArgumentTypeError, CacheError
+from .nodeinfo import ImageStateSummary, NodeInfo, PodInfo
 from .snapshot import ImageStates, NodeTree, Snapshot, image_names, rebind_images
 
 __all__ = ["Cache", "CacheDump"]
@@ -67,6 +67,39 @@ class _ImageRecord:
     def __init__(self, size: int) -> None:
         self.size = size
         self.nodes: set[str] = set()
+
+
+def _want_pod(method: str, pod: object, arg: str = "pod") -> None:
+    if not isinstance(pod, Pod):
+        raise ArgumentTypeError(f"Cache.{method}: {arg} must be a Pod, got {type(pod).__name__}")
+
+
+def _want_node(method: str, node: object, arg: str = "node") -> None:
+    if not isinstance(node, Node):
+        raise ArgumentTypeError(f"Cache.{method}: {arg} must be a Node, got {type(node).__name__}")
+
+
+def _uids(infos: list[PodInfo]) -> list[str]:
+    return [pi.pod.uid for pi in infos]
+
+
+def _node_info_differences(want: NodeInfo, got: NodeInfo) -> list[str]:
+    """The fields in which snapshot NodeInfo *got* differs from cache NodeInfo *want*."""
+    out: list[str] = []
+    if got.node is not want.node and got.node != want.node:
+        out.append("node object")
+    if got.generation != want.generation:
+        out.append(f"generation {got.generation}, want {want.generation}")
+    for field in ("pods", "pods_with_affinity", "pods_with_required_anti_affinity"):
+        g, w = _uids(getattr(got, field)), _uids(getattr(want, field))
+        if g != w:
+            out.append(f"{field}: {len(g)} pod(s), want {len(w)}")
+    for field in ("requested", "non_zero_requested", "allocatable"):
+        if getattr(got, field) != getattr(want, field):
+            out.append(f"{field}: {getattr(got, field)}, want {getattr(want, field)}")
+    if got.used_ports != want.used_ports:
+        out.append("used_ports")
+    return out
 
 
 def _pod_ref(pod: Pod) -> str:
@@ -111,6 +144,7 @@ class Cache:
     # -- nodes ------------------------------------------------------------------------------------
     def add_node(self, node: Node) -> None:
         """Add *node*, or replace the Node object of a node already known (upstream ``AddNode``)."""
+        _want_node("add_node", node)
         with self._lock:
             self._set_node(node)
 
@@ -120,6 +154,7 @@ class Cache:
         *old* is accepted for symmetry with the informer callback; the cache uses the Node object
         it holds, so a stale or missing *old* does no harm.
         """
+        _want_node("update_node", new, "new")
         with self._lock:
             self._set_node(new)
 
@@ -129,7 +164,13 @@ class Cache:
         Raises:
             CacheError: when the node is not in the cache.
         """
-        name = node if isinstance(node, str) else node.name
+        if isinstance(node, Node):
+            name = node.name
+        elif isinstance(node, str):
+            name = node
+        else:
+            raise ArgumentTypeError(f"Cache.remove_node: node must be a Node or a node name (str), got "
+                                    f"{type(node).__name__}")
         with self._lock:
             info = self._nodes.get(name)
             if info is None or info.node is None:
@@ -211,6 +252,7 @@ class Cache:
         Raises:
             CacheError: when the pod has no node_name, or is already in the cache.
         """
+        _want_pod("assume_pod", pod)
         _require_node_name(pod, "assumed")
         with self._lock:
             if pod.uid in self._pods:
@@ -236,6 +278,7 @@ class Cache:
             CacheError: when the pod is not in the cache, was assumed on another node, or is not
                 assumed (it was added).
         """
+        _want_pod("forget_pod", pod)
         with self._lock:
             cur = self._pods.get(pod.uid)
             if cur is None:
@@ -254,6 +297,7 @@ class Cache:
         Raises:
             CacheError: when the pod has no node_name, or was already added.
         """
+        _want_pod("add_pod", pod)
         _require_node_name(pod, "added")
         with self._lock:
             cur = self._pods.get(pod.uid)
@@ -271,6 +315,8 @@ class Cache:
             CacheError: when the pod is not in the cache, is still assumed, *new* has another uid,
                 or *new* has no node_name.
         """
+        _want_pod("update_pod", old, "old")
+        _want_pod("update_pod", new, "new")
         if old.uid != new.uid:
             raise CacheError(f"update_pod: old {_pod_ref(old)} and new {_pod_ref(new)} are different "
                              "pods (uids differ)")
@@ -292,6 +338,7 @@ class Cache:
         Raises:
             CacheError: when the pod is not in the cache.
         """
+        _want_pod("remove_pod", pod)
         with self._lock:
             cur = self._pods.get(pod.uid)
             if cur is None:
@@ -400,6 +447,9 @@ class Cache:
         a node gained its first or lost its last pod with (anti-)affinity. A snapshot follows one
         cache: one built by :meth:`Snapshot.from_objects` or updated by another cache starts over.
         """
+        if not isinstance(snapshot, Snapshot):
+            raise ArgumentTypeError(f"Cache.update_snapshot: snapshot must be a Snapshot, got "
+                                    f"{type(snapshot).__name__}")
         with self._lock:
             snapshot._adopt(self)
             gen = snapshot._generation
@@ -445,6 +495,47 @@ class Cache:
                 if relist_affinity:
                     snapshot._rebuild_affinity_lists()
             snapshot._generation = self._generation
+
+    def verify_snapshot(self, snapshot: Snapshot, *, repair: bool = False) -> list[str]:
+        """What differs between *snapshot* and this cache, for the nodes the snapshot claims to
+        have up to date: each such NodeInfo must hold the same node, pods, aggregates, host
+        ports and generation as the cache's, and the snapshot's node list must hold exactly its
+        NodeInfos. Empty when consistent.
+
+        A difference means something modified a NodeInfo (or a list) the snapshot handed out --
+        typically a plugin mutating the NodeInfo given to Filter or Score, which plugins must
+        never do (they get the snapshot's objects, not copies, to keep the hot path free of
+        copies). With *repair*, a snapshot found different is emptied, so the next
+        :meth:`update_snapshot` rebuilds it from the cache.
+
+        O(nodes + pods): for invariant checks and debugging, not for every cycle.
+
+        .. versionadded:: 0.2.0
+        """
+        if not isinstance(snapshot, Snapshot):
+            raise ArgumentTypeError(f"Cache.verify_snapshot: snapshot must be a Snapshot, got "
+                                    f"{type(snapshot).__name__}")
+        problems: list[str] = []
+        with self._lock:
+            if snapshot._owner is not self:
+                return problems  # not following this cache (yet): nothing to compare
+            gen = snapshot._generation
+            for name, got in snapshot._map.items():
+                want = self._nodes.get(name)
+                if want is None or want.node is None or want.generation > gen:
+                    continue  # changed since the last update: refreshed by the next one
+                diffs = _node_info_differences(want, got)
+                if diffs:
+                    problems.append(f"node {name}: the snapshot's NodeInfo differs from the cache's "
+                                    f"({'; '.join(diffs)})")
+            listed = snapshot._list
+            if (len(listed) != len(snapshot._map)
+                    or any(snapshot._map.get(info.name) is not info for info in listed)):
+                problems.append("the snapshot's node list no longer matches its NodeInfos (it was "
+                                "modified)")
+            if problems and repair:
+                snapshot._owner = None  # the next update_snapshot starts over
+        return problems
 
     def __repr__(self) -> str:
         with self._lock:

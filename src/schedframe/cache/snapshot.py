@@ -186,6 +186,9 @@ def rebind_images(info: NodeInfo, table: Mapping[str, ImageStateSummary]) -> Non
         info.image_states = states.rebind(table)
 
 
+_TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
+
+
 @final
 class Snapshot:
     """The NodeInfos one scheduling cycle reads (implements ``SharedLister`` and ``NodeInfoLister``).
@@ -232,7 +235,8 @@ class Snapshot:
 
         Nodes are ordered as the cache would order them had they been added in this order (a
         repeated name replaces the earlier node). A pod lands on the node named by its
-        ``node_name``; pods that are unbound or name a node not given are left out.
+        ``node_name``; pods that are unbound, name a node not given, or are in phase Succeeded
+        or Failed (they hold nothing, as upstream's informers filter them out) are left out.
         Image summaries count the nodes having each image; an image's size is the one the first
         node reporting it gives.
         """
@@ -259,7 +263,7 @@ class Snapshot:
                 info.image_states = ImageStates(names, table)
             snap._map[node.name] = info
         for pod in pods:
-            if pod.node_name:
+            if pod.node_name and pod.phase not in _TERMINAL_PHASES:
                 target = snap._map.get(pod.node_name)
                 if target is not None:
                     target.add_pod(pod)

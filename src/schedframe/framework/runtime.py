@@ -34,7 +34,7 @@ import attrs
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
-from ..errors import ConfigurationError, RegistryError, SchedulerError
+from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, SchedulerError
 from .clock import Clock, RealClock
 from .cycle_state import CycleState
 from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
@@ -247,6 +247,27 @@ class _EmptySnapshot:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+_NO_ARG: Final = object()
+
+
+def _arg_error(method: str, arg: str, want: str, value: object) -> ArgumentTypeError:
+    return ArgumentTypeError(f"Framework.{method}: {arg} must be {want}, got {type(value).__name__}")
+
+
+def _check_args(method: str, state: object = _NO_ARG, pod: object = _NO_ARG, node_info: object = _NO_ARG,
+                node_name: object = _NO_ARG) -> None:
+    """The type checks of the public ``run_*`` entry points (a few isinstance calls per call,
+    never per node of a batch)."""
+    if state is not _NO_ARG and not isinstance(state, CycleState):
+        raise _arg_error(method, "state", "a CycleState", state)
+    if pod is not _NO_ARG and not isinstance(pod, Pod):
+        raise _arg_error(method, "pod", "a Pod", pod)
+    if node_info is not _NO_ARG and not isinstance(node_info, NodeInfo):
+        raise _arg_error(method, "node_info", "a NodeInfo", node_info)
+    if node_name is not _NO_ARG and not isinstance(node_name, str):
+        raise _arg_error(method, "node_name", "a node name (str)", node_name)
+
 
 def _detail(exc: BaseException) -> str:
     text = str(exc)
@@ -741,6 +762,7 @@ class Framework:
     # -- PreEnqueue -----------------------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
         """Run PreEnqueue plugins; the first non-success status (with its plugin) gates the pod."""
+        _check_args("run_pre_enqueue_plugins", pod=pod)
         for name, fn in self._pre_enqueue:
             try:
                 status = fn(pod)
@@ -763,6 +785,7 @@ class Framework:
         queue's "unschedulable plugins"). Plugins returning SKIP go to
         ``state.skip_filter_plugins`` (their Filter and PreFilter extensions are not run).
         """
+        _check_args("run_pre_filter_plugins", state, pod)
         skip: set[str] = set()
         try:
             return self._pre_filter_loop(state, pod, skip)
@@ -862,6 +885,7 @@ class Framework:
         ``plugin`` set; any other non-success becomes ERROR. Returns ``Status.OK`` on success
         (no allocation on that path).
         """
+        _check_args("run_filter_plugins", state, pod, node_info)
         cached = self._filter_cache
         skip = state.skip_filter_plugins
         filters = cached[1] if cached[0] is skip else self._active_filters(skip)
@@ -897,6 +921,7 @@ class Framework:
         :meth:`run_filter_plugins`' order. A ``filter_nodes`` that raises or returns something
         malformed is logged and the nodes from that run on are filtered node by node.
         """
+        _check_args("run_filter_plugins_on_nodes", state, pod)
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
         if not nodes:
@@ -1006,6 +1031,7 @@ class Framework:
         First pass: with the nominated pods of equal or higher priority added to a cloned state and
         NodeInfo; if any was added and the first pass succeeded, a second pass without them.
         """
+        _check_args("run_filter_plugins_with_nominated_pods", state, pod, node_info)
         status = _OK
         pods_added = False
         for i in range(2):
@@ -1053,6 +1079,7 @@ class Framework:
         """Run PostFilter plugins until one succeeds, returns UNSCHEDULABLE_AND_UNRESOLVABLE or
         fails; otherwise return UNSCHEDULABLE with every plugin's reasons, attributed to the
         first rejecting plugin, and the last result that nominates a node."""
+        _check_args("run_post_filter_plugins", state, pod)
         result: PostFilterResult | None = None
         reasons: list[str] = []
         rejector = ""
@@ -1083,6 +1110,7 @@ class Framework:
     def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         """Run PreScore plugins; SKIP puts the plugin in ``state.skip_score_plugins``; any other
         non-success is an ERROR."""
+        _check_args("run_pre_score_plugins", state, pod)
         skip: set[str] = set()
         try:
             for name, fn in self._pre_score:
@@ -1108,6 +1136,7 @@ class Framework:
         Returns one :class:`NodePluginScores` per node, in node order (weighted scores and
         total), or ``([], ERROR)``. See :meth:`run_score_plugins_totals` for a cheaper variant.
         """
+        _check_args("run_score_plugins", state, pod)
         names, weighted, status = self._score_lists(state, pod, nodes)
         if not status.is_success():
             return [], status
@@ -1121,6 +1150,7 @@ class Framework:
                                  ) -> tuple[list[int], Status]:
         """Like :meth:`run_score_plugins` but returns only each node's total weighted score, in
         node order (no per-plugin objects: the scheduler's fast path for host selection)."""
+        _check_args("run_score_plugins_totals", state, pod)
         _names, weighted, status = self._score_lists(state, pod, nodes)
         if not status.is_success():
             return [], status
@@ -1244,6 +1274,7 @@ class Framework:
     # -- Reserve --------------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Run Reserve plugins, stopping at the first failure (the caller then unreserves)."""
+        _check_args("run_reserve_plugins_reserve", state, pod, node_name=node_name)
         for name, fn, _un in self._reserve:
             try:
                 s = fn(state, pod, node_name)
@@ -1258,19 +1289,29 @@ class Framework:
         return _OK
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Run every Reserve plugin's ``unreserve``, in reverse order; exceptions are logged."""
+        """Run every Reserve plugin's ``unreserve``, in reverse order; exceptions are logged. A
+        ``BaseException`` (``KeyboardInterrupt``...) does not stop the others: the first one is
+        re-raised once every plugin has run."""
+        _check_args("run_reserve_plugins_unreserve", state, pod, node_name=node_name)
+        interrupted: BaseException | None = None
         for name, _fn, un in reversed(self._reserve):
             try:
                 un(state, pod, node_name)
             except Exception as exc:
                 logger.warning("Unreserve of plugin %r raised for pod %s on node %s", name, pod.key,
                                node_name, exc_info=exc)
+            except BaseException as exc:
+                if interrupted is None:
+                    interrupted = exc
+        if interrupted is not None:
+            raise interrupted
 
     # -- Permit ---------------------------------------------------------------------------------
     def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Run Permit plugins. A rejection or error stops at once; when some plugin returned WAIT
         (timeouts capped at 15 minutes) the pod is parked in the waiting pods and WAIT is
         returned; otherwise success."""
+        _check_args("run_permit_plugins", state, pod, node_name=node_name)
         waits: dict[str, float] = {}
         for name, fn in self._permit:
             try:
@@ -1330,6 +1371,7 @@ class Framework:
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Run PreBind plugins (those in ``state.skip_pre_bind_plugins`` excluded), stopping at
         the first failure. SKIP counts as success (nothing to do)."""
+        _check_args("run_pre_bind_plugins", state, pod, node_name=node_name)
         skip = state.skip_pre_bind_plugins
         for name, fn in self._pre_bind:
             if name in skip:
@@ -1348,6 +1390,7 @@ class Framework:
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Run Bind plugins until one does not return SKIP; if all skip, ERROR."""
+        _check_args("run_bind_plugins", state, pod, node_name=node_name)
         for name, fn in self._bind:
             try:
                 s = fn(state, pod, node_name)
@@ -1367,6 +1410,7 @@ class Framework:
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run PostBind plugins; exceptions are logged."""
+        _check_args("run_post_bind_plugins", state, pod, node_name=node_name)
         for name, fn in self._post_bind:
             try:
                 fn(state, pod, node_name)

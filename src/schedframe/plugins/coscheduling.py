@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 __all__ = [
     "API_VERSION",
     "ARGS_TYPE",
+    "DEFAULT_WAIT_SECONDS",
     "ERR_CANNOT_FIND_POD_GROUP",
     "ERR_FAILED_RECENTLY",
     "ERR_NOT_ENOUGH_PODS",
@@ -116,6 +117,12 @@ MSG_OPTIMISTIC_REJECTION: Final = "optimistic rejection in PostFilter"
 MSG_REJECTION_IN_UNRESERVE: Final = "rejection in Unreserve"
 
 _TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
+#: scheduler-plugins ``util.DefaultWaitTime``: the Permit wait when neither the PodGroup's
+#: ``scheduleTimeoutSeconds`` nor a non-zero ``permitWaitingTimeSeconds`` gives one.
+DEFAULT_WAIT_SECONDS: Final = 60
+#: the default expiration of scheduler-plugins' ``permittedPG`` cache, used when
+#: ``permitWaitingTimeSeconds`` is 0 (go-cache's ``DefaultExpiration``).
+_PERMITTED_DEFAULT_TTL: Final = 3
 _WAIT: Final = Status(Code.WAIT)
 _UNSCHEDULABLE: Final = Status(Code.UNSCHEDULABLE)
 _NO_RESULT: Final = PostFilterResult()
@@ -137,7 +144,8 @@ class CoschedulingArgs:
     Attributes:
         permit_waiting_time_seconds: how long members wait at Permit for the quorum when their
             group sets no ``scheduleTimeoutSeconds``; also how long a group that passed the
-            ``minResources`` check is not checked again.
+            ``minResources`` check is not checked again. 0 means the default, as upstream's
+            ``GetWaitTimeDuration``: 60 seconds at Permit (and 3 seconds for the check).
         pod_group_backoff_seconds: how long a group rejected at PostFilter is refused at
             PreFilter (0: never).
 
@@ -462,7 +470,8 @@ class Coscheduling:
         gap = _resource_gap(nodes, pg, full_name)
         if gap:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_RESOURCE_GAP.format(gap),))
-        self._expiring_add(self._permitted, full_name, self._args.permit_waiting_time_seconds)
+        self._expiring_add(self._permitted, full_name,
+                           self._args.permit_waiting_time_seconds or _PERMITTED_DEFAULT_TTL)
         return None, None
 
     def pre_filter_extensions(self) -> None:
@@ -522,7 +531,10 @@ class Coscheduling:
             return None, 0.0
         if len(assigned) == 1:
             self._activate_siblings(state, pod, full_name, pg)
-        timeout = pg.schedule_timeout_seconds or self._args.permit_waiting_time_seconds
+        # upstream GetWaitTimeDuration: a zero permitWaitingTimeSeconds means the default (a zero
+        # wait would time every member out at once and retry the gang for ever)
+        timeout = (pg.schedule_timeout_seconds or self._args.permit_waiting_time_seconds
+                   or DEFAULT_WAIT_SECONDS)
         return _WAIT, float(timeout)
 
     def _activate_siblings(self, state: CycleState, pod: Pod, full_name: str, pg: PodGroup) -> None:

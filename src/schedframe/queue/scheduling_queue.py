@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import math
 import threading
 from collections import deque
@@ -34,6 +35,7 @@ from typing import Any, Final, Protocol, final
 
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import PodInfo
+from ..errors import ArgumentTypeError, ConfigurationError
 from ..framework.clock import Clock, RealClock
 from ..framework.events import (
     ActionType,
@@ -46,6 +48,8 @@ from ..framework.events import (
 from ..framework.interfaces import QueuedPodInfo
 from ..framework.status import Status
 from .nominator import PodNominator
+
+logger = logging.getLogger("schedframe")
 
 __all__ = [
     "BACKOFF_COMPLETE",
@@ -68,6 +72,7 @@ __all__ = [
     "UNSCHEDULABLE_TIMEOUT",
     "QueueProfile",
     "SchedulingQueue",
+    "SortErrors",
     "cluster_event",
     "node_scheduling_properties_change",
     "pod_scheduling_properties_change",
@@ -225,6 +230,11 @@ class _Profile:
         return hit
 
 
+def _want_pod(method: str, pod: object, arg: str = "pod") -> None:
+    if not isinstance(pod, Pod):
+        raise ArgumentTypeError(f"SchedulingQueue.{method}: {arg} must be a Pod, got {type(pod).__name__}")
+
+
 class _Entry:
     """A heap slot; ``removed`` entries are skipped (lazy deletion)."""
 
@@ -240,22 +250,60 @@ class _Entry:
         return self.seq < other.seq
 
 
-def _active_entry_type(less: LessFn) -> type[_Entry]:
+@final
+class SortErrors:
+    """QueueSort ``less`` calls that raised: the queue orders those two pods by arrival instead
+    (so no pod is lost and the heaps stay valid) and reports the first failure of each kind in
+    the log, naming the plugin.
+
+    Attributes:
+        count: comparisons that raised so far.
+        last: the last exception raised (``None`` before the first).
+        plugin: the QueueSort plugin's name (``""`` when unknown).
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+    __slots__ = ("_seen", "count", "last", "plugin")
+
+    def __init__(self, plugin: str) -> None:
+        self.plugin = plugin
+        self.count = 0
+        self.last: Exception | None = None
+        self._seen: set[tuple[type, str]] = set()
+
+    def report(self, exc: Exception, a: QueuedPodInfo, b: QueuedPodInfo) -> None:
+        self.count += 1
+        self.last = exc
+        kind = (type(exc), str(exc)[:200])
+        if kind not in self._seen:
+            self._seen.add(kind)
+            logger.error("QueueSort plugin %r: less(%s, %s) raised %s: %s; the queue orders such "
+                         "pods by arrival", self.plugin or "?", a.pod.key, b.pod.key,
+                         type(exc).__name__, exc)
+
+
+def _active_entry_type(less: LessFn, errors: SortErrors) -> type[_Entry]:
     class _ActiveEntry(_Entry):
         __slots__ = ()
 
         def __lt__(self, other: _Entry) -> bool:
             a, b = self.pinfo, other.pinfo
-            if less(a, b):
-                return True
-            if less(b, a):
-                return False
+            try:
+                if less(a, b):
+                    return True
+                if less(b, a):
+                    return False
+            except Exception as exc:
+                # a raising QueueSort must not corrupt the heap (heapq leaves it half-sifted)
+                errors.report(exc, a, b)
             return self.seq < other.seq
 
     return _ActiveEntry
 
 
-def _backoff_entry_type(less: LessFn | None) -> type[_Entry]:
+def _backoff_entry_type(less: LessFn | None, errors: SortErrors | None = None) -> type[_Entry]:
     class _BackoffEntry(_Entry):
         __slots__ = ()
 
@@ -264,10 +312,14 @@ def _backoff_entry_type(less: LessFn | None) -> type[_Entry]:
                 return self.expiry < other.expiry
             if less is not None:
                 a, b = self.pinfo, other.pinfo
-                if less(a, b):
-                    return True
-                if less(b, a):
-                    return False
+                try:
+                    if less(a, b):
+                        return True
+                    if less(b, a):
+                        return False
+                except Exception as exc:
+                    if errors is not None:
+                        errors.report(exc, a, b)
             return self.seq < other.seq
 
     return _BackoffEntry
@@ -316,7 +368,13 @@ class _Heap:
         top = self._clean_top()
         if top is None:
             return None
-        heapq.heappop(self._items)
+        try:
+            heapq.heappop(self._items)
+        except BaseException:
+            # interrupted while sifting (a QueueSort less raising KeyboardInterrupt...): heapq has
+            # already taken *top* out of the list; put it back so the pod stays queued
+            self._items.append(top)
+            raise
         del self._map[top.pinfo.pod.uid]
         return top.pinfo
 
@@ -386,15 +444,22 @@ class SchedulingQueue:
         nominator: PodNominator | None = None,
         less: LessFn | None = None,
     ) -> None:
-        if pod_initial_backoff < 0 or pod_max_backoff < 0:
-            raise ValueError(
-                f"backoff durations must be >= 0, got initial={pod_initial_backoff}, max={pod_max_backoff}"
-            )
+        durations = (("pod_initial_backoff", pod_initial_backoff), ("pod_max_backoff", pod_max_backoff),
+                     ("pod_max_in_unschedulable_pods_duration", pod_max_in_unschedulable_pods_duration))
+        for arg, value in durations:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ArgumentTypeError(f"SchedulingQueue: {arg} must be a number of seconds, got "
+                                        f"{type(value).__name__}")
+            if not value >= 0 or (math.isinf(value) and arg != "pod_max_in_unschedulable_pods_duration"):
+                # NaN fails the comparison; an infinite stay in the unschedulable pool means never
+                # flushed, an infinite backoff is a mistake
+                raise ConfigurationError(f"SchedulingQueue: {arg}: backoff durations must be >= 0 and "
+                                         f"finite, got {value}")
         self._clock: Clock = clock if clock is not None else RealClock()
         self._profiles: dict[str, _Profile] = {name: _Profile(fw) for name, fw in profiles.items()}
         if less is None:
             if not self._profiles:
-                raise ValueError("SchedulingQueue needs at least one profile or a less function")
+                raise ConfigurationError("SchedulingQueue needs at least one profile or a less function")
             less = next(iter(self._profiles.values())).framework.queue_sort_less()
         self._less = less
         self._initial_backoff = float(pod_initial_backoff)
@@ -405,8 +470,11 @@ class SchedulingQueue:
 
         self._lock = threading.RLock()
         self._seq = itertools.count()
-        self._active = _Heap(_active_entry_type(less))
-        self._backoff = _Heap(_backoff_entry_type(less if pop_from_backoff_q else None))
+        owner = getattr(less, "__self__", None)
+        #: QueueSort ``less`` calls that raised (see :class:`SortErrors`).
+        self.sort_errors = SortErrors(str(getattr(owner, "name", "") or ""))
+        self._active = _Heap(_active_entry_type(less, self.sort_errors))
+        self._backoff = _Heap(_backoff_entry_type(less if pop_from_backoff_q else None, self.sort_errors))
         self._error_backoff = _Heap(_backoff_entry_type(None))
         # unschedulable pool (gated pods included), with an index by rejecting plugin and a heap
         # of (timestamp, seq, uid) to find pods that stayed too long
@@ -596,10 +664,29 @@ class SchedulingQueue:
     def _new_pinfo(self, pod: Pod) -> QueuedPodInfo:
         return QueuedPodInfo(PodInfo.of(pod), timestamp=self._clock.now())
 
+    def _keep(self, pinfo: QueuedPodInfo) -> None:
+        """A move of *pinfo* was interrupted by a BaseException (a PreEnqueue plugin or a queueing
+        hint raising KeyboardInterrupt...): unless it is still queued somewhere, put it in the
+        error backoff, from where it is retried, so the pod is not lost (lock held)."""
+        uid = pinfo.pod.uid
+        if (uid in self._active or uid in self._backoff or uid in self._error_backoff
+                or uid in self._unsched):
+            return
+        pinfo.consecutive_errors += 1
+        pinfo.timestamp = self._clock.now()
+        pinfo.backoff_expiration = None
+        pinfo.unschedulable_plugins = set()
+        pinfo.pending_plugins = set()
+        self._backoff_push(pinfo)
+
     def _run_pre_enqueue(self, pinfo: QueuedPodInfo) -> None:
         profile = self._profiles.get(pinfo.pod.scheduler_name)
         if profile is not None and profile.has_pre_enqueue:
-            status = profile.framework.run_pre_enqueue_plugins(pinfo.pod)
+            try:
+                status = profile.framework.run_pre_enqueue_plugins(pinfo.pod)
+            except BaseException:
+                self._keep(pinfo)
+                raise
             if status is not None and not status.is_success():
                 plugin = status.plugin or "PreEnqueue"
                 pinfo.unschedulable_plugins.add(plugin)
@@ -837,6 +924,7 @@ class SchedulingQueue:
     def add(self, pod: Pod) -> None:
         """Add a new pending pod (upstream ``Add``); it goes through PreEnqueue into activeQ, or
         waits gated in the unschedulable pool. Adding a pod the queue already holds updates it."""
+        _want_pod("add", pod)
         with self._lock:
             existing = self.get(pod.uid)
             if existing is not None:
@@ -854,6 +942,9 @@ class SchedulingQueue:
         run through the queueing hints (a gated pod re-runs PreEnqueue when moved). A pod being
         scheduled gets the change recorded as an in-flight event. An unknown pod is added.
         """
+        if old is not None:
+            _want_pod("update", old, "old")
+        _want_pod("update", new, "new")
         with self._lock:
             uid = new.uid
             events = pod_scheduling_properties_change(new, old) if old is not None else [
@@ -889,6 +980,7 @@ class SchedulingQueue:
 
     def delete(self, pod: Pod) -> bool:
         """Remove a pending pod from wherever it is; returns whether it was queued."""
+        _want_pod("delete", pod)
         with self._lock:
             self.nominator.delete(pod)
             uid = pod.uid
@@ -902,6 +994,11 @@ class SchedulingQueue:
     def activate(self, pods: Iterable[Pod]) -> None:
         """Move *pods* from the unschedulable pool or backoffQ to activeQ (upstream ``Activate``);
         a pod currently in flight gets a force-activate event that requeues it when it comes back."""
+        pods = list(pods)
+        for pod in pods:
+            if not isinstance(pod, Pod):
+                raise ArgumentTypeError(f"SchedulingQueue.activate: pods must be Pods, got "
+                                        f"{type(pod).__name__} among them")
         with self._lock:
             for pod in pods:
                 uid = pod.uid
@@ -973,8 +1070,12 @@ class SchedulingQueue:
                     pinfo.consecutive_errors = 0
                 pinfo.timestamp = self._clock.now()
                 pinfo.backoff_expiration = None
-                strategy = self._hint_for_in_flight(pinfo)
-                self._requeue(pinfo, strategy, SCHEDULE_ATTEMPT_FAILURE)
+                try:
+                    strategy = self._hint_for_in_flight(pinfo)
+                    self._requeue(pinfo, strategy, SCHEDULE_ATTEMPT_FAILURE)
+                except BaseException:
+                    self._keep(pinfo)
+                    raise
                 return True
             finally:
                 self._done(uid)

@@ -48,7 +48,7 @@ import attrs
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import NodeInfo
 from ..cache.store import ObjectStore
-from ..errors import SchedulerError, did_you_mean
+from ..errors import ArgumentTypeError, SchedulerError, did_you_mean
 from ..framework.clock import FakeClock
 from ..framework.cycle_state import CycleState
 from ..framework.handle import SharedLister
@@ -503,20 +503,29 @@ def _render(e: Explanation) -> list[str]:
 
 # -- the attempt ----------------------------------------------------------------------------------
 
-def _as_pod(value: Pod | Mapping[str, Any]) -> Pod:
+def _as_pod(value: Pod | Mapping[str, Any], where: str = "explain: pod") -> Pod:
     if isinstance(value, Pod):
         return value
     if isinstance(value, Mapping):
         return Pod.from_manifest(value)
-    raise SchedulerError(f"expected a Pod or a v1 Pod manifest (mapping), got {type(value).__name__}")
+    raise ArgumentTypeError(f"{where} must be a Pod or a v1 Pod manifest (mapping), got "
+                            f"{type(value).__name__}")
 
 
-def _as_node(value: Node | Mapping[str, Any]) -> Node:
+def _as_node(value: Node | Mapping[str, Any], where: str) -> Node:
     if isinstance(value, Node):
         return value
     if isinstance(value, Mapping):
         return Node.from_manifest(value)
-    raise SchedulerError(f"expected a Node or a v1 Node manifest (mapping), got {type(value).__name__}")
+    raise ArgumentTypeError(f"{where} must be a Node or a v1 Node manifest (mapping), got "
+                            f"{type(value).__name__}")
+
+
+def _iterable(value: object, where: str) -> Iterable[Any]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ArgumentTypeError(f"{where} must be an iterable of objects or manifests, got "
+                                f"{type(value).__name__}")
+    return value
 
 
 def _go_list(names: Iterable[str]) -> str:
@@ -851,12 +860,15 @@ def explain_with(framework: Framework, snapshot: SharedLister, pod: Pod | Mappin
         The :class:`Explanation`.
 
     Raises:
-        SchedulerError: *pod* is neither a Pod nor a mapping.
+        ArgumentTypeError: *pod* is neither a Pod nor a mapping, *state* not a CycleState.
         ManifestError: *pod* is a malformed manifest.
 
     .. versionadded:: 0.1.0
     """
-    p = _as_pod(pod)
+    p = _as_pod(pod, "explain_with: pod")
+    if state is not None and not isinstance(state, CycleState):
+        raise ArgumentTypeError(f"explain_with: state must be a CycleState or None, got "
+                                f"{type(state).__name__}")
     cycle_state = state if state is not None else CycleState()
     previous = framework.snapshot_shared_lister()
     framework.set_snapshot(snapshot)
@@ -930,7 +942,8 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
         The :class:`Explanation`.
 
     Raises:
-        SchedulerError: no such profile, or arguments of the wrong type.
+        SchedulerError: no such profile.
+        ArgumentTypeError: an argument of the wrong type (naming it).
         ConfigurationError: an invalid configuration.
         ManifestError: a malformed manifest.
 
@@ -945,10 +958,12 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
     p = _as_pod(pod)
     cfg = _configuration(config, registry)
     prof = _profile(cfg, profile, p)
-    node_list = [_as_node(n) for n in nodes]
-    pod_list = [_as_pod(x) for x in pods]
+    node_list = [_as_node(n, f"explain: nodes[{i}]")
+                 for i, n in enumerate(_iterable(nodes, "explain: nodes"))]
+    pod_list = [_as_pod(x, f"explain: pods[{i}]")
+                for i, x in enumerate(_iterable(pods, "explain: pods"))]
     store = ObjectStore()
-    for obj in objects:
+    for obj in _iterable(objects, "explain: objects"):
         if isinstance(obj, Mapping):
             from ..api.manifests import object_from_manifest
 

@@ -18,6 +18,18 @@ Two modes:
   placements.
 * **threaded** (``threaded=True``): binding cycles run in worker threads and wait on Permit in
   real time; :meth:`Scheduler.close` (or ``with``) stops the workers.
+
+Threads: a Scheduler may be driven from several threads at once, in either mode. One re-entrant
+lock serialises the scheduling cycles (:meth:`Scheduler.schedule_one`, the parked binding cycles
+of the deterministic mode, moving a fake clock in :meth:`Scheduler.run_until_idle`) with the
+event handlers and every change to the cache and the queue; the binding cycles of the threaded
+mode (waiting at Permit, PreBind, Bind) run concurrently, outside it, and take it only to
+record their outcome. No node is overcommitted and no pod is lost however the calls interleave.
+
+A ``BaseException`` that is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``, ...)
+raised by a plugin is not turned into an ERROR status: the scheduler first undoes what the
+cycle did (Unreserve, forget the assumed pod, take it out of the waiting pods, requeue it with an
+error backoff) and then re-raises it.
 """
 
 from __future__ import annotations
@@ -38,7 +50,7 @@ from ..cache.cache import Cache
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.snapshot import Snapshot
 from ..cache.store import ObjectStore
-from ..errors import CacheError, SchedframeError, SchedulerError
+from ..errors import ArgumentTypeError, CacheError, SchedframeError, SchedulerError
 from ..framework.binder import Binder, InMemoryBinder, SchedulerClient
 from ..framework.clock import Clock, FakeClock
 from ..framework.cycle_state import CycleState
@@ -254,6 +266,10 @@ class _Binding:
     host: str
     start: float
     original: Pod
+    #: the binding was confirmed (nothing to undo any more)
+    bound: bool = False
+    #: the failure path (Unreserve, forget, requeue) ran
+    undone: bool = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,7 +290,10 @@ class Scheduler:
             distributions' ``schedframe`` entry points (see *load_entry_points*).
         binder: performs bindings (default :class:`InMemoryBinder`).
         threaded: run binding cycles in worker threads, with real Permit waits.
-        objects: initial cluster objects other than nodes and pods (Namespaces, Services, PDBs...).
+        objects: initial cluster objects (api objects or manifests): Nodes and Pods go to
+            :meth:`add_node` / :meth:`add_pod` (after the other objects, in the order given),
+            Namespaces, Services, PDBs... to the object store; anything else raises
+            :class:`~schedframe.ArgumentTypeError`.
         plugin_manager: a pluggy ``PluginManager`` whose observer hooks
             (``schedframe_pod_scheduled``...) are called.
         workers: binding threads in threaded mode (default: the configuration's parallelism).
@@ -284,11 +303,17 @@ class Scheduler:
             observer hooks they may implement); ``False`` uses the in-tree plugins only. A
             distribution that fails to load raises :class:`~schedframe.PluginLoadError` naming
             it and its entry point. Ignored when *registry* is given.
-
-    .. versionchanged:: 0.2.0
-        Entry-point plugins are discovered by default (*load_entry_points*).
+        verify_snapshots: debug mode: after every scheduling cycle compare the snapshot with the
+            cache (O(nodes + pods) per cycle) and raise :class:`~schedframe.CacheError` naming
+            the pod whose cycle modified a NodeInfo (a plugin mutating what it was given); the
+            snapshot is rebuilt from the cache before raising. Off by default: plugins get the
+            snapshot's NodeInfos themselves, not copies, and must treat them as read-only
+            (:meth:`verify_snapshot` checks on demand).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.2.0
+       ``objects`` accepts Nodes and Pods; safe to drive from several threads; entry-point
+       plugins are discovered by default (*load_entry_points*).
     """
 
     __module__ = "schedframe"
@@ -296,7 +321,8 @@ class Scheduler:
     def __init__(self, config: Any = None, *, clock: Clock | None = None, seed: int = 0,
                  registry: Registry | None = None, binder: Binder | None = None, threaded: bool = False,
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
-                 pop_from_backoff_q: bool = True, load_entry_points: bool = True) -> None:
+                 pop_from_backoff_q: bool = True, load_entry_points: bool = True,
+                 verify_snapshots: bool = False) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -316,7 +342,23 @@ class Scheduler:
                 f"config must be a SchedulerConfiguration or a KubeSchedulerConfiguration mapping, "
                 f"got {type(config).__name__}")
         self.config: SchedulerConfiguration = config
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ArgumentTypeError(f"Scheduler: seed must be an int, got {type(seed).__name__}")
+        if clock is not None and not callable(getattr(clock, "now", None)):
+            raise ArgumentTypeError(f"Scheduler: clock must be a Clock (an object with a now() method), "
+                                    f"got {type(clock).__name__}")
+        if binder is not None and not callable(getattr(binder, "bind", None)):
+            raise ArgumentTypeError(f"Scheduler: binder must be a Binder (an object with a bind(pod, "
+                                    f"node_name) method), got {type(binder).__name__}")
+        if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
+                                    or workers < 1):
+            shown = workers if isinstance(workers, int) else type(workers).__name__
+            raise ArgumentTypeError(f"Scheduler: workers must be a positive int or None, got {shown}")
+        if isinstance(objects, (str, bytes, Mapping)) or not isinstance(objects, Iterable):
+            raise ArgumentTypeError(f"Scheduler: objects must be an iterable of api objects or "
+                                    f"manifests, got {type(objects).__name__}")
         self.threaded = threaded
+        self.verify_snapshots = verify_snapshots
         if clock is None:
             from ..framework.clock import RealClock
 
@@ -328,11 +370,20 @@ class Scheduler:
         self._lock = threading.RLock()
 
         self.objects = ObjectStore()
-        for obj in objects:
-            self.objects.add(_as_object(obj))
+        # nodes and pods wait until the cache and the queue exist
+        initial: list[Node | Pod] = []
+        for i, obj in enumerate(objects):
+            o = _as_object(obj, f"Scheduler: objects[{i}]")
+            if isinstance(o, (Node, Pod)):
+                initial.append(o)
+            else:
+                self.objects.add(o)
         self.cache = Cache()
         self._snapshot = Snapshot()
         self._pods: dict[str, Pod] = {}
+        # pods in phase Succeeded or Failed: known (so update_pod and remove_pod accept them), but
+        # never in the cache, the queue or the listers (upstream's informers filter them out)
+        self._terminal: dict[str, Pod] = {}
         self._keys: dict[str, str] = {}
         self._by_namespace: dict[str, dict[str, None]] = {}
         self._nodes: dict[str, Node] = {}
@@ -341,6 +392,7 @@ class Scheduler:
         self._parked: dict[str, _Binding] = {}
         self._next_start_node_index = 0
         self._current: tuple[Pod, str] | None = None
+        self._last_cycle_pod = ""
         self._counts = {"bound": 0, "failed": 0, "cycles": 0}
 
         self.binder: Binder = binder if binder is not None else InMemoryBinder()
@@ -370,6 +422,11 @@ class Scheduler:
             self._executor = concurrent.futures.ThreadPoolExecutor(
                 max_workers=workers or config.parallelism, thread_name_prefix="schedframe-binding")
         self._closed = False
+        for o in initial:
+            if isinstance(o, Node):
+                self.add_node(o)
+            else:
+                self.add_pod(o)
 
     # ------------------------------------------------------------------------------------------
     # lifecycle
@@ -400,24 +457,33 @@ class Scheduler:
         return list(self.recorder.events)
 
     def node_of(self, pod: Pod | str) -> str | None:
-        """The node *pod* (a Pod, ``"namespace/name"`` key or uid) is bound to, or ``None``."""
-        p = self._lookup(pod)
+        """The node *pod* (a Pod, ``"namespace/name"`` key or uid) is bound to, or ``None``
+        (also for a pod in phase Succeeded or Failed, which holds nothing any more)."""
+        p = self._lookup(_pod_ref_arg(pod, "Scheduler.node_of"))
         if p is None or not p.node_name:
             return None
         return p.node_name
 
     def get_pod(self, pod: Pod | str) -> Pod | None:
-        """The scheduler's latest version of *pod* (a Pod, key or uid), or ``None``."""
-        return self._lookup(pod)
+        """The scheduler's latest version of *pod* (a Pod, key or uid), or ``None``; finds pods
+        in phase Succeeded or Failed too."""
+        ref = _pod_ref_arg(pod, "Scheduler.get_pod")
+        with self._lock:
+            found = self._lookup(ref)
+            return found if found is not None else self._lookup_terminal(ref)
 
     def pods(self) -> list[Pod]:
-        """Every pod the scheduler knows, bound or not."""
+        """Every pod the scheduler works with, bound or not (pods in phase Succeeded or Failed
+        are left out: :meth:`get_pod` finds them)."""
         with self._lock:
             return list(self._pods.values())
 
     def list_pods(self, namespace: str | None = None) -> list[Pod]:
         """The pods of *namespace* (every namespace for ``None``), pending and bound, as the
-        API server has them (the pod informer's lister)."""
+        scheduler's pod informer lists them (without pods in phase Succeeded or Failed)."""
+        if namespace is not None and not isinstance(namespace, str):
+            raise ArgumentTypeError(f"Scheduler.list_pods: namespace must be a str or None, got "
+                                    f"{type(namespace).__name__}")
         with self._lock:
             if namespace is None:
                 return list(self._pods.values())
@@ -466,6 +532,16 @@ class Scheduler:
             uid = self._keys.get(pod, pod)
         return self._pods.get(uid) if uid is not None else None
 
+    def _lookup_terminal(self, pod: Pod | str) -> Pod | None:
+        if isinstance(pod, Pod):
+            found = self._terminal.get(pod.uid)
+            if found is not None:
+                return found
+            uid = self._keys.get(pod.key)
+        else:
+            uid = self._keys.get(pod, pod)
+        return self._terminal.get(uid) if uid is not None else None
+
     def _live_pod(self, pod: Pod) -> Pod | None:
         # the nominator's "pod lister" (lock-free: a dict read)
         return self._pods.get(pod.uid)
@@ -478,7 +554,7 @@ class Scheduler:
 
     def add_node(self, node: Node | Mapping[str, Any]) -> Node:
         """A node joined the cluster (an api object or a v1 manifest); returns the Node."""
-        n = _as_node(node)
+        n = _as_node(node, "Scheduler.add_node")
         with self._lock:
             if n.name in self._nodes:
                 raise SchedulerError(f"node {n.name!r} already exists; use update_node to change it")
@@ -490,7 +566,7 @@ class Scheduler:
     def update_node(self, node: Node | Mapping[str, Any]) -> Node:
         """A node changed; each change the scheduler cares about (labels, taints, allocatable,
         conditions, annotations, uncordon) is delivered as its own cluster event."""
-        n = _as_node(node)
+        n = _as_node(node, "Scheduler.update_node")
         with self._lock:
             old = self._nodes.get(n.name)
             if old is None:
@@ -503,7 +579,13 @@ class Scheduler:
 
     def remove_node(self, node: Node | str) -> None:
         """A node left the cluster (a Node or its name). Pods bound to it stay until removed."""
-        name = node if isinstance(node, str) else node.name
+        if isinstance(node, Node):
+            name = node.name
+        elif isinstance(node, str):
+            name = node
+        else:
+            raise ArgumentTypeError(f"Scheduler.remove_node: node must be a Node or a node name (str), "
+                                    f"got {type(node).__name__}")
         with self._lock:
             old = self._nodes.pop(name, None)
             if old is None:
@@ -519,29 +601,54 @@ class Scheduler:
 
         A pod with ``node_name`` is bound: it goes to the cache. A pending pod goes to the queue if
         one of the profiles schedules it (``spec.schedulerName``); pods for other schedulers are
-        only remembered.
+        only remembered. A pod in phase Succeeded or Failed holds nothing: it is remembered (so
+        :meth:`update_pod` and :meth:`remove_pod` accept it, :meth:`get_pod` finds it) but never
+        reaches the cache, the queue or the pod listers, as upstream's informers filter terminal
+        pods out.
         """
-        p = _as_pod(pod)
+        p = _as_pod(pod, "Scheduler.add_pod")
         with self._lock:
-            if p.uid in self._pods or p.key in self._keys:
+            if p.uid in self._pods or p.uid in self._terminal or p.key in self._keys:
                 raise SchedulerError(f"pod {p.key!r} already exists; use update_pod to change it")
-            self._pods[p.uid] = p
             self._keys[p.key] = p.uid
+            if _is_terminal(p):
+                self._terminal[p.uid] = p
+                return p
+            self._pods[p.uid] = p
             self._by_namespace.setdefault(p.namespace, {})[p.uid] = None
             if p.node_name:
                 self.cache.add_pod(p)
                 self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, p)
             elif self._responsible(p):
                 self._unbound[p.uid] = None
-                self.queue.add(p)
+                try:
+                    self.queue.add(p)
+                except BaseException as exc:
+                    # a PreEnqueue or QueueSort plugin interrupted the add: the queue kept the pod
+                    # (in backoff); say why it waits, then let the interruption through
+                    self._failures[p.uid] = (f"adding the pod to the scheduling queue was "
+                                             f"interrupted: {type(exc).__name__}: {exc}", frozenset())
+                    raise
         return p
 
     def update_pod(self, pod: Pod | Mapping[str, Any]) -> Pod:
-        """A pod changed (matched to the known pod by uid, else by namespace/name)."""
-        new = _as_pod(pod)
+        """A pod changed (matched to the known pod by uid, else by namespace/name).
+
+        The identity of a pod is its namespace, name and uid: an update changing the namespace
+        or the name of a known uid is refused (:class:`~schedframe.SchedulerError`, nothing
+        changed), as the API server refuses it. A change of ``spec.schedulerName`` moves the pod
+        out of the queue when no profile schedules it any more, and into the queue when one
+        does. A pod turning Succeeded or Failed is removed from the cache and the queue, releasing
+        everything it held.
+        """
+        new = _as_pod(pod, "Scheduler.update_pod")
         with self._lock:
             old = self._pods.get(new.uid)
             if old is None:
+                old = self._terminal.get(new.uid)
+                if old is not None:
+                    self._update_terminal(old, new)
+                    return new
                 uid = self._keys.get(new.key)
                 if uid is not None:
                     raise SchedulerError(
@@ -549,14 +656,39 @@ class Scheduler:
                 raise SchedulerError(f"pod {new.key!r} is unknown; add it with add_pod first")
             if old == new:  # an update carrying the same object (upstream skips those too)
                 return old
-            if old.node_name and not new.node_name:
+            if old.key != new.key:
+                raise SchedulerError(
+                    f"pod with uid {new.uid!r} is {old.key!r}; an update cannot rename it to "
+                    f"{new.key!r} (the namespace and name of a pod are immutable: delete it and "
+                    "create the new one)")
+            if old.node_name and not new.node_name and not _is_terminal(new):
                 # the API server refuses to clear spec.nodeName: such an update was made from a
                 # copy read before the pod was bound (e.g. racing with a binding thread)
                 raise SchedulerError(
                     f"pod {new.key!r} was bound to node {old.node_name!r}; an update cannot unbind "
                     "it (made from a copy read before the binding? read it again with get_pod)")
+            if _is_terminal(new):
+                # upstream's informers see a pod leaving the non-terminal set as deleted
+                self._remove_known_pod(old)
+                self._keys[new.key] = new.uid
+                self._terminal[new.uid] = new
+                self._resume_after_removal()
+                return new
             self._apply_pod_update(old, new)
+            if self._parked:
+                self._resume_after_removal()  # a waiting pod may have been rejected
         return new
+
+    def _update_terminal(self, old: Pod, new: Pod) -> None:
+        if old.key != new.key:
+            raise SchedulerError(
+                f"pod with uid {new.uid!r} is {old.key!r}; an update cannot rename it to {new.key!r} "
+                "(the namespace and name of a pod are immutable)")
+        if not _is_terminal(new):
+            raise SchedulerError(
+                f"pod {new.key!r} is in phase {old.phase}, which is final; an update cannot move it "
+                f"to phase {new.phase}")
+        self._terminal[new.uid] = new
 
     def _apply_pod_update(self, old: Pod, new: Pod) -> None:
         self._pods[new.uid] = new
@@ -564,7 +696,8 @@ class Scheduler:
             self.cache.update_pod(old, new)
             for event in pod_scheduling_properties_change(new, old):
                 self.queue.move_all_to_active_or_backoff_queue(event, old, new)
-        elif new.node_name:
+            return
+        if new.node_name:
             # bound by someone else: the binding event
             self._unbound.pop(new.uid, None)
             self._failures.pop(new.uid, None)
@@ -572,44 +705,75 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, new)
             if self._responsible(old):
                 self.queue.delete(old)
+            return
+        was, now = self._responsible(old), self._responsible(new)
+        if was and not now:
+            # no profile schedules it any more: it leaves the queue (upstream's filtered informer
+            # delivers a delete), and a cycle in flight for it is abandoned
+            self._unbound.pop(new.uid, None)
+            self._failures.pop(new.uid, None)
+            self.queue.delete(old)
+            if self.cache.is_assumed(old):
+                self._handle_assumed_pod_deletion(old)
+            return
+        if now and not was:
+            # it became ours: an add
+            self._unbound[new.uid] = None
+            self.queue.add(new)
+            return
+        if not now:
+            return
+        if self.cache.is_assumed(new):
+            if new.deletion_timestamp is not None and old.deletion_timestamp is None:
+                self._handle_assumed_pod_deletion(new)
+            return
+        self.queue.update(old, new)
+        if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+            prio = old.effective_priority
+            self.queue.move_all_to_active_or_backoff_queue(
+                EVENT_ASSIGNED_POD_DELETE, old, None, lambda p: p.effective_priority <= prio)
+
+    def remove_pod(self, pod: Pod | str) -> None:
+        """A pod was deleted (a Pod, ``"namespace/name"`` key or uid)."""
+        ref = _pod_ref_arg(pod, "Scheduler.remove_pod")
+        with self._lock:
+            old = self._lookup(ref)
+            if old is None:
+                gone = self._lookup_terminal(ref)
+                if gone is not None:
+                    del self._terminal[gone.uid]
+                    self._keys.pop(gone.key, None)
+                    return
+                name = ref.key if isinstance(ref, Pod) else ref
+                raise SchedulerError(f"pod {name!r} is unknown, so it cannot be removed")
+            self._remove_known_pod(old)
+            self._keys.pop(old.key, None)
+            self._resume_after_removal()
+
+    def _remove_known_pod(self, old: Pod) -> None:
+        """Forget a (non-terminal) pod everywhere but in ``_keys`` (lock held)."""
+        del self._pods[old.uid]
+        members = self._by_namespace.get(old.namespace)
+        if members is not None:
+            members.pop(old.uid, None)
+            if not members:
+                del self._by_namespace[old.namespace]
+        self._unbound.pop(old.uid, None)
+        self._failures.pop(old.uid, None)
+        if old.node_name:
+            self.cache.remove_pod(old)
+            self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, old, None)
         elif self._responsible(old):
-            if self.cache.is_assumed(new):
-                if new.deletion_timestamp is not None and old.deletion_timestamp is None:
-                    self._handle_assumed_pod_deletion(new)
-                return
-            self.queue.update(old, new)
-            if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+            self.queue.delete(old)
+            if self.cache.is_assumed(old):
+                self._handle_assumed_pod_deletion(old)
+            elif old.nominated_node_name:
                 prio = old.effective_priority
                 self.queue.move_all_to_active_or_backoff_queue(
                     EVENT_ASSIGNED_POD_DELETE, old, None, lambda p: p.effective_priority <= prio)
 
-    def remove_pod(self, pod: Pod | str) -> None:
-        """A pod was deleted (a Pod, ``"namespace/name"`` key or uid)."""
-        with self._lock:
-            old = self._lookup(pod)
-            if old is None:
-                name = pod.key if isinstance(pod, Pod) else pod
-                raise SchedulerError(f"pod {name!r} is unknown, so it cannot be removed")
-            del self._pods[old.uid]
-            self._keys.pop(old.key, None)
-            members = self._by_namespace.get(old.namespace)
-            if members is not None:
-                members.pop(old.uid, None)
-                if not members:
-                    del self._by_namespace[old.namespace]
-            self._unbound.pop(old.uid, None)
-            self._failures.pop(old.uid, None)
-            if old.node_name:
-                self.cache.remove_pod(old)
-                self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_DELETE, old, None)
-            elif self._responsible(old):
-                self.queue.delete(old)
-                if self.cache.is_assumed(old):
-                    self._handle_assumed_pod_deletion(old)
-                elif old.nominated_node_name:
-                    prio = old.effective_priority
-                    self.queue.move_all_to_active_or_backoff_queue(
-                        EVENT_ASSIGNED_POD_DELETE, old, None, lambda p: p.effective_priority <= prio)
+    def _resume_after_removal(self) -> None:
+        # a removal may decide parked Permit waits (a gang member gone); not from inside a cycle
         if not self.threaded and self._current is None:
             self._resume_parked()
 
@@ -629,10 +793,24 @@ class Scheduler:
     # other objects
 
     def add_object(self, obj: Any) -> Any:
-        """Add or replace a cluster object other than a node or pod (Namespace, Service,
-        ReplicaSet, StatefulSet, ReplicationController, PodDisruptionBudget, PriorityClass, or a
-        plugin's own kind; api object or manifest). Delivers ``<Kind>Add`` / ``<Kind>Update``."""
-        o = _as_object(obj)
+        """Add or replace a cluster object (api object or manifest): a Node goes to
+        :meth:`add_node` (:meth:`update_node` when known), a Pod to :meth:`add_pod`
+        (:meth:`update_pod` when known); a Namespace, Service, ReplicaSet, StatefulSet,
+        ReplicationController, PodDisruptionBudget, PriorityClass or a plugin's own kind (an
+        object with a ``name``) to the object store, delivering ``<Kind>Add`` /
+        ``<Kind>Update``. Anything else raises :class:`~schedframe.ArgumentTypeError`.
+
+        .. versionchanged:: 0.2.0
+           Nodes and Pods are dispatched to the node and pod handlers.
+        """
+        o = _as_object(obj, "Scheduler.add_object")
+        if isinstance(o, Node):
+            with self._lock:
+                return self.update_node(o) if o.name in self._nodes else self.add_node(o)
+        if isinstance(o, Pod):
+            with self._lock:
+                known = o.uid in self._pods or o.uid in self._terminal
+                return self.update_pod(o) if known else self.add_pod(o)
         with self._lock:
             old = self.objects.add(o)
             resource = _OBJECT_RESOURCES.get(type(o).__name__)
@@ -642,8 +820,16 @@ class Scheduler:
         return o
 
     def remove_object(self, obj: Any) -> None:
-        """Remove a cluster object added with :meth:`add_object`; delivers ``<Kind>Delete``."""
-        o = _as_object(obj)
+        """Remove a cluster object: a Node through :meth:`remove_node`, a Pod through
+        :meth:`remove_pod`, anything added with :meth:`add_object` from the object store
+        (delivering ``<Kind>Delete``)."""
+        o = _as_object(obj, "Scheduler.remove_object")
+        if isinstance(o, Node):
+            self.remove_node(o)
+            return
+        if isinstance(o, Pod):
+            self.remove_pod(o)
+            return
         with self._lock:
             old = self.objects.remove(o)
             if old is None:
@@ -697,10 +883,40 @@ class Scheduler:
     def schedule_one(self) -> bool:
         """Run one scheduling cycle (and, in deterministic mode, its binding cycle).
 
-        Returns False when no pod was ready to schedule.
+        Returns False when no pod was ready to schedule. Safe to call from several threads: the
+        cycles run one at a time (see the module docstring).
         """
         if self._closed:
             raise SchedulerError("the scheduler is closed")
+        with self._lock:
+            return self._schedule_one_locked()
+
+    def verify_snapshot(self, *, repair: bool = True) -> list[str]:
+        """Compare the snapshot the cycles read with the cache (see
+        :meth:`Cache.verify_snapshot <schedframe.Cache.verify_snapshot>`): the list of
+        differences, empty when none. A difference means a plugin modified a NodeInfo (or the
+        node list) it was given; with *repair* (the default) the snapshot is then rebuilt from
+        the cache at the next cycle, so no decision is taken on the corrupted copy again.
+
+        .. versionadded:: 0.2.0
+        """
+        with self._lock:
+            return self.cache.verify_snapshot(self._snapshot, repair=repair)
+
+    def _schedule_one_locked(self) -> bool:
+        scheduled = self._schedule_one_unverified()
+        if scheduled and self.verify_snapshots:
+            current = self._last_cycle_pod
+            problems = self.cache.verify_snapshot(self._snapshot, repair=True)
+            if problems:
+                raise CacheError(
+                    f"the scheduling cycle of pod {current} modified the snapshot: "
+                    f"{'; '.join(problems[:5])}; a plugin changed a NodeInfo it was given "
+                    "(plugins must treat NodeInfo as read-only); the snapshot is rebuilt from the "
+                    "cache")
+        return scheduled
+
+    def _schedule_one_unverified(self) -> bool:
         if not self.threaded:
             self._resume_parked()
         pinfo = self.queue.pop()
@@ -708,8 +924,9 @@ class Scheduler:
             return False
         self._counts["cycles"] += 1
         pod = pinfo.pod
+        self._last_cycle_pod = pod.key
         fwk = self.frameworks.get(pod.scheduler_name)
-        if fwk is None:
+        if fwk is None:  # pragma: no cover - update_pod takes pods of other schedulers out
             self.queue.done(pod.uid)
             return True
         if pod.deletion_timestamp is not None:
@@ -729,8 +946,18 @@ class Scheduler:
         except Exception as exc:
             # a bug escaping the framework must not lose the pod: an ERROR for it alone
             logger.exception("scheduling cycle of %s failed", pod.key)
+            self._current = None
             self._abort_assumed(fwk, state, pinfo)
             host, nominating, status = "", _CLEAR_NOMINATED, _internal_error(exc)
+        except BaseException as exc:
+            # KeyboardInterrupt, SystemExit...: leave the cache and the queue consistent (nothing
+            # reserved, assumed or waiting; the pod requeued), then let it through
+            self._current = None
+            try:
+                self._abort_assumed(fwk, state, pinfo)
+            finally:
+                self._failure_handler(fwk, pinfo, _internal_error(exc), _CLEAR_NOMINATED)
+            raise
         finally:
             self._current = None
         if status.code is not _SUCCESS:
@@ -739,14 +966,19 @@ class Scheduler:
                        profile=fwk.profile_name, duration=self.clock.now() - start)
             return True
         assumed = pinfo.pod
-        self._hook("schedframe_pod_scheduled", pod=assumed, node_name=host, profile=fwk.profile_name)
-        self._hook("schedframe_cycle_finished", pod=assumed, status=status, node_name=host,
-                   profile=fwk.profile_name, duration=self.clock.now() - start)
         binding = _Binding(fwk, state, pinfo, host, start, pod)
-        if self._executor is not None:
-            future = self._executor.submit(self._binding_thread, binding)
-            with self._lock:
-                self._futures.add(future)
+        try:
+            self._hook("schedframe_pod_scheduled", pod=assumed, node_name=host, profile=fwk.profile_name)
+            self._hook("schedframe_cycle_finished", pod=assumed, status=status, node_name=host,
+                       profile=fwk.profile_name, duration=self.clock.now() - start)
+            future = self._executor.submit(self._binding_thread, binding) if self._executor else None
+        except BaseException as exc:
+            # an observer hook interrupted (KeyboardInterrupt...), or the executor was shut down
+            # by a concurrent close(): the binding cycle never starts, so undo the reservation
+            self._binding_cycle_error(binding, _internal_error(exc))
+            raise
+        if future is not None:
+            self._futures.add(future)
             future.add_done_callback(self._binding_done)
         else:
             decision = self._poll_permit(binding)
@@ -782,14 +1014,12 @@ class Scheduler:
 
         status = fwk.run_reserve_plugins_reserve(state, assumed, host)
         if status.code is not _SUCCESS:
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
-            self._forget(assumed)
+            self._unreserve_and_forget(fwk, state, assumed, host)
             return "", _CLEAR_NOMINATED, _single_node_failure(pod, host, status)
 
         status = fwk.run_permit_plugins(state, assumed, host)
         if status.code is not _SUCCESS and status.code is not Code.WAIT:
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
-            self._forget(assumed)
+            self._unreserve_and_forget(fwk, state, assumed, host)
             return "", _CLEAR_NOMINATED, _single_node_failure(pod, host, status)
 
         to_activate = state.pods_to_activate
@@ -797,6 +1027,15 @@ class Scheduler:
             self.queue.activate(list(to_activate.values()))
             state.pods_to_activate = {}
         return host, None, Status.OK
+
+    def _unreserve_and_forget(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> None:
+        """Unreserve, then forget the assumed pod -- even when an Unreserve plugin raises a
+        BaseException (re-raised once the pod is forgotten)."""
+        try:
+            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        finally:
+            if self.cache.is_assumed(assumed):
+                self._forget(assumed)
 
     def _forget(self, assumed: Pod) -> bool:
         try:
@@ -964,21 +1203,35 @@ class Scheduler:
     # binding
 
     def _binding_thread(self, binding: _Binding) -> None:
+        interrupted: BaseException | None = None
         try:
             decision = binding.fwk.wait_on_permit(binding.pinfo.pod, block=True)
-        except Exception as exc:
-            logger.exception("waiting on permit for %s failed", binding.pinfo.pod.key)
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                logger.exception("waiting on permit for %s failed", binding.pinfo.pod.key)
+            else:
+                interrupted = exc
             self.waiting_pods.remove(binding.pinfo.pod.uid)
             decision = _internal_error(exc)
         self._after_permit(binding, decision if decision is not None else Status.OK)
+        if interrupted is not None:
+            raise interrupted
 
     def _binding_done(self, future: concurrent.futures.Future[None]) -> None:
         with self._lock:
             self._futures.discard(future)
+        if not future.cancelled():
+            exc = future.exception()
+            if exc is not None:  # a BaseException, after the cycle was undone
+                logger.error("a binding thread was interrupted by %s: %s", type(exc).__name__, exc)
 
     def _resume_parked(self) -> bool:
         """Continue the binding cycles of parked pods whose Permit wait is decided; returns
         whether any did."""
+        with self._lock:
+            return self._resume_parked_locked()
+
+    def _resume_parked_locked(self) -> bool:
         any_progress = False
         while self._parked:
             progressed = False
@@ -1007,15 +1260,23 @@ class Scheduler:
         pod = pinfo.pod
         self.waiting_pods.remove(pod.uid)
         if pod.node_name and self.cache.is_assumed(pod):
-            fwk.run_reserve_plugins_unreserve(state, pod, pod.node_name)
-            self._forget(pod)
+            self._unreserve_and_forget(fwk, state, pod, pod.node_name)
 
     def _after_permit(self, b: _Binding, decision: Status) -> None:
         try:
             self._after_permit_unsafe(b, decision)
         except Exception as exc:
+            if b.bound or b.undone:  # pragma: no cover - PostBind and the hooks catch their own
+                raise
             logger.exception("binding cycle of %s failed", b.pinfo.pod.key)
             self._binding_cycle_error(b, _internal_error(exc))
+        except BaseException as exc:
+            # KeyboardInterrupt, SystemExit... in PreBind, Bind (or a binder): unreserve, forget
+            # and requeue first, so nothing stays assumed, then let it through. Once bound (an
+            # interruption in PostBind) there is nothing to undo.
+            if not b.bound and not b.undone:
+                self._binding_cycle_error(b, _internal_error(exc))
+            raise
 
     def _after_permit_unsafe(self, b: _Binding, decision: Status) -> None:
         fwk, state, pinfo, host = b.fwk, b.state, b.pinfo, b.host
@@ -1029,7 +1290,8 @@ class Scheduler:
                 decision = Status(decision.code, (fit.message,), decision.plugin, fit)
             self._binding_cycle_error(b, decision)
             return
-        self.queue.done(assumed.uid)
+        with self._lock:
+            self.queue.done(assumed.uid)
         status = fwk.run_pre_bind_plugins(state, assumed, host)
         if status.code is _SUCCESS:
             status = fwk.run_bind_plugins(state, assumed, host)
@@ -1040,12 +1302,14 @@ class Scheduler:
         self.recorder.event(assumed, "Normal", "Scheduled",
                             f"Successfully assigned {assumed.namespace}/{assumed.name} to {host}")
         bound = self._confirm_bound(assumed, host, b.original)
+        b.bound = True
         if bound is not None:
             self._hook("schedframe_pod_bound", pod=bound, node_name=host, profile=fwk.profile_name)
         fwk.run_post_bind_plugins(state, assumed, host)
         to_activate = state.pods_to_activate
         if to_activate:
-            self.queue.activate(list(to_activate.values()))
+            with self._lock:
+                self.queue.activate(list(to_activate.values()))
 
     def _confirm_bound(self, assumed: Pod, host: str, original: Pod) -> Pod | None:
         """The API server confirmed the binding: the pod is bound (an ``AssignedPodAdd``)."""
@@ -1068,8 +1332,21 @@ class Scheduler:
             return bound
 
     def _binding_cycle_error(self, b: _Binding, status: Status) -> None:
+        # the lock first, then the queue's (plugins' hints and PreEnqueue may list pods)
+        with self._lock:
+            self._binding_cycle_error_locked(b, status)
+
+    def _binding_cycle_error_locked(self, b: _Binding, status: Status) -> None:
+        b.undone = True
         assumed = b.pinfo.pod
-        b.fwk.run_reserve_plugins_unreserve(b.state, assumed, b.host)
+        try:
+            b.fwk.run_reserve_plugins_unreserve(b.state, assumed, b.host)
+        except BaseException:
+            # an interrupted Unreserve: still forget and requeue, then let it through
+            if self.cache.is_assumed(assumed):
+                self._forget(assumed)
+            self._failure_handler(b.fwk, b.pinfo, status, _CLEAR_NOMINATED)
+            raise
         forgotten = self.cache.is_assumed(assumed) and self._forget(assumed)
         deferred = False
         if forgotten:
@@ -1094,6 +1371,8 @@ class Scheduler:
         message = status.message
         with self._lock:
             cached = self._pods.get(uid)
+            if cached is not None and not self._responsible(cached):
+                cached = None  # now another scheduler's pod: it left the queue
             if cached is None or cached.node_name:
                 self.queue.done(uid)
             else:
@@ -1132,7 +1411,13 @@ class Scheduler:
 
         Args:
             max_cycles: stop after this many scheduling cycles.
+
+        Several threads may run it (and :meth:`schedule_one`) on one scheduler at once; each
+        returns when it finds nothing left to do.
         """
+        if max_cycles is not None and (not isinstance(max_cycles, int) or isinstance(max_cycles, bool)):
+            raise ArgumentTypeError(f"Scheduler.run_until_idle: max_cycles must be an int or None, got "
+                                    f"{type(max_cycles).__name__}")
         bound0, failed0, cycles0 = self._counts["bound"], self._counts["failed"], self._counts["cycles"]
         t0 = self.clock.now()
         cycles = 0
@@ -1206,6 +1491,10 @@ class Scheduler:
         """The earliest permit deadline or backoff completion of a pod time was not already
         advanced for since the last binding (so a pod that keeps failing is retried once per
         progress, never in a loop); records it in *targeted*."""
+        with self._lock:
+            return self._next_wakeup_locked(targeted)
+
+    def _next_wakeup_locked(self, targeted: dict[str, int]) -> float | None:
         bound = self._counts["bound"]
         candidates: list[tuple[float, str]] = []
         for wp in self.waiting_pods:
@@ -1226,6 +1515,10 @@ class Scheduler:
     def _drain_waiting(self) -> None:
         """Before going idle, let the permit waits left (pods that keep coming back to Permit
         without anything getting bound) run out, so no pod stays reserved: they are requeued."""
+        with self._lock:
+            self._drain_waiting_locked()
+
+    def _drain_waiting_locked(self) -> None:
         deadlines: list[float] = []
         for wp in self.waiting_pods:
             try:
@@ -1244,7 +1537,8 @@ class Scheduler:
         if delta <= 0:
             return
         if isinstance(clock, FakeClock):
-            clock.set(when)
+            # another thread may have moved it past *when* meanwhile: never backwards
+            clock.advance_to(when)
             return
         sleep: Callable[[float], None] | None = getattr(clock, "sleep", None)
         if sleep is not None:
@@ -1285,28 +1579,46 @@ def _single_node_failure(pod: Pod, host: str, status: Status) -> Status:
     return Status(status.code, (fit.message,), status.plugin, fit)
 
 
-def _as_pod(obj: Pod | Mapping[str, Any]) -> Pod:
+_TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
+
+
+def _is_terminal(pod: Pod) -> bool:
+    """Succeeded or Failed: the pod holds nothing (upstream's scheduler informers drop it)."""
+    return pod.phase in _TERMINAL_PHASES
+
+
+def _as_pod(obj: Pod | Mapping[str, Any], where: str) -> Pod:
     if isinstance(obj, Pod):
         return obj
     if isinstance(obj, Mapping):
         return Pod.from_manifest(obj)
-    raise SchedulerError(f"expected a Pod or a v1 Pod manifest (mapping), got {type(obj).__name__}")
+    raise ArgumentTypeError(f"{where}: pod must be a Pod or a v1 Pod manifest (mapping), got "
+                            f"{type(obj).__name__}")
 
 
-def _as_node(obj: Node | Mapping[str, Any]) -> Node:
+def _as_node(obj: Node | Mapping[str, Any], where: str) -> Node:
     if isinstance(obj, Node):
         return obj
     if isinstance(obj, Mapping):
         return Node.from_manifest(obj)
-    raise SchedulerError(f"expected a Node or a v1 Node manifest (mapping), got {type(obj).__name__}")
+    raise ArgumentTypeError(f"{where}: node must be a Node or a v1 Node manifest (mapping), got "
+                            f"{type(obj).__name__}")
 
 
-def _as_object(obj: Any) -> Any:
+def _pod_ref_arg(pod: Any, where: str) -> Pod | str:
+    if isinstance(pod, (Pod, str)):
+        return pod
+    raise ArgumentTypeError(f"{where}: pod must be a Pod, a 'namespace/name' key or a uid (str), got "
+                            f"{type(pod).__name__}")
+
+
+def _as_object(obj: Any, where: str) -> Any:
     if isinstance(obj, Mapping):
         from ..api.manifests import object_from_manifest
 
         return object_from_manifest(obj)
-    if not hasattr(obj, "name"):
-        raise SchedulerError(f"expected a cluster object with a name or a manifest, got {type(obj).__name__}")
+    if isinstance(obj, (str, bytes)) or not isinstance(getattr(obj, "name", None), str):
+        raise ArgumentTypeError(f"{where}: expected a cluster object (an api object with a name, such "
+                                f"as a Node, Pod or Namespace) or its manifest (mapping), got "
+                                f"{type(obj).__name__}")
     return obj
-
