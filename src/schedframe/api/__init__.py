@@ -65,6 +65,10 @@ from .objects import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
+from .quantity import (
+    Quantity,
+    parse_quantity,
+)
 from .resource import (
     AllocationResult,
     Device,
@@ -83,10 +87,6 @@ from .resource import (
     ResourceClaimTemplate,
     ResourcePool,
     ResourceSlice,
-)
-from .quantity import (
-    Quantity,
-    parse_quantity,
 )
 
 __all__ = [

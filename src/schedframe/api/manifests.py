@@ -934,7 +934,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
     if pod.conditions:
         status["conditions"] = [_pod_condition_out(c) for c in pod.conditions]
     if pod.resource_claim_statuses:
-        status["resourceClaimStatuses"] = [_pod_resource_claim_status_out(c) for c in pod.resource_claim_statuses]
+        status["resourceClaimStatuses"] = [_pod_resource_claim_status_out(c)
+                                           for c in pod.resource_claim_statuses]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
@@ -1245,7 +1246,7 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     PodDisruptionBudget: _pdb_out,
     PriorityClass: _priority_class_out,
     PodGroup: _pod_group_out,
-    **{cls: _resource_out for cls in (ResourceClaim, ResourceClaimTemplate, DeviceClass, ResourceSlice)},
+    **dict.fromkeys((ResourceClaim, ResourceClaimTemplate, DeviceClass, ResourceSlice), _resource_out),
 }
 
 

@@ -580,7 +580,8 @@ def _node_selector(value: Any, path: str) -> NodeSelector | None:
     for i, t in enumerate(_list(m.get("nodeSelectorTerms"), f"{path}.nodeSelectorTerms")):
         p = f"{path}.nodeSelectorTerms[{i}]"
         tm = _mapping(t, p)
-        terms.append(NodeSelectorTerm(_items(tm.get("matchExpressions"), f"{p}.matchExpressions", _requirement),
+        terms.append(NodeSelectorTerm(_items(tm.get("matchExpressions"), f"{p}.matchExpressions",
+                                             _requirement),
                                       _items(tm.get("matchFields"), f"{p}.matchFields", _requirement)))
     return NodeSelector(tuple(terms))
 
@@ -744,7 +745,8 @@ def resource_slice_from_manifest(manifest: Mapping[str, Any]) -> ResourceSlice:
     if sum((bool(node_name), node_selector is not None, all_nodes)) != 1:
         _fail("spec", "exactly one of 'nodeName', 'nodeSelector' or 'allNodes' is required")
     if node_selector is not None and len(node_selector.terms) != 1:
-        _fail("spec.nodeSelector.nodeSelectorTerms", f"must have exactly one term, got {len(node_selector.terms)}")
+        _fail("spec.nodeSelector.nodeSelectorTerms",
+              f"must have exactly one term, got {len(node_selector.terms)}")
     return ResourceSlice(
         name=meta["name"], driver=_required(spec, "driver", "spec"),
         pool=ResourcePool(name=_required(pool, "name", "spec.pool"),
@@ -821,8 +823,8 @@ def _node_selector_out(ns: NodeSelector) -> dict[str, Any]:
         term: dict[str, Any] = {}
         for key, reqs in (("matchExpressions", t.match_expressions), ("matchFields", t.match_fields)):
             if reqs:
-                term[key] = [{"key": r.key, "operator": r.operator, **({"values": list(r.values)} if r.values else {})}
-                             for r in reqs]
+                term[key] = [{"key": r.key, "operator": r.operator,
+                              **({"values": list(r.values)} if r.values else {})} for r in reqs]
         terms.append(term)
     return {"nodeSelectorTerms": terms}
 
@@ -866,7 +868,8 @@ def _claim_out(c: ResourceClaim) -> dict[str, Any]:
         status["allocation"] = _allocation_out(c.allocation)
     if c.reserved_for:
         status["reservedFor"] = [{"resource": r.resource, "name": r.name, "uid": r.uid,
-                                  **({"apiGroup": r.api_group} if r.api_group else {})} for r in c.reserved_for]
+                                  **({"apiGroup": r.api_group} if r.api_group else {})}
+                                 for r in c.reserved_for]
     out: dict[str, Any] = {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaim", "metadata": meta,
                            "spec": {"devices": _devices_out(c)}}
     if status:
@@ -890,7 +893,8 @@ def _class_out(c: DeviceClass) -> dict[str, Any]:
         spec["selectors"] = _selectors_out(c.selectors)
     if c.config:
         spec["config"] = [_config_out(x) for x in c.config]
-    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta(c.name), "spec": spec}
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta(c.name),
+            "spec": spec}
 
 
 def _attribute_out(a: DeviceAttribute) -> dict[str, Any]:
@@ -903,7 +907,8 @@ def _attribute_out(a: DeviceAttribute) -> dict[str, Any]:
 
 def _slice_out(s: ResourceSlice) -> dict[str, Any]:
     spec: dict[str, Any] = {"driver": s.driver, "pool": {
-        "name": s.pool.name, "generation": s.pool.generation, "resourceSliceCount": s.pool.resource_slice_count}}
+        "name": s.pool.name, "generation": s.pool.generation,
+        "resourceSliceCount": s.pool.resource_slice_count}}
     if s.node_name:
         spec["nodeName"] = s.node_name
     if s.node_selector is not None:
@@ -920,7 +925,8 @@ def _slice_out(s: ResourceSlice) -> dict[str, Any]:
         devices.append(dev)
     if devices:
         spec["devices"] = devices
-    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta(s.name), "spec": spec}
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta(s.name),
+            "spec": spec}
 
 
 _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {

@@ -90,6 +90,9 @@ _OBJECT_RESOURCES: Final = {
     "ReplicationController": EventResource.REPLICATION_CONTROLLER,
     "PodDisruptionBudget": EventResource.POD_DISRUPTION_BUDGET,
     "PodGroup": EventResource.POD_GROUP,
+    "ResourceClaim": EventResource.RESOURCE_CLAIM,
+    "ResourceSlice": EventResource.RESOURCE_SLICE,
+    "DeviceClass": EventResource.DEVICE_CLASS,
 }
 
 
