@@ -378,7 +378,7 @@ CASES = [
         Want(
             filter={NODE: unresolvable(dra.REASON_NOT_AVAILABLE_ON_NODE)},
             post_filter=unschedulable(dra.REASON_DEALLOCATED),
-            post_filter_claim=ALLOCATED_CLAIM_WITH_WRONG_TOPOLOGY.evolve(allocation=None, finalizers=()),
+            post_filter_claim=ALLOCATED_CLAIM_WITH_WRONG_TOPOLOGY.evolve(allocation=None),
         ),
         id="wrong-topology",
     ),
@@ -1109,3 +1109,72 @@ def test_pod_manifest_claims_round_trip() -> None:
 
 
 _: Callable[..., Any] = allocate
+
+
+# --------------------------------------------------------------------------------------------
+# Args
+
+
+def test_args_defaults_and_round_trip() -> None:
+    """filterTimeout defaults to 10s and bindingTimeout to 10m; durations read as Go writes them."""
+    assert dra.DynamicResourcesArgs().to_dict() == {"filterTimeout": "10s", "bindingTimeout": "10m0s"}
+    args = dra.DynamicResourcesArgs.from_dict({"filterTimeout": "1m30.5s", "bindingTimeout": "2m"})
+    assert (args.filter_timeout, args.binding_timeout) == (90.5, 120.0)
+    assert dra.DynamicResourcesArgs.from_dict(args.to_dict()) == args
+    assert dra.DynamicResourcesArgs.from_dict({"filterTimeout": "0"}).filter_timeout == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        pytest.param(
+            {"filterTimeout": "-1s"},
+            r'filterTimeout: Invalid value: "-1s": must be zero or positive',
+            id="negative",
+        ),
+        pytest.param({"filterTimeout": "ten"}, r"filterTimeout: invalid duration 'ten'", id="malformed"),
+        pytest.param({"filterTimeout": 10}, r"filterTimeout: must be a duration string", id="not a string"),
+        pytest.param(
+            {"bindingTimeout": "500ms"},
+            r'bindingTimeout: Invalid value: "500ms": must be at least 1s',
+            id="binding timeout too short",
+        ),
+        pytest.param({"timeout": "1s"}, r"timeout: unknown field", id="unknown field"),
+    ],
+)
+def test_args_errors(data: dict[str, Any], match: str) -> None:
+    """Bad args raise PluginArgsError naming the field."""
+    from schedframe import PluginArgsError
+
+    with pytest.raises(PluginArgsError, match=match):
+        dra.new(data, cast(Handle, SimpleNamespace(objects=ObjectStore())))
+
+
+def test_new_rejects_other_args_types() -> None:
+    """The factory names the args type it wants."""
+    from schedframe import PluginArgsError
+
+    with pytest.raises(PluginArgsError, match="want args of type DynamicResourcesArgs, got int"):
+        dra.new(3, cast(Handle, SimpleNamespace(objects=ObjectStore())))
+
+
+def test_filter_timeout() -> None:
+    """A device search running past filterTimeout rejects the node with upstream's reason; with
+    the timeout disabled the same search runs to its end."""
+    devices = [gpu(f"g{i}", numa=i) for i in range(300)]
+    c = ResourceClaim(
+        CLAIM_NAME,
+        NS,
+        owner_references=(OWNER,),
+        requests=(DeviceRequest("req-1", exactly=ExactDeviceRequest(GPU, count=2)),),
+        constraints=(DeviceConstraint(match_attribute=f"{GPU}/numa"),),
+    )
+    objects = [c, DeviceClass(GPU), gpu_slice(NODE, *devices)]
+    store = ObjectStore(objects)
+    handle = cast(Handle, SimpleNamespace(objects=store))
+    plugin = dra.new({"filterTimeout": "1ns"}, handle)
+    _, _, filtered = run_cycle(plugin, POD_WITH_CLAIM_NAME, [node(NODE)])
+    assert filtered == {NODE: unresolvable(dra.REASON_TIMED_OUT)}
+    plugin = dra.new({"filterTimeout": "0s"}, handle)
+    _, _, filtered = run_cycle(plugin, POD_WITH_CLAIM_NAME, [node(NODE)])
+    assert filtered == {NODE: unresolvable(dra.REASON_CANNOT_ALLOCATE)}

@@ -17,9 +17,13 @@ allocator ``staging/src/k8s.io/dynamic-resource-allocation/structured``.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, final
+
+import attrs
 
 from ...api.objects import OwnerReference, Pod, PodResourceClaim
 from ...api.resource import (
@@ -31,12 +35,14 @@ from ...api.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from ...errors import PluginArgsError
 from ...framework.cycle_state import StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ...framework.status import Code, Status
+from ...framework.waiting_pods import format_go_duration
 from .. import names
-from .._helpers import as_objects, no_args, node_not_found
-from ._allocator import AllocationError, Allocator, allocated_devices
+from .._helpers import FieldErrors, as_objects, node_not_found
+from ._allocator import AllocationError, AllocationTimeout, Allocator, allocated_devices
 
 if TYPE_CHECKING:
     from ...cache.nodeinfo import NodeInfo
@@ -59,6 +65,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ARGS_TYPE",
     "NAME",
+    "REASON_TIMED_OUT",
     "POD_CLAIM_NAME_ANNOTATION",
     "REASON_CANNOT_ALLOCATE",
     "REASON_CLAIM_IN_USE",
@@ -68,12 +75,105 @@ __all__ = [
     "REASON_NO_CLAIMS_TO_DEALLOCATE",
     "REASON_STILL_NOT_SCHEDULABLE",
     "DynamicResources",
+    "DynamicResourcesArgs",
     "generated_claim_name",
     "new",
 ]
 
 NAME: Final = names.DYNAMIC_RESOURCES
-ARGS_TYPE: Final = None
+
+_DURATION_RE: Final = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
+_UNITS: Final = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _parse_duration(value: Any, path: str, errs: FieldErrors) -> float | None:
+    """A Go duration string (``"10s"``, ``"1m30s"``, ``"500ms"``) in seconds."""
+    if not isinstance(value, str):
+        errs.add(f"{path}: must be a duration string such as \"10s\", got {value!r}")
+        return None
+    text = value[1:] if value[:1] in "+-" else value
+    if text == "0":
+        return 0.0
+    pos, total = 0, 0.0
+    while pos < len(text):
+        m = _DURATION_RE.match(text, pos)
+        if m is None:
+            break
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    if not text or pos != len(text):
+        errs.add(f"{path}: invalid duration {value!r}")
+        return None
+    return -total if value.startswith("-") else total
+
+
+@final
+@attrs.frozen(kw_only=True)
+class DynamicResourcesArgs:
+    """Args of the DynamicResources plugin (upstream ``DynamicResourcesArgs``).
+
+    Attributes:
+        filter_timeout: seconds the device search may take per node in Filter before the node
+            is rejected with :data:`REASON_TIMED_OUT` (default 10; 0 disables the timeout).
+        binding_timeout: upstream's wait for device binding conditions in PreBind (default 600);
+            accepted and validated, without effect: binding conditions are not modelled.
+
+    .. versionadded:: 0.2.0
+    """
+
+    filter_timeout: float = 10.0
+    binding_timeout: float = 600.0
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DynamicResourcesArgs:
+        """Decode ``{"filterTimeout": "10s", "bindingTimeout": "10m0s"}``.
+
+        Raises:
+            PluginArgsError: unknown fields, malformed durations or invalid values, all listed.
+        """
+        if not isinstance(data, Mapping):
+            raise PluginArgsError(f"DynamicResourcesArgs: must be a mapping, got {type(data).__name__}")
+        errs = FieldErrors()
+        for key in data:
+            if key not in ("filterTimeout", "bindingTimeout", "apiVersion", "kind"):
+                errs.add(f"{key}: unknown field")
+        kind = data.get("kind")
+        if kind is not None and kind != "DynamicResourcesArgs":
+            errs.add(f"kind: must be DynamicResourcesArgs, got {kind!r}")
+        kw: dict[str, float] = {}
+        for key, field in (("filterTimeout", "filter_timeout"), ("bindingTimeout", "binding_timeout")):
+            if data.get(key) is not None:
+                seconds = _parse_duration(data[key], key, errs)
+                if seconds is not None:
+                    kw[field] = seconds
+        if errs:
+            raise PluginArgsError(errs.errors)
+        args = cls(**kw)
+        args.validate()
+        return args
+
+    def to_dict(self) -> dict[str, Any]:
+        """The camelCase mapping, durations as Go writes them."""
+        return {"filterTimeout": format_go_duration(self.filter_timeout),
+                "bindingTimeout": format_go_duration(self.binding_timeout)}
+
+    def errors(self) -> list[str]:
+        """Every validation error, with field paths."""
+        errs = FieldErrors()
+        if self.filter_timeout < 0:
+            errs.invalid("filterTimeout", format_go_duration(self.filter_timeout), "must be zero or positive")
+        if self.binding_timeout < 1:
+            errs.invalid("bindingTimeout", format_go_duration(self.binding_timeout), "must be at least 1s")
+        return errs.errors
+
+    def validate(self) -> None:
+        """Raise :class:`~schedframe.PluginArgsError` listing every error, if any."""
+        errs = self.errors()
+        if errs:
+            raise PluginArgsError(errs)
+
+
+ARGS_TYPE: Final = DynamicResourcesArgs
 
 #: Filter: an allocated claim's node selector excludes the node.
 REASON_NOT_AVAILABLE_ON_NODE: Final = "resourceclaim not available on the node"
@@ -85,6 +185,8 @@ REASON_CLAIM_IN_USE: Final = "resourceclaim in use"
 REASON_NO_CLAIMS_TO_DEALLOCATE: Final = "no new claims to deallocate"
 #: PostFilter: no claim could be deallocated.
 REASON_STILL_NOT_SCHEDULABLE: Final = "still not schedulable"
+#: Filter: the device search exceeded ``filterTimeout`` on the node.
+REASON_TIMED_OUT: Final = "timed out trying to allocate devices"
 #: PostFilter: a claim was deallocated, so the next attempt can allocate it elsewhere.
 REASON_DEALLOCATED: Final = "deallocation of ResourceClaim completed"
 #: The end of PreEnqueue's reason when a claim from a template does not exist yet.
@@ -141,10 +243,11 @@ class DynamicResources:
     .. versionadded:: 0.2.0
     """
 
-    __slots__ = ("_handle", "_in_flight", "_lock")
+    __slots__ = ("_args", "_handle", "_in_flight", "_lock")
 
-    def __init__(self, handle: Handle | None = None) -> None:
+    def __init__(self, handle: Handle | None = None, args: DynamicResourcesArgs | None = None) -> None:
         self._handle = handle
+        self._args = args if args is not None else DynamicResourcesArgs()
         self._lock = threading.Lock()
         #: claim uid -> the claim with the allocation Reserve made, until PreBind wrote it
         self._in_flight: dict[str, ResourceClaim] = {}
@@ -309,8 +412,12 @@ class DynamicResources:
                        and not sel.matches(node.name, node.labels)]
         allocations: list[AllocationResult] | None = None
         if s.allocator is not None:
+            timeout = self._args.filter_timeout
             try:
-                allocations = s.allocator.allocate(node)
+                deadline = time.monotonic() + timeout if timeout > 0 else None
+                allocations = s.allocator.allocate(node, deadline=deadline)
+            except AllocationTimeout:
+                return Status.unresolvable(REASON_TIMED_OUT)
             except AllocationError as exc:
                 return Status(Code.ERROR, (exc.message,))
             if allocations is None:
@@ -336,9 +443,7 @@ class DynamicResources:
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 current = self._get(ResourceClaim, claim.name, claim.namespace) or claim
-                self._store(current.evolve(
-                    allocation=None, reserved_for=(),
-                    finalizers=tuple(f for f in current.finalizers if f != FINALIZER)))
+                self._store(current.evolve(allocation=None, reserved_for=()))
                 return None, Status.unschedulable(REASON_DEALLOCATED)
         return None, Status.unschedulable(REASON_STILL_NOT_SCHEDULABLE)
 
@@ -486,9 +591,20 @@ def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
 
 
 def new(args: object, handle: Handle) -> DynamicResources:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return DynamicResources(handle)
+    """Create the plugin from ``None`` (defaults), a :class:`DynamicResourcesArgs` or a
+    camelCase mapping.
+
+    Raises:
+        PluginArgsError: args of another type, or invalid args (every error listed).
+    """
+    if args is None:
+        return DynamicResources(handle)
+    if isinstance(args, Mapping):
+        return DynamicResources(handle, DynamicResourcesArgs.from_dict(args))
+    if not isinstance(args, DynamicResourcesArgs):
+        raise PluginArgsError(f"want args of type DynamicResourcesArgs, got {type(args).__name__}")
+    args.validate()
+    return DynamicResources(handle, args)
 
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ and devices in slice order, so the first solution found is deterministic.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, final
 
@@ -26,7 +27,9 @@ from ...api.resource import (
 )
 from . import _cel
 
-__all__ = ["AllocationError", "Allocator", "DeviceID", "allocated_devices", "gather_pools"]
+__all__ = [
+    "AllocationError", "AllocationTimeout", "Allocator", "DeviceID", "allocated_devices", "gather_pools",
+]
 
 #: (driver, pool, device)
 DeviceID = tuple[str, str, str]
@@ -42,6 +45,10 @@ class AllocationError(Exception):
         super().__init__(message)
         self.message = message
         self.unavailable = unavailable
+
+
+class AllocationTimeout(Exception):
+    """The device search ran past its deadline."""
 
 
 @final
@@ -211,10 +218,13 @@ class Allocator:
 
     # -- allocation -------------------------------------------------------------------------
 
-    def allocate(self, node: Node) -> list[AllocationResult] | None:
+    def allocate(self, node: Node, deadline: float | None = None) -> list[AllocationResult] | None:
         """One allocation per claim for *node*, or ``None`` when the devices do not suffice.
 
+        *deadline* is a ``time.monotonic()`` value; past it the search stops.
+
         Raises:
+            AllocationTimeout: the deadline passed.
             AllocationError: a CEL error, an ``All`` request over a pool being updated, or
                 cel-python missing.
         """
@@ -290,11 +300,17 @@ class Allocator:
             ci = self._requests[ri].claim_index
             constraints_pop(ci, name, sum(1 for c in self._constraints[ci] if c.applies(name)))
 
+        steps = [0]
+
         def fill(ri: int, ai: int, remaining: int, start: int) -> bool:
             if remaining == 0:
                 return solve(ri + 1)
             alt = self._requests[ri].alternatives[ai]
             for di in range(start, len(flat)):
+                if deadline is not None:
+                    steps[0] += 1
+                    if steps[0] % 256 == 0 and time.monotonic() > deadline:
+                        raise AllocationTimeout()
                 if not device_free(di, alt.admin_access) or not matches(ri, ai, di):
                     continue
                 if take(ri, alt.name, di, alt.admin_access):
