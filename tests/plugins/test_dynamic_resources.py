@@ -1178,3 +1178,59 @@ def test_filter_timeout() -> None:
     plugin = dra.new({"filterTimeout": "0s"}, handle)
     _, _, filtered = run_cycle(plugin, POD_WITH_CLAIM_NAME, [node(NODE)])
     assert filtered == {NODE: unresolvable(dra.REASON_CANNOT_ALLOCATE)}
+
+
+def test_no_device_is_allocated_twice() -> None:
+    """However pods with claims arrive, every device ends up in at most one allocation, and every
+    bound pod's claims are allocated on its node and reserved for it."""
+    import random
+
+    rng = random.Random(7)
+    slices = [
+        ResourceSlice(
+            f"n{i}-gpus",
+            GPU,
+            ResourcePool(f"n{i}"),
+            node_name=f"n{i}",
+            devices=tuple(gpu(f"g{j}", numa=j % 2) for j in range(4)),
+        )
+        for i in range(3)
+    ]
+    templates = [
+        ResourceClaimTemplate("one", NS, requests=(req(),)),
+        ResourceClaimTemplate(
+            "pair",
+            NS,
+            requests=(req("a"), req("b")),
+            constraints=(DeviceConstraint(match_attribute=f"{GPU}/numa"),),
+        ),
+        ResourceClaimTemplate("three", NS, requests=(req(count=3),)),
+    ]
+    sched = Scheduler(objects=[DeviceClass(GPU), *slices, *templates])
+    for i in range(3):
+        sched.add_node(make_node(f"n{i}").capacity(cpu="64", memory="64Gi", pods=110).obj())
+    for k in range(12):
+        t = rng.choice(templates)
+        sched.add_pod(
+            make_pod(f"p{k}", NS)
+            .obj()
+            .evolve(resource_claims=(PodResourceClaim("gpu", resource_claim_template_name=t.name),))
+        )
+    sched.run_until_idle()
+    seen: set[tuple[str, str]] = set()
+    bound = 0
+    for c in sched.objects.list(ResourceClaim):
+        if c.allocation is None:
+            assert not c.reserved_for
+            continue
+        [owner] = c.reserved_for
+        node_name = sched.node_of(f"{NS}/{owner.name}")
+        assert node_name is not None
+        bound += 1
+        for r in c.allocation.results:
+            assert r.pool == node_name
+            assert (r.pool, r.device) not in seen
+            seen.add((r.pool, r.device))
+    assert bound == sum(1 for k in range(12) if sched.node_of(f"{NS}/p{k}") is not None)
+    assert len(seen) <= 12
+    assert bound >= 4

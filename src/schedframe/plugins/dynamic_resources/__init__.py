@@ -352,7 +352,10 @@ class DynamicResources:
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         """Gather the pod's claims, check their classes, and prepare the allocator; SKIP for a
-        pod without claims."""
+        pod without claims (writing no state: PostFilter then reports no claims, as upstream
+        does for the empty state it writes)."""
+        if not pod.resource_claims:
+            return None, Status.skip()
         s = _StateData()
         state.write(_STATE_KEY, s)
         try:
