@@ -1234,3 +1234,74 @@ def test_no_device_is_allocated_twice() -> None:
     assert bound == sum(1 for k in range(12) if sched.node_of(f"{NS}/p{k}") is not None)
     assert len(seen) <= 12
     assert bound >= 4
+
+
+def test_scheduler_retries_after_postfilter_deallocation() -> None:
+    """A claim allocated for a node the pod cannot use is deallocated by PostFilter; that claim
+    update requeues the pod (as the informer event does upstream), which then allocates it anew."""
+    sched = Scheduler(objects=[ALLOCATED_CLAIM_WITH_WRONG_TOPOLOGY, DEVICE_CLASS, WORKER_SLICE])
+    sched.add_node(make_node(NODE).capacity(cpu="8", memory="8Gi", pods=110).obj())
+    sched.add_pod(POD_WITH_CLAIM_NAME)
+    summary = sched.run_until_idle()
+    assert (summary.scheduled, summary.failed) == (1, 1)
+    assert sched.node_of(f"{NS}/{POD_NAME}") == NODE
+    claim = sched.objects.get(ResourceClaim, CLAIM_NAME, NS)
+    assert claim is not None
+    assert claim.allocation is not None
+    assert claim.allocation.node_selector == ON_WORKER
+    assert claim.reserved_for == RESERVED_FOR_POD
+
+
+def test_object_store_watchers() -> None:
+    """ObjectStore.watch sees adds, replacements and removals, except those made with
+    notify=False."""
+    store = ObjectStore()
+    seen: list[tuple[Any, Any]] = []
+    store.watch(lambda old, new: seen.append((old, new)))
+    store.add(OTHER_CLAIM)
+    store.add(OTHER_ALLOCATED_CLAIM)
+    store.add(PENDING_CLAIM, notify=False)
+    store.remove(OTHER_CLAIM)
+    store.remove(OTHER_CLAIM)  # absent: no event
+    store.remove(PENDING_CLAIM, notify=False)
+    assert seen == [(None, OTHER_CLAIM), (OTHER_CLAIM, OTHER_ALLOCATED_CLAIM), (OTHER_ALLOCATED_CLAIM, None)]
+
+
+def test_threaded_pods_sharing_a_claim() -> None:
+    """In threaded mode, pods sharing one claim all bind: the ones finding the allocation in
+    flight wait and are requeued by the claim update PreBind writes; every pod is reserved once."""
+    sched = Scheduler(objects=load_manifests(MANIFESTS), threaded=True)
+    try:
+        sched.add_node(make_node("n1").capacity(cpu="8", memory="8Gi", pods=110).obj())
+        for i in range(6):
+            sched.add_pod(gpu_pod(f"s{i}", resource_claim_name="shared"))
+        sched.run_until_idle()
+        assert [sched.node_of(f"{NS}/s{i}") for i in range(6)] == ["n1"] * 6
+        claim = sched.objects.get(ResourceClaim, "shared", NS)
+        assert claim is not None
+        assert sorted(r.name for r in claim.reserved_for) == [f"s{i}" for i in range(6)]
+    finally:
+        sched.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "want"),
+    [
+        pytest.param(
+            lambda c: c.evolve(allocation=ALLOCATION),
+            "got allocated elsewhere in the meantime",
+            id="allocated elsewhere",
+        ),
+        pytest.param(deleted, "got deleted in the meantime", id="deleted"),
+    ],
+)
+def test_prebind_conflicts(change: Callable[[ResourceClaim], ResourceClaim], want: str) -> None:
+    """PreBind fails with an ERROR when the claim changed under the in-flight allocation, and the
+    allocation is no longer in flight."""
+    plugin, store = make_plugin([PENDING_CLAIM, DEVICE_CLASS, WORKER_SLICE])
+    state, _, _ = run_cycle(plugin, POD_WITH_CLAIM_NAME, [node(NODE)])
+    assert plugin.reserve(state, POD_WITH_CLAIM_NAME, NODE) is None
+    store.add(change(PENDING_CLAIM))
+    status = plugin.pre_bind(state, POD_WITH_CLAIM_NAME, NODE)
+    assert status == error(f"claim default/my-pod-my-resource {want}")
+    assert plugin._in_flight == {}

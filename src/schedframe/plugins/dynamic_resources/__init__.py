@@ -243,12 +243,14 @@ class DynamicResources:
     .. versionadded:: 0.2.0
     """
 
-    __slots__ = ("_args", "_handle", "_in_flight", "_lock")
+    __slots__ = ("_args", "_handle", "_in_flight", "_lock", "_write_lock")
 
     def __init__(self, handle: Handle | None = None, args: DynamicResourcesArgs | None = None) -> None:
         self._handle = handle
         self._args = args if args is not None else DynamicResourcesArgs()
         self._lock = threading.Lock()
+        #: serialises read-modify-write of claims in the store (upstream: resourceVersion checks)
+        self._write_lock = threading.RLock()
         #: claim uid -> the claim with the allocation Reserve made, until PreBind wrote it
         self._in_flight: dict[str, ResourceClaim] = {}
 
@@ -275,11 +277,14 @@ class DynamicResources:
                 return obj
         return None
 
-    def _store(self, obj: Any) -> None:
+    def _store(self, obj: Any, *, notify: bool = True) -> None:
         add = getattr(self._objects(), "add", None)
         if add is None:
             raise RuntimeError("the handle's object lister cannot store objects (it has no add())")
-        add(obj)
+        if notify:
+            add(obj)
+        else:
+            add(obj, notify=False)
 
     # -- claims of a pod ------------------------------------------------------------------
 
@@ -314,7 +319,8 @@ class DynamicResources:
             annotations={**template.claim_annotations, POD_CLAIM_NAME_ANNOTATION: pc.name},
             owner_references=(OwnerReference("Pod", pod.name, pod.uid, "v1", controller=True),),
             requests=template.requests, constraints=template.constraints, config=template.config)
-        self._store(claim)
+        # as if the controller had created it before the pod reached the queue: no event
+        self._store(claim, notify=False)
         return claim.name
 
     def _pod_claims(self, pod: Pod, generate: bool) -> list[ResourceClaim]:
@@ -445,8 +451,9 @@ class DynamicResources:
             claim = s.claims[i]
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
-                current = self._get(ResourceClaim, claim.name, claim.namespace) or claim
-                self._store(current.evolve(allocation=None, reserved_for=()))
+                with self._write_lock:
+                    current = self._get(ResourceClaim, claim.name, claim.namespace) or claim
+                    self._store(current.evolve(allocation=None, reserved_for=()))
                 return None, Status.unschedulable(REASON_DEALLOCATED)
         return None, Status.unschedulable(REASON_STILL_NOT_SCHEDULABLE)
 
@@ -483,10 +490,11 @@ class DynamicResources:
             with self._lock:
                 self._in_flight.pop(claim.uid, None)
             if claim.allocation is not None and claim.is_reserved_for(pod.uid):
-                current = self._get(ResourceClaim, claim.name, claim.namespace)
-                if current is not None and current.uid == claim.uid:
-                    self._store(current.evolve(
-                        reserved_for=tuple(r for r in current.reserved_for if r.uid != pod.uid)))
+                with self._write_lock:
+                    current = self._get(ResourceClaim, claim.name, claim.namespace)
+                    if current is not None and current.uid == claim.uid:
+                        self._store(current.evolve(
+                            reserved_for=tuple(r for r in current.reserved_for if r.uid != pod.uid)))
 
     # -- PreBind --------------------------------------------------------------------------
 
@@ -509,31 +517,36 @@ class DynamicResources:
         claim = s.claims[index]
         allocation = s.reserved.get(index)
         try:
-            current = self._get(ResourceClaim, claim.name, claim.namespace)
-            key = f"{claim.namespace}/{claim.name}"
-            if current is None or current.uid != claim.uid:
-                raise _BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
-            if current.deletion_timestamp is not None:
-                raise _BindError(f"claim {key} got deleted in the meantime")
-            changes: dict[str, Any] = {}
-            if allocation is not None:
-                if current.allocation is not None:
-                    raise _BindError(f"claim {key} got allocated elsewhere in the meantime")
-                if FINALIZER not in current.finalizers:
-                    changes["finalizers"] = (*current.finalizers, FINALIZER)
-                changes["allocation"] = allocation
-            changes["reserved_for"] = (*current.reserved_for,
-                                       ResourceClaimConsumerReference(name=pod.name, uid=pod.uid))
-            updated: ResourceClaim = current.evolve(**changes)
-            try:
-                self._store(updated)
-            except RuntimeError as exc:
-                raise _BindError(str(exc)) from exc
-            return updated
+            with self._write_lock:
+                return self._write_binding(claim, allocation, pod)
         finally:
             if allocation is not None:
                 with self._lock:
                     self._in_flight.pop(claim.uid, None)
+
+    def _write_binding(self, claim: ResourceClaim, allocation: AllocationResult | None,
+                       pod: Pod) -> ResourceClaim:
+        current = self._get(ResourceClaim, claim.name, claim.namespace)
+        key = f"{claim.namespace}/{claim.name}"
+        if current is None or current.uid != claim.uid:
+            raise _BindError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        if current.deletion_timestamp is not None:
+            raise _BindError(f"claim {key} got deleted in the meantime")
+        changes: dict[str, Any] = {}
+        if allocation is not None:
+            if current.allocation is not None:
+                raise _BindError(f"claim {key} got allocated elsewhere in the meantime")
+            if FINALIZER not in current.finalizers:
+                changes["finalizers"] = (*current.finalizers, FINALIZER)
+            changes["allocation"] = allocation
+        changes["reserved_for"] = (*current.reserved_for,
+                                   ResourceClaimConsumerReference(name=pod.name, uid=pod.uid))
+        updated: ResourceClaim = current.evolve(**changes)
+        try:
+            self._store(updated)
+        except RuntimeError as exc:
+            raise _BindError(str(exc)) from exc
+        return updated
 
     # -- events ---------------------------------------------------------------------------
 
