@@ -118,6 +118,7 @@ FAKE_PLUGINS: dict[str, tuple[str, ...]] = {
     "NodeResourcesFit": ("preFilter", "filter", "preScore", "score"),
     "PodTopologySpread": ("preFilter", "filter", "preScore", "score"),
     "InterPodAffinity": ("preFilter", "filter", "preScore", "score"),
+    "DynamicResources": ("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
     "DefaultPreemption": ("postFilter",),
     "NodeResourcesBalancedAllocation": ("preScore", "score"),
     "ImageLocality": ("score",),
@@ -183,9 +184,10 @@ def errors_of(data: Mapping[str, Any], registry: Registry | None = None) -> list
 
 
 EXPANDED_DEFAULTS: dict[str, list[Any]] = {
-    "preEnqueue": ["SchedulingGates"],
+    "preEnqueue": ["SchedulingGates", "DynamicResources"],
     "queueSort": ["PrioritySort"],
-    "preFilter": ["NodeAffinity", "NodePorts", FIT, "PodTopologySpread", "InterPodAffinity"],
+    "preFilter": ["NodeAffinity", "NodePorts", FIT, "PodTopologySpread", "InterPodAffinity",
+                  "DynamicResources"],
     "filter": [
         "NodeUnschedulable",
         "NodeName",
@@ -195,8 +197,9 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         FIT,
         "PodTopologySpread",
         "InterPodAffinity",
+        "DynamicResources",
     ],
-    "postFilter": ["DefaultPreemption"],
+    "postFilter": ["DynamicResources", "DefaultPreemption"],
     "preScore": [
         "TaintToleration",
         "NodeAffinity",
@@ -214,6 +217,8 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),
     ],
+    "reserve": ["DynamicResources"],
+    "preBind": ["DynamicResources"],
     "bind": ["DefaultBinder"],
 }
 
@@ -279,7 +284,6 @@ def test_unprovided_defaults_are_omitted_and_recorded(registry):
         "NodeVolumeLimits",
         "VolumeBinding",
         "VolumeZone",
-        "DynamicResources",
     )
     assert set(config.omitted_upstream_plugins) <= set(NOT_PROVIDED_UPSTREAM_PLUGINS)
 
@@ -485,12 +489,12 @@ def test_merge_plugin_set(default, custom, want):
                 "preEnqueue": {"disabled": [{"name": "SchedulingGates"}]},
                 "postFilter": {"disabled": [{"name": "DefaultPreemption"}]},
             },
-            _with(preEnqueue=[], postFilter=[]),
+            _with(preEnqueue=["DynamicResources"], postFilter=["DynamicResources"]),
             id="disable single-point defaults",
         ),
         pytest.param(
             {
-                "multiPoint": {"disabled": [{"name": "VolumeBinding"}, {"name": "DynamicResources"}]},
+                "multiPoint": {"disabled": [{"name": "VolumeBinding"}, {"name": "VolumeZone"}]},
                 "filter": {"disabled": [{"name": "NodeVolumeLimits"}, {"name": "NoSuchPlugin"}]},
             },
             EXPANDED_DEFAULTS,
@@ -717,9 +721,9 @@ def test_multi_point_duplicate_is_an_error(registry):
             id="unprovided plugin enabled",
         ),
         pytest.param(
-            {"profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "DynamicResources"}]}}}]},
-            "'DynamicResources' is part of kube-scheduler but not provided by schedframe "
-            r"\(dynamic resource allocation",
+            {"profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": "NodeDeclaredFeatures"}]}}}]},
+            "'NodeDeclaredFeatures' is part of kube-scheduler but not provided by schedframe "
+            r"\(node declared features",
             id="unprovided plugin at multiPoint",
         ),
         pytest.param(
@@ -1365,7 +1369,8 @@ def test_to_dict_shape(registry):
     assert profile["schedulerName"] == "default-scheduler"
     assert profile["plugins"]["multiPoint"] == {"disabled": [{"name": "*"}]}
     assert profile["plugins"]["queueSort"] == {"enabled": [{"name": "PrioritySort"}]}
-    assert profile["plugins"]["reserve"] == {"enabled": []}
+    assert profile["plugins"]["reserve"] == {"enabled": [{"name": "DynamicResources"}]}
+    assert profile["plugins"]["permit"] == {"enabled": []}
     assert profile["plugins"]["score"]["enabled"][:2] == [
         {"name": "TaintToleration", "weight": 3},
         {"name": "NodeAffinity", "weight": 2},

@@ -49,7 +49,8 @@ from schedframe.testing import (
 )
 
 T0 = 1_700_000_000.0
-NOT_HELPFUL = " preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
+NOT_HELPFUL = (" no new claims to deallocate, preemption: 0/{n} nodes are available: {n} Preemption is not "
+               "helpful for scheduling.")
 
 
 def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, **labels: str) -> Any:
@@ -92,7 +93,8 @@ def test_places_pods_on_fitting_nodes() -> None:
     assert summary == RunSummary(scheduled=2, failed=1, cycles=3, pending=1)
     assert sorted(s.bindings().values()) == ["big", "big"]
     [pending] = s.pending()
-    assert pending.message == (f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}. preemption: 0/2 "
+    assert pending.message == (f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}. "
+                               "no new claims to deallocate, preemption: 0/2 "
                                "nodes are available: 1 No preemption victims found for incoming pod, "
                                "1 Preemption is not helpful for scheduling.")
     assert (pending.plugins, pending.where, pending.attempts) == (frozenset({"NodeResourcesFit"}),
@@ -862,10 +864,12 @@ def test_preemption_evicts_victims_and_places_preemptor() -> None:
     ("preemptor", "want_suffix"),
     [
         pytest.param(pod("hp", cpu="2").priority(100),
-                     "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming "
+                     "no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption "
+                     "victims found for incoming "
                      "pod, 1 Preemption is not helpful for scheduling.", id="no victims"),
         pytest.param(pod("never", cpu="2").priority(1000).preemption_policy("Never"),
-                     "preemption: not eligible due to preemptionPolicy=Never.", id="policy never"),
+                     "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
+                     id="policy never"),
     ],
 )
 def test_preemption_failure_message(preemptor: Any, want_suffix: str) -> None:

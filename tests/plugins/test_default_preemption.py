@@ -1911,7 +1911,7 @@ def test_scheduler_end_to_end():
             [],
             None,
             f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}. "
-            f"preemption: {dp.ERR_NOT_ELIGIBLE_PREEMPT_NEVER}",
+            f"no new claims to deallocate, preemption: {dp.ERR_NOT_ELIGIBLE_PREEMPT_NEVER}",
             id="never preempts",
         ),
         pytest.param(
@@ -1919,14 +1919,15 @@ def test_scheduler_end_to_end():
             [],
             None,
             f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}. "
-            f"preemption: 0/2 nodes are available: 2 {NO_VICTIMS}.",
+            f"no new claims to deallocate, preemption: 0/2 nodes are available: 2 {NO_VICTIMS}.",
             id="no lower priority victims",
         ),
         pytest.param(
             make_pod("high").priority(1000).req(cpu="1500m").obj(),
             [],
             None,
-            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+            "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/2 nodes are available: "
             f"2 {PREEMPTION_NOT_HELPFUL}.",
             id="bigger than any node is unresolvable",
         ),

@@ -41,6 +41,7 @@ from .objects import (
     Container,
     ContainerImage,
     ContainerPort,
+    ContainerResourceClaim,
     LabelSelector,
     LabelSelectorRequirement,
     Namespace,
@@ -58,6 +59,8 @@ from .objects import (
     PodCondition,
     PodDisruptionBudget,
     PodGroup,
+    PodResourceClaim,
+    PodResourceClaimStatus,
     PreferredSchedulingTerm,
     PriorityClass,
     ReplicaSet,
@@ -72,6 +75,9 @@ from .objects import (
     _pod_uid,
 )
 from .quantity import Quantity
+from .resource import READERS as _RESOURCE_READERS
+from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from .resource import resource_object_to_manifest as _resource_out
 
 __all__ = [
     "SUPPORTED_KINDS",
@@ -89,7 +95,8 @@ __all__ = [
 
 #: Any api object :func:`object_from_manifest` returns.
 ApiObject: TypeAlias = (Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet
-                        | PodDisruptionBudget | PriorityClass | PodGroup)
+                        | PodDisruptionBudget | PriorityClass | PodGroup
+                        | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice)
 
 # --------------------------------------------------------------------------------------------
 # Enumerations the API validates
@@ -706,7 +713,49 @@ def _container(value: Any, path: str) -> Container:
         limits=_quantities(res.get("limits"), f"{p_res}.limits"),
         ports=tuple(_port(p, f"{p_ports}[{i}]") for i, p in enumerate(_list(m.get("ports"), p_ports))),
         restart_policy=_enum(m.get("restartPolicy"), f"{path}.restartPolicy", _CONTAINER_RESTART_POLICIES),
+        claims=_items(res.get("claims"), f"{p_res}.claims", _container_claim),
     )
+
+
+def _container_claim(value: Any, path: str) -> ContainerResourceClaim:
+    m = _mapping(value, path)
+    return ContainerResourceClaim(name=_required_str(m, "name", path),
+                                  request=_str(m.get("request"), f"{path}.request"))
+
+
+def _pod_resource_claim(value: Any, path: str) -> PodResourceClaim:
+    m = _mapping(value, path)
+    claim = m.get("resourceClaimName")
+    template = m.get("resourceClaimTemplateName")
+    return PodResourceClaim(
+        name=_required_str(m, "name", path),
+        resource_claim_name=None if claim is None else _str(claim, f"{path}.resourceClaimName"),
+        resource_claim_template_name=None if template is None
+        else _str(template, f"{path}.resourceClaimTemplateName"))
+
+
+def _pod_resource_claim_status(value: Any, path: str) -> PodResourceClaimStatus:
+    m = _mapping(value, path)
+    claim = m.get("resourceClaimName")
+    return PodResourceClaimStatus(
+        name=_required_str(m, "name", path),
+        resource_claim_name=None if claim is None else _str(claim, f"{path}.resourceClaimName"))
+
+
+def _pod_resource_claim_out(c: PodResourceClaim) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name}
+    if c.resource_claim_name is not None:
+        out["resourceClaimName"] = c.resource_claim_name
+    if c.resource_claim_template_name is not None:
+        out["resourceClaimTemplateName"] = c.resource_claim_template_name
+    return out
+
+
+def _pod_resource_claim_status_out(c: PodResourceClaimStatus) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name}
+    if c.resource_claim_name is not None:
+        out["resourceClaimName"] = c.resource_claim_name
+    return out
 
 
 def _quantities_out(q: Mapping[str, Quantity]) -> dict[str, str]:
@@ -731,6 +780,9 @@ def _container_out(c: Container) -> dict[str, Any]:
     if c.ports:
         out["ports"] = [_port_out(p) for p in c.ports]
     resources = _resources_out(c.requests, c.limits)
+    if c.claims:
+        resources["claims"] = [{"name": x.name, "request": x.request} if x.request else {"name": x.name}
+                               for x in c.claims]
     if resources:
         out["resources"] = resources
     if c.restart_policy is not None:
@@ -798,6 +850,9 @@ def _pod(manifest: Any) -> Pod:
         nominated_node_name=_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
         start_time=_time(status.get("startTime"), "status.startTime"),
         conditions=_items(status.get("conditions"), "status.conditions", _pod_condition),
+        resource_claims=_items(spec.get("resourceClaims"), "spec.resourceClaims", _pod_resource_claim),
+        resource_claim_statuses=_items(status.get("resourceClaimStatuses"), "status.resourceClaimStatuses",
+                                       _pod_resource_claim_status),
         **kw,
     )
 
@@ -869,6 +924,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         spec["resources"] = resources
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    if pod.resource_claims:
+        spec["resourceClaims"] = [_pod_resource_claim_out(c) for c in pod.resource_claims]
     status: dict[str, Any] = {"phase": pod.phase}
     if pod.nominated_node_name:
         status["nominatedNodeName"] = pod.nominated_node_name
@@ -876,6 +933,9 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         status["startTime"] = _format_time(pod.start_time, "status.startTime")
     if pod.conditions:
         status["conditions"] = [_pod_condition_out(c) for c in pod.conditions]
+    if pod.resource_claim_statuses:
+        status["resourceClaimStatuses"] = [_pod_resource_claim_status_out(c)
+                                           for c in pod.resource_claim_statuses]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
@@ -1175,6 +1235,7 @@ _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] =
     "PodDisruptionBudget": (("policy/v1",), _pdb),
     "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
     "PodGroup": (POD_GROUP_API_VERSIONS, pod_group_from_manifest),
+    **{kind: ((RESOURCE_API_VERSION,), read) for kind, read in _RESOURCE_READERS.items()},
 }
 
 #: The kinds schedframe reads, with their apiVersion.
@@ -1191,6 +1252,7 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     PodDisruptionBudget: _pdb_out,
     PriorityClass: _priority_class_out,
     PodGroup: _pod_group_out,
+    **dict.fromkeys((ResourceClaim, ResourceClaimTemplate, DeviceClass, ResourceSlice), _resource_out),
 }
 
 
@@ -1240,7 +1302,7 @@ def object_to_manifest(obj: ApiObject) -> dict[str, Any]:
 # load_manifests
 
 _MANIFEST_SUFFIXES: Final = (".yaml", ".yml", ".json")
-_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass"})
+_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass", "DeviceClass", "ResourceSlice"})
 
 
 def _read_text(path: str) -> str:

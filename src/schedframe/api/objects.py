@@ -33,6 +33,7 @@ __all__ = [
     "Container",
     "ContainerImage",
     "ContainerPort",
+    "ContainerResourceClaim",
     "LabelSelector",
     "LabelSelectorRequirement",
     "Namespace",
@@ -50,6 +51,8 @@ __all__ = [
     "PodCondition",
     "PodDisruptionBudget",
     "PodGroup",
+    "PodResourceClaim",
+    "PodResourceClaimStatus",
     "PreferredSchedulingTerm",
     "PriorityClass",
     "ReplicaSet",
@@ -679,6 +682,53 @@ class ContainerPort:
 
 @final
 @attrs.frozen
+class ContainerResourceClaim:
+    """One entry of a container's ``resources.claims``: the name of one of the pod's
+    ``spec.resourceClaims`` and optionally one request of that claim.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    request: str = ""
+
+
+@final
+@attrs.frozen
+class PodResourceClaim:
+    """One entry of ``spec.resourceClaims``: a name the containers use, and either the
+    ResourceClaim it refers to (``resource_claim_name``) or the ResourceClaimTemplate a claim is
+    generated from (``resource_claim_template_name``).
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+@final
+@attrs.frozen
+class PodResourceClaimStatus:
+    """One entry of ``status.resourceClaimStatuses``: the name of the ResourceClaim generated
+    for the pod claim ``name`` (``None``: intentionally not generated).
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    resource_claim_name: str | None = None
+
+
+@final
+@attrs.frozen
 class Container:
     """A container or init container: what the scheduler reads of it.
 
@@ -694,6 +744,8 @@ class Container:
     limits: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
     ports: tuple[ContainerPort, ...] = attrs.field(default=(), converter=_tuple)
     restart_policy: str | None = None
+    claims: tuple[ContainerResourceClaim, ...] = attrs.field(default=(), converter=_tuple)
+    """``resources.claims``: the pod resource claims this container uses."""
 
 
 @final
@@ -772,11 +824,15 @@ class Pod:
     """Pod-level resource limits (``spec.resources.limits``)."""
     scheduling_gates: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     preemption_policy: str | None = None
+    resource_claims: tuple[PodResourceClaim, ...] = attrs.field(default=(), converter=_tuple)
+    """``spec.resourceClaims`` (Dynamic Resource Allocation)."""
     # status
     phase: str = "Pending"
     nominated_node_name: str = ""
     start_time: float | None = None
     conditions: tuple[PodCondition, ...] = attrs.field(default=(), converter=_tuple)
+    resource_claim_statuses: tuple[PodResourceClaimStatus, ...] = attrs.field(default=(), converter=_tuple)
+    """``status.resourceClaimStatuses``: the claims generated from templates."""
 
     # derived, computed once
     requests: Resources = attrs.field(init=False, eq=False, repr=False)

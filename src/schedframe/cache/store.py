@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..api.objects import Namespace
@@ -25,25 +26,42 @@ class ObjectStore:
     def __init__(self, objects: Any = ()) -> None:
         self._by_kind: dict[type, dict[tuple[str, str], Any]] = {}
         self._lock = threading.Lock()
+        self._watchers: list[Callable[[Any, Any], None]] = []
         for obj in objects:
             self.add(obj)
+
+    def watch(self, callback: Callable[[Any, Any], None]) -> None:
+        """Call ``callback(old, new)`` after every :meth:`add` (``old`` is ``None`` for a new
+        object) and ``callback(old, None)`` after every :meth:`remove` of a present object,
+        unless the call passed ``notify=False``. Plugins writing objects (DynamicResources'
+        claim updates) reach the scheduler's queue this way, as API writes reach informers."""
+        self._watchers.append(callback)
+
+    def _notify(self, old: Any, new: Any) -> None:
+        for callback in self._watchers:
+            callback(old, new)
 
     @staticmethod
     def _key(obj: Any) -> tuple[str, str]:
         return (getattr(obj, "namespace", "") or "", obj.name)
 
-    def add(self, obj: Any) -> Any:
+    def add(self, obj: Any, *, notify: bool = True) -> Any:
         """Add or replace *obj*; returns the object it replaced, or ``None``."""
         with self._lock:
             kind = self._by_kind.setdefault(type(obj), {})
             old = kind.get(self._key(obj))
             kind[self._key(obj)] = obj
-            return old
+        if notify and self._watchers:
+            self._notify(old, obj)
+        return old
 
-    def remove(self, obj: Any) -> Any:
+    def remove(self, obj: Any, *, notify: bool = True) -> Any:
         """Remove the object with *obj*'s key; returns it, or ``None`` if absent."""
         with self._lock:
-            return self._by_kind.get(type(obj), {}).pop(self._key(obj), None)
+            old = self._by_kind.get(type(obj), {}).pop(self._key(obj), None)
+        if notify and old is not None and self._watchers:
+            self._notify(old, None)
+        return old
 
     def get(self, kind: type[T], name: str, namespace: str = "") -> T | None:
         """The object of *kind* named *name* in *namespace*."""

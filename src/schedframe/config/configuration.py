@@ -208,7 +208,6 @@ NOT_PROVIDED_UPSTREAM_PLUGINS: Final[Mapping[str, str]] = FrozenDict({
     "NodeVolumeLimits": _VOLUMES,
     "VolumeBinding": _VOLUMES,
     "VolumeZone": _VOLUMES,
-    "DynamicResources": "dynamic resource allocation is not modelled",
     "NodeDeclaredFeatures": "node declared features are not modelled",
     "GangScheduling": "workload objects are not modelled; use schedframe's Coscheduling plugin",
 })

@@ -27,6 +27,7 @@ _MODULES = (
     "pod_topology_spread",
     "inter_pod_affinity",
     "image_locality",
+    "dynamic_resources",
     "default_preemption",
     "default_binder",
     "coscheduling",

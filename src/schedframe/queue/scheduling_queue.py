@@ -149,6 +149,8 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(new.tolerations) != len(old.tolerations):
         actions.append(ActionType.UPDATE_POD_TOLERATION)
+    if new.resource_claim_statuses != old.resource_claim_statuses:
+        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
     if not actions:
         actions.append(ActionType.UPDATE)
     return [cluster_event(resource, a) for a in actions]

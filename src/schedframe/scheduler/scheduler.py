@@ -102,6 +102,9 @@ _OBJECT_RESOURCES: Final = {
     "ReplicationController": EventResource.REPLICATION_CONTROLLER,
     "PodDisruptionBudget": EventResource.POD_DISRUPTION_BUDGET,
     "PodGroup": EventResource.POD_GROUP,
+    "ResourceClaim": EventResource.RESOURCE_CLAIM,
+    "ResourceSlice": EventResource.RESOURCE_SLICE,
+    "DeviceClass": EventResource.DEVICE_CLASS,
 }
 
 
@@ -415,6 +418,7 @@ class Scheduler:
             pod_initial_backoff=config.pod_initial_backoff_seconds,
             pod_max_backoff=config.pod_max_backoff_seconds,
             pop_from_backoff_q=pop_from_backoff_q, nominator=self.nominator)
+        self.objects.watch(self._object_written)
 
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._futures: set[concurrent.futures.Future[None]] = set()
@@ -812,12 +816,22 @@ class Scheduler:
                 known = o.uid in self._pods or o.uid in self._terminal
                 return self.update_pod(o) if known else self.add_pod(o)
         with self._lock:
-            old = self.objects.add(o)
+            old = self.objects.add(o, notify=False)
             resource = _OBJECT_RESOURCES.get(type(o).__name__)
             if resource is not None:
                 action = ActionType.ADD if old is None else ActionType.UPDATE
                 self.queue.move_all_to_active_or_backoff_queue(cluster_event(resource, action), old, o)
         return o
+
+    def _object_written(self, old: Any, new: Any) -> None:
+        """A plugin wrote to the object store (DynamicResources updating a claim): deliver the
+        event as the informer would (the queue has its own lock)."""
+        obj = new if new is not None else old
+        resource = _OBJECT_RESOURCES.get(type(obj).__name__)
+        if resource is None:
+            return
+        action = ActionType.ADD if old is None else ActionType.DELETE if new is None else ActionType.UPDATE
+        self.queue.move_all_to_active_or_backoff_queue(cluster_event(resource, action), old, new)
 
     def remove_object(self, obj: Any) -> None:
         """Remove a cluster object: a Node through :meth:`remove_node`, a Pod through
@@ -831,7 +845,7 @@ class Scheduler:
             self.remove_pod(o)
             return
         with self._lock:
-            old = self.objects.remove(o)
+            old = self.objects.remove(o, notify=False)
             if old is None:
                 raise SchedulerError(f"{type(o).__name__} {getattr(o, 'name', o)!r} is unknown, so it "
                                      "cannot be removed")

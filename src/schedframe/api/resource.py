@@ -1,0 +1,958 @@
+"""Dynamic Resource Allocation objects of ``resource.k8s.io/v1`` (Kubernetes 1.34, where the API
+went GA): ``ResourceClaim``, ``ResourceClaimTemplate``, ``DeviceClass`` and ``ResourceSlice``, as
+frozen value objects, with their manifest readers and writers.
+
+Only the fields the scheduler reads are modelled (see ``docs/dra.rst`` for what is left out);
+opaque driver configuration is kept as a frozen mapping so it round-trips.
+
+Imports only :mod:`schedframe.errors` and the rest of the ``api`` layer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, NoReturn, TypeVar, final
+
+import attrs
+
+from ..errors import ManifestError, QuantityError
+from .frozendict import FrozenDict, freeze
+from .objects import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, OwnerReference
+from .quantity import Quantity
+
+__all__ = [
+    "ALLOCATION_MODES",
+    "FINALIZER",
+    "RESOURCE_API_VERSION",
+    "AllocationResult",
+    "Device",
+    "DeviceAllocationConfiguration",
+    "DeviceAttribute",
+    "DeviceClaimConfiguration",
+    "DeviceClass",
+    "DeviceConstraint",
+    "DeviceRequest",
+    "DeviceRequestAllocationResult",
+    "DeviceSubRequest",
+    "ExactDeviceRequest",
+    "OpaqueDeviceConfiguration",
+    "ResourceClaim",
+    "ResourceClaimConsumerReference",
+    "ResourceClaimTemplate",
+    "ResourcePool",
+    "ResourceSlice",
+    "device_class_from_manifest",
+    "resource_claim_from_manifest",
+    "resource_claim_template_from_manifest",
+    "resource_object_to_manifest",
+    "resource_slice_from_manifest",
+]
+
+#: The API version of the DRA objects (GA in Kubernetes 1.34).
+RESOURCE_API_VERSION: Final = "resource.k8s.io/v1"
+#: The finalizer the scheduler adds to a claim it allocates (upstream ``resourceapi.Finalizer``).
+FINALIZER: Final = "resource.kubernetes.io/delete-protection"
+#: ``allocationMode`` values.
+ALLOCATION_MODES: Final = ("ExactCount", "All")
+
+_NS_UID: Final = uuid.UUID("0b6c1f4e-2d9a-4f0e-9a51-3e1d7c5a9b20")
+_T = TypeVar("_T")
+
+
+def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
+    return () if value is None else tuple(value)
+
+
+def _frozen_map(value: Mapping[Any, Any] | None) -> FrozenDict[Any, Any]:
+    return freeze(value)
+
+
+def _deep_freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return freeze({k: _deep_freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_deep_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Value objects
+
+
+@final
+@attrs.frozen
+class DeviceAttribute:
+    """A device attribute: exactly one of an integer, a boolean, a string or a semantic
+    version (``version``, kept as its string)."""
+
+    __module__ = "schedframe"
+
+    int_value: int | None = None
+    bool_value: bool | None = None
+    string_value: str | None = None
+    version: str | None = None
+
+    @property
+    def value(self) -> int | bool | str | None:
+        """The attribute's value, whichever kind it is (a version as its string)."""
+        for v in (self.int_value, self.bool_value, self.string_value, self.version):
+            if v is not None:
+                return v
+        return None
+
+
+@final
+@attrs.frozen
+class Device:
+    """One device of a ResourceSlice: its name, attributes and capacity.
+
+    Attribute and capacity names are as in the manifest: a qualified name
+    (``"gpu.example.com/model"``) or a short one, which belongs to the slice's driver.
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    attributes: FrozenDict[str, DeviceAttribute] = attrs.field(factory=dict, converter=_frozen_map)
+    capacity: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_frozen_map)
+
+
+@final
+@attrs.frozen
+class ResourcePool:
+    """``spec.pool`` of a ResourceSlice."""
+
+    __module__ = "schedframe"
+
+    name: str
+    generation: int = 0
+    resource_slice_count: int = 1
+
+
+@final
+@attrs.frozen
+class ResourceSlice:
+    """A ResourceSlice: devices a driver offers on one node (``node_name``), on the nodes a
+    ``node_selector`` selects, or on all nodes (``all_nodes``).
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    driver: str
+    pool: ResourcePool
+    node_name: str = ""
+    node_selector: NodeSelector | None = None
+    all_nodes: bool = False
+    devices: tuple[Device, ...] = attrs.field(default=(), converter=_tuple)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The ``resource.k8s.io/v1`` manifest."""
+        return resource_object_to_manifest(self)
+
+
+@final
+@attrs.frozen
+class OpaqueDeviceConfiguration:
+    """Opaque, driver-specific configuration (``parameters`` kept as a frozen mapping)."""
+
+    __module__ = "schedframe"
+
+    driver: str
+    parameters: Any = attrs.field(default=None, converter=_deep_freeze)
+
+
+@final
+@attrs.frozen
+class DeviceClaimConfiguration:
+    """One entry of ``spec.devices.config`` of a claim (or ``spec.config`` of a class, where
+    ``requests`` is empty)."""
+
+    __module__ = "schedframe"
+
+    opaque: OpaqueDeviceConfiguration | None = None
+    requests: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class DeviceClass:
+    """A DeviceClass: CEL selectors every device allocated through it must satisfy, and
+    configuration for its devices.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    selectors: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    """The CEL expressions of ``spec.selectors[].cel.expression``."""
+    config: tuple[DeviceClaimConfiguration, ...] = attrs.field(default=(), converter=_tuple)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The ``resource.k8s.io/v1`` manifest."""
+        return resource_object_to_manifest(self)
+
+
+@final
+@attrs.frozen
+class ExactDeviceRequest:
+    """``exactly`` of a device request."""
+
+    __module__ = "schedframe"
+
+    device_class_name: str
+    selectors: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    allocation_mode: str = attrs.field(default="ExactCount", validator=attrs.validators.in_(ALLOCATION_MODES))
+    count: int = 1
+    admin_access: bool | None = None
+
+
+@final
+@attrs.frozen
+class DeviceSubRequest:
+    """One alternative of ``firstAvailable`` (a prioritized list)."""
+
+    __module__ = "schedframe"
+
+    name: str
+    device_class_name: str
+    selectors: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    allocation_mode: str = attrs.field(default="ExactCount", validator=attrs.validators.in_(ALLOCATION_MODES))
+    count: int = 1
+
+
+@final
+@attrs.frozen
+class DeviceRequest:
+    """One entry of ``spec.devices.requests``: either ``exactly`` or ``first_available``."""
+
+    __module__ = "schedframe"
+
+    name: str
+    exactly: ExactDeviceRequest | None = None
+    first_available: tuple[DeviceSubRequest, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class DeviceConstraint:
+    """One entry of ``spec.devices.constraints``: ``match_attribute`` requires every device
+    allocated for ``requests`` (all requests when empty) to have the same value of it."""
+
+    __module__ = "schedframe"
+
+    requests: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    match_attribute: str | None = None
+
+
+@final
+@attrs.frozen
+class DeviceRequestAllocationResult:
+    """One allocated device: the request (``"req"`` or ``"req/subreq"``) and the device."""
+
+    __module__ = "schedframe"
+
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool | None = None
+
+
+@final
+@attrs.frozen
+class DeviceAllocationConfiguration:
+    """Configuration copied into an allocation, from the class or the claim."""
+
+    __module__ = "schedframe"
+
+    source: str
+    opaque: OpaqueDeviceConfiguration | None = None
+    requests: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class AllocationResult:
+    """``status.allocation``: the devices, their configuration and the nodes the claim can be
+    used on (``None``: any node)."""
+
+    __module__ = "schedframe"
+
+    results: tuple[DeviceRequestAllocationResult, ...] = attrs.field(default=(), converter=_tuple)
+    config: tuple[DeviceAllocationConfiguration, ...] = attrs.field(default=(), converter=_tuple)
+    node_selector: NodeSelector | None = None
+
+
+@final
+@attrs.frozen
+class ResourceClaimConsumerReference:
+    """One entry of ``status.reservedFor``."""
+
+    __module__ = "schedframe"
+
+    name: str
+    uid: str
+    resource: str = "pods"
+    api_group: str = ""
+
+
+def _claim_uid(claim: ResourceClaim) -> str:
+    return str(uuid.uuid5(_NS_UID, f"{claim.namespace}/{claim.name}"))
+
+
+@final
+@attrs.frozen
+class ResourceClaim:
+    """A ResourceClaim: device requests, constraints and configuration (``spec.devices``) and
+    its allocation and consumers (``status``).
+
+    ``uid`` defaults to a value derived from namespace and name.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    uid: str = attrs.field(default=attrs.Factory(_claim_uid, takes_self=True))
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
+    finalizers: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    deletion_timestamp: str | None = None
+    """``metadata.deletionTimestamp`` as written (set: the claim is being deleted)."""
+    requests: tuple[DeviceRequest, ...] = attrs.field(default=(), converter=_tuple)
+    constraints: tuple[DeviceConstraint, ...] = attrs.field(default=(), converter=_tuple)
+    config: tuple[DeviceClaimConfiguration, ...] = attrs.field(default=(), converter=_tuple)
+    allocation: AllocationResult | None = None
+    reserved_for: tuple[ResourceClaimConsumerReference, ...] = attrs.field(default=(), converter=_tuple)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    def is_reserved_for(self, pod_uid: str) -> bool:
+        """Whether ``status.reservedFor`` lists the pod with *pod_uid*."""
+        return any(r.uid == pod_uid for r in self.reserved_for)
+
+    def evolve(self, **changes: Any) -> ResourceClaim:
+        """A copy with *changes* applied (``attrs.evolve``)."""
+        return attrs.evolve(self, **changes)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The ``resource.k8s.io/v1`` manifest."""
+        return resource_object_to_manifest(self)
+
+
+@final
+@attrs.frozen
+class ResourceClaimTemplate:
+    """A ResourceClaimTemplate: the spec (and labels/annotations) of the claims generated for
+    pods that reference it.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    claim_labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    claim_annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_frozen_map)
+    requests: tuple[DeviceRequest, ...] = attrs.field(default=(), converter=_tuple)
+    constraints: tuple[DeviceConstraint, ...] = attrs.field(default=(), converter=_tuple)
+    config: tuple[DeviceClaimConfiguration, ...] = attrs.field(default=(), converter=_tuple)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The ``resource.k8s.io/v1`` manifest."""
+        return resource_object_to_manifest(self)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+def _fail(path: str, message: str) -> NoReturn:
+    raise ManifestError(path, message)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _mapping(value: Any, path: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        _fail(path, f"expected a mapping, got {_show(value)}")
+    return value
+
+
+def _list(value: Any, path: str) -> Sequence[Any]:
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        _fail(path, f"expected a list, got {_show(value)}")
+    return value
+
+
+def _str(value: Any, path: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        _fail(path, f"expected a string, got {_show(value)}")
+    return value
+
+
+def _opt_str(value: Any, path: str) -> str | None:
+    return None if value is None else _str(value, path)
+
+
+def _required(m: Mapping[str, Any], key: str, path: str) -> str:
+    p = f"{path}.{key}" if path else key
+    value = _str(m.get(key), p)
+    if not value:
+        _fail(p, "required")
+    return value
+
+
+def _int(value: Any, path: str, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(path, f"expected an integer, got {_show(value)}")
+    return value
+
+
+def _bool(value: Any, path: str) -> bool | None:
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        _fail(path, f"expected true or false, got {_show(value)}")
+    return value
+
+
+def _strs(value: Any, path: str) -> tuple[str, ...]:
+    return tuple(_str(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
+
+
+def _items(value: Any, path: str, read: Callable[[Any, str], _T]) -> tuple[_T, ...]:
+    return tuple(read(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
+
+
+def _str_map(value: Any, path: str) -> dict[str, str]:
+    return {str(k): _str(v, f"{path}[{k}]") for k, v in _mapping(value, path).items()}
+
+
+def _quantity(value: Any, path: str) -> Quantity:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        _fail(path, f"expected a quantity such as '1Gi', got {_show(value)}")
+    try:
+        return Quantity.parse(value)
+    except QuantityError:
+        _fail(path, f"{_show(value)} is not a quantity")
+
+
+def _top(manifest: Any, kind: str) -> tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]:
+    if not isinstance(manifest, Mapping):
+        _fail("", f"expected a {kind} manifest (a mapping), got {_show(manifest)}")
+    got = manifest.get("kind")
+    if got is not None and got != kind:
+        _fail("kind", f"expected {kind!r}, got {_show(got)}")
+    api_version = manifest.get("apiVersion")
+    if api_version is not None and api_version != RESOURCE_API_VERSION:
+        _fail("apiVersion", f"expected {RESOURCE_API_VERSION!r} for a {kind}, got {_show(api_version)}")
+    meta = _mapping(manifest.get("metadata"), "metadata")
+    _required(meta, "name", "metadata")
+    return manifest, meta, _mapping(manifest.get("spec"), "spec")
+
+
+def _selectors(value: Any, path: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for i, sel in enumerate(_list(value, path)):
+        p = f"{path}[{i}]"
+        cel = _mapping(_mapping(sel, p).get("cel"), f"{p}.cel")
+        out.append(_required(cel, "expression", f"{p}.cel"))
+    return tuple(out)
+
+
+def _allocation_mode(value: Any, path: str) -> str:
+    mode = _str(value, path) or "ExactCount"
+    if mode not in ALLOCATION_MODES:
+        _fail(path, f"expected one of 'ExactCount', 'All', got {_show(value)}")
+    return mode
+
+
+def _count(m: Mapping[str, Any], mode: str, path: str) -> int:
+    count = _int(m.get("count"), f"{path}.count", 1)
+    if mode == "ExactCount" and count < 1:
+        _fail(f"{path}.count", f"must be at least 1, got {count}")
+    return count
+
+
+def _exact(value: Any, path: str) -> ExactDeviceRequest:
+    m = _mapping(value, path)
+    mode = _allocation_mode(m.get("allocationMode"), f"{path}.allocationMode")
+    return ExactDeviceRequest(
+        device_class_name=_required(m, "deviceClassName", path),
+        selectors=_selectors(m.get("selectors"), f"{path}.selectors"),
+        allocation_mode=mode, count=_count(m, mode, path),
+        admin_access=_bool(m.get("adminAccess"), f"{path}.adminAccess"))
+
+
+def _sub_request(value: Any, path: str) -> DeviceSubRequest:
+    m = _mapping(value, path)
+    mode = _allocation_mode(m.get("allocationMode"), f"{path}.allocationMode")
+    return DeviceSubRequest(
+        name=_required(m, "name", path),
+        device_class_name=_required(m, "deviceClassName", path),
+        selectors=_selectors(m.get("selectors"), f"{path}.selectors"),
+        allocation_mode=mode, count=_count(m, mode, path))
+
+
+def _request(value: Any, path: str) -> DeviceRequest:
+    m = _mapping(value, path)
+    name = _required(m, "name", path)
+    exactly = None if m.get("exactly") is None else _exact(m.get("exactly"), f"{path}.exactly")
+    first = _items(m.get("firstAvailable"), f"{path}.firstAvailable", _sub_request)
+    if (exactly is None) == (not first):
+        _fail(path, "exactly one of 'exactly' or 'firstAvailable' is required")
+    return DeviceRequest(name=name, exactly=exactly, first_available=first)
+
+
+def _constraint(value: Any, path: str) -> DeviceConstraint:
+    m = _mapping(value, path)
+    return DeviceConstraint(requests=_strs(m.get("requests"), f"{path}.requests"),
+                            match_attribute=_opt_str(m.get("matchAttribute"), f"{path}.matchAttribute"))
+
+
+def _opaque(value: Any, path: str) -> OpaqueDeviceConfiguration | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    return OpaqueDeviceConfiguration(driver=_required(m, "driver", path), parameters=m.get("parameters"))
+
+
+def _config(value: Any, path: str) -> DeviceClaimConfiguration:
+    m = _mapping(value, path)
+    return DeviceClaimConfiguration(opaque=_opaque(m.get("opaque"), f"{path}.opaque"),
+                                    requests=_strs(m.get("requests"), f"{path}.requests"))
+
+
+def _requirement(value: Any, path: str) -> NodeSelectorRequirement:
+    m = _mapping(value, path)
+    op = _required(m, "operator", path)
+    if op not in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
+        _fail(f"{path}.operator", f"expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, got {_show(op)}")
+    return NodeSelectorRequirement(_required(m, "key", path), op, _strs(m.get("values"), f"{path}.values"))
+
+
+def _node_selector(value: Any, path: str) -> NodeSelector | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    terms = []
+    for i, t in enumerate(_list(m.get("nodeSelectorTerms"), f"{path}.nodeSelectorTerms")):
+        p = f"{path}.nodeSelectorTerms[{i}]"
+        tm = _mapping(t, p)
+        terms.append(NodeSelectorTerm(_items(tm.get("matchExpressions"), f"{p}.matchExpressions",
+                                             _requirement),
+                                      _items(tm.get("matchFields"), f"{p}.matchFields", _requirement)))
+    return NodeSelector(tuple(terms))
+
+
+def _owner(value: Any, path: str) -> OwnerReference:
+    m = _mapping(value, path)
+    return OwnerReference(kind=_required(m, "kind", path), name=_required(m, "name", path),
+                          uid=_str(m.get("uid"), f"{path}.uid"),
+                          api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"),
+                          controller=bool(_bool(m.get("controller"), f"{path}.controller")))
+
+
+def _device_spec(devices: Mapping[str, Any], path: str) -> dict[str, Any]:
+    return {
+        "requests": _items(devices.get("requests"), f"{path}.requests", _request),
+        "constraints": _items(devices.get("constraints"), f"{path}.constraints", _constraint),
+        "config": _items(devices.get("config"), f"{path}.config", _config),
+    }
+
+
+def _result(value: Any, path: str) -> DeviceRequestAllocationResult:
+    m = _mapping(value, path)
+    return DeviceRequestAllocationResult(
+        request=_required(m, "request", path), driver=_required(m, "driver", path),
+        pool=_required(m, "pool", path), device=_required(m, "device", path),
+        admin_access=_bool(m.get("adminAccess"), f"{path}.adminAccess"))
+
+
+def _alloc_config(value: Any, path: str) -> DeviceAllocationConfiguration:
+    m = _mapping(value, path)
+    source = _required(m, "source", path)
+    if source not in ("FromClass", "FromClaim"):
+        _fail(f"{path}.source", f"expected 'FromClass' or 'FromClaim', got {_show(source)}")
+    return DeviceAllocationConfiguration(source=source, opaque=_opaque(m.get("opaque"), f"{path}.opaque"),
+                                         requests=_strs(m.get("requests"), f"{path}.requests"))
+
+
+def _allocation(value: Any, path: str) -> AllocationResult | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    devices = _mapping(m.get("devices"), f"{path}.devices")
+    return AllocationResult(
+        results=_items(devices.get("results"), f"{path}.devices.results", _result),
+        config=_items(devices.get("config"), f"{path}.devices.config", _alloc_config),
+        node_selector=_node_selector(m.get("nodeSelector"), f"{path}.nodeSelector"))
+
+
+def _consumer(value: Any, path: str) -> ResourceClaimConsumerReference:
+    m = _mapping(value, path)
+    return ResourceClaimConsumerReference(
+        name=_required(m, "name", path), uid=_required(m, "uid", path),
+        resource=_required(m, "resource", path), api_group=_str(m.get("apiGroup"), f"{path}.apiGroup"))
+
+
+def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
+    """A :class:`ResourceClaim` from its ``resource.k8s.io/v1`` manifest.
+
+    Raises:
+        ManifestError: naming the field path of anything malformed.
+    """
+    m, meta, spec = _top(manifest, "ResourceClaim")
+    status = _mapping(m.get("status"), "status")
+    kw: dict[str, Any] = {}
+    uid = _str(meta.get("uid"), "metadata.uid")
+    if uid:
+        kw["uid"] = uid
+    deletion = meta.get("deletionTimestamp")
+    return ResourceClaim(
+        name=meta["name"], namespace=_str(meta.get("namespace"), "metadata.namespace") or "default",
+        labels=_str_map(meta.get("labels"), "metadata.labels"),
+        annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
+        owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences", _owner),
+        finalizers=_strs(meta.get("finalizers"), "metadata.finalizers"),
+        deletion_timestamp=None if deletion is None else str(deletion),
+        **_device_spec(_mapping(spec.get("devices"), "spec.devices"), "spec.devices"),
+        allocation=_allocation(status.get("allocation"), "status.allocation"),
+        reserved_for=_items(status.get("reservedFor"), "status.reservedFor", _consumer),
+        **kw)
+
+
+def resource_claim_template_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaimTemplate:
+    """A :class:`ResourceClaimTemplate` from its ``resource.k8s.io/v1`` manifest.
+
+    Raises:
+        ManifestError: naming the field path of anything malformed.
+    """
+    _, meta, spec = _top(manifest, "ResourceClaimTemplate")
+    claim_meta = _mapping(spec.get("metadata"), "spec.metadata")
+    claim_spec = _mapping(spec.get("spec"), "spec.spec")
+    return ResourceClaimTemplate(
+        name=meta["name"], namespace=_str(meta.get("namespace"), "metadata.namespace") or "default",
+        claim_labels=_str_map(claim_meta.get("labels"), "spec.metadata.labels"),
+        claim_annotations=_str_map(claim_meta.get("annotations"), "spec.metadata.annotations"),
+        **_device_spec(_mapping(claim_spec.get("devices"), "spec.spec.devices"), "spec.spec.devices"))
+
+
+def device_class_from_manifest(manifest: Mapping[str, Any]) -> DeviceClass:
+    """A :class:`DeviceClass` from its ``resource.k8s.io/v1`` manifest.
+
+    Raises:
+        ManifestError: naming the field path of anything malformed.
+    """
+    _, meta, spec = _top(manifest, "DeviceClass")
+    return DeviceClass(name=meta["name"], selectors=_selectors(spec.get("selectors"), "spec.selectors"),
+                       config=_items(spec.get("config"), "spec.config", _config))
+
+
+_ATTRIBUTE_KEYS: Final = {"int": "int_value", "bool": "bool_value", "string": "string_value",
+                          "version": "version"}
+
+
+def _attribute(value: Any, path: str) -> DeviceAttribute:
+    m = _mapping(value, path)
+    set_keys = [k for k in _ATTRIBUTE_KEYS if m.get(k) is not None]
+    if len(set_keys) != 1:
+        _fail(path, "exactly one of 'int', 'bool', 'string' or 'version' is required")
+    key = set_keys[0]
+    raw = m[key]
+    p = f"{path}.{key}"
+    if key == "int":
+        return DeviceAttribute(int_value=_int(raw, p, 0))
+    if key == "bool":
+        return DeviceAttribute(bool_value=_bool(raw, p))
+    if key == "string":
+        return DeviceAttribute(string_value=_str(raw, p))
+    return DeviceAttribute(version=_str(raw, p))
+
+
+def _device(value: Any, path: str) -> Device:
+    m = _mapping(value, path)
+    if "basic" in m:  # the v1beta1 shape, accepted for convenience
+        m = {**_mapping(m["basic"], f"{path}.basic"), "name": m.get("name")}
+    attrs_in = _mapping(m.get("attributes"), f"{path}.attributes")
+    cap_in = _mapping(m.get("capacity"), f"{path}.capacity")
+    capacity: dict[str, Quantity] = {}
+    for k, v in cap_in.items():
+        p = f"{path}.capacity[{k}]"
+        raw = _mapping(v, p).get("value") if isinstance(v, Mapping) else v
+        capacity[str(k)] = _quantity(raw, f"{p}.value" if isinstance(v, Mapping) else p)
+    return Device(name=_required(m, "name", path),
+                  attributes={str(k): _attribute(v, f"{path}.attributes[{k}]") for k, v in attrs_in.items()},
+                  capacity=capacity)
+
+
+def resource_slice_from_manifest(manifest: Mapping[str, Any]) -> ResourceSlice:
+    """A :class:`ResourceSlice` from its ``resource.k8s.io/v1`` manifest.
+
+    Raises:
+        ManifestError: naming the field path of anything malformed, or a slice that sets not
+        exactly one of ``nodeName``, ``nodeSelector`` and ``allNodes``.
+    """
+    _, meta, spec = _top(manifest, "ResourceSlice")
+    pool = _mapping(spec.get("pool"), "spec.pool")
+    node_name = _str(spec.get("nodeName"), "spec.nodeName")
+    node_selector = _node_selector(spec.get("nodeSelector"), "spec.nodeSelector")
+    all_nodes = bool(_bool(spec.get("allNodes"), "spec.allNodes"))
+    per_device = bool(_bool(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection"))
+    if per_device:
+        _fail("spec.perDeviceNodeSelection", "not supported by schedframe")
+    if sum((bool(node_name), node_selector is not None, all_nodes)) != 1:
+        _fail("spec", "exactly one of 'nodeName', 'nodeSelector' or 'allNodes' is required")
+    if node_selector is not None and len(node_selector.terms) != 1:
+        _fail("spec.nodeSelector.nodeSelectorTerms",
+              f"must have exactly one term, got {len(node_selector.terms)}")
+    return ResourceSlice(
+        name=meta["name"], driver=_required(spec, "driver", "spec"),
+        pool=ResourcePool(name=_required(pool, "name", "spec.pool"),
+                          generation=_int(pool.get("generation"), "spec.pool.generation", 0),
+                          resource_slice_count=_int(pool.get("resourceSliceCount"),
+                                                    "spec.pool.resourceSliceCount", 1)),
+        node_name=node_name, node_selector=node_selector, all_nodes=all_nodes,
+        devices=_items(spec.get("devices"), "spec.devices", _device))
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+def _selectors_out(selectors: Sequence[str]) -> list[dict[str, Any]]:
+    return [{"cel": {"expression": e}} for e in selectors]
+
+
+def _opaque_out(o: OpaqueDeviceConfiguration) -> dict[str, Any]:
+    out: dict[str, Any] = {"driver": o.driver}
+    if o.parameters is not None:
+        out["parameters"] = _thaw(o.parameters)
+    return out
+
+
+def _config_out(c: DeviceClaimConfiguration | DeviceAllocationConfiguration) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(c, DeviceAllocationConfiguration):
+        out["source"] = c.source
+    if c.requests:
+        out["requests"] = list(c.requests)
+    if c.opaque is not None:
+        out["opaque"] = _opaque_out(c.opaque)
+    return out
+
+
+def _mode_out(out: dict[str, Any], r: ExactDeviceRequest | DeviceSubRequest) -> dict[str, Any]:
+    if r.selectors:
+        out["selectors"] = _selectors_out(r.selectors)
+    out["allocationMode"] = r.allocation_mode
+    if r.allocation_mode == "ExactCount":
+        out["count"] = r.count
+    return out
+
+
+def _request_out(r: DeviceRequest) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": r.name}
+    if r.exactly is not None:
+        e = _mode_out({"deviceClassName": r.exactly.device_class_name}, r.exactly)
+        if r.exactly.admin_access is not None:
+            e["adminAccess"] = r.exactly.admin_access
+        out["exactly"] = e
+    if r.first_available:
+        out["firstAvailable"] = [_mode_out({"name": s.name, "deviceClassName": s.device_class_name}, s)
+                                 for s in r.first_available]
+    return out
+
+
+def _devices_out(obj: ResourceClaim | ResourceClaimTemplate) -> dict[str, Any]:
+    out: dict[str, Any] = {"requests": [_request_out(r) for r in obj.requests]}
+    if obj.constraints:
+        out["constraints"] = [
+            {**({"requests": list(c.requests)} if c.requests else {}),
+             **({"matchAttribute": c.match_attribute} if c.match_attribute is not None else {})}
+            for c in obj.constraints]
+    if obj.config:
+        out["config"] = [_config_out(c) for c in obj.config]
+    return out
+
+
+def _node_selector_out(ns: NodeSelector) -> dict[str, Any]:
+    terms = []
+    for t in ns.terms:
+        term: dict[str, Any] = {}
+        for key, reqs in (("matchExpressions", t.match_expressions), ("matchFields", t.match_fields)):
+            if reqs:
+                term[key] = [{"key": r.key, "operator": r.operator,
+                              **({"values": list(r.values)} if r.values else {})} for r in reqs]
+        terms.append(term)
+    return {"nodeSelectorTerms": terms}
+
+
+def _allocation_out(a: AllocationResult) -> dict[str, Any]:
+    results = []
+    for r in a.results:
+        item: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
+        if r.admin_access is not None:
+            item["adminAccess"] = r.admin_access
+        results.append(item)
+    devices: dict[str, Any] = {"results": results}
+    if a.config:
+        devices["config"] = [_config_out(c) for c in a.config]
+    out: dict[str, Any] = {"devices": devices}
+    if a.node_selector is not None:
+        out["nodeSelector"] = _node_selector_out(a.node_selector)
+    return out
+
+
+def _meta(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    meta.update({k: v for k, v in extra.items() if v})
+    return meta
+
+
+def _claim_out(c: ResourceClaim) -> dict[str, Any]:
+    owners = []
+    for o in c.owner_references:
+        ref: dict[str, Any] = {"apiVersion": o.api_version, "kind": o.kind, "name": o.name, "uid": o.uid}
+        if o.controller:
+            ref["controller"] = True
+        owners.append(ref)
+    meta = _meta(c.name, c.namespace, uid=c.uid if c.uid != _claim_uid(c) else "",
+                 labels=dict(c.labels), annotations=dict(c.annotations), ownerReferences=owners,
+                 finalizers=list(c.finalizers), deletionTimestamp=c.deletion_timestamp)
+    status: dict[str, Any] = {}
+    if c.allocation is not None:
+        status["allocation"] = _allocation_out(c.allocation)
+    if c.reserved_for:
+        status["reservedFor"] = [{"resource": r.resource, "name": r.name, "uid": r.uid,
+                                  **({"apiGroup": r.api_group} if r.api_group else {})}
+                                 for r in c.reserved_for]
+    out: dict[str, Any] = {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaim", "metadata": meta,
+                           "spec": {"devices": _devices_out(c)}}
+    if status:
+        out["status"] = status
+    return out
+
+
+def _template_out(t: ResourceClaimTemplate) -> dict[str, Any]:
+    spec: dict[str, Any] = {"spec": {"devices": _devices_out(t)}}
+    claim_meta = _meta("", None, labels=dict(t.claim_labels), annotations=dict(t.claim_annotations))
+    del claim_meta["name"]
+    if claim_meta:
+        spec["metadata"] = claim_meta
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaimTemplate",
+            "metadata": _meta(t.name, t.namespace), "spec": spec}
+
+
+def _class_out(c: DeviceClass) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if c.selectors:
+        spec["selectors"] = _selectors_out(c.selectors)
+    if c.config:
+        spec["config"] = [_config_out(x) for x in c.config]
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta(c.name),
+            "spec": spec}
+
+
+def _attribute_out(a: DeviceAttribute) -> dict[str, Any]:
+    for key, field in _ATTRIBUTE_KEYS.items():
+        v = getattr(a, field)
+        if v is not None:
+            return {key: v}
+    return {}
+
+
+def _slice_out(s: ResourceSlice) -> dict[str, Any]:
+    spec: dict[str, Any] = {"driver": s.driver, "pool": {
+        "name": s.pool.name, "generation": s.pool.generation,
+        "resourceSliceCount": s.pool.resource_slice_count}}
+    if s.node_name:
+        spec["nodeName"] = s.node_name
+    if s.node_selector is not None:
+        spec["nodeSelector"] = _node_selector_out(s.node_selector)
+    if s.all_nodes:
+        spec["allNodes"] = True
+    devices = []
+    for d in s.devices:
+        dev: dict[str, Any] = {"name": d.name}
+        if d.attributes:
+            dev["attributes"] = {k: _attribute_out(v) for k, v in d.attributes.items()}
+        if d.capacity:
+            dev["capacity"] = {k: {"value": str(v)} for k, v in d.capacity.items()}
+        devices.append(dev)
+    if devices:
+        spec["devices"] = devices
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta(s.name),
+            "spec": spec}
+
+
+_WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
+    ResourceClaim: _claim_out,
+    ResourceClaimTemplate: _template_out,
+    DeviceClass: _class_out,
+    ResourceSlice: _slice_out,
+}
+
+#: kind -> reader, for :func:`schedframe.object_from_manifest`.
+READERS: Final[dict[str, Callable[[Any], Any]]] = {
+    "ResourceClaim": resource_claim_from_manifest,
+    "ResourceClaimTemplate": resource_claim_template_from_manifest,
+    "DeviceClass": device_class_from_manifest,
+    "ResourceSlice": resource_slice_from_manifest,
+}
+
+
+def resource_object_to_manifest(obj: ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice
+                                ) -> dict[str, Any]:
+    """The ``resource.k8s.io/v1`` manifest of a DRA object.
+
+    Raises:
+        ManifestError: for any other object.
+    """
+    writer = _WRITERS.get(type(obj))
+    if writer is None:
+        _fail("", f"cannot write a resource.k8s.io manifest for {type(obj).__name__} objects")
+    return writer(obj)
