@@ -413,3 +413,14 @@ def test_duplicate_keys_in_configuration_yaml_are_refused() -> None:
             "profiles: []\nprofiles: []\n")
     with pytest.raises(ConfigurationError, match=r"duplicate key 'profiles' at line 4"):
         SchedulerConfiguration.from_yaml(text)
+
+
+def test_odd_field_names_keep_one_token_paths() -> None:
+    """A field named " " or "a: b" (found by the fuzzer) is quoted in the path, which stays one
+    token before the message."""
+    doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"schedulerName": "x", " ": 1, "a: b": 2}]}
+    error, = [e for e in [_attempt(SchedulerConfiguration.from_dict, doc)[1]] if e is not None]
+    _check_errors(error)
+    assert sorted(e.partition(": ")[0] for e in error.errors) == [
+        'profiles[0]["\\u0020"]', 'profiles[0]["a\\u003a\\u0020b"]']

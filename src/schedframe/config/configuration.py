@@ -56,6 +56,7 @@ import importlib
 import json
 import math
 import os
+import re
 import stat
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -802,7 +803,16 @@ def _in_tree_registry() -> Registry:
 # --------------------------------------------------------------------------------------------
 
 
+_PLAIN_FIELD = re.compile(r"[A-Za-z0-9_\-/]+")
+
+
 def _child(path: str, name: str) -> str:
+    """``path.name``; a name that is not a plain field name (empty, spaces, dots, colons...) is
+    quoted as ``path["name"]`` (JSON, with spaces and colons escaped) so the path stays one
+    unambiguous token before the ``": "`` of the message."""
+    if not _PLAIN_FIELD.fullmatch(name):
+        quoted = json.dumps(name[:80]).replace(" ", "\\u0020").replace(":", "\\u003a")
+        return f"{path}[{quoted}]"
     return f"{path}.{name}" if path else name
 
 
