@@ -175,7 +175,8 @@ def _cpu_memory_change(scorer: ResourceAllocationScorer) -> Callable[[NodeInfo, 
             return generic(node_info, pod_requests)
         used = node_info.requested
         c, m = used.milli_cpu, used.memory
-        with_pod = _balance(float(c + pod_requests[0]) / float(cap_c), float(m + pod_requests[1]) / float(cap_m))
+        with_pod = _balance(float(c + pod_requests[0]) / float(cap_c),
+                            float(m + pod_requests[1]) / float(cap_m))
         without_pod = _balance(float(c) / float(cap_c), float(m) / float(cap_m))
         return _HALF + go_div(_HALF + with_pod - without_pod, 2)
 
