@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
-from typing import Any, Final, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeAlias
 
 from ..errors import ManifestError, QuantityError
 from . import objects as _objects
@@ -73,6 +73,9 @@ from .objects import (
 )
 from .quantity import Quantity
 
+if TYPE_CHECKING:
+    from .storage import StorageObject
+
 __all__ = [
     "SUPPORTED_KINDS",
     "ApiObject",
@@ -88,8 +91,8 @@ __all__ = [
 ]
 
 #: Any api object :func:`object_from_manifest` returns.
-ApiObject: TypeAlias = (Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet
-                        | PodDisruptionBudget | PriorityClass | PodGroup)
+ApiObject: TypeAlias = ("Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet"
+                        " | PodDisruptionBudget | PriorityClass | PodGroup | StorageObject")
 
 # --------------------------------------------------------------------------------------------
 # Enumerations the API validates
@@ -793,6 +796,7 @@ def _pod(manifest: Any) -> Pod:
         resources=_quantities(resources.get("requests"), "spec.resources.requests"),
         resource_limits=_quantities(resources.get("limits"), "spec.resources.limits"),
         scheduling_gates=_items(spec.get("schedulingGates"), "spec.schedulingGates", _scheduling_gate),
+        volumes=_storage.volumes_from_manifest(spec.get("volumes"), "spec.volumes"),
         preemption_policy=_enum(spec.get("preemptionPolicy"), "spec.preemptionPolicy", _PREEMPTION_POLICIES),
         phase=_str(status.get("phase"), "status.phase") or "Pending",
         nominated_node_name=_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
@@ -869,6 +873,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         spec["resources"] = resources
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    if pod.volumes:
+        spec["volumes"] = _storage.volumes_to_manifest(pod.volumes)
     status: dict[str, Any] = {"phase": pod.phase}
     if pod.nominated_node_name:
         status["nominatedNodeName"] = pod.nominated_node_name
@@ -1157,6 +1163,10 @@ def _pod_group_out(group: PodGroup) -> dict[str, Any]:
             "spec": spec}
 
 
+# The storage kinds (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver)
+# live in their own module, which reads its manifests with the primitives above.
+from . import storage as _storage  # noqa: E402
+
 #: kind -> (accepted apiVersions, reader)
 _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] = {
     "Pod": (("v1",), _pod),
@@ -1169,6 +1179,7 @@ _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] =
     "PodDisruptionBudget": (("policy/v1",), _pdb),
     "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
     "PodGroup": ((POD_GROUP_API_VERSION,), pod_group_from_manifest),
+    **_storage.READERS,
 }
 
 #: The kinds schedframe reads, with their apiVersion.
@@ -1185,6 +1196,7 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     PodDisruptionBudget: _pdb_out,
     PriorityClass: _priority_class_out,
     PodGroup: _pod_group_out,
+    **_storage.WRITERS,
 }
 
 
@@ -1202,7 +1214,8 @@ def object_from_manifest(manifest: Mapping[str, Any]) -> ApiObject:
     """Build the api object a manifest describes, dispatching on ``kind`` (and checking
     ``apiVersion`` when present): v1 Pod, Node, Namespace, Service, ReplicationController;
     apps/v1 ReplicaSet, StatefulSet; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1
-    PriorityClass.
+    PriorityClass; v1 PersistentVolume, PersistentVolumeClaim and storage.k8s.io/v1 StorageClass,
+    CSINode, CSIDriver (:mod:`schedframe.api.storage`).
 
     Raises:
         ManifestError: for any other kind, or a malformed manifest.
@@ -1234,7 +1247,8 @@ def object_to_manifest(obj: ApiObject) -> dict[str, Any]:
 # load_manifests
 
 _MANIFEST_SUFFIXES: Final = (".yaml", ".yml", ".json")
-_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass"})
+_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
+                                    "CSINode", "CSIDriver"})
 
 
 def _read_text(path: str) -> str:

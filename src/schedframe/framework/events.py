@@ -68,6 +68,12 @@ class EventResource(str, enum.Enum):
     REPLICATION_CONTROLLER = "ReplicationController"
     POD_DISRUPTION_BUDGET = "PodDisruptionBudget"
     POD_GROUP = "PodGroup"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    STORAGE_CLASS = "storage.k8s.io/StorageClass"
+    CSI_NODE = "storage.k8s.io/CSINode"
+    CSI_DRIVER = "storage.k8s.io/CSIDriver"
+    CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
     WILDCARD = "*"
 
 

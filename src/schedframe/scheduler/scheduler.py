@@ -90,6 +90,11 @@ _OBJECT_RESOURCES: Final = {
     "ReplicationController": EventResource.REPLICATION_CONTROLLER,
     "PodDisruptionBudget": EventResource.POD_DISRUPTION_BUDGET,
     "PodGroup": EventResource.POD_GROUP,
+    "PersistentVolume": EventResource.PERSISTENT_VOLUME,
+    "PersistentVolumeClaim": EventResource.PERSISTENT_VOLUME_CLAIM,
+    "StorageClass": EventResource.STORAGE_CLASS,
+    "CSINode": EventResource.CSI_NODE,
+    "CSIDriver": EventResource.CSI_DRIVER,
 }
 
 
