@@ -116,6 +116,10 @@ FAKE_PLUGINS: dict[str, tuple[str, ...]] = {
     "NodeAffinity": ("preFilter", "filter", "preScore", "score"),
     "NodePorts": ("preFilter", "filter"),
     "NodeResourcesFit": ("preFilter", "filter", "preScore", "score"),
+    "VolumeRestrictions": ("preFilter", "filter"),
+    "NodeVolumeLimits": ("preFilter", "filter"),
+    "VolumeBinding": ("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
+    "VolumeZone": ("preFilter", "filter"),
     "PodTopologySpread": ("preFilter", "filter", "preScore", "score"),
     "InterPodAffinity": ("preFilter", "filter", "preScore", "score"),
     "DefaultPreemption": ("postFilter",),
@@ -182,10 +186,11 @@ def errors_of(data: Mapping[str, Any], registry: Registry | None = None) -> list
     return info.value.errors
 
 
+VOLUME_PLUGINS = ["VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"]
 EXPANDED_DEFAULTS: dict[str, list[Any]] = {
     "preEnqueue": ["SchedulingGates"],
     "queueSort": ["PrioritySort"],
-    "preFilter": ["NodeAffinity", "NodePorts", FIT, "PodTopologySpread", "InterPodAffinity"],
+    "preFilter": ["NodeAffinity", "NodePorts", FIT, *VOLUME_PLUGINS, "PodTopologySpread", "InterPodAffinity"],
     "filter": [
         "NodeUnschedulable",
         "NodeName",
@@ -193,6 +198,7 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         "NodeAffinity",
         "NodePorts",
         FIT,
+        *VOLUME_PLUGINS,
         "PodTopologySpread",
         "InterPodAffinity",
     ],
@@ -201,6 +207,7 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         "TaintToleration",
         "NodeAffinity",
         FIT,
+        "VolumeBinding",
         "PodTopologySpread",
         "InterPodAffinity",
         "NodeResourcesBalancedAllocation",
@@ -209,11 +216,14 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         ("TaintToleration", 3),
         ("NodeAffinity", 2),
         (FIT, 1),
+        ("VolumeBinding", 1),
         ("PodTopologySpread", 2),
         ("InterPodAffinity", 2),
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),
     ],
+    "reserve": ["VolumeBinding"],
+    "preBind": ["VolumeBinding"],
     "bind": ["DefaultBinder"],
 }
 
@@ -274,13 +284,7 @@ def test_default_configuration(registry):
 def test_unprovided_defaults_are_omitted_and_recorded(registry):
     """Upstream defaults missing from the registry are dropped and listed."""
     config = SchedulerConfiguration.default(registry=registry)
-    assert config.omitted_upstream_plugins == (
-        "VolumeRestrictions",
-        "NodeVolumeLimits",
-        "VolumeBinding",
-        "VolumeZone",
-        "DynamicResources",
-    )
+    assert config.omitted_upstream_plugins == ("DynamicResources",)
     assert set(config.omitted_upstream_plugins) <= set(NOT_PROVIDED_UPSTREAM_PLUGINS)
 
 
@@ -290,7 +294,10 @@ def test_in_tree_registry_is_the_default():
     [profile] = config.profiles
     assert names(profile, "queueSort") == ["PrioritySort"]
     assert names(profile, "bind") == ["DefaultBinder"]
-    assert "VolumeBinding" in config.omitted_upstream_plugins
+    assert set(config.omitted_upstream_plugins) <= set(NOT_PROVIDED_UPSTREAM_PLUGINS)
+    assert "VolumeBinding" not in config.omitted_upstream_plugins
+    for point in ("preFilter", "filter", "reserve", "preBind"):
+        assert "VolumeBinding" in names(profile, point)
 
 
 @pytest.mark.parametrize(
@@ -490,8 +497,8 @@ def test_merge_plugin_set(default, custom, want):
         ),
         pytest.param(
             {
-                "multiPoint": {"disabled": [{"name": "VolumeBinding"}, {"name": "DynamicResources"}]},
-                "filter": {"disabled": [{"name": "NodeVolumeLimits"}, {"name": "NoSuchPlugin"}]},
+                "multiPoint": {"disabled": [{"name": "DynamicResources"}]},
+                "filter": {"disabled": [{"name": "GangScheduling"}, {"name": "NoSuchPlugin"}]},
             },
             EXPANDED_DEFAULTS,
             id="disabling unprovided or unknown plugins is accepted",
@@ -711,9 +718,9 @@ def test_multi_point_duplicate_is_an_error(registry):
             id="removed plugin config",
         ),
         pytest.param(
-            {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "VolumeBinding"}]}}}]},
-            r"profiles\[0\].plugins.filter.enabled\[0\]: plugin 'VolumeBinding' is part of kube-scheduler "
-            r"but not provided by schedframe \(volumes are not modelled\)",
+            {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "DynamicResources"}]}}}]},
+            r"profiles\[0\].plugins.filter.enabled\[0\]: plugin 'DynamicResources' is part of kube-scheduler "
+            r"but not provided by schedframe \(dynamic resource allocation is not modelled\)",
             id="unprovided plugin enabled",
         ),
         pytest.param(
@@ -947,8 +954,8 @@ def test_all_errors_reported_at_once(registry):
         "parallelism: Invalid value: 0: should be an integer value greater than zero",
         "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]",
         "podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds",
-        "profiles[0].plugins.filter.enabled[0]: plugin 'VolumeBinding' is part of kube-scheduler but not "
-        "provided by schedframe (volumes are not modelled)",
+        "profiles[0].plugins.filter.enabled[0]: plugin 'DynamicResources' is part of kube-scheduler but not "
+        "provided by schedframe (dynamic resource allocation is not modelled)",
         "profiles[0].plugins.filter.enabled[1]: no plugin named 'NodeNme' in the registry; "
         "did you mean 'NodeName'?",
         'profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Random"',
@@ -993,7 +1000,7 @@ def test_all_errors_reported_at_once(registry):
             id="raw args kept frozen",
         ),
         pytest.param(
-            [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 600}}],
+            [{"name": "DynamicResources", "args": {"filterTimeout": "10s"}}],
             {FIT: FakeFitArgs()},
             id="args of unprovided plugins ignored",
         ),
@@ -1364,7 +1371,7 @@ def test_to_dict_shape(registry):
     assert profile["schedulerName"] == "default-scheduler"
     assert profile["plugins"]["multiPoint"] == {"disabled": [{"name": "*"}]}
     assert profile["plugins"]["queueSort"] == {"enabled": [{"name": "PrioritySort"}]}
-    assert profile["plugins"]["reserve"] == {"enabled": []}
+    assert profile["plugins"]["reserve"] == {"enabled": [{"name": "VolumeBinding"}]}
     assert profile["plugins"]["score"]["enabled"][:2] == [
         {"name": "TaintToleration", "weight": 3},
         {"name": "NodeAffinity", "weight": 2},
@@ -1410,6 +1417,7 @@ def test_fixture_written_by_kube_scheduler(registry):
     assert config.profiles[0].plugin_args == {
         FIT: FakeFitArgs(),
         "DefaultPreemption": {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
+        "VolumeBinding": {"bindTimeoutSeconds": 600},
     }
     assert attrs.evolve(config, profiles=default.profiles) == default
 
@@ -1429,6 +1437,7 @@ def test_fixture_two_profiles(registry):
         PluginRef(FIT, 5),
         PluginRef("TaintToleration", 3),
         PluginRef("NodeAffinity", 2),
+        PluginRef("VolumeBinding", 1),
         PluginRef("InterPodAffinity", 2),
         PluginRef("ImageLocality", 1),
     )

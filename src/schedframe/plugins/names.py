@@ -19,14 +19,12 @@ IMAGE_LOCALITY: Final = "ImageLocality"
 DEFAULT_PREEMPTION: Final = "DefaultPreemption"
 DEFAULT_BINDER: Final = "DefaultBinder"
 COSCHEDULING: Final = "Coscheduling"
-
-# kube-scheduler plugins schedframe does not provide (volumes and dynamic resources are not modelled)
 VOLUME_RESTRICTIONS: Final = "VolumeRestrictions"
 NODE_VOLUME_LIMITS: Final = "NodeVolumeLimits"
 VOLUME_BINDING: Final = "VolumeBinding"
 VOLUME_ZONE: Final = "VolumeZone"
+
+# kube-scheduler plugins schedframe does not provide (dynamic resources are not modelled)
 DYNAMIC_RESOURCES: Final = "DynamicResources"
 
-UPSTREAM_NOT_PROVIDED: Final = frozenset(
-    {VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE, DYNAMIC_RESOURCES}
-)
+UPSTREAM_NOT_PROVIDED: Final = frozenset({DYNAMIC_RESOURCES})
