@@ -34,7 +34,9 @@ RWOP_CONFLICT = Status.unschedulable(ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
 
 
 def gce(pd: str, read_only: bool = False) -> Volume:
-    return Volume(name="v", gce_persistent_disk=GCEPersistentDiskVolumeSource(pd_name=pd, read_only=read_only))
+    return Volume(
+        name="v", gce_persistent_disk=GCEPersistentDiskVolumeSource(pd_name=pd, read_only=read_only)
+    )
 
 
 def ebs(volume_id: str) -> Volume:
@@ -42,13 +44,17 @@ def ebs(volume_id: str) -> Volume:
 
 
 def rbd(*monitors: str, read_only: bool = False) -> Volume:
-    return Volume(name="v", rbd=RBDVolumeSource(monitors=monitors, pool="foo", image="bar", fs_type="ext4",
-                                                read_only=read_only))
+    return Volume(
+        name="v",
+        rbd=RBDVolumeSource(monitors=monitors, pool="foo", image="bar", fs_type="ext4", read_only=read_only),
+    )
 
 
 def iscsi(iqn: str, read_only: bool = False) -> Volume:
-    return Volume(name="v", iscsi=ISCSIVolumeSource(target_portal="127.0.0.1:3260", iqn=iqn, fs_type="ext4",
-                                                    read_only=read_only))
+    return Volume(
+        name="v",
+        iscsi=ISCSIVolumeSource(target_portal="127.0.0.1:3260", iqn=iqn, fs_type="ext4", read_only=read_only),
+    )
 
 
 def disk_cases(vol: Volume, other: Volume) -> list[object]:
@@ -71,44 +77,66 @@ def run(pod: Pod, existing: list[Pod], objects: list[object] = ()) -> tuple[Stat
     return pre, plugin.filter(state, pod, NodeInfo(Node("n"), existing))
 
 
-@pytest.mark.parametrize(("pod", "existing", "want_pre", "want"), [
-    *disk_cases(gce("foo"), gce("bar")),
-    pytest.param(pod_with("p", Volume(name="volume with no restriction")), [], Status.skip(), None,
-                 id="pod with a volume that doesn't have restrictions"),
-])
-def test_gce_disk_conflicts(pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None) -> None:
+@pytest.mark.parametrize(
+    ("pod", "existing", "want_pre", "want"),
+    [
+        *disk_cases(gce("foo"), gce("bar")),
+        pytest.param(
+            pod_with("p", Volume(name="volume with no restriction")),
+            [],
+            Status.skip(),
+            None,
+            id="pod with a volume that doesn't have restrictions",
+        ),
+    ],
+)
+def test_gce_disk_conflicts(
+    pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None
+) -> None:
     """GCE PDs conflict unless both mounts are read-only (upstream TestGCEDiskConflicts)."""
     assert run(pod, existing) == (want_pre, want)
 
 
 @pytest.mark.parametrize(("pod", "existing", "want_pre", "want"), disk_cases(ebs("foo"), ebs("bar")))
-def test_aws_disk_conflicts(pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None) -> None:
+def test_aws_disk_conflicts(
+    pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None
+) -> None:
     """The same EBS volume always conflicts (upstream TestAWSDiskConflicts)."""
     assert run(pod, existing) == (want_pre, want)
 
 
 @pytest.mark.parametrize(("pod", "existing", "want_pre", "want"), disk_cases(rbd("a", "b"), rbd("c", "d")))
-def test_rbd_disk_conflicts(pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None) -> None:
+def test_rbd_disk_conflicts(
+    pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None
+) -> None:
     """RBD images conflict on overlapping monitors, same pool and image (upstream TestRBDDiskConflicts)."""
     assert run(pod, existing) == (want_pre, want)
 
 
-@pytest.mark.parametrize(("pod", "existing", "want_pre", "want"), disk_cases(
-    iscsi("iqn.2016-12.server:storage.target01"), iscsi("iqn.2017-12.server:storage.target01")))
-def test_iscsi_disk_conflicts(pod: Pod, existing: list[Pod], want_pre: Status | None,
-                              want: Status | None) -> None:
+@pytest.mark.parametrize(
+    ("pod", "existing", "want_pre", "want"),
+    disk_cases(iscsi("iqn.2016-12.server:storage.target01"), iscsi("iqn.2017-12.server:storage.target01")),
+)
+def test_iscsi_disk_conflicts(
+    pod: Pod, existing: list[Pod], want_pre: Status | None, want: Status | None
+) -> None:
     """iSCSI disks conflict on the same IQN (upstream TestISCSIDiskConflicts)."""
     assert run(pod, existing) == (want_pre, want)
 
 
-@pytest.mark.parametrize(("vol", "existing", "conflict"), [
-    pytest.param(gce("foo", True), gce("foo", True), False, id="gce both read-only"),
-    pytest.param(gce("foo", True), gce("foo"), True, id="gce one writer"),
-    pytest.param(iscsi("q", True), iscsi("q", True), False, id="iscsi both read-only"),
-    pytest.param(rbd("a", "b", read_only=True), rbd("b", "c", read_only=True), False, id="rbd both read-only"),
-    pytest.param(rbd("a", "b"), rbd("b", "c", read_only=True), True, id="rbd overlapping monitor"),
-    pytest.param(ebs("x"), gce("x"), False, id="different kinds"),
-])
+@pytest.mark.parametrize(
+    ("vol", "existing", "conflict"),
+    [
+        pytest.param(gce("foo", True), gce("foo", True), False, id="gce both read-only"),
+        pytest.param(gce("foo", True), gce("foo"), True, id="gce one writer"),
+        pytest.param(iscsi("q", True), iscsi("q", True), False, id="iscsi both read-only"),
+        pytest.param(
+            rbd("a", "b", read_only=True), rbd("b", "c", read_only=True), False, id="rbd both read-only"
+        ),
+        pytest.param(rbd("a", "b"), rbd("b", "c", read_only=True), True, id="rbd overlapping monitor"),
+        pytest.param(ebs("x"), gce("x"), False, id="different kinds"),
+    ],
+)
 def test_read_only_mounts(vol: Volume, existing: Volume, conflict: bool) -> None:
     """Read-only mounts of the same disk share it, except for EBS."""
     assert volume_restrictions.is_volume_conflict(vol, pod_with("e", existing)) is conflict
@@ -119,27 +147,56 @@ RWOP_1 = PersistentVolumeClaim(name="claim-with-rwop-1", access_modes=RWOP)
 RWOP_2 = PersistentVolumeClaim(name="claim-with-rwop-2", access_modes=RWOP)
 RWX = PersistentVolumeClaim(name="claim-with-rwx", access_modes=("ReadWriteMany",))
 POD_WITH_ONE_PVC = pod_with_pvcs("pod-with-one-pvc", ["claim-with-rwop-1"], node="node-1")
-POD_WITH_TWO_PVCS = pod_with_pvcs("pod-with-two-pvcs", ["claim-with-rwop-1", "claim-with-rwop-2"], node="node-1")
+POD_WITH_TWO_PVCS = pod_with_pvcs(
+    "pod-with-two-pvcs", ["claim-with-rwop-1", "claim-with-rwop-2"], node="node-1"
+)
 POD_WITH_ONE_CONFLICT = pod_with_pvcs("pod-with-one-conflict", ["claim-with-rwop-1"], node="node-1")
-POD_WITH_TWO_CONFLICTS = pod_with_pvcs("pod-with-two-conflicts", ["claim-with-rwop-1", "claim-with-rwop-2"],
-                                       node="node-1")
+POD_WITH_TWO_CONFLICTS = pod_with_pvcs(
+    "pod-with-two-conflicts", ["claim-with-rwop-1", "claim-with-rwop-2"], node="node-1"
+)
 POD_WITH_RWX = pod_with_pvcs("pod-with-rwx", ["claim-with-rwx"], node="node-1")
 
 
-@pytest.mark.parametrize(("pod", "existing", "pvcs", "want_pre", "want"), [
-    pytest.param(Pod("p"), [], [], Status.skip(), None, id="nothing"),
-    pytest.param(POD_WITH_ONE_PVC, [], [],
-                 Status.unresolvable('persistentvolumeclaim "claim-with-rwop-1" not found'), None,
-                 id="failed to get PVC"),
-    pytest.param(POD_WITH_ONE_PVC, [POD_WITH_RWX], [RWOP_1, RWX], Status.skip(), None,
-                 id="no access mode conflict"),
-    pytest.param(POD_WITH_ONE_CONFLICT, [POD_WITH_ONE_PVC, POD_WITH_RWX], [RWOP_1, RWX], None, RWOP_CONFLICT,
-                 id="access mode conflict, unschedulable"),
-    pytest.param(POD_WITH_TWO_CONFLICTS, [POD_WITH_TWO_PVCS, POD_WITH_RWX], [RWOP_1, RWOP_2, RWX], None,
-                 RWOP_CONFLICT, id="two conflicts, unschedulable"),
-])
-def test_access_mode_conflicts(pod: Pod, existing: list[Pod], pvcs: list[PersistentVolumeClaim],
-                               want_pre: Status | None, want: Status | None) -> None:
+@pytest.mark.parametrize(
+    ("pod", "existing", "pvcs", "want_pre", "want"),
+    [
+        pytest.param(Pod("p"), [], [], Status.skip(), None, id="nothing"),
+        pytest.param(
+            POD_WITH_ONE_PVC,
+            [],
+            [],
+            Status.unresolvable('persistentvolumeclaim "claim-with-rwop-1" not found'),
+            None,
+            id="failed to get PVC",
+        ),
+        pytest.param(
+            POD_WITH_ONE_PVC, [POD_WITH_RWX], [RWOP_1, RWX], Status.skip(), None, id="no access mode conflict"
+        ),
+        pytest.param(
+            POD_WITH_ONE_CONFLICT,
+            [POD_WITH_ONE_PVC, POD_WITH_RWX],
+            [RWOP_1, RWX],
+            None,
+            RWOP_CONFLICT,
+            id="access mode conflict, unschedulable",
+        ),
+        pytest.param(
+            POD_WITH_TWO_CONFLICTS,
+            [POD_WITH_TWO_PVCS, POD_WITH_RWX],
+            [RWOP_1, RWOP_2, RWX],
+            None,
+            RWOP_CONFLICT,
+            id="two conflicts, unschedulable",
+        ),
+    ],
+)
+def test_access_mode_conflicts(
+    pod: Pod,
+    existing: list[Pod],
+    pvcs: list[PersistentVolumeClaim],
+    want_pre: Status | None,
+    want: Status | None,
+) -> None:
     """A ReadWriteOncePod claim used by a scheduled pod blocks every node (upstream
     TestAccessModeConflicts)."""
     h = PluginHarness("VolumeRestrictions", nodes=[Node("node-1")], pods=existing, objects=pvcs)
@@ -173,16 +230,20 @@ def test_missing_state_is_an_error() -> None:
     """Filter and the extensions without PreFilter's state give ERROR."""
     plugin = VolumeRestrictions()
     ni = NodeInfo(Node("n"))
-    for status in (plugin.filter(CycleState(), Pod("p"), ni),
-                   plugin.add_pod(CycleState(), Pod("p"), PodInfo.of(Pod("e")), ni),
-                   plugin.remove_pod(CycleState(), Pod("p"), PodInfo.of(Pod("e")), ni)):
-        assert status is not None and status.code.name == "ERROR"
+    for status in (
+        plugin.filter(CycleState(), Pod("p"), ni),
+        plugin.add_pod(CycleState(), Pod("p"), PodInfo.of(Pod("e")), ni),
+        plugin.remove_pod(CycleState(), Pod("p"), PodInfo.of(Pod("e")), ni),
+    ):
+        assert status is not None
+        assert status.code.name == "ERROR"
 
 
 def test_through_the_scheduler_message() -> None:
     """Through the framework the node with the mounted disk is rejected with the reason."""
-    h = PluginHarness("VolumeRestrictions", nodes=[Node("a"), Node("b")],
-                      pods=[pod_with("e", gce("foo"), node="a")])
+    h = PluginHarness(
+        "VolumeRestrictions", nodes=[Node("a"), Node("b")], pods=[pod_with("e", gce("foo"), node="a")]
+    )
     assert h.filter(pod_with("p", gce("foo"))) == {"a": DISK_CONFLICT, "b": Status.OK}
 
 
@@ -190,14 +251,25 @@ def test_events_and_hints() -> None:
     """Events as upstream (pod delete and PVC add hinted, node add not)."""
     plugin = volume_restrictions.new(None, None)  # type: ignore[arg-type]
     events = [(e.event.resource, e.event.action, e.hint is not None) for e in plugin.events_to_register()]
-    assert events == [(EventResource.POD, ActionType.DELETE, True), (EventResource.NODE, ActionType.ADD, False),
-                      (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, True)]
+    assert events == [
+        (EventResource.POD, ActionType.DELETE, True),
+        (EventResource.NODE, ActionType.ADD, False),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, True),
+    ]
     p = pod_with("p", gce("foo"), pod_with_pvcs("x", ["c"]).volumes[0])
     assert plugin.is_schedulable_after_pod_deleted(p, pod_with("e", gce("foo")), None) is QueueingHint.QUEUE
-    assert plugin.is_schedulable_after_pod_deleted(p, pod_with("e", gce("bar")), None) is QueueingHint.QUEUE_SKIP
+    assert (
+        plugin.is_schedulable_after_pod_deleted(p, pod_with("e", gce("bar")), None) is QueueingHint.QUEUE_SKIP
+    )
     assert plugin.is_schedulable_after_pod_deleted(p, pod_with_pvcs("e", ["c"]), None) is QueueingHint.QUEUE
-    assert plugin.is_schedulable_after_pod_deleted(
-        p, pod_with("e", gce("foo"), namespace="other"), None) is QueueingHint.QUEUE_SKIP
-    assert plugin.is_schedulable_after_pvc_added(p, None, PersistentVolumeClaim(name="c")) is QueueingHint.QUEUE
-    assert plugin.is_schedulable_after_pvc_added(
-        p, None, PersistentVolumeClaim(name="d")) is QueueingHint.QUEUE_SKIP
+    assert (
+        plugin.is_schedulable_after_pod_deleted(p, pod_with("e", gce("foo"), namespace="other"), None)
+        is QueueingHint.QUEUE_SKIP
+    )
+    assert (
+        plugin.is_schedulable_after_pvc_added(p, None, PersistentVolumeClaim(name="c")) is QueueingHint.QUEUE
+    )
+    assert (
+        plugin.is_schedulable_after_pvc_added(p, None, PersistentVolumeClaim(name="d"))
+        is QueueingHint.QUEUE_SKIP
+    )

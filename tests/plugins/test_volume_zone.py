@@ -75,34 +75,95 @@ def run(objects: list[object], pod: Pod, node: Node) -> tuple[Status | None, Sta
     [
         pytest.param(Pod("pod_1"), {BETA_ZONE: "us-west1-a"}, Status.skip(), None, id="pod without volume"),
         pytest.param(pod("PVC_1"), {}, None, None, id="node without labels"),
-        pytest.param(pod("PVC_1"), {BETA_ZONE: "us-west1-a", "uselessLabel": "none"}, None, None,
-                     id="beta zone label matched"),
-        pytest.param(pod("PVC_2"), {BETA_REGION: "us-west1", "uselessLabel": "none"}, None, None,
-                     id="beta region label matched"),
-        pytest.param(pod("PVC_2"), {BETA_REGION: "no_us-west1", "uselessLabel": "none"}, None, CONFLICT,
-                     id="beta region label doesn't match"),
-        pytest.param(pod("PVC_1"), {BETA_ZONE: "no_us-west1-a", "uselessLabel": "none"}, None, CONFLICT,
-                     id="beta zone label doesn't match"),
-        pytest.param(pod("PVC_Stable_1"), {ZONE: "us-west1-a", "uselessLabel": "none"}, None, None,
-                     id="zone label matched"),
-        pytest.param(pod("PVC_Stable_2"), {REGION: "us-west1", "uselessLabel": "none"}, None, None,
-                     id="region label matched"),
-        pytest.param(pod("PVC_Stable_2"), {REGION: "no_us-west1", "uselessLabel": "none"}, None, CONFLICT,
-                     id="region label doesn't match"),
-        pytest.param(pod("PVC_Stable_1"), {ZONE: "no_us-west1-a", "uselessLabel": "none"}, None, CONFLICT,
-                     id="zone label doesn't match"),
-        pytest.param(pod("PVC_Stable_3"), {ZONE: "us-west1-a"}, None, CONFLICT,
-                     id="pv with zone and region, node with only zone"),
-        pytest.param(pod("PVC_Stable_1"), {BETA_ZONE: "us-west1-a"}, None, CONFLICT,
-                     id="pv with zone,node with beta zone"),
-        pytest.param(pod("PVC_1"), {ZONE: "us-west1-a"}, None, None,
-                     id="pv with beta label,node with ga label, matched"),
-        pytest.param(pod("PVC_1"), {ZONE: "us-west1-b"}, None, CONFLICT,
-                     id="pv with beta label,node with ga label, don't match"),
+        pytest.param(
+            pod("PVC_1"),
+            {BETA_ZONE: "us-west1-a", "uselessLabel": "none"},
+            None,
+            None,
+            id="beta zone label matched",
+        ),
+        pytest.param(
+            pod("PVC_2"),
+            {BETA_REGION: "us-west1", "uselessLabel": "none"},
+            None,
+            None,
+            id="beta region label matched",
+        ),
+        pytest.param(
+            pod("PVC_2"),
+            {BETA_REGION: "no_us-west1", "uselessLabel": "none"},
+            None,
+            CONFLICT,
+            id="beta region label doesn't match",
+        ),
+        pytest.param(
+            pod("PVC_1"),
+            {BETA_ZONE: "no_us-west1-a", "uselessLabel": "none"},
+            None,
+            CONFLICT,
+            id="beta zone label doesn't match",
+        ),
+        pytest.param(
+            pod("PVC_Stable_1"),
+            {ZONE: "us-west1-a", "uselessLabel": "none"},
+            None,
+            None,
+            id="zone label matched",
+        ),
+        pytest.param(
+            pod("PVC_Stable_2"),
+            {REGION: "us-west1", "uselessLabel": "none"},
+            None,
+            None,
+            id="region label matched",
+        ),
+        pytest.param(
+            pod("PVC_Stable_2"),
+            {REGION: "no_us-west1", "uselessLabel": "none"},
+            None,
+            CONFLICT,
+            id="region label doesn't match",
+        ),
+        pytest.param(
+            pod("PVC_Stable_1"),
+            {ZONE: "no_us-west1-a", "uselessLabel": "none"},
+            None,
+            CONFLICT,
+            id="zone label doesn't match",
+        ),
+        pytest.param(
+            pod("PVC_Stable_3"),
+            {ZONE: "us-west1-a"},
+            None,
+            CONFLICT,
+            id="pv with zone and region, node with only zone",
+        ),
+        pytest.param(
+            pod("PVC_Stable_1"),
+            {BETA_ZONE: "us-west1-a"},
+            None,
+            CONFLICT,
+            id="pv with zone,node with beta zone",
+        ),
+        pytest.param(
+            pod("PVC_1"),
+            {ZONE: "us-west1-a"},
+            None,
+            None,
+            id="pv with beta label,node with ga label, matched",
+        ),
+        pytest.param(
+            pod("PVC_1"),
+            {ZONE: "us-west1-b"},
+            None,
+            CONFLICT,
+            id="pv with beta label,node with ga label, don't match",
+        ),
     ],
 )
-def test_single_zone(pod: Pod, labels: dict[str, str], want_pre: Status | None,
-                     want_filter: Status | None) -> None:
+def test_single_zone(
+    pod: Pod, labels: dict[str, str], want_pre: Status | None, want_filter: Status | None
+) -> None:
     """PreFilter and Filter statuses, as upstream TestSingleZone."""
     assert run(SINGLE_ZONE_OBJECTS, pod, Node("host1", labels=labels)) == (want_pre, want_filter)
 
@@ -126,14 +187,27 @@ MULTI_ZONE_OBJECTS = [
     ("pod", "labels", "want_filter"),
     [
         pytest.param(pod("PVC_3"), {}, None, id="node without labels"),
-        pytest.param(pod("PVC_3"), {BETA_ZONE: "us-west1-a", "uselessLabel": "none"}, None,
-                     id="beta zone label matched"),
-        pytest.param(pod("PVC_1"), {BETA_ZONE: "us-west1-b", "uselessLabel": "none"}, CONFLICT,
-                     id="beta zone label doesn't match"),
-        pytest.param(pod("PVC_Stable_2"), {ZONE: "us-west1-a", "uselessLabel": "none"}, None,
-                     id="zone label matched"),
-        pytest.param(pod("PVC_Stable_1"), {ZONE: "us-west1-b", "uselessLabel": "none"}, CONFLICT,
-                     id="zone label doesn't match"),
+        pytest.param(
+            pod("PVC_3"),
+            {BETA_ZONE: "us-west1-a", "uselessLabel": "none"},
+            None,
+            id="beta zone label matched",
+        ),
+        pytest.param(
+            pod("PVC_1"),
+            {BETA_ZONE: "us-west1-b", "uselessLabel": "none"},
+            CONFLICT,
+            id="beta zone label doesn't match",
+        ),
+        pytest.param(
+            pod("PVC_Stable_2"), {ZONE: "us-west1-a", "uselessLabel": "none"}, None, id="zone label matched"
+        ),
+        pytest.param(
+            pod("PVC_Stable_1"),
+            {ZONE: "us-west1-b", "uselessLabel": "none"},
+            CONFLICT,
+            id="zone label doesn't match",
+        ),
     ],
 )
 def test_multi_zone(pod: Pod, labels: dict[str, str], want_filter: Status | None) -> None:
@@ -162,13 +236,21 @@ BINDING_OBJECTS = [
     [
         pytest.param(pod("PVC_1"), None, id="label zone failure domain matched"),
         pytest.param(pod("PVC_EmptySC"), _no_sc(), id="unbound volume empty storage class"),
-        pytest.param(pod("PVC_NoSC"), Status.unresolvable('storageclass.storage.k8s.io "Class_0" not found'),
-                     id="unbound volume no storage class"),
-        pytest.param(pod("PVC_ImmediateSC"),
-                     Status.unresolvable('VolumeBindingMode not set for StorageClass "Class_Immediate"'),
-                     id="unbound volume immediate binding mode"),
-        pytest.param(pod("PVC_NotExist"), Status.unresolvable('persistentvolumeclaim "PVC_NotExist" not found'),
-                     id="pvc not found"),
+        pytest.param(
+            pod("PVC_NoSC"),
+            Status.unresolvable('storageclass.storage.k8s.io "Class_0" not found'),
+            id="unbound volume no storage class",
+        ),
+        pytest.param(
+            pod("PVC_ImmediateSC"),
+            Status.unresolvable('VolumeBindingMode not set for StorageClass "Class_Immediate"'),
+            id="unbound volume immediate binding mode",
+        ),
+        pytest.param(
+            pod("PVC_NotExist"),
+            Status.unresolvable('persistentvolumeclaim "PVC_NotExist" not found'),
+            id="pvc not found",
+        ),
     ],
 )
 def test_with_binding(pod: Pod, want: Status | None) -> None:
@@ -205,8 +287,11 @@ def test_unparsable_zone_label_is_ignored() -> None:
 
 def test_through_harness() -> None:
     """Through the framework: only the node in the PV's zone passes."""
-    h = PluginHarness("VolumeZone", nodes=[Node("a", labels={ZONE: "z1"}), Node("b", labels={ZONE: "z2"})],
-                      objects=[pv("v", **{ZONE: "z1"}), pvc("c", "v")])
+    h = PluginHarness(
+        "VolumeZone",
+        nodes=[Node("a", labels={ZONE: "z1"}), Node("b", labels={ZONE: "z2"})],
+        objects=[pv("v", **{ZONE: "z1"}), pvc("c", "v")],
+    )
     assert h.filter(pod("c")) == {"a": Status.OK, "b": CONFLICT}
 
 
@@ -214,8 +299,12 @@ def test_events_and_hints() -> None:
     """Events as upstream; hints requeue only for relevant changes."""
     plugin = volume_zone.new(None, None)  # type: ignore[arg-type]
     events = {e.event.resource: e for e in plugin.events_to_register()}
-    assert set(events) == {EventResource.STORAGE_CLASS, EventResource.NODE,
-                           EventResource.PERSISTENT_VOLUME_CLAIM, EventResource.PERSISTENT_VOLUME}
+    assert set(events) == {
+        EventResource.STORAGE_CLASS,
+        EventResource.NODE,
+        EventResource.PERSISTENT_VOLUME_CLAIM,
+        EventResource.PERSISTENT_VOLUME,
+    }
     assert events[EventResource.NODE].hint is None
     assert events[EventResource.NODE].event.action == ActionType.ADD | ActionType.UPDATE_NODE_LABEL
     p = pod("c")
@@ -230,5 +319,7 @@ def test_events_and_hints() -> None:
     old = pv("v", **{ZONE: "a"})
     assert plugin.is_schedulable_after_pv_change(p, None, old) is QueueingHint.QUEUE
     assert plugin.is_schedulable_after_pv_change(p, old, pv("v", **{ZONE: "b"})) is QueueingHint.QUEUE
-    assert plugin.is_schedulable_after_pv_change(p, old, pv("v", **{ZONE: "a", "x": "y"})) \
+    assert (
+        plugin.is_schedulable_after_pv_change(p, old, pv("v", **{ZONE: "a", "x": "y"}))
         is QueueingHint.QUEUE_SKIP
+    )

@@ -54,7 +54,7 @@ from ..api.storage import (
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.interfaces import MAX_NODE_SCORE
+from ..framework.interfaces import MAX_NODE_SCORE, PreFilterResult
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects
@@ -78,7 +78,6 @@ if TYPE_CHECKING:
         PreBindPlugin,
         PreFilterExtensions,
         PreFilterPlugin,
-        PreFilterResult,
         PreScorePlugin,
         ReservePlugin,
         ScoreExtensions,
@@ -97,6 +96,7 @@ __all__ = [
     "VolumeBinding",
     "VolumeBindingArgs",
     "find_matching_volume",
+    "local_pv_node_names",
     "new",
 ]
 
@@ -120,6 +120,7 @@ DEFAULT_BIND_TIMEOUT_SECONDS: Final = 600
 _MAX_UTILIZATION: Final = 100
 _WFFC: Final = "WaitForFirstConsumer"
 _ANN_PROVISIONED_BY: Final = "pv.kubernetes.io/provisioned-by"
+_HOSTNAME: Final = "kubernetes.io/hostname"
 
 
 def _shape(value: Iterable[UtilizationShapePoint] | None) -> tuple[UtilizationShapePoint, ...] | None:
@@ -294,6 +295,22 @@ def find_matching_volume(pvc: PersistentVolumeClaim, volumes: Iterable[Persisten
         if pv.storage >= requested and (smallest is None or smallest.storage > pv.storage):
             smallest = pv
     return smallest
+
+
+def local_pv_node_names(pv: PersistentVolume) -> frozenset[str]:
+    """Upstream ``GetLocalPersistentVolumeNodeNames``: the node names a PV's required node
+    affinity lists through ``kubernetes.io/hostname In`` expressions (intersected within a term,
+    united across terms)."""
+    if pv.node_affinity is None:
+        return frozenset()
+    out: set[str] = set()
+    for term in pv.node_affinity.terms:
+        nodes: set[str] | None = None
+        for req in term.match_expressions:
+            if req.key == _HOSTNAME and req.operator == "In":
+                nodes = set(req.values) if nodes is None else nodes & set(req.values)
+        out |= nodes or set()
+    return frozenset(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -471,7 +488,22 @@ class VolumeBinding:
         if claims.unbound_immediate:
             return None, Status.unresolvable(ERR_REASON_UNBOUND_IMMEDIATE)
         state.write(_STATE_KEY, _State(claims))
-        return None, None
+        eligible = self._eligible_nodes(claims.bound)
+        return (PreFilterResult(eligible) if eligible is not None else None), None
+
+    def _eligible_nodes(self, bound: Sequence[PersistentVolumeClaim]) -> frozenset[str] | None:
+        """Upstream ``GetEligibleNodes``: the nodes the bound claims' local PVs pin the pod to
+        (``kubernetes.io/hostname In`` terms), intersected; ``None`` for no restriction (or a
+        PV that cannot be found)."""
+        eligible: frozenset[str] | None = None
+        for pvc in bound:
+            pv = self._pv(pvc.volume_name)
+            if pv is None:
+                return None
+            names = local_pv_node_names(pv)
+            if names:
+                eligible = names if eligible is None else eligible & names
+        return eligible
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
         """None."""
