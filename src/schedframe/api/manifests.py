@@ -1167,6 +1167,9 @@ def _pod_group_out(group: PodGroup) -> dict[str, Any]:
 # live in their own module, which reads its manifests with the primitives above.
 from . import storage as _storage  # noqa: E402
 
+if not TYPE_CHECKING:  # for ApiObject's evaluation at run time (documentation, get_type_hints)
+    StorageObject = _storage.StorageObject
+
 #: kind -> (accepted apiVersions, reader)
 _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] = {
     "Pod": (("v1",), _pod),
@@ -1215,7 +1218,7 @@ def object_from_manifest(manifest: Mapping[str, Any]) -> ApiObject:
     ``apiVersion`` when present): v1 Pod, Node, Namespace, Service, ReplicationController;
     apps/v1 ReplicaSet, StatefulSet; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1
     PriorityClass; v1 PersistentVolume, PersistentVolumeClaim and storage.k8s.io/v1 StorageClass,
-    CSINode, CSIDriver (:mod:`schedframe.api.storage`).
+    CSINode, CSIDriver (``schedframe.api.storage``).
 
     Raises:
         ManifestError: for any other kind, or a malformed manifest.
