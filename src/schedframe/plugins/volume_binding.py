@@ -408,7 +408,8 @@ class VolumeBinding:
 
     def _pvs_of_class(self, class_name: str) -> tuple[PersistentVolume, ...]:
         pvs = {pv.name: pv for pv in self._objects.pvs()}
-        pvs.update(self._assumed_pvs)
+        with self._lock:  # binding cycles (threaded mode) assume and revert concurrently
+            pvs.update(self._assumed_pvs)
         return tuple(pv for _, pv in sorted(pvs.items()) if pv.storage_class() == class_name)
 
     # -- PreFilter ------------------------------------------------------------------------------
