@@ -46,8 +46,12 @@ def test_filter_through_framework() -> None:
 
 
 def test_missing_node_is_an_error() -> None:
-    """A NodeInfo without its node object is an ERROR."""
-    status = NodeName().filter(CycleState(), Pod("p"), NodeInfo())
+    """A NodeInfo without its node object is an ERROR for a pod naming a node."""
+    assert NodeName().filter(CycleState(), Pod("p"), NodeInfo()) is None
+    assert NodeName().filter_nodes(CycleState(), Pod("p"), [NodeInfo()]) == []
+    assert NodeName().filter_nodes(CycleState(), Pod("p", node_name="a"), [NodeInfo()]) == [
+        (0, NodeName().filter(CycleState(), Pod("p", node_name="a"), NodeInfo()))]
+    status = NodeName().filter(CycleState(), Pod("p", node_name="a"), NodeInfo())
     assert status is not None
     assert status.code is Code.ERROR
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
     from ..framework.cycle_state import CycleState
     from ..framework.handle import Handle
-    from ..framework.interfaces import EnqueueExtensions, FilterPlugin
+    from ..framework.interfaces import BatchFilterPlugin, EnqueueExtensions, FilterPlugin
 
 __all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodeName", "fits", "new"]
 
@@ -55,12 +55,29 @@ class NodeName:
         return NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        """Reject nodes other than the one the pod names."""
+        """Reject nodes other than the one the pod names (a pod naming none fits everywhere)."""
+        if not pod.node_name:
+            return None
         if node_info.node is None:
             return node_not_found()
-        if fits(pod, node_info):
+        if pod.node_name == node_info.name:
             return None
         return _REJECTED
+
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`); a pod naming
+        no node passes everywhere at the cost of one check."""
+        want = pod.node_name
+        if not want:
+            return []
+        out: list[tuple[int, Status]] = []
+        for i, ni in enumerate(nodes):
+            if ni.node is None:
+                out.append((i, node_not_found()))
+            elif ni.name != want:
+                out.append((i, _REJECTED))
+        return out
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added (no hint: always requeue)."""
@@ -75,4 +92,5 @@ def new(args: object, handle: Handle) -> NodeName:
 
 if TYPE_CHECKING:
     _filter: FilterPlugin = NodeName()
+    _batch_filter: BatchFilterPlugin = NodeName()
     _enqueue: EnqueueExtensions = NodeName()
