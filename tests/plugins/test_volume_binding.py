@@ -887,3 +887,20 @@ def test_events_and_hints() -> None:
         "a", annotations={"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/gce-pd"}
     )
     assert plugin.is_schedulable_after_csi_node_change(pod, node, migrated) is QueueingHint.QUEUE
+
+
+def test_claim_added_later_requeues_the_pod() -> None:
+    """A pod waiting for its claim is retried when the claim is added (PVC Add event, hinted)."""
+    s = Scheduler()
+    s.add_node(make_node("a").evolve(capacity={"pods": "10"}))
+    s.add_object(WAIT)
+    s.add_object(PersistentVolume(name="pv", storage_class_name=WAIT.name, capacity={"storage": "1Gi"}))
+    pod = pod_with_pvcs("p", ["late"])
+    s.add_pod(pod)
+    s.run_until_idle()
+    assert s.node_of(pod) is None
+    [pending] = s.pending()
+    assert 'persistentvolumeclaim "late" not found' in pending.message
+    s.add_object(make_pvc("late", WAIT.name, storage="1Gi"))
+    s.run_until_idle()
+    assert s.node_of(pod) == "a"
