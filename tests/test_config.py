@@ -116,6 +116,10 @@ FAKE_PLUGINS: dict[str, tuple[str, ...]] = {
     "NodeAffinity": ("preFilter", "filter", "preScore", "score"),
     "NodePorts": ("preFilter", "filter"),
     "NodeResourcesFit": ("preFilter", "filter", "preScore", "score"),
+    "VolumeRestrictions": ("preFilter", "filter"),
+    "NodeVolumeLimits": ("preFilter", "filter"),
+    "VolumeBinding": ("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
+    "VolumeZone": ("preFilter", "filter"),
     "PodTopologySpread": ("preFilter", "filter", "preScore", "score"),
     "InterPodAffinity": ("preFilter", "filter", "preScore", "score"),
     "DynamicResources": ("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind"),
@@ -183,10 +187,11 @@ def errors_of(data: Mapping[str, Any], registry: Registry | None = None) -> list
     return info.value.errors
 
 
+VOLUME_PLUGINS = ["VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"]
 EXPANDED_DEFAULTS: dict[str, list[Any]] = {
     "preEnqueue": ["SchedulingGates", "DynamicResources"],
     "queueSort": ["PrioritySort"],
-    "preFilter": ["NodeAffinity", "NodePorts", FIT, "PodTopologySpread", "InterPodAffinity",
+    "preFilter": ["NodeAffinity", "NodePorts", FIT, *VOLUME_PLUGINS, "PodTopologySpread", "InterPodAffinity",
                   "DynamicResources"],
     "filter": [
         "NodeUnschedulable",
@@ -195,6 +200,7 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         "NodeAffinity",
         "NodePorts",
         FIT,
+        *VOLUME_PLUGINS,
         "PodTopologySpread",
         "InterPodAffinity",
         "DynamicResources",
@@ -204,6 +210,7 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         "TaintToleration",
         "NodeAffinity",
         FIT,
+        "VolumeBinding",
         "PodTopologySpread",
         "InterPodAffinity",
         "NodeResourcesBalancedAllocation",
@@ -212,13 +219,14 @@ EXPANDED_DEFAULTS: dict[str, list[Any]] = {
         ("TaintToleration", 3),
         ("NodeAffinity", 2),
         (FIT, 1),
+        ("VolumeBinding", 1),
         ("PodTopologySpread", 2),
         ("InterPodAffinity", 2),
         ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1),
     ],
-    "reserve": ["DynamicResources"],
-    "preBind": ["DynamicResources"],
+    "reserve": ["VolumeBinding", "DynamicResources"],
+    "preBind": ["VolumeBinding", "DynamicResources"],
     "bind": ["DefaultBinder"],
 }
 
@@ -279,12 +287,7 @@ def test_default_configuration(registry):
 def test_unprovided_defaults_are_omitted_and_recorded(registry):
     """Upstream defaults missing from the registry are dropped and listed."""
     config = SchedulerConfiguration.default(registry=registry)
-    assert config.omitted_upstream_plugins == (
-        "VolumeRestrictions",
-        "NodeVolumeLimits",
-        "VolumeBinding",
-        "VolumeZone",
-    )
+    assert config.omitted_upstream_plugins == ()
     assert set(config.omitted_upstream_plugins) <= set(NOT_PROVIDED_UPSTREAM_PLUGINS)
 
 
@@ -294,7 +297,10 @@ def test_in_tree_registry_is_the_default():
     [profile] = config.profiles
     assert names(profile, "queueSort") == ["PrioritySort"]
     assert names(profile, "bind") == ["DefaultBinder"]
-    assert "VolumeBinding" in config.omitted_upstream_plugins
+    assert set(config.omitted_upstream_plugins) <= set(NOT_PROVIDED_UPSTREAM_PLUGINS)
+    assert "VolumeBinding" not in config.omitted_upstream_plugins
+    for point in ("preFilter", "filter", "reserve", "preBind"):
+        assert "VolumeBinding" in names(profile, point)
 
 
 @pytest.mark.parametrize(
@@ -494,8 +500,8 @@ def test_merge_plugin_set(default, custom, want):
         ),
         pytest.param(
             {
-                "multiPoint": {"disabled": [{"name": "VolumeBinding"}, {"name": "VolumeZone"}]},
-                "filter": {"disabled": [{"name": "NodeVolumeLimits"}, {"name": "NoSuchPlugin"}]},
+                "multiPoint": {"disabled": [{"name": "GangScheduling"}]},
+                "filter": {"disabled": [{"name": "NodeDeclaredFeatures"}, {"name": "NoSuchPlugin"}]},
             },
             EXPANDED_DEFAULTS,
             id="disabling unprovided or unknown plugins is accepted",
@@ -715,9 +721,9 @@ def test_multi_point_duplicate_is_an_error(registry):
             id="removed plugin config",
         ),
         pytest.param(
-            {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "VolumeBinding"}]}}}]},
-            r"profiles\[0\].plugins.filter.enabled\[0\]: plugin 'VolumeBinding' is part of kube-scheduler "
-            r"but not provided by schedframe \(volumes are not modelled\)",
+            {"profiles": [{"plugins": {"permit": {"enabled": [{"name": "GangScheduling"}]}}}]},
+            r"profiles\[0\].plugins.permit.enabled\[0\]: plugin 'GangScheduling' is part of kube-scheduler "
+            r"but not provided by schedframe \(workload objects are not modelled",
             id="unprovided plugin enabled",
         ),
         pytest.param(
@@ -952,8 +958,8 @@ def test_all_errors_reported_at_once(registry):
         "parallelism: Invalid value: 0: should be an integer value greater than zero",
         "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]",
         "podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds",
-        "profiles[0].plugins.filter.enabled[0]: plugin 'VolumeBinding' is part of kube-scheduler but not "
-        "provided by schedframe (volumes are not modelled)",
+        "profiles[0].plugins.filter.enabled[0]: plugin 'GangScheduling' is part of kube-scheduler but not "
+        "provided by schedframe (workload objects are not modelled; use schedframe's Coscheduling plugin)",
         "profiles[0].plugins.filter.enabled[1]: no plugin named 'NodeNme' in the registry; "
         "did you mean 'NodeName'?",
         'profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Random"',
@@ -998,7 +1004,7 @@ def test_all_errors_reported_at_once(registry):
             id="raw args kept frozen",
         ),
         pytest.param(
-            [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 600}}],
+            [{"name": "GangScheduling", "args": {"x": "y"}}],
             {FIT: FakeFitArgs()},
             id="args of unprovided plugins ignored",
         ),
@@ -1369,7 +1375,8 @@ def test_to_dict_shape(registry):
     assert profile["schedulerName"] == "default-scheduler"
     assert profile["plugins"]["multiPoint"] == {"disabled": [{"name": "*"}]}
     assert profile["plugins"]["queueSort"] == {"enabled": [{"name": "PrioritySort"}]}
-    assert profile["plugins"]["reserve"] == {"enabled": [{"name": "DynamicResources"}]}
+    assert profile["plugins"]["reserve"] == {
+        "enabled": [{"name": "VolumeBinding"}, {"name": "DynamicResources"}]}
     assert profile["plugins"]["permit"] == {"enabled": []}
     assert profile["plugins"]["score"]["enabled"][:2] == [
         {"name": "TaintToleration", "weight": 3},
@@ -1416,6 +1423,7 @@ def test_fixture_written_by_kube_scheduler(registry):
     assert config.profiles[0].plugin_args == {
         FIT: FakeFitArgs(),
         "DefaultPreemption": {"minCandidateNodesAbsolute": 100, "minCandidateNodesPercentage": 10},
+        "VolumeBinding": {"bindTimeoutSeconds": 600},
     }
     assert attrs.evolve(config, profiles=default.profiles) == default
 
@@ -1435,6 +1443,7 @@ def test_fixture_two_profiles(registry):
         PluginRef(FIT, 5),
         PluginRef("TaintToleration", 3),
         PluginRef("NodeAffinity", 2),
+        PluginRef("VolumeBinding", 1),
         PluginRef("InterPodAffinity", 2),
         PluginRef("ImageLocality", 1),
     )

@@ -35,10 +35,15 @@ from schedframe.plugins._helpers import default_normalize_score, default_normali
 from schedframe.plugins._resource_scoring import DEFAULT_RESOURCES, ResourceSpec, cpu_memory_fast_path
 from schedframe.plugins.image_locality import ImageLocality
 from schedframe.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
+from schedframe.plugins.node_name import NodeName
 from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from schedframe.plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs, ScoringStrategy
 from schedframe.plugins.node_unschedulable import NodeUnschedulable
+from schedframe.plugins.node_volume_limits import NodeVolumeLimits
 from schedframe.plugins.taint_toleration import TaintToleration
+from schedframe.plugins.volume_binding import VolumeBinding
+from schedframe.plugins.volume_restrictions import VolumeRestrictions
+from schedframe.plugins.volume_zone import VolumeZone
 from schedframe.scheduler.scheduler import Diagnosis
 from schedframe.testing import make_framework, make_node, make_pod, selector
 
@@ -429,6 +434,11 @@ def _all_plugins(handle: Framework) -> list[Any]:
         ImageLocality(handle),
         NodeUnschedulable(),
         handle.get_plugin("PodTopologySpread"),
+        NodeName(),
+        VolumeRestrictions(handle),
+        VolumeZone(handle),
+        NodeVolumeLimits(handle),
+        VolumeBinding(None, handle),
     ]
 
 

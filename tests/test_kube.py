@@ -592,7 +592,7 @@ def test_unknown_fields_ignored() -> None:
     p = pod_from_manifest(
         {
             "metadata": {"name": "x", "finalizers": ["a"], "resourceVersion": "1"},
-            "spec": {"volumes": [{"name": "v"}], "containers": [{"name": "c", "env": [{"a": 1}]}]},
+            "spec": {"dnsPolicy": "ClusterFirst", "containers": [{"name": "c", "env": [{"a": 1}]}]},
             "status": {"podIP": "10.0.0.1"},
             "whatever": {"x": 1},
         }

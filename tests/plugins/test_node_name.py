@@ -7,7 +7,7 @@ import pytest
 from schedframe import Code, CycleState, Node, Pod, Status
 from schedframe.cache.nodeinfo import NodeInfo
 from schedframe.framework.events import ActionType, EventResource
-from schedframe.framework.interfaces import PreFilterResult
+from schedframe.framework.interfaces import PreFilterPlugin
 from schedframe.plugins import node_name
 from schedframe.plugins.node_name import ERR_REASON, NodeName
 from schedframe.testing import PluginHarness, make_node, make_pod
@@ -31,30 +31,27 @@ def test_filter(pod: Pod, node: Node, want: Status | None) -> None:
     assert NodeName().filter(CycleState(), pod, NodeInfo(node)) == want
 
 
-@pytest.mark.parametrize(
-    ("pod", "want"),
-    [
-        pytest.param(make_pod().node("foo").obj(), (PreFilterResult({"foo"}), Status.OK), id="assigned pod"),
-        pytest.param(Pod("p"), (None, Status.skip()), id="unassigned pod"),
-    ],
-)
-def test_pre_filter(pod: Pod, want: tuple[PreFilterResult | None, Status]) -> None:
-    """PreFilter narrows to the named node, and skips a pod naming none."""
-    h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()])
-    assert h.pre_filter(pod) == want
+def test_no_pre_filter() -> None:
+    """NodeName is Filter-only, as upstream: it has no PreFilter to narrow the nodes."""
+    assert not hasattr(NodeName(), "pre_filter")
+    assert not isinstance(NodeName(), PreFilterPlugin)
 
 
 def test_filter_through_framework() -> None:
-    """Nodes other than the named one are outside the PreFilterResult."""
+    """Every node other than the named one gets NodeName's own reason."""
     h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()])
-    outside = Status.unresolvable("node(s) didn't satisfy plugin(s) [NodeName]")
-    assert h.filter(make_pod().node("foo").obj()) == {"foo": Status.OK, "bar": outside}
+    assert h.filter(make_pod().node("foo").obj()) == {"foo": Status.OK,
+                                                     "bar": Status.unresolvable(ERR_REASON)}
     assert h.filter(Pod("p")) == {"foo": Status.OK, "bar": Status.OK}
 
 
 def test_missing_node_is_an_error() -> None:
-    """A NodeInfo without its node object is an ERROR."""
-    status = NodeName().filter(CycleState(), Pod("p"), NodeInfo())
+    """A NodeInfo without its node object is an ERROR for a pod naming a node."""
+    assert NodeName().filter(CycleState(), Pod("p"), NodeInfo()) is None
+    assert NodeName().filter_nodes(CycleState(), Pod("p"), [NodeInfo()]) == []
+    assert NodeName().filter_nodes(CycleState(), Pod("p", node_name="a"), [NodeInfo()]) == [
+        (0, NodeName().filter(CycleState(), Pod("p", node_name="a"), NodeInfo()))]
+    status = NodeName().filter(CycleState(), Pod("p", node_name="a"), NodeInfo())
     assert status is not None
     assert status.code is Code.ERROR
 
@@ -72,5 +69,4 @@ def test_events_to_register() -> None:
     assert event.event.resource is EventResource.NODE
     assert event.event.action == ActionType.ADD
     assert event.hint is None
-    assert plugin.pre_filter_extensions() is None
     assert plugin.name == "NodeName"

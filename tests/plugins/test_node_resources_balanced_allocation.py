@@ -23,6 +23,7 @@ from schedframe.plugins.node_resources_balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
     ResourceSpec,
+    balance_change_score,
     new,
 )
 from schedframe.testing import PluginHarness, make_pod
@@ -68,7 +69,7 @@ BALANCED = [
         [make_node("node1", 4000, 10000), make_node("node2", 6000, 10000)],
         [],
         DEFAULT,
-        {"node1": 87, "node2": 100},
+        {"node1": 68, "node2": 75},  # balance with/without the pod: 87/100, 100/100
         id="nothing scheduled, resources requested, differently sized nodes",
     ),
     pytest.param(
@@ -76,7 +77,7 @@ BALANCED = [
         [make_node("node1", 10000, 20000), make_node("node2", 10000, 20000)],
         EXISTING,
         DEFAULT,
-        {"node1": 82, "node2": 95},
+        {"node1": 73, "node2": 74},  # 82/85, 95/97
         id="resources requested, pods scheduled with resources",
     ),
     pytest.param(
@@ -84,7 +85,7 @@ BALANCED = [
         [make_node("node1", 10000, 20000), make_node("node2", 10000, 50000)],
         EXISTING,
         DEFAULT,
-        {"node1": 82, "node2": 80},
+        {"node1": 73, "node2": 70},  # 82/85, 80/90
         id="resources requested, pods scheduled with resources, differently sized nodes",
     ),
     pytest.param(
@@ -92,7 +93,7 @@ BALANCED = [
         [make_node("node1", 6000, 10000), make_node("node2", 6000, 10000)],
         EXISTING,
         DEFAULT,
-        {"node1": 50, "node2": 75},
+        {"node1": 62, "node2": 62},  # 50/75, 75/100
         id="requested resources at node capacity",
     ),
     pytest.param(
@@ -100,7 +101,7 @@ BALANCED = [
         [make_node("node1", 3500, 40000, {GPU: 8}), make_node("node2", 3500, 40000, {GPU: 8})],
         [cpu_and_memory("e1", "node2"), cpu_memory_gpu("e2", "node1")],
         WITH_GPU,
-        {"node1": 70, "node2": 65},
+        {"node1": 75, "node2": 76},  # 70/69, 65/62
         id="include scalar resource on a node",
     ),
     pytest.param(
@@ -108,7 +109,7 @@ BALANCED = [
         [make_node("node1", 3500, 40000, {GPU: 8}), make_node("node2", 3500, 40000)],
         [],
         WITH_GPU,
-        {"node1": 63, "node2": 63},
+        {"node1": 56, "node2": 56},  # 63/100 (the gpu, not requested, is skipped)
         id="node without the scalar resource should skip the scalar resource",
     ),
     pytest.param(
@@ -116,7 +117,7 @@ BALANCED = [
         [make_node("node1", 0, 0), make_node("node2", 4000, 0)],
         EXISTING,
         DEFAULT,
-        {"node1": 100, "node2": 100},
+        {"node1": 75, "node2": 75},  # 100/100: no change
         id="fewer than two fractions: std is 0",
     ),
     pytest.param(
@@ -124,7 +125,7 @@ BALANCED = [
         [make_node("node1", 4000, 10000), make_node("node2", 4000, 10000)],
         EXISTING,
         DEFAULT,
-        {"node1": 50, "node2": 75},
+        {"node1": 69, "node2": 69},  # 50/62, 75/87
         id="fractions above 1 are capped",
     ),
 ]
@@ -134,7 +135,8 @@ BALANCED = [
 def test_balanced_allocation(
     pod: Pod, nodes: list[Node], pods: list[Pod], resources: tuple[ResourceSpec, ...], want: dict[str, int]
 ) -> None:
-    """The score is (1 - std of the requested/allocatable fractions) * 100, truncated."""
+    """The score is 50 + (50 + balance with the pod - balance without it) / 2 (kubernetes#135573),
+    each balance (1 - std of the requested/allocatable fractions) * 100, truncated."""
     h = PluginHarness(NAME, NodeResourcesBalancedAllocationArgs(resources=resources), nodes, pods)
     assert h.pre_score(pod) == Status.OK
     assert h.score(pod) == want
@@ -170,8 +172,24 @@ def test_actual_requests_not_non_zero_defaults() -> None:
     """Balance uses what pods really request: containers without requests add nothing."""
     node = make_node("n", 4000, 4000)
     h = PluginHarness(NAME, None, [node], [make_pod("e", None).node("n").container().obj()])
-    # pod: cpu 1000m of 4000m, memory 0 -> std 0.125 -> 87 (non-zero defaults would change it)
-    assert h.score(make_pod("p").req(cpu="1").obj()) == {"n": 87}
+    # pod: cpu 1000m of 4000m, memory 0 -> std 0.125 -> balance 87, 100 without the pod -> 68
+    # (non-zero defaults would change it)
+    assert h.score(make_pod("p").req(cpu="1").obj()) == {"n": 68}
+
+
+@pytest.mark.parametrize(
+    ("with_pod", "without_pod", "want"),
+    [
+        pytest.param(80, 80, 75, id="no change in balance"),
+        pytest.param(100, 100, 75, id="balanced stays balanced"),
+        pytest.param(50, 100, 50, id="perfectly balanced to perfectly unbalanced"),
+        pytest.param(100, 50, 100, id="perfectly unbalanced to perfectly balanced"),
+        pytest.param(87, 100, 68, id="odd difference truncates"),
+    ],
+)
+def test_balance_change_score(with_pod: int, without_pod: int, want: int) -> None:
+    """The change score keeps upstream's range [50, 100], 75 meaning no change."""
+    assert balance_change_score(with_pod, without_pod) == want
 
 
 # -------------------------------------------------------------------------------------------
@@ -358,7 +376,8 @@ _RESOURCE_SETS = [
 def test_scores_in_range_and_fast_path_identical(
     cluster: tuple[Node, list[Pod], Pod], resources: tuple[ResourceSpec, ...]
 ) -> None:
-    """Scores stay in [0, 100]; the cpu/memory fast path equals the generic computation."""
+    """Scores stay in [50, 100] (or 0 for best effort); the cpu/memory fast path equals the
+    generic computation of the balance with and without the pod."""
     node, pods, pod = cluster
     info = NodeInfo(node, pods)
     plugin = NodeResourcesBalancedAllocation(NodeResourcesBalancedAllocationArgs(resources=resources))
@@ -366,11 +385,15 @@ def test_scores_in_range_and_fast_path_identical(
     status = plugin.pre_score(state, pod, [info])
     score, err = plugin.score(state, pod, info)
     assert err is None
-    assert 0 <= score <= 100
     generic = rs.ResourceAllocationScorer(resources, rs.balanced_resource_score, use_requested=True)
     reqs = generic.pod_requests(pod)
     if status is not None:
         assert status == Status.skip()
         assert not any(reqs)
     else:
-        assert generic.score(info, reqs) == score
+        assert 50 <= score <= 100
+        requested, allocatable = generic.allocatable_requested(info, reqs)
+        without = [r - p if a else 0 for r, p, a in zip(requested, reqs, allocatable)]
+        with_pod = rs.balanced_resource_score(requested, allocatable)
+        without_pod = rs.balanced_resource_score(without, allocatable)
+        assert score == 50 + (50 + with_pod - without_pod) // 2

@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
-from typing import Any, Final, NoReturn, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeAlias
 
 from ..errors import ManifestError, QuantityError, bounded_repr
 from . import objects as _objects
@@ -79,6 +79,9 @@ from .resource import READERS as _RESOURCE_READERS
 from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .resource import resource_object_to_manifest as _resource_out
 
+if TYPE_CHECKING:
+    from .storage import StorageObject
+
 __all__ = [
     "SUPPORTED_KINDS",
     "ApiObject",
@@ -94,9 +97,9 @@ __all__ = [
 ]
 
 #: Any api object :func:`object_from_manifest` returns.
-ApiObject: TypeAlias = (Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet
-                        | PodDisruptionBudget | PriorityClass | PodGroup
-                        | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice)
+ApiObject: TypeAlias = ("Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet"
+                        " | PodDisruptionBudget | PriorityClass | PodGroup | StorageObject"
+                        " | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice")
 
 # --------------------------------------------------------------------------------------------
 # Enumerations the API validates
@@ -845,6 +848,7 @@ def _pod(manifest: Any) -> Pod:
         resources=_quantities(resources.get("requests"), "spec.resources.requests"),
         resource_limits=_quantities(resources.get("limits"), "spec.resources.limits"),
         scheduling_gates=_items(spec.get("schedulingGates"), "spec.schedulingGates", _scheduling_gate),
+        volumes=_storage.volumes_from_manifest(spec.get("volumes"), "spec.volumes"),
         preemption_policy=_enum(spec.get("preemptionPolicy"), "spec.preemptionPolicy", _PREEMPTION_POLICIES),
         phase=_str(status.get("phase"), "status.phase") or "Pending",
         nominated_node_name=_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
@@ -926,6 +930,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
     if pod.resource_claims:
         spec["resourceClaims"] = [_pod_resource_claim_out(c) for c in pod.resource_claims]
+    if pod.volumes:
+        spec["volumes"] = _storage.volumes_to_manifest(pod.volumes)
     status: dict[str, Any] = {"phase": pod.phase}
     if pod.nominated_node_name:
         status["nominatedNodeName"] = pod.nominated_node_name
@@ -1223,6 +1229,13 @@ def _pod_group_out(group: PodGroup) -> dict[str, Any]:
             "spec": spec}
 
 
+# The storage kinds (PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver)
+# live in their own module, which reads its manifests with the primitives above.
+from . import storage as _storage  # noqa: E402
+
+if not TYPE_CHECKING:  # for ApiObject's evaluation at run time (documentation, get_type_hints)
+    StorageObject = _storage.StorageObject
+
 #: kind -> (accepted apiVersions, reader)
 _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] = {
     "Pod": (("v1",), _pod),
@@ -1236,6 +1249,7 @@ _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] =
     "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
     "PodGroup": (POD_GROUP_API_VERSIONS, pod_group_from_manifest),
     **{kind: ((RESOURCE_API_VERSION,), read) for kind, read in _RESOURCE_READERS.items()},
+    **_storage.READERS,
 }
 
 #: The kinds schedframe reads, with their apiVersion.
@@ -1253,6 +1267,7 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     PriorityClass: _priority_class_out,
     PodGroup: _pod_group_out,
     **dict.fromkeys((ResourceClaim, ResourceClaimTemplate, DeviceClass, ResourceSlice), _resource_out),
+    **_storage.WRITERS,
 }
 
 
@@ -1270,7 +1285,8 @@ def object_from_manifest(manifest: Mapping[str, Any]) -> ApiObject:
     """Build the api object a manifest describes, dispatching on ``kind`` (and checking
     ``apiVersion`` when present): v1 Pod, Node, Namespace, Service, ReplicationController;
     apps/v1 ReplicaSet, StatefulSet; policy/v1 PodDisruptionBudget; scheduling.k8s.io/v1
-    PriorityClass.
+    PriorityClass; v1 PersistentVolume, PersistentVolumeClaim and storage.k8s.io/v1 StorageClass,
+    CSINode, CSIDriver (``schedframe.api.storage``).
 
     Raises:
         ManifestError: for any other kind, or a malformed manifest.
@@ -1302,7 +1318,8 @@ def object_to_manifest(obj: ApiObject) -> dict[str, Any]:
 # load_manifests
 
 _MANIFEST_SUFFIXES: Final = (".yaml", ".yml", ".json")
-_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass", "DeviceClass", "ResourceSlice"})
+_CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass", "DeviceClass", "ResourceSlice",
+                                    "PersistentVolume", "StorageClass", "CSINode", "CSIDriver"})
 
 
 def _read_text(path: str) -> str:

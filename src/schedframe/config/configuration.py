@@ -19,7 +19,7 @@ and applies upstream's semantics:
   A Score weight given at ``score`` wins over the ``multiPoint`` weight; a weight of 0 (unset)
   means 1. ``Profile.plugins`` holds the result: the *effective* plugin list of every point.
 * **Plugins schedframe does not provide.** Upstream default plugins absent from the registry
-  (volume plugins, ``DynamicResources``, ...) are dropped from the default profile and listed in
+  (``DynamicResources``, ...) are dropped from the default profile and listed in
   :attr:`SchedulerConfiguration.omitted_upstream_plugins`; enabling one explicitly is an error,
   disabling one is accepted, and their ``pluginConfig`` entries are ignored.
 * **Validation.** Every problem in the document is reported at once, in one
@@ -201,14 +201,9 @@ UPSTREAM_DEFAULT_PLUGINS: Final[tuple[PluginRef, ...]] = (
     PluginRef("DefaultBinder"),
 )
 
-_VOLUMES: Final = "volumes are not modelled"
 #: kube-scheduler plugins that schedframe does not provide, with the reason. Enabling one
 #: explicitly is a configuration error (unless the registry has a plugin of that name).
 NOT_PROVIDED_UPSTREAM_PLUGINS: Final[Mapping[str, str]] = FrozenDict({
-    "VolumeRestrictions": _VOLUMES,
-    "NodeVolumeLimits": _VOLUMES,
-    "VolumeBinding": _VOLUMES,
-    "VolumeZone": _VOLUMES,
     "NodeDeclaredFeatures": "node declared features are not modelled",
     "GangScheduling": "workload objects are not modelled; use schedframe's Coscheduling plugin",
 })

@@ -20,13 +20,10 @@ DEFAULT_PREEMPTION: Final = "DefaultPreemption"
 DEFAULT_BINDER: Final = "DefaultBinder"
 COSCHEDULING: Final = "Coscheduling"
 DYNAMIC_RESOURCES: Final = "DynamicResources"
-
-# kube-scheduler plugins schedframe does not provide (volumes are not modelled)
 VOLUME_RESTRICTIONS: Final = "VolumeRestrictions"
 NODE_VOLUME_LIMITS: Final = "NodeVolumeLimits"
 VOLUME_BINDING: Final = "VolumeBinding"
 VOLUME_ZONE: Final = "VolumeZone"
 
-UPSTREAM_NOT_PROVIDED: Final = frozenset(
-    {VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE}
-)
+# kube-scheduler default plugins schedframe does not provide (none at present)
+UPSTREAM_NOT_PROVIDED: Final[frozenset[str]] = frozenset()

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, final
 
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from ..framework.interfaces import PreFilterResult
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import no_args, node_not_found
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
     from ..framework.cycle_state import CycleState
     from ..framework.handle import Handle
-    from ..framework.interfaces import EnqueueExtensions, FilterPlugin, PreFilterExtensions, PreFilterPlugin
+    from ..framework.interfaces import BatchFilterPlugin, EnqueueExtensions, FilterPlugin
 
 __all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodeName", "fits", "new"]
 
@@ -39,11 +38,10 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 @final
 class NodeName:
-    """PreFilter + Filter plugin for ``spec.nodeName``.
+    """Filter plugin for ``spec.nodeName``.
 
-    PreFilter narrows the candidate nodes to the named one (upstream returns no result for a pod
-    without ``nodeName``; schedframe returns ``SKIP`` then, which evaluates the same nodes and
-    saves one Filter call per node). Filter rejects other nodes with
+    As upstream, NodeName is Filter-only: a pod naming a node is filtered on every node, and
+    every other node gets this plugin's own reason (:data:`ERR_REASON`) with
     ``UNSCHEDULABLE_AND_UNRESOLVABLE``.
 
     .. versionadded:: 0.1.0
@@ -56,24 +54,30 @@ class NodeName:
         """``"NodeName"``."""
         return NAME
 
-    def pre_filter(self, state: CycleState, pod: Pod,
-                   nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
-        """Narrow to the named node, or skip when the pod names none."""
-        if not pod.node_name:
-            return None, Status.skip()
-        return PreFilterResult(frozenset((pod.node_name,))), None
-
-    def pre_filter_extensions(self) -> PreFilterExtensions | None:
-        """None: the state does not depend on other pods."""
-        return None
-
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-        """Reject nodes other than the one the pod names."""
+        """Reject nodes other than the one the pod names (a pod naming none fits everywhere)."""
+        if not pod.node_name:
+            return None
         if node_info.node is None:
             return node_not_found()
-        if fits(pod, node_info):
+        if pod.node_name == node_info.name:
             return None
         return _REJECTED
+
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`); a pod naming
+        no node passes everywhere at the cost of one check."""
+        want = pod.node_name
+        if not want:
+            return []
+        out: list[tuple[int, Status]] = []
+        for i, ni in enumerate(nodes):
+            if ni.node is None:
+                out.append((i, node_not_found()))
+            elif ni.name != want:
+                out.append((i, _REJECTED))
+        return out
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added (no hint: always requeue)."""
@@ -87,6 +91,6 @@ def new(args: object, handle: Handle) -> NodeName:
 
 
 if TYPE_CHECKING:
-    _pre_filter: PreFilterPlugin = NodeName()
     _filter: FilterPlugin = NodeName()
+    _batch_filter: BatchFilterPlugin = NodeName()
     _enqueue: EnqueueExtensions = NodeName()

@@ -1,15 +1,25 @@
-"""NodeResourcesBalancedAllocation: favour nodes whose resource usage stays balanced.
+"""NodeResourcesBalancedAllocation: favour nodes whose resource usage the pod makes more balanced.
 
-Mirrors kube-scheduler's ``noderesources/balanced_allocation.go``: for each configured resource
-the fraction ``(node's requested + pod's request) / allocatable`` (capped at 1) is computed, and
-the score is ``(1 - std) * 100`` where ``std`` is the standard deviation of those fractions
-(``|f1 - f2| / 2`` for two resources). Actual requests are used (not the non-zero scoring
-defaults), and best-effort pods (no request of any configured resource) are skipped in PreScore.
+Mirrors kube-scheduler's ``noderesources/balanced_allocation.go`` as changed by
+kubernetes/kubernetes#135573 (December 2025): the score rewards the *change* in balance the pod
+causes, not the balance after placement. For each configured resource the fraction
+``requested / allocatable`` (capped at 1) is computed twice, with the pod
+(``node's requested + pod's request``) and without it (``node's requested``); each set gives a
+balance ``(1 - std) * 100`` truncated, where ``std`` is the standard deviation of the fractions
+(``|f1 - f2| / 2`` for two resources, 0 for fewer). With ``B_with`` and ``B_without`` those
+balances (each in [50, 100]) the score is::
+
+    50 + (50 + B_with - B_without) / 2        (integer division)
+
+so a pod that leaves the balance unchanged scores 75, one that turns a perfectly balanced node
+into a perfectly unbalanced one 50, and the reverse 100. Actual requests are used (not the
+non-zero scoring defaults), and best-effort pods (no request of any configured resource) are
+skipped in PreScore.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
@@ -28,10 +38,9 @@ from ._resource_scoring import (
     ResourceAllocationScorer,
     ResourceSpec,
     balanced_resource_score,
-    cpu_memory_fast_path,
-    cpu_memory_fast_path_nodes,
     field_duplicate,
     field_invalid,
+    go_div,
     go_value,
 )
 from ._run_memo import RunMemo, snapshot_of
@@ -42,6 +51,7 @@ __all__ = [
     "NodeResourcesBalancedAllocation",
     "NodeResourcesBalancedAllocationArgs",
     "ResourceSpec",
+    "balance_change_score",
     "new",
 ]
 
@@ -123,6 +133,57 @@ def _is_best_effort(pod_requests: Sequence[int]) -> bool:
     return not any(pod_requests)
 
 
+_HALF: Final = 50  # MaxNodeScore / 2
+
+
+def balance_change_score(with_pod: int, without_pod: int) -> int:
+    """The score of a node from its balance with and without the pod (upstream
+    ``balancedResourceScorer`` since kubernetes#135573): ``50 + (50 + with - without) / 2``."""
+    return _HALF + go_div(_HALF + with_pod - without_pod, 2)
+
+
+def _change_from_lists(requested: Sequence[int], allocatable: Sequence[int],
+                       pod_requests: Sequence[int]) -> int:
+    """The change score from the per-resource amounts with the pod (``requested``, 0 where a
+    resource is skipped) and the pod's own requests."""
+    allocated = [r - p if a else 0 for r, p, a in zip(requested, pod_requests, allocatable)]
+    return balance_change_score(balanced_resource_score(requested, allocatable),
+                                balanced_resource_score(allocated, allocatable))
+
+
+def _balance(fc: float, fm: float) -> int:
+    if fc > 1:
+        fc = 1.0
+    if fm > 1:
+        fm = 1.0
+    return int((1 - abs((fc - fm) / 2)) * 100.0)
+
+
+def _cpu_memory_change(scorer: ResourceAllocationScorer) -> Callable[[NodeInfo, Sequence[int]], int]:
+    """The change score specialised for resources ``[cpu, memory]`` (same result as the
+    generic computation)."""
+
+    def generic(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        requested, allocatable = scorer.allocatable_requested(node_info, pod_requests)
+        return _change_from_lists(requested, allocatable, pod_requests)
+
+    def change(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        alloc = node_info.allocatable
+        cap_c = alloc.milli_cpu
+        cap_m = alloc.memory
+        if cap_c == 0 or cap_m == 0:
+            return generic(node_info, pod_requests)
+        used = node_info.requested
+        c, m = used.milli_cpu, used.memory
+        with_pod = _balance(float(c + pod_requests[0]) / float(cap_c),
+                            float(m + pod_requests[1]) / float(cap_m))
+        without_pod = _balance(float(c) / float(cap_c), float(m) / float(cap_m))
+        return _HALF + go_div(_HALF + with_pod - without_pod, 2)
+
+    is_cpu_memory = [r.name for r in scorer.resources] == ["cpu", "memory"]
+    return change if is_cpu_memory else generic
+
+
 @final
 class NodeResourcesBalancedAllocation:
     """The NodeResourcesBalancedAllocation plugin (PreScore, Score).
@@ -139,12 +200,10 @@ class NodeResourcesBalancedAllocation:
         args.validate()
         self._args = args
         self._handle = handle
-        self._scorer = ResourceAllocationScorer(
-            args.resources, balanced_resource_score, use_requested=True,
-            fast=cpu_memory_fast_path(args.resources, "Balanced", use_requested=True),
-            fast_nodes=cpu_memory_fast_path_nodes(args.resources, "Balanced", use_requested=True))
-        self._score = self._scorer.score
-        self._score_nodes = self._scorer.score_nodes
+        self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True)
+        score = self._score = _cpu_memory_change(self._scorer)
+        self._score_nodes: Callable[[Sequence[NodeInfo], Sequence[int]], list[int]] = (
+            lambda nodes, reqs: [score(ni, reqs) for ni in nodes])
         self._memo: RunMemo[int] = RunMemo()
 
     @property
@@ -166,7 +225,7 @@ class NodeResourcesBalancedAllocation:
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        """``(1 - std) * 100`` of the node's resource fractions with the pod placed."""
+        """``50 + (50 + balance with the pod - balance without it) / 2`` (see the module)."""
         reqs = state.get(_PRE_SCORE_KEY)
         if reqs is None:
             reqs = self._scorer.pod_requests(pod)
