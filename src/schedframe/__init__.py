@@ -59,10 +59,12 @@ from .config.configuration import (
     SchedulerConfiguration,
     extension_points_of,
 )
+from .config.extenders import ExtenderConfig, ExtenderManagedResource, ExtenderTLSConfig
 from .errors import (
     CacheError,
     ConfigurationError,
     DuplicatePluginError,
+    ExtenderError,
     ManifestError,
     PluginArgsError,
     PluginLoadError,
@@ -77,6 +79,7 @@ from .framework.binder import Binder, InMemoryBinder
 from .framework.clock import Clock, FakeClock, RealClock
 from .framework.cycle_state import CycleState, StateData, StateKey
 from .framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .framework.extender import MAX_EXTENDER_PRIORITY, Extender, HTTPExtender
 from .framework.handle import (
     Client,
     EventRecorder,
@@ -165,10 +168,16 @@ __all__ = [
     "EventRecorder",
     "EventResource",
     "Explanation",
+    "Extender",
+    "ExtenderConfig",
+    "ExtenderError",
+    "ExtenderManagedResource",
+    "ExtenderTLSConfig",
     "FakeClock",
     "FilterPlugin",
     "FitError",
     "Framework",
+    "HTTPExtender",
     "Handle",
     "HostPortInfo",
     "ImageStateSummary",
@@ -176,6 +185,7 @@ __all__ = [
     "InMemoryEventRecorder",
     "LabelSelector",
     "LabelSelectorRequirement",
+    "MAX_EXTENDER_PRIORITY",
     "MAX_NODE_SCORE",
     "MAX_PERMIT_TIMEOUT",
     "MIN_NODE_SCORE",

@@ -30,6 +30,7 @@ __all__ = [
     "CacheError",
     "ConfigurationError",
     "DuplicatePluginError",
+    "ExtenderError",
     "ManifestError",
     "PluginArgsError",
     "PluginLoadError",
@@ -136,6 +137,18 @@ class CacheError(SchedframeError, RuntimeError):
 
 class SchedulerError(SchedframeError, RuntimeError):
     """Misuse of the :class:`~schedframe.Scheduler` (unknown pod, bad event order)."""
+
+    __module__ = "schedframe"
+
+
+class ExtenderError(SchedframeError, RuntimeError):
+    """A scheduler extender call failed: the service is unreachable, timed out, answered with a
+    status other than 200 or with a body that is not the expected JSON, or reported an error
+    (its ``error`` field). The message is upstream's where upstream has one, e.g.
+    ``failed filter with extender at URL http://127.0.0.1:8888/filter, code 500``.
+
+    .. versionadded:: 0.2.0
+    """
 
     __module__ = "schedframe"
 
