@@ -530,3 +530,23 @@ def test_https_without_a_ca_does_not_verify_the_server() -> None:
     strict = _ssl_context(False, ExtenderTLSConfig())
     assert strict is not None
     assert strict.check_hostname is True
+
+
+def test_managed_resources_ignored_by_scheduler_are_not_checked_by_node_resources_fit(
+        ext: ExtenderServer) -> None:
+    ext.verbs["filter"] = lambda body: {"nodes": body["nodes"]}
+    extender = {"urlPrefix": ext.url, "filterVerb": "filter",
+                "managedResources": [{"name": "example.com/foo", "ignoredByScheduler": True}]}
+    # the node has none of the resource: only the extender judges it
+    s = scheduler([extender], "n1")
+    p = s.add_pod(pod(**{"example.com/foo": 2}))
+    s.run_until_idle()
+    assert s.node_of(p) == "n1"
+    args = s.frameworks["default-scheduler"].profile.plugin_args["NodeResourcesFit"]
+    assert args.ignored_resources == ("example.com/foo",)
+    # without ignoredByScheduler NodeResourcesFit rejects the pod
+    s = scheduler([{**extender, "managedResources": [{"name": "example.com/foo"}]}], "n1")
+    p = s.add_pod(pod(**{"example.com/foo": 2}))
+    s.run_until_idle(max_cycles=1)
+    assert s.node_of(p) is None
+    assert "Insufficient example.com/foo" in s.pending()[0].message

@@ -79,7 +79,7 @@ from .framework.binder import Binder, InMemoryBinder
 from .framework.clock import Clock, FakeClock, RealClock
 from .framework.cycle_state import CycleState, StateData, StateKey
 from .framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from .framework.extender import MAX_EXTENDER_PRIORITY, Extender, HTTPExtender
+from .framework.extender import MAX_EXTENDER_PRIORITY, Extender, ExtenderTransport, HTTPExtender
 from .framework.handle import (
     Client,
     EventRecorder,
@@ -173,6 +173,7 @@ __all__ = [
     "ExtenderError",
     "ExtenderManagedResource",
     "ExtenderTLSConfig",
+    "ExtenderTransport",
     "FakeClock",
     "FilterPlugin",
     "FitError",

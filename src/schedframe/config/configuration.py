@@ -440,7 +440,7 @@ class SchedulerConfiguration:
         ``clientConnection``, ``enableProfiling``, ``enableContentionProfiling``,
         ``delayCacheUntilActive``) are checked for unknown fields and otherwise ignored;
         ``extenders`` are read and validated as upstream does (see
-        :mod:`schedframe.config.extenders`). A ``v1beta2`` or ``v1beta3`` document is converted to v1
+        :doc:`/extenders`). A ``v1beta2`` or ``v1beta3`` document is converted to v1
         with the defaults kube-scheduler gave that version, warning with a
         :class:`~schedframe.ConfigurationDeprecationWarning`; ``v1beta1``, ``v1alpha1`` and
         ``v1alpha2`` are refused.

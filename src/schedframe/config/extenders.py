@@ -142,8 +142,8 @@ class ExtenderConfig:
         enable_https: use TLS (without a CA in ``tls_config`` the server is not verified, as
             upstream).
         tls_config: TLS settings.
-        http_timeout: seconds a call may take; ``0`` (unset) becomes
-            :data:`DEFAULT_EXTENDER_TIMEOUT`.
+        http_timeout: seconds a call may take; ``0`` (unset) becomes 5 (upstream's
+            ``DefaultExtenderTimeout``).
         node_cache_capable: the extender caches nodes, so calls carry node names only.
         managed_resources: the extended resources the extender manages; when non-empty, the
             extender is only called for pods that request or limit one of them.

@@ -223,7 +223,8 @@ class HTTPExtender:
         managed_resources: resource names; when non-empty, only pods requesting or limiting one
             of them (in a container or init container) are sent.
         ignorable: failures of filter and bind skip this extender instead of failing the pod.
-        transport: ``(url, payload, timeout) -> decoded JSON``; default :func:`urllib_transport`.
+        transport: ``(url, payload, timeout) -> decoded JSON``; default: HTTP(S) with
+            ``urllib.request``.
 
     Raises:
         ExtenderError: the TLS settings cannot be used.
@@ -268,7 +269,7 @@ class HTTPExtender:
     # -- what it does -----------------------------------------------------------------------
     @property
     def name(self) -> str:
-        """The extender's name: its URL prefix (upstream ``Name``)."""
+        """The URL prefix, which names the extender (upstream ``Name``)."""
         return self.url_prefix
 
     def is_ignorable(self) -> bool:

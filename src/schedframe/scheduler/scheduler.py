@@ -366,6 +366,7 @@ class Scheduler:
         self.waiting_pods = WaitingPods()
         self.frameworks: dict[str, Framework] = {}
         for profile in config.profiles:
+            profile = _with_extender_ignored_resources(profile, config)
             self.frameworks[profile.scheduler_name] = Framework(
                 registry, profile, objects=self.objects, clock=self.clock, client=self.client,
                 event_recorder=self.recorder, nominator=self.nominator,
@@ -1369,6 +1370,20 @@ def _build_extenders(config: Any, transport: ExtenderTransport | None) -> tuple[
     moved to the end."""
     built = [HTTPExtender.from_config(ext, transport=transport) for ext in config.extenders]
     return (*[e for e in built if not e.is_ignorable()], *[e for e in built if e.is_ignorable()])
+
+
+def _with_extender_ignored_resources(profile: Any, config: Any) -> Any:
+    """Upstream ``buildExtenders``: the extenders' managed resources marked
+    ``ignoredByScheduler`` become NodeResourcesFit's ``ignoredResources`` (replacing the
+    configured ones). A profile without NodeResourcesFit args is left as it is (upstream refuses
+    to start)."""
+    ignored = [r.name for ext in config.extenders for r in ext.managed_resources if r.ignored_by_scheduler]
+    args = profile.plugin_args.get("NodeResourcesFit")
+    if not ignored or args is None or not attrs.has(type(args)) or not hasattr(args, "ignored_resources"):
+        return profile
+    plugin_args = dict(profile.plugin_args)
+    plugin_args["NodeResourcesFit"] = attrs.evolve(args, ignored_resources=tuple(ignored))
+    return attrs.evolve(profile, plugin_args=plugin_args)
 
 
 def _assigned(pod: Pod, node_name: str) -> Pod:
