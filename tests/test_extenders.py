@@ -550,3 +550,76 @@ def test_managed_resources_ignored_by_scheduler_are_not_checked_by_node_resource
     s.run_until_idle(max_cycles=1)
     assert s.node_of(p) is None
     assert "Insufficient example.com/foo" in s.pending()[0].message
+
+
+# --------------------------------------------------------------------------------------------
+# preemption (upstream preemption.Evaluator.callExtenders)
+
+
+def preemption_cluster(extenders: list[dict[str, Any]], **kwargs: Any) -> tuple[Scheduler, Any, Any]:
+    s = scheduler(extenders, "n1", "n2", cpu="1", **kwargs)
+    victims = [s.add_pod(make_pod(f"low-{n}").req(cpu="1").priority(0).node(n).uid(f"uid-{n}").obj())
+               for n in ("n1", "n2")]
+    preemptor = s.add_pod(make_pod("high").req(cpu="1").priority(100).obj())
+    return s, victims, preemptor
+
+
+def test_preempt_extender_chooses_the_victims(ext: ExtenderServer) -> None:
+    ext.verbs["preempt"] = lambda body: {"nodeNameToMetaVictims": {
+        "n2": {"pods": [{"uid": "uid-n2"}], "numPDBViolations": 0}}}
+    s, (low1, low2), high = preemption_cluster([{"urlPrefix": ext.url, "preemptVerb": "preempt"}])
+    s.run_until_idle()
+    assert s.node_of(high) == "n2"
+    assert s.get_pod(low2) is None
+    assert s.node_of(low1) == "n1"
+    verb, body = ext.calls[0]
+    assert verb == "preempt"
+    assert body["pod"]["metadata"]["name"] == "high"
+    victims = body["nodeNameToVictims"]
+    assert sorted(victims) == ["n1", "n2"]
+    assert victims["n1"]["pods"][0]["metadata"]["name"] == "low-n1"
+    assert victims["n1"]["numPDBViolations"] == 0
+
+
+def test_preempt_extender_with_node_cache_gets_pod_uids(ext: ExtenderServer) -> None:
+    ext.verbs["preempt"] = lambda body: {
+        "nodeNameToMetaVictims": {"n1": body["nodeNameToMetaVictims"]["n1"]}}
+    s, (low1, low2), high = preemption_cluster(
+        [{"urlPrefix": ext.url, "preemptVerb": "preempt", "nodeCacheCapable": True}])
+    s.run_until_idle()
+    assert s.node_of(high) == "n1"
+    assert s.get_pod(low1) is None
+    assert s.node_of(low2) == "n2"
+    sent = ext.calls[0][1]["nodeNameToMetaVictims"]
+    assert sent["n2"] == {"pods": [{"uid": "uid-n2"}], "numPDBViolations": 0}
+
+
+def test_preempt_extender_refusing_every_node_stops_preemption(ext: ExtenderServer) -> None:
+    ext.verbs["preempt"] = lambda body: {"nodeNameToMetaVictims": {}}
+    s, (low1, low2), high = preemption_cluster([{"urlPrefix": ext.url, "preemptVerb": "preempt"}])
+    s.run_until_idle(max_cycles=1)
+    assert s.node_of(high) is None
+    assert s.node_of(low1) == "n1"
+    assert s.node_of(low2) == "n2"
+    assert s.pending()[0].message.endswith("no candidate node for preemption")
+
+
+@pytest.mark.parametrize(("answer", "ignorable", "evicted", "message"), [
+    pytest.param(500, False, False, "preemption: failed preempt with extender at URL ",
+                 id="error fails preemption"),
+    pytest.param(500, True, True, "", id="ignorable error skipped"),
+    pytest.param({"nodeNameToMetaVictims": {"n1": {"pods": [{"uid": "nobody"}]}}}, False, False,
+                 "on node: n1, but the pod is not found on that node", id="unknown victim"),
+    pytest.param({"nodeNameToMetaVictims": {"n1": {"pods": []}}}, False, False,
+                 'expected at least one victim pod on node "n1"', id="no victims"),
+])
+def test_preempt_extender_failures(ext: ExtenderServer, answer: Any, ignorable: bool, evicted: bool,
+                                   message: str) -> None:
+    ext.verbs["preempt"] = lambda body: answer
+    s, victims, high = preemption_cluster(
+        [{"urlPrefix": ext.url, "preemptVerb": "preempt", "ignorable": ignorable}])
+    s.run_until_idle(max_cycles=1)
+    remaining = [v for v in victims if s.get_pod(v) is not None]
+    assert len(remaining) == (1 if evicted else 2)
+    assert s.node_of(high) is None  # nominated at best, bound in a later cycle
+    assert message in s.pending()[0].message

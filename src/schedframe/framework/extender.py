@@ -16,6 +16,10 @@ Wire format (JSON, field names as in ``extender/v1``), one ``POST <urlPrefix>/<v
   (``[{"host": ..., "score": 0..10}]``).
 * bind sends ``ExtenderBindingArgs`` (``podName``, ``podNamespace``, ``podUID``, ``node``) and
   answers ``ExtenderBindingResult`` (``error``).
+* preempt sends ``ExtenderPreemptionArgs``: ``{"pod": ..., "nodeNameToVictims": {node: {"pods":
+  [<pod manifests>], "numPDBViolations": n}}}``, or ``nodeNameToMetaVictims`` (``{"pods":
+  [{"uid": ...}], ...}``) when ``nodeCacheCapable``; it answers ``ExtenderPreemptionResult``
+  (``nodeNameToMetaVictims``: the nodes and victims it accepts).
 
 The transport is pluggable: a callable ``(url, payload, timeout) -> decoded JSON`` that raises on
 failure. The default, :func:`urllib_transport`, uses the standard library (``urllib.request``);
@@ -40,6 +44,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, final, runtime_checkable
 
 from ..api.objects import Pod
+from ..cache.listers import NodeInfoLister
 from ..cache.nodeinfo import NodeInfo
 from ..errors import ExtenderError, bounded_repr
 
@@ -92,6 +97,11 @@ class Extender(Protocol):
     def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]: ...
 
     def bind(self, pod: Pod, node_name: str) -> None: ...
+
+    def supports_preemption(self) -> bool: ...
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, tuple[Sequence[Pod], int]],
+                           node_infos: NodeInfoLister) -> dict[str, tuple[list[Pod], int]]: ...
 
 
 class _ConfigLike(Protocol):
@@ -403,6 +413,52 @@ class HTTPExtender:
         error = answer.get("error")
         if error:
             raise ExtenderError(str(error))
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, tuple[Sequence[Pod], int]],
+                           node_infos: NodeInfoLister) -> dict[str, tuple[list[Pod], int]]:
+        """Call the preempt verb (upstream ``ProcessPreemption``) with the candidate nodes'
+        victims (``node -> (pods, PDB violations)``); returns the nodes and victims the extender
+        accepts, its victims looked up by UID on each node."""
+        if not self.preempt_verb:
+            raise ExtenderError(
+                f"preempt verb is not defined for extender {self.url_prefix} but run into ProcessPreemption")
+        payload: dict[str, Any] = {"pod": pod.to_manifest()}
+        if self.node_cache_capable:
+            payload["nodeNameToMetaVictims"] = {
+                node: {"pods": [{"uid": p.uid} for p in pods], "numPDBViolations": n}
+                for node, (pods, n) in victims.items()}
+        else:
+            payload["nodeNameToVictims"] = {
+                node: {"pods": [p.to_manifest() for p in pods], "numPDBViolations": n}
+                for node, (pods, n) in victims.items()}
+        answer = self._mapping(self._send(self.preempt_verb, payload), "ExtenderPreemptionResult")
+        meta = answer.get("nodeNameToMetaVictims") or {}
+        if not isinstance(meta, Mapping):
+            raise ExtenderError(f"extender {self.name!r}: nodeNameToMetaVictims must be a mapping")
+        out: dict[str, tuple[list[Pod], int]] = {}
+        for node_name, meta_victims in meta.items():
+            node_info = node_infos.get(node_name) if isinstance(node_name, str) else None
+            if node_info is None:
+                raise ExtenderError(f"nodeinfo not found for node name {bounded_repr(node_name, 100)}")
+            if meta_victims is None:
+                out[node_name] = ([], 0)
+                continue
+            if not isinstance(meta_victims, Mapping):
+                raise ExtenderError(f"extender {self.name!r}: the victims of node {node_name!r} must be "
+                                    "a mapping")
+            by_uid = {pi.pod.uid: pi.pod for pi in node_info.pods}
+            pods: list[Pod] = []
+            for meta_pod in meta_victims.get("pods") or ():
+                uid = meta_pod.get("uid") if isinstance(meta_pod, Mapping) else None
+                found = by_uid.get(uid) if isinstance(uid, str) else None
+                if found is None:
+                    raise ExtenderError(
+                        f"extender: {self.url_prefix} claims to preempt pod (UID: {bounded_repr(uid, 100)}) "
+                        f"on node: {node_name}, but the pod is not found on that node")
+                pods.append(found)
+            violations = meta_victims.get("numPDBViolations", 0)
+            out[node_name] = (pods, violations if isinstance(violations, int) else 0)
+        return out
 
     def __repr__(self) -> str:
         verbs = ", ".join(f"{k}={v!r}" for k, v in (
