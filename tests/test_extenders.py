@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from schedframe import (
+    ConfigurationDeprecationWarning,
     ConfigurationError,
     Extender,
     ExtenderConfig,
@@ -191,6 +192,32 @@ def test_config_validation_errors_name_their_paths(extenders: Any, expected: lis
     assert len(info.value.errors) == len(expected)
     for error, prefix in zip(info.value.errors, expected):
         assert error.startswith(prefix), error
+
+
+def test_config_file_with_extenders_loads(tmp_path: Any) -> None:
+    path = tmp_path / "scheduler.yaml"
+    path.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "extenders:\n"
+        "- urlPrefix: http://127.0.0.1:12346/scheduler\n"
+        "  filterVerb: filter\n"
+        "  bindVerb: bind\n"
+        "  httpTimeout: 30s\n"
+        "  managedResources:\n"
+        "  - name: example.com/foo\n"
+        "    ignoredByScheduler: true\n"
+        "  ignorable: true\n")
+    (ext,) = SchedulerConfiguration.from_file(path).extenders
+    assert (ext.filter_verb, ext.bind_verb, ext.http_timeout, ext.ignorable) == ("filter", "bind", 30.0, True)
+
+
+def test_older_api_versions_keep_their_extenders() -> None:
+    with pytest.warns(ConfigurationDeprecationWarning, match="v1beta3"):
+        config = SchedulerConfiguration.from_dict({
+            "apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": "KubeSchedulerConfiguration",
+            "extenders": [{"urlPrefix": "http://x", "prioritizeVerb": "p", "weight": 2}]})
+    assert config.extenders[0].weight == 2
 
 
 def test_config_accepts_a_weight_without_prioritize_and_one_binder() -> None:
