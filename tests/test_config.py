@@ -781,7 +781,8 @@ def test_multi_point_duplicate_is_an_error(registry):
         ),
         pytest.param({"kind": "Policy"}, 'kind: Unsupported value: "Policy"', id="wrong kind"),
         pytest.param(
-            {"extenders": [{"urlPrefix": "http://x"}]}, "extenders: scheduler extenders", id="extenders"
+            {"extenders": [{"urlPrefix": "http://x", "prioritizeVerb": "p"}]},
+            r"extenders\[0\]\.weight: Invalid value: 0: must have a positive weight", id="extenders"
         ),
         pytest.param(
             {"parallelizm": 4},

@@ -101,12 +101,14 @@ from .config.configuration import (
     SchedulerConfiguration,
     extension_points_of,
 )
+from .config.extenders import ExtenderConfig, ExtenderManagedResource, ExtenderTLSConfig
 from .errors import (
     ArgumentTypeError,
     CacheError,
     ClockError,
     ConfigurationError,
     DuplicatePluginError,
+    ExtenderError,
     ManifestError,
     PluginArgsError,
     PluginLoadError,
@@ -121,6 +123,7 @@ from .framework.binder import Binder, InMemoryBinder
 from .framework.clock import Clock, FakeClock, RealClock
 from .framework.cycle_state import CycleState, StateData, StateKey
 from .framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from .framework.extender import MAX_EXTENDER_PRIORITY, Extender, ExtenderTransport, HTTPExtender
 from .framework.handle import (
     Client,
     EventRecorder,
@@ -230,11 +233,18 @@ __all__ = [
     "EventResource",
     "ExactDeviceRequest",
     "Explanation",
+    "Extender",
+    "ExtenderConfig",
+    "ExtenderError",
+    "ExtenderManagedResource",
+    "ExtenderTLSConfig",
+    "ExtenderTransport",
     "FakeClock",
     "FilterPlugin",
     "FitError",
     "Framework",
     "GCEPersistentDiskVolumeSource",
+    "HTTPExtender",
     "Handle",
     "HostPortInfo",
     "ISCSIVolumeSource",
@@ -243,6 +253,7 @@ __all__ = [
     "InMemoryEventRecorder",
     "LabelSelector",
     "LabelSelectorRequirement",
+    "MAX_EXTENDER_PRIORITY",
     "MAX_NODE_SCORE",
     "MAX_PERMIT_TIMEOUT",
     "MIN_NODE_SCORE",

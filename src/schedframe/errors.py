@@ -35,6 +35,7 @@ __all__ = [
     "ClockError",
     "ConfigurationError",
     "DuplicatePluginError",
+    "ExtenderError",
     "ManifestError",
     "PluginArgsError",
     "PluginLoadError",
@@ -159,6 +160,18 @@ class ArgumentTypeError(SchedframeError, TypeError):
 class ClockError(SchedframeError, ValueError):
     """A :class:`~schedframe.FakeClock` was asked for a time that is not a finite number, to step
     by a negative or non-finite amount, or to go back in time.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+
+class ExtenderError(SchedframeError, RuntimeError):
+    """A scheduler extender call failed: the service is unreachable, timed out, answered with a
+    status other than 200 or with a body that is not the expected JSON, or reported an error
+    (its ``error`` field). The message is upstream's where upstream has one, e.g.
+    ``failed filter with extender at URL http://127.0.0.1:8888/filter, code 500``.
 
     .. versionadded:: 0.2.0
     """

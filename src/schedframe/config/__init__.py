@@ -22,12 +22,22 @@ from .configuration import (
     SchedulerConfiguration,
     extension_points_of,
 )
+from .extenders import (
+    DEFAULT_EXTENDER_TIMEOUT,
+    ExtenderConfig,
+    ExtenderManagedResource,
+    ExtenderTLSConfig,
+)
 
 __all__ = [
     "API_VERSION",
     "ConfigurationDeprecationWarning",
+    "DEFAULT_EXTENDER_TIMEOUT",
     "DEFAULT_SCHEDULER_NAME",
     "EXTENSION_POINTS",
+    "ExtenderConfig",
+    "ExtenderManagedResource",
+    "ExtenderTLSConfig",
     "KIND",
     "MAX_CONFIG_FILE_BYTES",
     "MULTI_POINT",

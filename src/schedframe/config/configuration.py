@@ -71,6 +71,7 @@ from ..cache.store import ObjectStore
 from ..errors import ConfigurationError, PluginArgsError, SchedframeError, bounded_repr, did_you_mean
 from ..framework.clock import Clock, RealClock
 from ..framework.cycle_state import CycleState
+from ..framework.extender import Extender
 from ..framework.handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
 from ..framework.interfaces import (
     BindPlugin,
@@ -100,6 +101,7 @@ from ._versions import (
     version_spec,
     warn_deprecated,
 )
+from .extenders import ExtenderConfig, read_extenders
 
 __all__ = [
     "API_VERSION",
@@ -243,6 +245,10 @@ def _profiles_converter(value: Iterable[Profile]) -> tuple[Profile, ...]:
 
 
 def _names_converter(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _extenders_converter(value: Iterable[ExtenderConfig]) -> tuple[ExtenderConfig, ...]:
     return tuple(value)
 
 
@@ -394,6 +400,11 @@ class SchedulerConfiguration:
             per scheduling cycle).
         omitted_upstream_plugins: upstream default plugins absent from the registry, dropped
             from the default plugin set (not part of equality).
+        extenders: the scheduler extenders (HTTP webhooks), in configuration order; see
+            :class:`~schedframe.ExtenderConfig`.
+
+    .. versionchanged:: 0.2.0
+        ``extenders``.
 
     .. versionadded:: 0.1.0
     """
@@ -406,6 +417,7 @@ class SchedulerConfiguration:
     pod_max_backoff_seconds: float = 10.0
     parallelism: int = 16
     omitted_upstream_plugins: tuple[str, ...] = attrs.field(default=(), converter=_names_converter, eq=False)
+    extenders: tuple[ExtenderConfig, ...] = attrs.field(default=(), converter=_extenders_converter)
 
     @classmethod
     def default(cls, *, registry: Registry | None = None,
@@ -422,7 +434,8 @@ class SchedulerConfiguration:
         ``apiVersion`` and ``kind`` may be omitted. Process-level fields (``leaderElection``,
         ``clientConnection``, ``enableProfiling``, ``enableContentionProfiling``,
         ``delayCacheUntilActive``) are checked for unknown fields and otherwise ignored;
-        ``extenders`` must be empty. A ``v1beta2`` or ``v1beta3`` document is converted to v1
+        ``extenders`` are read and validated as upstream does (see
+        :doc:`/extenders`). A ``v1beta2`` or ``v1beta3`` document is converted to v1
         with the defaults kube-scheduler gave that version, warning with a
         :class:`~schedframe.ConfigurationDeprecationWarning`; ``v1beta1``, ``v1alpha1`` and
         ``v1alpha2`` are refused.
@@ -597,7 +610,7 @@ class SchedulerConfiguration:
             "podInitialBackoffSeconds": _number_out(self.pod_initial_backoff_seconds),
             "podMaxBackoffSeconds": _number_out(self.pod_max_backoff_seconds),
             "profiles": [p.to_dict() for p in self.profiles],
-        }
+        } | ({"extenders": [e.to_dict() for e in self.extenders]} if self.extenders else {})
 
     def profile(self, scheduler_name: str) -> Profile | None:
         """The profile named *scheduler_name*, or ``None``."""
@@ -761,6 +774,9 @@ class _ProbeHandle:
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
                                             pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status:
         return Status.OK
+
+    def extenders(self) -> Sequence[Extender]:
+        return ()
 
 
 _PROBE_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
@@ -1388,10 +1404,7 @@ class _Parser:
         if maximum < initial:
             self.invalid("podMaxBackoffSeconds", _number_out(maximum),
                          "must be greater than or equal to PodInitialBackoffSeconds")
-        extenders = self.items(data.get("extenders"), "extenders")
-        if extenders:
-            self.error("extenders", "scheduler extenders (HTTP webhooks) are not supported by schedframe; "
-                                    "write a plugin instead")
+        extenders = read_extenders(self, data.get("extenders"))
         raw_profiles = self.items(data.get("profiles"), "profiles") or [{}]
         default_name = DEFAULT_SCHEDULER_NAME if len(raw_profiles) == 1 else None
         profiles: list[Profile] = []
@@ -1419,7 +1432,8 @@ class _Parser:
             warn_deprecated(self.spec, notes)
         return SchedulerConfiguration(
             tuple(profiles), percentage_of_nodes_to_score=pct, pod_initial_backoff_seconds=initial,
-            pod_max_backoff_seconds=maximum, parallelism=parallelism, omitted_upstream_plugins=self.omitted)
+            pod_max_backoff_seconds=maximum, parallelism=parallelism, omitted_upstream_plugins=self.omitted,
+            extenders=extenders)
 
     def common_queue_sort(self, profiles: Sequence[Profile]) -> None:
         """Every profile must use the same queue sort plugin, with the same args."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..api.objects import Pod
@@ -10,6 +10,7 @@ from ..cache.listers import NodeInfoLister, ObjectLister, SharedLister
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from .clock import Clock
 from .cycle_state import CycleState
+from .extender import Extender
 from .interfaces import WaitingPod
 from .status import Status
 
@@ -90,3 +91,12 @@ class Handle(Protocol):
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
                                             pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status: ...
+
+    def extenders(self) -> Sequence[Extender]:
+        """The scheduler extenders (upstream ``Handle.Extenders()``), in call order; empty when
+        the configuration has none. Plugins written before 0.2.0 may be handed handles without
+        this method: read it with ``getattr(handle, "extenders", tuple)()``.
+
+        .. versionadded:: 0.2.0
+        """
+        ...

@@ -26,7 +26,7 @@ import logging
 import math
 import operator
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 import attrs
@@ -38,6 +38,7 @@ from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, Sched
 from .clock import Clock, RealClock
 from .cycle_state import CycleState
 from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from .extender import Extender
 from .handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
 from .interfaces import (
     MAX_NODE_SCORE,
@@ -758,6 +759,17 @@ class Framework:
             return False
         wp.reject("", "removed")
         return True
+
+    # -- scheduler extenders (set by the scheduler; upstream Handle.Extenders) ---------------
+    _extenders: tuple[Extender, ...] = ()
+
+    def extenders(self) -> Sequence[Extender]:
+        """The scheduler's extenders, in call order (none unless the scheduler set them)."""
+        return self._extenders
+
+    def set_extenders(self, extenders: Iterable[Extender]) -> None:
+        """Give the plugins the scheduler's *extenders* (``Handle.extenders()``)."""
+        self._extenders = tuple(extenders)
 
     # -- PreEnqueue -----------------------------------------------------------------------------
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status:

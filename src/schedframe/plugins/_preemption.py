@@ -21,7 +21,9 @@ Differences from kube-scheduler, all deliberate:
   PostFilter returns. kube-scheduler's asynchronous preemption (``SchedulerAsyncPreemption``) and
   the PreEnqueue check that keeps a preemptor out of the queue while its victims are being
   deleted are not implemented, as there is nothing to wait for.
-* No scheduler extenders; the preemptor is not re-read from an API server (the pod passed in is
+* Extenders that support preemption confirm the candidates in turn (upstream
+  ``callExtenders``); the candidates they keep stay in dry-run order (upstream rebuilds them
+  from a map). The preemptor is not re-read from an API server (the pod passed in is
   current); the ``DisruptionTarget`` condition upstream patches onto a victim before deleting it
   is not written, since deletion is immediate.
 * A pod without ``start_time`` counts as started "now" (``handle.clock.now()``, read once per
@@ -39,6 +41,7 @@ import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
 from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..errors import ExtenderError
 from ..framework.cycle_state import CycleState
 from ..framework.handle import Handle
 from ..framework.interfaces import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
@@ -361,13 +364,53 @@ class Evaluator:
             return (PostFilterResult(NominatingInfo("", NominatingMode.OVERRIDE)),
                     Status(Code.UNSCHEDULABLE, (fit_error_message(len(all_nodes), statuses),)))
 
+        candidates, status = self.call_extenders(pod, candidates)
+        if not status.is_success():
+            return None, status
         best = self.select_candidate(candidates)
-        if best is None or not best.name:  # pragma: no cover - select_candidate never does this
+        if best is None or not best.name:  # no candidate left after the extenders
             return None, Status(Code.UNSCHEDULABLE, (ERR_NO_CANDIDATE,))
         status = self.prepare_candidate(best, pod)
         if not status.is_success():
             return None, status
         return PostFilterResult(NominatingInfo(best.name, NominatingMode.OVERRIDE)), Status.OK
+
+    def call_extenders(self, pod: Pod, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Status]:
+        """Let the extenders that support preemption and are interested in *pod* trim the
+        candidates and their victims (upstream ``callExtenders``). An extender's error fails
+        preemption unless it is ignorable; a node it returns without victims is an error
+        (dropped for an ignorable extender)."""
+        extenders = getattr(self.handle, "extenders", None)
+        extenders = extenders() if callable(extenders) else ()
+        if not extenders:
+            return list(candidates), Status.OK
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        if not victims_map:
+            return list(candidates), Status.OK
+        current = {node: (v.pods, v.num_pdb_violations) for node, v in victims_map.items()}
+        lister = self.handle.snapshot_shared_lister().node_infos()
+        for extender in extenders:
+            if not extender.supports_preemption() or not extender.is_interested(pod):
+                continue
+            try:
+                result = extender.process_preemption(pod, current, lister)
+            except ExtenderError as exc:
+                if extender.is_ignorable():
+                    logger.info("skipped extender %s as it returned error and has ignorable flag set: %s",
+                                extender.name, exc)
+                    continue
+                return [], Status.from_error(exc)
+            for node_name in [n for n, (pods, _) in result.items() if not pods]:
+                if not extender.is_ignorable():
+                    return [], Status(Code.ERROR,
+                                      (f'expected at least one victim pod on node "{node_name}"',))
+                del result[node_name]
+            current = {node: (tuple(pods), n) for node, (pods, n) in result.items()}
+            if not current:
+                break
+        order = {c.name: i for i, c in enumerate(candidates)}
+        kept = sorted(current, key=lambda n: (order.get(n, len(order)), n))
+        return [Candidate(n, Victims(tuple(current[n][0]), current[n][1])) for n in kept], Status.OK
 
     def find_candidates(self, state: CycleState, all_nodes: Sequence[NodeInfo], pod: Pod,
                         m: NodeToStatus) -> tuple[list[Candidate], NodeToStatus, list[Status]]:

@@ -3,7 +3,7 @@
 Upstream: ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go`` with the
 generic evaluator of ``pkg/scheduler/framework/preemption`` (here :mod:`._preemption`, where the
 deliberate differences are listed: synchronous preemption only, a deterministic node order and
-tie-break, no extenders).
+tie-break; extenders confirm the candidates).
 
 For a pod allowed to preempt (``preemptionPolicy`` is not ``Never``; its nominated node, if any,
 has no lower-priority pod already terminating because of a preemption), the plugin:

@@ -50,12 +50,19 @@ from ..cache.cache import Cache
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.snapshot import Snapshot
 from ..cache.store import ObjectStore
-from ..errors import ArgumentTypeError, CacheError, SchedframeError, SchedulerError
+from ..errors import ArgumentTypeError, CacheError, ExtenderError, SchedframeError, SchedulerError
 from ..framework.binder import Binder, InMemoryBinder, SchedulerClient
 from ..framework.clock import Clock, FakeClock
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, EventResource
-from ..framework.interfaces import NodeToStatus, NominatingInfo, NominatingMode, QueuedPodInfo
+from ..framework.extender import (
+    EXTENDER_NAME,
+    MAX_EXTENDER_PRIORITY,
+    Extender,
+    ExtenderTransport,
+    HTTPExtender,
+)
+from ..framework.interfaces import MAX_NODE_SCORE, NodeToStatus, NominatingInfo, NominatingMode, QueuedPodInfo
 from ..framework.registry import Registry
 from ..framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
 from ..framework.status import Code, Status
@@ -317,11 +324,19 @@ class Scheduler:
             snapshot is rebuilt from the cache before raising. Off by default: plugins get the
             snapshot's NodeInfos themselves, not copies, and must treat them as read-only
             (:meth:`verify_snapshot` checks on demand).
+        extender_transport: how the configuration's extenders are called: a callable
+            ``(url, payload, timeout) -> decoded JSON`` (e.g. an in-process extender); default
+            HTTP(S) with the standard library. See :class:`~schedframe.HTTPExtender`.
+
+    Attributes:
+        extenders: the extenders built from the configuration, in call order (ignorable ones
+            last, as upstream).
 
     .. versionadded:: 0.1.0
     .. versionchanged:: 0.2.0
        ``objects`` accepts Nodes and Pods; safe to drive from several threads; entry-point
-       plugins are discovered by default (*load_entry_points*).
+       plugins are discovered by default (*load_entry_points*); scheduler extenders
+       (*extender_transport*).
     """
 
     __module__ = "schedframe"
@@ -330,7 +345,8 @@ class Scheduler:
                  registry: Registry | None = None, binder: Binder | None = None, threaded: bool = False,
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
                  pop_from_backoff_q: bool = True, load_entry_points: bool = True,
-                 verify_snapshots: bool = False) -> None:
+                 verify_snapshots: bool = False,
+                 extender_transport: ExtenderTransport | None = None) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -410,6 +426,7 @@ class Scheduler:
         self.waiting_pods = WaitingPods()
         self.frameworks: dict[str, Framework] = {}
         for profile in config.profiles:
+            profile = _with_extender_ignored_resources(profile, config)
             self.frameworks[profile.scheduler_name] = Framework(
                 registry, profile, objects=self.objects, clock=self.clock, client=self.client,
                 event_recorder=self.recorder, nominator=self.nominator,
@@ -418,6 +435,9 @@ class Scheduler:
         for fwk in self.frameworks.values():
             # plugins that list pods (Coscheduling's PodLister protocol) find them on the handle
             setattr(fwk, "list_pods", self.list_pods)  # noqa: B010
+        self.extenders: tuple[Extender, ...] = _build_extenders(config, extender_transport)
+        for fwk in self.frameworks.values():
+            fwk.set_extenders(self.extenders)
         self.queue = SchedulingQueue(
             self.frameworks, clock=self.clock,
             pod_initial_backoff=config.pod_initial_backoff_seconds,
@@ -1096,6 +1116,8 @@ class Scheduler:
             nominated = snapshot.get(pod.nominated_node_name)
             if nominated is not None:
                 feasible, err = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [nominated])
+                if err is None and feasible and self.extenders:
+                    feasible, err = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis)
                 if err is None and feasible:
                     return feasible, diagnosis
 
@@ -1111,6 +1133,10 @@ class Scheduler:
         self._next_start_node_index = (self._next_start_node_index + processed) % len(all_nodes)
         if err is not None:
             raise _CycleError(err)
+        if self.extenders:
+            feasible, err = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis)
+            if err is not None:
+                raise _CycleError(err)
         return feasible, diagnosis
 
     def num_feasible_nodes_to_find(self, percentage: int | None, num_all_nodes: int) -> int:
@@ -1132,7 +1158,7 @@ class Scheduler:
         if n == 0:
             return [], None
         to_find = self.num_feasible_nodes_to_find(fwk.percentage_of_nodes_to_score, n)
-        if not fwk.has_score_plugins():
+        if not fwk.has_score_plugins() and not self._extenders_filter_or_score:
             to_find = 1
         start = self._next_start_node_index % n
         if not fwk.has_filter_plugins():
@@ -1197,8 +1223,9 @@ class Scheduler:
 
     def _prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                           ) -> list[int]:
-        """Each node's total weighted score, in node order (all 1 without Score plugins)."""
-        if not fwk.has_score_plugins():
+        """Each node's total weighted score, in node order (all 1 without Score plugins and
+        extenders), extenders' prioritize scores added."""
+        if not fwk.has_score_plugins() and not self.extenders:
             return [1] * len(nodes)
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if status.code is not _SUCCESS:
@@ -1206,6 +1233,8 @@ class Scheduler:
         totals, status = fwk.run_score_plugins_totals(state, pod, nodes)
         if status.code is not _SUCCESS:
             raise _CycleError(status)
+        if self.extenders:
+            totals = self._add_extender_scores(pod, nodes, list(totals))
         return totals
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: Sequence[int]) -> str:
@@ -1313,7 +1342,9 @@ class Scheduler:
             self.queue.done(assumed.uid)
         status = fwk.run_pre_bind_plugins(state, assumed, host)
         if status.code is _SUCCESS:
-            status = fwk.run_bind_plugins(state, assumed, host)
+            bound_by_extender = self._extenders_binding(assumed, host) if self.extenders else None
+            status = (fwk.run_bind_plugins(state, assumed, host) if bound_by_extender is None
+                      else bound_by_extender)
             self.cache.finish_binding(assumed)
         if status.code is not _SUCCESS:
             self._binding_cycle_error(b, status)
@@ -1412,6 +1443,81 @@ class Scheduler:
                 if cur is not None and not cur.node_name:
                     nominated = cur.evolve(nominated_node_name=nominating.nominated_node_name)
                     self._apply_pod_update(cur, nominated)
+
+    # ------------------------------------------------------------------------------------------
+    # extenders (upstream findNodesThatPassExtenders, prioritizeNodes, extendersBinding)
+
+    @property
+    def _extenders_filter_or_score(self) -> bool:
+        return any(e.is_filter() or e.is_prioritizer() for e in self.extenders)
+
+    def _find_nodes_that_pass_extenders(self, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis
+                                        ) -> tuple[list[NodeInfo], Status | None]:
+        """Run the interested extenders' filter verbs in turn on the feasible nodes. Failed nodes
+        get their reasons as statuses (failed-and-unresolvable wins); an ignorable extender that
+        errs is skipped, any other fails the cycle with an ERROR."""
+        before = len(feasible)
+        statuses = diagnosis.node_to_status
+        for extender in self.extenders:
+            if not feasible:
+                break
+            if not extender.is_interested(pod):
+                continue
+            try:
+                passed, failed, unresolvable = extender.filter(pod, feasible)
+            except ExtenderError as exc:
+                if extender.is_ignorable():
+                    logger.info("skipping extender %s as it returned error and has ignorable flag set: %s",
+                                extender.name, exc)
+                    continue
+                return [], Status.from_error(exc)
+            for node_name, message in unresolvable.items():
+                statuses.set(node_name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (message,)))
+            for node_name, message in failed.items():
+                if node_name not in unresolvable:
+                    statuses.set(node_name, Status(Code.UNSCHEDULABLE, (message,)))
+            feasible = passed
+        if len(feasible) != before:
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return feasible, None
+
+    def _add_extender_scores(self, pod: Pod, nodes: Sequence[NodeInfo], totals: list[int]) -> list[int]:
+        """Add each interested extender's prioritize scores, times its weight, scaled from
+        0..MAX_EXTENDER_PRIORITY to 0..MAX_NODE_SCORE; a failing extender gives no scores."""
+        index = {ni.name: i for i, ni in enumerate(nodes)}
+        scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+        for extender in self.extenders:
+            if not extender.is_interested(pod):
+                continue
+            try:
+                scores, weight = extender.prioritize(pod, nodes)
+            except ExtenderError as exc:
+                logger.info("failed to run extender %s's priority function, no score given by it: %s",
+                            extender.name, exc)
+                continue
+            for host, score in scores:
+                i = index.get(host)
+                if i is not None:
+                    totals[i] += score * weight * scale
+        return totals
+
+    def _extenders_binding(self, pod: Pod, host: str) -> Status | None:
+        """Bind through the first interested binder extender: its status, or ``None`` when no
+        extender binds the pod (the Bind plugins run). An ignorable binder that fails is skipped.
+        The extender binds the pod in the cluster, so the scheduler's binder is not called."""
+        for extender in self.extenders:
+            if not extender.is_binder() or not extender.is_interested(pod):
+                continue
+            try:
+                extender.bind(pod, host)
+            except ExtenderError as exc:
+                if extender.is_ignorable():
+                    logger.info("skipping extender %s in bind as it returned error and has ignorable "
+                                "flag set: %s", extender.name, exc)
+                    continue
+                return Status.from_error(exc)
+            return Status.OK
+        return None
 
     # ------------------------------------------------------------------------------------------
     # driving
@@ -1570,6 +1676,27 @@ class Scheduler:
 
 
 _POD_FIELDS: Final = tuple(a.name for a in attrs.fields(Pod))
+
+
+def _build_extenders(config: Any, transport: ExtenderTransport | None) -> tuple[Extender, ...]:
+    """Upstream ``buildExtenders``: one HTTPExtender per configured extender, ignorable ones
+    moved to the end."""
+    built = [HTTPExtender.from_config(ext, transport=transport) for ext in config.extenders]
+    return (*[e for e in built if not e.is_ignorable()], *[e for e in built if e.is_ignorable()])
+
+
+def _with_extender_ignored_resources(profile: Any, config: Any) -> Any:
+    """Upstream ``buildExtenders``: the extenders' managed resources marked
+    ``ignoredByScheduler`` become NodeResourcesFit's ``ignoredResources`` (replacing the
+    configured ones). A profile without NodeResourcesFit args is left as it is (upstream refuses
+    to start)."""
+    ignored = [r.name for ext in config.extenders for r in ext.managed_resources if r.ignored_by_scheduler]
+    args = profile.plugin_args.get("NodeResourcesFit")
+    if not ignored or args is None or not attrs.has(type(args)) or not hasattr(args, "ignored_resources"):
+        return profile
+    plugin_args = dict(profile.plugin_args)
+    plugin_args["NodeResourcesFit"] = attrs.evolve(args, ignored_resources=tuple(ignored))
+    return attrs.evolve(profile, plugin_args=plugin_args)
 
 
 def _assigned(pod: Pod, node_name: str) -> Pod:

@@ -1,0 +1,468 @@
+"""Scheduler extenders: HTTP(S) services called at fixed points of the scheduling cycle
+(upstream ``pkg/scheduler/extender.go`` and the wire format of ``k8s.io/kube-scheduler/extender/v1``).
+
+:class:`HTTPExtender` is upstream's ``HTTPExtender``; the scheduler builds one from each
+``extenders[]`` entry of the configuration (:class:`schedframe.ExtenderConfig`). The
+:class:`Extender` Protocol is upstream's ``framework.Extender`` interface: anything implementing
+it can be handed to the scheduler, and plugins reach the extenders through
+``Handle.extenders()``.
+
+Wire format (JSON, field names as in ``extender/v1``), one ``POST <urlPrefix>/<verb>`` each:
+
+* filter and prioritize send ``ExtenderArgs``: ``{"pod": <pod manifest>, "nodes": {"items":
+  [<node manifests>]}}``, or ``{"pod": ..., "nodenames": [...]}`` when ``nodeCacheCapable``.
+  Filter answers ``ExtenderFilterResult`` (``nodes`` or ``nodenames``, ``failedNodes``,
+  ``failedAndUnresolvableNodes``, ``error``); prioritize answers ``HostPriorityList``
+  (``[{"host": ..., "score": 0..10}]``).
+* bind sends ``ExtenderBindingArgs`` (``podName``, ``podNamespace``, ``podUID``, ``node``) and
+  answers ``ExtenderBindingResult`` (``error``).
+* preempt sends ``ExtenderPreemptionArgs``: ``{"pod": ..., "nodeNameToVictims": {node: {"pods":
+  [<pod manifests>], "numPDBViolations": n}}}``, or ``nodeNameToMetaVictims`` (``{"pods":
+  [{"uid": ...}], ...}``) when ``nodeCacheCapable``; it answers ``ExtenderPreemptionResult``
+  (``nodeNameToMetaVictims``: the nodes and victims it accepts).
+
+The transport is pluggable: a callable ``(url, payload, timeout) -> decoded JSON`` that raises on
+failure. The default, :func:`urllib_transport`, uses the standard library (``urllib.request``);
+tests and simulations can pass an in-process function instead. Differences from upstream:
+
+* The timeout bounds each socket operation (``urllib``'s semantics), not the whole call as Go's
+  ``http.Client.Timeout`` does: a server that trickles its answer can take longer.
+* TLS: ``caFile``/``caData``, ``certFile``/``keyFile`` and ``insecure`` are supported;
+  ``serverName``, ``certData`` and ``keyData`` are refused with a clear error when the extender
+  is built.
+* Filter answers listing full ``nodes`` are matched to the input nodes by name (a node not sent
+  is an error, as for ``nodenames``); the node objects the extender sends back are not used.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, Protocol, final, runtime_checkable
+
+from ..api.objects import Pod
+from ..cache.listers import NodeInfoLister
+from ..cache.nodeinfo import NodeInfo
+from ..errors import ExtenderError, bounded_repr
+
+__all__ = [
+    "EXTENDER_NAME",
+    "MAX_EXTENDER_PRIORITY",
+    "Extender",
+    "ExtenderTransport",
+    "HTTPExtender",
+    "urllib_transport",
+]
+
+#: The highest score an extender's prioritize verb may give (upstream ``MaxExtenderPriority``).
+MAX_EXTENDER_PRIORITY: Final = 10
+#: The pseudo plugin name recorded among a pod's rejecting plugins when extenders filtered out
+#: nodes (upstream ``framework.ExtenderName``).
+EXTENDER_NAME: Final = "Extender"
+_DEFAULT_TIMEOUT: Final = 5.0
+_MAX_RESPONSE_BYTES: Final = 64 * 1024 * 1024
+
+#: ``(url, payload, timeout seconds) -> the decoded JSON answer``; raises on failure.
+ExtenderTransport = Callable[[str, Mapping[str, Any], float], Any]
+
+
+@runtime_checkable
+class Extender(Protocol):
+    """A scheduler extender (upstream ``framework.Extender``).
+
+    ``filter`` returns the nodes that pass and two maps ``node name -> reason`` (failed, failed
+    and unresolvable); ``prioritize`` returns ``[(node name, score 0..10)]`` and the weight;
+    every call raises :class:`~schedframe.ExtenderError` on failure.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def is_ignorable(self) -> bool: ...
+
+    def is_interested(self, pod: Pod) -> bool: ...
+
+    def is_binder(self) -> bool: ...
+
+    def is_filter(self) -> bool: ...
+
+    def is_prioritizer(self) -> bool: ...
+
+    def filter(self, pod: Pod, nodes: Sequence[NodeInfo]
+               ) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]: ...
+
+    def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]: ...
+
+    def bind(self, pod: Pod, node_name: str) -> None: ...
+
+    def supports_preemption(self) -> bool: ...
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, tuple[Sequence[Pod], int]],
+                           node_infos: NodeInfoLister) -> dict[str, tuple[list[Pod], int]]: ...
+
+
+class _ConfigLike(Protocol):
+    """The fields of :class:`schedframe.ExtenderConfig` :meth:`HTTPExtender.from_config` reads."""
+
+    @property
+    def url_prefix(self) -> str: ...
+    @property
+    def filter_verb(self) -> str: ...
+    @property
+    def preempt_verb(self) -> str: ...
+    @property
+    def prioritize_verb(self) -> str: ...
+    @property
+    def bind_verb(self) -> str: ...
+    @property
+    def weight(self) -> int: ...
+    @property
+    def enable_https(self) -> bool: ...
+    @property
+    def tls_config(self) -> Any: ...
+    @property
+    def http_timeout(self) -> float: ...
+    @property
+    def node_cache_capable(self) -> bool: ...
+    @property
+    def managed_resources(self) -> Iterable[Any]: ...
+    @property
+    def ignorable(self) -> bool: ...
+
+
+# --------------------------------------------------------------------------------------------
+# transport
+
+
+def _ssl_context(enable_https: bool, tls: Any) -> ssl.SSLContext | None:
+    """Upstream ``makeTransport``: TLS from ``tlsConfig``; with ``enableHTTPS`` and no CA the
+    server is not verified."""
+    if tls is None and not enable_https:
+        return None
+    ca_file = getattr(tls, "ca_file", "") if tls is not None else ""
+    ca_data = getattr(tls, "ca_data", b"") if tls is not None else b""
+    insecure = bool(getattr(tls, "insecure", False)) if tls is not None else False
+    if enable_https and not ca_file and not ca_data:
+        insecure = True
+    for field, shown in (("server_name", "serverName"), ("cert_data", "certData"), ("key_data", "keyData")):
+        if tls is not None and getattr(tls, field, None):
+            raise ExtenderError(f"tlsConfig.{shown} is not supported by schedframe's standard-library "
+                                "transport; use certFile/keyFile, or pass a transport")
+    ctx = ssl.create_default_context()
+    try:
+        if ca_file:
+            ctx.load_verify_locations(cafile=ca_file)
+        if ca_data:
+            ctx.load_verify_locations(cadata=bytes(ca_data).decode("ascii"))
+        cert_file = getattr(tls, "cert_file", "") if tls is not None else ""
+        key_file = getattr(tls, "key_file", "") if tls is not None else ""
+        if cert_file or key_file:
+            ctx.load_cert_chain(cert_file, key_file or None)
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise ExtenderError(f"cannot set up TLS for the extender: {exc}") from None
+    if insecure:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def _deadline(url: str, timeout: float) -> str:
+    return f'Post "{url}": context deadline exceeded (Client.Timeout {timeout:g}s exceeded)'
+
+
+def urllib_transport(context: ssl.SSLContext | None = None) -> ExtenderTransport:
+    """The default transport: ``POST`` the payload as JSON with ``urllib.request``.
+
+    A status other than 200 raises :class:`~schedframe.ExtenderError` with upstream's message
+    (``failed <verb> with extender at URL <url>, code <status>``); so do connection errors,
+    timeouts and answers that are not JSON.
+    """
+
+    def transport(url: str, payload: Mapping[str, Any], timeout: float) -> Any:
+        body = json.dumps(payload).encode("utf-8")
+        request = urllib.request.Request(url, data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        verb = url.rstrip("/").rsplit("/", 1)[-1]
+        try:
+            with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
+                status = response.status
+                raw = response.read(_MAX_RESPONSE_BYTES + 1) if status == 200 else b""
+        except urllib.error.HTTPError as exc:
+            exc.close()
+            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {exc.code}") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise ExtenderError(_deadline(url, timeout)) from None
+            raise ExtenderError(f'Post "{url}": {exc.reason}') from None
+        except TimeoutError:
+            raise ExtenderError(_deadline(url, timeout)) from None
+        except (OSError, ValueError) as exc:
+            raise ExtenderError(f'Post "{url}": {exc}') from None
+        if status != 200:
+            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
+        if len(raw) > _MAX_RESPONSE_BYTES:
+            raise ExtenderError(
+                f"the answer of extender at URL {url} is larger than {_MAX_RESPONSE_BYTES} bytes")
+        try:
+            return json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            raise ExtenderError(f"the answer of extender at URL {url} is not JSON: {exc}") from None
+
+    return transport
+
+
+# --------------------------------------------------------------------------------------------
+# the extender
+
+
+@final
+class HTTPExtender:
+    """An extender reached over HTTP(S) (upstream ``HTTPExtender``).
+
+    Args:
+        url_prefix: the extender's URL; ``<url_prefix>/<verb>`` is called (trailing ``/``
+            stripped).
+        filter_verb, preempt_verb, prioritize_verb, bind_verb: the verbs (empty: not called).
+        weight: multiplies prioritize scores.
+        enable_https, tls_config: TLS, as in the configuration (used by the default transport).
+        http_timeout: seconds per call (``0``: 5 seconds, upstream's default).
+        node_cache_capable: send node names instead of node manifests.
+        managed_resources: resource names; when non-empty, only pods requesting or limiting one
+            of them (in a container or init container) are sent.
+        ignorable: failures of filter and bind skip this extender instead of failing the pod.
+        transport: ``(url, payload, timeout) -> decoded JSON``; default: HTTP(S) with
+            ``urllib.request``.
+
+    Raises:
+        ExtenderError: the TLS settings cannot be used.
+
+    .. versionadded:: 0.2.0
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, url_prefix: str, *, filter_verb: str = "", preempt_verb: str = "",
+                 prioritize_verb: str = "", bind_verb: str = "", weight: int = 0,
+                 enable_https: bool = False, tls_config: Any = None, http_timeout: float = 0.0,
+                 node_cache_capable: bool = False, managed_resources: Iterable[str] = (),
+                 ignorable: bool = False, transport: ExtenderTransport | None = None) -> None:
+        self.url_prefix = url_prefix
+        self.filter_verb = filter_verb
+        self.preempt_verb = preempt_verb
+        self.prioritize_verb = prioritize_verb
+        self.bind_verb = bind_verb
+        self.weight = weight
+        self.http_timeout = http_timeout or _DEFAULT_TIMEOUT
+        self.node_cache_capable = node_cache_capable
+        self.managed_resources = frozenset(managed_resources)
+        self.ignorable = ignorable
+        if transport is None:
+            transport = urllib_transport(_ssl_context(enable_https, tls_config))
+        elif not callable(transport):
+            raise ExtenderError(f"transport must be callable, got {type(transport).__name__}")
+        self.transport: ExtenderTransport = transport
+
+    @classmethod
+    def from_config(cls, config: _ConfigLike, *, transport: ExtenderTransport | None = None) -> HTTPExtender:
+        """Build from an :class:`~schedframe.ExtenderConfig` (upstream ``NewHTTPExtender``)."""
+        return cls(
+            config.url_prefix, filter_verb=config.filter_verb, preempt_verb=config.preempt_verb,
+            prioritize_verb=config.prioritize_verb, bind_verb=config.bind_verb, weight=config.weight,
+            enable_https=config.enable_https, tls_config=config.tls_config,
+            http_timeout=config.http_timeout, node_cache_capable=config.node_cache_capable,
+            managed_resources=[r.name for r in config.managed_resources], ignorable=config.ignorable,
+            transport=transport)
+
+    # -- what it does -----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The URL prefix, which names the extender (upstream ``Name``)."""
+        return self.url_prefix
+
+    def is_ignorable(self) -> bool:
+        """Whether failures skip this extender instead of failing the pod."""
+        return self.ignorable
+
+    def is_binder(self) -> bool:
+        """Whether it has a bind verb."""
+        return bool(self.bind_verb)
+
+    def is_filter(self) -> bool:
+        """Whether it has a filter verb."""
+        return bool(self.filter_verb)
+
+    def is_prioritizer(self) -> bool:
+        """Whether it has a prioritize verb."""
+        return bool(self.prioritize_verb)
+
+    def supports_preemption(self) -> bool:
+        """Whether it has a preempt verb."""
+        return bool(self.preempt_verb)
+
+    def is_interested(self, pod: Pod) -> bool:
+        """Whether *pod* is sent to this extender: it manages no resources, or a container or
+        init container of the pod requests or limits one it manages (upstream ``IsInterested``)."""
+        managed = self.managed_resources
+        if not managed:
+            return True
+        for container in (*pod.containers, *pod.init_containers):
+            if not managed.isdisjoint(container.requests) or not managed.isdisjoint(container.limits):
+                return True
+        return False
+
+    # -- the calls --------------------------------------------------------------------------
+    def _args(self, pod: Pod, nodes: Sequence[NodeInfo]) -> dict[str, Any]:
+        if self.node_cache_capable:
+            return {"pod": pod.to_manifest(), "nodenames": [ni.name for ni in nodes]}
+        return {"pod": pod.to_manifest(),
+                "nodes": {"items": [ni.node.to_manifest() for ni in nodes if ni.node is not None]}}
+
+    def _send(self, verb: str, payload: Mapping[str, Any]) -> Any:
+        url = self.url_prefix.rstrip("/") + "/" + verb
+        try:
+            return self.transport(url, payload, self.http_timeout)
+        except ExtenderError:
+            raise
+        except Exception as exc:  # an in-process transport's own failure
+            raise ExtenderError(f"extender at URL {url}: {type(exc).__name__}: {exc}") from exc
+
+    def _mapping(self, answer: Any, what: str) -> Mapping[str, Any]:
+        if not isinstance(answer, Mapping):
+            raise ExtenderError(f"extender {self.name!r} answered {bounded_repr(answer, 100)} where "
+                                f"an {what} object was expected")
+        return answer
+
+    def _failed_map(self, answer: Mapping[str, Any], key: str) -> dict[str, str]:
+        value = answer.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            raise ExtenderError(f"extender {self.name!r}: {key} must map node names to messages")
+        return dict(value)
+
+    def filter(self, pod: Pod, nodes: Sequence[NodeInfo]
+               ) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]:
+        """Call the filter verb (upstream ``Filter``): the nodes that pass, in the extender's
+        order, and the failed and failed-and-unresolvable nodes with their reasons. Without a
+        filter verb every node passes."""
+        if not self.filter_verb:
+            return list(nodes), {}, {}
+        answer = self._mapping(self._send(self.filter_verb, self._args(pod, nodes)), "ExtenderFilterResult")
+        error = answer.get("error")
+        if error:
+            raise ExtenderError(str(error))
+        by_name = {ni.name: ni for ni in nodes}
+        names: list[Any] | None = None
+        if self.node_cache_capable and answer.get("nodenames") is not None:
+            names = answer["nodenames"]
+            if not isinstance(names, list):
+                raise ExtenderError(f"extender {self.name!r}: nodenames must be a list")
+        elif answer.get("nodes") is not None:
+            node_list = answer["nodes"]
+            items = node_list.get("items") if isinstance(node_list, Mapping) else None
+            if items is None:
+                items = []
+            if not isinstance(items, list):
+                raise ExtenderError(f"extender {self.name!r}: nodes.items must be a list")
+            names = [item.get("metadata", {}).get("name") if isinstance(item, Mapping) else None
+                     for item in items]
+        passed: list[NodeInfo] = []
+        for node_name in names or ():
+            ni = by_name.get(node_name) if isinstance(node_name, str) else None
+            if ni is None:
+                raise ExtenderError(
+                    f"extender {self.name!r} claims a filtered node {bounded_repr(node_name, 100)} "
+                    "which is not found in the input node list")
+            passed.append(ni)
+        return (passed, self._failed_map(answer, "failedNodes"),
+                self._failed_map(answer, "failedAndUnresolvableNodes"))
+
+    def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]:
+        """Call the prioritize verb (upstream ``Prioritize``): ``[(host, score)]`` and the weight.
+        Without a prioritize verb every node scores 0 with weight 0."""
+        if not self.prioritize_verb:
+            return [(ni.name, 0) for ni in nodes], 0
+        answer = self._send(self.prioritize_verb, self._args(pod, nodes))
+        if answer is None:
+            return [], self.weight
+        if not isinstance(answer, list):
+            raise ExtenderError(f"extender {self.name!r} answered {bounded_repr(answer, 100)} where a "
+                                "HostPriorityList was expected")
+        out: list[tuple[str, int]] = []
+        for item in answer:
+            host = item.get("host") if isinstance(item, Mapping) else None
+            score = item.get("score", 0) if isinstance(item, Mapping) else None
+            if not isinstance(host, str) or not isinstance(score, int) or isinstance(score, bool):
+                raise ExtenderError(
+                    f'extender {self.name!r}: a HostPriority must be {{"host": <string>, "score": '
+                    f"<integer>}}, got {bounded_repr(item, 100)}")
+            out.append((host, score))
+        return out, self.weight
+
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """Call the bind verb (upstream ``Bind``); raises when the extender refuses."""
+        if not self.bind_verb:
+            raise ExtenderError("unexpected empty bindVerb in extender")
+        answer = self._send(self.bind_verb, {
+            "podName": pod.name, "podNamespace": pod.namespace, "podUID": pod.uid, "node": node_name})
+        answer = self._mapping(answer, "ExtenderBindingResult")
+        error = answer.get("error")
+        if error:
+            raise ExtenderError(str(error))
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, tuple[Sequence[Pod], int]],
+                           node_infos: NodeInfoLister) -> dict[str, tuple[list[Pod], int]]:
+        """Call the preempt verb (upstream ``ProcessPreemption``) with the candidate nodes'
+        victims (``node -> (pods, PDB violations)``); returns the nodes and victims the extender
+        accepts, its victims looked up by UID on each node."""
+        if not self.preempt_verb:
+            raise ExtenderError(
+                f"preempt verb is not defined for extender {self.url_prefix} but run into ProcessPreemption")
+        payload: dict[str, Any] = {"pod": pod.to_manifest()}
+        if self.node_cache_capable:
+            payload["nodeNameToMetaVictims"] = {
+                node: {"pods": [{"uid": p.uid} for p in pods], "numPDBViolations": n}
+                for node, (pods, n) in victims.items()}
+        else:
+            payload["nodeNameToVictims"] = {
+                node: {"pods": [p.to_manifest() for p in pods], "numPDBViolations": n}
+                for node, (pods, n) in victims.items()}
+        answer = self._mapping(self._send(self.preempt_verb, payload), "ExtenderPreemptionResult")
+        meta = answer.get("nodeNameToMetaVictims") or {}
+        if not isinstance(meta, Mapping):
+            raise ExtenderError(f"extender {self.name!r}: nodeNameToMetaVictims must be a mapping")
+        out: dict[str, tuple[list[Pod], int]] = {}
+        for node_name, meta_victims in meta.items():
+            node_info = node_infos.get(node_name) if isinstance(node_name, str) else None
+            if node_info is None:
+                raise ExtenderError(f"nodeinfo not found for node name {bounded_repr(node_name, 100)}")
+            if meta_victims is None:
+                out[node_name] = ([], 0)
+                continue
+            if not isinstance(meta_victims, Mapping):
+                raise ExtenderError(f"extender {self.name!r}: the victims of node {node_name!r} must be "
+                                    "a mapping")
+            by_uid = {pi.pod.uid: pi.pod for pi in node_info.pods}
+            pods: list[Pod] = []
+            for meta_pod in meta_victims.get("pods") or ():
+                uid = meta_pod.get("uid") if isinstance(meta_pod, Mapping) else None
+                found = by_uid.get(uid) if isinstance(uid, str) else None
+                if found is None:
+                    raise ExtenderError(
+                        f"extender: {self.url_prefix} claims to preempt pod (UID: {bounded_repr(uid, 100)}) "
+                        f"on node: {node_name}, but the pod is not found on that node")
+                pods.append(found)
+            violations = meta_victims.get("numPDBViolations", 0)
+            out[node_name] = (pods, violations if isinstance(violations, int) else 0)
+        return out
+
+    def __repr__(self) -> str:
+        verbs = ", ".join(f"{k}={v!r}" for k, v in (
+            ("filter", self.filter_verb), ("prioritize", self.prioritize_verb),
+            ("bind", self.bind_verb), ("preempt", self.preempt_verb)) if v)
+        return f"HTTPExtender({self.url_prefix!r}{', ' if verbs else ''}{verbs})"
+
