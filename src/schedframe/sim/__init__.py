@@ -30,7 +30,7 @@ from .results import (
     SimResult,
     percentile,
 )
-from .run import Comparison, compare, read_log, replay, resolve_configs, simulate
+from .run import Comparison, compare, moved_pods, read_log, replay, resolve_configs, simulate
 from .scenario import (
     DURATION_ANNOTATION,
     Arrival,
@@ -77,6 +77,7 @@ __all__ = [
     "builtin_scenario",
     "compare",
     "large_scenario",
+    "moved_pods",
     "percentile",
     "read_log",
     "replay",
