@@ -501,20 +501,16 @@ def _materialise(s: Scenario, seed: int) -> Plan:
 def _read_cluster(
     path: str, source: str, field: str
 ) -> tuple[tuple[Node, ...], tuple[Pod, ...], tuple[Any, ...]]:
+    if not os.path.exists(path):
+        raise ScenarioError(source, field, f"no such file: {path!r}")
     try:
-        objs = load_manifests(path if os.path.exists(path) else _missing(path, source, field))
+        objs = load_manifests(path)
     except ManifestError as exc:
         raise ScenarioError(path, exc.path, exc.detail) from None
-    except SchedframeError as exc:  # pragma: no cover - other loader errors
-        raise ScenarioError(path, "", str(exc)) from None
     nodes = tuple(o for o in objs if isinstance(o, Node))
     pods = tuple(o for o in objs if isinstance(o, Pod))
     objects = tuple(o for o in objs if not isinstance(o, (Node, Pod)))
     return nodes, pods, objects
-
-
-def _missing(path: str, source: str, field: str) -> str:
-    raise ScenarioError(source, field, f"no such file: {path!r}")
 
 
 class _Reader:
@@ -813,7 +809,8 @@ class _Reader:
                 raise self.fail(
                     f"{path}.taint.effect", f"want NoSchedule, PreferNoSchedule or NoExecute, got {effect!r}"
                 )
-            taint = Taint(self.string(t.get("key"), f"{path}.taint.key"), str(t.get("value", "")), effect)
+            taint = Taint(key=self.string(t.get("key"), f"{path}.taint.key"), value=str(t.get("value", "")),
+                          effect=effect)
         if action == "label":
             lm = self.mapping(m.get("labels"), f"{path}.labels")
             labels = {str(k): "" if v is None else str(v) for k, v in lm.items()}
