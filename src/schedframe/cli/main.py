@@ -436,12 +436,31 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in COMMANDS:
         add(sub)
+    _common_flags(parser)
     return parser
+
+
+def _common_flags(parser: argparse.ArgumentParser) -> None:
+    """--debug and --plain are accepted after any (sub)command too."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if child.add_help:  # bench passes everything on
+                    child.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                       help="show tracebacks on errors")
+                    child.add_argument("--plain", action="store_true", default=argparse.SUPPRESS,
+                                       help="plain text output even when rich is installed")
+                _common_flags(child)
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: Any = None) -> int:
     """Run ``schedframe`` with *argv* (default ``sys.argv[1:]``); returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in args_list if not a.startswith("-")), None)
+    if command == "bench":  # the benchmark suite parses its own arguments
+        from ..bench._cli import main as bench_main
+
+        return bench_main(args_list[args_list.index("bench") + 1:])
     parser = build_parser()
     try:
         args = parser.parse_args(args_list)
