@@ -369,3 +369,17 @@ def test_duration_annotation_and_go_durations() -> None:
                        "template": {"metadata": {"annotations": {"schedframe.io/duration": "1m30s"}}}}]})
     r = simulate(s)
     assert r.pod("w-0").ended_at == 90.0
+
+
+def test_fragmentation_is_the_free_share_where_the_typical_pod_does_not_fit() -> None:
+    """Typical pod 2 CPU: 1 free CPU on a nearly full node is stranded; 4 free on an empty node are not."""
+    scenario = Scenario("frag", nodes=[node("n1", cpu="4"), node("n2", cpu="4")],
+                        workloads=[Workload("big", template("3"), kind="Pod", arrival=Arrival(0)),
+                                   Workload("two", template("2"), kind="Pod", arrival=Arrival(5)),
+                                   Workload("one", template("2"), kind="Pod", arrival=Arrival(9))],
+                        until=10)
+    r = simulate(scenario, sample_every=1)
+    before = next(s for s in r.samples if s.t == 1.0)  # 3 of 4 used on one node, the other empty
+    assert before.fragmentation["cpu"] == pytest.approx(1 / 5)
+    after = r.samples[-1]  # 3 of 4 used on one node (1 stranded), 2 + 2 on the other
+    assert after.requested["cpu"] == 7000 and after.fragmentation["cpu"] == pytest.approx(1.0)

@@ -14,6 +14,7 @@ import heapq
 import json
 import time
 from collections.abc import Callable, Iterable
+from types import SimpleNamespace
 from typing import IO, Any, Final
 
 from ..api.manifests import object_to_manifest
@@ -21,8 +22,6 @@ from ..api.objects import Node, Pod
 from ..cache.snapshot import Snapshot
 from ..errors import ScenarioError
 from ..framework.clock import FakeClock
-from ..framework.hookspecs import hookimpl
-from ..framework.plugin_manager import make_plugin_manager
 from ..framework.registry import Registry
 from ..framework.status import Status
 from ..scheduler.explain import Explanation, explain_with
@@ -51,6 +50,7 @@ LOG_VERSION: Final = 1
 
 #: Stop scheduling at one instant after this many cycles per pending pod without a binding.
 _STALL_CYCLES_PER_POD: Final = 10
+_ZERO: Final = (0, 0)
 #: Samples over the expected horizon when no interval is given.
 _DEFAULT_SAMPLES: Final = 200
 
@@ -160,8 +160,13 @@ class _Sim:
         self.until = plan.until if until is None else until
         self.clock = FakeClock(0.0)
         self.now = 0.0
-        pm = make_plugin_manager()
-        pm.register(self)
+        # the scheduler's observer hooks, called directly: the scheduler looks each hook up by
+        # name on ``plugin_manager.hook`` (a pluggy manager would add a dispatch per call)
+        pm = SimpleNamespace(hook=SimpleNamespace(
+            schedframe_cycle_finished=self.schedframe_cycle_finished,
+            schedframe_pod_bound=self.schedframe_pod_bound,
+            schedframe_pod_preempted=self.schedframe_pod_preempted))
+        self._encode = json.JSONEncoder(separators=(",", ":")).encode
         self.sched = Scheduler(
             config, clock=self.clock, seed=seed, registry=registry, objects=plan.objects, plugin_manager=pm
         )
@@ -230,7 +235,7 @@ class _Sim:
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.log is not None:
-            self.log.write(json.dumps(record, separators=(",", ":"), sort_keys=False) + "\n")
+            self.log.write(self._encode(record) + "\n")
 
     def _account(self, name: str, sign: int) -> None:
         """Add (``sign=1``) or take back (``-1``) node *name*'s share of the cluster totals."""
@@ -241,27 +246,37 @@ class _Sim:
             tot_a[k] = tot_a.get(k, 0) + sign * v
         for k, v in req.items():
             tot_r[k] = tot_r.get(k, 0) + sign * v
-        free_cpu = alloc.get("cpu", 0) - req.get("cpu", 0)
-        free_mem = alloc.get("memory", 0) - req.get("memory", 0)
-        if not (
-            self.schedulable[name]
-            and free_cpu >= self.ref_cpu
-            and free_mem >= self.ref_mem
-            and alloc.get("pods", 0) - req.get("pods", 0) >= 1
-        ):
-            frag = self.frag_free
-            frag[0] += sign * max(free_cpu, 0)
-            frag[1] += sign * max(free_mem, 0)
+        cpu, mem = self._stranded(name, alloc, req)
+        frag = self.frag_free
+        frag[0] += sign * cpu
+        frag[1] += sign * mem
 
     def _add_usage(self, pod: Pod, node: str, sign: int) -> None:
         req = self.requested.get(node)
         if req is None:
             return
-        self._account(node, -1)
+        alloc = self.allocatable[node]
+        before = self._stranded(node, alloc, req)
+        tot = self.req_tot
         for k, v in _requests(pod).items():
-            req[k] = req.get(k, 0) + sign * v
-        self._account(node, 1)
+            v *= sign
+            req[k] = req.get(k, 0) + v
+            tot[k] = tot.get(k, 0) + v
+        after = self._stranded(node, alloc, req)
+        if before is not after:
+            frag = self.frag_free
+            frag[0] += after[0] - before[0]
+            frag[1] += after[1] - before[1]
         self.series[node].append((self.now, dict(req)))
+
+    def _stranded(self, name: str, alloc: dict[str, int], req: dict[str, int]) -> tuple[int, int]:
+        """Free (cpu, memory) of a node where the typical pod does not fit, else (0, 0)."""
+        free_cpu = alloc.get("cpu", 0) - req.get("cpu", 0)
+        free_mem = alloc.get("memory", 0) - req.get("memory", 0)
+        if (self.schedulable[name] and free_cpu >= self.ref_cpu and free_mem >= self.ref_mem
+                and alloc.get("pods", 0) - req.get("pods", 0) >= 1):
+            return _ZERO
+        return max(free_cpu, 0), max(free_mem, 0)
 
     def _track_node(self, node: Node) -> None:
         name = node.name
@@ -380,7 +395,6 @@ class _Sim:
         self.push(self.now, _RECREATE, (new, rec.workload, rec.duration))
 
     # -- scheduler observers ----------------------------------------------------------------------
-    @hookimpl
     def schedframe_cycle_finished(
         self, pod: Pod, status: Status, node_name: str, profile: str, duration: float
     ) -> None:
@@ -391,7 +405,6 @@ class _Sim:
                 rec.first = self.now
             rec.last = self.now
 
-    @hookimpl
     def schedframe_pod_bound(self, pod: Pod, node_name: str, profile: str) -> None:
         uid = pod.uid
         rec = self.recs.get(uid)
@@ -409,7 +422,6 @@ class _Sim:
         if self.log is not None:
             self.emit({"t": self.now, "op": "bound", "pod": rec.key, "node": node_name})
 
-    @hookimpl
     def schedframe_pod_preempted(self, victim: Pod, preemptor: Pod, node_name: str, profile: str) -> None:
         uid = victim.uid
         rec = self.recs.get(uid)
