@@ -38,12 +38,20 @@ def _phase(phase: str, nodes: int, pods: int, rate: float, log: str) -> dict[str
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     m, perf = result.metrics, result.perf
     return {
-        "phase": phase, "nodes": nodes, "pods": pods, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+        "phase": phase,
+        "nodes": nodes,
+        "pods": pods,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
         "schedule_one_s": round(perf.schedule_seconds, 2),
         "sim_loop_s": round(perf.wall_seconds - perf.schedule_seconds, 2),
         "sim_loop_share": round((perf.wall_seconds - perf.schedule_seconds) / perf.wall_seconds, 3),
-        "cycles_per_s": round(perf.cycles_per_second), "attempts": m.attempts, "placed": m.placed,
-        "pending": m.pending, "completed": m.completed, "simulated_s": round(m.end, 1),
+        "cycles_per_s": round(perf.cycles_per_second),
+        "attempts": m.attempts,
+        "placed": m.placed,
+        "pending": m.pending,
+        "completed": m.completed,
+        "simulated_s": round(m.end, 1),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "metrics": m.to_dict(),
     }
@@ -66,22 +74,42 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "run.jsonl")
         for phase in args.phases.split(","):
-            out = subprocess.run([sys.executable, __file__, "--phase", phase, "--nodes", str(args.nodes),
-                                  "--pods", str(args.pods), "--rate", str(args.rate), "--log", log],
-                                 check=True, capture_output=True, text=True)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--phase",
+                    phase,
+                    "--nodes",
+                    str(args.nodes),
+                    "--pods",
+                    str(args.pods),
+                    "--rate",
+                    str(args.rate),
+                    "--log",
+                    log,
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             rec = json.loads(out.stdout.strip().splitlines()[-1])
             if phase == "run":
                 rec["log_mib"] = round(os.path.getsize(log) / 2**20, 1)
             records.append(rec)
-            print(f"{phase:<10} wall {rec['wall_s']:>7.2f}s  cpu {rec['cpu_s']:>7.2f}s  "
-                  f"schedule_one {rec['schedule_one_s']:>7.2f}s  loop {rec['sim_loop_s']:>6.2f}s "
-                  f"({100 * rec['sim_loop_share']:.0f}%)  {rec['cycles_per_s']:>6,} cycles/s  "
-                  f"placed {rec['placed']:,} pending {rec['pending']:,}  peak {rec['peak_rss_mib']:.0f} MiB",
-                  flush=True)
+            print(
+                f"{phase:<10} wall {rec['wall_s']:>7.2f}s  cpu {rec['cpu_s']:>7.2f}s  "
+                f"schedule_one {rec['schedule_one_s']:>7.2f}s  loop {rec['sim_loop_s']:>6.2f}s "
+                f"({100 * rec['sim_loop_share']:.0f}%)  {rec['cycles_per_s']:>6,} cycles/s  "
+                f"placed {rec['placed']:,} pending {rec['pending']:,}  peak {rec['peak_rss_mib']:.0f} MiB",
+                flush=True,
+            )
     by = {r["phase"]: r for r in records}
     if "run" in by and "replay" in by:
         same = by["run"]["metrics"] == by["replay"]["metrics"]
-        print(f"replay identical: {same}; replay/run wall: {by['replay']['wall_s'] / by['run']['wall_s']:.2f}")
+        print(
+            f"replay identical: {same}; replay/run wall: {by['replay']['wall_s'] / by['run']['wall_s']:.2f}"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"load_average": os.getloadavg(), "records": records}, fh, indent=2)

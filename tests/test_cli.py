@@ -51,7 +51,8 @@ def test_no_arguments_simulates_the_default_scenario() -> None:
     """`schedframe` alone runs the built-in default scenario and prints a summary."""
     code, text = run("--plain")
     assert code == EXIT_OK
-    assert "three-zones" in text and "PLACED" in text
+    assert "three-zones" in text
+    assert "PLACED" in text
 
 
 def test_simulate_json_has_every_configuration() -> None:
@@ -71,7 +72,8 @@ def test_simulate_a_file_with_a_config_and_fail_on_pending(small: Path, tmp_path
     data = run_json("simulate", str(small), "--config", str(cfg))
     assert isinstance(data, dict)
     (result,) = data["results"]
-    assert result["config"] == "packing" and result["metrics"]["pending"] == 1
+    assert result["config"] == "packing"
+    assert result["metrics"]["pending"] == 1
     pending = [p for p in result["pods"] if p["state"] == "Pending"]
     assert ERR_REASON_INSUFFICIENT_CPU in pending[0]["message"]
     code, _ = run("simulate", str(small), "--fail-on-pending", "--plain")
@@ -102,27 +104,33 @@ def test_simulate_writes_plots(small: Path, tmp_path: Path) -> None:
 def test_simulate_list_and_explain_flag() -> None:
     """--list names the built-in scenarios; --explain adds explanations to --json."""
     names = run_json("simulate", "--list")
-    assert isinstance(names, list) and {"three-zones", "gang"} <= {n["name"] for n in names}
+    assert isinstance(names, list)
+    assert {"three-zones", "gang"} <= {n["name"] for n in names}
     data = run_json("simulate", "drain-preemption", "--explain", "default/frontend-0")
     assert isinstance(data, dict)
     assert data["results"][0]["explanations"]["default/frontend-0"]
 
 
-@pytest.mark.parametrize(("argv", "needle"), [
-    (["simulate", "nope.yaml"], "nope.yaml"),
-    (["simulate", "three-zone"], "did you mean 'three-zones'"),
-    (["simulate", "--cluster", "missing-dump.yaml"], "missing-dump.yaml"),
-    (["simulate", "--config", "missing-config.yaml"], "missing-config.yaml"),
-    (["explain", "missing-pod.yaml", "--cluster", str(DATA / "cluster.yaml")], "missing-pod.yaml"),
-    (["config", "validate", "missing.yaml"], "missing.yaml"),
-])
-def test_input_errors_exit_2_with_one_line(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
-                                           ) -> None:
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["simulate", "nope.yaml"], "nope.yaml"),
+        (["simulate", "three-zone"], "did you mean 'three-zones'"),
+        (["simulate", "--cluster", "missing-dump.yaml"], "missing-dump.yaml"),
+        (["simulate", "--config", "missing-config.yaml"], "missing-config.yaml"),
+        (["explain", "missing-pod.yaml", "--cluster", str(DATA / "cluster.yaml")], "missing-pod.yaml"),
+        (["config", "validate", "missing.yaml"], "missing.yaml"),
+    ],
+)
+def test_input_errors_exit_2_with_one_line(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Input errors: exit 2, one line on stderr naming the file, no traceback."""
     code, _ = run(*argv)
     err = capsys.readouterr().err
     assert code == EXIT_INPUT
-    assert needle in err and "Traceback" not in err
+    assert needle in err
+    assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
 
 
@@ -173,7 +181,8 @@ def test_explain_human_output(tmp_path: Path) -> None:
     for flags in ((), ("--plain",)):
         code, text = run(*flags, "explain", str(pod), "--cluster", str(DATA / "cluster.yaml"))
         assert code == EXIT_OK
-        assert "Filter" in text and "Why not" in text
+        assert "Filter" in text
+        assert "Why not" in text
 
 
 def test_plugins_lists_extension_points() -> None:
@@ -185,23 +194,28 @@ def test_plugins_lists_extension_points() -> None:
     assert by["DefaultBinder"]["extension_points"] == ["bind"]
     assert all(r["origin"] == "in-tree" for r in rows)
     code, text = run("plugins", "--plain")
-    assert code == EXIT_OK and "NodeResourcesFit" in text
+    assert code == EXIT_OK
+    assert "NodeResourcesFit" in text
 
 
 def test_config_default_validate_convert(tmp_path: Path) -> None:
     """config default prints v1; validate accepts it; convert prints the effective document."""
     doc = run_json("config", "default")
-    assert isinstance(doc, dict) and doc["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    assert isinstance(doc, dict)
+    assert doc["apiVersion"] == "kubescheduler.config.k8s.io/v1"
     code, text = run("config", "default")
-    assert code == EXIT_OK and "kind: KubeSchedulerConfiguration" in text
+    assert code == EXIT_OK
+    assert "kind: KubeSchedulerConfiguration" in text
     path = tmp_path / "c.yaml"
     path.write_text(text)
     valid = run_json("config", "validate", str(path))
     assert valid == {"file": str(path), "valid": True, "profiles": ["default-scheduler"]}
     assert run_json("config", "convert", str(path)) == doc
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-                   "profiles: [{plugins: {filter: {enabled: [{name: NodeNme}]}}}]\n")
+    bad.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles: [{plugins: {filter: {enabled: [{name: NodeNme}]}}}]\n"
+    )
     assert run("config", "validate", str(bad))[0] == EXIT_INPUT
 
 
@@ -216,10 +230,23 @@ def test_python_dash_m_in_a_subprocess(small: Path) -> None:
     a missing file exits 2."""
     env_path = str(Path(__file__).resolve().parents[1] / "src")
     env = {"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "schedframe", "simulate", str(small), "--json"],
-                          capture_output=True, text=True, env=env, check=False, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "schedframe", "simulate", str(small), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
     assert done.returncode == EXIT_OK, done.stderr
     assert json.loads(done.stdout)["results"][0]["metrics"]["placed"] == 2
-    done = subprocess.run([sys.executable, "-m", "schedframe", "simulate", "missing.yaml"],
-                          capture_output=True, text=True, env=env, check=False, timeout=300)
-    assert done.returncode == EXIT_INPUT and "missing.yaml" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "schedframe", "simulate", "missing.yaml"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == EXIT_INPUT
+    assert "missing.yaml" in done.stderr

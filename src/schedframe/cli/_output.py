@@ -34,8 +34,12 @@ class Out:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(file=self.stream, highlight=False, soft_wrap=False,
-                                    width=None if self.stream.isatty() else 200)
+            self._console = Console(
+                file=self.stream,
+                highlight=False,
+                soft_wrap=False,
+                width=None if self.stream.isatty() else 200,
+            )
         return self._console
 
     def line(self, text: str = "", style: str | None = None) -> None:
@@ -45,8 +49,9 @@ class Out:
         else:
             print(text, file=self.stream)
 
-    def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *,
-              right: Sequence[int] = ()) -> None:
+    def table(
+        self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, right: Sequence[int] = ()
+    ) -> None:
         """A table; numbers are right-aligned in columns listed in *right*."""
         if self.rich:
             from rich.table import Table
@@ -60,7 +65,9 @@ class Out:
             return
         if not self._hinted:
             self._hinted = True
-            print("(plain output; pip install 'schedframe[cli]' for tables and progress bars)", file=self.stream)
+            print(
+                "(plain output; pip install 'schedframe[cli]' for tables and progress bars)", file=self.stream
+            )
         if title:
             print(title, file=self.stream)
         print("\t".join(columns), file=self.stream)
@@ -76,12 +83,21 @@ class Out:
             return
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
-                      TimeElapsedColumn(), console=self.console, transient=True) as bar:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+        ) as bar:
             task = bar.add_task(description, total=1.0, status="")
 
             def update(now: float, horizon: float, placed: int, pending: int) -> None:
-                bar.update(task, completed=min(now / horizon, 1.0) if horizon > 0 else 1.0,
-                           status=f"t={now:,.0f}s placed {placed:,} pending {pending:,}")
+                bar.update(
+                    task,
+                    completed=min(now / horizon, 1.0) if horizon > 0 else 1.0,
+                    status=f"t={now:,.0f}s placed {placed:,} pending {pending:,}",
+                )
 
             yield update

@@ -37,8 +37,9 @@ def plot_results(results: Sequence[SimResult], path: str) -> None:
     for r in results:
         ts = [s.t for s in r.samples]
         util.plot(ts, [100 * s.utilisation("cpu") for s in r.samples], label=f"{r.config} cpu")
-        util.plot(ts, [100 * s.utilisation("memory") for s in r.samples], linestyle="--",
-                  label=f"{r.config} memory")
+        util.plot(
+            ts, [100 * s.utilisation("memory") for s in r.samples], linestyle="--", label=f"{r.config} memory"
+        )
         pend.step(ts, [s.pending for s in r.samples], where="post", label=r.config)
         waits = sorted(p.wait for p in r.pods if p.wait is not None)
         if waits:
@@ -46,8 +47,12 @@ def plot_results(results: Sequence[SimResult], path: str) -> None:
             cdf.step(waits, [(i + 1) / n for i in range(n)], where="post", label=r.config)
     util.set(title="Requested / allocatable", xlabel="simulated seconds", ylabel="%", ylim=(0, 105))
     pend.set(title="Pending pods", xlabel="simulated seconds", ylabel="pods")
-    cdf.set(title="Scheduling latency (arrival to binding)", xlabel="seconds", ylabel="fraction of pods",
-            ylim=(0, 1.02))
+    cdf.set(
+        title="Scheduling latency (arrival to binding)",
+        xlabel="seconds",
+        ylabel="fraction of pods",
+        ylim=(0, 1.02),
+    )
     for ax in (util, pend, cdf):
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
@@ -59,8 +64,12 @@ def plot_results(results: Sequence[SimResult], path: str) -> None:
     comp.set_xticks(list(xs), names)
     comp.set(title="Configurations", ylabel="pods")
     twin = comp.twinx()
-    twin.plot(list(xs), [100 * r.metrics.utilisation_mean.get("cpu", 0.0) for r in results], "ko-",
-              label="mean cpu %")
+    twin.plot(
+        list(xs),
+        [100 * r.metrics.utilisation_mean.get("cpu", 0.0) for r in results],
+        "ko-",
+        label="mean cpu %",
+    )
     twin.set(ylabel="mean cpu utilisation %", ylim=(0, 105))
     comp.legend(loc="upper left", fontsize="small")
     twin.legend(loc="upper right", fontsize="small")

@@ -248,8 +248,8 @@ def gang() -> dict[str, Any]:
     gpu = {"nvidia.com/gpu": "4"}
     return {
         "name": "gang",
-        "description": "6 GPU nodes (4 GPUs each); gangs of 8, 8 and 12 GPU workers (Coscheduling, minMember); "
-        "the third gang cannot fit until the first finishes",
+        "description": "6 GPU nodes (4 GPUs each); gangs of 8, 8 and 12 GPU workers (Coscheduling, "
+        "minMember); the third gang cannot fit until the first finishes",
         "nodes": [
             {
                 "count": 6,

@@ -162,10 +162,13 @@ class _Sim:
         self.now = 0.0
         # the scheduler's observer hooks, called directly: the scheduler looks each hook up by
         # name on ``plugin_manager.hook`` (a pluggy manager would add a dispatch per call)
-        pm = SimpleNamespace(hook=SimpleNamespace(
-            schedframe_cycle_finished=self.schedframe_cycle_finished,
-            schedframe_pod_bound=self.schedframe_pod_bound,
-            schedframe_pod_preempted=self.schedframe_pod_preempted))
+        pm = SimpleNamespace(
+            hook=SimpleNamespace(
+                schedframe_cycle_finished=self.schedframe_cycle_finished,
+                schedframe_pod_bound=self.schedframe_pod_bound,
+                schedframe_pod_preempted=self.schedframe_pod_preempted,
+            )
+        )
         self._encode = json.JSONEncoder(separators=(",", ":")).encode
         self.sched = Scheduler(
             config, clock=self.clock, seed=seed, registry=registry, objects=plan.objects, plugin_manager=pm
@@ -273,8 +276,12 @@ class _Sim:
         """Free (cpu, memory) of a node where the typical pod does not fit, else (0, 0)."""
         free_cpu = alloc.get("cpu", 0) - req.get("cpu", 0)
         free_mem = alloc.get("memory", 0) - req.get("memory", 0)
-        if (self.schedulable[name] and free_cpu >= self.ref_cpu and free_mem >= self.ref_mem
-                and alloc.get("pods", 0) - req.get("pods", 0) >= 1):
+        if (
+            self.schedulable[name]
+            and free_cpu >= self.ref_cpu
+            and free_mem >= self.ref_mem
+            and alloc.get("pods", 0) - req.get("pods", 0) >= 1
+        ):
             return _ZERO
         return max(free_cpu, 0), max(free_mem, 0)
 

@@ -405,7 +405,9 @@ def _input(rec: dict[str, Any], source: str, where: str) -> PlannedArrival:
             str(e["action"]),
             tuple(e.get("nodes", ())),
             Node.from_manifest(e["node"]) if e.get("node") is not None else None,
-            Taint(key=taint["key"], value=taint.get("value", ""), effect=taint.get("effect", "NoSchedule")) if taint else None,
+            Taint(key=taint["key"], value=taint.get("value", ""), effect=taint.get("effect", "NoSchedule"))
+            if taint
+            else None,
             dict(e.get("labels", {})),
             tuple(e.get("pods", ())),
         ),

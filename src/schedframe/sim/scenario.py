@@ -809,8 +809,11 @@ class _Reader:
                 raise self.fail(
                     f"{path}.taint.effect", f"want NoSchedule, PreferNoSchedule or NoExecute, got {effect!r}"
                 )
-            taint = Taint(key=self.string(t.get("key"), f"{path}.taint.key"), value=str(t.get("value", "")),
-                          effect=effect)
+            taint = Taint(
+                key=self.string(t.get("key"), f"{path}.taint.key"),
+                value=str(t.get("value", "")),
+                effect=effect,
+            )
         if action == "label":
             lm = self.mapping(m.get("labels"), f"{path}.labels")
             labels = {str(k): "" if v is None else str(v) for k, v in lm.items()}
