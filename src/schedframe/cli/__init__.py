@@ -4,7 +4,7 @@ What lives here: the argparse command line (``main``: simulate, explain, plugins
 and gpushare when that layer provides it), human output with rich (``_output``, the ``cli``
 extra) and plots with matplotlib (``_plot``, the ``plot`` extra), both imported lazily.
 
-Imports: every layer below it (``bench``, ``gpushare``, ``sim``, ``testing``, ``scheduler`` and
+It may import every layer below it (``bench``, ``gpushare``, ``sim``, ``testing``, ``scheduler`` and
 down); nothing imports it. Commands stay thin: the work is a library call in a lower layer.
 """
 

@@ -6,7 +6,7 @@ into a :class:`Plan` per seed), the event loop (``engine``), results as picklabl
 (``results``), :func:`simulate`, :func:`compare` (what-if) and :func:`replay` of an event log
 (``run``), and the built-in scenarios (``builtin``).
 
-Imports: ``schedframe.scheduler``, ``schedframe.testing`` and the layers below them; never
+It may import ``schedframe.scheduler``, ``schedframe.testing`` and the layers below them; never
 ``bench``, ``gpushare`` or ``cli``. A run is a pure function of (scenario, configuration, seed)
 and its result pickles, so sweeps can farm runs out to any executor.
 """
