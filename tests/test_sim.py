@@ -89,6 +89,8 @@ def test_same_inputs_same_result_and_results_pickle() -> None:
     b = simulate("three-zones", seed=3)
     assert a == b
     assert pickle.loads(pickle.dumps(a)) == a
+    gang = builtin_scenario("gang")  # scenarios (with their configurations) pickle too
+    assert pickle.loads(pickle.dumps(gang)) == gang
     assert a.metrics.placed > 0
 
 
@@ -343,6 +345,9 @@ def test_a_cluster_dump_starts_the_simulation() -> None:
     assert pending_in_dump <= {p.key for p in r.pods}
     assert all(r.pod(k).arrival == 0.0 for k in pending_in_dump)
     assert r.metrics.pods == len(pending_in_dump)
+    log = io.StringIO()
+    assert simulate(scenario, log=log) == r
+    assert replay(log.getvalue().splitlines()) == r  # the dump's pods round-trip through the log
 
 
 def test_samples_track_utilisation() -> None:
