@@ -90,6 +90,12 @@ def test_simulate_jsonl_is_a_replayable_log(small: Path) -> None:
     assert json.loads(lines[0])["op"] == "header"
     end = json.loads(lines[-1])
     assert replay(lines).metrics.to_dict() == end["metrics"]
+    code, text = run("simulate", "three-zones", "--jsonl", "--until", "60")  # two configurations
+    logs = text.splitlines()
+    headers = [i for i, line in enumerate(logs) if json.loads(line)["op"] == "header"]
+    assert len(headers) == 2
+    assert replay(logs).config == "default"  # the first run's log
+    assert replay(logs[headers[1]:]).config == "bin-packing"
 
 
 def test_simulate_writes_plots(small: Path, tmp_path: Path) -> None:

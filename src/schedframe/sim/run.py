@@ -335,6 +335,8 @@ def _read_log(log: Any, registry: Registry | None) -> _LogRun:
                     )
                 header = rec
                 continue
+            if op == "header":  # several runs' logs one after another (--jsonl): the first run only
+                break
             if op in ("arrive", "pod", "scale", "node"):
                 timeline.append(_input(rec, source, where))
             elif op == "end":
