@@ -23,7 +23,7 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 nitpicky = False
-exclude_patterns = ["_build", "examples/**/README.md"]
+exclude_patterns = ["_build", "_generated", "examples/**/README.md"]
 html_theme = "alabaster"
 html_static_path: list[str] = []
 # Type annotations name stdlib generics, private helpers and TypeVars that have no page here.
@@ -35,3 +35,28 @@ nitpick_ignore_regex = [
     (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self|Diagnosis)"),
     (r"py:class", r"random\.Random"),
 ]
+
+
+# The simulator guide shows the default built-in scenario's plots, drawn at build time (matplotlib's
+# Agg backend: no display needed). Without matplotlib a blank placeholder keeps the build working.
+_PLACEHOLDER_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082")
+
+
+def _simulator_plot(app: object) -> None:
+    import pathlib
+
+    out = pathlib.Path(__file__).parent / "_generated" / "three-zones.png"
+    out.parent.mkdir(exist_ok=True)
+    try:
+        from schedframe.cli._plot import plot_results
+        from schedframe.sim import compare
+
+        plot_results(compare("three-zones").results, str(out))
+    except ImportError:
+        out.write_bytes(_PLACEHOLDER_PNG)
+
+
+def setup(app: object) -> None:
+    app.connect("builder-inited", _simulator_plot)  # type: ignore[attr-defined]

@@ -14,6 +14,8 @@ caller would naturally catch::
     ├── PluginLoadError(RuntimeError)        an entry point could not be loaded
     ├── StateNotFoundError(KeyError)         a CycleState key was never written
     ├── CacheError(RuntimeError)             an impossible cache transition (assume twice, ...)
+    ├── ScenarioError(ValueError)            a simulation scenario or event log is invalid
+    ├── ExtenderError(RuntimeError)          a scheduler extender call failed
     ├── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
     ├── ArgumentTypeError(TypeError)         a public entry point got an argument of the wrong type
     └── ClockError(ValueError)               a FakeClock asked for a non-finite, negative or
@@ -41,6 +43,7 @@ __all__ = [
     "PluginLoadError",
     "QuantityError",
     "RegistryError",
+    "ScenarioError",
     "SchedframeError",
     "SchedulerError",
     "StateNotFoundError",
@@ -138,6 +141,25 @@ class CacheError(SchedframeError, RuntimeError):
     """An impossible scheduler-cache transition (assuming a pod twice, forgetting an unknown pod)."""
 
     __module__ = "schedframe"
+
+
+class ScenarioError(SchedframeError, ValueError):
+    """A simulation scenario (or an event log to replay) is invalid.
+
+    ``source`` names the file (or ``"<scenario>"`` for Python objects) and ``path`` the field,
+    e.g. ``scenario.yaml: workloads[1].arrival.every: must be >= 0, got -1``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, source: str, path: str, message: str) -> None:
+        self.source = source
+        self.path = path
+        self.detail = message
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
 
 
 class SchedulerError(SchedframeError, RuntimeError):

@@ -1,0 +1,410 @@
+"""Built-in scenarios: realistic clusters and workloads that need no files.
+
+Each is written in the scenario file format (a mapping read by :meth:`Scenario.from_dict`), so
+they double as examples of it. ``schedframe simulate --list`` shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from ..errors import ScenarioError, did_you_mean
+from .scenario import Scenario
+
+__all__ = ["BUILTIN_SCENARIOS", "DEFAULT_SCENARIO", "builtin_scenario", "large_scenario"]
+
+_ZONE: Final = "topology.kubernetes.io/zone"
+_API: Final = "kubescheduler.config.k8s.io/v1"
+
+
+def _node_template(cpu: str, memory: str, pods: int = 110, **extra: str) -> dict[str, Any]:
+    alloc = {"cpu": cpu, "memory": memory, "pods": str(pods), **extra}
+    return {
+        "metadata": {"labels": {"node.kubernetes.io/instance-type": f"c{cpu}m{memory}"}},
+        "status": {"capacity": dict(alloc), "allocatable": dict(alloc)},
+    }
+
+
+def _spec(cpu: str, memory: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "containers": [
+            {
+                "name": "main",
+                "image": "registry.example/app:1",
+                "resources": {"requests": {"cpu": cpu, "memory": memory}},
+            }
+        ],
+        **extra,
+    }
+
+
+def _priority_classes() -> list[dict[str, Any]]:
+    return [
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "batch-low"},
+            "value": 100,
+            "description": "preemptible batch work",
+        },
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "service-high"},
+            "value": 10000,
+            "description": "user-facing services",
+        },
+    ]
+
+
+def _spread_zone(app: str) -> dict[str, Any]:
+    return {
+        "maxSkew": 1,
+        "topologyKey": _ZONE,
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": app}},
+    }
+
+
+def three_zones() -> dict[str, Any]:
+    """A three-zone cluster running Deployments spread across zones, a batch Job burst with run
+    times, a high-priority service scaling up, and a node drained for maintenance."""
+    return {
+        "name": "three-zones",
+        "description": "9 nodes in 3 zones: web and api Deployments spread by zone, a 60-pod batch Job "
+        "(run times ~2 min), api scaling up at 5 min, node-4 drained at 8 min",
+        "nodes": [
+            {
+                "count": 9,
+                "name": "node-{i}",
+                "zones": ["zone-a", "zone-b", "zone-c"],
+                "template": _node_template("8", "32Gi"),
+            }
+        ],
+        "objects": _priority_classes(),
+        "workloads": [
+            {
+                "name": "web",
+                "replicas": 12,
+                "arrival": {"at": 0, "every": 0.5},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": _spec(
+                        "1",
+                        "2Gi",
+                        topologySpreadConstraints=[_spread_zone("web")],
+                        priorityClassName="service-high",
+                        priority=10000,
+                    ),
+                },
+            },
+            {
+                "name": "api",
+                "replicas": 6,
+                "arrival": {"at": 5, "every": 1},
+                "scale": [{"at": 300, "replicas": 12}],
+                "template": {
+                    "metadata": {"labels": {"app": "api"}},
+                    "spec": _spec(
+                        "1500m",
+                        "4Gi",
+                        priorityClassName="service-high",
+                        priority=10000,
+                        affinity={
+                            "podAntiAffinity": {
+                                "preferredDuringSchedulingIgnoredDuringExecution": [
+                                    {
+                                        "weight": 100,
+                                        "podAffinityTerm": {
+                                            "topologyKey": "kubernetes.io/hostname",
+                                            "labelSelector": {"matchLabels": {"app": "api"}},
+                                        },
+                                    }
+                                ]
+                            }
+                        },
+                    ),
+                },
+            },
+            {
+                "name": "report",
+                "kind": "Job",
+                "replicas": 60,
+                "arrival": {"at": 30, "every": {"exponential": 1.0}},
+                "duration": {"lognormal": {"median": 120, "sigma": 0.5}},
+                "template": {
+                    "metadata": {"labels": {"app": "report"}},
+                    "spec": _spec("2", "6Gi", priorityClassName="batch-low", priority=100),
+                },
+            },
+        ],
+        "events": [{"at": 480, "action": "drain", "node": "node-4"}],
+        "configs": [
+            {"name": "default"},
+            {
+                "name": "bin-packing",
+                "config": {
+                    "apiVersion": _API,
+                    "kind": "KubeSchedulerConfiguration",
+                    "profiles": [
+                        {
+                            "schedulerName": "default-scheduler",
+                            "pluginConfig": [
+                                {
+                                    "name": "NodeResourcesFit",
+                                    "args": {
+                                        "scoringStrategy": {
+                                            "type": "MostAllocated",
+                                            "resources": [
+                                                {"name": "cpu", "weight": 1},
+                                                {"name": "memory", "weight": 1},
+                                            ],
+                                        }
+                                    },
+                                }
+                            ],
+                        }
+                    ],
+                },
+            },
+        ],
+    }
+
+
+def batch_burst() -> dict[str, Any]:
+    """A burst of 1,000 Job pods with long-tailed run times on 40 nodes: queueing at the peak,
+    completions, and the cluster filling and draining."""
+    return {
+        "name": "batch-burst",
+        "description": "40 nodes; a Job of 1,000 pods arriving ~10/s with log-normal run times (median 60 s)",
+        "nodes": [
+            {
+                "count": 40,
+                "name": "worker-{i}",
+                "zones": ["zone-a", "zone-b"],
+                "template": _node_template("16", "64Gi"),
+            }
+        ],
+        "workloads": [
+            {
+                "name": "etl",
+                "kind": "Job",
+                "replicas": 1000,
+                "arrival": {"at": 0, "every": {"exponential": 0.1}},
+                "duration": {"lognormal": {"median": 60, "sigma": 0.8}},
+                "template": {"metadata": {"labels": {"app": "etl"}}, "spec": _spec("1", "3Gi")},
+            },
+        ],
+        "configs": [
+            {"name": "default"},
+            {
+                "name": "bin-packing",
+                "config": {
+                    "apiVersion": _API,
+                    "kind": "KubeSchedulerConfiguration",
+                    "profiles": [
+                        {
+                            "schedulerName": "default-scheduler",
+                            "pluginConfig": [
+                                {
+                                    "name": "NodeResourcesFit",
+                                    "args": {
+                                        "scoringStrategy": {
+                                            "type": "MostAllocated",
+                                            "resources": [
+                                                {"name": "cpu", "weight": 1},
+                                                {"name": "memory", "weight": 1},
+                                            ],
+                                        }
+                                    },
+                                }
+                            ],
+                        }
+                    ],
+                },
+            },
+        ],
+    }
+
+
+def gang() -> dict[str, Any]:
+    """Gang scheduling with Coscheduling: training jobs whose workers start all together or not at
+    all; one gang is too large to ever fit and times out at Permit."""
+    cosched = {
+        "apiVersion": _API,
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {
+                    "multiPoint": {"enabled": [{"name": "Coscheduling"}]},
+                    "queueSort": {"disabled": [{"name": "PrioritySort"}]},
+                },
+                "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 30}}],
+            }
+        ],
+    }
+    gpu = {"nvidia.com/gpu": "4"}
+    return {
+        "name": "gang",
+        "description": "6 GPU nodes (4 GPUs each); gangs of 8, 8 and 12 GPU workers (Coscheduling, "
+        "minMember); the third gang cannot fit until the first finishes",
+        "nodes": [
+            {
+                "count": 6,
+                "name": "gpu-{i}",
+                "zones": ["zone-a", "zone-b"],
+                "template": _node_template("32", "128Gi", 110, **gpu),
+            }
+        ],
+        "workloads": [
+            {
+                "name": f"train-{k}",
+                "kind": "Job",
+                "replicas": n,
+                "gang": {"minMember": n, "timeoutSeconds": 30},
+                "arrival": {"at": at, "every": 0.2},
+                "duration": dur,
+                "template": {
+                    "metadata": {
+                        "labels": {"app": f"train-{k}", "scheduling.x-k8s.io/pod-group": f"train-{k}"}
+                    },
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "worker",
+                                "resources": {
+                                    "requests": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
+                                    "limits": {"nvidia.com/gpu": "1"},
+                                },
+                            }
+                        ]
+                    },
+                },
+            }
+            for k, n, at, dur in (("a", 8, 0, 600), ("b", 8, 10, 900), ("c", 12, 20, 300))
+        ],
+        "configs": [{"name": "coscheduling", "config": cosched}, {"name": "default"}],
+    }
+
+
+def drain_preemption() -> dict[str, Any]:
+    """A full cluster of low-priority batch pods; a high-priority service arrives and preempts
+    them (their Job recreates them), then a node is drained and one removed."""
+    return {
+        "name": "drain-preemption",
+        "description": "8 full nodes of low-priority batch pods; a high-priority service arrives at 60 s and "
+        "preempts; node-1 drained at 120 s, node-2 removed at 180 s",
+        "nodes": [
+            {
+                "count": 8,
+                "name": "node-{i}",
+                "zones": ["zone-a", "zone-b"],
+                "template": _node_template("8", "32Gi"),
+            }
+        ],
+        "objects": _priority_classes(),
+        "workloads": [
+            {
+                "name": "batch",
+                "kind": "Job",
+                "replicas": 32,
+                "arrival": {"at": 0, "every": 0.1},
+                "duration": {"uniform": [600, 900]},
+                "template": {
+                    "metadata": {"labels": {"app": "batch"}},
+                    "spec": _spec("2", "4Gi", priorityClassName="batch-low", priority=100),
+                },
+            },
+            {
+                "name": "frontend",
+                "replicas": 6,
+                "arrival": {"at": 60, "every": 0.5},
+                "template": {
+                    "metadata": {"labels": {"app": "frontend"}},
+                    "spec": _spec(
+                        "2",
+                        "4Gi",
+                        priorityClassName="service-high",
+                        priority=10000,
+                        topologySpreadConstraints=[_spread_zone("frontend")],
+                    ),
+                },
+            },
+        ],
+        "events": [
+            {"at": 120, "action": "drain", "node": "node-1"},
+            {"at": 180, "action": "remove", "node": "node-2"},
+        ],
+        "until": 1200,
+    }
+
+
+#: The built-in scenarios by name.
+BUILTIN_SCENARIOS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
+    "three-zones": three_zones,
+    "batch-burst": batch_burst,
+    "gang": gang,
+    "drain-preemption": drain_preemption,
+}
+
+#: The scenario ``schedframe simulate`` runs without arguments.
+DEFAULT_SCENARIO: Final = "three-zones"
+
+
+def builtin_scenario(name: str = DEFAULT_SCENARIO) -> Scenario:
+    """The built-in scenario *name* (see :data:`BUILTIN_SCENARIOS`).
+
+    Raises:
+        ScenarioError: no such scenario.
+
+    .. versionadded:: 0.1.0
+    """
+    make = BUILTIN_SCENARIOS.get(name)
+    if make is None:
+        raise ScenarioError(
+            "",
+            "scenario",
+            f"no built-in scenario {name!r}{did_you_mean(name, BUILTIN_SCENARIOS)} "
+            f"(built-in: {', '.join(BUILTIN_SCENARIOS)})",
+        )
+    return Scenario.from_dict(make(), source=f"<built-in {name}>")
+
+
+def large_scenario(
+    nodes: int = 5000, pods: int = 50000, *, rate: float = 500.0, median_duration: float = 60.0
+) -> Scenario:
+    """A benchmark-sized scenario: *nodes* nodes in three zones and *pods* pods of three
+    Deployment-like shapes arriving at *rate* per second (Poisson) with log-normal run times, so
+    the cluster fills and drains (``benchmarks/sim.py``)."""
+    shapes = [("small", "250m", "512Mi"), ("medium", "1", "2Gi"), ("large", "2", "6Gi")]
+    per = [pods // 3 + (1 if i < pods % 3 else 0) for i in range(3)]
+    every = {"exponential": 3.0 / rate}
+    return Scenario.from_dict(
+        {
+            "name": f"large-{nodes}n-{pods}p",
+            "description": f"{nodes} nodes, {pods} pods arriving {rate:g}/s, log-normal run times "
+            f"(median {median_duration:g} s)",
+            "nodes": [
+                {
+                    "count": nodes,
+                    "name": "node-{i}",
+                    "zones": ["zone-a", "zone-b", "zone-c"],
+                    "template": _node_template("16", "64Gi"),
+                }
+            ],
+            "workloads": [
+                {
+                    "name": name,
+                    "kind": "Job",
+                    "replicas": n,
+                    "arrival": {"at": 0, "every": every},
+                    "duration": {"lognormal": {"median": median_duration, "sigma": 0.6}},
+                    "template": {"metadata": {"labels": {"app": name}}, "spec": _spec(cpu, mem)},
+                }
+                for (name, cpu, mem), n in zip(shapes, per)
+            ],
+        },
+        source="<large>",
+    )

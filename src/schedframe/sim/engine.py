@@ -1,0 +1,827 @@
+"""The discrete-event loop: a real :class:`~schedframe.Scheduler` (deterministic mode) on a
+:class:`~schedframe.FakeClock` that jumps from one event to the next.
+
+Each step applies every event due at the current time (arrivals, completions, node events,
+scale-downs, controller recreations), then runs scheduling cycles while a pod is ready. When none
+is, the clock moves to the earliest of: the next event, the next backoff completion, the next
+Permit deadline, and (while events remain) the next unschedulable-pool timeout. Backoff, the
+unschedulable pool, Permit waits and preemption therefore all run on simulated time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import time
+from collections.abc import Callable, Iterable
+from types import SimpleNamespace
+from typing import IO, Any, Final
+
+from ..api.manifests import object_to_manifest
+from ..api.objects import Node, Pod
+from ..cache.snapshot import Snapshot
+from ..errors import ScenarioError
+from ..framework.clock import FakeClock
+from ..framework.registry import Registry
+from ..framework.status import Status
+from ..scheduler.explain import Explanation, explain_with
+from ..scheduler.scheduler import Scheduler
+from .results import (
+    DELETED,
+    EVICTED,
+    PENDING,
+    PREEMPTED,
+    RUNNING,
+    SUCCEEDED,
+    Metrics,
+    NodeSeries,
+    Perf,
+    PodResult,
+    Sample,
+    SimResult,
+    percentile,
+)
+from .scenario import NodeEvent, Plan, PlannedArrival, WorkloadInfo, pod_from_template
+
+__all__ = ["LOG_VERSION", "Progress", "run_plan"]
+
+#: Version of the event-log format (the header's ``version``).
+LOG_VERSION: Final = 1
+
+#: Stop scheduling at one instant after this many cycles per pending pod without a binding.
+_STALL_CYCLES_PER_POD: Final = 10
+_ZERO: Final = (0, 0)
+#: Samples over the expected horizon when no interval is given.
+_DEFAULT_SAMPLES: Final = 200
+
+#: ``progress(now, horizon, placed, pending)``: called now and then during a run.
+Progress = Callable[[float, float, int, int], None]
+
+# heap entry kinds (same time: by sequence number, i.e. insertion order)
+_INPUT: Final = 0
+_COMPLETE: Final = 1
+_RECREATE: Final = 2
+
+
+class _Rec:
+    __slots__ = (
+        "arrival",
+        "attempts",
+        "bound_at",
+        "duration",
+        "ended",
+        "first",
+        "initial",
+        "key",
+        "last",
+        "message",
+        "node",
+        "pod",
+        "preempted_by",
+        "replaced_by",
+        "state",
+        "workload",
+    )
+
+    def __init__(self, pod: Pod, workload: str, arrival: float, duration: float | None) -> None:
+        self.pod = pod
+        self.key = pod.key
+        self.workload = workload
+        self.arrival = arrival
+        self.duration = duration
+        self.attempts = 0
+        self.first: float | None = None
+        self.last: float | None = None
+        self.bound_at: float | None = None
+        self.node = ""
+        self.state = PENDING
+        self.ended: float | None = None
+        self.preempted_by = ""
+        self.replaced_by = ""
+        self.message = ""
+        self.initial = bool(pod.node_name)  # bound in the starting cluster: never scheduled here
+
+    def result(self) -> PodResult:
+        wait = None if self.bound_at is None else self.bound_at - self.arrival
+        return PodResult(
+            self.key,
+            self.workload,
+            self.arrival,
+            self.attempts,
+            self.first,
+            self.last,
+            self.bound_at,
+            self.node,
+            wait,
+            self.state,
+            self.ended,
+            self.preempted_by,
+            self.replaced_by,
+            self.message,
+        )
+
+
+def _resources(node: Node) -> dict[str, int]:
+    r = node.allocatable_resources
+    out = {"cpu": r.milli_cpu, "memory": r.memory, "pods": r.pods}
+    out.update(r.scalar)
+    return out
+
+
+def _requests(pod: Pod) -> dict[str, int]:
+    r = pod.requests
+    out = {"cpu": r.milli_cpu, "memory": r.memory, "pods": 1}
+    for k, v in r.scalar.items():
+        if v:
+            out[k] = v
+    return out
+
+
+class _Sim:
+    """One run. Not reusable."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        config: Any,
+        config_name: str,
+        seed: int,
+        *,
+        until: float | None,
+        registry: Registry | None,
+        explain: Iterable[str],
+        log: IO[str] | None,
+        progress: Progress | None,
+        sample_every: float | None,
+    ) -> None:
+        self.plan = plan
+        self.config_name = config_name
+        self.seed = seed
+        self.until = plan.until if until is None else until
+        self.clock = FakeClock(0.0)
+        self.now = 0.0
+        # the scheduler's observer hooks, called directly: the scheduler looks each hook up by
+        # name on ``plugin_manager.hook`` (a pluggy manager would add a dispatch per call)
+        pm = SimpleNamespace(
+            hook=SimpleNamespace(
+                schedframe_cycle_finished=self.schedframe_cycle_finished,
+                schedframe_pod_bound=self.schedframe_pod_bound,
+                schedframe_pod_preempted=self.schedframe_pod_preempted,
+            )
+        )
+        self._encode = json.JSONEncoder(separators=(",", ":")).encode
+        self.sched = Scheduler(
+            config, clock=self.clock, seed=seed, registry=registry, objects=plan.objects, plugin_manager=pm
+        )
+        self.log = log
+        self.progress = progress
+        self.workloads: dict[str, WorkloadInfo] = {w.name: w for w in plan.workloads}
+        self.recs: dict[str, _Rec] = {}  # uid -> record, in creation order
+        self.by_key: dict[str, str] = {}  # live pod key -> uid
+        self.live: dict[str, dict[str, None]] = {w: {} for w in self.workloads}  # workload -> live uids
+        self.on_node: dict[str, dict[str, None]] = {}
+        self.requested: dict[str, dict[str, int]] = {}
+        self.allocatable: dict[str, dict[str, int]] = {}
+        self.schedulable: dict[str, bool] = {}
+        self.node_objs: dict[str, Node] = {}
+        self.series: dict[str, list[tuple[float, dict[str, int]]]] = {}
+        self.next_index: dict[str, int] = {}
+        for a in plan.timeline:
+            if a.op == "arrive":
+                idx = int(a.name.rsplit("-", 1)[1]) + 1
+                if idx > self.next_index.get(a.workload, 0):
+                    self.next_index[a.workload] = idx
+        self.heap: list[tuple[float, int, int, Any]] = []
+        self.seq = 0
+        self.pending = 0
+        self.counts = {"preemptions": 0, "recreated": 0, "completed": 0, "cycles": 0}
+        self.samples: list[Sample] = []
+        self.stalled: list[float] = []
+        self.explain_keys = frozenset(k if "/" in k else f"default/{k}" for k in explain)
+        self.explanations: dict[str, list[Explanation]] = {}
+        ref = self._typical_request()
+        self.ref_cpu, self.ref_mem = ref["cpu"], ref["memory"]
+        self.req_tot: dict[str, int] = {}
+        self.alloc_tot: dict[str, int] = {}
+        self.frag_free = [0, 0]  # free cpu, memory on nodes where the typical pod does not fit
+        self.bases: dict[str, Pod] = {}
+        horizon = self._horizon()
+        self.horizon = horizon
+        self.sample_every = sample_every if sample_every else max(horizon / _DEFAULT_SAMPLES, 1e-3)
+        self.next_sample = 0.0
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+    def _typical_request(self) -> dict[str, int]:
+        reqs: list[dict[str, int]] = []
+        for w in self.plan.workloads:
+            n = sum(1 for a in self.plan.timeline if a.op == "arrive" and a.workload == w.name)
+            reqs.extend([_requests(w.template)] * min(n, 10_000))
+        reqs.extend(_requests(p) for p in self.plan.pods if not p.node_name)
+        out: dict[str, int] = {}
+        for res in ("cpu", "memory"):
+            vals = [r.get(res, 0) for r in reqs]
+            med = percentile([float(v) for v in vals], 50)
+            out[res] = int(med) if med is not None else 0
+        return out
+
+    def _horizon(self) -> float:
+        if self.until is not None:
+            return self.until
+        last = max((a.at for a in self.plan.timeline), default=0.0)
+        longest = max((a.duration for a in self.plan.timeline if a.duration is not None), default=0.0)
+        longest = max([longest, *self.plan.durations.values()])
+        return max(last + longest, 1.0)
+
+    def push(self, at: float, kind: int, payload: Any) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (at, self.seq, kind, payload))
+
+    def emit(self, record: dict[str, Any]) -> None:
+        if self.log is not None:
+            self.log.write(self._encode(record) + "\n")
+
+    def _account(self, name: str, sign: int) -> None:
+        """Add (``sign=1``) or take back (``-1``) node *name*'s share of the cluster totals."""
+        alloc = self.allocatable[name]
+        req = self.requested[name]
+        tot_a, tot_r = self.alloc_tot, self.req_tot
+        for k, v in alloc.items():
+            tot_a[k] = tot_a.get(k, 0) + sign * v
+        for k, v in req.items():
+            tot_r[k] = tot_r.get(k, 0) + sign * v
+        cpu, mem = self._stranded(name, alloc, req)
+        frag = self.frag_free
+        frag[0] += sign * cpu
+        frag[1] += sign * mem
+
+    def _add_usage(self, pod: Pod, node: str, sign: int) -> None:
+        req = self.requested.get(node)
+        if req is None:
+            return
+        alloc = self.allocatable[node]
+        before = self._stranded(node, alloc, req)
+        tot = self.req_tot
+        for k, v in _requests(pod).items():
+            v *= sign
+            req[k] = req.get(k, 0) + v
+            tot[k] = tot.get(k, 0) + v
+        after = self._stranded(node, alloc, req)
+        if before is not after:
+            frag = self.frag_free
+            frag[0] += after[0] - before[0]
+            frag[1] += after[1] - before[1]
+        self.series[node].append((self.now, dict(req)))
+
+    def _stranded(self, name: str, alloc: dict[str, int], req: dict[str, int]) -> tuple[int, int]:
+        """Free (cpu, memory) of a node where the typical pod does not fit, else (0, 0)."""
+        free_cpu = alloc.get("cpu", 0) - req.get("cpu", 0)
+        free_mem = alloc.get("memory", 0) - req.get("memory", 0)
+        if (
+            self.schedulable[name]
+            and free_cpu >= self.ref_cpu
+            and free_mem >= self.ref_mem
+            and alloc.get("pods", 0) - req.get("pods", 0) >= 1
+        ):
+            return _ZERO
+        return max(free_cpu, 0), max(free_mem, 0)
+
+    def _track_node(self, node: Node) -> None:
+        name = node.name
+        self.node_objs[name] = node
+        if name in self.requested:
+            self._account(name, -1)
+        else:
+            self.requested[name] = {}
+            self.series[name] = []
+            self.on_node.setdefault(name, {})
+        self.allocatable[name] = _resources(node)
+        self.schedulable[name] = not node.unschedulable
+        self._account(name, 1)
+        self.series[name].append((self.now, dict(self.requested[name])))
+
+    def _untrack_node(self, name: str) -> None:
+        self._account(name, -1)
+        del self.node_objs[name]
+        del self.allocatable[name]
+        del self.schedulable[name]
+        del self.requested[name]
+        self.on_node.pop(name, None)
+
+    def _from_template(self, w: WorkloadInfo, name: str) -> Pod:
+        base = self.bases.get(w.name)
+        if base is None:  # labels and owner set once; each pod then changes name, uid and time only
+            base = self.bases[w.name] = pod_from_template(w, w.name, 0.0)
+        return base.evolve(name=name, uid=f"{base.namespace}/{name}", creation_timestamp=self.now)
+
+    def new_pod(self, pod: Pod, workload: str, duration: float | None) -> None:
+        """A pod is created now: record it and hand it to the scheduler."""
+        rec = _Rec(pod, workload, self.now, duration)
+        if pod.uid in self.recs or pod.key in self.by_key:
+            raise ScenarioError("<plan>", f"pods[{pod.key}]", "a pod with this name or uid already exists")
+        self.recs[pod.uid] = rec
+        self.by_key[pod.key] = pod.uid
+        if workload:
+            self.live[workload][pod.uid] = None
+        if pod.node_name:
+            rec.state = RUNNING
+            rec.node = pod.node_name
+            rec.bound_at = self.now
+            self.on_node.setdefault(pod.node_name, {})[pod.uid] = None
+            self._add_usage(pod, pod.node_name, 1)
+            if duration is not None:
+                self.push(self.now + duration, _COMPLETE, pod.uid)
+        else:
+            self.pending += 1
+        self.sched.add_pod(pod)
+
+    def _gone(self, rec: _Rec, uid: str, state: str) -> None:
+        """The pod left the cluster (the scheduler already knows)."""
+        if rec.state == PENDING:
+            self.pending -= 1
+        elif rec.node:
+            self.on_node.get(rec.node, {}).pop(uid, None)
+            self._add_usage(rec.pod, rec.node, -1)
+        rec.state = state
+        rec.ended = self.now
+        self.by_key.pop(rec.key, None)
+        if rec.workload:
+            self.live[rec.workload].pop(uid, None)
+
+    def delete(self, uid: str, state: str, *, recreate: bool) -> None:
+        rec = self.recs[uid]
+        if rec.state not in (PENDING, RUNNING):
+            return
+        self.sched.remove_pod(uid)
+        self._gone(rec, uid, state)
+        self.emit({"t": self.now, "op": "deleted", "pod": rec.key, "state": state})
+        if recreate:
+            self._recreate(rec)
+
+    def _recreate(self, rec: _Rec) -> None:
+        """The pod's controller replaces it (now): a new pod from the same template."""
+        pod = rec.pod
+        w = self.workloads.get(rec.workload)
+        owner = next((o for o in pod.owner_references if o.controller), None)
+        if w is not None:
+            if not w.recreate:
+                return
+            if w.kind == "StatefulSet":
+                name = pod.name
+            else:
+                n = self.next_index.get(w.name, 0)
+                self.next_index[w.name] = n + 1
+                name = f"{w.name}-{n}"
+            new = self._from_template(w, name)
+            if name == pod.name:
+                new = new.evolve(uid=f"{pod.uid}+")
+        elif owner is not None:
+            if owner.kind == "StatefulSet":
+                name = pod.name
+            else:
+                base = owner.name
+                n = self.next_index.get(f"owner:{pod.namespace}/{base}", 0)
+                while f"{pod.namespace}/{base}-{n}" in self.by_key:
+                    n += 1
+                self.next_index[f"owner:{pod.namespace}/{base}"] = n + 1
+                name = f"{base}-{n}"
+            new = pod.evolve(
+                name=name,
+                uid=f"{pod.uid}+" if name == pod.name else f"{pod.namespace}/{name}",
+                node_name="",
+                nominated_node_name="",
+                phase="Pending",
+                start_time=None,
+                conditions=(),
+                creation_timestamp=self.now,
+                deletion_timestamp=None,
+            )
+        else:
+            return
+        rec.replaced_by = new.key
+        self.counts["recreated"] += 1
+        self.push(self.now, _RECREATE, (new, rec.workload, rec.duration))
+
+    # -- scheduler observers ----------------------------------------------------------------------
+    def schedframe_cycle_finished(
+        self, pod: Pod, status: Status, node_name: str, profile: str, duration: float
+    ) -> None:
+        rec = self.recs.get(pod.uid)
+        if rec is not None:
+            rec.attempts += 1
+            if rec.first is None:
+                rec.first = self.now
+            rec.last = self.now
+
+    def schedframe_pod_bound(self, pod: Pod, node_name: str, profile: str) -> None:
+        uid = pod.uid
+        rec = self.recs.get(uid)
+        if rec is None or rec.state != PENDING:
+            return
+        self.pending -= 1
+        rec.state = RUNNING
+        rec.node = node_name
+        rec.bound_at = self.now
+        rec.pod = pod
+        self.on_node.setdefault(node_name, {})[uid] = None
+        self._add_usage(pod, node_name, 1)
+        if rec.duration is not None:
+            self.push(self.now + rec.duration, _COMPLETE, uid)
+        if self.log is not None:
+            self.emit({"t": self.now, "op": "bound", "pod": rec.key, "node": node_name})
+
+    def schedframe_pod_preempted(self, victim: Pod, preemptor: Pod, node_name: str, profile: str) -> None:
+        uid = victim.uid
+        rec = self.recs.get(uid)
+        if rec is None:
+            return
+        self.counts["preemptions"] += 1
+        rec.preempted_by = preemptor.key
+        self._gone(rec, uid, PREEMPTED)
+        self.emit({"t": self.now, "op": "preempted", "pod": rec.key, "by": preemptor.key, "node": node_name})
+        self._recreate(rec)
+
+    # -- events -----------------------------------------------------------------------------------
+    def apply(self, kind: int, payload: Any) -> None:
+        if kind == _COMPLETE:
+            rec = self.recs[payload]
+            if rec.state == RUNNING:
+                self.sched.remove_pod(payload)
+                self._gone(rec, payload, SUCCEEDED)
+                self.counts["completed"] += 1
+                if self.log is not None:
+                    self.emit({"t": self.now, "op": "completed", "pod": rec.key})
+            return
+        if kind == _RECREATE:
+            pod, workload, duration = payload
+            self.emit({"t": self.now, "op": "recreated", "pod": pod.key})
+            self.new_pod(pod, workload, duration)
+            return
+        self.input(payload)
+
+    def input(self, a: PlannedArrival) -> None:
+        if self.log is not None:
+            self.emit(input_record(a))
+        if a.op == "arrive":
+            w = self.workloads[a.workload]
+            self.new_pod(self._from_template(w, a.name), w.name, a.duration)
+        elif a.op == "pod":
+            assert a.pod is not None
+            self.new_pod(
+                a.pod.evolve(creation_timestamp=self.now) if a.pod.creation_timestamp is None else a.pod,
+                "",
+                self.plan.durations.get(a.pod.key),
+            )
+        elif a.op == "scale":
+            live = list(self.live.get(a.workload, {}))
+            # the ReplicaSet controller deletes unscheduled pods first, then the newest
+            order = sorted(range(len(live)), key=lambda i: (self.recs[live[i]].state != PENDING, -i))
+            for i in order[: a.replicas]:
+                self.delete(live[i], DELETED, recreate=False)
+        elif a.op == "node":
+            assert a.event is not None
+            self.node_event(a.event)
+
+    def node_event(self, e: NodeEvent) -> None:
+        sched = self.sched
+        if e.action == "add":
+            assert e.node is not None
+            sched.add_node(e.node)
+            self._track_node(e.node)
+            return
+        if e.action == "delete-pod":
+            for key in e.pods:
+                uid = self.by_key.get(key if "/" in key else f"default/{key}")
+                if uid is not None:
+                    self.delete(uid, DELETED, recreate=True)
+            return
+        for name in e.nodes:
+            node = self.node_objs.get(name)
+            if node is None:
+                continue  # unknown (or already removed) node: nothing happens, as with kubectl on a gone node
+            if e.action == "remove":
+                self._evict_all(name)  # the pod garbage collector deletes the pods of a gone node
+                sched.remove_node(name)
+                self._untrack_node(name)
+                continue
+            if e.action in ("cordon", "drain"):
+                new = node.evolve(unschedulable=True)
+            elif e.action == "uncordon":
+                new = node.evolve(unschedulable=False)
+            elif e.action == "taint":
+                assert e.taint is not None
+                new = node.evolve(
+                    taints=(
+                        *[t for t in node.taints if (t.key, t.effect) != (e.taint.key, e.taint.effect)],
+                        e.taint,
+                    )
+                )
+            elif e.action == "untaint":
+                assert e.taint is not None
+                new = node.evolve(
+                    taints=tuple(t for t in node.taints if (t.key, t.effect) != (e.taint.key, e.taint.effect))
+                )
+            else:  # label
+                labels = dict(node.labels)
+                for k, v in e.labels.items():
+                    if v == "":
+                        labels.pop(k, None)
+                    else:
+                        labels[k] = v
+                new = node.evolve(labels=labels)
+            if new != node:
+                sched.update_node(new)
+                self._track_node(new)
+            if e.action == "drain":
+                self._evict_all(name)
+
+    def _evict_all(self, name: str) -> None:
+        for uid in list(self.on_node.get(name, {})):
+            self.delete(uid, EVICTED, recreate=True)
+
+    # -- samples ----------------------------------------------------------------------------------
+    def sample(self, t: float) -> Sample:
+        req = {k: v for k, v in self.req_tot.items() if v or k in self.alloc_tot}
+        alloc = dict(self.alloc_tot)
+        frag = {}
+        for i, res in enumerate(("cpu", "memory")):
+            free = alloc.get(res, 0) - req.get(res, 0)
+            if free > 0:
+                frag[res] = self.frag_free[i] / free
+        return Sample(t, self.pending, req.get("pods", 0), len(self.allocatable), req, alloc, frag)
+
+    def _samples_until(self, t: float) -> None:
+        """Record the (constant) state at every sample time before *t*."""
+        if self.next_sample >= t:
+            return
+        s = self.sample(self.next_sample)
+        while self.next_sample < t:
+            self.samples.append(
+                Sample(
+                    self.next_sample,
+                    s.pending,
+                    s.running,
+                    s.nodes,
+                    s.requested,
+                    s.allocatable,
+                    s.fragmentation,
+                )
+            )
+            self.next_sample += self.sample_every
+
+    # -- explain ----------------------------------------------------------------------------------
+    def _install_explainer(self) -> None:
+        queue = self.sched.queue
+        pop = queue.pop
+        snapshot = Snapshot()
+        sched = self.sched
+
+        def pop_and_explain() -> Any:
+            pinfo = pop()
+            if pinfo is not None and pinfo.pod.key in self.explain_keys:
+                fwk = sched.frameworks.get(pinfo.pod.scheduler_name)
+                if fwk is not None:
+                    sched.cache.update_snapshot(snapshot)
+                    e = explain_with(fwk, snapshot, pinfo.pod, seed=self.seed)
+                    self.explanations.setdefault(pinfo.pod.key, []).append(e)
+            return pinfo
+
+        queue.pop = pop_and_explain  # type: ignore[method-assign]
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def run(self) -> SimResult:
+        wall0 = time.perf_counter()
+        plan = self.plan
+        sched = self.sched
+        if self.log is not None:
+            self.emit(
+                {
+                    **header_record(plan, self.config_name, sched, self.seed, self.until),
+                    "sample_every": self.sample_every,
+                }
+            )
+        for n in plan.nodes:
+            sched.add_node(n)
+            self._track_node(n)
+        for p in plan.pods:
+            if p.node_name:
+                self.new_pod(p, "", plan.durations.get(p.key))
+        for a in plan.timeline:
+            self.push(a.at, _INPUT, a)
+        if self.explain_keys:
+            self._install_explainer()
+        heap = self.heap
+        until = self.until
+        queue = sched.queue
+        schedule_one = sched.schedule_one
+        perf = time.perf_counter
+        sched_time = 0.0
+        cycles = 0
+        idle = 0  # cycles at this instant since the last binding
+        bound_mark = -1
+        progress = self.progress
+        last_progress = wall0
+        stalled_now = False
+        while True:
+            now = self.now
+            while heap and heap[0][0] <= now:
+                _, _, kind, payload = heapq.heappop(heap)
+                self.apply(kind, payload)
+            if not stalled_now:
+                t = perf()
+                ran = schedule_one()
+                sched_time += perf() - t
+                if ran:
+                    cycles += 1
+                    if self.pending != bound_mark:
+                        bound_mark, idle = self.pending, 0
+                    else:
+                        idle += 1
+                        if idle > _STALL_CYCLES_PER_POD * (self.pending + 1):
+                            stalled_now = True
+                            self.stalled.append(now)
+                    if progress is not None and not cycles & 255:
+                        t = perf()
+                        if t - last_progress > 0.2:
+                            last_progress = t
+                            progress(now, self.horizon, self._placed(), self.pending)
+                    continue
+            # nothing ready now: when does something happen next?
+            cand = heap[0][0] if heap else None
+            for c in (
+                queue.next_backoff_completion(),
+                sched.waiting_pods.next_deadline(),
+                queue.next_unschedulable_timeout() if heap else None,
+            ):
+                if c is not None and c > now and (cand is None or c < cand):
+                    cand = c
+            if cand is None or (until is not None and cand > until):
+                break
+            self._samples_until(cand)
+            self.clock.set(cand)
+            self.now = cand
+            stalled_now = False
+            idle, bound_mark = 0, -1
+        end = self.now if until is None else max(self.now, until)
+        if until is not None and end > self.now:
+            self.clock.set(end)
+            self.now = end
+        self._samples_until(end)
+        self.samples.append(self.sample(end))
+        for pend in sched.pending():
+            rec = self.recs.get(pend.pod.uid)
+            if rec is not None and rec.state == PENDING:
+                rec.message = pend.message
+        if self.log is not None:
+            for _, _, kind, payload in sorted(heap):
+                if kind == _INPUT:
+                    self.emit({**input_record(payload), "reached": False})
+        self.counts["cycles"] = cycles
+        wall = time.perf_counter() - wall0
+        perf_rec = Perf(wall, sched_time, cycles / sched_time if sched_time > 0 else 0.0)
+        result = self._result(end, perf_rec)
+        if self.log is not None:
+            self.emit({"t": end, "op": "end", "metrics": result.metrics.to_dict()})
+        if progress is not None:
+            progress(end, self.horizon, result.metrics.placed, result.metrics.pending)
+        return result
+
+    def _placed(self) -> int:
+        return sum(1 for r in self.recs.values() if r.bound_at is not None and not r.initial)
+
+    def _result(self, end: float, perf: Perf) -> SimResult:
+        recs = list(self.recs.values())
+        new = [r for r in recs if not r.initial]
+        waits = [r.bound_at - r.arrival for r in new if r.bound_at is not None]
+        samples = self.samples
+        util_mean: dict[str, float] = {}
+        util_peak: dict[str, float] = {}
+        frag_mean: dict[str, float] = {}
+        for res in ("cpu", "memory"):
+            us = [s.utilisation(res) for s in samples]
+            util_mean[res] = sum(us) / len(us) if us else 0.0
+            util_peak[res] = max(us, default=0.0)
+            fs = [s.fragmentation.get(res, 0.0) for s in samples]
+            frag_mean[res] = sum(fs) / len(fs) if fs else 0.0
+        metrics = Metrics(
+            pods=len(new),
+            placed=len(waits),
+            pending=sum(1 for r in recs if r.state == PENDING),
+            running=sum(1 for r in recs if r.state == RUNNING),
+            completed=self.counts["completed"],
+            preemptions=self.counts["preemptions"],
+            recreated=self.counts["recreated"],
+            attempts=self.counts["cycles"],
+            wait_p50=percentile(waits, 50),
+            wait_p90=percentile(waits, 90),
+            wait_p99=percentile(waits, 99),
+            wait_max=max(waits, default=None),
+            utilisation_mean=util_mean,
+            utilisation_peak=util_peak,
+            fragmentation_mean=frag_mean,
+            end=end,
+        )
+        nodes = []
+        for name, points in self.series.items():
+            keys = sorted({k for _, d in points for k in d} | set(self.allocatable.get(name, {})))
+            times = tuple(t for t, _ in points)
+            requested = {k: tuple(d.get(k, 0) for _, d in points) for k in keys}
+            nodes.append(NodeSeries(name, dict(self.allocatable.get(name, {})), times, requested))
+        explanations = {k: tuple(v) for k, v in self.explanations.items()}
+        return SimResult(
+            self.plan.name,
+            self.config_name,
+            self.seed,
+            tuple(r.result() for r in recs),
+            tuple(nodes),
+            tuple(samples),
+            metrics,
+            tuple(self.stalled),
+            explanations,
+            perf,
+        )
+
+
+# -- log records -----------------------------------------------------------------------------------
+
+
+def _node_event_record(e: NodeEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {"at": e.at, "action": e.action}
+    if e.nodes:
+        out["nodes"] = list(e.nodes)
+    if e.node is not None:
+        out["node"] = e.node.to_manifest()
+    if e.taint is not None:
+        out["taint"] = {"key": e.taint.key, "value": e.taint.value, "effect": e.taint.effect}
+    if e.labels:
+        out["labels"] = dict(e.labels)
+    if e.pods:
+        out["pods"] = list(e.pods)
+    return out
+
+
+def input_record(a: PlannedArrival) -> dict[str, Any]:
+    """The log line of a plan input."""
+    out: dict[str, Any] = {"t": a.at, "op": a.op}
+    if a.op == "arrive":
+        out.update(workload=a.workload, name=a.name, duration=a.duration)
+    elif a.op == "pod":
+        assert a.pod is not None
+        out["pod"] = a.pod.to_manifest()
+    elif a.op == "scale":
+        out.update(workload=a.workload, replicas=a.replicas)
+    else:
+        assert a.event is not None
+        out["event"] = _node_event_record(a.event)
+    return out
+
+
+def header_record(
+    plan: Plan, config_name: str, sched: Scheduler, seed: int, until: float | None
+) -> dict[str, Any]:
+    """The log's first line: everything a replay needs besides the input lines."""
+    return {
+        "op": "header",
+        "version": LOG_VERSION,
+        "scenario": plan.name,
+        "config_name": config_name,
+        "config": sched.config.to_dict(),
+        "seed": seed,
+        "plan_seed": plan.seed,
+        "until": until,
+        "nodes": [n.to_manifest() for n in plan.nodes],
+        "pods": [p.to_manifest() for p in plan.pods],
+        "objects": [object_to_manifest(o) for o in plan.objects],
+        "workloads": [
+            {"name": w.name, "kind": w.kind, "recreate": w.recreate, "template": w.template.to_manifest()}
+            for w in plan.workloads
+        ],
+        "durations": dict(plan.durations),
+    }
+
+
+def run_plan(
+    plan: Plan,
+    config: Any = None,
+    *,
+    config_name: str = "default",
+    seed: int = 0,
+    until: float | None = None,
+    registry: Registry | None = None,
+    explain: Iterable[str] = (),
+    log: IO[str] | None = None,
+    progress: Progress | None = None,
+    sample_every: float | None = None,
+) -> SimResult:
+    """Run a materialised :class:`~schedframe.sim.Plan` (see :func:`schedframe.sim.simulate`)."""
+    return _Sim(
+        plan,
+        config,
+        config_name,
+        seed,
+        until=until,
+        registry=registry,
+        explain=explain,
+        log=log,
+        progress=progress,
+        sample_every=sample_every,
+    ).run()

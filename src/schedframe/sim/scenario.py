@@ -1,0 +1,865 @@
+"""Scenarios: the starting cluster, the workloads arriving over time, timed node events and the
+scheduler configurations to compare; read from YAML/JSON (``docs/scenario_format.rst``) or built
+in Python.
+
+A scenario is *materialised* into a :class:`Plan` for one seed: every pod arrival with its name,
+time and run duration is drawn up front (from ``random.Random(seed)``), so the simulation itself
+draws nothing at random except the scheduler's tie-breaks (seeded too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, final
+
+import attrs
+
+from ..api.manifests import load_manifests, object_from_manifest
+from ..api.objects import Node, OwnerReference, Pod, PodGroup, Taint
+from ..errors import ManifestError, ScenarioError, SchedframeError
+
+__all__ = [
+    "DURATION_ANNOTATION",
+    "Arrival",
+    "ConfigSpec",
+    "Distribution",
+    "NodeEvent",
+    "Plan",
+    "PlannedArrival",
+    "Scale",
+    "Scenario",
+    "Workload",
+    "WorkloadInfo",
+]
+
+#: A pod annotation giving its run time in seconds (``"300"``, ``"5m"``, ``"1h30m"``), read when a
+#: workload's duration is ``annotation`` and for the pending pods of a cluster dump.
+DURATION_ANNOTATION: Final = "schedframe.io/duration"
+
+#: The API version of the scenario file format.
+API_VERSION: Final = "schedframe.io/v1alpha1"
+
+_KINDS: Final = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "Pod")
+_OWNER_KIND: Final = {
+    "Deployment": "ReplicaSet",
+    "ReplicaSet": "ReplicaSet",
+    "StatefulSet": "StatefulSet",
+    "Job": "Job",
+}
+_NODE_ACTIONS: Final = (
+    "add",
+    "remove",
+    "cordon",
+    "uncordon",
+    "drain",
+    "taint",
+    "untaint",
+    "label",
+    "delete-pod",
+)
+_DIST_KINDS: Final = ("fixed", "exponential", "uniform", "lognormal", "normal", "annotation")
+_DURATION_RE: Final = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
+
+
+def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(value)
+
+
+def parse_seconds(value: Any, path: str, source: str = "") -> float:
+    """A duration in seconds from a number or a Go-style string (``"90"``, ``"5m"``, ``"1h30m"``)."""
+    if isinstance(value, bool):
+        raise ScenarioError(source, path, f"want seconds (a number or '5m'), got {value!r}")
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            seconds = float(text)
+        except ValueError:
+            m = _DURATION_RE.match(text)
+            if not text or m is None:
+                raise ScenarioError(source, path, f"want seconds (a number or '5m'), got {value!r}") from None
+            h, mi, s = (float(g) if g else 0.0 for g in m.groups())
+            seconds = h * 3600 + mi * 60 + s
+    else:
+        raise ScenarioError(source, path, f"want seconds (a number or '5m'), got {value!r}")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ScenarioError(source, path, f"must be a finite number >= 0, got {value!r}")
+    return seconds
+
+
+# -- distributions ---------------------------------------------------------------------------------
+
+
+@final
+@attrs.frozen
+class Distribution:
+    """A non-negative random quantity (an inter-arrival time or a run duration), drawn from a
+    seeded ``random.Random``.
+
+    Build with the named constructors; ``kind`` is one of ``fixed``, ``exponential``
+    (``a`` = mean), ``uniform`` (``a``..``b``), ``lognormal`` (``a`` = median, ``b`` = sigma),
+    ``normal`` (``a`` = mean, ``b`` = standard deviation, clipped at 0) and ``annotation`` (the
+    pod's ``key`` annotation; ``a`` is the fallback when the annotation is missing, ``b < 0``
+    meaning "runs for ever").
+
+    .. versionadded:: 0.1.0
+    """
+
+    kind: str = attrs.field(validator=attrs.validators.in_(_DIST_KINDS))
+    a: float = 0.0
+    b: float = 0.0
+    key: str = DURATION_ANNOTATION
+
+    @classmethod
+    def fixed(cls, value: float) -> Distribution:
+        """Always *value*."""
+        return cls("fixed", float(value))
+
+    @classmethod
+    def exponential(cls, mean: float) -> Distribution:
+        """Exponentially distributed with *mean* (Poisson arrivals when used as ``every``)."""
+        return cls("exponential", float(mean))
+
+    @classmethod
+    def uniform(cls, low: float, high: float) -> Distribution:
+        """Uniform in [*low*, *high*]."""
+        return cls("uniform", float(low), float(high))
+
+    @classmethod
+    def lognormal(cls, median: float, sigma: float) -> Distribution:
+        """Log-normal with *median* and shape *sigma* (long-tailed run times)."""
+        return cls("lognormal", float(median), float(sigma))
+
+    @classmethod
+    def normal(cls, mean: float, stddev: float) -> Distribution:
+        """Normal, clipped at 0."""
+        return cls("normal", float(mean), float(stddev))
+
+    @classmethod
+    def annotation(cls, key: str = DURATION_ANNOTATION, default: float | None = None) -> Distribution:
+        """The pod's *key* annotation; *default* (``None``: runs for ever) when it has none."""
+        return cls(
+            "annotation", 0.0 if default is None else float(default), -1.0 if default is None else 0.0, key
+        )
+
+    def sample(self, rng: random.Random, pod: Pod | None = None) -> float | None:
+        """One draw (``None`` only for an ``annotation`` without the annotation nor a default)."""
+        kind = self.kind
+        if kind == "fixed":
+            return self.a
+        if kind == "exponential":
+            return rng.expovariate(1.0 / self.a) if self.a > 0 else 0.0
+        if kind == "uniform":
+            return rng.uniform(self.a, self.b)
+        if kind == "lognormal":
+            return rng.lognormvariate(math.log(self.a), self.b) if self.a > 0 else 0.0
+        if kind == "normal":
+            return max(0.0, rng.gauss(self.a, self.b))
+        raw = pod.annotations.get(self.key) if pod is not None else None
+        if raw is None:
+            return None if self.b < 0 else self.a
+        return parse_seconds(raw, f"metadata.annotations[{self.key}]", pod.key if pod is not None else "")
+
+    def to_data(self) -> Any:
+        """The scenario-file form."""
+        if self.kind == "fixed":
+            return self.a
+        if self.kind == "exponential":
+            return {"exponential": self.a}
+        if self.kind == "uniform":
+            return {"uniform": [self.a, self.b]}
+        if self.kind == "lognormal":
+            return {"lognormal": {"median": self.a, "sigma": self.b}}
+        if self.kind == "normal":
+            return {"normal": {"mean": self.a, "stddev": self.b}}
+        out: dict[str, Any] = {"annotation": self.key}
+        if self.b >= 0:
+            out["default"] = self.a
+        return out
+
+
+@final
+@attrs.frozen
+class Arrival:
+    """When a workload's pods are created: the first at ``at`` seconds, then one every ``every``
+    (a :class:`Distribution`; ``None``: all at once).
+
+    .. versionadded:: 0.1.0
+    """
+
+    at: float = 0.0
+    every: Distribution | None = None
+
+
+@final
+@attrs.frozen
+class Scale:
+    """Scale a workload to ``replicas`` at ``at`` seconds (down: pending pods first, then the
+    newest, as the ReplicaSet controller prefers).
+
+    .. versionadded:: 0.1.0
+    """
+
+    at: float
+    replicas: int
+
+
+@final
+@attrs.frozen
+class Workload:
+    """A controller creating pods from a template.
+
+    Attributes:
+        name: the workload's name; its pods are ``<name>-<n>``.
+        template: the pod template (a :class:`~schedframe.Pod` whose name is ignored).
+        replicas: how many pods it wants.
+        kind: ``Deployment``, ``ReplicaSet``, ``StatefulSet``, ``Job`` or ``Pod`` (bare pods: not
+            recreated when preempted or evicted).
+        arrival: when the pods are created.
+        duration: how long a pod runs once bound, then completes and is deleted (not replaced);
+            ``None``: until the end.
+        scale: timed replica changes.
+        gang: ``minMember`` of a Coscheduling PodGroup the pods join (``None``: no gang).
+        gang_timeout: the PodGroup's ``scheduleTimeoutSeconds``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    name: str
+    template: Pod
+    replicas: int = 1
+    kind: str = "Deployment"
+    arrival: Arrival = Arrival()
+    duration: Distribution | None = None
+    scale: tuple[Scale, ...] = attrs.field(default=(), converter=_tuple)
+    gang: int | None = None
+    gang_timeout: int | None = None
+
+    @property
+    def namespace(self) -> str:
+        """The template's namespace."""
+        return self.template.namespace
+
+
+@final
+@attrs.frozen
+class NodeEvent:
+    """A timed change to the cluster.
+
+    ``action``: ``add`` (``node``), ``remove``, ``cordon``, ``uncordon``, ``drain`` (cordon and
+    evict every pod; owned pods are recreated by their workload), ``taint`` / ``untaint``
+    (``taint``), ``label`` (``labels``; an empty value removes the label), ``delete-pod`` (the pods
+    named in ``pods``, as ``namespace/name``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    at: float
+    action: str = attrs.field(validator=attrs.validators.in_(_NODE_ACTIONS))
+    nodes: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    node: Node | None = None
+    taint: Taint | None = None
+    labels: Mapping[str, str] = attrs.field(factory=dict)
+    pods: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class ConfigSpec:
+    """A named scheduler configuration of a scenario (``config``: a
+    :class:`~schedframe.SchedulerConfiguration`, a ``KubeSchedulerConfiguration`` mapping, or
+    ``None`` for upstream's default).
+
+    .. versionadded:: 0.1.0
+    """
+
+    name: str
+    config: Any = None
+
+
+@final
+@attrs.frozen
+class Scenario:
+    """A simulation: starting cluster, workloads, timed events and configurations.
+
+    Attributes:
+        name: shown in reports.
+        nodes: the starting nodes.
+        pods: pods that exist at the start: bound pods (``spec.nodeName``) run on their node,
+            pending ones arrive at time 0; both run for their :data:`DURATION_ANNOTATION`, if any.
+        objects: other cluster objects (Namespaces, PriorityClasses, PodGroups, PDBs, ...).
+        workloads: the controllers creating pods over time.
+        events: timed node (and pod) events.
+        configs: the scheduler configurations to run (empty: upstream's default).
+        until: the simulation horizon in seconds (``None``: until nothing is left to happen).
+        description: one line for reports.
+
+    .. versionadded:: 0.1.0
+    """
+
+    name: str = "scenario"
+    nodes: tuple[Node, ...] = attrs.field(default=(), converter=_tuple)
+    pods: tuple[Pod, ...] = attrs.field(default=(), converter=_tuple)
+    objects: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
+    workloads: tuple[Workload, ...] = attrs.field(default=(), converter=_tuple)
+    events: tuple[NodeEvent, ...] = attrs.field(default=(), converter=_tuple)
+    configs: tuple[ConfigSpec, ...] = attrs.field(default=(), converter=_tuple)
+    until: float | None = None
+    description: str = ""
+
+    # -- reading ------------------------------------------------------------------------------
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Scenario:
+        """Read a scenario file (YAML or JSON); relative paths in it are relative to the file.
+
+        Raises:
+            ScenarioError: unreadable file or invalid content, naming the file and field.
+        """
+        source = os.fspath(path)
+        try:
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ScenarioError(source, "", f"cannot read the scenario: {exc.strerror or exc}") from None
+        return cls.from_text(text, source=source, base_dir=os.path.dirname(os.path.abspath(source)))
+
+    @classmethod
+    def from_text(cls, text: str, *, source: str = "<scenario>", base_dir: str | None = None) -> Scenario:
+        """Read a scenario from YAML or JSON text."""
+        data: Any
+        stripped = text.lstrip()
+        if stripped.startswith("{"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ScenarioError(
+                    source, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}"
+                ) from None
+        else:
+            try:
+                import yaml
+            except ImportError:  # pragma: no cover - PyYAML is in the cli extra
+                raise ScenarioError(
+                    source, "", "reading YAML needs PyYAML: pip install 'schedframe[cli]'"
+                ) from None
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+                problem = getattr(exc, "problem", None) or type(exc).__name__
+                raise ScenarioError(source, where, f"invalid YAML: {problem}") from None
+        return cls.from_dict(data, source=source, base_dir=base_dir)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "<scenario>", base_dir: str | None = None) -> Scenario:
+        """Build from the scenario format's mapping (``docs/scenario_format.rst``)."""
+        return _Reader(source, base_dir).scenario(data)
+
+    def with_cluster(self, path: str | os.PathLike[str]) -> Scenario:
+        """This scenario with its starting nodes, pods and objects replaced by those of a
+        manifest file or ``kubectl get -A -o yaml`` dump."""
+        nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "")
+        return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects)
+
+    def with_configs(self, configs: Iterable[ConfigSpec]) -> Scenario:
+        """This scenario with other configurations."""
+        return attrs.evolve(self, configs=tuple(configs))
+
+    def plan(self, seed: int = 0) -> Plan:
+        """Materialise the arrivals for *seed*."""
+        return _materialise(self, seed)
+
+
+# -- the plan: what a run consumes ---------------------------------------------------------------
+
+
+@final
+@attrs.frozen
+class WorkloadInfo:
+    """What the simulation needs of a workload at run time (the controller's view)."""
+
+    name: str
+    kind: str
+    template: Pod
+    recreate: bool
+
+
+@final
+@attrs.frozen
+class PlannedArrival:
+    """One input event of a plan: ``op`` is ``arrive`` (workload pod ``name`` created, running
+    ``duration`` seconds once bound), ``pod`` (a pod from the starting cluster arrives), ``scale``
+    (``workload`` scaled down: ``replicas`` of its pods deleted) or ``node`` (a
+    :class:`NodeEvent`)."""
+
+    at: float
+    op: str
+    workload: str = ""
+    name: str = ""
+    duration: float | None = None
+    replicas: int = 0
+    pod: Pod | None = None
+    event: NodeEvent | None = None
+
+
+@final
+@attrs.frozen
+class Plan:
+    """A scenario materialised for one seed: the starting cluster, the workloads' templates and
+    every input event in time order. The simulation is a function of (plan, configuration,
+    seed); an event log stores the plan, so a replay needs no scenario."""
+
+    name: str
+    nodes: tuple[Node, ...]
+    pods: tuple[Pod, ...]
+    objects: tuple[Any, ...]
+    workloads: tuple[WorkloadInfo, ...]
+    timeline: tuple[PlannedArrival, ...]
+    durations: Mapping[str, float]
+    until: float | None
+    seed: int
+
+
+def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
+    """The pod *w*'s controller creates under *name* at time *at* (relative seconds)."""
+    t = w.template
+    owners = t.owner_references
+    if w.recreate and not owners:
+        owners = (
+            OwnerReference(
+                kind=_OWNER_KIND.get(w.kind, w.kind), name=w.name, uid=f"{w.kind}/{w.name}", controller=True
+            ),
+        )
+    labels: Mapping[str, str] = t.labels
+    if "schedframe.io/workload" not in labels:
+        labels = {**labels, "schedframe.io/workload": w.name}
+    return t.evolve(
+        name=name, uid=f"{t.namespace}/{name}", labels=labels, owner_references=owners, creation_timestamp=at
+    )
+
+
+def _materialise(s: Scenario, seed: int) -> Plan:
+    rng = random.Random(seed)
+    timeline: list[PlannedArrival] = []
+    infos = []
+    durations: dict[str, float] = {}
+    for w in s.workloads:
+        infos.append(WorkloadInfo(w.name, w.kind, w.template, w.kind != "Pod"))
+        wrng = random.Random(f"{seed}/{w.name}")  # independent per workload: adding one changes no other
+        t = w.arrival.at
+        for i in range(w.replicas):
+            if i and w.arrival.every is not None:
+                t += w.arrival.every.sample(wrng) or 0.0
+            d = w.duration.sample(wrng, w.template) if w.duration is not None else None
+            timeline.append(PlannedArrival(t, "arrive", w.name, f"{w.name}-{i}", d))
+        target, n = w.replicas, w.replicas
+        for sc in sorted(w.scale, key=lambda x: x.at):
+            if sc.replicas > target:  # the new pods, named after the ones planned so far
+                for _ in range(sc.replicas - target):
+                    d = w.duration.sample(wrng, w.template) if w.duration is not None else None
+                    timeline.append(PlannedArrival(sc.at, "arrive", w.name, f"{w.name}-{n}", d))
+                    n += 1
+            elif sc.replicas < target:
+                timeline.append(PlannedArrival(sc.at, "scale", w.name, replicas=target - sc.replicas))
+            target = sc.replicas
+    dist = Distribution.annotation()
+    for p in s.pods:
+        d = dist.sample(rng, p)
+        if d is not None:
+            durations[p.key] = d
+        if not p.node_name:
+            timeline.append(PlannedArrival(0.0, "pod", pod=p))
+    for e in s.events:
+        timeline.append(PlannedArrival(e.at, "node", event=e))
+    timeline.sort(key=lambda a: a.at)  # stable: same time keeps scenario order
+    objects = list(s.objects)
+    for w in s.workloads:
+        if w.gang is not None:
+            objects.append(
+                PodGroup(
+                    name=w.name,
+                    namespace=w.namespace,
+                    min_member=w.gang,
+                    schedule_timeout_seconds=w.gang_timeout,
+                )
+            )
+    return Plan(
+        s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed
+    )
+
+
+# -- the reader ------------------------------------------------------------------------------------
+
+
+def _read_cluster(
+    path: str, source: str, field: str
+) -> tuple[tuple[Node, ...], tuple[Pod, ...], tuple[Any, ...]]:
+    if not os.path.exists(path):
+        raise ScenarioError(source, field, f"no such file: {path!r}")
+    try:
+        objs = load_manifests(path)
+    except ManifestError as exc:
+        raise ScenarioError(path, exc.path, exc.detail) from None
+    nodes = tuple(o for o in objs if isinstance(o, Node))
+    pods = tuple(o for o in objs if isinstance(o, Pod))
+    objects = tuple(o for o in objs if not isinstance(o, (Node, Pod)))
+    return nodes, pods, objects
+
+
+class _Reader:
+    def __init__(self, source: str, base_dir: str | None) -> None:
+        self.source = source
+        self.base_dir = base_dir
+
+    def fail(self, path: str, message: str) -> ScenarioError:
+        return ScenarioError(self.source, path, message)
+
+    def mapping(self, value: Any, path: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(path, f"want a mapping, got {_kind(value)}")
+        return value
+
+    def seq(self, value: Any, path: str) -> Sequence[Any]:
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self.fail(path, f"want a list, got {_kind(value)}")
+        return value
+
+    def known(self, m: Mapping[str, Any], path: str, keys: Sequence[str]) -> None:
+        from ..errors import did_you_mean
+
+        for k in m:
+            if k not in keys:
+                raise self.fail(
+                    f"{path}.{k}" if path else str(k),
+                    f"unknown field{did_you_mean(str(k), keys)} (known: {', '.join(keys)})",
+                )
+
+    def number(self, value: Any, path: str, *, minimum: float = 0.0) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, str):
+                return parse_seconds(value, path, self.source)
+            raise self.fail(path, f"want a number, got {value!r}")
+        if value < minimum:
+            raise self.fail(path, f"must be >= {minimum:g}, got {value!r}")
+        return float(value)
+
+    def integer(self, value: Any, path: str, *, minimum: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, f"want an integer, got {value!r}")
+        if value < minimum:
+            raise self.fail(path, f"must be >= {minimum}, got {value!r}")
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(path, f"want a non-empty string, got {value!r}")
+        return value
+
+    def path_of(self, value: Any, path: str) -> str:
+        p = self.string(value, path)
+        if self.base_dir is not None and not os.path.isabs(p):
+            p = os.path.join(self.base_dir, p)
+        return p
+
+    # -- top level ----------------------------------------------------------------------------
+    def scenario(self, data: Any) -> Scenario:
+        m = self.mapping(data, "")
+        self.known(
+            m,
+            "",
+            (
+                "apiVersion",
+                "kind",
+                "name",
+                "description",
+                "cluster",
+                "nodes",
+                "objects",
+                "workloads",
+                "events",
+                "configs",
+                "until",
+            ),
+        )
+        if "apiVersion" in m and m["apiVersion"] != API_VERSION:
+            raise self.fail("apiVersion", f"want {API_VERSION!r}, got {m['apiVersion']!r}")
+        if "kind" in m and m["kind"] != "Scenario":
+            raise self.fail("kind", f"want 'Scenario', got {m['kind']!r}")
+        name = self.string(m.get("name", "scenario"), "name")
+        nodes: list[Node] = []
+        pods: list[Pod] = []
+        objects: list[Any] = []
+        if m.get("cluster") is not None:
+            n, p, o = _read_cluster(self.path_of(m["cluster"], "cluster"), self.source, "cluster")
+            nodes += n
+            pods += p
+            objects += o
+        for i, spec in enumerate(self.seq(m.get("nodes"), "nodes")):
+            nodes += self.node_group(spec, f"nodes[{i}]")
+        for i, raw in enumerate(self.seq(m.get("objects"), "objects")):
+            obj = self.manifest(raw, f"objects[{i}]")
+            if isinstance(obj, Node):
+                nodes.append(obj)
+            elif isinstance(obj, Pod):
+                pods.append(obj)
+            else:
+                objects.append(obj)
+        names = [n.name for n in nodes]
+        dup = _first_duplicate(names)
+        if dup is not None:
+            raise self.fail("nodes", f"node {dup!r} is defined twice")
+        workloads = [
+            self.workload(w, f"workloads[{i}]")
+            for i, w in enumerate(self.seq(m.get("workloads"), "workloads"))
+        ]
+        dup = _first_duplicate([w.name for w in workloads])
+        if dup is not None:
+            raise self.fail("workloads", f"workload {dup!r} is defined twice")
+        events = [self.event(e, f"events[{i}]") for i, e in enumerate(self.seq(m.get("events"), "events"))]
+        configs = [
+            self.config(c, f"configs[{i}]") for i, c in enumerate(self.seq(m.get("configs"), "configs"))
+        ]
+        until = None if m.get("until") is None else self.number(m["until"], "until")
+        desc = m.get("description", "")
+        if not isinstance(desc, str):
+            raise self.fail("description", f"want a string, got {_kind(desc)}")
+        return Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc)
+
+    def manifest(self, raw: Any, path: str) -> Any:
+        self.mapping(raw, path)
+        try:
+            return object_from_manifest(raw)
+        except ManifestError as exc:
+            raise self.fail(f"{path}.{exc.path}" if exc.path else path, exc.detail) from None
+
+    def node_group(self, spec: Any, path: str) -> list[Node]:
+        m = self.mapping(spec, path)
+        self.known(m, path, ("count", "name", "zones", "template"))
+        count = self.integer(m.get("count", 1), f"{path}.count")
+        pattern = self.string(m.get("name", "node-{i}"), f"{path}.name")
+        zones = [str(z) for z in self.seq(m.get("zones"), f"{path}.zones")]
+        template = dict(self.mapping(m.get("template", {}), f"{path}.template"))
+        out = []
+        for i in range(count):
+            try:
+                name = pattern.format(i=i)
+            except (KeyError, IndexError, ValueError) as exc:
+                raise self.fail(f"{path}.name", f"bad pattern {pattern!r} (use {{i}}): {exc}") from None
+            meta = dict(self.mapping(template.get("metadata", {}), f"{path}.template.metadata"))
+            labels = dict(self.mapping(meta.get("labels", {}) or {}, f"{path}.template.metadata.labels"))
+            labels.setdefault("kubernetes.io/hostname", name)
+            if zones:
+                labels["topology.kubernetes.io/zone"] = zones[i % len(zones)]
+            meta.update(name=name, labels=labels)
+            manifest = {"apiVersion": "v1", "kind": "Node", **template, "metadata": meta}
+            node = self.manifest(manifest, f"{path}.template")
+            out.append(node)
+        return out
+
+    def distribution(self, raw: Any, path: str) -> Distribution:
+        if isinstance(raw, (int, float, str)) and not isinstance(raw, bool):
+            if raw == "annotation":
+                return Distribution.annotation()
+            return Distribution.fixed(self.number(raw, path))
+        m = self.mapping(raw, path)
+        if len(m) != 1 and not ("annotation" in m and set(m) <= {"annotation", "default"}):
+            raise self.fail(
+                path,
+                "want one of: a number, 'annotation', {exponential: MEAN}, "
+                "{uniform: [LOW, HIGH]}, {lognormal: {median, sigma}}, {normal: {mean, stddev}}",
+            )
+        kind, value = next(iter(m.items()))
+        sub = f"{path}.{kind}"
+        if kind == "exponential":
+            return Distribution.exponential(self.number(value, sub))
+        if kind == "uniform":
+            pair = self.seq(value, sub)
+            if len(pair) != 2:
+                raise self.fail(sub, f"want [LOW, HIGH], got {value!r}")
+            lo, hi = self.number(pair[0], f"{sub}[0]"), self.number(pair[1], f"{sub}[1]")
+            if hi < lo:
+                raise self.fail(sub, f"HIGH must be >= LOW, got {value!r}")
+            return Distribution.uniform(lo, hi)
+        if kind == "lognormal":
+            v = self.mapping(value, sub)
+            self.known(v, sub, ("median", "sigma"))
+            return Distribution.lognormal(
+                self.number(v.get("median"), f"{sub}.median"),
+                self.number(v.get("sigma", 1.0), f"{sub}.sigma"),
+            )
+        if kind == "normal":
+            v = self.mapping(value, sub)
+            self.known(v, sub, ("mean", "stddev"))
+            return Distribution.normal(
+                self.number(v.get("mean"), f"{sub}.mean"), self.number(v.get("stddev", 0.0), f"{sub}.stddev")
+            )
+        if kind == "annotation":
+            default = m.get("default")
+            return Distribution.annotation(
+                self.string(value, sub), None if default is None else self.number(default, f"{path}.default")
+            )
+        raise self.fail(
+            sub,
+            f"unknown distribution (known: exponential, uniform, lognormal, normal, "
+            f"annotation), got {kind!r}",
+        )
+
+    def workload(self, raw: Any, path: str) -> Workload:
+        m = self.mapping(raw, path)
+        self.known(
+            m,
+            path,
+            ("name", "kind", "namespace", "replicas", "arrival", "duration", "template", "scale", "gang"),
+        )
+        name = self.string(m.get("name"), f"{path}.name")
+        kind = m.get("kind", "Deployment")
+        if kind not in _KINDS:
+            raise self.fail(f"{path}.kind", f"want one of {', '.join(_KINDS)}, got {kind!r}")
+        replicas = self.integer(m.get("replicas", 1), f"{path}.replicas")
+        tpl = dict(self.mapping(m.get("template", {}), f"{path}.template"))
+        self.known(tpl, f"{path}.template", ("metadata", "spec"))
+        meta = dict(self.mapping(tpl.get("metadata", {}) or {}, f"{path}.template.metadata"))
+        ns = m.get("namespace", meta.get("namespace", "default"))
+        meta.update(name=name, namespace=self.string(ns, f"{path}.namespace"))
+        if m.get("gang") is not None:  # the members name their PodGroup (Coscheduling)
+            labels = dict(self.mapping(meta.get("labels", {}) or {}, f"{path}.template.metadata.labels"))
+            labels.setdefault("scheduling.x-k8s.io/pod-group", name)
+            meta["labels"] = labels
+        spec = dict(self.mapping(tpl.get("spec", {}) or {}, f"{path}.template.spec"))
+        spec.setdefault("containers", [{"name": "main"}])
+        template = self.manifest(
+            {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}, f"{path}.template"
+        )
+        arrival = Arrival()
+        if m.get("arrival") is not None:
+            a = self.mapping(m["arrival"], f"{path}.arrival")
+            self.known(a, f"{path}.arrival", ("at", "every"))
+            arrival = Arrival(
+                self.number(a.get("at", 0), f"{path}.arrival.at"),
+                None if a.get("every") is None else self.distribution(a["every"], f"{path}.arrival.every"),
+            )
+        duration = None if m.get("duration") is None else self.distribution(m["duration"], f"{path}.duration")
+        scale = []
+        for j, sc in enumerate(self.seq(m.get("scale"), f"{path}.scale")):
+            sp = f"{path}.scale[{j}]"
+            s = self.mapping(sc, sp)
+            self.known(s, sp, ("at", "replicas"))
+            scale.append(
+                Scale(self.number(s.get("at"), f"{sp}.at"), self.integer(s.get("replicas"), f"{sp}.replicas"))
+            )
+        gang = timeout = None
+        if m.get("gang") is not None:
+            g = self.mapping(m["gang"], f"{path}.gang")
+            self.known(g, f"{path}.gang", ("minMember", "timeoutSeconds"))
+            gang = self.integer(g.get("minMember", replicas), f"{path}.gang.minMember", minimum=1)
+            if g.get("timeoutSeconds") is not None:
+                timeout = self.integer(g["timeoutSeconds"], f"{path}.gang.timeoutSeconds", minimum=1)
+        return Workload(name, template, replicas, kind, arrival, duration, scale, gang, timeout)
+
+    def event(self, raw: Any, path: str) -> NodeEvent:
+        m = self.mapping(raw, path)
+        self.known(m, path, ("at", "action", "node", "nodes", "template", "taint", "labels", "pods"))
+        at = self.number(m.get("at"), f"{path}.at")
+        action = m.get("action")
+        if action not in _NODE_ACTIONS:
+            raise self.fail(f"{path}.action", f"want one of {', '.join(_NODE_ACTIONS)}, got {action!r}")
+        names: list[str] = []
+        if m.get("node") is not None:
+            names.append(self.string(m["node"], f"{path}.node"))
+        names += [
+            self.string(n, f"{path}.nodes[{j}]")
+            for j, n in enumerate(self.seq(m.get("nodes"), f"{path}.nodes"))
+        ]
+        node = None
+        taint = None
+        labels: dict[str, str] = {}
+        pods: list[str] = []
+        if action == "add":
+            tpl = dict(self.mapping(m.get("template"), f"{path}.template"))
+            if len(names) != 1:
+                raise self.fail(f"{path}.node", "add takes exactly one node name")
+            meta = dict(self.mapping(tpl.get("metadata", {}) or {}, f"{path}.template.metadata"))
+            meta["name"] = names[0]
+            node = self.manifest(
+                {"apiVersion": "v1", "kind": "Node", **tpl, "metadata": meta}, f"{path}.template"
+            )
+        elif action == "delete-pod":
+            pods = [
+                self.string(p, f"{path}.pods[{j}]")
+                for j, p in enumerate(self.seq(m.get("pods"), f"{path}.pods"))
+            ]
+            if not pods:
+                raise self.fail(f"{path}.pods", "delete-pod needs at least one 'namespace/name'")
+        elif not names:
+            raise self.fail(f"{path}.node", f"{action} needs a node (node: NAME or nodes: [...])")
+        if action in ("taint", "untaint"):
+            t = self.mapping(m.get("taint"), f"{path}.taint")
+            self.known(t, f"{path}.taint", ("key", "value", "effect"))
+            effect = t.get("effect", "NoSchedule")
+            if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+                raise self.fail(
+                    f"{path}.taint.effect", f"want NoSchedule, PreferNoSchedule or NoExecute, got {effect!r}"
+                )
+            taint = Taint(
+                key=self.string(t.get("key"), f"{path}.taint.key"),
+                value=str(t.get("value", "")),
+                effect=effect,
+            )
+        if action == "label":
+            lm = self.mapping(m.get("labels"), f"{path}.labels")
+            labels = {str(k): "" if v is None else str(v) for k, v in lm.items()}
+        return NodeEvent(at, action, names, node, taint, labels, pods)
+
+    def config(self, raw: Any, path: str) -> ConfigSpec:
+        from ..config.configuration import SchedulerConfiguration
+
+        m = self.mapping(raw, path)
+        self.known(m, path, ("name", "config", "file"))
+        name = self.string(m.get("name"), f"{path}.name")
+        try:
+            if m.get("file") is not None:
+                fname = self.path_of(m["file"], f"{path}.file")
+                try:
+                    with open(fname, encoding="utf-8") as fh:
+                        return ConfigSpec(name, SchedulerConfiguration.from_yaml(fh.read()))
+                except OSError as exc:
+                    raise self.fail(f"{path}.file", f"cannot read {fname!r}: {exc.strerror or exc}") from None
+            if m.get("config") is None:
+                return ConfigSpec(name, None)
+            raw = self.mapping(m["config"], f"{path}.config")
+            return ConfigSpec(name, SchedulerConfiguration.from_dict(raw))
+        except ScenarioError:
+            raise
+        except SchedframeError as exc:
+            raise self.fail(f"{path}.config", str(exc)) from None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
+
+
+def _first_duplicate(names: Iterable[str]) -> str | None:
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            return n
+        seen.add(n)
+    return None
