@@ -249,6 +249,51 @@ def load_sweep_spec(path: str | os.PathLike[str]) -> SweepSpec:
     return SweepSpec.from_dict(data, origin=str(p))
 
 
+# --- the built-in tasks ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _scenario_from_file(path: str, mtime_ns: int) -> Any:
+    """A scenario file read once per worker process (and again only when the file changes)."""
+    from .scenario import Scenario
+
+    return Scenario.from_file(path)
+
+
+def _scenario_param(scenario: str | None) -> Any:
+    from .builtin import BUILTIN_SCENARIOS
+
+    if scenario is None or scenario in BUILTIN_SCENARIOS:
+        return scenario
+    p = Path(scenario)
+    try:
+        return _scenario_from_file(str(p.resolve()), p.stat().st_mtime_ns)
+    except OSError as e:
+        raise SweepError(f"scenario {scenario!r}: {e.strerror or e}") from None
+
+
+def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+    else:
+        out[prefix] = value
+
+
+def simulate_task(scenario: str | None = None, config: str | None = None, seed: int = 0,
+                  until: float | None = None) -> dict[str, Any]:
+    """The ``simulate`` task: one :func:`~schedframe.sim.simulate` run, its metrics flattened
+    (``utilisation_mean.cpu``) beside the scenario's and configuration's names. Wall-clock
+    measurements are left out (the row's ``seconds`` has the run's time), so rows are equal
+    whichever worker ran them."""
+    from .run import simulate
+
+    result = simulate(_scenario_param(scenario), config, seed=seed, until=until)
+    out: dict[str, Any] = {"scenario_name": result.scenario, "config_name": result.config}
+    _flatten("", result.metrics.to_dict(), out)
+    return out
+
+
 # --- running ------------------------------------------------------------------------------------
 
 
