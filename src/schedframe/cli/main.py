@@ -559,10 +559,17 @@ def _add_gpushare(sub: Any) -> None:
 # -- main ---------------------------------------------------------------------------------------------
 
 #: Subcommand registrars, in help order; a later layer (sweep) appends its own.
+def _add_sweep(sub: Any) -> None:
+    from .sweep import add_sweep
+
+    add_sweep(sub)
+
+
 COMMANDS: list[Callable[[Any], None]] = [
     _add_simulate,
     _add_explain,
     _add_plugins,
+    _add_sweep,
     _add_config,
     _add_bench,
     _add_gpushare,

@@ -4,7 +4,8 @@
 What lives here: scenarios (``scenario``: the file format and its Python classes, materialised
 into a :class:`Plan` per seed), the event loop (``engine``), results as picklable data
 (``results``), :func:`simulate`, :func:`compare` (what-if) and :func:`replay` of an event log
-(``run``), and the built-in scenarios (``builtin``).
+(``run``), the built-in scenarios (``builtin``), and :func:`sweep` of many runs on any
+:class:`concurrent.futures.Executor` (``sweep``; Dask through :func:`dask_executor`).
 
 It may import ``schedframe.scheduler``, ``schedframe.testing`` and the layers below them; never
 ``bench``, ``gpushare`` or ``cli``. A run is a pure function of (scenario, configuration, seed)
@@ -44,44 +45,66 @@ from .scenario import (
     Workload,
     WorkloadInfo,
 )
+from .sweep import (
+    Run,
+    RunOutcome,
+    SweepError,
+    SweepResult,
+    SweepSpec,
+    dask_executor,
+    grid,
+    load_sweep_spec,
+    read_table,
+    sweep,
+)
 
 __all__ = [
+    "Arrival",
     "BUILTIN_SCENARIOS",
+    "Comparison",
+    "ConfigSpec",
     "DEFAULT_SCENARIO",
     "DELETED",
     "DURATION_ANNOTATION",
+    "Distribution",
     "EVICTED",
     "LOG_VERSION",
-    "PENDING",
-    "PREEMPTED",
-    "RUNNING",
-    "SUCCEEDED",
-    "Arrival",
-    "Comparison",
-    "ConfigSpec",
-    "Distribution",
     "Metrics",
     "NodeEvent",
     "NodeSeries",
+    "PENDING",
+    "PREEMPTED",
     "Perf",
     "Plan",
     "PlannedArrival",
     "PodResult",
     "Progress",
+    "RUNNING",
+    "Run",
+    "RunOutcome",
+    "SUCCEEDED",
     "Sample",
     "Scale",
     "Scenario",
     "SimResult",
+    "SweepError",
+    "SweepResult",
+    "SweepSpec",
     "Workload",
     "WorkloadInfo",
     "builtin_scenario",
     "compare",
+    "dask_executor",
+    "grid",
     "large_scenario",
+    "load_sweep_spec",
     "moved_pods",
     "percentile",
     "read_log",
+    "read_table",
     "replay",
     "resolve_configs",
     "run_plan",
     "simulate",
+    "sweep",
 ]
