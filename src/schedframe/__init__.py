@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api.manifests import load_manifests, object_from_manifest, object_to_manifest
+from .api.manifests import (
+    dump_manifests,
+    dump_scheduler_state,
+    load_manifests,
+    object_from_manifest,
+    object_to_manifest,
+)
 from .api.objects import (
     Affinity,
     Container,
@@ -40,6 +46,7 @@ from .api.objects import (
     WeightedPodAffinityTerm,
 )
 from .api.quantity import Quantity, parse_quantity
+from .api.workloads import CronJob, DaemonSet, Deployment, Job, expand_workloads
 from .cache.cache import Cache, CacheDump
 from .cache.nodeinfo import (
     AffinityTerm,
@@ -68,6 +75,7 @@ from .errors import (
     QuantityError,
     RegistryError,
     SchedframeError,
+    SchedframeWarning,
     SchedulerError,
     StateNotFoundError,
     UnknownPluginError,
@@ -156,7 +164,10 @@ __all__ = [
     "Container",
     "ContainerImage",
     "ContainerPort",
+    "CronJob",
     "CycleState",
+    "DaemonSet",
+    "Deployment",
     "DuplicatePluginError",
     "EXTENSION_POINTS",
     "EnqueueExtensions",
@@ -172,6 +183,7 @@ __all__ = [
     "ImageStateSummary",
     "InMemoryBinder",
     "InMemoryEventRecorder",
+    "Job",
     "LabelSelector",
     "LabelSelectorRequirement",
     "MAX_NODE_SCORE",
@@ -243,6 +255,7 @@ __all__ = [
     "Resources",
     "RunSummary",
     "SchedframeError",
+    "SchedframeWarning",
     "Scheduler",
     "SchedulerConfiguration",
     "SchedulerError",
@@ -265,6 +278,9 @@ __all__ = [
     "WaitingPods",
     "WeightedAffinityTerm",
     "WeightedPodAffinityTerm",
+    "dump_manifests",
+    "dump_scheduler_state",
+    "expand_workloads",
     "explain",
     "explain_with",
     "extension_points_of",

@@ -16,6 +16,9 @@ caller would naturally catch::
     ├── CacheError(RuntimeError)             an impossible cache transition (assume twice, ...)
     └── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
 
+Warnings schedframe issues derive from :class:`SchedframeWarning` (a ``UserWarning``), so
+``warnings.filterwarnings("error", category=schedframe.SchedframeWarning)`` turns them into errors.
+
 Anything else escaping schedframe is a bug.
 """
 
@@ -36,6 +39,7 @@ __all__ = [
     "QuantityError",
     "RegistryError",
     "SchedframeError",
+    "SchedframeWarning",
     "SchedulerError",
     "StateNotFoundError",
     "UnknownPluginError",
@@ -46,6 +50,15 @@ __all__ = [
 
 class SchedframeError(Exception):
     """Base class of every error schedframe raises on purpose."""
+
+    __module__ = "schedframe"
+
+
+class SchedframeWarning(UserWarning):
+    """Base class of the warnings schedframe issues (e.g. manifests of kinds it does not use).
+
+    .. versionadded:: 0.2.0
+    """
 
     __module__ = "schedframe"
 

@@ -13,8 +13,12 @@ from .frozendict import (
     freeze,
 )
 from .manifests import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_OBJECTS,
     SUPPORTED_KINDS,
     ApiObject,
+    dump_manifests,
+    dump_scheduler_state,
     load_manifests,
     namespace_from_manifest,
     node_from_manifest,
@@ -66,6 +70,13 @@ from .quantity import (
     Quantity,
     parse_quantity,
 )
+from .workloads import (
+    CronJob,
+    DaemonSet,
+    Deployment,
+    Job,
+    expand_workloads,
+)
 
 __all__ = [
     "Affinity",
@@ -73,10 +84,16 @@ __all__ = [
     "Container",
     "ContainerImage",
     "ContainerPort",
+    "CronJob",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_OBJECTS",
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
     "DEFAULT_SCHEDULER_NAME",
+    "DaemonSet",
+    "Deployment",
     "FrozenDict",
+    "Job",
     "LabelSelector",
     "LabelSelectorRequirement",
     "Namespace",
@@ -107,6 +124,9 @@ __all__ = [
     "Toleration",
     "TopologySpreadConstraint",
     "WeightedPodAffinityTerm",
+    "dump_manifests",
+    "dump_scheduler_state",
+    "expand_workloads",
     "freeze",
     "load_manifests",
     "namespace_from_manifest",
