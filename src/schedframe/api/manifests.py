@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
 from typing import Any, Final, NoReturn, TypeAlias
 
-from ..errors import ManifestError, QuantityError, SchedframeWarning, bounded_repr
+from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, SchedframeWarning, bounded_repr
 from . import objects as _objects
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -92,6 +92,8 @@ __all__ = [
     "object_to_manifest",
     "pod_from_manifest",
     "pod_to_manifest",
+    "validate_node",
+    "validate_pod",
 ]
 
 #: Any api object :func:`object_from_manifest` returns.
@@ -146,7 +148,9 @@ def _show(value: Any) -> str:
 
 
 def _child(path: str, key: str) -> str:
-    if _SIMPLE_KEY_RE.fullmatch(key):
+    if len(key) > MAX_VALUE_REPR:  # a path names where the problem is, it never echoes 10 MB
+        key = bounded_repr(key)
+    elif _SIMPLE_KEY_RE.fullmatch(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{key}]"
 
@@ -1877,7 +1881,11 @@ def _describe(doc: Mapping[str, Any], kind: str, origin: str | None) -> str:
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
     ns = meta.get("namespace") if isinstance(meta, Mapping) else None
-    what = kind
+    what = bounded_repr(kind) if len(kind) > MAX_VALUE_REPR else kind
+    if isinstance(name, str) and len(name) > MAX_VALUE_REPR:
+        name = bounded_repr(name)
+    if isinstance(ns, str) and len(ns) > MAX_VALUE_REPR:
+        ns = bounded_repr(ns)
     if isinstance(name, str) and name:
         if kind in _CLUSTER_SCOPED:
             what += f" {name}"
@@ -2026,6 +2034,67 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
 def expand_workloads_of(objects: list[ApiObject], *, seed: int, max_objects: int) -> list[ApiObject]:
     out: list[ApiObject] = expand_workloads(objects, seed=seed, max_objects=max_objects)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Validating objects built in code (the builders of schedframe.testing)
+
+
+def _check_non_negative(values: Mapping[str, Quantity], path: str) -> None:
+    for name, q in values.items():
+        if q.exact < 0:
+            _fail(_child(path, name), f"must be greater than or equal to 0, got {q}")
+
+
+def validate_pod(pod: Pod, *, require_containers: bool = True, check_names: bool = True) -> None:
+    """Check *pod* as the API server validates one: a valid pod name and container names
+    (unless *check_names* is false), at least one container (unless *require_containers* is
+    false), unique container names, no negative quantity and no request above its limit.
+
+    Raises:
+        ManifestError: naming the field path of the first problem.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(pod, Pod):
+        raise TypeError(f"validate_pod() argument 'pod' must be a Pod, got {type(pod).__name__}")
+    if check_names:
+        _check_subdomain(pod.name, "metadata.name")
+    if require_containers and not pod.containers:
+        _fail("spec.containers", "required: a pod needs at least one container")
+    seen: dict[str, str] = {}
+    for field, group in (("containers", pod.containers), ("initContainers", pod.init_containers)):
+        for i, c in enumerate(group):
+            p = f"spec.{field}[{i}]"
+            if check_names:
+                _check_label(c.name, f"{p}.name")
+            if c.name in seen:
+                _fail(f"{p}.name", f"duplicate container name {bounded_repr(c.name)} (also {seen[c.name]})")
+            seen[c.name] = p
+            _check_non_negative(c.requests, f"{p}.resources.requests")
+            _check_non_negative(c.limits, f"{p}.resources.limits")
+            _check_request_limits(c.requests, c.limits, f"{p}.resources")
+    _check_non_negative(pod.overhead, "spec.overhead")
+    _check_non_negative(pod.resources, "spec.resources.requests")
+    _check_non_negative(pod.resource_limits, "spec.resources.limits")
+    _check_request_limits(pod.resources, pod.resource_limits, "spec.resources")
+
+
+def validate_node(node: Node, *, check_names: bool = True) -> None:
+    """Check *node* as the API server validates one: a valid name (unless *check_names* is
+    false), no negative capacity or allocatable quantity.
+
+    Raises:
+        ManifestError: naming the field path of the first problem.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(node, Node):
+        raise TypeError(f"validate_node() argument 'node' must be a Node, got {type(node).__name__}")
+    if check_names:
+        _check_subdomain(node.name, "metadata.name")
+    _check_non_negative(node.capacity, "status.capacity")
+    _check_non_negative(node.allocatable, "status.allocatable")
 
 
 # --------------------------------------------------------------------------------------------
