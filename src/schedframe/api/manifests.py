@@ -2022,7 +2022,11 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
                                     "a file") from None
         raise
     if collector.unknown:
-        listed = ", ".join(f"{k} ({n})" if n > 1 else k for k, n in sorted(collector.unknown.items()))
+        shown = [(k if len(k) <= MAX_VALUE_REPR else bounded_repr(k), n)
+                 for k, n in sorted(collector.unknown.items())[:20]]
+        listed = ", ".join(f"{k} ({n})" if n > 1 else k for k, n in shown)
+        if len(collector.unknown) > 20:
+            listed += f" and {len(collector.unknown) - 20} more kinds"
         warnings.warn(f"load_manifests skipped {sum(collector.unknown.values())} object(s) of kinds "
                       f"schedframe does not use: {listed} (strict=True makes this an error)",
                       SchedframeWarning, stacklevel=2)

@@ -77,7 +77,15 @@ def parse_quantity(text: str | int | float) -> Fraction:
     return value
 
 
+#: Longer text cannot be a quantity of at most _MAX_DIGITS digits (sign, point, suffix and
+#: exponent included); refusing it first keeps the pattern match linear (its digit groups
+#: overlap, so a long non-match would backtrack quadratically).
+_MAX_TEXT: Final = 2 * _MAX_DIGITS + 32
+
+
 def _parse(text: str) -> Fraction:
+    if len(text) > _MAX_TEXT:
+        raise QuantityError(f"{text[:20]!r}... is not a quantity (more than {_MAX_DIGITS} digits)")
     m = _RE.fullmatch(text) if text else None
     if m is None:
         raise QuantityError(f"{bounded_repr(text)} is not a quantity")

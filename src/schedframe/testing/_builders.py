@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, final
 
+from ..api.manifests import validate_node, validate_pod
 from ..api.objects import (
     Affinity,
     Container,
@@ -34,7 +35,6 @@ from ..api.objects import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
-from ..api.manifests import validate_node, validate_pod
 from ..api.quantity import Quantity
 
 __all__ = ["NodeBuilder", "PodBuilder", "make_node", "make_pod", "selector"]
