@@ -1972,7 +1972,7 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
 
     Args:
         source: the manifest text (a ``str`` or ``bytes``, YAML or JSON), or a path
-            (:class:`pathlib.Path` or another :class:`os.PathLike`) to a file or to a directory
+            (``pathlib.Path`` or another ``os.PathLike``) to a file or to a directory
             whose ``.yaml`` / ``.yml`` / ``.json`` files are read in name order. A ``str`` is
             always text, never a path: text from an untrusted source cannot make schedframe
             read a local file. YAML may hold several documents; JSON several concatenated
@@ -2001,7 +2001,7 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
         SchedframeWarning: listing the kinds it skipped (without *strict*).
 
     .. versionchanged:: 0.2.0
-       A ``str`` is always text (pass a :class:`pathlib.Path` for a file); workloads are
+       A ``str`` is always text (pass a ``pathlib.Path`` for a file); workloads are
        expanded; unused kinds are warned about (``strict=True`` refuses them) instead of
        ``skip_unknown``; ``max_bytes`` / ``max_objects``.
     """
