@@ -9,15 +9,21 @@ naming the field path, the value found and what was expected::
     spec.containers[0].resources.requests.cpu: '12x' is not a quantity
 
 Like the API server, reading defaults the namespace of namespaced objects to ``"default"``,
-``spec.schedulerName`` to ``"default-scheduler"``, ``status.phase`` to ``"Pending"`` and a
-port's ``protocol`` to ``"TCP"``, and validates the enumerations the API validates (selector and
-toleration operators, taint effects, ``whenUnsatisfiable``...). A JSON ``null`` reads as an
-absent field. Priorities are kept as written (no PriorityClass resolution).
+``spec.schedulerName`` to ``"default-scheduler"``, ``status.phase`` to ``"Pending"``, a
+port's ``protocol`` to ``"TCP"`` and a container's missing requests to its limits, and
+validates what the API validates (selector and toleration operators, taint effects,
+``whenUnsatisfiable``, names, at least one container, unique container names, requests within
+limits, workload templates...). A JSON ``null`` reads as an absent field. Priorities are kept
+as written (no PriorityClass resolution). :func:`load_manifests` takes a ``str`` as text and a
+path-like as a file or directory, reads regular files only within size and object caps, and
+expands workloads into pods (:mod:`schedframe.api.workloads`); see docs/manifests.rst.
 
 Writing (``*_to_manifest``, :func:`object_to_manifest`) produces ``apiVersion``, ``kind``,
 ``metadata`` and the object's ``spec`` / ``status`` with empty fields omitted; quantities are
 written as their original text and timestamps (seconds since the epoch in schedframe) as
-RFC 3339 strings. ``X.from_manifest(x.to_manifest()) == x`` holds for every valid object.
+RFC 3339 strings. ``X.from_manifest(x.to_manifest()) == x`` holds for every valid object (a
+pod without containers, as the testing builders allow, is written but not read back).
+:func:`dump_manifests` writes a ``kind: List`` document :func:`load_manifests` reads.
 """
 
 from __future__ import annotations
@@ -74,7 +80,8 @@ from .objects import (
     _pod_uid,
 )
 from .quantity import Quantity
-from .workloads import CronJob, DaemonSet, Deployment, Job, expand_workloads
+from .workloads import CronJob, DaemonSet, Deployment, Job
+from .workloads import expand_workloads as _expand_workloads
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -2032,12 +2039,8 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
                       SchedframeWarning, stacklevel=2)
     if not expand_workloads:
         return collector.out
-    return expand_workloads_of(collector.out, seed=seed, max_objects=max_objects)
-
-
-def expand_workloads_of(objects: list[ApiObject], *, seed: int, max_objects: int) -> list[ApiObject]:
-    out: list[ApiObject] = expand_workloads(objects, seed=seed, max_objects=max_objects)
-    return out
+    expanded: list[ApiObject] = _expand_workloads(collector.out, seed=seed, max_objects=max_objects)
+    return expanded
 
 
 # --------------------------------------------------------------------------------------------
