@@ -46,5 +46,7 @@ def test_errors_derive_from_base_and_builtins():
     assert issubclass(schedframe.StateNotFoundError, KeyError)
     for name in schedframe.__all__:
         obj = getattr(schedframe, name)
-        if isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning):
+        if isinstance(obj, type) and issubclass(obj, Warning):
+            assert issubclass(obj, (schedframe.SchedframeWarning, UserWarning)), name
+        elif isinstance(obj, type) and issubclass(obj, Exception):
             assert issubclass(obj, schedframe.SchedframeError), name

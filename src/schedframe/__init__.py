@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api.manifests import load_manifests, object_from_manifest, object_to_manifest
+from .api.manifests import (
+    dump_manifests,
+    dump_scheduler_state,
+    load_manifests,
+    object_from_manifest,
+    object_to_manifest,
+)
 from .api.objects import (
     Affinity,
     AWSElasticBlockStoreVolumeSource,
@@ -82,6 +88,7 @@ from .api.storage import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from .api.workloads import CronJob, DaemonSet, Deployment, Job, expand_workloads
 from .cache.cache import Cache, CacheDump
 from .cache.nodeinfo import (
     AffinityTerm,
@@ -116,6 +123,7 @@ from .errors import (
     RegistryError,
     ScenarioError,
     SchedframeError,
+    SchedframeWarning,
     SchedulerError,
     StateNotFoundError,
     UnknownPluginError,
@@ -216,7 +224,10 @@ __all__ = [
     "ContainerImage",
     "ContainerPort",
     "ContainerResourceClaim",
+    "CronJob",
     "CycleState",
+    "DaemonSet",
+    "Deployment",
     "Device",
     "DeviceAllocationConfiguration",
     "DeviceAttribute",
@@ -252,6 +263,7 @@ __all__ = [
     "ImageStateSummary",
     "InMemoryBinder",
     "InMemoryEventRecorder",
+    "Job",
     "LabelSelector",
     "LabelSelectorRequirement",
     "MAX_EXTENDER_PRIORITY",
@@ -338,6 +350,7 @@ __all__ = [
     "RunSummary",
     "ScenarioError",
     "SchedframeError",
+    "SchedframeWarning",
     "Scheduler",
     "SchedulerConfiguration",
     "SchedulerError",
@@ -364,6 +377,9 @@ __all__ = [
     "WaitingPods",
     "WeightedAffinityTerm",
     "WeightedPodAffinityTerm",
+    "dump_manifests",
+    "dump_scheduler_state",
+    "expand_workloads",
     "explain",
     "explain_with",
     "extension_points_of",

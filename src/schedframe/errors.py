@@ -21,6 +21,9 @@ caller would naturally catch::
     └── ClockError(ValueError)               a FakeClock asked for a non-finite, negative or
                                              backward move
 
+Warnings schedframe issues derive from :class:`SchedframeWarning` (a ``UserWarning``), so
+``warnings.filterwarnings("error", category=schedframe.SchedframeWarning)`` turns them into errors.
+
 Anything else escaping schedframe is a bug.
 """
 
@@ -45,6 +48,7 @@ __all__ = [
     "RegistryError",
     "ScenarioError",
     "SchedframeError",
+    "SchedframeWarning",
     "SchedulerError",
     "StateNotFoundError",
     "UnknownPluginError",
@@ -55,6 +59,15 @@ __all__ = [
 
 class SchedframeError(Exception):
     """Base class of every error schedframe raises on purpose."""
+
+    __module__ = "schedframe"
+
+
+class SchedframeWarning(UserWarning):
+    """Base class of the warnings schedframe issues (e.g. manifests of kinds it does not use).
+
+    .. versionadded:: 0.2.0
+    """
 
     __module__ = "schedframe"
 

@@ -13,8 +13,12 @@ from .frozendict import (
     freeze,
 )
 from .manifests import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_OBJECTS,
     SUPPORTED_KINDS,
     ApiObject,
+    dump_manifests,
+    dump_scheduler_state,
     load_manifests,
     namespace_from_manifest,
     node_from_manifest,
@@ -108,6 +112,13 @@ from .storage import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from .workloads import (
+    CronJob,
+    DaemonSet,
+    Deployment,
+    Job,
+    expand_workloads,
+)
 
 __all__ = [
     "AWSElasticBlockStoreVolumeSource",
@@ -123,9 +134,14 @@ __all__ = [
     "ContainerImage",
     "ContainerPort",
     "ContainerResourceClaim",
+    "CronJob",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_OBJECTS",
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
     "DEFAULT_SCHEDULER_NAME",
+    "DaemonSet",
+    "Deployment",
     "Device",
     "DeviceAllocationConfiguration",
     "DeviceAttribute",
@@ -140,6 +156,7 @@ __all__ = [
     "FrozenDict",
     "GCEPersistentDiskVolumeSource",
     "ISCSIVolumeSource",
+    "Job",
     "LabelSelector",
     "LabelSelectorRequirement",
     "Namespace",
@@ -187,6 +204,9 @@ __all__ = [
     "TopologySpreadConstraint",
     "Volume",
     "WeightedPodAffinityTerm",
+    "dump_manifests",
+    "dump_scheduler_state",
+    "expand_workloads",
     "freeze",
     "load_manifests",
     "namespace_from_manifest",

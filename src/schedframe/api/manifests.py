@@ -9,15 +9,21 @@ naming the field path, the value found and what was expected::
     spec.containers[0].resources.requests.cpu: '12x' is not a quantity
 
 Like the API server, reading defaults the namespace of namespaced objects to ``"default"``,
-``spec.schedulerName`` to ``"default-scheduler"``, ``status.phase`` to ``"Pending"`` and a
-port's ``protocol`` to ``"TCP"``, and validates the enumerations the API validates (selector and
-toleration operators, taint effects, ``whenUnsatisfiable``...). A JSON ``null`` reads as an
-absent field. Priorities are kept as written (no PriorityClass resolution).
+``spec.schedulerName`` to ``"default-scheduler"``, ``status.phase`` to ``"Pending"``, a
+port's ``protocol`` to ``"TCP"`` and a container's missing requests to its limits, and
+validates what the API validates (selector and toleration operators, taint effects,
+``whenUnsatisfiable``, names, at least one container, unique container names, requests within
+limits, workload templates...). A JSON ``null`` reads as an absent field. Priorities are kept
+as written (no PriorityClass resolution). :func:`load_manifests` takes a ``str`` as text and a
+path-like as a file or directory, reads regular files only within size and object caps, and
+expands workloads into pods (:mod:`schedframe.api.workloads`); see docs/manifests.rst.
 
 Writing (``*_to_manifest``, :func:`object_to_manifest`) produces ``apiVersion``, ``kind``,
 ``metadata`` and the object's ``spec`` / ``status`` with empty fields omitted; quantities are
 written as their original text and timestamps (seconds since the epoch in schedframe) as
-RFC 3339 strings. ``X.from_manifest(x.to_manifest()) == x`` holds for every valid object.
+RFC 3339 strings. ``X.from_manifest(x.to_manifest()) == x`` holds for every valid object (a
+pod without containers, as the testing builders allow, is written but not read back).
+:func:`dump_manifests` writes a ``kind: List`` document :func:`load_manifests` reads.
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ import difflib
 import json
 import os
 import re
+import stat
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeAlias
 
-from ..errors import ManifestError, QuantityError, bounded_repr
+from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, SchedframeWarning, bounded_repr
 from . import objects as _objects
 from .objects import (
     DEFAULT_SCHEDULER_NAME,
@@ -81,10 +89,16 @@ from .resource import resource_object_to_manifest as _resource_out
 
 if TYPE_CHECKING:
     from .storage import StorageObject
+from .workloads import CronJob, DaemonSet, Deployment, Job
+from .workloads import expand_workloads as _expand_workloads
 
 __all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_OBJECTS",
     "SUPPORTED_KINDS",
     "ApiObject",
+    "dump_manifests",
+    "dump_scheduler_state",
     "load_manifests",
     "namespace_from_manifest",
     "node_from_manifest",
@@ -94,10 +108,13 @@ __all__ = [
     "object_to_manifest",
     "pod_from_manifest",
     "pod_to_manifest",
+    "validate_node",
+    "validate_pod",
 ]
 
 #: Any api object :func:`object_from_manifest` returns.
 ApiObject: TypeAlias = ("Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet"
+                        " | Deployment | DaemonSet | Job | CronJob"
                         " | PodDisruptionBudget | PriorityClass | PodGroup | StorageObject"
                         " | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice")
 
@@ -148,7 +165,9 @@ def _show(value: Any) -> str:
 
 
 def _child(path: str, key: str) -> str:
-    if _SIMPLE_KEY_RE.fullmatch(key):
+    if len(key) > MAX_VALUE_REPR:  # a path names where the problem is, it never echoes 10 MB
+        key = bounded_repr(key)
+    elif _SIMPLE_KEY_RE.fullmatch(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{key}]"
 
@@ -368,17 +387,22 @@ def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping
     return manifest
 
 
-def _name(meta: Mapping[str, Any]) -> str:
-    value = _str(meta.get("name"), "metadata.name")
+def _name(meta: Mapping[str, Any], path: str = "metadata") -> str:
+    p = f"{path}.name"
+    value = _str(meta.get("name"), p)
     if not value:
         if meta.get("generateName"):
-            _fail("metadata.name", "required (generateName is not supported: give the object a name)")
-        _fail("metadata.name", "required")
+            _fail(p, "required (generateName is not supported: give the object a name)")
+        _fail(p, "required")
     return value
 
 
-def _namespace(meta: Mapping[str, Any]) -> str:
-    return _str(meta.get("namespace"), "metadata.namespace") or "default"
+def _namespace(meta: Mapping[str, Any], path: str = "metadata") -> str:
+    p = f"{path}.namespace"
+    value = _str(meta.get("namespace"), p)
+    if value:
+        _check_label(value, p)
+    return value or "default"
 
 
 def _owner_reference(value: Any, path: str) -> OwnerReference:
@@ -709,11 +733,12 @@ def _container(value: Any, path: str) -> Container:
     p_res = f"{path}.resources"
     res = _mapping(m.get("resources"), p_res)
     p_ports = f"{path}.ports"
+    limits = _quantities(res.get("limits"), f"{p_res}.limits")
     return Container(
         name=_str(m.get("name"), f"{path}.name"),
         image=_str(m.get("image"), f"{path}.image"),
-        requests=_quantities(res.get("requests"), f"{p_res}.requests"),
-        limits=_quantities(res.get("limits"), f"{p_res}.limits"),
+        requests=_default_requests(_quantities(res.get("requests"), f"{p_res}.requests"), limits),
+        limits=limits,
         ports=tuple(_port(p, f"{p_ports}[{i}]") for i, p in enumerate(_list(m.get("ports"), p_ports))),
         restart_policy=_enum(m.get("restartPolicy"), f"{path}.restartPolicy", _CONTAINER_RESTART_POLICIES),
         claims=_items(res.get("claims"), f"{p_res}.claims", _container_claim),
@@ -808,6 +833,8 @@ def _pod_condition(value: Any, path: str) -> PodCondition:
         status=_str(m.get("status"), f"{path}.status", "True"),
         reason=_str(m.get("reason"), f"{path}.reason"),
         message=_str(m.get("message"), f"{path}.message"),
+        last_probe_time=_time(m.get("lastProbeTime"), f"{path}.lastProbeTime"),
+        last_transition_time=_time(m.get("lastTransitionTime"), f"{path}.lastTransitionTime"),
     )
 
 
@@ -815,50 +842,136 @@ def _scheduling_gate(value: Any, path: str) -> str:
     return _required_str(_mapping(value, path), "name", path)
 
 
+_DNS1123_LABEL_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _check_subdomain(value: str, path: str) -> None:
+    """The API server's ``NameIsDNSSubdomain`` (object names of pods, nodes, workloads...)."""
+    if len(value) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        _fail(path, f"invalid name {bounded_repr(value)}: a lowercase RFC 1123 subdomain (at most 253 "
+                    "characters of a-z, 0-9, '-' and '.', starting and ending with a letter or digit)")
+
+
+def _check_label(value: str, path: str) -> None:
+    """The API server's ``IsDNS1123Label`` (namespaces, container names)."""
+    if len(value) > 63 or not _DNS1123_LABEL_RE.fullmatch(value):
+        _fail(path, f"invalid name {bounded_repr(value)}: a lowercase RFC 1123 label (at most 63 "
+                    "characters of a-z, 0-9 and '-', starting and ending with a letter or digit)")
+
+
+def _default_requests(requests: dict[str, Quantity], limits: Mapping[str, Quantity]) -> dict[str, Quantity]:
+    """The API server's defaulting (``SetDefaults_Pod``): a resource with a limit and no request
+    requests its limit."""
+    for name, q in limits.items():
+        if name not in requests:
+            requests[name] = q
+    return requests
+
+
+def _check_request_limits(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity],
+                          path: str) -> None:
+    """``ValidateResourceRequirements``: a request may not exceed its limit."""
+    for name, q in requests.items():
+        limit = limits.get(name)
+        if limit is not None and q.exact > limit.exact:
+            _fail(_child(f"{path}.requests", name),
+                  f"must be less than or equal to the {name} limit of {limit}, got {q}")
+
+
+def _check_containers(spec: Mapping[str, Any], containers: Sequence[Container],
+                      init_containers: Sequence[Container], path: str) -> None:
+    if not containers:
+        _fail(f"{path}.containers", "required: a pod needs at least one container")
+    seen: dict[str, str] = {}
+    groups = (("containers", containers), ("initContainers", init_containers))
+    for field, group in groups:
+        for i, c in enumerate(group):
+            p = f"{path}.{field}[{i}]"
+            if not c.name:
+                _fail(f"{p}.name", "required")
+            _check_label(c.name, f"{p}.name")
+            if c.name in seen:
+                _fail(f"{p}.name", f"duplicate container name {bounded_repr(c.name)} (also {seen[c.name]})")
+            seen[c.name] = p
+            _check_request_limits(c.requests, c.limits, f"{p}.resources")
+    p_eph = f"{path}.ephemeralContainers"
+    for i, raw in enumerate(_list(spec.get("ephemeralContainers"), p_eph)):
+        p = f"{p_eph}[{i}]"
+        name = _required_str(_mapping(raw, p), "name", p)
+        if name in seen:
+            _fail(f"{p}.name", f"duplicate container name {bounded_repr(name)} (also {seen[name]})")
+        seen[name] = p
+
+
 def _pod(manifest: Any) -> Pod:
     m = _check_top(manifest, "Pod", ("v1",))
     meta = _mapping(m.get("metadata"), "metadata")
     spec = _mapping(m.get("spec"), "spec")
     status = _mapping(m.get("status"), "status")
-    resources = _mapping(spec.get("resources"), "spec.resources")
+    return _pod_parts(meta, spec, status, "metadata", "spec", "status")
+
+
+def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any],
+               p_meta: str, p_spec: str, p_status: str, *, template: bool = False) -> Pod:
+    """A pod from its three parts (a Pod manifest, or a workload's pod template with
+    ``template=True``: no name required, no status)."""
+    p_res = f"{p_spec}.resources"
+    resources = _mapping(spec.get("resources"), p_res)
     kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
+    uid = _str(meta.get("uid"), f"{p_meta}.uid")
     if uid:
         kw["uid"] = uid
-    return Pod(
-        name=_name(meta),
-        namespace=_namespace(meta),
-        labels=_str_map(meta.get("labels"), "metadata.labels"),
-        annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
-        creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
-        deletion_timestamp=_time(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
-        owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences", _owner_reference),
-        priority=_int(spec.get("priority"), "spec.priority"),
-        priority_class_name=_str(spec.get("priorityClassName"), "spec.priorityClassName"),
-        scheduler_name=_str(spec.get("schedulerName"), "spec.schedulerName") or DEFAULT_SCHEDULER_NAME,
-        node_name=_str(spec.get("nodeName"), "spec.nodeName"),
-        node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-        affinity=_affinity(spec.get("affinity"), "spec.affinity"),
-        tolerations=_items(spec.get("tolerations"), "spec.tolerations", _toleration),
+    if template:
+        name = _str(meta.get("name"), f"{p_meta}.name")
+    else:
+        name = _name(meta, p_meta)
+        _check_subdomain(name, f"{p_meta}.name")
+    namespace = _namespace(meta, p_meta)
+    containers = _items(spec.get("containers"), f"{p_spec}.containers", _container)
+    init_containers = _items(spec.get("initContainers"), f"{p_spec}.initContainers", _container)
+    pod_limits = _quantities(resources.get("limits"), f"{p_res}.limits")
+    pod_requests = _quantities(resources.get("requests"), f"{p_res}.requests")
+    pod = Pod(
+        name=name,
+        namespace=namespace,
+        labels=_str_map(meta.get("labels"), f"{p_meta}.labels"),
+        annotations=_str_map(meta.get("annotations"), f"{p_meta}.annotations"),
+        creation_timestamp=_time(meta.get("creationTimestamp"), f"{p_meta}.creationTimestamp"),
+        deletion_timestamp=_time(meta.get("deletionTimestamp"), f"{p_meta}.deletionTimestamp"),
+        owner_references=_items(meta.get("ownerReferences"), f"{p_meta}.ownerReferences", _owner_reference),
+        priority=_int(spec.get("priority"), f"{p_spec}.priority"),
+        priority_class_name=_str(spec.get("priorityClassName"), f"{p_spec}.priorityClassName"),
+        scheduler_name=_str(spec.get("schedulerName"), f"{p_spec}.schedulerName") or DEFAULT_SCHEDULER_NAME,
+        node_name=_str(spec.get("nodeName"), f"{p_spec}.nodeName"),
+        node_selector=_str_map(spec.get("nodeSelector"), f"{p_spec}.nodeSelector"),
+        affinity=_affinity(spec.get("affinity"), f"{p_spec}.affinity"),
+        tolerations=_items(spec.get("tolerations"), f"{p_spec}.tolerations", _toleration),
         topology_spread_constraints=_items(spec.get("topologySpreadConstraints"),
-                                           "spec.topologySpreadConstraints", _spread_constraint),
-        containers=_items(spec.get("containers"), "spec.containers", _container),
-        init_containers=_items(spec.get("initContainers"), "spec.initContainers", _container),
-        overhead=_quantities(spec.get("overhead"), "spec.overhead"),
-        resources=_quantities(resources.get("requests"), "spec.resources.requests"),
-        resource_limits=_quantities(resources.get("limits"), "spec.resources.limits"),
-        scheduling_gates=_items(spec.get("schedulingGates"), "spec.schedulingGates", _scheduling_gate),
-        volumes=_storage.volumes_from_manifest(spec.get("volumes"), "spec.volumes"),
-        preemption_policy=_enum(spec.get("preemptionPolicy"), "spec.preemptionPolicy", _PREEMPTION_POLICIES),
-        phase=_str(status.get("phase"), "status.phase") or "Pending",
-        nominated_node_name=_str(status.get("nominatedNodeName"), "status.nominatedNodeName"),
-        start_time=_time(status.get("startTime"), "status.startTime"),
-        conditions=_items(status.get("conditions"), "status.conditions", _pod_condition),
-        resource_claims=_items(spec.get("resourceClaims"), "spec.resourceClaims", _pod_resource_claim),
-        resource_claim_statuses=_items(status.get("resourceClaimStatuses"), "status.resourceClaimStatuses",
-                                       _pod_resource_claim_status),
+                                           f"{p_spec}.topologySpreadConstraints", _spread_constraint),
+        containers=containers,
+        init_containers=init_containers,
+        overhead=_quantities(spec.get("overhead"), f"{p_spec}.overhead"),
+        resources=pod_requests,
+        resource_limits=pod_limits,
+        scheduling_gates=_items(spec.get("schedulingGates"), f"{p_spec}.schedulingGates", _scheduling_gate),
+        preemption_policy=_enum(spec.get("preemptionPolicy"), f"{p_spec}.preemptionPolicy",
+                                _PREEMPTION_POLICIES),
+        phase=_str(status.get("phase"), f"{p_status}.phase") or "Pending",
+        nominated_node_name=_str(status.get("nominatedNodeName"), f"{p_status}.nominatedNodeName"),
+        start_time=_time(status.get("startTime"), f"{p_status}.startTime"),
+        conditions=_items(status.get("conditions"), f"{p_status}.conditions", _pod_condition),
+        volumes=_storage.volumes_from_manifest(spec.get("volumes"), f"{p_spec}.volumes"),
+        resource_claims=_items(spec.get("resourceClaims"), f"{p_spec}.resourceClaims", _pod_resource_claim),
+        resource_claim_statuses=_items(status.get("resourceClaimStatuses"),
+                                       f"{p_status}.resourceClaimStatuses", _pod_resource_claim_status),
         **kw,
     )
+    # the API server's validation, once every field has been read
+    _check_containers(spec, containers, init_containers, p_spec)
+    _check_request_limits(pod_requests, pod_limits, p_res)
+    return pod
 
 
 def _owner_reference_out(o: OwnerReference) -> dict[str, Any]:
@@ -874,8 +987,12 @@ def _owner_reference_out(o: OwnerReference) -> dict[str, Any]:
     return out
 
 
-def _pod_condition_out(c: PodCondition) -> dict[str, Any]:
+def _pod_condition_out(c: PodCondition, path: str) -> dict[str, Any]:
     out: dict[str, Any] = {"type": c.type, "status": c.status}
+    if c.last_probe_time is not None:
+        out["lastProbeTime"] = _format_time(c.last_probe_time, f"{path}.lastProbeTime")
+    if c.last_transition_time is not None:
+        out["lastTransitionTime"] = _format_time(c.last_transition_time, f"{path}.lastTransitionTime")
     if c.reason:
         out["reason"] = c.reason
     if c.message:
@@ -938,7 +1055,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
     if pod.start_time is not None:
         status["startTime"] = _format_time(pod.start_time, "status.startTime")
     if pod.conditions:
-        status["conditions"] = [_pod_condition_out(c) for c in pod.conditions]
+        status["conditions"] = [_pod_condition_out(c, f"status.conditions[{i}]")
+                                for i, c in enumerate(pod.conditions)]
     if pod.resource_claim_statuses:
         status["resourceClaimStatuses"] = [_pod_resource_claim_status_out(c)
                                            for c in pod.resource_claim_statuses]
@@ -958,7 +1076,19 @@ def _image(value: Any, path: str) -> ContainerImage:
 def _node_condition(value: Any, path: str) -> NodeCondition:
     m = _mapping(value, path)
     return NodeCondition(type=_required_str(m, "type", path),
-                         status=_str(m.get("status"), f"{path}.status", "True"))
+                         status=_str(m.get("status"), f"{path}.status", "True"),
+                         last_heartbeat_time=_time(m.get("lastHeartbeatTime"), f"{path}.lastHeartbeatTime"),
+                         last_transition_time=_time(m.get("lastTransitionTime"),
+                                                    f"{path}.lastTransitionTime"))
+
+
+def _node_condition_out(c: NodeCondition, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": c.type, "status": c.status}
+    if c.last_heartbeat_time is not None:
+        out["lastHeartbeatTime"] = _format_time(c.last_heartbeat_time, f"{path}.lastHeartbeatTime")
+    if c.last_transition_time is not None:
+        out["lastTransitionTime"] = _format_time(c.last_transition_time, f"{path}.lastTransitionTime")
+    return out
 
 
 def _node(manifest: Any) -> Node:
@@ -970,8 +1100,10 @@ def _node(manifest: Any) -> Node:
     uid = _str(meta.get("uid"), "metadata.uid")
     if uid:
         kw["uid"] = uid
+    name = _name(meta)
+    _check_subdomain(name, "metadata.name")
     return Node(
-        name=_name(meta),
+        name=name,
         labels=_str_map(meta.get("labels"), "metadata.labels"),
         annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
         taints=_items(spec.get("taints"), "spec.taints", _taint),
@@ -1003,7 +1135,8 @@ def node_to_manifest(node: Node) -> dict[str, Any]:
     if node.allocatable:
         status["allocatable"] = _quantities_out(node.allocatable)
     if node.conditions:
-        status["conditions"] = [{"type": c.type, "status": c.status} for c in node.conditions]
+        status["conditions"] = [_node_condition_out(c, f"status.conditions[{i}]")
+                                for i, c in enumerate(node.conditions)]
     if node.images:
         status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes} for i in node.images]
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
@@ -1077,28 +1210,167 @@ def _service(manifest: Any) -> Service:
                    selector=_str_map(spec.get("selector"), "spec.selector"))
 
 
-def _replication_controller(manifest: Any) -> ReplicationController:
-    m = _check_top(manifest, "ReplicationController", ("v1",))
+def _workload_meta(m: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any], dict[str, Any]]:
+    """(metadata, spec, common keyword arguments) of a workload manifest."""
     meta = _mapping(m.get("metadata"), "metadata")
     spec = _mapping(m.get("spec"), "spec")
-    return ReplicationController(name=_name(meta), namespace=_namespace(meta),
-                                 selector=_str_map(spec.get("selector"), "spec.selector"))
+    name = _name(meta)
+    _check_subdomain(name, "metadata.name")
+    kw: dict[str, Any] = {
+        "name": name, "namespace": _namespace(meta),
+        "uid": _str(meta.get("uid"), "metadata.uid"),
+        "labels": _str_map(meta.get("labels"), "metadata.labels"),
+    }
+    return meta, spec, kw
+
+
+def _template(value: Any, path: str, required: bool = True) -> Pod | None:
+    """A workload's pod template (``spec.template``) as a pod without a name."""
+    if value is None:
+        if required:
+            _fail(path, "required")
+        return None
+    t = _mapping(value, path)
+    return _pod_parts(_mapping(t.get("metadata"), f"{path}.metadata"),
+                      _mapping(t.get("spec"), f"{path}.spec"), _EMPTY,
+                      f"{path}.metadata", f"{path}.spec", f"{path}.status", template=True)
+
+
+def _replicas(spec: Mapping[str, Any], path: str = "spec.replicas") -> int:
+    value = _int(spec.get("replicas"), path)
+    if value is None:
+        return 1  # SetDefaults_Deployment / ReplicaSet / StatefulSet / ReplicationController
+    if value < 0:
+        _fail(path, f"must be greater than or equal to 0, got {value}")
+    return value
+
+
+def _check_selects_template(selector: LabelSelector | None, template: Pod | None, path: str) -> None:
+    """``ValidatePodTemplateSpecForReplicaSet`` and siblings: the selector must match the
+    template's labels."""
+    if selector is None or template is None:
+        return
+    if selector.is_empty():
+        _fail(path, "empty selector is invalid for this workload")
+    if not selector.matches(template.labels):
+        _fail(path, "selector does not match the template labels (spec.template.metadata.labels)")
+
+
+def _replication_controller(manifest: Any) -> ReplicationController:
+    m = _check_top(manifest, "ReplicationController", ("v1",))
+    _, spec, kw = _workload_meta(m)
+    selector = _str_map(spec.get("selector"), "spec.selector")
+    template = _template(spec.get("template"), "spec.template")
+    if not selector and template is not None:
+        selector = dict(template.labels)  # SetDefaults_ReplicationController
+    _check_selects_template(LabelSelector(selector), template, "spec.selector")
+    return ReplicationController(selector=selector, replicas=_replicas(spec), template=template, **kw)
 
 
 def _replica_set(manifest: Any) -> ReplicaSet:
     m = _check_top(manifest, "ReplicaSet", ("apps/v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    return ReplicaSet(name=_name(meta), namespace=_namespace(meta),
-                      selector=_label_selector(spec.get("selector"), "spec.selector"))
+    meta, spec, kw = _workload_meta(m)
+    selector = _label_selector(spec.get("selector"), "spec.selector")
+    template = _template(spec.get("template"), "spec.template")
+    _check_selects_template(selector, template, "spec.selector")
+    return ReplicaSet(selector=selector, replicas=_replicas(spec), template=template,
+                      owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences",
+                                              _owner_reference), **kw)
 
 
 def _stateful_set(manifest: Any) -> StatefulSet:
     m = _check_top(manifest, "StatefulSet", ("apps/v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    return StatefulSet(name=_name(meta), namespace=_namespace(meta),
-                       selector=_label_selector(spec.get("selector"), "spec.selector"))
+    _, spec, kw = _workload_meta(m)
+    selector = _label_selector(spec.get("selector"), "spec.selector")
+    template = _template(spec.get("template"), "spec.template")
+    _check_selects_template(selector, template, "spec.selector")
+    ordinals = _mapping(spec.get("ordinals"), "spec.ordinals")
+    start = _int(ordinals.get("start"), "spec.ordinals.start") or 0
+    if start < 0:
+        _fail("spec.ordinals.start", f"must be greater than or equal to 0, got {start}")
+    return StatefulSet(selector=selector, replicas=_replicas(spec), template=template,
+                       ordinals_start=start, **kw)
+
+
+def _deployment(manifest: Any) -> Deployment:
+    m = _check_top(manifest, "Deployment", ("apps/v1",))
+    _, spec, kw = _workload_meta(m)
+    selector = _label_selector(spec.get("selector"), "spec.selector")
+    template = _template(spec.get("template"), "spec.template")
+    _check_selects_template(selector, template, "spec.selector")
+    return Deployment(selector=selector, replicas=_replicas(spec), template=template,
+                      paused=_bool(spec.get("paused"), "spec.paused"), **kw)
+
+
+def _daemon_set(manifest: Any) -> DaemonSet:
+    m = _check_top(manifest, "DaemonSet", ("apps/v1",))
+    _, spec, kw = _workload_meta(m)
+    selector = _label_selector(spec.get("selector"), "spec.selector")
+    raw_template = spec.get("template")
+    template = _template(raw_template, "spec.template")
+    _check_selects_template(selector, template, "spec.selector")
+    t_spec = _mapping(_mapping(raw_template, "spec.template").get("spec"), "spec.template.spec")
+    return DaemonSet(selector=selector, template=template,
+                     host_network=_bool(t_spec.get("hostNetwork"), "spec.template.spec.hostNetwork"), **kw)
+
+
+_COMPLETION_MODES: Final = ("NonIndexed", "Indexed")
+
+
+def _job_spec(spec: Mapping[str, Any], path: str) -> dict[str, Any]:
+    parallelism = _int(spec.get("parallelism"), f"{path}.parallelism")
+    completions = _int(spec.get("completions"), f"{path}.completions")
+    for field, value in (("parallelism", parallelism), ("completions", completions)):
+        if value is not None and value < 0:
+            _fail(f"{path}.{field}", f"must be greater than or equal to 0, got {value}")
+    if parallelism is None and completions is None:
+        parallelism = completions = 1  # SetDefaults_Job
+    mode = _enum(spec.get("completionMode"), f"{path}.completionMode", _COMPLETION_MODES,
+                 "NonIndexed") or "NonIndexed"
+    if mode == "Indexed" and completions is None:
+        _fail(f"{path}.completions", "required when completionMode is Indexed")
+    template = _template(spec.get("template"), f"{path}.template")
+    selector = _label_selector(spec.get("selector"), f"{path}.selector")
+    return {"parallelism": parallelism, "completions": completions, "completion_mode": mode,
+            "suspend": _bool(spec.get("suspend"), f"{path}.suspend"), "template": template,
+            "selector": selector}
+
+
+def _job(manifest: Any) -> Job:
+    m = _check_top(manifest, "Job", ("batch/v1",))
+    meta, spec, kw = _workload_meta(m)
+    status = _mapping(m.get("status"), "status")
+    finished = False
+    for i, raw in enumerate(_list(status.get("conditions"), "status.conditions")):
+        c = _mapping(raw, f"status.conditions[{i}]")
+        if c.get("type") in ("Complete", "Failed") and c.get("status") == "True":
+            finished = True
+    succeeded = _int(status.get("succeeded"), "status.succeeded") or 0
+    return Job(succeeded=succeeded, finished=finished,
+               owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences",
+                                       _owner_reference),
+               **_job_spec(spec, "spec"), **kw)
+
+
+def _cron_job(manifest: Any) -> CronJob:
+    m = _check_top(manifest, "CronJob", ("batch/v1",))
+    _, spec, kw = _workload_meta(m)
+    status = _mapping(m.get("status"), "status")
+    p_jt = "spec.jobTemplate"
+    jt = _mapping(spec.get("jobTemplate"), p_jt)
+    if spec.get("jobTemplate") is None:
+        _fail(p_jt, "required")
+    jt_meta = _mapping(jt.get("metadata"), f"{p_jt}.metadata")
+    job = Job(name="", namespace=kw["namespace"],
+              labels=_str_map(jt_meta.get("labels"), f"{p_jt}.metadata.labels"),
+              **_job_spec(_mapping(jt.get("spec"), f"{p_jt}.spec"), f"{p_jt}.spec"))
+    active = []
+    for i, raw in enumerate(_list(status.get("active"), "status.active")):
+        active.append(_required_str(_mapping(raw, f"status.active[{i}]"), "name", f"status.active[{i}]"))
+    return CronJob(schedule=_required_str(spec, "schedule", "spec"), job_template=job,
+                   suspend=_bool(spec.get("suspend"), "spec.suspend"), active=tuple(active),
+                   last_schedule_time=_time(status.get("lastScheduleTime"), "status.lastScheduleTime"),
+                   **kw)
 
 
 def _selector_spec(selector: LabelSelector | None) -> dict[str, Any]:
@@ -1138,20 +1410,98 @@ def _service_out(svc: Service) -> dict[str, Any]:
             "spec": spec}
 
 
+def _workload_meta_out(obj: Any, **extra: Any) -> dict[str, Any]:
+    return _meta_out(obj.name, obj.namespace, uid=obj.uid, labels=dict(obj.labels), **extra)
+
+
+def _template_out(template: Pod | None) -> dict[str, Any]:
+    if template is None:
+        return {}
+    m = pod_to_manifest(template)
+    meta = {k: v for k, v in m["metadata"].items() if k not in ("namespace", "uid") and v}
+    if not template.name:
+        meta.pop("name", None)
+    return {"template": {"metadata": meta, "spec": m["spec"]}}
+
+
 def _replication_controller_out(rc: ReplicationController) -> dict[str, Any]:
-    spec = {"selector": dict(rc.selector)} if rc.selector else {}
-    return {"apiVersion": "v1", "kind": "ReplicationController",
-            "metadata": _meta_out(rc.name, rc.namespace), "spec": spec}
+    spec: dict[str, Any] = {"replicas": rc.replicas}
+    if rc.selector:
+        spec["selector"] = dict(rc.selector)
+    spec.update(_template_out(rc.template))
+    return {"apiVersion": "v1", "kind": "ReplicationController", "metadata": _workload_meta_out(rc),
+            "spec": spec}
 
 
 def _replica_set_out(rs: ReplicaSet) -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": _meta_out(rs.name, rs.namespace),
-            "spec": _selector_spec(rs.selector)}
+    spec = {"replicas": rs.replicas, **_selector_spec(rs.selector), **_template_out(rs.template)}
+    meta = _workload_meta_out(rs, ownerReferences=[_owner_reference_out(o) for o in rs.owner_references])
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta, "spec": spec}
 
 
 def _stateful_set_out(ss: StatefulSet) -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _meta_out(ss.name, ss.namespace),
-            "spec": _selector_spec(ss.selector)}
+    spec = {"replicas": ss.replicas, **_selector_spec(ss.selector), **_template_out(ss.template)}
+    if ss.ordinals_start:
+        spec["ordinals"] = {"start": ss.ordinals_start}
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _workload_meta_out(ss), "spec": spec}
+
+
+def _deployment_out(d: Deployment) -> dict[str, Any]:
+    spec = {"replicas": d.replicas, **_selector_spec(d.selector), **_template_out(d.template)}
+    if d.paused:
+        spec["paused"] = True
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _workload_meta_out(d), "spec": spec}
+
+
+def _daemon_set_out(ds: DaemonSet) -> dict[str, Any]:
+    spec = {**_selector_spec(ds.selector), **_template_out(ds.template)}
+    if ds.host_network and "template" in spec:
+        spec["template"]["spec"]["hostNetwork"] = True
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _workload_meta_out(ds), "spec": spec}
+
+
+def _job_spec_out(job: Job) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if job.parallelism is not None:
+        spec["parallelism"] = job.parallelism
+    if job.completions is not None:
+        spec["completions"] = job.completions
+    spec["completionMode"] = job.completion_mode
+    if job.suspend:
+        spec["suspend"] = True
+    spec.update(_selector_spec(job.selector))
+    spec.update(_template_out(job.template))
+    return spec
+
+
+def _job_out(job: Job) -> dict[str, Any]:
+    status: dict[str, Any] = {}
+    if job.succeeded:
+        status["succeeded"] = job.succeeded
+    if job.finished:
+        status["conditions"] = [{"type": "Complete", "status": "True"}]
+    meta = _workload_meta_out(job, ownerReferences=[_owner_reference_out(o) for o in job.owner_references])
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": _job_spec_out(job),
+            "status": status}
+
+
+def _cron_job_out(cj: CronJob) -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedule": cj.schedule}
+    if cj.suspend:
+        spec["suspend"] = True
+    if cj.job_template is not None:
+        jt: dict[str, Any] = {"spec": _job_spec_out(cj.job_template)}
+        if cj.job_template.labels:
+            jt["metadata"] = {"labels": dict(cj.job_template.labels)}
+        spec["jobTemplate"] = jt
+    status: dict[str, Any] = {}
+    if cj.active:
+        status["active"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": n, "namespace": cj.namespace}
+                            for n in cj.active]
+    if cj.last_schedule_time is not None:
+        status["lastScheduleTime"] = _format_time(cj.last_schedule_time, "status.lastScheduleTime")
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": _workload_meta_out(cj), "spec": spec,
+            "status": status}
 
 
 # --------------------------------------------------------------------------------------------
@@ -1245,6 +1595,10 @@ _READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], ApiObject]]]] =
     "ReplicationController": (("v1",), _replication_controller),
     "ReplicaSet": (("apps/v1",), _replica_set),
     "StatefulSet": (("apps/v1",), _stateful_set),
+    "Deployment": (("apps/v1",), _deployment),
+    "DaemonSet": (("apps/v1",), _daemon_set),
+    "Job": (("batch/v1",), _job),
+    "CronJob": (("batch/v1",), _cron_job),
     "PodDisruptionBudget": (("policy/v1",), _pdb),
     "PriorityClass": (("scheduling.k8s.io/v1",), _priority_class),
     "PodGroup": (POD_GROUP_API_VERSIONS, pod_group_from_manifest),
@@ -1263,6 +1617,10 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     ReplicationController: _replication_controller_out,
     ReplicaSet: _replica_set_out,
     StatefulSet: _stateful_set_out,
+    Deployment: _deployment_out,
+    DaemonSet: _daemon_set_out,
+    Job: _job_out,
+    CronJob: _cron_job_out,
     PodDisruptionBudget: _pdb_out,
     PriorityClass: _priority_class_out,
     PodGroup: _pod_group_out,
@@ -1322,38 +1680,132 @@ _CLUSTER_SCOPED: Final = frozenset({"Node", "Namespace", "PriorityClass", "Devic
                                     "PersistentVolume", "StorageClass", "CSINode", "CSIDriver"})
 
 
-def _read_text(path: str) -> str:
+#: The most bytes :func:`load_manifests` reads (all files and texts of one call together).
+DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
+#: The most objects (documents, ``List`` items and pods created by workload expansion) one
+#: :func:`load_manifests` call returns.
+DEFAULT_MAX_OBJECTS: Final = 1_000_000
+
+_FILE_KINDS: Final = (
+    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"),
+)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in _FILE_KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class _Budget:
+    """What is left of one call's byte and object allowances."""
+
+    def __init__(self, max_bytes: int, max_objects: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes_left = max_bytes
+        self.max_objects = max_objects
+        self.objects = 0
+
+    def take_bytes(self, n: int, what: str) -> None:
+        self.bytes_left -= n
+        if self.bytes_left < 0:
+            raise ManifestError("", f"{what} exceeds the input size limit of {self.max_bytes} bytes "
+                                    "(load_manifests(..., max_bytes=N) raises it)")
+
+    def take_objects(self, n: int = 1) -> None:
+        self.objects += n
+        if self.objects > self.max_objects:
+            raise ManifestError("", f"more than {self.max_objects} objects "
+                                    "(load_manifests(..., max_objects=N) raises the limit)")
+
+
+def _read_text(path: str, budget: _Budget) -> str:
+    """The UTF-8 text of the regular file *path*, read without going past the size budget.
+
+    The file is opened without blocking (a FIFO would block ``open``) and checked with ``fstat``
+    on the open descriptor, so a special file swapped in after a ``stat`` is still refused."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read()
+        fd = os.open(path, flags)
     except OSError as e:
         raise ManifestError("", f"cannot read {path!r}: {e.strerror or e}") from e
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ManifestError("", f"cannot read {path!r}: it is {_file_kind(mode)}; "
+                                    "only regular files are read")
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            fd = -1
+            data = f.read(budget.bytes_left + 1)
+    except OSError as e:
+        raise ManifestError("", f"cannot read {path!r}: {e.strerror or e}") from e
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    budget.take_bytes(len(data), repr(path))
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ManifestError("", f"cannot read {path!r}: not UTF-8 text ({e.reason})") from e
 
 
-def _sources(source: str | bytes | os.PathLike[str]) -> list[tuple[str, str | None]]:
-    """(text, file name or None) pairs for *source*."""
-    if isinstance(source, bytes):
+def _path_sources(path: str, budget: _Budget) -> list[tuple[str, str | None]]:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise ManifestError("", f"cannot read {path!r}: {e.strerror or e}") from e
+    if not stat.S_ISDIR(mode):
+        return [(_read_text(path, budget), path)]
+    try:
+        names = sorted(n for n in os.listdir(path) if n.endswith(_MANIFEST_SUFFIXES))
+    except OSError as e:
+        raise ManifestError("", f"cannot list {path!r}: {e.strerror or e}") from e
+    out: list[tuple[str, str | None]] = []
+    for name in names:
+        full = os.path.join(path, name)
         try:
-            return [(source.decode("utf-8-sig"), None)]
+            entry_mode = os.stat(full).st_mode
+        except OSError as e:
+            raise ManifestError("", f"cannot read {full!r}: {e.strerror or e}") from e
+        if not stat.S_ISREG(entry_mode):  # refused explicitly, never skipped silently
+            raise ManifestError("", f"cannot read {full!r} in directory {path!r}: it is "
+                                    f"{_file_kind(entry_mode)}; only regular files are read")
+        out.append((_read_text(full, budget), full))
+    return out
+
+
+def _sources(source: str | bytes | os.PathLike[str], budget: _Budget) -> list[tuple[str, str | None]]:
+    """(text, file name or None) pairs for *source*: a path-like is a file or a directory, a
+    ``str`` or ``bytes`` is always the manifest text itself."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        budget.take_bytes(len(data), "the manifest text")
+        try:
+            return [(data.decode("utf-8-sig"), None)]
         except UnicodeDecodeError as e:
             raise ManifestError("", f"manifest bytes are not UTF-8 text ({e.reason})") from e
     if isinstance(source, str):
-        stripped = source.strip()
-        if not stripped or "\n" in source or stripped[0] in "{[":
-            return [(source, None)]
-        path = source
-    elif isinstance(source, os.PathLike):
-        path = os.fspath(source)
-    else:
-        _fail("", f"expected a file path or manifest text, got {type(source).__name__}")
-    if os.path.isdir(path):
-        names = sorted(n for n in os.listdir(path) if n.endswith(_MANIFEST_SUFFIXES))
-        return [(_read_text(os.path.join(path, n)), os.path.join(path, n)) for n in names]
-    if not os.path.exists(path) and isinstance(source, str) and ":" in source:
-        raise ManifestError("", f"no such file: {source!r} (manifest text needs at least one newline)")
-    return [(_read_text(path), path)]
+        budget.take_bytes(len(source), "the manifest text")
+        return [(source, None)]
+    if isinstance(source, os.PathLike):
+        return _path_sources(os.fsdecode(os.fspath(source)), budget)
+    raise TypeError("load_manifests() argument 'source' must be manifest text (str or bytes) or a "
+                    f"path (pathlib.Path or another os.PathLike), got {type(source).__name__}"
+                    + ("; use object_from_manifest() for a mapping" if isinstance(source, Mapping) else ""))
+
+
+def _looks_like_path(source: object) -> bool:
+    """A one-line ``str`` naming an existing file or directory (checked, never read)."""
+    if not isinstance(source, str) or "\n" in source or len(source) > 4096:
+        return False
+    text = source.strip()
+    try:
+        return bool(text) and os.path.exists(text)
+    except (OSError, ValueError):  # e.g. an embedded NUL
+        return False
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -1521,7 +1973,11 @@ def _describe(doc: Mapping[str, Any], kind: str, origin: str | None) -> str:
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
     ns = meta.get("namespace") if isinstance(meta, Mapping) else None
-    what = kind
+    what = bounded_repr(kind) if len(kind) > MAX_VALUE_REPR else kind
+    if isinstance(name, str) and len(name) > MAX_VALUE_REPR:
+        name = bounded_repr(name)
+    if isinstance(ns, str) and len(ns) > MAX_VALUE_REPR:
+        ns = bounded_repr(ns)
     if isinstance(name, str) and name:
         if kind in _CLUSTER_SCOPED:
             what += f" {name}"
@@ -1544,72 +2000,288 @@ def _is_near_miss(kind: str) -> str | None:
     return close[0] if close else None
 
 
-def _collect(doc: Any, path: str, origin: str | None, skip_unknown: bool, out: list[ApiObject],
-             inherited: tuple[str, str] | None = None) -> None:
-    if doc is None:
-        return
-    if not isinstance(doc, Mapping):
-        _fail(path, f"expected a Kubernetes object (a mapping), got {_show(doc)}")
-    kind = doc.get("kind")
-    if kind is None and inherited is not None:
-        kind, api_version = inherited
-        doc = {**doc, "kind": kind}
-        if api_version and "apiVersion" not in doc:
-            doc["apiVersion"] = api_version
-    if kind is None:
-        _fail(f"{path}.kind", "required")
-    if not isinstance(kind, str):
-        _fail(f"{path}.kind", f"expected a string, got {_show(kind)}")
-    if kind.endswith("List") and (kind == "List" or "items" in doc):
-        item_kind = kind[:-4] if kind != "List" else None
-        api_version = doc.get("apiVersion")
-        inherit = (item_kind, api_version if isinstance(api_version, str) else "") if item_kind else None
-        for i, item in enumerate(_list(doc.get("items"), f"{path}.items")):
-            _collect(item, f"{path}.items[{i}]", origin, skip_unknown, out, inherit)
-        return
-    entry = _READERS.get(kind)
-    if entry is None:
-        near = _is_near_miss(kind)
-        if near is not None:
-            _fail(f"{path}.kind", f"unsupported kind {kind!r}; did you mean {near!r}?")
-        if skip_unknown:
+class _Collector:
+    """Reads documents into objects, counting them and noting the kinds it does not use."""
+
+    def __init__(self, budget: _Budget, strict: bool) -> None:
+        self.budget = budget
+        self.strict = strict
+        self.out: list[ApiObject] = []
+        self.unknown: dict[str, int] = {}
+
+    def collect(self, doc: Any, path: str, origin: str | None,
+                inherited: tuple[str, str] | None = None) -> None:
+        if doc is None:
             return
-        _fail(f"{path}.kind", _unsupported_kind(kind))
-    try:
-        out.append(entry[1](doc))
-    except ManifestError as e:
-        full = f"{path}.{e.path}" if e.path else path
-        raise ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})") from None
+        self.budget.take_objects()
+        if not isinstance(doc, Mapping):
+            _fail(path, f"expected a Kubernetes object (a mapping), got {_show(doc)}")
+        kind = doc.get("kind")
+        if kind is None and inherited is not None:
+            kind, api_version = inherited
+            doc = {**doc, "kind": kind}
+            if api_version and "apiVersion" not in doc:
+                doc["apiVersion"] = api_version
+        if kind is None:
+            _fail(f"{path}.kind", "required")
+        if not isinstance(kind, str):
+            _fail(f"{path}.kind", f"expected a string, got {_show(kind)}")
+        if kind.endswith("List") and (kind == "List" or "items" in doc):
+            item_kind = kind[:-4] if kind != "List" else None
+            api_version = doc.get("apiVersion")
+            inherit = (item_kind, api_version if isinstance(api_version, str) else "") if item_kind else None
+            for i, item in enumerate(_list(doc.get("items"), f"{path}.items")):
+                self.collect(item, f"{path}.items[{i}]", origin, inherit)
+            return
+        entry = _READERS.get(kind)
+        if entry is None:
+            near = _is_near_miss(kind)
+            if near is not None:
+                _fail(f"{path}.kind", f"unsupported kind {bounded_repr(kind)}; did you mean {near!r}?")
+            if self.strict:
+                _fail(f"{path}.kind", _unsupported_kind(kind) + " (strict=True)")
+            self.unknown[kind] = self.unknown.get(kind, 0) + 1
+            return
+        try:
+            self.out.append(entry[1](doc))
+        except ManifestError as e:
+            full = f"{path}.{e.path}" if e.path else path
+            raise ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})") from None
 
 
-def load_manifests(source: str | bytes | os.PathLike[str], *, skip_unknown: bool = True) -> list[ApiObject]:
-    """Read Kubernetes objects from a file, a directory or manifest text.
+def _check_limit(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"load_manifests() argument {name!r} must be a non-negative int, "
+                        f"got {bounded_repr(value)}")
+    return value
+
+
+def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = False,
+                   expand_workloads: bool = True, seed: int = 0,
+                   max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
+                   ) -> list[ApiObject]:
+    """Read Kubernetes objects from manifest text, a file or a directory.
 
     Args:
-        source: a path (``str`` or path-like) to a ``.yaml`` / ``.yml`` / ``.json`` file or to a
-            directory of them (read in name order), or the manifest text itself (YAML or JSON;
-            a ``str`` is taken as text when it contains a newline or starts with ``{`` / ``[``).
-            YAML may hold several documents; JSON may hold several concatenated objects. Any
-            document may be a ``List`` (``kind: List``, ``PodList``, ``NodeList``... as
-            ``kubectl get nodes,pods -A -o yaml`` prints), whose items are read in order.
-        skip_unknown: objects of kinds schedframe does not model (Deployments, ConfigMaps,
-            custom resources...) are skipped when true (the default) and rejected when false.
-            A kind that looks like a typo of a supported one (``Pods``, ``pod``) is always
-            rejected.
+        source: the manifest text (a ``str`` or ``bytes``, YAML or JSON), or a path
+            (``pathlib.Path`` or another ``os.PathLike``) to a file or to a directory
+            whose ``.yaml`` / ``.yml`` / ``.json`` files are read in name order. A ``str`` is
+            always text, never a path: text from an untrusted source cannot make schedframe
+            read a local file. YAML may hold several documents; JSON several concatenated
+            objects; any document may be a ``List`` (``kubectl get ... -o yaml``).
+        strict: raise :class:`~schedframe.ManifestError` on an object of a kind schedframe
+            does not use (ConfigMaps, custom resources...) instead of warning about them.
+        expand_workloads: add what the workload controllers would create (see
+            :func:`~schedframe.expand_workloads`): the pods of Deployments, ReplicaSets,
+            ReplicationControllers, StatefulSets, DaemonSets (one per Node of the same load),
+            Jobs and CronJobs' running Jobs. The workload objects are returned either way.
+        seed: makes the generated names reproducible.
+        max_bytes: the most bytes read (files and text together); a file is never read past it.
+        max_objects: the most objects read or created by expansion.
 
     Returns:
-        The api objects, in document order (see :func:`object_from_manifest` for the kinds).
+        The api objects in document order, each workload followed by what it creates.
 
     Raises:
-        ManifestError: for unreadable input or a malformed object; the path starts with the
-            document index, e.g. ``documents[0].items[3].spec.priority``. YAML needs PyYAML
+        ManifestError: for unreadable input, a special file (only regular files are read), a
+            limit exceeded or a malformed object; the path starts with the document index,
+            e.g. ``documents[0].items[3].spec.priority``. YAML needs PyYAML
             (``pip install 'schedframe[yaml]'``); JSON does not.
+        TypeError: for a *source* that is neither text nor a path.
+
+    Warns:
+        SchedframeWarning: listing the kinds it skipped (without *strict*).
+
+    .. versionchanged:: 0.2.0
+       A ``str`` is always text (pass a ``pathlib.Path`` for a file); workloads are
+       expanded; unused kinds are warned about (``strict=True`` refuses them) instead of
+       ``skip_unknown``; ``max_bytes`` / ``max_objects``.
     """
-    out: list[ApiObject] = []
-    for text, origin in _sources(source):
-        for i, doc in enumerate(_documents(text, origin)):
-            _collect(doc, f"documents[{i}]", origin, skip_unknown, out)
-    return out
+    max_bytes = _check_limit(max_bytes, "max_bytes")
+    max_objects = _check_limit(max_objects, "max_objects")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"load_manifests() argument 'seed' must be an int, got {type(seed).__name__}")
+    budget = _Budget(max_bytes, max_objects)
+    collector = _Collector(budget, strict)
+    try:
+        for text, origin in _sources(source, budget):
+            for i, doc in enumerate(_documents(text, origin)):
+                collector.collect(doc, f"documents[{i}]", origin)
+    except ManifestError:
+        if _looks_like_path(source):
+            raise ManifestError("", f"{bounded_repr(source)} is not a manifest; a str is always "
+                                    f"manifest text: pass pathlib.Path({str(source).strip()!r}) to read "
+                                    "a file") from None
+        raise
+    if collector.unknown:
+        shown = [(k if len(k) <= MAX_VALUE_REPR else bounded_repr(k), n)
+                 for k, n in sorted(collector.unknown.items())[:20]]
+        listed = ", ".join(f"{k} ({n})" if n > 1 else k for k, n in shown)
+        if len(collector.unknown) > 20:
+            listed += f" and {len(collector.unknown) - 20} more kinds"
+        warnings.warn(f"load_manifests skipped {sum(collector.unknown.values())} object(s) of kinds "
+                      f"schedframe does not use: {listed} (strict=True makes this an error)",
+                      SchedframeWarning, stacklevel=2)
+    if not expand_workloads:
+        return collector.out
+    expanded: list[ApiObject] = _expand_workloads(collector.out, seed=seed, max_objects=max_objects)
+    return expanded
+
+
+# --------------------------------------------------------------------------------------------
+# Validating objects built in code (the builders of schedframe.testing)
+
+
+def _check_non_negative(values: Mapping[str, Quantity], path: str) -> None:
+    for name, q in values.items():
+        if q.exact < 0:
+            _fail(_child(path, name), f"must be greater than or equal to 0, got {q}")
+
+
+def validate_pod(pod: Pod, *, require_containers: bool = True, check_names: bool = True) -> None:
+    """Check *pod* as the API server validates one: a valid pod name and container names
+    (unless *check_names* is false), at least one container (unless *require_containers* is
+    false), unique container names, no negative quantity and no request above its limit.
+
+    Raises:
+        ManifestError: naming the field path of the first problem.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(pod, Pod):
+        raise TypeError(f"validate_pod() argument 'pod' must be a Pod, got {type(pod).__name__}")
+    if check_names:
+        _check_subdomain(pod.name, "metadata.name")
+    if require_containers and not pod.containers:
+        _fail("spec.containers", "required: a pod needs at least one container")
+    seen: dict[str, str] = {}
+    for field, group in (("containers", pod.containers), ("initContainers", pod.init_containers)):
+        for i, c in enumerate(group):
+            p = f"spec.{field}[{i}]"
+            if check_names:
+                _check_label(c.name, f"{p}.name")
+            if c.name in seen:
+                _fail(f"{p}.name", f"duplicate container name {bounded_repr(c.name)} (also {seen[c.name]})")
+            seen[c.name] = p
+            _check_non_negative(c.requests, f"{p}.resources.requests")
+            _check_non_negative(c.limits, f"{p}.resources.limits")
+            _check_request_limits(c.requests, c.limits, f"{p}.resources")
+    _check_non_negative(pod.overhead, "spec.overhead")
+    _check_non_negative(pod.resources, "spec.resources.requests")
+    _check_non_negative(pod.resource_limits, "spec.resources.limits")
+    _check_request_limits(pod.resources, pod.resource_limits, "spec.resources")
+
+
+def validate_node(node: Node, *, check_names: bool = True) -> None:
+    """Check *node* as the API server validates one: a valid name (unless *check_names* is
+    false), no negative capacity or allocatable quantity.
+
+    Raises:
+        ManifestError: naming the field path of the first problem.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(node, Node):
+        raise TypeError(f"validate_node() argument 'node' must be a Node, got {type(node).__name__}")
+    if check_names:
+        _check_subdomain(node.name, "metadata.name")
+    _check_non_negative(node.capacity, "status.capacity")
+    _check_non_negative(node.allocatable, "status.allocatable")
+
+
+# --------------------------------------------------------------------------------------------
+# dump_manifests
+
+_FORMATS: Final = ("yaml", "json")
+
+
+def _with_pending_condition(manifest: dict[str, Any], message: str) -> dict[str, Any]:
+    status = manifest.setdefault("status", {})
+    conditions = [c for c in status.get("conditions", ()) if c.get("type") != "PodScheduled"]
+    conditions.append({"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                       "message": message})
+    status["conditions"] = conditions
+    return manifest
+
+
+def dump_manifests(objects: Iterable[ApiObject], format: str = "yaml", *,
+                   pending: Mapping[str, str] | None = None) -> str:
+    """The manifests of *objects* as one ``kind: List`` document, which :func:`load_manifests`
+    reads back (with ``expand_workloads=False`` to get exactly these objects).
+
+    Args:
+        objects: api objects (any kind :func:`object_to_manifest` writes).
+        format: ``"yaml"`` (needs PyYAML, the ``yaml`` extra) or ``"json"``.
+        pending: pod key (``namespace/name``) to the scheduler's message for pods that could not
+            be scheduled (e.g. ``{p.key: msg for p, msg in scheduler.pending()}``). Such a pod
+            without a node is written with the condition ``PodScheduled=False`` reason
+            ``Unschedulable`` and that message, as kube-scheduler records it. Bound pods carry
+            ``spec.nodeName``.
+
+    Raises:
+        TypeError: for arguments of the wrong type.
+        ManifestError: for an object schedframe cannot write, or YAML without PyYAML.
+
+    .. versionadded:: 0.2.0
+    """
+    if isinstance(objects, (str, bytes, Mapping)) or not isinstance(objects, Iterable):
+        raise TypeError("dump_manifests() argument 'objects' must be an iterable of api objects, "
+                        f"got {type(objects).__name__}")
+    if format not in _FORMATS:
+        raise TypeError(f"dump_manifests() argument 'format' must be 'yaml' or 'json', "
+                        f"got {bounded_repr(format)}")
+    if pending is not None and not isinstance(pending, Mapping):
+        raise TypeError("dump_manifests() argument 'pending' must be a mapping of pod key to message, "
+                        f"got {type(pending).__name__}")
+    items = []
+    for i, obj in enumerate(objects):
+        writer = _WRITERS.get(type(obj))
+        if writer is None:
+            raise ManifestError(f"objects[{i}]", f"cannot write a manifest for {type(obj).__name__} objects")
+        manifest = writer(obj)
+        if isinstance(obj, Pod) and not obj.node_name and pending and obj.key in pending:
+            message = pending[obj.key]
+            if not isinstance(message, str):
+                raise TypeError(f"dump_manifests() argument 'pending' maps {obj.key!r} to "
+                                f"{type(message).__name__}, not a message str")
+            manifest = _with_pending_condition(manifest, message)
+        items.append(manifest)
+    doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    if format == "json":
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    try:
+        import yaml
+    except ImportError:
+        raise ManifestError("", "writing YAML needs PyYAML: pip install 'schedframe[yaml]' "
+                                "(or use format='json')") from None
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    text: str = yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return text
+
+
+def dump_scheduler_state(scheduler: Any, format: str = "yaml") -> str:
+    """:func:`dump_manifests` of a :class:`~schedframe.Scheduler`'s nodes, pods (bound ones with
+    their node, pending ones with their last failure message) and other objects.
+
+    .. versionadded:: 0.2.0
+    """
+    for attr in ("pending", "objects", "cache"):
+        if not hasattr(scheduler, attr):
+            raise TypeError("dump_scheduler_state() argument 'scheduler' must be a schedframe.Scheduler, "
+                            f"got {type(scheduler).__name__}")
+    pending: dict[str, str] = {}
+    pods: list[Pod] = []
+    for entry in scheduler.pending():
+        pending[entry.pod.key] = entry.message or "pending: not attempted yet"
+        pods.append(entry.pod)
+    dump = scheduler.cache.dump()
+    nodes = [info.node for info in dump.nodes.values() if info.node is not None]
+    bound = [pi.pod for info in dump.nodes.values() for pi in info.pods]
+    others: list[Any] = []
+    for kind in _WRITERS:
+        if kind not in (Pod, Node):
+            others.extend(scheduler.objects.list(kind))
+    return dump_manifests([*others, *nodes, *bound, *pods], format, pending=pending)
 
 
 _objects._manifest_codec.update(

@@ -767,6 +767,10 @@ class PodCondition:
     status: str = "True"
     reason: str = ""
     message: str = ""
+    last_probe_time: float | None = None
+    """``lastProbeTime`` in seconds since the epoch."""
+    last_transition_time: float | None = None
+    """``lastTransitionTime`` in seconds since the epoch."""
 
 
 @final
@@ -1154,6 +1158,10 @@ class NodeCondition:
 
     type: str
     status: str = "True"
+    last_heartbeat_time: float | None = None
+    """``lastHeartbeatTime`` in seconds since the epoch."""
+    last_transition_time: float | None = None
+    """``lastTransitionTime`` in seconds since the epoch."""
 
 
 def _node_uid(node: Node) -> str:
@@ -1286,37 +1294,65 @@ class Service:
 @final
 @attrs.frozen
 class ReplicaSet:
-    """An apps/v1 ReplicaSet: only its selector matters."""
+    """An apps/v1 ReplicaSet: its selector (default topology spreading) and what its controller
+    creates pods from (``replicas``, ``template``; see :func:`~schedframe.expand_workloads`).
+
+    .. versionchanged:: 0.2.0
+       ``replicas``, ``template``, ``uid``, ``labels`` and ``owner_references``.
+    """
 
     __module__ = "schedframe"
 
     name: str
     namespace: str = "default"
     selector: LabelSelector | None = None
+    replicas: int = 1
+    template: Pod | None = None
+    uid: str = ""
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @final
 @attrs.frozen
 class StatefulSet:
-    """An apps/v1 StatefulSet: only its selector matters."""
+    """An apps/v1 StatefulSet: its selector, and ``replicas`` pods ``<name>-<ordinal>`` from
+    ``template`` (ordinals from ``ordinals_start``).
+
+    .. versionchanged:: 0.2.0
+       ``replicas``, ``template``, ``uid``, ``labels`` and ``ordinals_start``.
+    """
 
     __module__ = "schedframe"
 
     name: str
     namespace: str = "default"
     selector: LabelSelector | None = None
+    replicas: int = 1
+    template: Pod | None = None
+    uid: str = ""
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    ordinals_start: int = 0
 
 
 @final
 @attrs.frozen
 class ReplicationController:
-    """A v1 ReplicationController: only its (map) selector matters."""
+    """A v1 ReplicationController: its (map) selector and ``replicas`` pods from ``template``.
+
+    .. versionchanged:: 0.2.0
+       ``replicas``, ``template``, ``uid`` and ``labels``.
+    """
 
     __module__ = "schedframe"
 
     name: str
     namespace: str = "default"
     selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    replicas: int = 1
+    template: Pod | None = None
+    uid: str = ""
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
 
 
 #: The API group and version of :class:`PodGroup` (kubernetes-sigs/scheduler-plugins).

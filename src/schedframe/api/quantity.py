@@ -16,7 +16,7 @@ from typing import Final, final
 
 import attrs
 
-from ..errors import QuantityError
+from ..errors import QuantityError, bounded_repr
 
 __all__ = ["Quantity", "parse_quantity"]
 
@@ -56,7 +56,7 @@ def parse_quantity(text: str | int | float) -> Fraction:
         QuantityError: when *text* is not a quantity.
     """
     if isinstance(text, bool):
-        raise QuantityError(f"{text!r} is not a quantity")
+        raise QuantityError(f"{bounded_repr(text)} is not a quantity")
     if isinstance(text, int):
         if not -_MAX_INT < text < _MAX_INT:  # as for strings (and printable in messages)
             raise QuantityError(f"an integer of {text.bit_length()} bits is not a quantity "
@@ -64,10 +64,10 @@ def parse_quantity(text: str | int | float) -> Fraction:
         return Fraction(text)
     if isinstance(text, float):
         if not math.isfinite(text):
-            raise QuantityError(f"{text!r} is not a quantity")
+            raise QuantityError(f"{bounded_repr(text)} is not a quantity")
         text = repr(text)
     elif not isinstance(text, str):
-        raise QuantityError(f"{text!r} is not a quantity (expected a string)")
+        raise QuantityError(f"{bounded_repr(text)} is not a quantity (expected a string)")
     cached: Fraction | None = _CACHE.get(text)
     if cached is not None:
         return cached
@@ -77,10 +77,18 @@ def parse_quantity(text: str | int | float) -> Fraction:
     return value
 
 
+#: Longer text cannot be a quantity of at most _MAX_DIGITS digits (sign, point, suffix and
+#: exponent included); refusing it first keeps the pattern match linear (its digit groups
+#: overlap, so a long non-match would backtrack quadratically).
+_MAX_TEXT: Final = 2 * _MAX_DIGITS + 32
+
+
 def _parse(text: str) -> Fraction:
+    if len(text) > _MAX_TEXT:
+        raise QuantityError(f"{text[:20]!r}... is not a quantity (more than {_MAX_DIGITS} digits)")
     m = _RE.fullmatch(text) if text else None
     if m is None:
-        raise QuantityError(f"{text!r} is not a quantity")
+        raise QuantityError(f"{bounded_repr(text)} is not a quantity")
     sign, whole, frac, suffix = m.group(1), m.group(2), m.group(3) or "", m.group(4)
     binary = suffix in _BINARY
     if binary:
@@ -90,12 +98,12 @@ def _parse(text: str) -> Fraction:
     elif len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[+-]?[0-9]+", suffix[1:]):
         exp = int(suffix[1:])
         if not -_INT32_MAX <= exp <= _INT32_MAX:
-            raise QuantityError(f"{text!r} is not a quantity (exponent out of range)")
+            raise QuantityError(f"{bounded_repr(text)} is not a quantity (exponent out of range)")
     else:
-        raise QuantityError(f"{text!r} is not a quantity (unknown suffix {suffix!r})")
+        raise QuantityError(f"{bounded_repr(text)} is not a quantity (unknown suffix {bounded_repr(suffix)})")
     if not whole and not frac and exp < -9:
         # upstream takes its decimal path here and cannot read an empty number
-        raise QuantityError(f"{text!r} is not a quantity (no digits)")
+        raise QuantityError(f"{bounded_repr(text)} is not a quantity (no digits)")
     digits = (whole + frac).lstrip("0")
     if not digits:
         return Fraction(0)
@@ -107,7 +115,7 @@ def _parse(text: str) -> Fraction:
         value = Fraction(mantissa * 1024 ** _BINARY[suffix], 10 ** len(frac))
     elif scale >= 0:
         if scale > _MAX_DIGITS:
-            raise QuantityError(f"{text!r} is not a quantity (too large)")
+            raise QuantityError(f"{bounded_repr(text)} is not a quantity (too large)")
         value = Fraction(mantissa * 10**scale)
     elif scale >= -9:
         value = Fraction(mantissa, 10**-scale)

@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, Any, Final
 
 from ..errors import SchedframeError
@@ -366,13 +367,13 @@ def _explain(args: argparse.Namespace, out: Out) -> int:
         if not os.path.exists(path):
             raise _InputError(f"{path}: no such file ({flag})")
     try:
-        pods = [o for o in load_manifests(args.pod) if isinstance(o, Pod)]
+        pods = [o for o in load_manifests(Path(args.pod)) if isinstance(o, Pod)]
     except ManifestError as exc:
         raise _InputError(f"{args.pod}: {exc}") from None
     if len(pods) != 1:
         raise _InputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
     try:
-        objects = load_manifests(args.cluster)
+        objects = load_manifests(Path(args.cluster))
     except ManifestError as exc:
         raise _InputError(f"{args.cluster}: {exc}") from None
     config = _load_config(args.config) if args.config else None

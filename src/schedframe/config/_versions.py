@@ -19,6 +19,7 @@ from typing import Any, Final, final
 import attrs
 
 from ..api.frozendict import FrozenDict
+from ..errors import SchedframeWarning
 
 __all__ = [
     "API_GROUP",
@@ -37,7 +38,7 @@ API_GROUP: Final = "kubescheduler.config.k8s.io"
 
 
 @final
-class ConfigurationDeprecationWarning(DeprecationWarning):
+class ConfigurationDeprecationWarning(SchedframeWarning, DeprecationWarning):
     """A configuration was written in a deprecated ``kubescheduler.config.k8s.io`` version
     (``v1beta2``, ``v1beta3``) and was converted to ``v1``; the message names the version and
     what was converted.

@@ -354,9 +354,14 @@ class Scheduler:
 
             registry = in_tree_registry()
             if load_entry_points:
+                import pluggy
+
                 from ..framework.plugin_manager import discover_plugins
 
-                plugin_manager = discover_plugins(registry, plugin_manager)
+                if plugin_manager is None or isinstance(plugin_manager, pluggy.PluginManager):
+                    plugin_manager = discover_plugins(registry, plugin_manager)
+                else:  # a stand-in carrying observer hooks only (the simulator's): plugins, no hooks
+                    discover_plugins(registry, None)
         if config is None:
             config = SchedulerConfiguration.default(registry=registry)
         elif isinstance(config, Mapping):

@@ -15,6 +15,7 @@ import os
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final, final
 
 import attrs
@@ -504,7 +505,7 @@ def _read_cluster(
     if not os.path.exists(path):
         raise ScenarioError(source, field, f"no such file: {path!r}")
     try:
-        objs = load_manifests(path)
+        objs = load_manifests(Path(path))
     except ManifestError as exc:
         raise ScenarioError(path, exc.path, exc.detail) from None
     nodes = tuple(o for o in objs if isinstance(o, Node))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, final
 
+from ..api.manifests import validate_node, validate_pod
 from ..api.objects import (
     Affinity,
     Container,
@@ -328,7 +329,17 @@ class PodBuilder:
         return self
 
     def obj(self) -> Pod:
-        """The frozen :class:`~schedframe.Pod`."""
+        """The frozen :class:`~schedframe.Pod`.
+
+        Raises:
+            ManifestError: for what the API server refuses (duplicate container names, a
+                negative quantity, a request above its limit), naming the field path. Unlike
+                the API server, and like upstream's test wrappers, a pod without containers and
+                names such as ``"nodeA"`` are allowed (upstream's test tables use them).
+
+        .. versionchanged:: 0.2.0
+           Validated.
+        """
         affinity = None
         node_aff = None
         if self._required_node_terms or self._preferred_node_terms:
@@ -341,7 +352,7 @@ class PodBuilder:
             if self._pod_anti_req or self._pod_anti_pref else None
         if node_aff or pod_aff or pod_anti:
             affinity = Affinity(node_aff, pod_aff, pod_anti)
-        return Pod(
+        pod = Pod(
             **self._kw,
             labels=self._labels,
             annotations=self._annotations,
@@ -355,6 +366,8 @@ class PodBuilder:
             scheduling_gates=tuple(self._gates),
             conditions=tuple(self._conditions),
         )
+        validate_pod(pod, require_containers=False, check_names=False)
+        return pod
 
 
 @final
@@ -431,8 +444,16 @@ class NodeBuilder:
         return self
 
     def obj(self) -> Node:
-        """The frozen :class:`~schedframe.Node`."""
-        return Node(
+        """The frozen :class:`~schedframe.Node`.
+
+        Raises:
+            ManifestError: for a negative quantity, naming the field path (names are not
+                checked, as upstream's test tables use names such as ``"nodeA"``).
+
+        .. versionchanged:: 0.2.0
+           Validated.
+        """
+        node = Node(
             **self._kw,
             labels=self._labels,
             annotations=self._annotations,
@@ -442,6 +463,8 @@ class NodeBuilder:
             images=tuple(self._images),
             conditions=tuple(self._conditions),
         )
+        validate_node(node, check_names=False)
+        return node
 
 
 def make_pod(name: str = "pod", namespace: str | None = None) -> PodBuilder:
