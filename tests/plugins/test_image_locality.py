@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import schedframe
 from schedframe import Node, Pod
 from schedframe.api.objects import Container, ContainerImage
 from schedframe.cache.nodeinfo import ImageStateSummary
@@ -156,3 +159,56 @@ def test_factory() -> None:
     assert plugin.name == "ImageLocality"
     assert plugin.score_extensions() is None
     assert image_locality.ARGS_TYPE is None
+
+
+def _duck_pod(images: tuple[str, ...], init: tuple[str, ...], volumes: tuple[tuple[str, str], ...]) -> Any:
+    """A pod-shaped object with ``spec.volumes`` (source name, image reference)."""
+    return SimpleNamespace(
+        containers=tuple(Container(name=f"c{i}", image=img) for i, img in enumerate(images)),
+        init_containers=tuple(Container(name=f"i{i}", image=img) for i, img in enumerate(init)),
+        volumes=tuple(
+            SimpleNamespace(other_source=src, other_spec={"reference": ref} if src == "image" else {})
+            for src, ref in volumes
+        ),
+    )
+
+
+def test_image_sources_include_image_volumes() -> None:
+    """Init containers, containers, then image volumes (upstream #130231); other volume
+    sources are not images."""
+    pod = _duck_pod(("b:1",), ("a",), (("image", "c"), ("emptyDir", ""), ("image", "host:5000/d")))
+    assert image_locality.image_sources(pod) == ["a:latest", "b:1", "c:latest", "host:5000/d:latest"]
+    assert image_locality.image_sources(spec("x")) == ["x:latest"]
+
+
+def test_image_volumes_count_in_sum_and_threshold() -> None:
+    """An image volume adds its scaled size to the sum and one container's worth to the maximum
+    threshold (upstream #138951), so it scores like the same image in a container."""
+    states = {
+        "gcr.io/300:latest": ImageStateSummary(300 * MB, 2),
+        "gcr.io/vol:latest": ImageStateSummary(600 * MB, 1),
+    }
+    pod = _duck_pod(("gcr.io/300",), (), (("image", "gcr.io/vol"),))
+    as_container = spec("gcr.io/300", "gcr.io/vol")
+    assert image_locality.sum_image_scores(states, pod, 2) == 600 * MB
+    assert image_locality.sum_image_scores(states, as_container, 2) == 600 * MB
+    assert calculate_priority(600 * MB, len(image_locality.image_sources(pod))) == 29  # 100*577/1977
+    assert len(image_locality.image_sources(pod)) == len(image_locality.image_sources(as_container))
+
+
+@pytest.mark.skipif(not hasattr(schedframe, "Volume"), reason="the pod model has no spec.volumes yet")
+def test_score_with_an_image_volume() -> None:
+    """End to end: node1 holds the container image and the image volume, node2 only the former."""
+    volume_type: Any = vars(schedframe)["Volume"]
+    pod = Pod(
+        "pod",
+        containers=(Container(name="c", image="gcr.io/300"),),
+        volumes=(volume_type("v", other_source="image", other_spec={"reference": "gcr.io/vol"}),),  # type: ignore[call-arg,unused-ignore]
+    )
+    nodes = [
+        image_node("node1", (("gcr.io/300:latest",), 300), (("gcr.io/vol:latest",), 600)),
+        image_node("node2", (("gcr.io/300:latest",), 300)),
+    ]
+    # node1: (300 + 600/2) MB over a threshold of 2 sources: 100*(600-23)/(2000-23) = 29;
+    # node2: 100*(300-23)/(2000-23) = 14
+    assert PluginHarness("ImageLocality", nodes=nodes).score(pod) == {"node1": 29, "node2": 14}

@@ -88,6 +88,33 @@ SCORE_CASES = [
         {"nodeA": 100, "nodeB": 0},
         id="a toleration without effect covers PreferNoSchedule",
     ),
+    pytest.param(
+        pod(tol("", effect=PREFER, operator="Exists")),
+        [node("nodeA"), node("nodeB", taint("cpu-type", "arm64", PREFER), taint("disk-type", "ssd", PREFER))],
+        {"nodeA": 100, "nodeB": 100},
+        id="Exists with an empty key tolerates every PreferNoSchedule taint",
+    ),
+    pytest.param(
+        pod(tol("", effect="NoSchedule", operator="Exists")),
+        [node("nodeA"), node("nodeB", taint("cpu-type", "arm64", PREFER))],
+        {"nodeA": 100, "nodeB": 0},
+        id="Exists with an empty key and another effect does not count for scoring",
+    ),
+    pytest.param(
+        pod(tol("cpu-type", operator="Exists")),
+        [
+            node("nodeA", taint("cpu-type", "arm64", PREFER)),
+            node("nodeB", taint("cpu-type", "x86", PREFER), taint("disk-type", "ssd", PREFER)),
+        ],
+        {"nodeA": 100, "nodeB": 0},
+        id="Exists with a key and no effect tolerates that key's PreferNoSchedule taints",
+    ),
+    pytest.param(
+        pod(),
+        [node("nodeA", taint("a", "1", PREFER)), node("nodeB", taint("a", "1", PREFER))],
+        {"nodeA": 0, "nodeB": 0},
+        id="same count everywhere: reverse normalization gives 0",
+    ),
 ]
 
 
@@ -163,6 +190,18 @@ FILTER_CASES = [
         node("nodeA", taint("a", "1", "NoExecute"), taint("b", "2", "NoSchedule")),
         Status.OK,
         id="tolerate everything",
+    ),
+    pytest.param(
+        pod(tol("", effect="NoSchedule", operator="Exists")),
+        node("nodeA", taint("a", "1", "NoSchedule"), taint("b", "2", "NoExecute")),
+        UNTOLERATED,
+        id="Exists with an empty key covers one effect only",
+    ),
+    pytest.param(
+        pod(tol("", effect="NoExecute", operator="Exists"), tol("", effect="NoSchedule", operator="Exists")),
+        node("nodeA", taint("a", "1", "NoSchedule"), taint("b", "2", "NoExecute")),
+        Status.OK,
+        id="Exists with an empty key, one toleration per effect",
     ),
 ]
 

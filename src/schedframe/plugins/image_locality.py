@@ -1,6 +1,10 @@
 """ImageLocality: prefers nodes that already hold the pod's container images.
 
-Upstream: ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go``.
+Upstream: ``pkg/scheduler/framework/plugins/imagelocality/image_locality.go``, at the newest
+source: the images of init containers, containers *and image volumes*
+(``spec.volumes[].image.reference``, kubernetes/kubernetes#130231) are summed, and the
+maximum threshold counts every one of those image sources (kubernetes/kubernetes#138951; before
+it, image volumes raised the sum but not the threshold).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ __all__ = [
     "NAME",
     "ImageLocality",
     "calculate_priority",
+    "image_sources",
     "new",
     "normalized_image_name",
     "scaled_image_score",
@@ -65,7 +70,8 @@ def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
 
 
 def calculate_priority(sum_scores: int, num_containers: int) -> int:
-    """Map the summed image scores to [0, 100] between the thresholds."""
+    """Map the summed image scores to [0, 100] between the thresholds; *num_containers* is the
+    number of image sources (containers, init containers and image volumes)."""
     max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
     if sum_scores < MIN_THRESHOLD:
         sum_scores = MIN_THRESHOLD
@@ -74,14 +80,38 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return go_div(MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD), max_threshold - MIN_THRESHOLD)
 
 
+def image_volume_references(pod: Pod) -> list[str]:
+    """The references of the pod's image volumes (``spec.volumes[].image.reference``).
+
+    A pod model without volumes has none; an image volume is a volume whose source is
+    ``image`` (kept with its manifest as ``other_source`` / ``other_spec``).
+    """
+    out: list[str] = []
+    for volume in getattr(pod, "volumes", ()):
+        if getattr(volume, "other_source", "") == "image":
+            spec = getattr(volume, "other_spec", None)
+            reference = spec.get("reference", "") if isinstance(spec, Mapping) else ""
+            out.append(reference if isinstance(reference, str) else "")
+    return out
+
+
+def image_sources(pod: Pod) -> list[str]:
+    """The normalized image names the pod pulls, one per source: init containers, containers,
+    then image volumes. Their number is the count the maximum threshold scales with."""
+    names = [normalized_image_name(c.image) for containers in (pod.init_containers, pod.containers)
+             for c in containers]
+    names.extend(normalized_image_name(ref) for ref in image_volume_references(pod))
+    return names
+
+
 def sum_image_scores(image_states: Mapping[str, ImageStateSummary], pod: Pod, total_num_nodes: int) -> int:
-    """The scaled scores of the pod's images (init containers included) present on the node."""
+    """The scaled scores of the pod's images (init containers, containers and image volumes)
+    present on the node."""
     total = 0
-    for containers in (pod.init_containers, pod.containers):
-        for c in containers:
-            state = image_states.get(normalized_image_name(c.image))
-            if state is not None:
-                total += scaled_image_score(state, total_num_nodes)
+    for name in image_sources(pod):
+        state = image_states.get(name)
+        if state is not None:
+            total += scaled_image_score(state, total_num_nodes)
     return total
 
 
@@ -112,8 +142,13 @@ class ImageLocality:
         lister = self._handle.snapshot_shared_lister()
         num_nodes = getattr(lister, "num_nodes", None)
         total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
-        sum_scores = sum_image_scores(image_states, pod, total)
-        return calculate_priority(sum_scores, len(pod.init_containers) + len(pod.containers)), None
+        images = image_sources(pod)
+        sum_scores = 0
+        for name in images:
+            image_state = image_states.get(name)
+            if image_state is not None:
+                sum_scores += scaled_image_score(image_state, total)
+        return calculate_priority(sum_scores, len(images)), None
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
         """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`): the
@@ -132,7 +167,6 @@ class ImageLocality:
         append = out.append
         images: list[str] | None = None
         total = 0
-        num_containers = len(pod.init_containers) + len(pod.containers)
         for ni in nodes:
             image_states = ni.image_states
             if not image_states:
@@ -142,14 +176,13 @@ class ImageLocality:
                 lister = self._handle.snapshot_shared_lister()
                 num_nodes = getattr(lister, "num_nodes", None)
                 total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
-                images = [normalized_image_name(c.image)
-                          for containers in (pod.init_containers, pod.containers) for c in containers]
+                images = image_sources(pod)
             sum_scores = 0
             for image in images:
                 image_state = image_states.get(image)
                 if image_state is not None:
                     sum_scores += scaled_image_score(image_state, total)
-            append(calculate_priority(sum_scores, num_containers))
+            append(calculate_priority(sum_scores, len(images)))
         return out
 
     def score_extensions(self) -> ScoreExtensions | None:

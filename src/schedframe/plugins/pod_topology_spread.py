@@ -8,6 +8,14 @@ StatefulSets selecting the pod.
 
 PreFilter and PreScore do the per-cluster counting once per pod; Filter and Score are a few dict
 lookups per node.
+
+``matchLabelKeys``: since Kubernetes 1.34 the API server merges ``key In (<pod's value>)`` into
+``labelSelector`` when a pod is created, and kube-scheduler merges again from the pod's labels
+(the same requirement twice selects the same pods). schedframe does the scheduler's merge only,
+from the labels the pod has when it is scheduled. The two differ only for a pod whose label
+named in ``matchLabelKeys`` changed after creation (upstream documents such updates as
+unsupported): upstream's selector keeps the requirement stored at creation, with the old value;
+schedframe's uses the current value.
 """
 
 from __future__ import annotations
