@@ -29,12 +29,13 @@ from ._resource_scoring import (
     ResourceSpec,
     balanced_resource_score,
     cpu_memory_fast_path,
+    cpu_memory_fast_path_columns,
     cpu_memory_fast_path_nodes,
     field_duplicate,
     field_invalid,
     go_value,
 )
-from ._run_memo import RunMemo, snapshot_of
+from ._run_memo import NodeColumns, RunMemo, columns_whole, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -131,7 +132,7 @@ class NodeResourcesBalancedAllocation:
     """
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer")
+    __slots__ = ("_args", "_columns", "_handle", "_memo", "_score", "_score_columns", "_score_nodes", "_scorer")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -146,6 +147,8 @@ class NodeResourcesBalancedAllocation:
         self._score = self._scorer.score
         self._score_nodes = self._scorer.score_nodes
         self._memo: RunMemo[int] = RunMemo()
+        self._columns = NodeColumns()
+        self._score_columns = cpu_memory_fast_path_columns(args.resources, "Balanced", use_requested=True)
 
     @property
     def name(self) -> str:
@@ -186,7 +189,8 @@ class NodeResourcesBalancedAllocation:
         # the score depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
-        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
+        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs),
+                                 columns_whole(self._columns, self._score_columns, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
