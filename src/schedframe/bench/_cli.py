@@ -186,7 +186,8 @@ def skippy_main(argv: Sequence[str]) -> int:
         return 2
     print(format_comparison(result))
     if args.json:
-        text = json.dumps({"schema": "schedframe-bench-skippy/1", "machine": machine_info(), **result}, indent=2)
+        record = {"schema": "schedframe-bench-skippy/1", "machine": machine_info(), **result}
+        text = json.dumps(record, indent=2)
         if args.json == "-":
             print(text)
         else:

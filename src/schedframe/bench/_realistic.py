@@ -225,7 +225,8 @@ def _openb_rows(name: str) -> tuple[tuple[int, int], ...]:
 
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            rows = tuple((int(row["cpu_milli"] or 0), int(row["memory_mib"] or 0)) for row in csv.DictReader(f))
+            rows = tuple((int(row["cpu_milli"] or 0), int(row["memory_mib"] or 0))
+                         for row in csv.DictReader(f))
     except (OSError, KeyError, ValueError) as exc:
         raise BenchmarkError(f"cannot read openb file {os.fspath(path)!r}: {exc}") from exc
     if not rows:

@@ -19,6 +19,7 @@ is skipped with a message.
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
 from collections.abc import Callable
@@ -39,7 +40,7 @@ _MIB: Final = 1024 * 1024
 def skippy_available() -> str | None:
     """Why skippy cannot be compared with (not installed), or ``None``."""
     try:
-        import skippy.core.scheduler  # noqa: F401
+        importlib.import_module("skippy.core.scheduler")
     except ImportError as exc:
         return (f"skippy-core is not installed ({exc}); install it with "
                 "pip install 'schedframe[bench]' or pip install edgerun-skippy-core==0.1.1")
@@ -50,13 +51,16 @@ def _skippy_parts() -> tuple[Any, Any]:
     """skippy's scheduler, cluster context and pod builder, with a least-allocated priority."""
     from collections import defaultdict
 
-    from skippy.core.clustercontext import ClusterContext
-    from skippy.core.model import Capacity, Container, ImageState, Node, Pod, PodSpec, ResourceRequirements
-    from skippy.core.predicates import PodFitsResourcesPred
-    from skippy.core.priorities import ResourcePriority
-    from skippy.core.scheduler import Scheduler as SkippyScheduler
+    model = importlib.import_module("skippy.core.model")
+    capacity, container_cls, image_state = model.Capacity, model.Container, model.ImageState
+    node_cls, pod_cls, pod_spec = model.Node, model.Pod, model.PodSpec
+    requirements = model.ResourceRequirements
+    cluster_context: Any = importlib.import_module("skippy.core.clustercontext").ClusterContext
+    fits_pred = importlib.import_module("skippy.core.predicates").PodFitsResourcesPred
+    resource_priority: Any = importlib.import_module("skippy.core.priorities").ResourcePriority
+    skippy_scheduler = importlib.import_module("skippy.core.scheduler").Scheduler
 
-    class LeastAllocatedPriority(ResourcePriority):  # type: ignore[misc]
+    class LeastAllocatedPriority(resource_priority):  # type: ignore[misc]
         """kube-scheduler's least-allocated score, 0-100, in skippy's style (allocatable is the
         node's remaining capacity in skippy)."""
 
@@ -71,13 +75,13 @@ def _skippy_parts() -> tuple[Any, Any]:
             score_mem = (free.memory - mem) * 100 // cap.memory if free.memory >= mem else 0
             return int((score_cpu + score_mem) // 2)
 
-    class Context(ClusterContext):  # type: ignore[misc]
+    class Context(cluster_context):  # type: ignore[misc]
         def __init__(self, nodes: list[Any]) -> None:
             self._nodes = nodes
             super().__init__()
 
         def get_init_image_states(self) -> Any:
-            return defaultdict(lambda: ImageState(size={"amd64": 0}))
+            return defaultdict(lambda: image_state(size={"amd64": 0}))
 
         def get_bandwidth_graph(self) -> Any:
             return {}
@@ -89,18 +93,18 @@ def _skippy_parts() -> tuple[Any, Any]:
             return ""
 
     def make_scheduler(node_count: int) -> Any:
-        nodes = [Node(f"node-{i}", capacity=Capacity(32000, 128 * 1024 * _MIB),
-                      allocatable=Capacity(32000, 128 * 1024 * _MIB)) for i in range(node_count)]
-        return SkippyScheduler(Context(nodes), percentage_of_nodes_to_score=0,
-                               predicates=[PodFitsResourcesPred()],
-                               priorities=[(1.0, LeastAllocatedPriority())])
+        nodes = [node_cls(f"node-{i}", capacity=capacity(32000, 128 * 1024 * _MIB),
+                          allocatable=capacity(32000, 128 * 1024 * _MIB)) for i in range(node_count)]
+        return skippy_scheduler(Context(nodes), percentage_of_nodes_to_score=0,
+                                predicates=[fits_pred()],
+                                priorities=[(1.0, LeastAllocatedPriority())])
 
     def make_pod(i: int) -> Any:
         cpu, mem = skippy_pod_size(i)
         requests = {"cpu": cpu, "memory": mem * _MIB}
-        return Pod(f"pod-{i}", "default",
-                   PodSpec(containers=[Container("registry.k8s.io/pause:3.10.1",
-                                                 ResourceRequirements(requests))]))
+        return pod_cls(f"pod-{i}", "default",
+                       pod_spec(containers=[container_cls("registry.k8s.io/pause:3.10.1",
+                                                          requirements(requests))]))
 
     return make_scheduler, make_pod
 
@@ -189,7 +193,8 @@ def format_comparison(result: dict[str, Any]) -> str:
              f"{'x skippy cpu':>12}  {'unsched':>7}"]
     for label, s in result["summary"].items():
         r = result["ratios"].get(label, {})
-        lines.append(f"{label:<28}  {s.get('pods_per_second', '-'):>8}  {s.get('pods_per_cpu_second', '-'):>10}  "
+        lines.append(f"{label:<28}  {s.get('pods_per_second', '-'):>8}  "
+                     f"{s.get('pods_per_cpu_second', '-'):>10}  "
                      f"{r.get('pods_per_second', '-'):>8}  {r.get('pods_per_cpu_second', '-'):>12}  "
                      f"{result['pods'] - s['scheduled']:>7}")
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from typing import Any, Final, final
 
 import attrs
 
-from ..api.objects import Pod, Resources
+from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
 from ..framework.interfaces import MAX_NODE_SCORE
 
@@ -561,7 +561,7 @@ def cpu_memory_fast_path_columns(resources: Sequence[ResourceSpec], strategy: st
                   used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
             pc, pm = pod_requests[0], pod_requests[1]
             return [((cc - uc) * 100 // cc * wc + (cm - um) * 100 // cm * wm) // ws
-                    if (0 < cc and (uc := zc + pc) <= cc and 0 < cm and (um := zm + pm) <= cm)
+                    if (cc > 0 and (uc := zc + pc) <= cc and cm > 0 and (um := zm + pm) <= cm)
                     else single(ni, pod_requests)
                     for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
 
@@ -571,7 +571,7 @@ def cpu_memory_fast_path_columns(resources: Sequence[ResourceSpec], strategy: st
                  used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
             pc, pm = pod_requests[0], pod_requests[1]
             return [(uc * 100 // cc * wc + um * 100 // cm * wm) // ws
-                    if (0 < cc and 0 <= (uc := zc + pc) <= cc and 0 < cm and 0 <= (um := zm + pm) <= cm)
+                    if (cc > 0 and 0 <= (uc := zc + pc) <= cc and cm > 0 and 0 <= (um := zm + pm) <= cm)
                     else single(ni, pod_requests)
                     for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
 
@@ -723,7 +723,7 @@ def _least_nodes(wc: int, wm: int, use_requested: bool,
             cm = row[5]
             uc = row[ic] + pc
             um = row[im] + pm
-            if 0 < cc and uc <= cc and 0 < cm and um <= cm:
+            if cc > 0 and uc <= cc and cm > 0 and um <= cm:
                 append(((cc - uc) * 100 // cc * wc + (cm - um) * 100 // cm * wm) // ws)
             else:
                 append(single(ni, pod_requests))
@@ -781,7 +781,7 @@ def _most_nodes(wc: int, wm: int, use_requested: bool,
             cm = row[5]
             uc = row[ic] + pc
             um = row[im] + pm
-            if 0 < cc and 0 <= uc <= cc and 0 < cm and 0 <= um <= cm:
+            if cc > 0 and 0 <= uc <= cc and cm > 0 and 0 <= um <= cm:
                 append((uc * 100 // cc * wc + um * 100 // cm * wm) // ws)
             else:
                 append(single(ni, pod_requests))

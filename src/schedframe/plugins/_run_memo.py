@@ -27,7 +27,11 @@ __all__ = ["COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections
 V = TypeVar("V")
 
 #: keys (pod shapes) remembered per plugin; the least recently used goes first
-_MAX_KEYS: Final = 16
+_MAX_KEYS: Final = 32
+#: ... but at most this many positions over all keys (fewer keys on big clusters), and never
+#: fewer than _MIN_KEYS keys
+_MAX_POSITIONS: Final = 160_000
+_MIN_KEYS: Final = 4
 
 
 def snapshot_of(handle: Any) -> object:
@@ -57,7 +61,8 @@ class RunMemo(Generic[V]):
 
     Holds, per key, one list of NodeInfos and one list of results as long as the snapshot's node
     list: a NodeInfo replaced in the snapshot stays referenced here until its position is
-    computed again (at most one per position and key, for :data:`_MAX_KEYS` keys).
+    computed again (at most one per position and key, for :data:`_MAX_KEYS` keys, fewer on
+    clusters of more than ``_MAX_POSITIONS / _MAX_KEYS`` nodes).
     """
 
     __slots__ = ("_entries",)
@@ -101,7 +106,8 @@ class RunMemo(Generic[V]):
         entries = self._entries
         entry = entries.pop(key, None)  # re-inserted last: least recently used first
         if entry is None or len(entry[0]) != n:
-            if len(entries) >= _MAX_KEYS:
+            limit = max(_MIN_KEYS, min(_MAX_KEYS, _MAX_POSITIONS // n))
+            while len(entries) >= limit:
                 del entries[next(iter(entries))]
             entry = ([None] * n, [None] * n)
             entries[key] = entry

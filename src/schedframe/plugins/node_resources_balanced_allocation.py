@@ -132,7 +132,8 @@ class NodeResourcesBalancedAllocation:
     """
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_columns", "_handle", "_memo", "_score", "_score_columns", "_score_nodes", "_scorer")
+    __slots__ = ("_args", "_columns", "_handle", "_memo", "_score", "_score_columns", "_score_nodes",
+                 "_scorer")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:

@@ -507,8 +507,8 @@ class NodeResourcesFit:
         "_no_resources",
         "_queue_hint",
         "_score",
-        "_score_memo",
         "_score_columns",
+        "_score_memo",
         "_score_nodes",
         "_scorer",
     )
@@ -575,20 +575,19 @@ class NodeResourcesFit:
         if req is None:
             return _state_error(_PRE_FILTER_KEY)
         row = node_info.resource_row
-        if len(node_info.pods) < row[3]:
-            # Common path: a few comparisons on the node's flat row of free amounts. Anything
-            # unusual (overcommitted nodes, a miss) falls through to the exact upstream
-            # computation.
-            if req.milli_cpu <= row[0] and req.memory <= row[1] and req.ephemeral_storage <= row[2]:
-                scalars = req.scalars
-                if not scalars:
-                    return None
-                cap, in_use = node_info.allocatable.scalar, node_info.requested.scalar
-                for name, q in scalars:
-                    if q > cap.get(name, 0) - in_use.get(name, 0):
-                        break
-                else:
-                    return None
+        # Common path: a few comparisons on the node's flat row of free amounts. Anything
+        # unusual (overcommitted nodes, a miss) falls through to the exact upstream computation.
+        if (len(node_info.pods) < row[3] and req.milli_cpu <= row[0] and req.memory <= row[1]
+                and req.ephemeral_storage <= row[2]):
+            scalars = req.scalars
+            if not scalars:
+                return None
+            cap, in_use = node_info.allocatable.scalar, node_info.requested.scalar
+            for name, q in scalars:
+                if q > cap.get(name, 0) - in_use.get(name, 0):
+                    break
+            else:
+                return None
         insufficient = _fits_request(req, node_info)
         if not insufficient:
             return None
