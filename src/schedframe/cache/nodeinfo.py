@@ -298,19 +298,15 @@ class NodeInfo:
         pods: the pods on the node, as :class:`PodInfo`.
         pods_with_affinity: pods having any pod affinity / anti-affinity term.
         pods_with_required_anti_affinity: pods having required anti-affinity terms.
-        requested: the sum of the pods' requests.
-        non_zero_requested: the same with the scoring defaults for missing CPU/memory requests
-            (only ``milli_cpu`` and ``memory`` are set).
-        allocatable: the node's allocatable resources.
         used_ports: host ports in use.
         image_states: ``{image name: ImageStateSummary}`` for images on the node (read-only;
             maintained by the cache, which keeps ``num_nodes`` current cluster-wide).
         generation: set from ``next_generation()`` on every change (node set or removed, pod
             added or removed); the snapshot copies only nodes whose generation moved.
-        resource_row: the numbers the resource plugins read, as one flat tuple (see
-            :data:`RESOURCE_ROW_FIELDS`), replaced (never changed) whenever ``allocatable``,
-            ``requested`` or ``non_zero_requested`` is: the same tuple object means the same
-            amounts.
+        resource_row: the numbers the resource plugins read, as one flat tuple (fields named
+            by ``schedframe.cache.nodeinfo.RESOURCE_ROW_FIELDS``), replaced (never changed)
+            whenever ``allocatable``, ``requested`` or ``non_zero_requested`` is: the same
+            tuple object means the same amounts.
 
     .. versionadded:: 0.1.0
     """
@@ -374,7 +370,8 @@ class NodeInfo:
 
     @property
     def non_zero_requested(self) -> Resources:
-        """The sum of the pods' requests with the scoring defaults for missing CPU/memory."""
+        """The sum of the pods' requests with the scoring defaults for missing CPU/memory requests
+        (only ``milli_cpu`` and ``memory`` are set)."""
         return self._non_zero_requested
 
     @non_zero_requested.setter
