@@ -17,8 +17,6 @@ one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress
-from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
 from ..cache.nodeinfo import NodeInfo
@@ -136,23 +134,12 @@ class RunMemo(Generic[V]):
 
 
 def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
-    """The indexes where *seen* and *nodes* hold different objects (compared by identity).
-
-    Long runs are compared in eighths first (C-level slice comparisons): when at most two
-    eighths differ, only those are searched (by halves); otherwise one C-level pass over the
-    whole run finds them all.
-    """
-    m = len(nodes)
-    if m >= 8 * _LINEAR:
-        step = m // 8
-        bounds = [(k * step, m if k == 7 else (k + 1) * step) for k in range(8)]
-        differing = [(lo, hi) for lo, hi in bounds if seen[lo:hi] != nodes[lo:hi]]
-        if len(differing) <= 2:
-            out: list[int] = []
-            for lo, hi in differing:
-                _differences(seen, nodes, lo, hi, out)
-            return out
-    return list(compress(range(m), map(is_not, seen, nodes)))
+    """The indexes where *seen* and *nodes* hold different objects (compared by identity):
+    searched by halves, so that the usual few changes in a long run cost a few slice
+    comparisons."""
+    out: list[int] = []
+    _differences(seen, nodes, 0, len(nodes), out)
+    return out
 
 
 def _store(items: list[Any], start: int, values: Sequence[Any]) -> None:
