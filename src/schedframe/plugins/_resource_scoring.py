@@ -644,6 +644,25 @@ class _MemoNodesScorer:
         get = memo.get
         out: list[int] = []
         append = out.append
+        if len(nodes) < _MIN_REST_NODES:
+            # a few nodes (the changed ones of a run): one pass, each miss scored on its own
+            single = self._single
+            for ni in nodes:
+                row = ni.resource_row
+                generation = ni.generation
+                hit = get(generation)
+                if hit is not None and hit[0] is row:
+                    append(hit[1])
+                    continue
+                score = single(ni, key)
+                node = id(ni.node)
+                previous = last.get(node)
+                if previous is not None and previous != generation:
+                    memo.pop(previous, None)
+                last[node] = generation
+                memo[generation] = (row, score)
+                append(score)
+            return out
         misses: list[int] = []
         for k, ni in enumerate(nodes):
             hit = get(ni.generation)
