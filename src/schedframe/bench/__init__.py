@@ -17,13 +17,19 @@ that every measured pod was bound. Run it on your own profile (``--config``) and
 leaving for minutes on a few hundred nodes, with RSS, throughput and the scheduler's invariants
 checked per interval.
 
+``python -m schedframe.bench realistic`` runs workloads that look like real clusters (mixed node
+and pod shapes, the openb trace's sizes) beside uniform variants of the same size, and
+``python -m schedframe.bench skippy`` (or :func:`run_comparison`) compares schedframe with
+skippy-core on the same work.
+
 .. versionadded:: 0.1.0
 """
 
 from __future__ import annotations
 
 from ._cli import main
-from ._report import SCHEMA, format_profile, format_table, machine_info, make_record
+from ._realistic import openb_dir
+from ._report import SCHEMA, format_profile, format_ratios, format_table, machine_info, make_record
 from ._runner import (
     BenchOptions,
     WorkloadResult,
@@ -34,6 +40,7 @@ from ._runner import (
     run_workload,
     summarize,
 )
+from ._skippy import format_comparison, run_comparison, run_skippy, skippy_available
 from ._soak import SoakInterval, SoakOptions, SoakReport, check_invariants, format_soak, run_soak
 from ._workloads import (
     WORKLOADS,
@@ -65,7 +72,9 @@ __all__ = [
     "check_invariants",
     "default_node",
     "default_pod",
+    "format_comparison",
     "format_profile",
+    "format_ratios",
     "format_soak",
     "format_table",
     "get_workload",
@@ -73,10 +82,14 @@ __all__ = [
     "machine_info",
     "main",
     "make_record",
+    "openb_dir",
+    "run_comparison",
     "run_named",
+    "run_skippy",
     "run_soak",
     "run_suite",
     "run_workload",
     "select_workloads",
+    "skippy_available",
     "summarize",
 ]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import SchedframeError
-from ._report import format_profile, format_table, machine_info, make_record
+from ._report import format_profile, format_ratios, format_table, machine_info, make_record
 from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, run_suite
 from ._workloads import WORKLOADS, select_workloads
 
@@ -18,8 +18,10 @@ _DESCRIPTION = """\
 Run kube-scheduler's scheduler_perf workloads on schedframe: pods/s against upstream's floor,
 per-attempt latency (p50/p99), peak memory; a table on stdout and, with --json, a record.
 Workloads: names, name prefixes (SchedulingBasic), or groups: all (default: every performance
-workload and the memory target), performance, memory, series.
-The soak run (arrivals and departures for minutes, RSS and invariants): soak --help."""
+workload and the memory target), performance, memory, series, realistic (mixed node and pod
+shapes, the openb trace's sizes, each with a uniform variant of the same size).
+The soak run (arrivals and departures for minutes, RSS and invariants): soak --help.
+Side by side with skippy-core on the same work: skippy --help."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ._soak import soak_main
 
         return soak_main(rest[1:])
+    if rest[:1] == ["skippy"]:
+        return skippy_main(rest[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if args.list:
@@ -82,6 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         patterns.append("series")
     try:
         workloads = select_workloads(patterns)
+        for w in [w for w in workloads if w.skip_reason() is not None]:
+            print(f"skipped {w.name}: {w.skip_reason()}", file=sys.stderr)
+            workloads.remove(w)
+        if not workloads:
+            print("nothing to run", file=sys.stderr)
+            return 0
         if args.scale <= 0:
             parser.error(f"--scale must be > 0, got {args.scale}")
         if args.repeat < 1:
@@ -105,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     machine = machine_info()
     print(format_table([summary for summary, _ in suite]))
+    ratios = format_ratios([summary for summary, _ in suite], {w.name: w.baseline for w in workloads})
+    if ratios:
+        print()
+        print(ratios)
     print(f"\nmachine: Python {machine['python']} ({machine['implementation']}), {machine['platform']}, "
           f"{machine['cpu_count']} CPUs, load {machine['load_average']}; seed {args.seed}; "
           f"initial pods: {args.initial} (Memory and Series bind theirs); scale {args.scale:g}; "
@@ -135,4 +149,48 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if path is not None:
                     print()
                     print(format_profile(path, args.profile_top))
+    return 0
+
+
+def skippy_main(argv: Sequence[str]) -> int:
+    """``python -m schedframe.bench skippy``: the side-by-side comparison with skippy-core."""
+    from ._skippy import format_comparison, run_comparison, skippy_available
+
+    p = argparse.ArgumentParser(
+        prog="python -m schedframe.bench skippy",
+        description="skippy-core, schedframe with NodeResourcesFit only and schedframe's default profile "
+                    "on the same seeded work (5,000 nodes of 32 CPU/128Gi, 3,000 pods of mixed sizes, "
+                    "adaptive percentage of nodes to score), back to back in this process.")
+    p.add_argument("--scale", type=float, default=1.0, metavar="F", help="multiply node and pod counts by F")
+    p.add_argument("--repeat", type=int, default=3, metavar="N", help="rounds (default 3; medians reported)")
+    p.add_argument("--json", metavar="PATH", help="write the result as JSON to PATH ('-': stdout)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    args = p.parse_args(argv)
+    if args.scale <= 0:
+        p.error(f"--scale must be > 0, got {args.scale}")
+    if args.repeat < 1:
+        p.error(f"--repeat must be >= 1, got {args.repeat}")
+    reason = skippy_available()
+    if reason is not None:
+        print(f"skipped the skippy comparison: {reason}", file=sys.stderr)
+        return 0
+
+    def progress(msg: str) -> None:
+        if not args.quiet:
+            print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+    try:
+        result = run_comparison(scale=args.scale, repeat=args.repeat, progress=progress)
+    except SchedframeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(format_comparison(result))
+    if args.json:
+        record = {"schema": "schedframe-bench-skippy/1", "machine": machine_info(), **result}
+        text = json.dumps(record, indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
     return 0

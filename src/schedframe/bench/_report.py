@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from ._runner import WorkloadResult
 
-__all__ = ["SCHEMA", "format_profile", "format_table", "machine_info", "make_record"]
+__all__ = ["SCHEMA", "format_profile", "format_ratios", "format_table", "machine_info", "make_record"]
 
 #: The ``schema`` of the JSON record.
 SCHEMA: Final = "schedframe-bench/1"
@@ -96,6 +96,21 @@ def format_table(results: Sequence[WorkloadResult]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     for row in rows:
         lines.append("  ".join(format(c, f"{a}{w}") for c, (_, a), w in zip(row, _COLUMNS, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def format_ratios(results: Sequence[WorkloadResult], baselines: Mapping[str, str | None]) -> str:
+    """For each result whose workload names a baseline (its uniform variant) that is among
+    *results*: how many times slower it is, per CPU second (empty when there is none)."""
+    by_name = {r.workload: r for r in results}
+    lines = []
+    for r in results:
+        base = by_name.get(baselines.get(r.workload) or "")
+        if base is None or not r.pods_per_cpu_second or not base.pods_per_cpu_second:
+            continue
+        lines.append(f"{r.workload}: {base.pods_per_cpu_second / r.pods_per_cpu_second:.2f}x slower than "
+                     f"{base.workload} (pods per CPU second {r.pods_per_cpu_second:.1f} vs "
+                     f"{base.pods_per_cpu_second:.1f})")
     return "\n".join(lines)
 
 

@@ -371,6 +371,9 @@ def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = 
     """
     if initial not in INITIAL_MODES:
         raise BenchmarkError(f"initial must be one of {INITIAL_MODES}, got {initial!r}")
+    reason = workload.skip_reason()
+    if reason is not None:
+        raise BenchmarkError(f"{workload.name} cannot run: {reason}")
     mode = workload.initial_mode or initial
     say = progress or (lambda _msg: None)
     pc = time.perf_counter

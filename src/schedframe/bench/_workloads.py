@@ -47,6 +47,8 @@ PAUSE_IMAGE: Final = "registry.k8s.io/pause:3.10.1"
 DAEMONSET_NODE: Final = "scheduler-perf-node"
 #: Upstream's ``namespaces: ["sched-1", "sched-0"]`` of the (anti-)affinity templates.
 _SCHED_NAMESPACES: Final = ("sched-1", "sched-0")
+#: the workload groups (``all`` selects performance and memory)
+GROUPS: Final = ("performance", "memory", "series", "realistic")
 
 
 class BenchmarkError(SchedframeError, ValueError):
@@ -110,8 +112,13 @@ class Workload:
         memory_target_mb: a peak-RSS target in MiB (``None``: none).
         initial_mode: force ``"bind"`` or ``"schedule"`` for the initial pods (``None``: the
             run's choice).
-        group: ``"performance"``, ``"memory"`` or ``"series"`` (what ``all`` selects).
+        group: ``"performance"``, ``"memory"``, ``"series"`` or ``"realistic"`` (``all``
+            selects the first two).
         scale: the factor this workload was scaled by (1.0: upstream's size).
+        baseline: the name of the workload this one is compared with (the uniform variant of
+            the same size): the report gives the ratio of their pods per CPU second.
+        unavailable: returns why the workload cannot run here (data files missing), or
+            ``None``; such a workload is skipped with that reason.
     """
 
     name: str
@@ -126,6 +133,12 @@ class Workload:
     initial_mode: str | None = None
     group: str = "performance"
     scale: float = 1.0
+    baseline: str | None = None
+    unavailable: Callable[[], str | None] | None = None
+
+    def skip_reason(self) -> str | None:
+        """Why this workload cannot run here, or ``None`` when it can."""
+        return None if self.unavailable is None else self.unavailable()
 
     @property
     def node_count(self) -> int:
@@ -415,6 +428,9 @@ def _builtin() -> list[Workload]:
             name=f"Series/5000Nodes_{init}Init", description="SchedulingBasic, 1,000 measured pods",
             nodes=(_plain_nodes(5000),), initial=(_pods(init, default_pod, "init"),),
             measured=(_pods(1000, default_pod, "pod"),), initial_mode="bind", group="series"))
+    from ._realistic import realistic_workloads  # after the building blocks it uses
+
+    out.extend(realistic_workloads())
     return out
 
 
@@ -436,12 +452,12 @@ def get_workload(name: str) -> Workload:
 def select_workloads(patterns: Iterable[str]) -> list[Workload]:
     """Workloads by exact name, name prefix (``SchedulingBasic`` selects both of its sizes) or
     group (``all`` = the performance workloads and the memory target, ``performance``,
-    ``memory``, ``series``); in suite order, without duplicates."""
+    ``memory``, ``series``, ``realistic``); in suite order, without duplicates."""
     chosen: dict[str, Workload] = {}
     for pattern in patterns:
         if pattern == "all":
             found = [w for w in WORKLOADS.values() if w.group in ("performance", "memory")]
-        elif pattern in ("performance", "memory", "series"):
+        elif pattern in GROUPS:
             found = [w for w in WORKLOADS.values() if w.group == pattern]
         elif pattern in WORKLOADS:
             found = [WORKLOADS[pattern]]

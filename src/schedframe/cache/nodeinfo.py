@@ -27,6 +27,7 @@ from ..api.objects import (
 )
 
 __all__ = [
+    "RESOURCE_ROW_FIELDS",
     "AffinityTerm",
     "HostPortInfo",
     "ImageStateSummary",
@@ -257,6 +258,26 @@ class HostPortInfo:
 
 
 _ZERO: Final = Resources()
+
+#: The fields of :attr:`NodeInfo.resource_row`, in order: allocatable minus requested CPU
+#: (millicores), memory and ephemeral storage; allocatable pods, CPU and memory; the non-zero
+#: requested CPU and memory (scoring defaults for pods that request none); the requested CPU and
+#: memory; and whether allocatable or requested has any scalar (extended) resource.
+RESOURCE_ROW_FIELDS: Final = (
+    "free_milli_cpu", "free_memory", "free_ephemeral_storage", "allocatable_pods",
+    "allocatable_milli_cpu", "allocatable_memory", "non_zero_milli_cpu", "non_zero_memory",
+    "requested_milli_cpu", "requested_memory", "has_scalar",
+)
+ResourceRow = tuple[int, int, int, int, int, int, int, int, int, int, bool]
+
+
+def _row(alloc: Resources, used: Resources, nz: Resources) -> ResourceRow:
+    return (alloc.milli_cpu - used.milli_cpu, alloc.memory - used.memory,
+            alloc.ephemeral_storage - used.ephemeral_storage, alloc.pods, alloc.milli_cpu, alloc.memory,
+            nz.milli_cpu, nz.memory, used.milli_cpu, used.memory, bool(alloc.scalar or used.scalar))
+
+
+_ZERO_ROW: Final = _row(_ZERO, _ZERO, _ZERO)
 _NO_IMAGES: Final[Mapping[str, ImageStateSummary]] = freeze(None)
 
 
@@ -277,30 +298,31 @@ class NodeInfo:
         pods: the pods on the node, as :class:`PodInfo`.
         pods_with_affinity: pods having any pod affinity / anti-affinity term.
         pods_with_required_anti_affinity: pods having required anti-affinity terms.
-        requested: the sum of the pods' requests.
-        non_zero_requested: the same with the scoring defaults for missing CPU/memory requests
-            (only ``milli_cpu`` and ``memory`` are set).
-        allocatable: the node's allocatable resources.
         used_ports: host ports in use.
         image_states: ``{image name: ImageStateSummary}`` for images on the node (read-only;
             maintained by the cache, which keeps ``num_nodes`` current cluster-wide).
         generation: set from ``next_generation()`` on every change (node set or removed, pod
             added or removed); the snapshot copies only nodes whose generation moved.
+        resource_row: the numbers the resource plugins read, as one flat tuple (fields named
+            by ``schedframe.cache.nodeinfo.RESOURCE_ROW_FIELDS``), replaced (never changed)
+            whenever ``allocatable``, ``requested`` or ``non_zero_requested`` is: the same
+            tuple object means the same amounts.
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
     __slots__ = (
-        "allocatable",
+        "_allocatable",
+        "_non_zero_requested",
+        "_requested",
         "generation",
         "image_states",
         "node",
-        "non_zero_requested",
         "pods",
         "pods_with_affinity",
         "pods_with_required_anti_affinity",
-        "requested",
+        "resource_row",
         "used_ports",
     )
 
@@ -309,9 +331,10 @@ class NodeInfo:
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
-        self.requested: Resources = _ZERO
-        self.non_zero_requested: Resources = _ZERO
-        self.allocatable: Resources = _ZERO
+        self._requested: Resources = _ZERO
+        self._non_zero_requested: Resources = _ZERO
+        self._allocatable: Resources = _ZERO
+        self.resource_row: ResourceRow = _ZERO_ROW
         self.used_ports = HostPortInfo()
         self.image_states: Mapping[str, ImageStateSummary] = _NO_IMAGES
         self.generation = 0
@@ -324,6 +347,37 @@ class NodeInfo:
     def name(self) -> str:
         """The node's name (``""`` when the node object is gone)."""
         return self.node.name if self.node is not None else ""
+
+    @property
+    def allocatable(self) -> Resources:
+        """The node's allocatable resources."""
+        return self._allocatable
+
+    @allocatable.setter
+    def allocatable(self, value: Resources) -> None:
+        self._allocatable = value
+        self.resource_row = _row(value, self._requested, self._non_zero_requested)
+
+    @property
+    def requested(self) -> Resources:
+        """The sum of the pods' requests."""
+        return self._requested
+
+    @requested.setter
+    def requested(self, value: Resources) -> None:
+        self._requested = value
+        self.resource_row = _row(self._allocatable, value, self._non_zero_requested)
+
+    @property
+    def non_zero_requested(self) -> Resources:
+        """The sum of the pods' requests with the scoring defaults for missing CPU/memory requests
+        (only ``milli_cpu`` and ``memory`` are set)."""
+        return self._non_zero_requested
+
+    @non_zero_requested.setter
+    def non_zero_requested(self, value: Resources) -> None:
+        self._non_zero_requested = value
+        self.resource_row = _row(self._allocatable, self._requested, value)
 
     def set_node(self, node: Node) -> None:
         """Set (or replace) the node object."""
@@ -377,20 +431,21 @@ class NodeInfo:
 
     def _account(self, pod: Pod, sign: int) -> None:
         r = pod.requests
-        req = self.requested
+        req = self._requested
         if r.scalar or req.scalar:
-            self.requested = req + r if sign > 0 else req - r
+            req = req + r if sign > 0 else req - r
         else:
-            self.requested = Resources(
+            req = Resources(
                 req.milli_cpu + sign * r.milli_cpu,
                 req.memory + sign * r.memory,
                 req.ephemeral_storage + sign * r.ephemeral_storage,
                 req.pods,
             )
-        nz = self.non_zero_requested
-        self.non_zero_requested = Resources(
-            nz.milli_cpu + sign * pod.non_zero_milli_cpu, nz.memory + sign * pod.non_zero_memory
-        )
+        nz = self._non_zero_requested
+        nz = Resources(nz.milli_cpu + sign * pod.non_zero_milli_cpu, nz.memory + sign * pod.non_zero_memory)
+        self._requested = req
+        self._non_zero_requested = nz
+        self.resource_row = _row(self._allocatable, req, nz)
         if any(c.ports for c in pod.containers) or pod.init_containers:
             _add_ports(self.used_ports, pod.host_ports(), sign)
 
@@ -401,9 +456,10 @@ class NodeInfo:
         new.pods = list(self.pods)
         new.pods_with_affinity = list(self.pods_with_affinity)
         new.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
-        new.requested = self.requested
-        new.non_zero_requested = self.non_zero_requested
-        new.allocatable = self.allocatable
+        new._requested = self._requested
+        new._non_zero_requested = self._non_zero_requested
+        new._allocatable = self._allocatable
+        new.resource_row = self.resource_row  # the same amounts: the same tuple
         new.used_ports = self.used_ports.clone()
         new.image_states = self.image_states  # read-only; replaced, never mutated
         new.generation = self.generation

@@ -19,7 +19,7 @@ from typing import Any, Final, final
 
 import attrs
 
-from ..api.objects import Pod, Resources
+from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
 from ..framework.interfaces import MAX_NODE_SCORE
 
@@ -486,9 +486,22 @@ class ResourceAllocationScorer:
 # --------------------------------------------------------------------------------------------
 # Fast paths for the default resources (cpu, memory), identical to the generic path.
 #
-# Requests and allocatable amounts are non-negative in any real cluster, and then Python's floor
-# division equals Go's truncating one; the guards fall back to ``go_div`` otherwise, so results
-# stay exact for any input.
+# They read a node's flat ``resource_row`` (one tuple, see ``NodeInfo.resource_row``) instead
+# of attribute chains. Requests and allocatable amounts are non-negative in any real cluster,
+# and then Python's floor division equals Go's truncating one; the guards fall back to the
+# exact per-node function otherwise, so results stay exact for any input.
+
+#: resource_row indexes: allocatable cpu, memory; non-zero requested cpu, memory; requested
+_ALLOC_CPU: Final = 4
+_ALLOC_MEMORY: Final = 5
+_NZ_CPU: Final = 6
+_NZ_MEMORY: Final = 7
+_REQ_CPU: Final = 8
+_REQ_MEMORY: Final = 9
+
+
+def _used_indexes(use_requested: bool) -> tuple[int, int]:
+    return (_REQ_CPU, _REQ_MEMORY) if use_requested else (_NZ_CPU, _NZ_MEMORY)
 
 
 def cpu_memory_fast_path(resources: Sequence[ResourceSpec], strategy: str, *,
@@ -515,40 +528,109 @@ def cpu_memory_fast_path_nodes(resources: Sequence[ResourceSpec], strategy: str,
     single = cpu_memory_fast_path(resources, strategy, use_requested=use_requested)
     if single is None:
         return None
-    return _MemoNodesScorer(single, use_requested)
+    wc, wm = resources[0].weight, resources[1].weight
+    if strategy == LEAST_ALLOCATED:
+        loop = _least_nodes(wc, wm, use_requested, single)
+    elif strategy == MOST_ALLOCATED:
+        loop = _most_nodes(wc, wm, use_requested, single)
+    else:
+        loop = _balanced_nodes(use_requested, single)
+    return _MemoNodesScorer(single, loop)
+
+
+#: ``(run, *columns, pod_requests) -> scores``: the scores of a run of the snapshot's nodes from
+#: the columns of :class:`~schedframe.plugins._run_memo.NodeColumns` it names
+ColumnsScorer = Callable[..., "list[int]"]
+
+
+def cpu_memory_fast_path_columns(resources: Sequence[ResourceSpec], strategy: str, *, use_requested: bool
+                                 ) -> tuple[tuple[int, ...], ColumnsScorer] | None:
+    """The columns counterpart of :func:`cpu_memory_fast_path`: ``(fields, scorer)`` where
+    *fields* are the ``resource_row`` columns the scorer takes (allocatable cpu and memory, used
+    cpu and memory), or ``None``. Same results."""
+    single = cpu_memory_fast_path(resources, strategy, use_requested=use_requested)
+    if single is None:
+        return None
+    wc, wm = resources[0].weight, resources[1].weight
+    ws = wc + wm
+    ic, im = _used_indexes(use_requested)
+    fields = (_ALLOC_CPU, _ALLOC_MEMORY, ic, im)
+
+    if strategy == LEAST_ALLOCATED:
+        def least(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
+                  used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
+            pc, pm = pod_requests[0], pod_requests[1]
+            return [((cc - uc) * 100 // cc * wc + (cm - um) * 100 // cm * wm) // ws
+                    if (cc > 0 and (uc := zc + pc) <= cc and cm > 0 and (um := zm + pm) <= cm)
+                    else single(ni, pod_requests)
+                    for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
+
+        return fields, least
+    if strategy == MOST_ALLOCATED:
+        def most(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
+                 used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
+            pc, pm = pod_requests[0], pod_requests[1]
+            return [(uc * 100 // cc * wc + um * 100 // cm * wm) // ws
+                    if (cc > 0 and 0 <= (uc := zc + pc) <= cc and cm > 0 and 0 <= (um := zm + pm) <= cm)
+                    else single(ni, pod_requests)
+                    for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
+
+        return fields, most
+
+    def balanced(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
+                 used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
+        pc, pm = pod_requests[0], pod_requests[1]
+        # float / int divides by float(int), as the per-node function does; fractions over 1
+        # count as 1
+        return [int((1 - abs(((fc if (fc := float(zc + pc) / cc) <= 1 else 1.0)
+                              - (fm if (fm := float(zm + pm) / cm) <= 1 else 1.0)) / 2)) * 100.0)
+                if cc and cm else single(ni, pod_requests)
+                for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
+
+    return fields, balanced
 
 
 #: memos kept per scorer (one per distinct pod request vector), and entries per memo
 _MAX_MEMOS: Final = 8
-_MAX_MEMO_ENTRIES: Final = 1 << 16
+_MAX_MEMO_ENTRIES: Final = 1 << 14
+#: a call whose memo hits fewer than 1 in this many nodes turns the memo off for a while
+_MIN_HIT_RATIO: Final = 8
+#: ... counted on calls of at least this many nodes
+_MIN_REST_NODES: Final = 64
+#: calls the memo stays off (computing directly) after a call with too few hits
+_MEMO_REST: Final = 16
 
 
 @final
 class _MemoNodesScorer:
     """Scores nodes with a cpu/memory fast path, remembering each node's score.
 
-    The fast paths read nothing of a node but its ``allocatable`` and its ``requested`` (or
-    ``non_zero_requested``) :class:`~schedframe.Resources`, which are frozen and replaced (not
-    changed) when the node or its pods change. So a node whose two objects are the very ones a
-    remembered score was computed from, for the same pod requests, gets that score again: the
-    memo holds the objects themselves and compares them by identity, which also makes the key
-    (the NodeInfo's ``generation``, shared by a node and its snapshot clone) only a hint. Between
-    two cycles only the nodes that changed are computed again. A node computed again replaces
-    its previous entry (found through its node object), so a memo holds about one entry per
-    node; memos are bounded and simply cleared when full.
+    The fast paths read nothing of a node but its ``resource_row``, a tuple replaced (never
+    changed) whenever the node's allocatable or requested amounts are. So a node whose row is
+    the very tuple a remembered score was computed from, for the same pod requests, gets that
+    score again: the memo keeps the row itself and compares it by identity, which also makes
+    the key (the NodeInfo's ``generation``, shared by a node and its snapshot clone) only a
+    hint. Memos are bounded and simply cleared when full.
+
+    When nothing repeats (mixed node and pod shapes), a memo costs more than it saves: after a
+    call where fewer than one node in :data:`_MIN_HIT_RATIO` was remembered, the next
+    :data:`_MEMO_REST` calls compute every node directly. Either way the scores are the same.
     """
 
-    __slots__ = ("_memos", "_single", "_use_requested")
+    __slots__ = ("_loop", "_memos", "_rest", "_single")
 
-    def __init__(self, single: Callable[[NodeInfo, Sequence[int]], int], use_requested: bool) -> None:
+    def __init__(self, single: Callable[[NodeInfo, Sequence[int]], int], loop: NodesScorer) -> None:
         self._single = single
-        self._use_requested = use_requested
-        #: pod requests -> (generation -> (allocatable, requested, score), id(node) -> generation)
-        self._memos: dict[tuple[int, ...], tuple[dict[int, tuple[Resources, Resources, int]],
-                                                 dict[int, int]]] = {}
+        self._loop = loop
+        self._rest = 0
+        #: pod requests -> ({generation: (resource_row, score)}, {id(node): generation})
+        self._memos: dict[tuple[int, ...], tuple[dict[int, tuple[tuple[Any, ...], int]], dict[int, int]]] = {}
 
     def __call__(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         key = pod_requests if isinstance(pod_requests, tuple) else tuple(pod_requests)
+        if self._rest:
+            self._rest -= 1
+            return self._loop(nodes, key)
         memos = self._memos
         pair = memos.get(key)
         if pair is None:
@@ -562,34 +644,49 @@ class _MemoNodesScorer:
         get = memo.get
         out: list[int] = []
         append = out.append
-        if self._use_requested:
+        if len(nodes) < _MIN_REST_NODES:
+            # a few nodes (the changed ones of a run): one pass, each miss scored on its own
+            single = self._single
             for ni in nodes:
-                hit = get(ni.generation)
-                if hit is not None and hit[0] is ni.allocatable and hit[1] is ni.requested:
-                    append(hit[2])
-                else:
-                    append(self._compute(ni, key, ni.requested, memo, last))
-        else:
-            for ni in nodes:
-                hit = get(ni.generation)
-                if hit is not None and hit[0] is ni.allocatable and hit[1] is ni.non_zero_requested:
-                    append(hit[2])
-                else:
-                    append(self._compute(ni, key, ni.non_zero_requested, memo, last))
+                row = ni.resource_row
+                generation = ni.generation
+                hit = get(generation)
+                if hit is not None and hit[0] is row:
+                    append(hit[1])
+                    continue
+                score = single(ni, key)
+                node = id(ni.node)
+                previous = last.get(node)
+                if previous is not None and previous != generation:
+                    memo.pop(previous, None)
+                last[node] = generation
+                memo[generation] = (row, score)
+                append(score)
+            return out
+        misses: list[int] = []
+        for k, ni in enumerate(nodes):
+            hit = get(ni.generation)
+            if hit is not None and hit[0] is ni.resource_row:
+                append(hit[1])
+            else:
+                append(0)
+                misses.append(k)
+        if not misses:
+            return out
+        some = [nodes[k] for k in misses]
+        for k, ni, score in zip(misses, some, self._loop(some, key)):
+            out[k] = score
+            # replace the node's previous entry: about one entry per node
+            generation = ni.generation
+            node = id(ni.node)
+            previous = last.get(node)
+            if previous is not None and previous != generation:
+                memo.pop(previous, None)
+            last[node] = generation
+            memo[generation] = (ni.resource_row, score)
+        if len(out) >= _MIN_REST_NODES and len(misses) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
+            self._rest = _MEMO_REST
         return out
-
-    def _compute(self, ni: NodeInfo, key: tuple[int, ...], used: Resources,
-                 memo: dict[int, tuple[Resources, Resources, int]], last: dict[int, int]) -> int:
-        """A memo miss: score *ni* and remember it in place of the node's previous entry."""
-        score = self._single(ni, key)
-        generation = ni.generation
-        node = id(ni.node)
-        previous = last.get(node)
-        if previous is not None and previous != generation:
-            memo.pop(previous, None)
-        last[node] = generation
-        memo[generation] = (ni.allocatable, used, score)
-        return score
 
 
 def _least_score(req: int, cap: int) -> int:
@@ -599,27 +696,28 @@ def _least_score(req: int, cap: int) -> int:
 
 
 def _least_cpu_memory(wc: int, wm: int, use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
+    ic, im = _used_indexes(use_requested)
+
     def least(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-        alloc = node_info.allocatable
-        used = node_info.requested if use_requested else node_info.non_zero_requested
+        row = node_info.resource_row
         total = weight_sum = 0
-        cap = alloc.milli_cpu
+        cap = row[_ALLOC_CPU]
         if cap > 0:
-            req = used.milli_cpu + pod_requests[0]
+            req = row[ic] + pod_requests[0]
             if req <= cap:  # then cap - req >= 0: floor division is exact
                 total = (cap - req) * 100 // cap * wc
             weight_sum = wc
         elif cap:
-            total = _least_score(used.milli_cpu + pod_requests[0], cap) * wc
+            total = _least_score(row[ic] + pod_requests[0], cap) * wc
             weight_sum = wc
-        cap = alloc.memory
+        cap = row[_ALLOC_MEMORY]
         if cap > 0:
-            req = used.memory + pod_requests[1]
+            req = row[im] + pod_requests[1]
             if req <= cap:
                 total += (cap - req) * 100 // cap * wm
             weight_sum += wm
         elif cap:
-            total += _least_score(used.memory + pod_requests[1], cap) * wm
+            total += _least_score(row[im] + pod_requests[1], cap) * wm
             weight_sum += wm
         if not weight_sum:
             return 0
@@ -628,26 +726,52 @@ def _least_cpu_memory(wc: int, wm: int, use_requested: bool) -> Callable[[NodeIn
     return least
 
 
+def _least_nodes(wc: int, wm: int, use_requested: bool,
+                 single: Callable[[NodeInfo, Sequence[int]], int]) -> NodesScorer:
+    """:func:`_least_cpu_memory` over many nodes: nodes with room for the pod in one loop."""
+    ic, im = _used_indexes(use_requested)
+    ws = wc + wm
+
+    def least_nodes(nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
+        pc, pm = pod_requests[0], pod_requests[1]
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            row = ni.resource_row
+            cc = row[4]
+            cm = row[5]
+            uc = row[ic] + pc
+            um = row[im] + pm
+            if cc > 0 and uc <= cc and cm > 0 and um <= cm:
+                append(((cc - uc) * 100 // cc * wc + (cm - um) * 100 // cm * wm) // ws)
+            else:
+                append(single(ni, pod_requests))
+        return out
+
+    return least_nodes
+
+
 def _most_score(req: int, cap: int) -> int:
     return go_div((cap if req > cap else req) * MAX_NODE_SCORE, cap)
 
 
 def _most_cpu_memory(wc: int, wm: int, use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
+    ic, im = _used_indexes(use_requested)
+
     def most(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-        alloc = node_info.allocatable
-        used = node_info.requested if use_requested else node_info.non_zero_requested
+        row = node_info.resource_row
         total = weight_sum = 0
-        cap = alloc.milli_cpu
+        cap = row[_ALLOC_CPU]
         if cap:
-            req = used.milli_cpu + pod_requests[0]
+            req = row[ic] + pod_requests[0]
             if cap > 0 and req >= 0:
                 total = (cap if req > cap else req) * 100 // cap * wc
             else:
                 total = _most_score(req, cap) * wc
             weight_sum = wc
-        cap = alloc.memory
+        cap = row[_ALLOC_MEMORY]
         if cap:
-            req = used.memory + pod_requests[1]
+            req = row[im] + pod_requests[1]
             if cap > 0 and req >= 0:
                 total += (cap if req > cap else req) * 100 // cap * wm
             else:
@@ -660,16 +784,42 @@ def _most_cpu_memory(wc: int, wm: int, use_requested: bool) -> Callable[[NodeInf
     return most
 
 
+def _most_nodes(wc: int, wm: int, use_requested: bool,
+                single: Callable[[NodeInfo, Sequence[int]], int]) -> NodesScorer:
+    """:func:`_most_cpu_memory` over many nodes: nodes with room for the pod in one loop."""
+    ic, im = _used_indexes(use_requested)
+    ws = wc + wm
+
+    def most_nodes(nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
+        pc, pm = pod_requests[0], pod_requests[1]
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            row = ni.resource_row
+            cc = row[4]
+            cm = row[5]
+            uc = row[ic] + pc
+            um = row[im] + pm
+            if cc > 0 and 0 <= uc <= cc and cm > 0 and 0 <= um <= cm:
+                append((uc * 100 // cc * wc + um * 100 // cm * wm) // ws)
+            else:
+                append(single(ni, pod_requests))
+        return out
+
+    return most_nodes
+
+
 def _balanced_cpu_memory(use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
+    ic, im = _used_indexes(use_requested)
+
     def balanced(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-        alloc = node_info.allocatable
-        cap_c = alloc.milli_cpu
-        cap_m = alloc.memory
+        row = node_info.resource_row
+        cap_c = row[_ALLOC_CPU]
+        cap_m = row[_ALLOC_MEMORY]
         if cap_c == 0 or cap_m == 0:
             return balanced_resource_score(*_pairs(node_info, pod_requests, use_requested))
-        used = node_info.requested if use_requested else node_info.non_zero_requested
-        fc = float(used.milli_cpu + pod_requests[0]) / float(cap_c)
-        fm = float(used.memory + pod_requests[1]) / float(cap_m)
+        fc = float(row[ic] + pod_requests[0]) / float(cap_c)
+        fm = float(row[im] + pod_requests[1]) / float(cap_m)
         if fc > 1:
             fc = 1.0
         if fm > 1:
@@ -679,9 +829,35 @@ def _balanced_cpu_memory(use_requested: bool) -> Callable[[NodeInfo, Sequence[in
     return balanced
 
 
+def _balanced_nodes(use_requested: bool, single: Callable[[NodeInfo, Sequence[int]], int]) -> NodesScorer:
+    """:func:`_balanced_cpu_memory` over many nodes in one loop."""
+    ic, im = _used_indexes(use_requested)
+
+    def balanced_nodes(nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
+        pc, pm = pod_requests[0], pod_requests[1]
+        out: list[int] = []
+        append = out.append
+        for ni in nodes:
+            row = ni.resource_row
+            cc = row[4]
+            cm = row[5]
+            if cc and cm:
+                fc = float(row[ic] + pc) / float(cc)
+                fm = float(row[im] + pm) / float(cm)
+                if fc > 1:
+                    fc = 1.0
+                if fm > 1:
+                    fm = 1.0
+                append(int((1 - abs((fc - fm) / 2)) * 100.0))
+            else:
+                append(single(ni, pod_requests))
+        return out
+
+    return balanced_nodes
+
+
 def _pairs(node_info: NodeInfo, pod_requests: Sequence[int],
            use_requested: bool) -> tuple[list[int], list[int]]:
-    alloc = node_info.allocatable
-    used = node_info.requested if use_requested else node_info.non_zero_requested
-    return ([used.milli_cpu + pod_requests[0], used.memory + pod_requests[1]],
-            [alloc.milli_cpu, alloc.memory])
+    row = node_info.resource_row
+    ic, im = _used_indexes(use_requested)
+    return ([row[ic] + pod_requests[0], row[im] + pod_requests[1]], [row[_ALLOC_CPU], row[_ALLOC_MEMORY]])

@@ -22,12 +22,16 @@ from typing import Any, Final, Generic, TypeVar, final
 from ..cache.nodeinfo import NodeInfo
 from ..framework.status import Status
 
-__all__ = ["RunMemo", "rejections", "snapshot_of"]
+__all__ = ["COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections", "snapshot_of"]
 
 V = TypeVar("V")
 
 #: keys (pod shapes) remembered per plugin; the least recently used goes first
-_MAX_KEYS: Final = 4
+_MAX_KEYS: Final = 32
+#: ... but at most this many positions over all keys (fewer keys on big clusters), and never
+#: fewer than _MIN_KEYS keys
+_MAX_POSITIONS: Final = 160_000
+_MIN_KEYS: Final = 4
 
 
 def snapshot_of(handle: Any) -> object:
@@ -57,7 +61,8 @@ class RunMemo(Generic[V]):
 
     Holds, per key, one list of NodeInfos and one list of results as long as the snapshot's node
     list: a NodeInfo replaced in the snapshot stays referenced here until its position is
-    computed again (at most one per position and key, for :data:`_MAX_KEYS` keys).
+    computed again (at most one per position and key, for :data:`_MAX_KEYS` keys, fewer on
+    clusters of more than ``_MAX_POSITIONS / _MAX_KEYS`` nodes).
     """
 
     __slots__ = ("_entries",)
@@ -70,10 +75,15 @@ class RunMemo(Generic[V]):
         self._entries.clear()
 
     def values(self, key: Hashable, lister: object, nodes: Sequence[NodeInfo],
-               compute: Callable[[Sequence[NodeInfo]], list[V]]) -> list[V]:
+               compute: Callable[[Sequence[NodeInfo]], list[V]],
+               whole: Callable[[list[NodeInfo], int, list[NodeInfo]], list[V]] | None = None) -> list[V]:
         """The result of each node of *nodes*: remembered ones where *nodes* is a run of
         *lister*'s node list whose NodeInfos were seen before with *key*, the others from
         ``compute(subset)`` (which must return one result per node of the subset, in order).
+
+        *whole*, when given, computes a whole run instead of *compute* (most nodes new:
+        nothing remembered): ``whole(snapshot_list, start, nodes)`` with *nodes* the run of
+        ``snapshot_list`` from position *start* (see :class:`NodeColumns`).
 
         *lister* is the handle's snapshot (anything without ``index`` and ``list`` methods just
         means no memo).
@@ -96,16 +106,21 @@ class RunMemo(Generic[V]):
         entries = self._entries
         entry = entries.pop(key, None)  # re-inserted last: least recently used first
         if entry is None or len(entry[0]) != n:
-            if len(entries) >= _MAX_KEYS:
+            limit = max(_MIN_KEYS, min(_MAX_KEYS, _MAX_POSITIONS // n))
+            while len(entries) >= limit:
                 del entries[next(iter(entries))]
             entry = ([None] * n, [None] * n)
+            entries[key] = entry
+            return _compute_all(entry, start, nodes, compute, whole, base)
         entries[key] = entry
         infos, results = entry
         seen = _segment(infos, start, m)
         if seen == nodes:  # identity first: no NodeInfo is read when they are the same objects
             return _segment(results, start, m)
-        changed: list[int] = []
-        _differences(seen, nodes, 0, m, changed)
+        changed = _changed(seen, nodes)
+        if m > _LINEAR and len(changed) * 4 > m:
+            # mostly new NodeInfos (nothing repeats): compute them all, store with slices
+            return _compute_all(entry, start, nodes, compute, whole, base)
         fresh = compute([nodes[k] for k in changed])
         if len(fresh) != len(changed):
             raise ValueError(f"compute returned {len(fresh)} results for {len(changed)} nodes")
@@ -116,6 +131,40 @@ class RunMemo(Generic[V]):
             infos[pos] = nodes[k]
             results[pos] = value
         return _segment(results, start, m)
+
+
+def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
+    """The indexes where *seen* and *nodes* hold different objects (compared by identity):
+    searched by halves, so that the usual few changes in a long run cost a few slice
+    comparisons."""
+    out: list[int] = []
+    _differences(seen, nodes, 0, len(nodes), out)
+    return out
+
+
+def _store(items: list[Any], start: int, values: Sequence[Any]) -> None:
+    """Write *values* into *items* from *start*, wrapping around its end (slice assignments)."""
+    end = start + len(values)
+    n = len(items)
+    if end <= n:
+        items[start:end] = values
+    else:
+        k = n - start
+        items[start:] = values[:k]
+        items[:end - n] = values[k:]
+
+
+def _compute_all(entry: tuple[list[NodeInfo | None], list[Any]], start: int, nodes: list[NodeInfo],
+                 compute: Callable[[Sequence[NodeInfo]], list[V]],
+                 whole: Callable[[list[NodeInfo], int, list[NodeInfo]], list[V]] | None,
+                 base: list[NodeInfo]) -> list[V]:
+    """Compute every node of the run and remember them all."""
+    fresh = compute(nodes) if whole is None else whole(base, start, nodes)
+    if len(fresh) != len(nodes):
+        raise ValueError(f"compute returned {len(fresh)} results for {len(nodes)} nodes")
+    _store(entry[0], start, nodes)
+    _store(entry[1], start, fresh)
+    return fresh
 
 
 #: below this many items :func:`_differences` compares one by one
@@ -137,3 +186,80 @@ def _differences(seen: list[Any], nodes: Sequence[Any], lo: int, hi: int, out: l
         _differences(seen, nodes, lo, mid, out)
     if seen[mid:hi] != nodes[mid:hi]:
         _differences(seen, nodes, mid, hi, out)
+
+
+#: the column of :class:`NodeColumns` after the ``resource_row`` fields: allocatable pods minus
+#: the node's pods (room for more pods)
+COLUMN_ROOM: Final = 11
+_COLUMNS: Final = 12
+
+
+@final
+class NodeColumns:
+    """The snapshot's nodes' ``resource_row`` fields as columns: one list per field, by position.
+
+    ``columns(base, start, nodes)`` brings the positions of a run of the snapshot list up to
+    date (only the positions whose NodeInfo is not the remembered one, compared by identity as
+    in :class:`RunMemo`) and returns each field's values for the run: lists a loop can zip, and
+    ``min`` can scan at C speed (a run where even the smallest free amount is enough for the
+    pod needs no per-node check at all). Column :data:`COLUMN_ROOM` is allocatable pods minus
+    the node's pods.
+
+    Like :class:`RunMemo`, it relies on the snapshot's NodeInfos not changing in place: a
+    changed node gets a new NodeInfo object.
+    """
+
+    __slots__ = ("_columns", "_infos")
+
+    def __init__(self) -> None:
+        self._infos: list[NodeInfo | None] = []
+        self._columns: list[list[int]] = []
+
+    def columns(self, base: list[NodeInfo], start: int, nodes: list[NodeInfo],
+                fields: Sequence[int]) -> list[list[int]]:
+        """The values of each field of *fields* for the run *nodes* of *base* from *start*."""
+        n = len(base)
+        m = len(nodes)
+        infos = self._infos
+        columns = self._columns
+        if len(infos) != n:
+            infos = self._infos = [None] * n
+            columns = self._columns = [[0] * n for _ in range(_COLUMNS)]
+        seen = _segment(infos, start, m)
+        if seen != nodes:
+            changed = _changed(seen, nodes)
+            if m > _LINEAR and len(changed) * 4 > m:
+                # mostly new: transpose the rows at C speed and store with slices
+                rows = [ni.resource_row for ni in nodes]
+                for f, values in enumerate(zip(*rows)):
+                    if f < COLUMN_ROOM:
+                        _store(columns[f], start, values)
+                _store(columns[COLUMN_ROOM], start, [row[3] - len(ni.pods) for row, ni in zip(rows, nodes)])
+                _store(infos, start, nodes)
+                return [_segment(columns[f], start, m) for f in fields]
+            for k in changed:
+                pos = start + k
+                if pos >= n:
+                    pos -= n
+                ni = nodes[k]
+                infos[pos] = ni
+                row = ni.resource_row
+                for f in range(_COLUMNS - 1):
+                    columns[f][pos] = row[f]
+                columns[COLUMN_ROOM][pos] = row[3] - len(ni.pods)
+        return [_segment(columns[f], start, m) for f in fields]
+
+
+def columns_whole(columns: NodeColumns, scorer: tuple[tuple[int, ...], Callable[..., list[int]]] | None,
+                  reqs: tuple[int, ...]) -> Callable[[list[NodeInfo], int, list[NodeInfo]], list[int]] | None:
+    """A :meth:`RunMemo.values` *whole* that scores a run from its columns: *scorer* is
+    ``(fields, score)`` with ``score(run, *columns_of_fields, reqs)``; None without a scorer."""
+    if scorer is None:
+        return None
+    fields, score = scorer
+    take = columns.columns
+
+    def whole(base: list[NodeInfo], start: int, run: list[NodeInfo]) -> list[int]:
+        return score(run, *take(base, start, run, fields), reqs)
+
+    return whole

@@ -42,6 +42,7 @@ from ._resource_scoring import (
     ResourceAllocationScorer,
     ResourceSpec,
     cpu_memory_fast_path,
+    cpu_memory_fast_path_columns,
     cpu_memory_fast_path_nodes,
     field_invalid,
     field_not_supported,
@@ -54,7 +55,7 @@ from ._resource_scoring import (
     requested_to_capacity_ratio_scorer,
     validate_label_name,
 )
-from ._run_memo import RunMemo, rejections, snapshot_of
+from ._run_memo import COLUMN_ROOM, NodeColumns, RunMemo, columns_whole, rejections, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -496,6 +497,7 @@ class NodeResourcesFit:
     __module__ = "schedframe.plugins.node_resources_fit"
     __slots__ = (
         "_args",
+        "_columns",
         "_events",
         "_filter_memo",
         "_groups",
@@ -505,6 +507,7 @@ class NodeResourcesFit:
         "_no_resources",
         "_queue_hint",
         "_score",
+        "_score_columns",
         "_score_memo",
         "_score_nodes",
         "_scorer",
@@ -538,6 +541,8 @@ class NodeResourcesFit:
             fast_nodes=cpu_memory_fast_path_nodes(resources, ss.type, use_requested=False))
         self._score = self._scorer.score
         self._score_nodes = self._scorer.score_nodes
+        self._score_columns = cpu_memory_fast_path_columns(resources, ss.type, use_requested=False)
+        self._columns = NodeColumns()
         self._filter_memo: RunMemo[Status | None] = RunMemo()
         self._score_memo: RunMemo[int] = RunMemo()
         self._no_resources = not resources
@@ -569,23 +574,20 @@ class NodeResourcesFit:
         req = state.get(_PRE_FILTER_KEY)
         if req is None:
             return _state_error(_PRE_FILTER_KEY)
-        alloc = node_info.allocatable
-        if len(node_info.pods) < alloc.pods:
-            used = node_info.requested
-            # Common path: a few comparisons. Anything unusual (overcommitted nodes, a miss)
-            # falls through to the exact upstream computation.
-            if (req.milli_cpu <= alloc.milli_cpu - used.milli_cpu
-                    and req.memory <= alloc.memory - used.memory
-                    and req.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage):
-                scalars = req.scalars
-                if not scalars:
-                    return None
-                cap, in_use = alloc.scalar, used.scalar
-                for name, q in scalars:
-                    if q > cap.get(name, 0) - in_use.get(name, 0):
-                        break
-                else:
-                    return None
+        row = node_info.resource_row
+        # Common path: a few comparisons on the node's flat row of free amounts. Anything
+        # unusual (overcommitted nodes, a miss) falls through to the exact upstream computation.
+        if (len(node_info.pods) < row[3] and req.milli_cpu <= row[0] and req.memory <= row[1]
+                and req.ephemeral_storage <= row[2]):
+            scalars = req.scalars
+            if not scalars:
+                return None
+            cap, in_use = node_info.allocatable.scalar, node_info.requested.scalar
+            for name, q in scalars:
+                if q > cap.get(name, 0) - in_use.get(name, 0):
+                    break
+            else:
+                return None
         insufficient = _fits_request(req, node_info)
         if not insufficient:
             return None
@@ -604,22 +606,25 @@ class NodeResourcesFit:
         filter_one = self.filter
 
         def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
-            out: list[Status | None] = []
-            append = out.append
-            for ni in some:
-                alloc = ni.allocatable
-                if len(ni.pods) < alloc.pods:
-                    used = ni.requested
-                    if (cpu <= alloc.milli_cpu - used.milli_cpu and mem <= alloc.memory - used.memory
-                            and eph <= alloc.ephemeral_storage - used.ephemeral_storage):
-                        append(None)
-                        continue
-                append(filter_one(state, pod, ni))
-            return out
+            # each node's flat row: free cpu, memory, ephemeral storage, allocatable pods
+            return [None if (cpu <= (row := ni.resource_row)[0] and mem <= row[1] and eph <= row[2]
+                             and len(ni.pods) < row[3]) else filter_one(state, pod, ni)
+                    for ni in some]
+
+        columns = self._columns.columns
+
+        def whole(base: list[NodeInfo], start: int, run: list[NodeInfo]) -> list[Status | None]:
+            # a run of the snapshot: its free amounts as columns; when even the smallest is
+            # enough, every node has room (no per-node check)
+            free_cpu, free_mem, free_eph, room = columns(base, start, run, (0, 1, 2, COLUMN_ROOM))
+            if min(free_cpu) >= cpu and min(free_mem) >= mem and min(free_eph) >= eph and min(room) > 0:
+                return [None] * len(run)
+            return [None if (cpu <= c and mem <= m and eph <= e and r > 0) else filter_one(state, pod, ni)
+                    for c, m, e, r, ni in zip(free_cpu, free_mem, free_eph, room, run)]
 
         # the outcome depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)
-        results = self._filter_memo.values((cpu, mem, eph), lister, nodes, compute)
+        results = self._filter_memo.values((cpu, mem, eph), lister, nodes, compute, whole)
         return rejections(results)
 
     # -- PreScore / Score ---------------------------------------------------------------------
@@ -649,7 +654,8 @@ class NodeResourcesFit:
         # the score depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
-        return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
+        return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs),
+                                       columns_whole(self._columns, self._score_columns, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
