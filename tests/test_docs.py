@@ -87,10 +87,16 @@ def example_packages(tmp_path, monkeypatch) -> Iterator[None]:
             del sys.modules[mod_name]
 
 
+#: Pages whose examples need an optional extra: (module, extra) pairs.
+PAGE_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {"dra.rst": (("celpy", "dra"),)}
+
+
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(DOCS)))
 @pytest.mark.usefixtures("example_packages")
 def test_rst_code_blocks_run(page: Path, tmp_path, monkeypatch):
     """All python code blocks of one page run in order in a shared namespace."""
+    for module, extra in PAGE_NEEDS.get(page.name, ()):
+        pytest.importorskip(module, reason=f"{page.name} needs the {extra} extra")
     monkeypatch.chdir(tmp_path)
     ns: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     for i, block in enumerate(_rst_blocks(page.read_text())):

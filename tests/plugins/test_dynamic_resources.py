@@ -51,6 +51,8 @@ from schedframe.plugins import dynamic_resources as dra
 from schedframe.plugins.dynamic_resources._allocator import Allocator
 from schedframe.testing import make_node, make_pod
 
+pytest.importorskip("celpy", reason="the DynamicResources tests need the dra extra (cel-python)")
+
 NODE = "worker"
 NODE2 = "worker-2"
 NODE3 = "worker-3"
