@@ -14,6 +14,7 @@ caller would naturally catch::
     ├── PluginLoadError(RuntimeError)        an entry point could not be loaded
     ├── StateNotFoundError(KeyError)         a CycleState key was never written
     ├── CacheError(RuntimeError)             an impossible cache transition (assume twice, ...)
+    ├── GpuShareError(ValueError)            a GPU-sharing annotation or an openb trace is malformed
     └── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
 
 Anything else escaping schedframe is a bug.
@@ -28,6 +29,7 @@ __all__ = [
     "CacheError",
     "ConfigurationError",
     "DuplicatePluginError",
+    "GpuShareError",
     "ManifestError",
     "PluginArgsError",
     "PluginLoadError",
@@ -129,6 +131,20 @@ class CacheError(SchedframeError, RuntimeError):
     """An impossible scheduler-cache transition (assuming a pod twice, forgetting an unknown pod)."""
 
     __module__ = "schedframe"
+
+
+class GpuShareError(SchedframeError, ValueError):
+    """A GPU-sharing annotation or an openb trace file is malformed (``schedframe.gpushare``).
+
+    ``path`` names where: ``pods.csv:12: gpu_milli`` or
+    ``metadata.annotations['alibabacloud.com/gpu-milli']``.
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
 
 
 class SchedulerError(SchedframeError, RuntimeError):
