@@ -96,7 +96,8 @@ def test_every_policy_runs_on_a_sample(openb, policy) -> None:
     assert 1.25 * capacity <= result.arrived_gpu_milli <= 1.32 * capacity
     assert result.allocated_gpu_milli <= capacity
     assert len(result.alloc_pct) == 131
-    assert result.alloc_pct[50] is not None and 45 <= result.alloc_pct[50] <= 51
+    assert result.alloc_pct[50] is not None
+    assert 45 <= result.alloc_pct[50] <= 51
     assert result.alloc_pct[130] is None or result.alloc_pct[130] <= 100
     assert result.failed > 0  # 130 % cannot fit
 
@@ -108,9 +109,12 @@ def test_cli_prints_one_json_object(openb, capsys) -> None:
                  "--seed", "42", "--tune", "0", "--limit", "50", "--json"])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["policy"] == "BestFit" and out["seed"] == 42 and out["tasks"] == 50
+    assert out["policy"] == "BestFit"
+    assert out["seed"] == 42
+    assert out["tasks"] == 50
     assert out["trace"] == "openb_pod_list_default"
-    assert len(out["alloc_pct"]) == 131 and out["seconds"] >= 0
+    assert len(out["alloc_pct"]) == 131
+    assert out["seconds"] >= 0
 
 
 def test_cli_reports_bad_input(tmp_path, capsys) -> None:

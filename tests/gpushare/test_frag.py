@@ -74,3 +74,11 @@ def test_fgd_score_whole_gpu_and_cpu_pods() -> None:
     # B Q4 -> 390, C XL -> 260: 1300; int(100*sigmoid(-0.5)) = 37.
     assert fgd_score(MODEL, _state((1000, 300), 5000), C) == (37, ())
     assert fgd_score(MODEL, _state((1000, 300), 6000), C) == (50, ())  # A still fits: unchanged
+
+
+def test_fragmentation_matches_the_artefacts_test_vector() -> None:
+    """The artefact's TestNodeGpuShareFragAmountScore case with one typical pod (6 cores, 465 milli,
+    9.33 %) on 4 GPUs (200, 1000, 1000, 500) and 1 free core: the pod lacks CPU, all 2,700 free
+    milli count: 251.91."""
+    model = FragModel([TypicalPod(GpuRequest(6000, 465, 1), 0.0933)])
+    assert model.frag("1080", (200, 1000, 1000, 500), 1000) == pytest.approx(251.91, abs=0.01)

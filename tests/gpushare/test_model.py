@@ -37,7 +37,8 @@ def _node(gpus: int = 4, model: str = "T4", cpu: int = 32000):
                      id="share"),
         pytest.param({ANNOTATION_GPU_MILLI: "1000", ANNOTATION_GPU_COUNT: "4"}, GpuRequest(1000, 1000, 4),
                      id="whole GPUs"),
-        pytest.param({ANNOTATION_GPU_MILLI: "0", ANNOTATION_GPU_COUNT: "2"}, GpuRequest(1000), id="zero milli"),
+        pytest.param({ANNOTATION_GPU_MILLI: "0", ANNOTATION_GPU_COUNT: "2"}, GpuRequest(1000),
+                     id="zero milli"),
         pytest.param({ANNOTATION_GPU_MILLI: "300", ANNOTATION_GPU_COUNT: "1",
                       ANNOTATION_GPU_MODEL: "A10||V100M16|A10"}, GpuRequest(1000, 300, 1, ("A10", "V100M16")),
                      id="models"),
@@ -55,7 +56,8 @@ def test_gpu_request(annotations, want) -> None:
 @pytest.mark.parametrize(
     ("annotations", "path"),
     [
-        pytest.param({ANNOTATION_GPU_MILLI: "x", ANNOTATION_GPU_COUNT: "1"}, ANNOTATION_GPU_MILLI, id="not int"),
+        pytest.param({ANNOTATION_GPU_MILLI: "x", ANNOTATION_GPU_COUNT: "1"}, ANNOTATION_GPU_MILLI,
+                     id="not int"),
         pytest.param({ANNOTATION_GPU_MILLI: "1500", ANNOTATION_GPU_COUNT: "1"}, ANNOTATION_GPU_MILLI,
                      id="over 1000"),
         pytest.param({ANNOTATION_GPU_MILLI: "500", ANNOTATION_GPU_COUNT: "2"}, ANNOTATION_GPU_COUNT,
@@ -117,7 +119,8 @@ def test_states_batch_matches_state() -> None:
     nodes[3] = nodes[3].clone()
     nodes[3].add_pod(_pod("x", 500, 1))
     again = ledger.states(nodes)
-    assert again[3] is not first[3] and again[3].total_left == 1500
+    assert again[3] is not first[3]
+    assert again[3].total_left == 1500
     assert again[:3] == first[:3]
 
 

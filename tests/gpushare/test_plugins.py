@@ -16,7 +16,6 @@ from schedframe.gpushare import (
 )
 from schedframe.gpushare.openb import TraceNode, TraceTask
 from schedframe.gpushare.plugins import (
-    ERR_GPU_MODEL,
     ERR_INSUFFICIENT_GPU,
     ERR_NO_GPU,
     BestFitScore,
@@ -97,8 +96,8 @@ def test_dot_product_score() -> None:
     assert dot_product_score(_st((1000, 1000), 2000), SHARE) == 0
 
 
-def _cluster(policy: str, nodes, *, typical=(), seed: int = 0) -> Scheduler:
-    sched = Scheduler(scheduler_config(policy, seed=seed, typical=typical), seed=seed,
+def _cluster(policy: str, nodes, *, typical=(), seed: int = 0, narrow: bool = False) -> Scheduler:
+    sched = Scheduler(scheduler_config(policy, seed=seed, typical=typical, narrow=narrow), seed=seed,
                       registry=gpushare_registry())
     for n in nodes:
         sched.add_node(n.to_node())
@@ -117,8 +116,23 @@ def test_filter_reasons() -> None:
     sched.add_pod(TraceTask("a10only", 1000, 10, 1, 500, ("A10",)).to_pod())
     sched.run_until_idle()
     pending = {p.pod.name: p.message for p in sched.pending()}
-    assert ERR_NO_GPU in pending["big"] and ERR_INSUFFICIENT_GPU in pending["big"]
+    assert ERR_NO_GPU in pending["big"]
+    assert ERR_INSUFFICIENT_GPU in pending["big"]
     assert sched.node_of("default/a10only") == "a10"
+
+
+def test_narrowing_prefilter_places_the_same() -> None:
+    """With narrow, PreFilter keeps the nodes where the GPUs fit: same placements as without."""
+    nodes = [TraceNode(f"n{i}", 16000, 65536, (1, 2, 4)[i % 3], "T4") for i in range(9)]
+    placed = []
+    for narrow in (False, True):
+        sched = _cluster("GpuPacking", nodes, narrow=narrow, seed=5)
+        shapes = [((1, 1, 2, 0)[i % 4], (300, 1000, 1000, 0)[i % 4]) for i in range(40)]
+        pods = [sched.add_pod(TraceTask(f"p{i}", 1000, 10, n, m).to_pod()) for i, (n, m) in enumerate(shapes)]
+        sched.run_until_idle()
+        placed.append([sched.node_of(p) for p in pods])
+    assert placed[0] == placed[1]
+    assert None in placed[0]
 
 
 def test_reserve_records_gpus_and_removal_frees_them() -> None:
@@ -139,7 +153,8 @@ def test_reserve_records_gpus_and_removal_frees_them() -> None:
     assert pods[1].uid not in ledger.assigned
     late = sched.add_pod(TraceTask("late", 1000, 10, 1, 400).to_pod())
     sched.run_until_idle()
-    assert sched.node_of(late) == "n1" and ledger.assigned[late.uid] == (0,)
+    assert sched.node_of(late) == "n1"
+    assert ledger.assigned[late.uid] == (0,)
 
 
 def test_unreserve_releases_the_gpus() -> None:
@@ -151,7 +166,8 @@ def test_unreserve_releases_the_gpus() -> None:
     config = SchedulerConfiguration.from_dict({
         "percentageOfNodesToScore": 100,
         "profiles": [{"plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": [
-            {"name": "PrioritySort"}, {"name": "OpenGpuShare"}, {"name": "DefaultBinder"}, {"name": "Reject"}]}}}],
+            {"name": "PrioritySort"}, {"name": "OpenGpuShare"}, {"name": "DefaultBinder"},
+            {"name": "Reject"}]}}}],
     }, registry=registry)
     sched = Scheduler(config, registry=registry)
     sched.add_node(TraceNode("n1", 8000, 1024, 1, "T4").to_node())
@@ -180,7 +196,9 @@ def test_batch_paths_match_node_by_node(policy) -> None:
                    "GpuClustering": "GpuClusteringScore", "DotProd": "DotProductScore",
                    "Random": "RandomScore"}[policy]
     scorer = fwk.get_plugin(scorer_name)
-    for probe in (TraceTask("q", 2000, 10, 1, 400), TraceTask("r", 9000, 10, 2, 1000), TraceTask("s", 1000, 10, 0, 0)):
+    probes = (TraceTask("q", 2000, 10, 1, 400), TraceTask("r", 9000, 10, 2, 1000),
+              TraceTask("s", 1000, 10, 0, 0))
+    for probe in probes:
         pod = probe.to_pod()
         state = CycleState()
         batch = dict(gpu_plugin.filter_nodes(state, pod, infos))

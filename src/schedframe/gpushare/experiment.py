@@ -138,17 +138,18 @@ def tune_tasks(tasks: Sequence[TraceTask], capacity_milli: int, ratio: float, rn
 
 
 def scheduler_config(policy: str, *, seed: int = 0, typical: Iterable[TypicalPod] = (),
-                     weight: int = SCORE_WEIGHT) -> SchedulerConfiguration:
+                     weight: int = SCORE_WEIGHT, narrow: bool = True) -> SchedulerConfiguration:
     """The paper's profile for *policy* (one of :data:`POLICIES`): PrioritySort,
     NodeResourcesFit (filter only), OpenGpuShare with the policy's GPU selection, the policy's
-    score plugin at *weight*, DefaultBinder; ``percentageOfNodesToScore: 100``."""
+    score plugin at *weight*, DefaultBinder; ``percentageOfNodesToScore: 100``. *narrow* is
+    OpenGpuShare's PreFilter narrowing (:class:`OpenGpuShareArgs`)."""
     if policy not in POLICIES:
         raise GpuShareError("policy", f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     scorer, selection = POLICIES[policy]
     typical = tuple(typical)
     plugin_config: list[dict[str, Any]] = [
         {"name": OPEN_GPU_SHARE, "args": OpenGpuShareArgs(gpu_selection=selection, seed=seed,
-                                                          typical_pods=typical)},
+                                                          typical_pods=typical, narrow=narrow)},
     ]
     if scorer == FGD_SCORE:
         plugin_config.append({"name": FGD_SCORE, "args": FGDScoreArgs(typical_pods=typical)})
@@ -167,6 +168,7 @@ def scheduler_config(policy: str, *, seed: int = 0, typical: Iterable[TypicalPod
                                 {"name": "NodeResourcesFit"}, {"name": "DefaultBinder"},
                                 {"name": scorer, "weight": weight}],
                 },
+                "preScore": {"disabled": [{"name": "NodeResourcesFit"}]},
                 "score": {"disabled": [{"name": "NodeResourcesFit"}]},
             },
             "pluginConfig": plugin_config,

@@ -21,7 +21,7 @@ import attrs
 
 from ..errors import GpuShareError, PluginArgsError
 from ..framework.cycle_state import StateKey
-from ..framework.interfaces import NodeScore
+from ..framework.interfaces import NodeScore, PreFilterResult
 from ..framework.registry import Registry
 from ..framework.status import Code, Status
 from ._frag import FragModel, TypicalPod, fgd_score
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         BatchFilterPlugin,
         BatchScoreExtensions,
         BatchScorePlugin,
+        PreFilterPlugin,
         PreScorePlugin,
         ReservePlugin,
     )
@@ -173,7 +174,10 @@ def _check_typical(typical: tuple[TypicalPod, ...], path: str, errors: list[str]
 @attrs.frozen(kw_only=True)
 class OpenGpuShareArgs:
     """Args of :class:`OpenGpuShare`: the GPU selection (one of :data:`GPU_SELECTIONS`), the
-    seed of ``random``, and the typical pods of ``FGD``.
+    seed of ``random``, the typical pods of ``FGD``, and ``narrow``: PreFilter returns the nodes
+    where the pod's GPUs fit (a :class:`~schedframe.PreFilterResult`), so the other Filter
+    plugins see only those (same placements, faster on a full cluster; a pod that fits nowhere
+    then reads "didn't satisfy plugin(s) [OpenGpuShare]" instead of per-node reasons).
 
     .. versionadded:: 0.1.0
     """
@@ -183,6 +187,7 @@ class OpenGpuShareArgs:
     gpu_selection: str = "best"
     seed: int = 0
     typical_pods: tuple[TypicalPod, ...] = attrs.field(default=(), converter=_typical_tuple)
+    narrow: bool = False
 
     def validate(self) -> None:
         """Raise :class:`~schedframe.PluginArgsError` listing every bad field."""
@@ -198,16 +203,21 @@ class OpenGpuShareArgs:
     def from_dict(cls, data: Mapping[str, Any]) -> OpenGpuShareArgs:
         """Decode ``{"gpuSelection": "FGD", "seed": 1, "typicalPods": [...]}``."""
         errors: list[str] = []
-        unknown = sorted(set(data) - {"gpuSelection", "seed", "typicalPods"})
+        unknown = sorted(set(data) - {"gpuSelection", "seed", "typicalPods", "narrow"})
         errors.extend(f"{k}: unknown field" for k in unknown)
         typical = _typical_from(data.get("typicalPods", []), "typicalPods", errors)
         seed = data.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             errors.append(f"seed: must be an integer, got {seed!r}")
             seed = 0
+        narrow = data.get("narrow", False)
+        if not isinstance(narrow, bool):
+            errors.append(f"narrow: must be a boolean, got {narrow!r}")
+            narrow = False
         if errors:
             raise PluginArgsError(errors)
-        args = cls(gpu_selection=str(data.get("gpuSelection", "best")), seed=seed, typical_pods=typical)
+        args = cls(gpu_selection=str(data.get("gpuSelection", "best")), seed=seed, typical_pods=typical,
+                   narrow=narrow)
         args.validate()
         return args
 
@@ -315,6 +325,27 @@ class OpenGpuShare:
             return _MODEL_STATUS
         if not fits(state, req):
             return _INSUFFICIENT_STATUS
+        return None
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """Skip (no Filter calls) for pods without GPUs; with ``narrow``, the nodes where the
+        pod's GPUs fit."""
+        req = _request(pod)
+        if isinstance(req, Status):
+            return None, req
+        if req.gpu_milli <= 0:
+            return None, Status.skip()
+        if not self.args.narrow:
+            return None, None
+        fails = self.filter_nodes(state, pod, nodes)
+        if not fails:
+            return None, None
+        bad = {i for i, _ in fails}
+        return PreFilterResult(frozenset(ni.name for i, ni in enumerate(nodes) if i not in bad)), None
+
+    def pre_filter_extensions(self) -> None:
+        """None."""
         return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -741,6 +772,7 @@ if TYPE_CHECKING:
     _h: Handle = None  # type: ignore[assignment]
     _f: BatchFilterPlugin = OpenGpuShare(OpenGpuShareArgs(), _h)
     _r: ReservePlugin = OpenGpuShare(OpenGpuShareArgs(), _h)
+    _pf: PreFilterPlugin = OpenGpuShare(OpenGpuShareArgs(), _h)
     _s1: BatchScorePlugin = FGDScore(FGDScoreArgs(), _h)
     _s2: BatchScorePlugin = BestFitScore(None, _h)
     _s3: BatchScorePlugin = GpuPackingScore(None, _h)
