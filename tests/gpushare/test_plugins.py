@@ -121,18 +121,31 @@ def test_filter_reasons() -> None:
     assert sched.node_of("default/a10only") == "a10"
 
 
-def test_narrowing_prefilter_places_the_same() -> None:
-    """With narrow, PreFilter keeps the nodes where the GPUs fit: same placements as without."""
-    nodes = [TraceNode(f"n{i}", 16000, 65536, (1, 2, 4)[i % 3], "T4") for i in range(9)]
-    placed = []
-    for narrow in (False, True):
-        sched = _cluster("GpuPacking", nodes, narrow=narrow, seed=5)
-        shapes = [((1, 1, 2, 0)[i % 4], (300, 1000, 1000, 0)[i % 4]) for i in range(40)]
-        pods = [sched.add_pod(TraceTask(f"p{i}", 1000, 10, n, m).to_pod()) for i, (n, m) in enumerate(shapes)]
-        sched.run_until_idle()
-        placed.append([sched.node_of(p) for p in pods])
-    assert placed[0] == placed[1]
-    assert None in placed[0]
+def test_narrowing_prefilter_keeps_the_nodes_filter_passes() -> None:
+    """With narrow, PreFilter returns exactly the nodes Filter passes (all nodes: no result) and
+    Skip for pods without GPUs; the pods then land only on such nodes."""
+    nodes = [TraceNode(f"n{i}", 16000, 65536, (1, 2, 4)[i % 3], ("T4", "A10")[i % 2]) for i in range(9)]
+    sched = _cluster("GpuPacking", nodes, narrow=True, seed=5)
+    shapes = [((1, 1, 2, 0)[i % 4], (300, 1000, 1000, 0)[i % 4]) for i in range(30)]
+    pods = [sched.add_pod(TraceTask(f"p{i}", 1000, 10, n, m).to_pod()) for i, (n, m) in enumerate(shapes)]
+    sched.run_until_idle()
+    assert any(sched.node_of(p) for p in pods)
+    plugin = _framework(sched).get_plugin("OpenGpuShare")
+    infos = [sched.cache.node_info(n.name) for n in nodes]
+    for probe in (TraceTask("q", 1000, 10, 1, 700), TraceTask("r", 1000, 10, 2, 1000),
+                  TraceTask("s", 1000, 10, 1, 300, ("A10",))):
+        pod = probe.to_pod()
+        result, status = plugin.pre_filter(CycleState(), pod, infos)
+        passing = {n.name for n in infos if plugin.filter(CycleState(), pod, n) is None}
+        assert status is None
+        if len(passing) == len(infos):
+            assert result is None
+        else:
+            assert result is not None
+            assert result.node_names == passing
+    _, status = plugin.pre_filter(CycleState(), TraceTask("c", 1000, 10, 0, 0).to_pod(), infos)
+    assert status is not None
+    assert status.is_skip()
 
 
 def test_reserve_records_gpus_and_removal_frees_them() -> None:

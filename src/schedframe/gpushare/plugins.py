@@ -176,7 +176,8 @@ class OpenGpuShareArgs:
     """Args of :class:`OpenGpuShare`: the GPU selection (one of :data:`GPU_SELECTIONS`), the
     seed of ``random``, the typical pods of ``FGD``, and ``narrow``: PreFilter returns the nodes
     where the pod's GPUs fit (a :class:`~schedframe.PreFilterResult`), so the other Filter
-    plugins see only those (same placements, faster on a full cluster; a pod that fits nowhere
+    plugins see only those (the same feasible nodes, listed in name order, so ties may be broken
+    differently; faster on a full cluster; a pod that fits nowhere
     then reads "didn't satisfy plugin(s) [OpenGpuShare]" instead of per-node reasons).
 
     .. versionadded:: 0.1.0
