@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> None:
             for policy in policies:
                 if (trace, seed, policy) in done:
                     continue
-                result = run_experiment(nodes, tasks, policy, seed=seed, tune=1.3, trace=trace)
+                result = run_experiment(nodes, tasks, policy, seed=seed, tune=1.3, trace=trace,
+                                        ties=args.ties)
                 with out.open("a") as f:
                     f.write(json.dumps(result.to_dict()) + "\n")
                 print(f"{trace} {seed} {policy}: {result.alloc_pct[100]} ({result.seconds:.0f} s)",
@@ -146,6 +147,7 @@ def main() -> None:
     p.add_argument("--traces", default="default")
     p.add_argument("--seeds", default="42-51")
     p.add_argument("--policies", default="")
+    p.add_argument("--ties", default="order", choices=("order", "random"))
     p = sub.add_parser("summary")
     p.add_argument("--out", required=True)
     p = sub.add_parser("plot")

@@ -117,6 +117,16 @@ def test_cli_prints_one_json_object(openb, capsys) -> None:
     assert out["seconds"] >= 0
 
 
+def test_ties_option_is_checked_and_recorded(openb) -> None:
+    """ties is 'order' (the artefact's fixed seeded node order) or 'random'; the result says which."""
+    nodes = read_nodes(openb / "openb_node_list_gpu_node.csv")[:20]
+    tasks = read_tasks(openb / "openb_pod_list_default.csv", limit=40)
+    assert run_experiment(nodes, tasks, "GpuPacking", tune=0, ties="random").ties == "random"
+    assert run_experiment(nodes, tasks, "GpuPacking", tune=0).ties == "order"
+    with pytest.raises(GpuShareError, match="tie-breaking"):
+        run_experiment(nodes, tasks, "GpuPacking", ties="first")
+
+
 def test_cli_reports_bad_input(tmp_path, capsys) -> None:
     """A missing file is a clear error and exit status 2."""
     code = main(["run", "--nodes", str(tmp_path / "no.csv"), "--pods", str(tmp_path / "no.csv"),

@@ -223,3 +223,27 @@ def test_batch_paths_match_node_by_node(policy) -> None:
         if policy == "Random":
             scorer.pre_score(state, pod, feasible)
         assert scorer.score_nodes(state, pod, feasible) == [scorer.score(state, pod, n)[0] for n in feasible]
+
+
+def test_scheduler_tie_break_key_picks_the_smallest() -> None:
+    """Scheduler(tie_break=key): among equally scored best nodes the one with the smallest key
+    wins, every time; without it the choice varies."""
+    nodes = [TraceNode(f"n{i}", 8000, 1024, 1, "T4") for i in range(6)]
+    rank = {"n0": 5, "n1": 4, "n2": 0, "n3": 3, "n4": 1, "n5": 2}
+    config = scheduler_config("GpuClustering")
+    chosen = []
+    for seed in range(3):
+        sched = Scheduler(config, seed=seed, registry=gpushare_registry(), tie_break=rank.__getitem__)
+        for n in nodes:
+            sched.add_node(n.to_node())
+        pod = sched.add_pod(TraceTask("p", 1000, 10, 0, 0).to_pod())  # CPU-only: every node scores 0
+        sched.run_until_idle()
+        chosen.append(sched.node_of(pod))
+    assert chosen == ["n2", "n2", "n2"]
+    spread = set()
+    for seed in range(12):
+        sched = _cluster("GpuClustering", nodes, seed=seed)
+        pod = sched.add_pod(TraceTask("p", 1000, 10, 0, 0).to_pod())
+        sched.run_until_idle()
+        spread.add(sched.node_of(pod))
+    assert len(spread) > 1

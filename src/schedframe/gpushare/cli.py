@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--tune", type=float, default=1.3,
                    help="total GPU request over GPU capacity after tuning; <= 0: none (default 1.3)")
     p.add_argument("--limit", type=int, default=None, help="read only the first N tasks")
+    p.add_argument("--ties", choices=("order", "random"), default="order",
+                   help="tie-breaking between best nodes: a seeded fixed node order, as the FGD "
+                        "artefact (default), or uniformly at random per cycle, as kube-scheduler")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="show progress on stderr (needs rich)")
 
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         if args.progress:
             report, stop = _progress_bar()
         try:
-            result = run_experiment(nodes, tasks, args.policy, seed=args.seed, tune=args.tune,
+            result = run_experiment(nodes, tasks, args.policy, seed=args.seed, tune=args.tune, ties=args.ties,
                                     trace=os.path.splitext(os.path.basename(args.pods))[0],
                                     progress=report)
         finally:

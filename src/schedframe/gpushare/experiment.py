@@ -41,7 +41,8 @@ from .plugins import (
     gpushare_registry,
 )
 
-__all__ = ["POLICIES", "RunResult", "alloc_curve", "run_experiment", "scheduler_config", "tune_tasks"]
+__all__ = ["POLICIES", "TIE_BREAKS", "RunResult", "alloc_curve", "run_experiment", "scheduler_config",
+           "tune_tasks"]
 
 #: Policy name -> (score plugin, OpenGpuShare's GPU selection), as the artefact's run scripts.
 POLICIES: Final[dict[str, tuple[str, str]]] = {
@@ -75,6 +76,7 @@ class RunResult:
     policy: str
     seed: int
     tune: float
+    ties: str
     nodes: int
     gpus: int
     tasks: int
@@ -199,8 +201,14 @@ def alloc_curve(samples: Sequence[tuple[int, int]], gpus: int, points: int = CUR
     return tuple(out)
 
 
+#: Tie-breaking between equally scored best nodes: ``order`` (the artefact's: the first node in a
+#: node order drawn at random from the seed, fixed for the run) or ``random`` (upstream
+#: kube-scheduler: uniformly at random in every cycle).
+TIE_BREAKS: Final = ("order", "random")
+
+
 def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], policy: str, *,
-                   seed: int = 42, tune: float = 1.3, trace: str = "",
+                   seed: int = 42, tune: float = 1.3, trace: str = "", ties: str = "order",
                    progress: Callable[[int, int], None] | None = None) -> RunResult:
     """Run one policy on one trace with one seed (see the module docstring).
 
@@ -211,10 +219,15 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
         seed: seeds the shuffle, the tuning, the tie-breaking and the random choices.
         tune: total GPU request over GPU capacity after tuning (``<= 0``: no tuning).
         trace: a label for the result.
+        ties: ``order`` (default: as the artefact, whose simulator renames the nodes with a
+            random permutation and whose scheduler keeps the first best node in name order) or
+            ``random`` (upstream's uniform choice in every cycle; see :data:`TIE_BREAKS`).
         progress: called as ``progress(done, total)`` every 100 tasks and at the end.
     """
     if not nodes:
         raise GpuShareError("nodes", "no nodes")
+    if ties not in TIE_BREAKS:
+        raise GpuShareError("ties", f"unknown tie-breaking {ties!r}; choose one of {', '.join(TIE_BREAKS)}")
     rng = random.Random(seed)
     gpus = sum(n.gpus for n in nodes)
     if gpus == 0:
@@ -222,8 +235,12 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
     typical = typical_pods(t.request for t in sorted(tasks, key=lambda t: t.name))
     workload = tune_tasks(tasks, gpus * MILLI, tune, rng)
     config = scheduler_config(policy, seed=seed, typical=typical)
+    tie_break = None
+    if ties == "order":
+        rank = {name: i for i, name in enumerate(rng.sample([n.name for n in nodes], len(nodes)))}
+        tie_break = rank.__getitem__
     start = time.perf_counter()
-    sched = Scheduler(config, seed=seed, registry=gpushare_registry())
+    sched = Scheduler(config, seed=seed, registry=gpushare_registry(), tie_break=tie_break)
     for n in nodes:
         sched.add_node(n.to_node())
     samples: list[tuple[int, int]] = []
@@ -246,7 +263,7 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
         progress(total, total)
     seconds = time.perf_counter() - start
     sched.close()
-    return RunResult(policy=policy, seed=seed, tune=tune, nodes=len(nodes), gpus=gpus, tasks=total,
+    return RunResult(policy=policy, seed=seed, tune=tune, ties=ties, nodes=len(nodes), gpus=gpus, tasks=total,
                      scheduled=scheduled, failed=failed, arrived_gpu_milli=arrived,
                      allocated_gpu_milli=used, alloc_pct=alloc_curve(samples, gpus),
                      seconds=round(seconds, 3), trace=trace)

@@ -109,18 +109,14 @@ _MEMO: Final = operator.attrgetter("memo")
 _PASS: Final = Status(Code.SUCCESS)
 
 _LEDGERS: weakref.WeakKeyDictionary[Any, GpuLedger] = weakref.WeakKeyDictionary()
-_LEDGERS_BY_ID: dict[int, GpuLedger] = {}
 
 
 def ledger_of(handle: Handle) -> GpuLedger:
     """The :class:`GpuLedger` shared by the gpushare plugins of *handle*'s framework."""
     try:
         ledger = _LEDGERS.get(handle)
-    except TypeError:  # not weak-referenceable: keyed by identity for the process
-        ledger = _LEDGERS_BY_ID.get(id(handle))
-        if ledger is None:
-            ledger = _LEDGERS_BY_ID[id(handle)] = GpuLedger()
-        return ledger
+    except TypeError:  # not weak-referenceable (e.g. the handle config validation builds with):
+        return GpuLedger()  # a ledger of its own, not shared
     if ledger is None:
         ledger = _LEDGERS[handle] = GpuLedger()
     return ledger

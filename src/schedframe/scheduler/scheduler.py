@@ -278,6 +278,9 @@ class Scheduler:
             (``schedframe_pod_scheduled``...) are called.
         workers: binding threads in threaded mode (default: the configuration's parallelism).
         pop_from_backoff_q: upstream's ``SchedulerPopFromBackoffQ`` (on by default).
+        tie_break: ``None`` (upstream: equally scored best nodes are chosen uniformly at random),
+            or a key function of the node name: the best node with the smallest key wins (a
+            fixed node order, as simulators such as the FGD paper's artefact use).
 
     .. versionadded:: 0.1.0
     """
@@ -287,7 +290,7 @@ class Scheduler:
     def __init__(self, config: Any = None, *, clock: Clock | None = None, seed: int = 0,
                  registry: Registry | None = None, binder: Binder | None = None, threaded: bool = False,
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
-                 pop_from_backoff_q: bool = True) -> None:
+                 pop_from_backoff_q: bool = True, tie_break: Callable[[str], Any] | None = None) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -311,6 +314,7 @@ class Scheduler:
         self.clock: Clock = clock
         self.registry = registry
         self._rng = random.Random(seed)
+        self._tie_break = tie_break
         self._pm = plugin_manager
         self._lock = threading.RLock()
 
@@ -945,6 +949,8 @@ class Scheduler:
         if count == 1:
             return nodes[totals.index(max_score)].name
         ties = list(compress(range(len(totals)), map(operator.eq, totals, repeat(max_score))))
+        if self._tie_break is not None:
+            return min((nodes[i].name for i in ties), key=self._tie_break)
         return nodes[ties[self._rng.randrange(count)]].name
 
     # ------------------------------------------------------------------------------------------
