@@ -5,8 +5,10 @@ As the authors' artefact runs it (``scripts/generate_config_and_run.py`` and
 *tuned* so that the total GPU request is ``tune`` times the cluster's GPU capacity (random tasks
 removed, or random copies of tasks appended); the typical pods are taken from the untuned task
 list. One profile: NodeResourcesFit's and OpenGpuShare's filters, one score plugin with weight
-1000, ``percentageOfNodesToScore: 100``. Tasks arrive one by one and never leave; a task that
-fits nowhere is dropped. After each arrival the allocated GPU milli is recorded against the
+1000, ``percentageOfNodesToScore: 100``; equally scored best nodes are broken by a node order
+drawn from the seed, as the artefact's simulator and scheduler do (``ties="order"``), or at random
+as upstream (``ties="random"``). Tasks arrive one by one and never leave; a task that fits
+nowhere is dropped. After each arrival the allocated GPU milli is recorded against the
 arrived GPU request; ``alloc_pct[k]`` is the mean allocation (in % of GPU capacity) over the
 arrivals where the arrived request, rounded, is ``k`` % of capacity (the artefact's
 ``merge_alloc_discrete.py``).
