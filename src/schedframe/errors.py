@@ -15,6 +15,7 @@ caller would naturally catch::
     ├── StateNotFoundError(KeyError)         a CycleState key was never written
     ├── CacheError(RuntimeError)             an impossible cache transition (assume twice, ...)
     ├── ScenarioError(ValueError)            a simulation scenario or event log is invalid
+    ├── GpuShareError(ValueError)            a GPU-sharing annotation or an openb trace is malformed
     ├── ExtenderError(RuntimeError)          a scheduler extender call failed
     ├── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
     ├── ArgumentTypeError(TypeError)         a public entry point got an argument of the wrong type
@@ -41,6 +42,7 @@ __all__ = [
     "ConfigurationError",
     "DuplicatePluginError",
     "ExtenderError",
+    "GpuShareError",
     "ManifestError",
     "PluginArgsError",
     "PluginLoadError",
@@ -173,6 +175,20 @@ class ScenarioError(SchedframeError, ValueError):
         self.detail = message
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
+
+
+class GpuShareError(SchedframeError, ValueError):
+    """A GPU-sharing annotation or an openb trace file is malformed (``schedframe.gpushare``).
+
+    ``path`` names where: ``pods.csv:12: gpu_milli`` or
+    ``metadata.annotations['alibabacloud.com/gpu-milli']``.
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
 
 
 class SchedulerError(SchedframeError, RuntimeError):

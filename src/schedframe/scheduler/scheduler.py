@@ -328,6 +328,10 @@ class Scheduler:
             ``(url, payload, timeout) -> decoded JSON`` (e.g. an in-process extender); default
             HTTP(S) with the standard library. See :class:`~schedframe.HTTPExtender`.
 
+        tie_break: ``None`` (upstream: equally scored best nodes are chosen uniformly at random),
+            or a key function of the node name: the best node with the smallest key wins (a
+            fixed node order, as simulators such as the FGD paper's artefact use).
+
     Attributes:
         extenders: the extenders built from the configuration, in call order (ignorable ones
             last, as upstream).
@@ -346,7 +350,8 @@ class Scheduler:
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
                  pop_from_backoff_q: bool = True, load_entry_points: bool = True,
                  verify_snapshots: bool = False,
-                 extender_transport: ExtenderTransport | None = None) -> None:
+                 extender_transport: ExtenderTransport | None = None,
+                 tie_break: Callable[[str], Any] | None = None) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -395,6 +400,7 @@ class Scheduler:
         self.clock: Clock = clock
         self.registry = registry
         self._rng = random.Random(seed)
+        self._tie_break = tie_break
         self._pm = plugin_manager
         self._lock = threading.RLock()
 
@@ -1250,6 +1256,8 @@ class Scheduler:
         if count == 1:
             return nodes[totals.index(max_score)].name
         ties = list(compress(range(len(totals)), map(operator.eq, totals, repeat(max_score))))
+        if self._tie_break is not None:
+            return min((nodes[i].name for i in ties), key=self._tie_break)
         return nodes[ties[self._rng.randrange(count)]].name
 
     # ------------------------------------------------------------------------------------------
