@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from schedframe import (
+    Code,
     ConfigurationDeprecationWarning,
     ConfigurationError,
     Extender,
@@ -23,6 +24,7 @@ from schedframe import (
     InMemoryBinder,
     Scheduler,
     SchedulerConfiguration,
+    explain,
 )
 from schedframe.cache.nodeinfo import NodeInfo
 from schedframe.config.extenders import DEFAULT_EXTENDER_TIMEOUT, format_duration, parse_duration
@@ -651,3 +653,55 @@ def test_preempt_extender_failures(ext: ExtenderServer, answer: Any, ignorable: 
     assert len(remaining) == (1 if evicted else 2)
     assert s.node_of(high) is None  # nominated at best, bound in a later cycle
     assert message in s.pending()[0].message
+
+
+# --------------------------------------------------------------------------------------------
+# explain and the simulator show the extenders' verdicts beside the plugins'
+
+
+def _filter_and_prioritize(url: str, payload: Mapping[str, Any], timeout: float) -> Any:
+    if url.endswith("/filter"):
+        return {"nodes": nodes_answer(["n1", "n2"]), "failedNodes": {"n3": "no licence here"},
+                "failedAndUnresolvableNodes": {}}
+    return [{"host": "n1", "score": 2}, {"host": "n2", "score": 9}]
+
+
+def test_explain_shows_extender_filter_and_scores() -> None:
+    config = {"extenders": [{"urlPrefix": "http://in-process", "filterVerb": "filter",
+                             "prioritizeVerb": "prioritize", "weight": 3}]}
+    nodes = [make_node(n).capacity(cpu="4", memory="8Gi", pods=110).obj() for n in ("n1", "n2", "n3")]
+    e = explain(pod(), nodes=nodes, config=config, extender_transport=_filter_and_prioritize)
+    label = "Extender http://in-process"
+    by_node = {v.node: v for v in e.nodes}
+    assert by_node["n3"].verdict.plugin == label
+    assert by_node["n3"].verdict.code is Code.UNSCHEDULABLE
+    assert by_node["n3"].verdict.reasons == ("no licence here",)
+    assert by_node["n3"].stopped_at == label
+    assert by_node["n1"].feasible
+    assert by_node["n1"].check(label) is not None
+    assert by_node["n1"].check(label).code is Code.SUCCESS  # type: ignore[union-attr]
+    scores = {s.node: s for s in e.scores}
+    assert set(scores) == {"n1", "n2"}
+    ext_score = scores["n2"].score(label)
+    assert ext_score is not None
+    assert (ext_score.raw, ext_score.weight, ext_score.weighted) == (9, 30, 270)
+    assert scores["n2"].total == sum(s.weighted for s in scores["n2"].scores)
+    assert e.selected_node == "n2"
+    assert label in e.to_json()
+
+
+def test_explain_reports_a_failing_non_ignorable_extender() -> None:
+    def broken(url: str, payload: Mapping[str, Any], timeout: float) -> Any:
+        raise ExtenderError("failed filter with extender at URL http://in-process/filter, code 500")
+
+    config = {"extenders": [{"urlPrefix": "http://in-process", "filterVerb": "filter"}]}
+    nodes = [make_node(n).capacity(cpu="4", memory="8Gi", pods=110).obj() for n in ("n1", "n2")]
+    e = explain(pod(), nodes=nodes, config=config, extender_transport=broken)
+    assert e.code is Code.ERROR
+    assert e.selected_node is None
+    assert "code 500" in e.message
+    ignorable = {"extenders": [{**config["extenders"][0], "ignorable": True}]}
+    e = explain(pod(), nodes=nodes, config=ignorable, extender_transport=broken)
+    assert e.selected_node in {"n1", "n2"}
+    assert any("ignorable" in note for note in e.notes)
+

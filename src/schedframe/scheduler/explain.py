@@ -48,9 +48,10 @@ import attrs
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import NodeInfo
 from ..cache.store import ObjectStore
-from ..errors import ArgumentTypeError, SchedulerError, did_you_mean
+from ..errors import ArgumentTypeError, ExtenderError, SchedulerError, did_you_mean
 from ..framework.clock import FakeClock
 from ..framework.cycle_state import CycleState
+from ..framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, ExtenderTransport, HTTPExtender
 from ..framework.handle import SharedLister
 from ..framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, PreFilterResult
 from ..framework.registry import Registry
@@ -611,6 +612,10 @@ class _Attempt:
                 error = error or status
             else:
                 diagnosis.node_to_status.set(ni.name, status)
+        if error is None and feasible and self.extenders:
+            feasible, ext_error = self.extender_filter(feasible, records, diagnosis)
+            if ext_error is not None:
+                return self.done(Code.ERROR, ext_error.message)
         self.fields["nodes"] = records
 
         nominated = self.nominated_shortcut(pod, records, allowed)
@@ -734,11 +739,84 @@ class _Attempt:
         return name
 
     # -- PreScore / Score -------------------------------------------------------------------------
+    # -- extenders (upstream findNodesThatPassExtenders and prioritizeNodes) -----------------------
+    @property
+    def extenders(self) -> Sequence[Any]:
+        return tuple(self.fw.extenders())
+
+    def extender_filter(self, feasible: list[NodeInfo], records: list[NodeVerdict], diagnosis: Any
+                        ) -> tuple[list[NodeInfo], Status | None]:
+        """The interested extenders' filter verbs on the feasible nodes, in turn, as the scheduler
+        calls them; each node's record gets an ``Extender <url>`` check (the verdict of a node an
+        extender rejects is that check). An ignorable extender that fails is skipped (noted)."""
+        by_name = {r.node: i for i, r in enumerate(records)}
+        before = len(feasible)
+        for extender in self.extenders:
+            if not feasible:
+                break
+            if not extender.is_interested(self.pod):
+                continue
+            label = f"{EXTENDER_NAME} {extender.name}"
+            try:
+                passed, failed, unresolvable = extender.filter(self.pod, feasible)
+            except ExtenderError as exc:
+                if extender.is_ignorable():
+                    self.notes.append(f"{label} failed and is ignorable, so it was skipped: {exc}")
+                    continue
+                return [], Status.from_error(exc)
+            kept = {ni.name for ni in passed}
+            for ni in feasible:
+                i = by_name[ni.name]
+                record = records[i]
+                if ni.name in kept:
+                    check = PluginVerdict(label)
+                    records[i] = attrs.evolve(record, checks=(*record.checks, check))
+                    continue
+                if ni.name in unresolvable:
+                    status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (unresolvable[ni.name],))
+                else:
+                    status = Status(Code.UNSCHEDULABLE, (failed.get(ni.name, "rejected by the extender"),))
+                diagnosis.node_to_status.set(ni.name, status)
+                check = PluginVerdict.of(label, status)
+                records[i] = attrs.evolve(record, verdict=check, checks=(*record.checks, check),
+                                          stopped_at=label)
+            feasible = list(passed)
+        if len(feasible) != before:
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return feasible, None
+
+    def extender_scores(self, scores: list[NodeScores], feasible: Sequence[NodeInfo]) -> list[NodeScores]:
+        """Each interested extender's prioritize scores, times its weight, scaled from
+        0..MAX_EXTENDER_PRIORITY to 0..MAX_NODE_SCORE, as ``Extender <url>`` entries; a failing
+        extender gives no scores (noted)."""
+        index = {s.node: i for i, s in enumerate(scores)}
+        extra: list[list[PluginNodeScore]] = [[] for _ in scores]
+        scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+        for extender in self.extenders:
+            if not extender.is_interested(self.pod):
+                continue
+            label = f"{EXTENDER_NAME} {extender.name}"
+            try:
+                pairs, weight = extender.prioritize(self.pod, feasible)
+            except ExtenderError as exc:
+                self.notes.append(f"{label}: prioritize failed, no score given by it: {exc}")
+                continue
+            for host, score in pairs:
+                i = index.get(host)
+                if i is not None:
+                    weighted = score * weight * scale
+                    extra[i].append(PluginNodeScore(label, score, score, weight * scale, weighted))
+        return [NodeScores(s.node, (*s.scores, *e), s.total + sum(x.weighted for x in e))
+                for s, e in zip(scores, extra)]
+
     def score_and_select(self, feasible: list[NodeInfo]) -> Explanation:
         fw = self.fw
-        if not fw.has_score_plugins():
+        extenders = self.extenders
+        if not fw.has_score_plugins() and not extenders:
             self.notes.append("no Score plugin is enabled: every feasible node scores 1")
             scores = [NodeScores(ni.name, (), 1) for ni in feasible]
+        elif not fw.has_score_plugins():
+            scores = self.extender_scores([NodeScores(ni.name, (), 0) for ni in feasible], feasible)
         else:
             status = self.pre_score(feasible)
             if status.code is not _SUCCESS:
@@ -746,7 +824,7 @@ class _Attempt:
             scored = self.score(feasible)
             if isinstance(scored, Status):
                 return self.done(Code.ERROR, scored.message)
-            scores = scored
+            scores = self.extender_scores(scored, feasible) if extenders else scored
         self.fields["scores"] = scores
         totals = [s.total for s in scores]
         best = max(totals)
@@ -911,7 +989,7 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
             pods: Iterable[Pod | Mapping[str, Any]] = (), objects: Iterable[Any] = (),
             config: SchedulerConfiguration | Mapping[str, Any] | None = None,
             registry: Registry | None = None, profile: str | ProfileLike | None = None,
-            seed: int = 0) -> Explanation:
+            seed: int = 0, extender_transport: ExtenderTransport | None = None) -> Explanation:
     """Explain how kube-scheduler would schedule *pod* on a cluster::
 
         e = explain(pod, nodes=nodes, pods=running_pods)
@@ -937,6 +1015,9 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
             ``schedulerName``.
         seed: seeds the RNG breaking ties between equally scored nodes (a fresh
             ``Scheduler(seed=seed)`` breaks its first tie the same way).
+        extender_transport: how the configuration's extenders are called (see
+            :class:`~schedframe.Scheduler`); their filter and prioritize results appear as
+            ``Extender <urlPrefix>`` checks and scores beside the plugins'.
 
     Returns:
         The :class:`Explanation`.
@@ -977,4 +1058,8 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
     snapshot = Snapshot.from_objects(node_list, pod_list)
     framework = Framework(registry, prof, objects=store, clock=FakeClock(), snapshot=snapshot,
                           parallelism=cfg.parallelism)
+    if cfg.extenders:  # ignorable ones last, as the scheduler (upstream buildExtenders) orders them
+        built = [HTTPExtender.from_config(e, transport=extender_transport) for e in cfg.extenders]
+        framework.set_extenders([*(e for e in built if not e.is_ignorable()),
+                                 *(e for e in built if e.is_ignorable())])
     return explain_with(framework, snapshot, p, seed=seed)
