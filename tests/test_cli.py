@@ -82,6 +82,53 @@ def test_simulate_a_file_with_a_config_and_fail_on_pending(small: Path, tmp_path
     assert code == EXIT_OK
 
 
+def test_replay_command_reruns_a_log_and_compares_configs(
+    small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`replay LOG` gives the logged run's metrics; --config runs the same recorded arrivals
+    under another configuration, side by side with MOVED pods; a tampered log is refused."""
+    log = tmp_path / "run.jsonl"
+    code, _ = run("simulate", str(small), "--log", str(log), "--plain")
+    assert code == EXIT_OK
+    end = json.loads(log.read_text().splitlines()[-1])
+    data = run_json("replay", str(log))
+    assert isinstance(data, dict)
+    assert data["checked"] is True
+    (result,) = data["results"]
+    assert result["metrics"] == end["metrics"]
+    code, text = run("replay", str(log), "--plain")
+    assert code == EXIT_OK
+    assert "equal the logged run's" in text
+
+    roomy = tmp_path / "roomy.yaml"  # a profile without NodeResourcesFit: the third pod fits too
+    roomy.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    multiPoint:\n      disabled: [{name: NodeResourcesFit}]\n"
+    )
+    data = run_json("replay", str(log), "--config", str(roomy), "--config", str(roomy))
+    assert isinstance(data, dict)
+    names = [r["config"] for r in data["results"]]
+    assert names[1:] == ["roomy", "roomy-2"]
+    assert len(set(names)) == 3
+    assert data["results"][0]["metrics"]["pending"] == 1
+    assert data["results"][1]["metrics"]["pending"] == 0
+    arrivals = [[p["key"], p["arrival"]] for p in data["results"][0]["pods"]]
+    assert [[p["key"], p["arrival"]] for p in data["results"][1]["pods"]] == arrivals
+    assert run("replay", str(log), "--config", str(roomy), "--fail-on-pending", "--plain")[0] == EXIT_PENDING
+
+    lines = log.read_text().splitlines()
+    tampered = json.loads(lines[-1])
+    tampered["metrics"]["placed"] += 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([*lines[:-1], json.dumps(tampered)]) + "\n")
+    capsys.readouterr()
+    assert run("replay", str(bad), "--plain")[0] == EXIT_INPUT
+    assert "end.metrics" in capsys.readouterr().err
+    assert run("replay", str(bad), "--no-check", "--json")[0] == EXIT_OK
+    assert run("replay", str(tmp_path / "missing.jsonl"), "--plain")[0] == EXIT_INPUT
+    assert "missing.jsonl" in capsys.readouterr().err
+
+
 def test_simulate_jsonl_is_a_replayable_log(small: Path) -> None:
     """--jsonl prints the event log; replaying it gives the same metrics."""
     code, text = run("simulate", str(small), "--jsonl")

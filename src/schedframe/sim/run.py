@@ -423,6 +423,8 @@ def replay(
     check: bool = True,
     explain: Iterable[str] = (),
     progress: Progress | None = None,
+    config: Any = None,
+    config_name: str | None = None,
 ) -> SimResult:
     """Run an event log again: the plan, configuration and seed it records give the identical
     result (the log's own outcomes are not needed).
@@ -433,14 +435,22 @@ def replay(
         check: compare the run's metrics with the log's ``end`` line and raise
             :class:`~schedframe.ScenarioError` when they differ.
         explain: pods whose attempts to explain (as in :func:`simulate`).
+        config: run the recorded inputs (cluster, arrivals with their run times, node events,
+            seed) under this configuration instead of the recorded one -- a what-if on a
+            recorded workload. The metrics are then not checked.
+        config_name: the name of *config* in the result (default ``"replay"``).
 
     .. versionadded:: 0.1.0
+    .. versionchanged:: 0.1.0
+        *config* and *config_name*.
     """
     r = _read_log(log, registry)
+    if config is not None:
+        check = False
     result = run_plan(
         r.plan,
-        r.config,
-        config_name=r.config_name,
+        r.config if config is None else config,
+        config_name=r.config_name if config is None else (config_name or "replay"),
         seed=r.seed,
         until=r.until,
         registry=registry,
