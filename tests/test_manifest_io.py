@@ -454,3 +454,49 @@ def test_object_from_manifest_not_a_mapping() -> None:
     for bad in (None, "kind: Pod", 3):
         with pytest.raises(ManifestError, match="expected a Kubernetes object"):
             object_from_manifest(bad)  # type: ignore[arg-type]
+
+
+HOST_NETWORK_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: dns}
+spec:
+  hostNetwork: true
+  containers:
+  - name: c
+    image: dns
+    ports: [{containerPort: 53, protocol: UDP}, {containerPort: 9153, hostPort: 9153}]
+"""
+
+
+def test_host_network_pods_take_their_container_ports_on_the_node() -> None:
+    """As the API server defaults them, a hostNetwork pod's ports without hostPort take the
+    containerPort on the node, so NodePorts keeps two such pods apart; a different hostPort is
+    refused with its field path; a Deployment's hostNetwork template gives pods the same ports."""
+    (pod,) = load_manifests(HOST_NETWORK_POD)
+    assert [(p.container_port, p.host_port, p.protocol) for p in pod.host_ports()] == [
+        (53, 53, "UDP"), (9153, 9153, "TCP")]
+    with pytest.raises(ManifestError) as err:
+        load_manifests(HOST_NETWORK_POD.replace("hostPort: 9153", "hostPort: 9154"))
+    assert err.value.path == "documents[0].spec.containers[0].ports[1].hostPort"
+    plain = load_manifests(HOST_NETWORK_POD.replace("hostNetwork: true", "hostNetwork: false"))
+    assert [p.host_port for p in plain[0].host_ports()] == [9153]
+
+    scheduler = Scheduler()
+    scheduler.add_node(make_node("n1").capacity(cpu="4", memory="8Gi", pods="10").obj())
+    scheduler.add_node(make_node("n2").capacity(cpu="4", memory="8Gi", pods="10").obj())
+    first = scheduler.add_pod(pod)
+    second = scheduler.add_pod(load_manifests(HOST_NETWORK_POD.replace("name: dns", "name: dns-2"))[0])
+    scheduler.run_until_idle()
+    assert {scheduler.node_of(first), scheduler.node_of(second)} == {"n1", "n2"}
+
+    deployment = load_manifests(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+        "spec:\n  replicas: 2\n  selector: {matchLabels: {app: d}}\n"
+        "  template:\n    metadata: {labels: {app: d}}\n"
+        "    spec:\n      hostNetwork: true\n"
+        "      containers: [{name: c, image: x, ports: [{containerPort: 8080}]}]\n"
+    )
+    pods = [o for o in deployment if isinstance(o, Pod)]
+    assert len(pods) == 2
+    assert all([p.host_port for p in q.host_ports()] == [8080] for q in pods)

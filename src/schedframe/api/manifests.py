@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Context, Decimal
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeAlias
 
+import attrs
+
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, SchedframeWarning, bounded_repr
 from . import objects as _objects
 from .objects import (
@@ -880,6 +882,29 @@ def _check_request_limits(requests: Mapping[str, Quantity], limits: Mapping[str,
                   f"must be less than or equal to the {name} limit of {limit}, got {q}")
 
 
+def _host_network_ports(containers: tuple[Container, ...], path: str) -> tuple[Container, ...]:
+    """A ``hostNetwork`` pod's container ports as the API server defaults and validates them: an
+    unset ``hostPort`` becomes the ``containerPort`` (so NodePorts sees the port the pod really
+    takes on its node), and a different one is refused. Workload templates get the same default
+    here because the pods their controllers create do."""
+    out = []
+    for i, c in enumerate(containers):
+        if not any(p.host_port != p.container_port for p in c.ports):
+            out.append(c)
+            continue
+        ports = []
+        for j, p in enumerate(c.ports):
+            if p.host_port == 0:
+                p = attrs.evolve(p, host_port=p.container_port)
+            elif p.host_port != p.container_port:
+                _fail(f"{path}[{i}].ports[{j}].hostPort",
+                      f"must match containerPort ({p.container_port}) when hostNetwork is true, "
+                      f"got {p.host_port}")
+            ports.append(p)
+        out.append(attrs.evolve(c, ports=tuple(ports)))
+    return tuple(out)
+
+
 def _check_containers(spec: Mapping[str, Any], containers: Sequence[Container],
                       init_containers: Sequence[Container], path: str) -> None:
     if not containers:
@@ -931,6 +956,9 @@ def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping
     namespace = _namespace(meta, p_meta)
     containers = _items(spec.get("containers"), f"{p_spec}.containers", _container)
     init_containers = _items(spec.get("initContainers"), f"{p_spec}.initContainers", _container)
+    if _bool(spec.get("hostNetwork"), f"{p_spec}.hostNetwork"):
+        containers = _host_network_ports(containers, f"{p_spec}.containers")
+        init_containers = _host_network_ports(init_containers, f"{p_spec}.initContainers")
     pod_limits = _quantities(resources.get("limits"), f"{p_res}.limits")
     pod_requests = _quantities(resources.get("requests"), f"{p_res}.requests")
     pod = Pod(
