@@ -538,7 +538,6 @@ def test_no_resources_error_matches() -> None:
 @pytest.mark.parametrize(("strategy", "use_requested"), [
     pytest.param("LeastAllocated", False, id="least allocated"),
     pytest.param("MostAllocated", False, id="most allocated"),
-    pytest.param("Balanced", True, id="balanced"),
 ])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(st.tuples(st.sampled_from(["add", "remove", "grow", "clone", "new", "reqs", "poke",

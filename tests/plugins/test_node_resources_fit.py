@@ -2276,7 +2276,7 @@ def test_go_value_formatting() -> None:
     assert rs.field_duplicate("x", "cpu") == 'x: Duplicate value: "cpu"'
 
 
-@pytest.mark.parametrize("strategy", [LEAST_ALLOCATED, MOST_ALLOCATED, "Balanced"])
+@pytest.mark.parametrize("strategy", [LEAST_ALLOCATED, MOST_ALLOCATED])
 @pytest.mark.parametrize(
     ("alloc", "used", "pod_requests"),
     [
@@ -2300,10 +2300,8 @@ def test_fast_paths_match_generic_for_any_amounts(
     info.requested = info.non_zero_requested = Resources(milli_cpu=used[0], memory=used[1])
     if strategy == LEAST_ALLOCATED:
         fn = rs.least_allocated_scorer([2, 3])
-    elif strategy == MOST_ALLOCATED:
-        fn = rs.most_allocated_scorer([2, 3])
     else:
-        fn = rs.balanced_resource_score
+        fn = rs.most_allocated_scorer([2, 3])
     resources = (ResourceSpec(name="cpu", weight=2), ResourceSpec(name="memory", weight=3))
     for use_requested in (False, True):
         fast = rs.cpu_memory_fast_path(resources, strategy, use_requested=use_requested)

@@ -516,8 +516,6 @@ def cpu_memory_fast_path(resources: Sequence[ResourceSpec], strategy: str, *,
         return _least_cpu_memory(wc, wm, use_requested)
     if strategy == MOST_ALLOCATED:
         return _most_cpu_memory(wc, wm, use_requested)
-    if strategy == "Balanced":
-        return _balanced_cpu_memory(use_requested)
     return None
 
 
@@ -531,10 +529,8 @@ def cpu_memory_fast_path_nodes(resources: Sequence[ResourceSpec], strategy: str,
     wc, wm = resources[0].weight, resources[1].weight
     if strategy == LEAST_ALLOCATED:
         loop = _least_nodes(wc, wm, use_requested, single)
-    elif strategy == MOST_ALLOCATED:
+    else:  # MOST_ALLOCATED, the only other strategy with a fast path
         loop = _most_nodes(wc, wm, use_requested, single)
-    else:
-        loop = _balanced_nodes(use_requested, single)
     return _MemoNodesScorer(single, loop)
 
 
@@ -577,17 +573,7 @@ def cpu_memory_fast_path_columns(resources: Sequence[ResourceSpec], strategy: st
 
         return fields, most
 
-    def balanced(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
-                 used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
-        pc, pm = pod_requests[0], pod_requests[1]
-        # float / int divides by float(int), as the per-node function does; fractions over 1
-        # count as 1
-        return [int((1 - abs(((fc if (fc := float(zc + pc) / cc) <= 1 else 1.0)
-                              - (fm if (fm := float(zm + pm) / cm) <= 1 else 1.0)) / 2)) * 100.0)
-                if cc and cm else single(ni, pod_requests)
-                for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
-
-    return fields, balanced
+    return None  # no other strategy has a fast path (cpu_memory_fast_path returned None)
 
 
 #: memos kept per scorer (one per distinct pod request vector), and entries per memo
@@ -807,53 +793,6 @@ def _most_nodes(wc: int, wm: int, use_requested: bool,
         return out
 
     return most_nodes
-
-
-def _balanced_cpu_memory(use_requested: bool) -> Callable[[NodeInfo, Sequence[int]], int]:
-    ic, im = _used_indexes(use_requested)
-
-    def balanced(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
-        row = node_info.resource_row
-        cap_c = row[_ALLOC_CPU]
-        cap_m = row[_ALLOC_MEMORY]
-        if cap_c == 0 or cap_m == 0:
-            return balanced_resource_score(*_pairs(node_info, pod_requests, use_requested))
-        fc = float(row[ic] + pod_requests[0]) / float(cap_c)
-        fm = float(row[im] + pod_requests[1]) / float(cap_m)
-        if fc > 1:
-            fc = 1.0
-        if fm > 1:
-            fm = 1.0
-        return int((1 - abs((fc - fm) / 2)) * float(MAX_NODE_SCORE))
-
-    return balanced
-
-
-def _balanced_nodes(use_requested: bool, single: Callable[[NodeInfo, Sequence[int]], int]) -> NodesScorer:
-    """:func:`_balanced_cpu_memory` over many nodes in one loop."""
-    ic, im = _used_indexes(use_requested)
-
-    def balanced_nodes(nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
-        pc, pm = pod_requests[0], pod_requests[1]
-        out: list[int] = []
-        append = out.append
-        for ni in nodes:
-            row = ni.resource_row
-            cc = row[4]
-            cm = row[5]
-            if cc and cm:
-                fc = float(row[ic] + pc) / float(cc)
-                fm = float(row[im] + pm) / float(cm)
-                if fc > 1:
-                    fc = 1.0
-                if fm > 1:
-                    fm = 1.0
-                append(int((1 - abs((fc - fm) / 2)) * 100.0))
-            else:
-                append(single(ni, pod_requests))
-        return out
-
-    return balanced_nodes
 
 
 def _pairs(node_info: NodeInfo, pod_requests: Sequence[int],
