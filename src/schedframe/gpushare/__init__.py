@@ -39,6 +39,16 @@ from .plugins import (
     ledger_of,
     register_gpushare_plugins,
 )
+from .results import (
+    PAPER_ALLOC_AT_100,
+    POLICY_ORDER,
+    PolicySummary,
+    mean_curves,
+    plot_alloc,
+    read_results,
+    summarise,
+    trace_name,
+)
 
 __all__ = [
     "ANNOTATION_GPU_COUNT",
@@ -47,7 +57,9 @@ __all__ = [
     "ANNOTATION_GPU_MODEL",
     "LABEL_GPU_MODEL",
     "MILLI",
+    "PAPER_ALLOC_AT_100",
     "POLICIES",
+    "POLICY_ORDER",
     "RESOURCE_GPU_COUNT",
     "BestFitScore",
     "DotProductScore",
@@ -61,6 +73,7 @@ __all__ = [
     "NodeGpu",
     "OpenGpuShare",
     "OpenGpuShareArgs",
+    "PolicySummary",
     "RandomScore",
     "RandomScoreArgs",
     "RunResult",
@@ -74,12 +87,17 @@ __all__ = [
     "ledger_of",
     "load_nodes",
     "load_tasks",
+    "mean_curves",
+    "plot_alloc",
     "read_nodes",
+    "read_results",
     "read_tasks",
     "register_gpushare_plugins",
     "run_experiment",
     "scheduler_config",
     "sigmoid",
+    "summarise",
+    "trace_name",
     "tune_tasks",
     "typical_pods",
 ]

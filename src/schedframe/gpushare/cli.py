@@ -1,7 +1,9 @@
-"""``schedframe gpushare run``: one FGD-paper experiment on the openb trace.
+"""``schedframe gpushare run``: one FGD-paper experiment on the openb trace; ``summary`` and
+``plot``: many runs' results beside the paper's.
 
 :func:`add_arguments` fills a parser (``python -m schedframe.gpushare`` and the ``schedframe``
-command mount it); :func:`run` runs it and prints the result, as one JSON object with ``--json``.
+command mount it); :func:`run` runs the chosen subcommand and prints the result (JSON with
+``--json``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from ..errors import SchedframeError
 from .experiment import POLICIES, run_experiment
 from .openb import read_nodes, read_tasks
+from .results import plot_alloc, read_results, summarise
 
 __all__ = ["add_arguments", "main", "run"]
 
@@ -39,6 +42,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "artefact (default), or uniformly at random per cycle, as kube-scheduler")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="show progress on stderr (needs rich)")
+    p = sub.add_parser("summary", help="many runs at 100%% arrived, beside the paper's figures",
+                       description="Per trace and policy, the mean (min-max) over seeds of the GPU "
+                                   "allocation when the arrived GPU request reached AT %% of "
+                                   "capacity, beside the paper's mean over seeds 42-51.")
+    p.add_argument("results", metavar="RUNS", help="JSON Lines of runs (`run --json` output)")
+    p.add_argument("--at", type=int, default=100, help="%% of capacity arrived (default 100)")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p = sub.add_parser("plot", help="plot allocation against arrived request (matplotlib)",
+                       description="Save the mean allocation-against-arrival curves of one trace.")
+    p.add_argument("results", metavar="RUNS", help="JSON Lines of runs (`run --json` output)")
+    p.add_argument("--trace", default="default", help="trace to plot (default: default)")
+    p.add_argument("--out", required=True, metavar="FILE", help="image file to write (PNG, SVG...)")
 
 
 def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
@@ -63,7 +78,12 @@ def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the experiment *args* describe; prints the result; returns the exit status."""
+    """Run the subcommand *args* describe; prints the result; returns the exit status."""
+    command = getattr(args, "gpushare_command", "run")
+    if command == "summary":
+        return _summary(args)
+    if command == "plot":
+        return _plot(args)
     try:
         nodes = read_nodes(args.nodes)
         tasks = read_tasks(args.pods, limit=args.limit)
@@ -89,6 +109,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"{result.policy} seed={result.seed} trace={result.trace}: {result.scheduled}/{result.tasks} "
               f"tasks placed, GPU allocation {result.final_alloc_pct:.2f}% at the end, "
               f"{'-' if at100 is None else f'{at100:.2f}%'} when 100% had arrived ({result.seconds:.1f} s)")
+    return 0
+
+
+def _summary(args: argparse.Namespace) -> int:
+    try:
+        rows = summarise(read_results(args.results), at=args.at)
+    except SchedframeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([r.to_dict() for r in rows]))
+        return 0
+    for r in rows:
+        paper = "-" if r.paper is None else f"{r.paper:6.2f}"
+        diff = "" if r.diff is None else f" ({r.diff:+.2f})"
+        print(f"{r.trace:12s} {r.policy:14s} n={len(r.seeds):2d} ours {r.mean:6.2f} "
+              f"({r.low:.2f}-{r.high:.2f})  paper {paper}{diff}")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    try:
+        plot_alloc(read_results(args.results), args.trace, args.out)
+    except SchedframeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"saved {args.out}")
     return 0
 
 
