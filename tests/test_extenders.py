@@ -705,3 +705,34 @@ def test_explain_reports_a_failing_non_ignorable_extender() -> None:
     assert e.selected_node in {"n1", "n2"}
     assert any("ignorable" in note for note in e.notes)
 
+
+
+def test_simulator_explanations_include_the_extenders_verdicts(ext: ExtenderServer) -> None:
+    """A simulated run with an HTTP extender in its configuration places pods only where the
+    extender allows and its per-attempt explanations carry the extender's verdict."""
+    from schedframe.sim import Scenario, simulate
+
+    ext.verbs["filter"] = lambda body: {
+        "nodes": nodes_answer([n for n in node_names(body) if n != "n0"]),
+        "failedNodes": {"n0": "extender says no"},
+    }
+    scenario = Scenario.from_dict({
+        "name": "with-extender",
+        "nodes": [{"count": 2, "name": "n{i}",
+                   "template": {"status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}}],
+        "workloads": [{"name": "w", "replicas": 3, "template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}],
+        "configs": [{"name": "ext", "config": {
+            "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "extenders": [{"urlPrefix": ext.url, "filterVerb": "filter"}]}}],
+    })
+    result = simulate(scenario, explain=["default/w-0"])
+    assert {p.node for p in result.pods} == {"n1"}
+    (attempt,) = result.explanations["default/w-0"]
+    by_node = {v.node: v for v in attempt.nodes}
+    label = f"Extender {ext.url}"
+    assert by_node["n0"].stopped_at == label
+    assert by_node["n0"].verdict.reasons == ("extender says no",)
+    assert by_node["n1"].feasible
+    assert attempt.selected_node == "n1"
+    assert "filter" in ext.verbs_called()
