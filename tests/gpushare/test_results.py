@@ -125,3 +125,25 @@ def test_summary_and_plot_commands(tmp_path: Path, capsys: pytest.CaptureFixture
     pytest.importorskip("matplotlib")
     assert main(["plot", str(path), "--out", str(tmp_path / "a.png")]) == 0
     assert (tmp_path / "a.png").exists()
+
+
+_DOCS_RUNS = Path(__file__).resolve().parents[2] / "docs" / "data" / "openb-runs.jsonl"
+
+
+def test_the_documented_reproduction_is_within_a_point_of_the_paper() -> None:
+    """The runs the reproduction page is built from: ten seeds of every policy on the default
+    trace and one trace of each family, every cell within one point of the paper's mean, and the
+    paper's ranking of the policies on every trace."""
+    rows = read_results(_DOCS_RUNS)
+    cells = summarise(rows)
+    traces = {c.trace for c in cells}
+    assert traces == {"default", "cpu200", "gpushare40", "multigpu20", "gpuspec20"}
+    assert len(cells) == 5 * len(POLICY_ORDER)
+    for c in cells:
+        assert c.seeds == tuple(range(42, 52)), (c.trace, c.policy)
+        assert c.diff is not None and abs(c.diff) <= 1.0, (c.trace, c.policy, c.diff)
+    for trace in traces:
+        ours = sorted((c for c in cells if c.trace == trace), key=lambda c: c.mean)
+        paper = sorted(PAPER_ALLOC_AT_100[trace], key=PAPER_ALLOC_AT_100[trace].__getitem__)
+        assert [c.policy for c in ours] == paper, trace
+    assert all(len(r["alloc_pct"]) == 131 for r in rows)
