@@ -141,7 +141,8 @@ def test_the_documented_reproduction_is_within_a_point_of_the_paper() -> None:
     assert len(cells) == 5 * len(POLICY_ORDER)
     for c in cells:
         assert c.seeds == tuple(range(42, 52)), (c.trace, c.policy)
-        assert c.diff is not None and abs(c.diff) <= 1.0, (c.trace, c.policy, c.diff)
+        assert c.diff is not None
+        assert abs(c.diff) <= 1.0, (c.trace, c.policy, c.diff)
     for trace in traces:
         ours = sorted((c for c in cells if c.trace == trace), key=lambda c: c.mean)
         paper = sorted(PAPER_ALLOC_AT_100[trace], key=PAPER_ALLOC_AT_100[trace].__getitem__)

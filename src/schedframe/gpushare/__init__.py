@@ -22,7 +22,15 @@ from ._model import (
     NodeGpu,
     gpu_request,
 )
-from .experiment import POLICIES, RunResult, alloc_curve, run_experiment, scheduler_config, tune_tasks
+from .experiment import (
+    POLICIES,
+    TIE_BREAKS,
+    RunResult,
+    alloc_curve,
+    run_experiment,
+    scheduler_config,
+    tune_tasks,
+)
 from .openb import TraceNode, TraceTask, load_nodes, load_tasks, read_nodes, read_tasks
 from .plugins import (
     BestFitScore,
@@ -61,6 +69,7 @@ __all__ = [
     "POLICIES",
     "POLICY_ORDER",
     "RESOURCE_GPU_COUNT",
+    "TIE_BREAKS",
     "BestFitScore",
     "DotProductScore",
     "FGDScore",

@@ -99,7 +99,7 @@ class GpuRequest:
 
     @property
     def affinity_tag(self) -> str:
-        """GpuClustering's tag: ``no-gpu``, ``share-gpu`` or ``<n>-gpu``."""
+        """The tag GpuClustering groups pods by, ``no-gpu``, ``share-gpu`` or ``<n>-gpu``."""
         if self.gpu_count == 0 or self.gpu_milli <= 0:
             return _NO_GPU_TAG
         if self.gpu_milli < MILLI:

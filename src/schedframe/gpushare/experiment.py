@@ -217,8 +217,8 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
     """Run one policy on one trace with one seed (see the module docstring).
 
     Args:
-        nodes, tasks: the trace (:func:`~schedframe.gpushare.openb.read_nodes`,
-            :func:`~schedframe.gpushare.openb.read_tasks`).
+        nodes, tasks: the trace (:func:`~schedframe.gpushare.read_nodes`,
+            :func:`~schedframe.gpushare.read_tasks`).
         policy: one of :data:`POLICIES`.
         seed: seeds the shuffle, the tuning, the tie-breaking and the random choices.
         tune: total GPU request over GPU capacity after tuning (``<= 0``: no tuning).

@@ -169,7 +169,7 @@ def _check_typical(typical: tuple[TypicalPod, ...], path: str, errors: list[str]
 @final
 @attrs.frozen(kw_only=True)
 class OpenGpuShareArgs:
-    """Args of :class:`OpenGpuShare`: the GPU selection (one of :data:`GPU_SELECTIONS`), the
+    """Args of :class:`OpenGpuShare`: the GPU selection (``best``, ``worst``, ``random`` or ``FGD``), the
     seed of ``random``, the typical pods of ``FGD``, and ``narrow``: PreFilter returns the nodes
     where the pod's GPUs fit (a :class:`~schedframe.PreFilterResult`), so the other Filter
     plugins see only those (the same feasible nodes, listed in name order, so ties may be broken
@@ -612,7 +612,7 @@ class GpuPackingScore(_Scorer):
         self.ledger = ledger_of(handle)
 
     def score_state(self, st: NodeGpu, req: GpuRequest) -> int:
-        """:func:`packing_score`."""
+        """``packing_score``."""
         return packing_score(st, req)
 
 
@@ -646,7 +646,7 @@ class GpuClusteringScore(_Scorer):
         self.ledger = ledger_of(handle)
 
     def score_state(self, st: NodeGpu, req: GpuRequest) -> int:
-        """:func:`clustering_score`."""
+        """``clustering_score``."""
         return clustering_score(st, req)
 
 
@@ -680,7 +680,7 @@ class DotProductScore(_Scorer):
         self.ledger = ledger_of(handle)
 
     def score_state(self, st: NodeGpu, req: GpuRequest) -> int:
-        """:func:`dot_product_score`."""
+        """``dot_product_score``."""
         return dot_product_score(st, req)
 
 
