@@ -131,6 +131,14 @@ def pods_st(draw: st.DrawFn, name: str, node_names: Sequence[str] = ()) -> Pod:
         b = b.container(draw(st.sampled_from(["", *[i for i, _ in IMAGES]])),
                         cpu=draw(st.sampled_from([None, "100m", "500m", "1", "3"])),
                         memory=draw(st.sampled_from([None, "128Mi", "1Gi", "3Gi"])))
+    if draw(st.integers(0, 2)) == 0:
+        b = b.label("app", draw(st.sampled_from(["web", "db"])))
+    for _ in range(draw(st.integers(0, 2))):
+        # pod (anti-)affinity, required or preferred, by zone or hostname (InterPodAffinity's
+        # counts: the incoming pod's terms and, on bound pods, the existing pods' terms)
+        b = b.pod_affinity_in("app", draw(st.lists(st.sampled_from(["web", "db"]), min_size=1, max_size=2)),
+                              draw(st.sampled_from([ZONE, HOSTNAME])), anti=draw(st.booleans()),
+                              weight=draw(st.sampled_from([None, None, 1, 50])))
     if node_names:
         return b.node(draw(st.sampled_from(node_names))).obj()
     for key, value, effect in draw(st.lists(st.sampled_from(TAINTS), max_size=3, unique=True)):

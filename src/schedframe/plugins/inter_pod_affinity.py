@@ -491,6 +491,25 @@ class InterPodAffinity:
                     return _EXISTING_ANTI_AFFINITY_NOT_MATCH
         return None
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): the state is
+        read once, and when no term constrains the pod (no required terms of its own, no
+        existing pod's anti-affinity matching it) only missing nodes are rejected."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return [(i, Status.from_error(exc)) for i in range(len(nodes))]
+        if not s.affinity_terms and not s.anti_affinity_counts and not s.existing_anti_affinity_counts:
+            return [(i, node_not_found()) for i, ni in enumerate(nodes) if ni.node is None]
+        filter_one = self.filter
+        out: list[tuple[int, Status]] = []
+        for i, ni in enumerate(nodes):
+            status = filter_one(state, pod, ni)
+            if status is not None:
+                out.append((i, status))
+        return out
+
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Sum, per topology domain, the weights of the preferred terms (both ways) and of the
@@ -581,6 +600,27 @@ class InterPodAffinity:
                 total += inner.get(value, 0)
         return total, None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node, the state read once (:class:`~schedframe.BatchScorePlugin`)."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc) if nodes else []
+        domains = list(s.topology_score.items())
+        out: list[int] = []
+        for ni in nodes:
+            node = ni.node
+            if node is None:
+                return node_not_found()
+            labels = node.labels
+            total = 0
+            for key, inner in domains:
+                value = labels.get(key)
+                if value is not None:
+                    total += inner.get(value, 0)
+            out.append(total)
+        return out
+
     def score_extensions(self) -> InterPodAffinity:
         """NormalizeScore min-max scales the scores."""
         return self
@@ -601,6 +641,21 @@ class InterPodAffinity:
             if new != ns.score:
                 scores[i] = NodeScore(ns.name, new)
         return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        if not s.topology_score or not scores:
+            return scores
+        lo = min(scores)
+        diff = max(scores) - lo
+        if diff <= 0:
+            return [0] * len(scores)
+        return [int(MAX_NODE_SCORE * ((v - lo) / diff)) for v in scores]
 
     # -- queueing hints -------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -98,6 +98,23 @@ class NodePorts:
                 return _REJECTED
         return None
 
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`), the wanted
+        ports read once."""
+        try:
+            wanted = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as exc:
+            return [(i, Status.from_error(exc)) for i in range(len(nodes))]
+        out: list[tuple[int, Status]] = []
+        for i, ni in enumerate(nodes):
+            in_use = ni.used_ports
+            for p in wanted:
+                if in_use.check_conflict(p.host_ip, p.protocol, p.host_port):
+                    out.append((i, _REJECTED))
+                    break
+        return out
+
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A pod deleted (hinted), a node added (always requeue)."""
         return (
