@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedframe import NodeInfo
-from schedframe.plugins._topology import IncrementalSum
+from schedframe.plugins._topology import IncrementalSum, SumCache
 from schedframe.testing import make_node, make_pod
 
 _ZONES = ("a", "b", "c")
@@ -61,3 +62,32 @@ def test_refresh_equals_counting_from_scratch(steps, keep_unchanged):
         assert acc.matches == matches
         assert acc.heads == ({"zone": len(matches)} if matches else {})
         previous = {info.name: info for info in nodes}
+
+
+def test_sum_cache_keeps_signatures_within_its_size_and_positions() -> None:
+    """The least recently used signature goes first, when the cache holds *size* signatures or
+    their node lists together pass *positions*; a kept signature is not recounted."""
+    nodes = [_info(f"n{i}", _ZONES[i % 3], i % 2) for i in range(10)]
+    calls: Counter[str] = Counter()
+
+    def counting(sig: str) -> Callable[[NodeInfo], tuple[tuple[tuple[str, str], int], ...]]:
+        def contribute(info: NodeInfo) -> tuple[tuple[tuple[str, str], int], ...]:
+            calls[sig] += 1
+            return _contribute(info)
+        return contribute
+
+    cache = SumCache(size=3, positions=25)  # room for two lists of 10 nodes
+    for sig in ("a", "b", "a"):
+        entry = cache.get(sig, nodes, counting(sig))
+        assert (entry.sums, entry.matches) == _scratch(nodes)
+    assert calls == {"a": 10, "b": 10}  # "a" was kept, not recounted
+    cache.get("c", nodes, counting("c"))
+    cache.get("a", nodes, counting("a"))  # still there (b went)
+    assert calls == {"a": 10, "b": 10, "c": 10}
+    cache.get("b", nodes, counting("b"))  # gone: counted again
+    assert calls["b"] == 20
+
+    small = SumCache(size=2, positions=1_000)
+    for sig in ("x", "y", "z", "x"):
+        small.get(sig, nodes, counting(sig))
+    assert calls["x"] == 20  # evicted by size when z came

@@ -252,6 +252,11 @@ class IncrementalSum:
         self.grouped = grouped
         self.heads: dict[Hashable, int] = {}
 
+    @property
+    def positions(self) -> int:
+        """How many nodes it keeps contributions of."""
+        return len(self._infos)
+
     def refresh(self, nodes: Sequence[NodeInfo], contribute: Callable[[NodeInfo], Contribution]) -> None:
         """Bring :attr:`sums` up to date with *nodes*."""
         if not isinstance(nodes, list):
@@ -334,14 +339,20 @@ class IncrementalSum:
 
 @final
 class SumCache:
-    """A small LRU map from counting signatures to :class:`IncrementalSum` s, thread-safe."""
+    """A small LRU map from counting signatures to :class:`IncrementalSum` s, thread-safe.
 
-    __slots__ = ("_entries", "_lock", "_size")
+    It keeps up to *size* signatures, fewer when their node lists together pass *positions*
+    entries (a workload of many apps has a signature per app and plugin: on a small cluster
+    they all stay, on a big one the least recently used go first).
+    """
 
-    def __init__(self, size: int = 64) -> None:
+    __slots__ = ("_entries", "_lock", "_positions", "_size")
+
+    def __init__(self, size: int = 1024, positions: int = 400_000) -> None:
         self._entries: dict[Hashable, IncrementalSum] = {}
         self._lock = threading.Lock()
         self._size = size
+        self._positions = positions
 
     def get(self, signature: Hashable, nodes: Sequence[NodeInfo],
             contribute: Callable[[NodeInfo], Contribution], *, grouped: bool = False) -> IncrementalSum:
@@ -355,8 +366,13 @@ class SumCache:
             entry = entries.pop(signature, None)
             if entry is None:
                 entry = IncrementalSum(grouped)
+                # room for one more, within the size and (about) the positions budget
                 if len(entries) >= self._size:
                     del entries[next(iter(entries))]
+                if entries and len(nodes) * (len(entries) + 1) > self._positions:
+                    total = len(nodes) + sum(e.positions for e in entries.values())
+                    while entries and total > self._positions:
+                        total -= entries.pop(next(iter(entries))).positions
             entries[signature] = entry
             entry.refresh(nodes, contribute)
             return entry
