@@ -119,6 +119,23 @@ done
     export PWD="$GOPATH_DIR/src/k8s.io/kubernetes"
     export GO111MODULE=off GOFLAGS="" CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=off \
         GOPATH="$GOPATH_DIR" GOCACHE="$BUILD/gocache"
+    # pkg/generated/openapi/zz_generated.openapi.go is generated at build time (the gen_openapi
+    # target of Makefile.generated_files): openapi-gen over every package of the tree (staging
+    # named as vendor/k8s.io/...) tagged +k8s:openapi-gen, except code-generator's and
+    # sample-apiserver's.
+    if [ ! -f pkg/generated/openapi/zz_generated.openapi.go ]; then
+        log "openapi-gen for pkg/generated/openapi"
+        "$GO" build -o "$BUILD/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen >&2
+        dirs="$(find -H . \( -path './_*' -o -path './.*' -o -path ./vendor -o -path ./debian \) -prune \
+                -o -type f -name '*.go' -print \
+            | xargs grep -l --color=never '^// *+k8s:' | xargs grep -l --color=never '+k8s:openapi-gen=' \
+            | xargs -n1 dirname | sed 's|^\./staging/src/|vendor/|; s|^\./||' \
+            | grep -v -e '^vendor/k8s.io/code-generator/' -e '^vendor/k8s.io/sample-apiserver/' \
+            | LC_ALL=C sort -u | sed 's|^|k8s.io/kubernetes/|' | paste -sd, -)"
+        "$BUILD/openapi-gen" --logtostderr -i "$dirs" -p k8s.io/kubernetes/pkg/generated/openapi \
+            -O zz_generated.openapi -h vendor/k8s.io/code-generator/hack/boilerplate.go.txt \
+            -r "$BUILD/openapi-violations.report" >&2
+    fi
     "$GO" build -trimpath -ldflags="$ldflags" -o "$BIN/kube-apiserver.tmp" ./cmd/kube-apiserver >&2
 )
 mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
