@@ -50,7 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     here = pathlib.Path(__file__).parent
     for item in items:
-        if here in pathlib.Path(str(item.fspath)).parents:
+        if here in item.path.parents:
             item.add_marker(pytest.mark.integration)
 
 
