@@ -163,7 +163,9 @@ def test_pod_that_fits_nowhere_stays_pending_then_binds_when_a_node_appears(
     assert cond.reason == "Unschedulable"
     assert wait_for(lambda: events_for(core, namespace, "big", "FailedScheduling"),
                     timeout=TIMEOUT, what="a FailedScheduling event")
-    assert node_of(core, namespace, "big") is None
+    pod = core.read_namespaced_pod("big", namespace)
+    assert pod.status.phase == "Pending"
+    assert pod.spec.node_name is None
 
     large = make_node("large", {"cpu": "8", "memory": "16Gi", "pods": "110"})
     assert wait_bound(core, namespace, "big") == large
