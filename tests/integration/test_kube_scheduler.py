@@ -8,6 +8,12 @@ observed through the API (pods, events, the Lease), as a user would, with genero
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
@@ -338,3 +344,44 @@ def test_health_endpoints(kube, make_node, start_scheduler):
         body = resp.read().decode()
     assert body.strip()
     json.dumps(ks.metrics())  # the metrics dict is plain data
+
+
+# --- command line --------------------------------------------------------------------------------
+
+
+def test_cli_run_with_a_kubeconfig_binds_and_stops_on_sigterm(kube, namespace, make_node, core, tmp_path):
+    node = make_node("cli", NODE)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(config()))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    import schedframe
+
+    env = dict(os.environ)
+    src = str(pathlib.Path(schedframe.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    log = tmp_path / "run.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "schedframe", "run", "--kubeconfig", str(kube.kubeconfig),
+             "--config", str(cfg), "--health-port", str(port), "--health-host", "127.0.0.1"],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        )
+    try:
+        create_pod(core, namespace, "via-cli", requests={"cpu": "500m"})
+
+        def bound() -> str | None:
+            if proc.poll() is not None:
+                pytest.fail(f"schedframe run exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            return node_of(core, namespace, "via-cli")
+
+        assert wait_for(bound, timeout=TIMEOUT, what="the CLI to bind the pod") == node
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as resp:
+            assert resp.status == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
