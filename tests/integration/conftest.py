@@ -1,0 +1,341 @@
+"""A real kube-apiserver (with etcd) for the integration tests, started once per session.
+
+The binaries come from ``scripts/kube-test-binaries.sh`` (kube-apiserver built from Debian's
+``kubernetes`` source package, etcd from Debian's ``etcd-server``); the directory holding them is
+``$SCHEDFRAME_KUBE_BIN`` or ``~/.cache/schedframe/kube-bin``.  Without them, or without the
+``kubernetes`` Python client, every test that asks for the cluster is skipped.
+
+Only the API server runs: no controller manager, no kubelet.  So nothing removes a node's
+``not-ready`` taint, finalizes a namespace or garbage-collects pods; the fixtures here do what the
+tests need of that by hand (a node is created with a Ready status, a namespace's pods are deleted
+at once with a zero grace period and the namespace is finalized through the API).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from ._cluster import node_body
+
+SCRIPT = "scripts/kube-test-binaries.sh"
+BIN_ENV = "SCHEDFRAME_KUBE_BIN"
+START_TIMEOUT = float(os.environ.get("SCHEDFRAME_KUBE_START_TIMEOUT", "180"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "integration: needs a real kube-apiserver and etcd (scripts/kube-test-binaries.sh); skipped without",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    here = pathlib.Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.integration)
+
+
+def binary_dir() -> pathlib.Path:
+    """Where scripts/kube-test-binaries.sh puts (or would put) kube-apiserver and etcd."""
+    env = os.environ.get(BIN_ENV)
+    if env:
+        return pathlib.Path(env)
+    return pathlib.Path.home() / ".cache" / "schedframe" / "kube-bin"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _tail(path: pathlib.Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def _run(args: list[str]) -> None:
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _make_pki(d: pathlib.Path) -> None:
+    """A CA, a serving certificate for 127.0.0.1/localhost signed by it, and a service-account key."""
+    ossl = shutil.which("openssl")
+    if ossl is None:
+        pytest.skip("the openssl command is needed to make the API server's certificates")
+    _run([ossl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+          "-subj", "/CN=schedframe-test-ca", "-keyout", str(d / "ca.key"), "-out", str(d / "ca.crt")])
+    _run([ossl, "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=kube-apiserver",
+          "-keyout", str(d / "apiserver.key"), "-out", str(d / "apiserver.csr")])
+    (d / "ext.cnf").write_text(
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+        "extendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n"
+    )
+    _run([ossl, "x509", "-req", "-in", str(d / "apiserver.csr"), "-CA", str(d / "ca.crt"),
+          "-CAkey", str(d / "ca.key"), "-CAcreateserial", "-days", "2",
+          "-extfile", str(d / "ext.cnf"), "-out", str(d / "apiserver.crt")])
+    _run([ossl, "genrsa", "-out", str(d / "sa.key"), "2048"])
+    _run([ossl, "rsa", "-in", str(d / "sa.key"), "-pubout", "-out", str(d / "sa.pub")])
+
+
+@dataclass
+class _Proc:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log: pathlib.Path
+
+    def check_alive(self) -> None:
+        if self.popen.poll() is not None:
+            raise RuntimeError(
+                f"{self.name} exited with {self.popen.returncode}; "
+                f"last lines of {self.log}:\n{_tail(self.log)}"
+            )
+
+    def stop(self) -> None:
+        if self.popen.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, signal.SIGTERM)
+        try:
+            self.popen.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait(timeout=15)
+
+
+def _start(name: str, args: list[str], workdir: pathlib.Path) -> _Proc:
+    log = workdir / f"{name}.log"
+    with open(log, "wb") as out:
+        popen = subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            cwd=workdir, start_new_session=True,
+        )
+    return _Proc(name, popen, log)
+
+
+@dataclass
+class KubeCluster:
+    """A running etcd + kube-apiserver pair and a way to talk to it."""
+
+    server: str
+    token: str
+    ca_file: pathlib.Path
+    kubeconfig: pathlib.Path
+    workdir: pathlib.Path
+    api_client: Any  # kubernetes.client.ApiClient
+    version: str
+    _clients: list[Any] = field(default_factory=list, repr=False)
+
+    def new_client(self) -> Any:
+        """A fresh kubernetes.client.ApiClient for this cluster (closed at the end of the session)."""
+        from kubernetes import config as kconfig
+
+        client = kconfig.new_client_from_config(config_file=str(self.kubeconfig))
+        self._clients.append(client)
+        return client
+
+    def log_tail(self, name: str = "kube-apiserver", lines: int = 40) -> str:
+        return _tail(self.workdir / f"{name}.log", lines)
+
+
+def _get(url: str, token: str, ctx: ssl.SSLContext) -> tuple[int, str]:
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=5) as resp:
+            return resp.status, resp.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        body = e.read().decode(errors="replace")
+        e.close()
+        return e.code, body
+
+
+@pytest.fixture(scope="session")
+def kube_cluster() -> Iterator[KubeCluster]:
+    """etcd and kube-apiserver on free loopback ports; torn down (process groups, temp dir) at the end."""
+    pytest.importorskip("kubernetes", reason="the kubernetes Python client is not installed")
+    bindir = binary_dir()
+    apiserver, etcd = bindir / "kube-apiserver", bindir / "etcd"
+    missing = [str(p) for p in (apiserver, etcd) if not os.access(p, os.X_OK)]
+    if missing:
+        pytest.skip(
+            f"no kube-apiserver/etcd binaries ({', '.join(missing)} missing): run {SCRIPT} "
+            f"or set {BIN_ENV} to a directory holding them"
+        )
+
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="schedframe-kube-"))
+    procs: list[_Proc] = []
+    cluster: KubeCluster | None = None
+    try:
+        pki = workdir / "pki"
+        pki.mkdir()
+        _make_pki(pki)
+        token = uuid.uuid4().hex
+        (workdir / "tokens.csv").write_text(f'{token},schedframe-test,schedframe-test,"system:masters"\n')
+
+        client_port, peer_port, secure_port = _free_port(), _free_port(), _free_port()
+        etcd_url = f"http://127.0.0.1:{client_port}"
+        peer_url = f"http://127.0.0.1:{peer_port}"
+        procs.append(_start("etcd", [
+            str(etcd), "--name=default", f"--data-dir={workdir / 'etcd'}",
+            f"--listen-client-urls={etcd_url}", f"--advertise-client-urls={etcd_url}",
+            f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
+            f"--initial-cluster=default={peer_url}", "--log-level=warn",
+        ], workdir))
+
+        procs.append(_start("kube-apiserver", [
+            str(apiserver),
+            f"--etcd-servers={etcd_url}",
+            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={secure_port}",
+            f"--cert-dir={workdir / 'certs'}",
+            f"--tls-cert-file={pki / 'apiserver.crt'}", f"--tls-private-key-file={pki / 'apiserver.key'}",
+            f"--token-auth-file={workdir / 'tokens.csv'}",
+            "--authorization-mode=AlwaysAllow",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            f"--service-account-key-file={pki / 'sa.pub'}",
+            f"--service-account-signing-key-file={pki / 'sa.key'}",
+            # no controllers run: pods need no service-account token, new nodes no not-ready taint
+            "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+            "--service-cluster-ip-range=10.0.0.0/24",
+            "--endpoint-reconciler-type=none",
+            "--enable-priority-and-fairness=false",
+            "--v=1",
+        ], workdir))
+
+        server = f"https://127.0.0.1:{secure_port}"
+        ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+        deadline = time.monotonic() + START_TIMEOUT
+        last = ""
+        while True:
+            for p in procs:
+                p.check_alive()
+            try:
+                status, body = _get(f"{server}/readyz", token, ctx)
+                if status == 200:
+                    break
+                last = f"HTTP {status}: {body[-500:]}"
+            except (OSError, ssl.SSLError) as e:
+                last = repr(e)
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"kube-apiserver not ready after {START_TIMEOUT}s ({last}); last log lines:\n"
+                    f"{_tail(procs[-1].log)}"
+                )
+            time.sleep(0.5)
+        _, version_body = _get(f"{server}/version", token, ctx)
+        version = str(json.loads(version_body).get("gitVersion", "?"))
+
+        kubeconfig = workdir / "kubeconfig"
+        kubeconfig.write_text(json.dumps({
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "test", "cluster": {
+                "server": server, "certificate-authority": str(pki / "ca.crt")}}],
+            "users": [{"name": "test", "user": {"token": token}}],
+            "contexts": [{"name": "test", "context": {"cluster": "test", "user": "test"}}],
+            "current-context": "test",
+        }))
+        cluster = KubeCluster(
+            server=server, token=token, ca_file=pki / "ca.crt", kubeconfig=kubeconfig,
+            workdir=workdir, api_client=None, version=version,
+        )
+        cluster.api_client = cluster.new_client()
+        yield cluster
+    finally:
+        if cluster is not None:
+            for c in cluster._clients:
+                with contextlib.suppress(Exception):
+                    c.close()
+        for p in reversed(procs):
+            p.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def kube(kube_cluster: KubeCluster) -> KubeCluster:
+    """The session's cluster (a shorter name for tests)."""
+    return kube_cluster
+
+
+def _delete_namespace(api: Any, name: str) -> None:
+    from kubernetes.client import V1DeleteOptions
+    from kubernetes.client.rest import ApiException
+
+    with contextlib.suppress(ApiException):
+        # no kubelet: bound pods would wait for it forever unless deleted with a zero grace period
+        api.delete_collection_namespaced_pod(name, grace_period_seconds=0)
+    try:
+        api.delete_namespace(name, body=V1DeleteOptions(grace_period_seconds=0))
+    except ApiException as e:
+        if e.status == 404:
+            return
+        raise
+    # no namespace controller: drop the "kubernetes" finalizer so the namespace goes away
+    with contextlib.suppress(ApiException):
+        ns = api.read_namespace(name)
+        ns.spec.finalizers = []
+        api.replace_namespace_finalize(name, ns)
+
+
+@pytest.fixture
+def namespace(kube_cluster: KubeCluster) -> Iterator[str]:
+    """A fresh namespace for one test; its pods and the namespace itself are deleted afterwards."""
+    from kubernetes import client as k
+
+    api = k.CoreV1Api(kube_cluster.api_client)
+    name = f"it-{uuid.uuid4().hex[:10]}"
+    api.create_namespace(k.V1Namespace(metadata=k.V1ObjectMeta(name=name)))
+    try:
+        yield name
+    finally:
+        _delete_namespace(api, name)
+
+
+@pytest.fixture
+def make_node(kube_cluster: KubeCluster) -> Iterator[Callable[..., str]]:
+    """make_node(prefix, allocatable, labels=None) -> a unique node name; the nodes are deleted afterwards.
+
+    The node is created, then its status (capacity, allocatable, Ready condition) is written
+    through the status subresource, as a kubelet would.
+    """
+    from kubernetes import client as k
+    from kubernetes.client.rest import ApiException
+
+    api = k.CoreV1Api(kube_cluster.api_client)
+    created: list[str] = []
+
+    def make(prefix: str, allocatable: Mapping[str, str], labels: Mapping[str, str] | None = None) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        body, status = node_body(name, allocatable, labels=labels)
+        api.create_node(body)
+        created.append(name)
+        api.patch_node_status(name, status)
+        return name
+
+    try:
+        yield make
+    finally:
+        for name in created:
+            with contextlib.suppress(ApiException):
+                api.delete_node(name)
