@@ -301,7 +301,8 @@ def test_high_priority_pod_preempts_a_low_priority_one(
 ):
     low, high = priority_classes
     node = make_node("preempt", NODE)
-    start_scheduler()
+    # no kubelet runs here: a victim deleted with its grace period would stay Terminating
+    start_scheduler(victim_grace_period=0)
     for name in ("low-1", "low-2"):
         create_pod(core, namespace, name, requests={"cpu": "1"}, priority_class=low)
         assert wait_bound(core, namespace, name) == node

@@ -656,6 +656,12 @@ def _add_sweep(sub: Any) -> None:
     add_sweep(sub)
 
 
+def _add_run(sub: Any) -> None:
+    from .kube import add_run
+
+    add_run(sub, _load_config)
+
+
 COMMANDS: list[Callable[[Any], None]] = [
     _add_simulate,
     _add_replay,
@@ -665,6 +671,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     _add_config,
     _add_bench,
     _add_gpushare,
+    _add_run,
 ]
 
 

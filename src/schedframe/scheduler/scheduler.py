@@ -331,6 +331,11 @@ class Scheduler:
         tie_break: ``None`` (upstream: equally scored best nodes are chosen uniformly at random),
             or a key function of the node name: the best node with the smallest key wins (a
             fixed node order, as simulators such as the FGD paper's artefact use).
+        pod_deleter: how preemption victims are deleted. ``None`` (default): removed from the
+            scheduler at once, as a simulated API server would. A callable ``(pod) -> None``
+            deletes through a real API instead (:mod:`schedframe.kube`); the victim stays in the
+            cache, holding its resources, until the deletion is observed (:meth:`remove_pod`),
+            as in kube-scheduler.
 
     Attributes:
         extenders: the extenders built from the configuration, in call order (ignorable ones
@@ -351,7 +356,8 @@ class Scheduler:
                  pop_from_backoff_q: bool = True, load_entry_points: bool = True,
                  verify_snapshots: bool = False,
                  extender_transport: ExtenderTransport | None = None,
-                 tie_break: Callable[[str], Any] | None = None) -> None:
+                 tie_break: Callable[[str], Any] | None = None,
+                 pod_deleter: Callable[[Pod], None] | None = None) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -401,6 +407,10 @@ class Scheduler:
         self.registry = registry
         self._rng = random.Random(seed)
         self._tie_break = tie_break
+        if pod_deleter is not None and not callable(pod_deleter):
+            raise ArgumentTypeError(
+                f"Scheduler: pod_deleter must be callable, got {type(pod_deleter).__name__}")
+        self._pod_deleter = pod_deleter
         self._pm = plugin_manager
         self._lock = threading.RLock()
 
@@ -896,7 +906,10 @@ class Scheduler:
     def _client_delete_pod(self, pod: Pod) -> None:
         current = self._current
         victim = self._lookup(pod)
-        self.remove_pod(pod)
+        if self._pod_deleter is not None:
+            self._pod_deleter(victim if victim is not None else pod)
+        else:
+            self.remove_pod(pod)
         if current is not None and victim is not None:
             preemptor, profile = current
             self._hook("schedframe_pod_preempted", victim=victim, preemptor=preemptor,
@@ -1388,8 +1401,8 @@ class Scheduler:
             self._failures.pop(bound.uid, None)
             try:
                 self.cache.add_pod(bound)
-            except CacheError as exc:  # pragma: no cover - already confirmed elsewhere
-                logger.warning("confirming binding of %s failed: %s", bound.key, exc)
+            except CacheError as exc:  # already confirmed: a live informer saw the binding first
+                logger.debug("confirming binding of %s: %s", bound.key, exc)
             self._counts["bound"] += 1
             self.queue.move_all_to_active_or_backoff_queue(EVENT_ASSIGNED_POD_ADD, None, bound)
             return bound
