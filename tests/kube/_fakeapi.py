@@ -1,0 +1,195 @@
+"""A scripted fake Kubernetes API server (HTTP, in a thread) for schedframe.kube's unit tests:
+lists from a mutable store, watches that play scripted actions, and recorded writes."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+COLLECTIONS = {"/api/v1/nodes": "Node", "/api/v1/pods": "Pod"}
+
+
+def node(name: str, cpu: str = "4", memory: str = "8Gi", rv: int = 1) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": f"uid-{name}", "resourceVersion": str(rv)},
+            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"},
+                       "capacity": {"cpu": cpu, "memory": memory, "pods": "110"}}}
+
+
+def pod(name: str, *, scheduler: str = "default-scheduler", cpu: str = "100m", node_name: str = "",
+        rv: int = 1, ns: str = "default") -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedulerName": scheduler, "containers": [
+        {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}", "resourceVersion": str(rv)},
+            "spec": spec, "status": {"phase": "Pending"}}
+
+
+class FakeApi:
+    """Start with :meth:`start`; ``url`` is its address. ``store[path]`` holds the listed
+    objects; ``watches[path]`` is a queue of actions for the next watch requests:
+    ``("event", type, obj)``, ``("close",)``, ``("gone",)`` (a 410 ERROR event), ``("break",)``
+    (the connection dies mid-chunk). ``requests`` records (method, path, query, body)."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, dict[str, dict[str, Any]]] = {p: {} for p in COLLECTIONS}
+        self.rv = 100
+        self.watches: dict[str, queue.Queue[tuple[Any, ...]]] = {p: queue.Queue() for p in COLLECTIONS}
+        self.requests: list[tuple[str, str, dict[str, list[str]], Any]] = []
+        #: binding answers to give, in order (status code); then 201
+        self.binding_answers: list[int] = []
+        self.on_binding: Callable[[str, str], None] | None = None
+        self.lock = threading.Lock()
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _body(self) -> Any:
+                n = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(n) if n else b""
+                return json.loads(raw) if raw else None
+
+            def _json(self, code: int, data: Any) -> None:
+                body = json.dumps(data).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _status(self, code: int, reason: str, message: str) -> None:
+                self._json(code, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                  "reason": reason, "message": message, "code": code})
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                query = parse_qs(url.query)
+                with api.lock:
+                    api.requests.append(("GET", url.path, query, None))
+                if url.path not in COLLECTIONS:
+                    self._status(404, "NotFound", "the server could not find the requested resource")
+                    return
+                if query.get("watch") != ["true"]:
+                    with api.lock:
+                        items = list(api.store[url.path].values())
+                        rv = str(api.rv)
+                    self._json(200, {"kind": COLLECTIONS[url.path] + "List", "apiVersion": "v1",
+                                     "metadata": {"resourceVersion": rv}, "items": items})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                actions = api.watches[url.path]
+                while True:
+                    try:
+                        action = actions.get(timeout=0.2)
+                    except queue.Empty:
+                        if api.stopping.is_set():
+                            action = ("close",)
+                        else:
+                            continue
+                    if action[0] == "event":
+                        self._chunk(json.dumps({"type": action[1], "object": action[2]}).encode() + b"\n")
+                    elif action[0] == "gone":
+                        self._chunk(json.dumps({"type": "ERROR", "object": {
+                            "kind": "Status", "code": 410, "reason": "Expired",
+                            "message": "too old resource version"}}).encode() + b"\n")
+                        self.wfile.write(b"0\r\n\r\n")
+                        return
+                    elif action[0] == "break":
+                        self.wfile.write(b"40\r\n{\"type\": \"ADD")  # half a chunk, then the socket dies
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
+                    else:
+                        self.wfile.write(b"0\r\n\r\n")
+                        return
+
+            def do_POST(self) -> None:
+                body = self._body()
+                with api.lock:
+                    api.requests.append(("POST", self.path, {}, body))
+                if self.path.endswith("/binding"):
+                    code = api.binding_answers.pop(0) if api.binding_answers else 201
+                    if code != 201:
+                        reason = "Conflict" if code == 409 else "InternalError"
+                        self._status(code, reason, f"binding refused ({code})")
+                        return
+                    if api.on_binding is not None:
+                        api.on_binding(self.path.split("/")[-2], body["target"]["name"])
+                    self._json(201, {"kind": "Status", "status": "Success"})
+                    return
+                self._json(201, body)
+
+            def do_PATCH(self) -> None:
+                body = self._body()
+                with api.lock:
+                    api.requests.append(("PATCH", self.path, {}, body))
+                self._json(200, body)
+
+            def do_DELETE(self) -> None:
+                body = self._body()
+                with api.lock:
+                    api.requests.append(("DELETE", self.path, {}, body))
+                self._json(200, {"kind": "Status", "status": "Success"})
+
+        self.stopping = threading.Event()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeApi:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        time.sleep(0.3)
+        self.server.shutdown()
+        self.server.server_close()
+
+    def put(self, path: str, obj: dict[str, Any]) -> None:
+        with self.lock:
+            self.rv += 1
+            self.store[path][obj["metadata"]["name"]] = obj
+
+    def drop(self, path: str, name: str) -> None:
+        with self.lock:
+            self.rv += 1
+            self.store[path].pop(name, None)
+
+    def seen(self, method: str, suffix: str) -> list[tuple[str, str, dict[str, list[str]], Any]]:
+        with self.lock:
+            return [r for r in self.requests if r[0] == method and r[1].endswith(suffix)]
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "the condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
