@@ -88,7 +88,8 @@ def example_packages(tmp_path, monkeypatch) -> Iterator[None]:
 
 
 #: Pages whose examples need an optional extra: (module, extra) pairs.
-PAGE_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {"dra.rst": (("celpy", "dra"),)}
+PAGE_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {"dra.rst": (("celpy", "dra"),),
+                                                      "kube.rst": (("kubernetes", "kube"),)}
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(DOCS)))
@@ -146,7 +147,7 @@ def _documented(text: str) -> dict[str, set[str]]:
     return out
 
 
-@pytest.mark.parametrize("module_name", ["schedframe", "schedframe.testing"])
+@pytest.mark.parametrize("module_name", ["schedframe", "schedframe.testing", "schedframe.kube"])
 def test_api_reference_lists_every_public_name(module_name: str):
     """docs/api.rst documents every name in the module's __all__."""
     import importlib

@@ -203,3 +203,38 @@ def test_cli_run_help_lists_its_options() -> None:
     assert code == 0
     for flag in ("--kubeconfig", "--config", "--leader-elect", "--health-port"):
         assert flag in out.getvalue()
+
+
+def test_the_cluster_examples_parse_and_grant_what_the_scheduler_uses() -> None:
+    """docs/examples/kube: the ConfigMap's configuration loads, the Deployment runs
+    ``schedframe run``, and the ClusterRole grants list/watch on every watched resource and the
+    writes KubeScheduler makes."""
+    yaml = pytest.importorskip("yaml")
+    from pathlib import Path
+
+    from schedframe import SchedulerConfiguration
+
+    base = Path(__file__).resolve().parents[2] / "docs" / "examples" / "kube"
+    docs = [d for f in ("rbac.yaml", "deployment.yaml") for d in yaml.safe_load_all((base / f).read_text())]
+    by_kind = {d["kind"]: d for d in docs}
+    assert set(by_kind) == {"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment"}
+    cfg = SchedulerConfiguration.from_yaml(by_kind["ConfigMap"]["data"]["config.yaml"])
+    assert [p.scheduler_name for p in cfg.profiles] == ["schedframe"]
+    container = by_kind["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert "schedframe run" in " ".join(container["args"])
+    assert by_kind["Deployment"]["spec"]["template"]["spec"]["serviceAccountName"] == "schedframe"
+
+    granted: set[tuple[str, str, str]] = set()
+    for rule in by_kind["ClusterRole"]["rules"]:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                for verb in rule["verbs"]:
+                    granted.add((group, resource, verb))
+    for r in SCHEDULER_RESOURCES:
+        group = "" if r.api_version == "v1" else r.api_version.split("/")[0]
+        for verb in ("list", "watch"):
+            assert (group, r.plural, verb) in granted, (r.plural, verb)
+    for need in (("", "pods/binding", "create"), ("", "pods/status", "patch"), ("", "pods", "delete"),
+                 ("events.k8s.io", "events", "create"), ("coordination.k8s.io", "leases", "update"),
+                 ("coordination.k8s.io", "leases", "create"), ("coordination.k8s.io", "leases", "get")):
+        assert need in granted, need

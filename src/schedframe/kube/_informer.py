@@ -77,7 +77,8 @@ class Informer:
     list (or when an optional resource turned out not to be served).
     """
 
-    def __init__(self, session: ApiSession, resource: Resource, handler: Handler, *,
+    def __init__(self, session: ApiSession, resource: Resource,
+                 handler: Callable[[str, Mapping[str, Any], Mapping[str, Any] | None], None], *,
                  backoff: tuple[float, float] = (0.5, 30.0), watch_timeout: float = 300.0) -> None:
         self.session = session
         self.resource = resource

@@ -34,7 +34,7 @@ MESSAGE_LIMIT: Final = 1024
 
 
 def truncate_message(message: str) -> str:
-    """Upstream's ``truncateMessage``: at most :data:`MESSAGE_LIMIT` characters, ending in
+    """Upstream's ``truncateMessage``: at most 1,024 characters, ending in
     ``" ..."`` when cut."""
     if len(message) <= MESSAGE_LIMIT:
         return message
