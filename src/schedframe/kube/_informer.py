@@ -59,10 +59,6 @@ SCHEDULER_RESOURCES: Final = (
     Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
 )
 
-#: Handler(event, obj, old): event is "ADDED", "MODIFIED" or "DELETED"
-Handler = Callable[[str, Mapping[str, Any], "Mapping[str, Any] | None"], None]
-
-
 def _key(obj: Mapping[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     ns = meta.get("namespace") or ""

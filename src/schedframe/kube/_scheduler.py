@@ -4,7 +4,6 @@ API server (bindings, events, the PodScheduled condition, nominatedNodeName, vic
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import signal
 import socket
@@ -514,7 +513,3 @@ def _own_client(api_client: Any, connections: int) -> Any:
     cfg.connection_pool_maxsize = max(int(getattr(cfg, "connection_pool_maxsize", 0) or 0), connections)
     return type(api_client)(configuration=cfg)
 
-
-def in_cluster() -> bool:
-    """Running in a pod (the service-account environment is there)."""
-    return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
