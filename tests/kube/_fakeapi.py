@@ -44,6 +44,9 @@ class FakeApi:
         self.rv = 100
         self.watches: dict[str, queue.Queue[tuple[Any, ...]]] = {p: queue.Queue() for p in COLLECTIONS}
         self.requests: list[tuple[str, str, dict[str, list[str]], Any]] = []
+        self.kinds: dict[str, str] = dict(COLLECTIONS)
+        #: answers to give instead of the next list requests of a path: status codes
+        self.list_answers: dict[str, list[int]] = {}
         #: binding answers to give, in order (status code); then 201
         self.binding_answers: list[int] = []
         self.on_binding: Callable[[str, str], None] | None = None
@@ -82,15 +85,28 @@ class FakeApi:
                 query = parse_qs(url.query)
                 with api.lock:
                     api.requests.append(("GET", url.path, query, None))
-                if url.path not in COLLECTIONS:
+                if url.path not in api.kinds:
                     self._status(404, "NotFound", "the server could not find the requested resource")
                     return
                 if query.get("watch") != ["true"]:
                     with api.lock:
+                        answers = api.list_answers.get(url.path)
+                        code = answers.pop(0) if answers else 200
                         items = list(api.store[url.path].values())
                         rv = str(api.rv)
-                    self._json(200, {"kind": COLLECTIONS[url.path] + "List", "apiVersion": "v1",
-                                     "metadata": {"resourceVersion": rv}, "items": items})
+                    if code != 200:
+                        reasons = {410: "Expired", 403: "Forbidden", 500: "InternalError"}
+                        self._status(code, reasons.get(code, "Error"), f"list refused ({code})")
+                        return
+                    meta: dict[str, Any] = {"resourceVersion": rv}
+                    if "limit" in query:  # pages; the continue token is the next offset
+                        start = int(query.get("continue", ["0"])[0])
+                        end = start + int(query["limit"][0])
+                        if end < len(items):
+                            meta["continue"] = str(end)
+                        items = items[start:end]
+                    self._json(200, {"kind": api.kinds[url.path] + "List", "apiVersion": "v1",
+                                     "metadata": meta, "items": items})
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -170,15 +186,24 @@ class FakeApi:
         self.server.shutdown()
         self.server.server_close()
 
+    def add_collection(self, path: str, kind: str) -> None:
+        """Serve *path* as a list of *kind* (nothing watches it)."""
+        with self.lock:
+            self.kinds[path] = kind
+            self.store.setdefault(path, {})
+            self.watches.setdefault(path, queue.Queue())
+
     def put(self, path: str, obj: dict[str, Any]) -> None:
         with self.lock:
             self.rv += 1
-            self.store[path][obj["metadata"]["name"]] = obj
+            meta = obj["metadata"]
+            key = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
+            self.store[path][key] = obj
 
-    def drop(self, path: str, name: str) -> None:
+    def drop(self, path: str, name: str, ns: str = "") -> None:
         with self.lock:
             self.rv += 1
-            self.store[path].pop(name, None)
+            self.store[path].pop(f"{ns}/{name}" if ns else name, None)
 
     def seen(self, method: str, suffix: str) -> list[tuple[str, str, dict[str, list[str]], Any]]:
         with self.lock:

@@ -74,7 +74,7 @@ def test_a_410_relists_and_the_changes_missed_meanwhile_arrive(api: FakeApi, sta
     ks = start()
     assert ks.scheduler.get_pod("default/p1") is not None
     # while the watch is down, p1 goes and p2 comes; the server then says the version is gone
-    api.drop(PODS, "p1")
+    api.drop(PODS, "p1", "default")
     api.put(PODS, pod("p2", scheduler="other", node_name="n1"))
     api.watches[PODS].put(("gone",))
     pods_informer = next(i for i in ks.informers if i.resource.plural == "pods")

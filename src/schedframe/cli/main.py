@@ -662,6 +662,12 @@ def _add_run(sub: Any) -> None:
     add_run(sub, _load_config)
 
 
+def _add_import(sub: Any) -> None:
+    from .kube import add_import
+
+    add_import(sub)
+
+
 COMMANDS: list[Callable[[Any], None]] = [
     _add_simulate,
     _add_replay,
@@ -672,6 +678,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     _add_bench,
     _add_gpushare,
     _add_run,
+    _add_import,
 ]
 
 

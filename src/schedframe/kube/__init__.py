@@ -8,13 +8,16 @@ package only for the client you pass in; ``import schedframe`` never imports it.
 from __future__ import annotations
 
 from ._api import ApiSession, KubeApiError, KubeError
+from ._import import IMPORT_RESOURCES, ClusterImport, import_cluster
 from ._informer import SCHEDULER_RESOURCES, Informer, Resource
 from ._leader import LeaderElector
 from ._scheduler import KubeBinder, KubeScheduler, truncate_message
 
 __all__ = [
+    "IMPORT_RESOURCES",
     "SCHEDULER_RESOURCES",
     "ApiSession",
+    "ClusterImport",
     "Informer",
     "KubeApiError",
     "KubeBinder",
@@ -22,5 +25,6 @@ __all__ = [
     "KubeScheduler",
     "LeaderElector",
     "Resource",
+    "import_cluster",
     "truncate_message",
 ]
