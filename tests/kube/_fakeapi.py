@@ -50,6 +50,8 @@ class FakeApi:
         #: binding answers to give, in order (status code); then 201
         self.binding_answers: list[int] = []
         self.on_binding: Callable[[str, str], None] | None = None
+        #: answers to give to event POSTs, in order (status code); then 201
+        self.event_answers: list[int] = []
         self.lock = threading.Lock()
         api = self
 
@@ -152,6 +154,12 @@ class FakeApi:
                         api.on_binding(self.path.split("/")[-2], body["target"]["name"])
                     self._json(201, {"kind": "Status", "status": "Success"})
                     return
+                if self.path.endswith("/events"):
+                    with api.lock:
+                        code = api.event_answers.pop(0) if api.event_answers else 201
+                    if code != 201:
+                        self._status(code, "ServiceUnavailable", f"event refused ({code})")
+                        return
                 self._json(201, body)
 
             def do_PATCH(self) -> None:

@@ -102,6 +102,25 @@ def test_a_broken_watch_resumes_from_the_same_version_after_a_backoff(api: FakeA
     wait_for(lambda: ks.scheduler.get_pod("default/late") is not None, what="the late pod")
 
 
+def test_a_watch_broken_after_events_resumes_after_the_last_one(api: FakeApi, start: Any) -> None:
+    """Resuming from the list's version would replay the events delivered since, stale ones
+    included (a pending copy of a pod bound meanwhile)."""
+    api.put(NODES, node("n1"))
+    ks = start()
+    pods_informer = next(i for i in ks.informers if i.resource.plural == "pods")
+    api.watches[PODS].put(("event", "ADDED", pod("a", scheduler="other", node_name="n1", rv=500)))
+    api.watches[PODS].put(("event", "MODIFIED", pod("a", scheduler="other", node_name="n1", rv=501)))
+    api.watches[PODS].put(("break",))
+    wait_for(lambda: pods_informer.errors == 1, what="the watch error")
+
+    def watches() -> list[dict[str, list[str]]]:
+        return [q for _m, _p, q, _b in api.seen("GET", PODS) if q.get("watch") == ["true"]]
+
+    wait_for(lambda: len(watches()) >= 2, what="a second watch")
+    assert watches()[1]["resourceVersion"] == ["501"]
+    assert pods_informer.resource_version == "501"
+
+
 def test_pods_of_the_profiles_are_bound_and_others_left_alone(api: FakeApi, start: Any) -> None:
     api.put(NODES, node("n1"))
     api.put(PODS, pod("mine"))
@@ -164,6 +183,19 @@ def test_an_unschedulable_pod_gets_the_condition_and_the_event(api: FakeApi, sta
     assert (event["type"], event["action"], event["note"]) == ("Warning", "Scheduling", cond["message"])
     assert event["reportingController"] == "default-scheduler"
     assert not api.seen("POST", "/binding")
+
+
+def test_an_event_refused_with_503_is_written_again(api: FakeApi, start: Any) -> None:
+    api.put(NODES, node("n1", cpu="1"))
+    api.put(PODS, pod("big", cpu="2"))
+    api.event_answers = [503, 503]
+    start()
+
+    def failed_events() -> list[Any]:
+        return [b for _m, _p, _q, b in api.seen("POST", "/events") if b["reason"] == "FailedScheduling"]
+
+    wait_for(lambda: len(failed_events()) >= 3, what="the third try of the event")
+    assert not api.event_answers  # the first two were refused, the third written
 
 
 def test_truncate_message_keeps_upstreams_limit() -> None:

@@ -87,6 +87,9 @@ class Informer:
         self.store: dict[str, Mapping[str, Any]] = {}
         self.relists = 0
         self.errors = 0
+        #: the newest resourceVersion seen (the list's, then each watch event's and bookmark's):
+        #: a broken watch resumes from here, so nothing delivered is delivered again
+        self.resource_version: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -122,6 +125,8 @@ class Informer:
                     continue
                 if self._stop.is_set():
                     return
+                if rv is not None:  # resume after the last event delivered
+                    rv = self.resource_version or rv
                 self.errors += 1
                 logger.warning("%s: %s; retrying in %.1f s", self.resource.plural, exc, delay)
                 if self._stop.wait(delay):
@@ -173,7 +178,8 @@ class Informer:
                 self._deliver("MODIFIED", item, prev)
         self.synced.set()
         meta = (data.get("metadata") or {}) if isinstance(data, Mapping) else {}
-        return str(meta.get("resourceVersion") or "")
+        self.resource_version = str(meta.get("resourceVersion") or "")
+        return self.resource_version
 
     def _watch(self, rv: str) -> str:
         query: dict[str, Any] = {"resourceVersion": rv, "allowWatchBookmarks": "true",
@@ -193,7 +199,7 @@ class Informer:
                                    str(obj.get("message") or "watch error"))
             new_rv = _rv(obj)
             if kind == "BOOKMARK":
-                rv = new_rv or rv
+                rv = self.resource_version = new_rv or rv
                 continue
             o = dict(obj)
             o.setdefault("kind", self.resource.kind)
@@ -206,7 +212,7 @@ class Informer:
             elif kind in ("ADDED", "MODIFIED"):
                 self.store[key] = o
                 self._deliver("ADDED" if prev is None else "MODIFIED", o, prev)
-            rv = new_rv or rv
+            rv = self.resource_version = new_rv or rv
         return rv
 
     def _deliver(self, event: str, obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> None:

@@ -41,6 +41,14 @@ def truncate_message(message: str) -> str:
     return message[:MESSAGE_LIMIT - len(suffix)] + suffix
 
 
+#: tries of an event or status write that got no answer, 429 or a 5xx (0.1 s, 0.2 s ... apart)
+WRITE_TRIES: Final = 5
+
+
+def _retriable(exc: KubeApiError) -> bool:
+    return exc.status == 0 or exc.status == 429 or exc.status >= 500
+
+
 def _pod_path(pod: Pod) -> str:
     return f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
 
@@ -372,12 +380,17 @@ class KubeScheduler:
             job = self._writes.get()
             if job is None:
                 return
-            try:
-                job()
-            except KubeApiError as exc:
-                logger.warning("%s", exc)
-            except Exception:
-                logger.exception("an API write failed")
+            for attempt in range(WRITE_TRIES):
+                try:
+                    job()
+                except KubeApiError as exc:
+                    if _retriable(exc) and attempt + 1 < WRITE_TRIES:
+                        time.sleep(min(0.1 * 2 ** attempt, 2.0))
+                        continue
+                    logger.warning("%s", exc)
+                except Exception:
+                    logger.exception("an API write failed")
+                break
 
     def _event(self, pod: Pod, type_: str, reason: str, action: str, note: str, profile: str) -> None:
         now = time.time()
