@@ -218,6 +218,15 @@ class FakeApi:
             return [r for r in self.requests if r[0] == method and r[1].endswith(suffix)]
 
 
+def client_for(api: FakeApi) -> Any:
+    """A ``kubernetes.client.ApiClient`` talking to *api*."""
+    from kubernetes import client as kclient
+
+    cfg = kclient.Configuration()
+    cfg.host = api.url
+    return kclient.ApiClient(configuration=cfg)
+
+
 def wait_for(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "the condition") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

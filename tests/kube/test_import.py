@@ -15,13 +15,12 @@ import pytest
 
 pytest.importorskip("kubernetes")
 
-from kubernetes import client as kclient
 
 from schedframe import Node, Pod, ReplicaSet, load_manifests
 from schedframe.cli.main import main
 from schedframe.kube import IMPORT_RESOURCES, ClusterImport, KubeApiError, KubeError, import_cluster
 
-from ._fakeapi import FakeApi, node, pod
+from ._fakeapi import FakeApi, client_for, node, pod
 
 NODES = "/api/v1/nodes"
 PODS = "/api/v1/pods"
@@ -38,12 +37,6 @@ def api() -> Iterator[FakeApi]:
         yield fake
     finally:
         fake.stop()
-
-
-def _client(api: FakeApi) -> Any:
-    cfg = kclient.Configuration()
-    cfg.host = api.url
-    return kclient.ApiClient(configuration=cfg)
 
 
 def _replica_set(name: str, replicas: int) -> dict[str, Any]:
@@ -80,7 +73,7 @@ def _fill(api: FakeApi) -> None:
 def test_every_page_is_read_and_the_unserved_apis_are_reported(api: FakeApi) -> None:
     _fill(api)
     seen: list[tuple[str, int]] = []
-    snap = import_cluster(_client(api), page_size=3, progress=lambda plural, n: seen.append((plural, n)))
+    snap = import_cluster(client_for(api), page_size=3, progress=lambda plural, n: seen.append((plural, n)))
     assert isinstance(snap, ClusterImport)
     assert snap.counts == {"PriorityClass": 1, "Node": 7, "ReplicaSet": 1, "Pod": 4}
     assert [n for plural, n in seen if plural == "nodes"] == [3, 6, 7]
@@ -99,7 +92,7 @@ def test_every_page_is_read_and_the_unserved_apis_are_reported(api: FakeApi) -> 
 
 def test_the_snapshot_loads_back_and_expansion_adds_only_the_missing_replica(api: FakeApi) -> None:
     _fill(api)
-    snap = import_cluster(_client(api))
+    snap = import_cluster(client_for(api))
     objects = load_manifests(snap.dump("json"))
     pods = [o for o in objects if isinstance(o, Pod)]
     # the ReplicaSet wants 3 and owns 2 active pods: the simulator adds one, nothing else
@@ -115,7 +108,7 @@ def test_the_snapshot_loads_back_and_expansion_adds_only_the_missing_replica(api
 
 def test_terminal_pods_can_be_left_out(api: FakeApi) -> None:
     _fill(api)
-    snap = import_cluster(_client(api), terminal_pods=False)
+    snap = import_cluster(client_for(api), terminal_pods=False)
     assert sorted(p.name for p in snap.objects if isinstance(p, Pod)) == ["pending", "web-a", "web-b"]
 
 
@@ -124,7 +117,7 @@ def test_an_unreadable_object_is_skipped_with_its_field_path(api: FakeApi) -> No
     bad = pod("bad")
     bad["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "12x"
     api.put(PODS, bad)
-    snap = import_cluster(_client(api))
+    snap = import_cluster(client_for(api))
     assert len(snap.skipped) == 1
     line = snap.skipped[0]
     assert line.startswith("Pod default/bad: spec.containers[0].resources.requests.cpu")
@@ -135,12 +128,12 @@ def test_an_unreadable_object_is_skipped_with_its_field_path(api: FakeApi) -> No
 def test_a_forbidden_optional_list_is_reported_and_a_forbidden_pod_list_raises(api: FakeApi) -> None:
     _fill(api)
     api.list_answers[RS] = [403]
-    snap = import_cluster(_client(api))
+    snap = import_cluster(client_for(api))
     assert any(line.startswith("replicasets (apps/v1): forbidden") for line in snap.unavailable)
     assert "ReplicaSet" not in snap.counts
     api.list_answers[PODS] = [403]
     with pytest.raises(KubeApiError) as info:
-        import_cluster(_client(api))
+        import_cluster(client_for(api))
     assert info.value.status == 403
     assert info.value.path == PODS
 
@@ -149,18 +142,18 @@ def test_an_expired_continue_token_lists_again_from_the_start(api: FakeApi) -> N
     _fill(api)
     # the first page is served, the second answers 410: the list starts again
     api.list_answers[NODES] = [200, 410]
-    snap = import_cluster(_client(api), page_size=4)
+    snap = import_cluster(client_for(api), page_size=4)
     assert snap.counts["Node"] == 7
     node_lists = [q.get("continue") for m, path, q, _ in api.requests if path == NODES]
     assert node_lists == [None, ["4"], None, ["4"]]
     api.list_answers[NODES] = [200, 410, 200, 410, 200, 410]
     with pytest.raises(KubeError, match="kept expiring"):
-        import_cluster(_client(api), page_size=4)
+        import_cluster(client_for(api), page_size=4)
 
 
 def test_page_size_must_be_positive(api: FakeApi) -> None:
     with pytest.raises(TypeError):
-        import_cluster(_client(api), page_size=0)
+        import_cluster(client_for(api), page_size=0)
 
 
 def test_cli_import_writes_the_dump_and_reports_on_stderr(api: FakeApi, tmp_path: pathlib.Path) -> None:

@@ -13,7 +13,6 @@ import pytest
 
 pytest.importorskip("kubernetes")
 
-from kubernetes import client as kclient
 
 from schedframe import ArgumentTypeError, Scheduler
 from schedframe.cli.main import main
@@ -26,7 +25,7 @@ from schedframe.kube import (
     truncate_message,
 )
 
-from ._fakeapi import FakeApi, node, pod, wait_for
+from ._fakeapi import FakeApi, client_for, node, pod, wait_for
 
 NODES = "/api/v1/nodes"
 PODS = "/api/v1/pods"
@@ -42,12 +41,6 @@ def api() -> Iterator[FakeApi]:
         fake.stop()
 
 
-def _client(api: FakeApi) -> Any:
-    cfg = kclient.Configuration()
-    cfg.host = api.url
-    return kclient.ApiClient(configuration=cfg)
-
-
 @pytest.fixture
 def start(api: FakeApi) -> Iterator[Any]:
     started: list[KubeScheduler] = []
@@ -55,7 +48,7 @@ def start(api: FakeApi) -> Iterator[Any]:
     def go(**kwargs: Any) -> KubeScheduler:
         kwargs.setdefault("resources", CORE)
         kwargs.setdefault("resync_backoff", (0.05, 0.2))
-        ks = KubeScheduler(_client(api), **kwargs)
+        ks = KubeScheduler(client_for(api), **kwargs)
         ks.start()
         assert ks.wait_for_sync(timeout=10)
         started.append(ks)
@@ -206,7 +199,7 @@ def test_truncate_message_keeps_upstreams_limit() -> None:
 
 
 def test_api_errors_carry_status_and_reason(api: FakeApi) -> None:
-    session = ApiSession(_client(api))
+    session = ApiSession(client_for(api))
     with pytest.raises(KubeApiError) as err:
         session.request("GET", "/apis/nothing/v1/here")
     assert (err.value.status, err.value.reason) == (404, "NotFound")

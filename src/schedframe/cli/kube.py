@@ -19,6 +19,14 @@ class _KubeSetupError(SchedframeError, RuntimeError):
     """The kube extra is missing or the cluster's configuration cannot be loaded."""
 
 
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    """--kubeconfig and --context, as :func:`api_client` reads them."""
+    p.add_argument("--kubeconfig", metavar="FILE",
+                   help="kubeconfig file (default: in-cluster configuration, else $KUBECONFIG or "
+                   "~/.kube/config)")
+    p.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+
+
 def add_run(sub: Any, load_config: Any) -> None:
     """Register ``schedframe run`` on the subparsers *sub*; *load_config(path)* reads a
     KubeSchedulerConfiguration file."""
@@ -27,10 +35,7 @@ def add_run(sub: Any, load_config: Any) -> None:
         description="Run schedframe as a scheduler of a live cluster: informers, the scheduling "
         "queue and the configured profiles; pods whose spec.schedulerName is one of the profiles' "
         "are bound through the API. Stops gracefully on SIGINT or SIGTERM.")
-    p.add_argument("--kubeconfig", metavar="FILE",
-                   help="kubeconfig file (default: in-cluster configuration, else $KUBECONFIG or "
-                   "~/.kube/config)")
-    p.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+    _cluster_options(p)
     p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (YAML or JSON); default: "
                    "upstream's default configuration (profile default-scheduler)")
     p.add_argument("--leader-elect", action="store_true",
@@ -53,10 +58,7 @@ def add_import(sub: Any) -> None:
         "read, and write them as one List document (YAML, or JSON with --json) that "
         "'schedframe simulate --cluster' and 'schedframe explain --cluster' read. Objects schedframe "
         "cannot read, and APIs the server does not serve, are reported on stderr.")
-    p.add_argument("--kubeconfig", metavar="FILE",
-                   help="kubeconfig file (default: in-cluster configuration, else $KUBECONFIG or "
-                   "~/.kube/config)")
-    p.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+    _cluster_options(p)
     p.add_argument("--json", action="store_true", help="write JSON instead of YAML")
     p.add_argument("--no-terminal-pods", action="store_true",
                    help="leave out pods in phase Succeeded or Failed")
