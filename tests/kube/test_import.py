@@ -156,18 +156,23 @@ def test_page_size_must_be_positive(api: FakeApi) -> None:
         import_cluster(client_for(api), page_size=0)
 
 
-def test_cli_import_writes_the_dump_and_reports_on_stderr(api: FakeApi, tmp_path: pathlib.Path) -> None:
-    _fill(api)
-    bad = pod("bad")
-    bad["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "12x"
-    api.put(PODS, bad)
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(json.dumps({
+def _kubeconfig(api: FakeApi, tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps({
         "apiVersion": "v1", "kind": "Config",
         "clusters": [{"name": "fake", "cluster": {"server": api.url}}],
         "users": [{"name": "u", "user": {}}],
         "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "u"}}],
         "current-context": "fake"}))
+    return path
+
+
+def test_cli_import_writes_the_dump_and_reports_on_stderr(api: FakeApi, tmp_path: pathlib.Path) -> None:
+    _fill(api)
+    bad = pod("bad")
+    bad["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "12x"
+    api.put(PODS, bad)
+    kubeconfig = _kubeconfig(api, tmp_path)
     out, err = io.StringIO(), io.StringIO()
     with redirect_stderr(err):
         code = main(["import", "--kubeconfig", str(kubeconfig), "--json", "--no-terminal-pods"], stdout=out)
@@ -194,3 +199,19 @@ def test_cli_import_reports_a_missing_kubeconfig(tmp_path: pathlib.Path) -> None
         code = main(["import", "--kubeconfig", str(tmp_path / "absent.yaml")])
     assert code == 2
     assert "absent.yaml" in err.getvalue()
+
+
+def test_cli_import_without_pyyaml_says_so_before_listing(api: FakeApi, tmp_path: pathlib.Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "yaml" else real(name, *a))
+    kubeconfig = _kubeconfig(api, tmp_path)
+    err = io.StringIO()
+    with redirect_stderr(err):
+        code = main(["import", "--kubeconfig", str(kubeconfig)], stdout=io.StringIO())
+    assert code == 2
+    assert "PyYAML" in err.getvalue()
+    assert not api.seen("GET", "/nodes")

@@ -90,6 +90,8 @@ def api_client(kubeconfig: str | None, context: str | None) -> Any:
 def _import(args: argparse.Namespace, out: Any) -> int:
     if args.page_size < 1:
         raise _KubeSetupError(f"--page-size must be at least 1, got {args.page_size}")
+    if not args.json and importlib.util.find_spec("yaml") is None:  # say so before listing
+        raise _KubeSetupError("writing YAML needs PyYAML: pip install 'schedframe[yaml]' (or use --json)")
     client = api_client(args.kubeconfig, args.context)
     from ..kube import import_cluster
 
