@@ -10,7 +10,7 @@ import attrs
 from ..api.manifests import ApiObject, dump_manifests, object_from_manifest
 from ..errors import SchedframeError
 from ._api import ApiSession, KubeApiError, KubeError
-from ._informer import Resource
+from ._informer import Resource, _key
 
 __all__ = ["IMPORT_RESOURCES", "ClusterImport", "import_cluster"]
 
@@ -77,14 +77,6 @@ class ClusterImport:
         """:func:`~schedframe.dump_manifests` of the objects: one ``kind: List`` document that
         ``schedframe simulate --cluster`` and :func:`~schedframe.load_manifests` read."""
         return dump_manifests(self.objects, format)
-
-
-def _meta_key(raw: Mapping[str, Any]) -> str:
-    meta = raw.get("metadata")
-    if not isinstance(meta, Mapping):
-        return "?"
-    ns, name = meta.get("namespace") or "", meta.get("name") or "?"
-    return f"{ns}/{name}" if ns else str(name)
 
 
 def _list_all(session: ApiSession, resource: Resource, page_size: int,
@@ -169,7 +161,7 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
             try:
                 obj = object_from_manifest(raw)
             except SchedframeError as exc:
-                skipped.append(f"{resource.kind} {_meta_key(raw)}: {exc}")
+                skipped.append(f"{resource.kind} {_key(raw)}: {exc}")
                 continue
             objects.append(obj)
             counts[resource.kind] = counts.get(resource.kind, 0) + 1
