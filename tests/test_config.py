@@ -1474,7 +1474,7 @@ def test_fixture_invalid_yaml_all_errors(registry):
 
 def test_from_yaml_errors(registry, monkeypatch):
     """YAML problems are ConfigurationErrors, including a missing PyYAML."""
-    with pytest.raises(ConfigurationError, match="the configuration is not valid YAML"):
+    with pytest.raises(ConfigurationError, match="invalid YAML in the configuration"):
         SchedulerConfiguration.from_yaml("profiles: [", registry=registry)
     with pytest.raises(ConfigurationError, match="a KubeSchedulerConfiguration must be a mapping, got list"):
         SchedulerConfiguration.from_yaml("- a", registry=registry)
@@ -1484,7 +1484,7 @@ def test_from_yaml_errors(registry, monkeypatch):
         registry=registry
     )
     monkeypatch.setitem(sys.modules, "yaml", None)
-    with pytest.raises(ConfigurationError, match=r"needs PyYAML; install schedframe\[yaml\]"):
+    with pytest.raises(ConfigurationError, match=r"needs PyYAML: pip install 'schedframe\[yaml\]'"):
         SchedulerConfiguration.from_yaml("{}", registry=registry)
 
 

@@ -95,8 +95,9 @@ def test_invalid_configuration_names_the_file_and_the_fields(tmp_path: Path) -> 
     [
         pytest.param(b'{"kind": "KubeSchedulerConfiguration", "kind": "x"}', "duplicate key 'kind'",
                      id="json duplicate key"),
-        pytest.param(b'{"profiles": [}', r"not valid JSON: line 1, column 15", id="json syntax"),
-        pytest.param(b"profiles: [\n", "not valid YAML", id="yaml syntax"),
+        pytest.param(b'{"profiles": [}', r"invalid JSON in the configuration: line 1, column 15",
+                     id="json syntax"),
+        pytest.param(b"profiles: [\n", "invalid YAML", id="yaml syntax"),
         pytest.param(b"a: 1\na: 2\n", "duplicate", id="yaml duplicate key"),
         pytest.param(b"- 1\n- 2\n", "must be a mapping, got list", id="yaml list"),
         pytest.param(b"[1, 2]", "must be a mapping", id="json-ish list"),
@@ -122,14 +123,14 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_directory_is_not_a_regular_file(tmp_path: Path) -> None:
     """A directory is refused before anything is read."""
-    with pytest.raises(ConfigurationError, match=r"is not a regular file"):
+    with pytest.raises(ConfigurationError, match=r"it is a directory; only regular files are read"):
         SchedulerConfiguration.from_file(tmp_path)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_device_is_not_a_regular_file() -> None:
     """An endless device is refused, not read."""
-    with pytest.raises(ConfigurationError, match=r"'/dev/zero' is not a regular file"):
+    with pytest.raises(ConfigurationError, match=r"'/dev/zero': it is a character device"):
         SchedulerConfiguration.from_file("/dev/zero")
 
 
@@ -138,7 +139,7 @@ def test_file_over_the_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(configuration_module, "MAX_CONFIG_FILE_BYTES", 64)
     path = tmp_path / "big.yaml"
     path.write_text("profiles: []\n" + "# padding\n" * 20)
-    with pytest.raises(ConfigurationError, match=r"big\.yaml' is 213 bytes, more than the 64 bytes"):
+    with pytest.raises(ConfigurationError, match=r"big\.yaml': larger than 64 bytes"):
         SchedulerConfiguration.from_file(path)
 
 

@@ -236,7 +236,8 @@ def test_mutated_configuration_as_yaml(doc: dict[str, Any]) -> None:
     """Through from_yaml the outcome is the same as through from_dict."""
     text = yaml.safe_dump(doc)
     config, error = _attempt(SchedulerConfiguration.from_yaml, text)
-    if error is not None and re.search(r"nested more than|not valid YAML at line", str(error)):
+    if error is not None and re.search(r"nested more than|invalid YAML in the configuration at line",
+                                            str(error)):
         return  # refused as YAML only (a mapping that deep is read by from_dict)
     want, want_error = _attempt(SchedulerConfiguration.from_dict, yaml.safe_load(text))
     assert (error is None) == (want_error is None)
@@ -366,12 +367,12 @@ HOSTILE = [
     pytest.param("parallelism: !!int abc\n", "invalid literal", id="bad int tag"),
     pytest.param("!!python/object/apply:os.system [echo pwned]\n", "could not determine a constructor",
                  id="python tag"),
-    pytest.param("profiles: *nothing\n", "not valid YAML", id="undefined alias"),
+    pytest.param("profiles: *nothing\n", "invalid YAML", id="undefined alias"),
     pytest.param("- a\n- b\n", "must be a mapping, got list", id="list root"),
     pytest.param("42\n", "must be a mapping, got int", id="int root"),
     pytest.param("just text\n", "must be a mapping, got str", id="string root"),
-    pytest.param('{"profiles": [}', "not valid YAML", id="invalid json"),
-    pytest.param("a: 1\n---\nb: 2\n", "not valid YAML", id="two documents"),
+    pytest.param('{"profiles": [}', "invalid YAML", id="invalid json"),
+    pytest.param("a: 1\n---\nb: 2\n", "invalid YAML", id="two documents"),
 ]
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "DuplicatePluginError",
     "ExtenderError",
     "GpuShareError",
+    "InputError",
     "ManifestError",
     "PluginArgsError",
     "PluginLoadError",
@@ -87,6 +88,17 @@ class ManifestError(SchedframeError, ValueError):
         self.path = path
         self.detail = message
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class InputError(SchedframeError, ValueError):
+    """A file or text a user handed schedframe cannot be read: not a regular file, too large,
+    not UTF-8, empty, or not valid JSON/YAML. The message is one line naming the file and the
+    problem.
+
+    .. versionadded:: 0.3.0
+    """
+
+    __module__ = "schedframe"
 
 
 class QuantityError(SchedframeError, ValueError):

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeAlias
 
 import attrs
 
+from .. import _textio
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, SchedframeWarning, bounded_repr
 from . import objects as _objects
 from .objects import (
@@ -1714,20 +1715,6 @@ DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
 #: :func:`load_manifests` call returns.
 DEFAULT_MAX_OBJECTS: Final = 1_000_000
 
-_FILE_KINDS: Final = (
-    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"),
-)
-
-
-def _file_kind(mode: int) -> str:
-    for test, name in _FILE_KINDS:
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 class _Budget:
     """What is left of one call's byte and object allowances."""
 
@@ -1750,34 +1737,16 @@ class _Budget:
                                     "(load_manifests(..., max_objects=N) raises the limit)")
 
 
-def _read_text(path: str, budget: _Budget) -> str:
-    """The UTF-8 text of the regular file *path*, read without going past the size budget.
+def _manifest_error(message: str) -> ManifestError:
+    return ManifestError("", message)
 
-    The file is opened without blocking (a FIFO would block ``open``) and checked with ``fstat``
-    on the open descriptor, so a special file swapped in after a ``stat`` is still refused."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as e:
-        raise ManifestError("", f"cannot read {path!r}: {e.strerror or e}") from e
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise ManifestError("", f"cannot read {path!r}: it is {_file_kind(mode)}; "
-                                    "only regular files are read")
-        with os.fdopen(fd, "rb", closefd=True) as f:
-            fd = -1
-            data = f.read(budget.bytes_left + 1)
-    except OSError as e:
-        raise ManifestError("", f"cannot read {path!r}: {e.strerror or e}") from e
-    finally:
-        if fd >= 0:
-            os.close(fd)
+
+def _read_text(path: str, budget: _Budget) -> str:
+    """The UTF-8 text of the regular file *path*, read without going past the size budget
+    (through the one reader of user files, :mod:`schedframe._textio`)."""
+    data = _textio.read_bytes(path, budget.bytes_left, error=_manifest_error)
     budget.take_bytes(len(data), repr(path))
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ManifestError("", f"cannot read {path!r}: not UTF-8 text ({e.reason})") from e
+    return _textio.decode_utf8(data, name=repr(path), error=_manifest_error)
 
 
 def _path_sources(path: str, budget: _Budget) -> list[tuple[str, str | None]]:
@@ -1800,7 +1769,7 @@ def _path_sources(path: str, budget: _Budget) -> list[tuple[str, str | None]]:
             raise ManifestError("", f"cannot read {full!r}: {e.strerror or e}") from e
         if not stat.S_ISREG(entry_mode):  # refused explicitly, never skipped silently
             raise ManifestError("", f"cannot read {full!r} in directory {path!r}: it is "
-                                    f"{_file_kind(entry_mode)}; only regular files are read")
+                                    f"{_textio.file_kind(entry_mode)}; only regular files are read")
         out.append((_read_text(full, budget), full))
     return out
 
@@ -1811,10 +1780,7 @@ def _sources(source: str | bytes | os.PathLike[str], budget: _Budget) -> list[tu
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         budget.take_bytes(len(data), "the manifest text")
-        try:
-            return [(data.decode("utf-8-sig"), None)]
-        except UnicodeDecodeError as e:
-            raise ManifestError("", f"manifest bytes are not UTF-8 text ({e.reason})") from e
+        return [(_textio.decode_utf8(data, name="the manifest bytes", error=_manifest_error), None)]
     if isinstance(source, str):
         budget.take_bytes(len(source), "the manifest text")
         return [(source, None)]
@@ -1836,165 +1802,16 @@ def _looks_like_path(source: object) -> bool:
         return False
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` refusing a key that appears twice in one JSON object, as the API
-    server's strict decoding does (``json`` would keep the last)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ManifestError("", f"duplicate key {bounded_repr(key)} in a JSON object")
-        out[key] = value
-    return out
+MAX_YAML_DEPTH: Final = _textio.MAX_YAML_DEPTH
 
 
 def json_loads_strict(text: str) -> Any:
     """:func:`json.loads` refusing duplicate keys (a :class:`ManifestError`)."""
-    return json.loads(text, object_pairs_hook=_unique_keys)
-
-
-def _json_documents(text: str) -> list[Any]:
-    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
-    docs: list[Any] = []
-    pos, end = 0, len(text)
-    while True:
-        while pos < end and text[pos] in " \t\r\n":
-            pos += 1
-        if pos >= end:
-            return docs
-        doc, pos = decoder.raw_decode(text, pos)
-        if isinstance(doc, list):
-            docs.extend(doc)
-        else:
-            docs.append(doc)
-
-
-#: YAML nested deeper than this is refused: Kubernetes objects nest a few dozen levels, and
-#: libyaml's composer recurses in C (a deep enough document crashes the interpreter).
-MAX_YAML_DEPTH: Final = 256
-# go-yaml's limits on alias expansion ("billion laughs"), as kubectl and the API server read YAML:
-# up to 400,000 decoded nodes 99% may come from aliases, from 4,000,000 on only 10%.
-_ALIAS_RATIO_LOW: Final = 400_000
-_ALIAS_RATIO_HIGH: Final = 4_000_000
-
-
-def _allowed_alias_ratio(decoded: int) -> float:
-    if decoded <= _ALIAS_RATIO_LOW:
-        return 0.99
-    if decoded >= _ALIAS_RATIO_HIGH:
-        return 0.10
-    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
-
-
-def _yaml_limits(text: str | bytes, loader: Any) -> str | None:
-    """What makes *text* unsafe to load with *loader* (a PyYAML safe loader class), or ``None``.
-
-    One pass over the parser's events (no recursion, no objects built): a key that appears twice
-    in one mapping (the API server refuses those; PyYAML would keep the last), nesting deeper than
-    :data:`MAX_YAML_DEPTH`, an alias inside the node it refers to (a recursive structure), or
-    aliases expanding to more nodes than go-yaml allows (each alias counts the nodes it stands
-    for, so a "billion laughs" document is refused after a few thousand events). Syntax errors
-    are raised as :class:`yaml.YAMLError`.
-    """
-    import yaml
-
-    scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
-    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    sizes: dict[Any, int] = {}
-    stack: list[tuple[Any, int]] = []
-    # per open collection: None for a sequence; for a mapping, [items seen, keys seen]
-    keys: list[list[Any] | None] = []
-    decoded = aliased = 0
-    events: Iterable[Any] = yaml.parse(text, Loader=loader)
-    for event in events:
-        cls = event.__class__
-        if keys and (cls is scalar or cls is alias or cls in starts):
-            frame = keys[-1]
-            if frame is not None:
-                if frame[0] % 2 == 0 and cls is scalar and event.value != "<<":
-                    if event.value in frame[1]:
-                        mark = event.start_mark
-                        return (f"duplicate key {bounded_repr(event.value)} at line {mark.line + 1}, "
-                                f"column {mark.column + 1}")
-                    frame[1].add(event.value)
-                frame[0] += 1
-        if cls is scalar:
-            decoded += 1
-            if event.anchor is not None:
-                sizes[event.anchor] = 1
-        elif cls in starts:
-            decoded += 1
-            stack.append((event.anchor, decoded))
-            keys.append([0, set()] if cls is yaml.MappingStartEvent else None)
-            if len(stack) > MAX_YAML_DEPTH:
-                mark = event.start_mark
-                return (f"nested more than {MAX_YAML_DEPTH} levels deep at line {mark.line + 1}, "
-                        f"column {mark.column + 1}")
-        elif cls in ends:
-            anchor, start = stack.pop()
-            keys.pop()
-            if anchor is not None:
-                sizes[anchor] = decoded - start + 1
-        elif cls is alias:
-            size = sizes.get(event.anchor)
-            if size is None:
-                if any(a == event.anchor for a, _ in stack):
-                    mark = event.start_mark
-                    return (f"alias *{event.anchor} at line {mark.line + 1}, column {mark.column + 1} "
-                            "refers to a node that contains it (a recursive structure)")
-                continue  # an undefined alias: the loader reports it
-            decoded += size
-            aliased += size
-            if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_ratio(decoded):
-                return "the document contains excessive aliasing (aliases expand to too many nodes)"
-        elif cls is yaml.DocumentStartEvent:
-            sizes.clear()
-            decoded = aliased = 0
-    return None
-
-
-def _yaml_error_detail(error: Exception) -> str:
-    """`` at line L, column C: problem`` for a PyYAML error: our own location format, so callers
-    never depend on how a PyYAML release words or places its messages."""
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    problem = getattr(error, "problem", None) or str(error)
-    return f"{at}: {' '.join(str(problem).split())}"
-
-
-def _yaml_documents(text: str, where: str) -> list[Any]:
-    try:
-        import yaml
-    except ImportError:
-        raise ManifestError(
-            "", f"reading YAML{where} needs PyYAML: pip install 'schedframe[yaml]' (or give JSON)"
-        ) from None
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        problem = _yaml_limits(text, loader)
-        if problem is not None:
-            raise ManifestError("", f"refusing YAML{where}: {problem}")
-        return list(yaml.load_all(text, Loader=loader))  # a safe loader
-    except yaml.YAMLError as e:
-        raise ManifestError("", f"invalid YAML{where}{_yaml_error_detail(e)}") from None
-    except (ValueError, OverflowError, RecursionError) as e:  # a value PyYAML's constructors refuse,
-        # e.g. a date such as 2024-13-45 or an integer of more than 4300 digits
-        if isinstance(e, ManifestError):
-            raise
-        raise ManifestError("", f"invalid YAML{where}: {type(e).__name__}: {e}") from None
+    return _textio.parse_json(text, error=_manifest_error)
 
 
 def _documents(text: str, origin: str | None) -> list[Any]:
-    where = f" in {origin}" if origin else ""
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            return _json_documents(text)
-        except (ValueError, RecursionError) as e:  # RecursionError: nested too deeply
-            try:
-                import yaml  # noqa: F401 -- YAML is a superset of JSON; let it have a go
-            except ImportError:
-                raise ManifestError("", f"invalid JSON{where}: {e}") from None
-    return _yaml_documents(text, where)
+    return _textio.parse_documents(text, source=origin, error=_manifest_error)
 
 
 def _describe(doc: Mapping[str, Any], kind: str, origin: str | None) -> str:
@@ -2277,14 +2094,7 @@ def dump_manifests(objects: Iterable[ApiObject], format: str = "yaml", *,
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
     if format == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    try:
-        import yaml
-    except ImportError:
-        raise ManifestError("", "writing YAML needs PyYAML: pip install 'schedframe[yaml]' "
-                                "(or use format='json')") from None
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    text: str = yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
-    return text
+    return _textio.dump_yaml(doc, error=_manifest_error, alternative=" (or use format='json')")
 
 
 def dump_scheduler_state(scheduler: Any, format: str = "yaml") -> str:

@@ -57,13 +57,13 @@ import json
 import math
 import os
 import re
-import stat
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, final
 
 import attrs
 
+from .. import _textio
 from ..api.frozendict import FrozenDict, freeze
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
@@ -464,30 +464,12 @@ class SchedulerConfiguration:
                   implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
         """Read a ``KubeSchedulerConfiguration`` from YAML (or JSON) text; needs PyYAML
         (``pip install schedframe[yaml]``). See :meth:`from_dict`."""
-        try:
-            import yaml
-        except ImportError:
-            raise ConfigurationError(
-                "reading a configuration from YAML needs PyYAML; install schedframe[yaml]") from None
-        if not isinstance(text, (str, bytes)):
-            raise ConfigurationError(f"from_yaml expects YAML text, got {type(text).__name__}")
-        from ..api.manifests import _yaml_error_detail, _yaml_limits
-
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        try:
-            problem = _yaml_limits(text, loader)
-            if problem is not None:
-                raise ConfigurationError(f"refusing the configuration's YAML: {problem}")
-            data = yaml.load(text, Loader=loader)  # a safe loader
-        except yaml.YAMLError as exc:
-            detail = _yaml_error_detail(exc)
-            raise ConfigurationError(f"the configuration is not valid YAML{detail}") from None
-        except (ValueError, OverflowError, RecursionError) as exc:  # a value PyYAML's constructors
-            # refuse, e.g. a date such as 2024-13-45 or an integer of more than 4300 digits
-            if isinstance(exc, ConfigurationError):
-                raise
-            raise ConfigurationError(
-                f"the configuration is not valid YAML: {type(exc).__name__}: {exc}") from None
+        given: object = text
+        if isinstance(given, bytes):
+            given = _textio.decode_utf8(given, name="the configuration", error=ConfigurationError)
+        if not isinstance(given, str):
+            raise ConfigurationError(f"from_yaml expects YAML text, got {type(given).__name__}")
+        data = _textio.parse_yaml(given, source="the configuration", error=ConfigurationError)
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
@@ -514,55 +496,17 @@ class SchedulerConfiguration:
         """
         if not isinstance(path, (str, os.PathLike)):
             raise ConfigurationError(f"from_file expects a path, got {type(path).__name__}")
-        shown = bounded_repr(os.fspath(path), 200)
+        shown = _textio.shown_path(path)
+        text = _textio.read_text(path, max_bytes=MAX_CONFIG_FILE_BYTES, what="the configuration file",
+                                 error=ConfigurationError)
         try:
-            info = os.stat(path)
-        except (OSError, ValueError) as exc:
-            raise ConfigurationError(
-                f"cannot read the configuration file {shown}: {exc.strerror or exc}"
-                if isinstance(exc, OSError) else f"cannot read the configuration file {shown}: {exc}"
-            ) from None
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigurationError(f"the configuration file {shown} is not a regular file")
-        if info.st_size > MAX_CONFIG_FILE_BYTES:
-            raise ConfigurationError(
-                f"the configuration file {shown} is {info.st_size} bytes, more than the "
-                f"{MAX_CONFIG_FILE_BYTES} bytes a KubeSchedulerConfiguration may have")
-        try:
-            with open(path, "rb") as f:
-                raw = f.read(MAX_CONFIG_FILE_BYTES + 1)
-        except OSError as exc:
-            raise ConfigurationError(
-                f"cannot read the configuration file {shown}: {exc.strerror or exc}") from None
-        if len(raw) > MAX_CONFIG_FILE_BYTES:  # grew since stat
-            raise ConfigurationError(
-                f"the configuration file {shown} is more than the {MAX_CONFIG_FILE_BYTES} bytes a "
-                "KubeSchedulerConfiguration may have")
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ConfigurationError(
-                f"the configuration file {shown} is not UTF-8 text (byte {exc.start})") from None
-        try:
-            if text.lstrip().startswith("{"):
-                from ..api.manifests import json_loads_strict
-
-                try:
-                    data = json_loads_strict(text)
-                except json.JSONDecodeError as exc:
-                    raise ConfigurationError(
-                        f"the configuration is not valid JSON: line {exc.lineno}, column {exc.colno}: "
-                        f"{exc.msg}") from None
-                except RecursionError:
-                    raise ConfigurationError(
-                        "the configuration is not valid JSON: nested too deeply") from None
-                except SchedframeError as exc:  # a duplicate key
-                    raise ConfigurationError(f"the configuration is not valid JSON: {exc}") from None
-                if not isinstance(data, Mapping):
-                    raise ConfigurationError(
-                        f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
-                return cls.from_dict(data, registry=registry, implements=implements)
-            return cls.from_yaml(text, registry=registry, implements=implements)
+            data = _textio.parse_data(text, source="the configuration", error=ConfigurationError)
+            if data is None:
+                data = {}
+            if not isinstance(data, Mapping):
+                raise ConfigurationError(
+                    f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
+            return cls.from_dict(data, registry=registry, implements=implements)
         except ConfigurationError as exc:
             raise ConfigurationError(exc.errors, prefix=f"{shown}: {_error_prefix(exc)}") from None
 
