@@ -778,6 +778,9 @@ class _ProbeHandle:
     def extenders(self) -> Sequence[Extender]:
         return ()
 
+    def list_pods(self, namespace: str | None = None) -> Sequence[Pod] | None:
+        return None
+
 
 _PROBE_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 
