@@ -43,6 +43,8 @@ import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, final, runtime_checkable
 
+import attrs
+
 from ..api.objects import Pod
 from ..cache.listers import NodeInfoLister
 from ..cache.nodeinfo import NodeInfo
@@ -56,6 +58,7 @@ __all__ = [
     "MAX_EXTENDER_PRIORITY",
     "Extender",
     "ExtenderTransport",
+    "FilterOutcome",
     "HTTPExtender",
     "build_extenders",
     "extenders_filter",
@@ -479,6 +482,21 @@ class HTTPExtender:
 # extenders' part of prioritizeNodes); the scheduler and ``explain`` both go through these
 
 
+@final
+@attrs.frozen
+class FilterOutcome:
+    """One extender's filter answer, as :func:`extenders_filter` hands it to ``on_filtered``."""
+
+    #: the nodes the extender was given
+    nodes: list[NodeInfo]
+    #: the nodes that passed, in the extender's order
+    passed: list[NodeInfo]
+    #: node name -> reason, failed
+    failed: dict[str, str]
+    #: node name -> reason, failed and unresolvable
+    unresolvable: dict[str, str]
+
+
 def build_extenders(configs: Iterable[_ConfigLike], transport: ExtenderTransport | None = None
                     ) -> tuple[Extender, ...]:
     """Upstream ``buildExtenders``: one :class:`HTTPExtender` per configured extender, the
@@ -490,7 +508,7 @@ def build_extenders(configs: Iterable[_ConfigLike], transport: ExtenderTransport
 def extenders_filter(extenders: Iterable[Extender], pod: Pod, feasible: list[NodeInfo],
                      diagnosis: Diagnosis, *,
                      on_skipped: Callable[[Extender, ExtenderError], None] | None = None,
-                     on_filtered: Callable[[Extender, list[NodeInfo], list[NodeInfo]], None] | None = None,
+                     on_filtered: Callable[[Extender, FilterOutcome], None] | None = None,
                      ) -> tuple[list[NodeInfo], Status | None]:
     """Run the interested extenders' filter verbs in turn on the *feasible* nodes (upstream
     ``findNodesThatPassExtenders``): the nodes left, and ``None`` or the ERROR status of a
@@ -499,7 +517,8 @@ def extenders_filter(extenders: Iterable[Extender], pod: Pod, feasible: list[Nod
     The nodes an extender fails get its reasons as statuses in *diagnosis* (failed-and-unresolvable
     wins), and :data:`EXTENDER_NAME` joins its rejecting plugins when any node was filtered out.
     *on_skipped* is told of an ignorable extender that failed (skipped); *on_filtered* of each
-    extender's nodes before and after its filter.
+    extender's answer: the nodes it was given, those that passed, the failed and the
+    failed-and-unresolvable ones with their reasons.
     """
     before = len(feasible)
     statuses = diagnosis.node_to_status
@@ -523,7 +542,7 @@ def extenders_filter(extenders: Iterable[Extender], pod: Pod, feasible: list[Nod
                 statuses.set(node_name, Status(Code.UNSCHEDULABLE, (message,)))
         passed = list(passed)
         if on_filtered is not None:
-            on_filtered(extender, feasible, passed)
+            on_filtered(extender, FilterOutcome(feasible, passed, failed, unresolvable))
         feasible = passed
     if len(feasible) != before:
         diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
