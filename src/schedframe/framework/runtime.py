@@ -58,6 +58,7 @@ from .interfaces import (
     ScoreExtensions,
     WaitingPod,
 )
+from .plugin_names import EXTENSION_POINT_TABLE
 from .registry import Registry
 from .status import Code, Status
 from .waiting_pods import WaitingPodEntry, WaitingPods
@@ -80,20 +81,10 @@ _add: Final = operator.add
 #: the most nodes handed to a ``filter_nodes`` call at once
 _MAX_FILTER_CHUNK: Final = 1024
 
-#: extension point (config spelling) -> (display name, methods a plugin needs there)
+#: extension point (config spelling) -> (display name, methods a plugin needs there); from
+#: :data:`~schedframe.framework.plugin_names.EXTENSION_POINT_TABLE`
 EXTENSION_POINT_METHODS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
-    "preEnqueue": ("PreEnqueue", ("pre_enqueue",)),
-    "queueSort": ("QueueSort", ("less",)),
-    "preFilter": ("PreFilter", ("pre_filter",)),
-    "filter": ("Filter", ("filter",)),
-    "postFilter": ("PostFilter", ("post_filter",)),
-    "preScore": ("PreScore", ("pre_score",)),
-    "score": ("Score", ("score",)),
-    "reserve": ("Reserve", ("reserve", "unreserve")),
-    "permit": ("Permit", ("permit",)),
-    "preBind": ("PreBind", ("pre_bind",)),
-    "bind": ("Bind", ("bind",)),
-    "postBind": ("PostBind", ("post_bind",)),
+    point: (ep.display, ep.methods) for point, ep in EXTENSION_POINT_TABLE.items()
 }
 _MULTI_POINT: Final = "multiPoint"
 # Upstream gives EnqueueExtensions to plugins at these points only.
