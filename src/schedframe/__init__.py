@@ -194,6 +194,10 @@ from .scheduler.explain import (
 )
 from .scheduler.scheduler import FitError, PendingPod, RunSummary, Scheduler
 
+# importing the plugins layer registers the in-tree registry with the framework, where the
+# configuration (a layer below the plugins) finds it (framework.plugin_names.default_registry)
+from . import plugins  # noqa: F401  (isort: skip)
+
 __all__ = [
     "AWSElasticBlockStoreVolumeSource",
     "ActionType",

@@ -20,6 +20,7 @@ import attrs
 
 from ..api.frozendict import FrozenDict
 from ..errors import SchedframeWarning
+from ..framework.plugin_names import EXTENSION_POINTS
 
 __all__ = [
     "API_GROUP",
@@ -86,8 +87,7 @@ _PROCESS_FIELDS: Final = {
         "resourceName", "resourceNamespace"}),
     "clientConnection": frozenset({"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"}),
 }
-_POINTS: Final = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-                  "reserve", "permit", "preBind", "bind", "postBind")
+_POINTS: Final = EXTENSION_POINTS
 
 
 @final

@@ -52,7 +52,6 @@ Pass the registry the scheduler will run with when it holds out-of-tree plugins.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import math
 import os
@@ -68,27 +67,20 @@ from ..api.frozendict import FrozenDict, freeze
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
-from ..errors import ConfigurationError, PluginArgsError, SchedframeError, bounded_repr, did_you_mean
+from ..errors import (
+    ConfigurationError,
+    PluginArgsError,
+    RegistryError,
+    SchedframeError,
+    bounded_repr,
+    did_you_mean,
+)
 from ..framework.clock import Clock, RealClock
 from ..framework.cycle_state import CycleState
 from ..framework.extender import Extender
 from ..framework.handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
-from ..framework.interfaces import (
-    BindPlugin,
-    FilterPlugin,
-    PermitPlugin,
-    Plugin,
-    PostBindPlugin,
-    PostFilterPlugin,
-    PreBindPlugin,
-    PreEnqueuePlugin,
-    PreFilterPlugin,
-    PreScorePlugin,
-    QueueSortPlugin,
-    ReservePlugin,
-    ScorePlugin,
-    WaitingPod,
-)
+from ..framework.interfaces import Plugin, WaitingPod
+from ..framework.plugin_names import EXTENSION_POINT_TABLE, EXTENSION_POINTS, default_registry
 from ..framework.registry import Registry, RegistryEntry, unknown_plugin_message
 from ..framework.status import Status
 from ._versions import (
@@ -128,11 +120,6 @@ MAX_CONFIG_FILE_BYTES: Final = 4 * 1024 * 1024
 KIND: Final = "KubeSchedulerConfiguration"
 #: The scheduler name of the default profile (``pod.spec.schedulerName`` default).
 DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
-#: The extension points of a profile, in the order a pod meets them.
-EXTENSION_POINTS: Final = (
-    "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
-    "reserve", "permit", "preBind", "bind", "postBind",
-)
 #: The pseudo extension point that places a plugin at every point it implements.
 MULTI_POINT: Final = "multiPoint"
 
@@ -143,20 +130,6 @@ _INT32_MIN: Final = -(2**31)
 _INT32_MAX: Final = 2**31 - 1
 _WILDCARD: Final = "*"
 
-_POINT_PROTOCOLS: Final[tuple[tuple[str, type], ...]] = (
-    ("preEnqueue", PreEnqueuePlugin),
-    ("queueSort", QueueSortPlugin),
-    ("preFilter", PreFilterPlugin),
-    ("filter", FilterPlugin),
-    ("postFilter", PostFilterPlugin),
-    ("preScore", PreScorePlugin),
-    ("score", ScorePlugin),
-    ("reserve", ReservePlugin),
-    ("permit", PermitPlugin),
-    ("preBind", PreBindPlugin),
-    ("bind", BindPlugin),
-    ("postBind", PostBindPlugin),
-)
 
 
 @final
@@ -570,7 +543,7 @@ def extension_points_of(plugin: object) -> frozenset[str]:
 
     .. versionadded:: 0.1.0
     """
-    return frozenset(point for point, proto in _POINT_PROTOCOLS if isinstance(plugin, proto))
+    return frozenset(point for point, ep in EXTENSION_POINT_TABLE.items() if isinstance(plugin, ep.protocol))
 
 
 # --------------------------------------------------------------------------------------------
@@ -722,6 +695,9 @@ class _ProbeHandle:
     def extenders(self) -> Sequence[Extender]:
         return ()
 
+    def list_pods(self, namespace: str | None = None) -> Sequence[Pod] | None:
+        return None
+
 
 _PROBE_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
 
@@ -745,12 +721,12 @@ def _probe(name: str, entry: RegistryEntry, args: Any = None) -> frozenset[str]:
 
 
 def _in_tree_registry() -> Registry:
-    module = importlib.import_module("schedframe.plugins")
-    factory = getattr(module, "in_tree_registry", None)
-    if factory is None:  # pragma: no cover - only while the in-tree plugins are being written
-        raise ConfigurationError("the in-tree plugin registry is not available; pass registry=")
-    registry: Registry = factory()
-    return registry
+    # the plugins layer registers its factory with the framework: the configuration, below it,
+    # never imports it
+    try:
+        return default_registry()
+    except RegistryError as exc:  # pragma: no cover - schedframe.plugins not imported
+        raise ConfigurationError("the in-tree plugin registry is not available; pass registry=") from exc
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The scheduling framework: ``Status`` and ``Code``, ``CycleState``, one Protocol per
 extension point (``interfaces``), cluster events and queueing hints, the ``Handle`` plugins use,
 the plugin ``Registry``, pluggy hooks and plugin loading, waiting pods, clocks, the binder
-client, and the ``Framework`` runtime that runs a profile's plugins with upstream's semantics.
+client, extenders, ``Diagnosis``/``FitError`` with upstream's failure messages, and the
+``Framework`` runtime that runs a profile's plugins with upstream's semantics.
 
 May import :mod:`schedframe.api`, :mod:`schedframe.cache` and :mod:`schedframe.errors`.
 """
@@ -23,6 +24,10 @@ from .cycle_state import (
     CycleState,
     StateData,
     StateKey,
+)
+from .diagnosis import (
+    Diagnosis,
+    FitError,
 )
 from .events import (
     ActionType,
@@ -128,12 +133,14 @@ __all__ = [
     "Code",
     "CycleState",
     "DEFAULT_MAX_BINDINGS",
+    "Diagnosis",
     "EXTENSION_POINT_METHODS",
     "EnqueueExtensions",
     "EventRecorder",
     "EventResource",
     "FakeClock",
     "FilterPlugin",
+    "FitError",
     "Framework",
     "Handle",
     "InMemoryBinder",

@@ -43,17 +43,26 @@ import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, final, runtime_checkable
 
+import attrs
+
 from ..api.objects import Pod
 from ..cache.listers import NodeInfoLister
 from ..cache.nodeinfo import NodeInfo
 from ..errors import ExtenderError, bounded_repr
+from .diagnosis import Diagnosis
+from .interfaces import MAX_NODE_SCORE
+from .status import Code, Status
 
 __all__ = [
     "EXTENDER_NAME",
     "MAX_EXTENDER_PRIORITY",
     "Extender",
     "ExtenderTransport",
+    "FilterOutcome",
     "HTTPExtender",
+    "build_extenders",
+    "extenders_filter",
+    "extenders_prioritize",
     "urllib_transport",
 ]
 
@@ -466,3 +475,99 @@ class HTTPExtender:
             ("bind", self.bind_verb), ("preempt", self.preempt_verb)) if v)
         return f"HTTPExtender({self.url_prefix!r}{', ' if verbs else ''}{verbs})"
 
+
+
+# --------------------------------------------------------------------------------------------
+# calling the extenders in a scheduling cycle (upstream findNodesThatPassExtenders and the
+# extenders' part of prioritizeNodes); the scheduler and ``explain`` both go through these
+
+
+@final
+@attrs.frozen
+class FilterOutcome:
+    """One extender's filter answer, as :func:`extenders_filter` hands it to ``on_filtered``."""
+
+    #: the nodes the extender was given
+    nodes: list[NodeInfo]
+    #: the nodes that passed, in the extender's order
+    passed: list[NodeInfo]
+    #: node name -> reason, failed
+    failed: dict[str, str]
+    #: node name -> reason, failed and unresolvable
+    unresolvable: dict[str, str]
+
+
+def build_extenders(configs: Iterable[_ConfigLike], transport: ExtenderTransport | None = None
+                    ) -> tuple[Extender, ...]:
+    """Upstream ``buildExtenders``: one :class:`HTTPExtender` per configured extender, the
+    ignorable ones moved to the end (the order they are called in)."""
+    built = [HTTPExtender.from_config(ext, transport=transport) for ext in configs]
+    return (*[e for e in built if not e.is_ignorable()], *[e for e in built if e.is_ignorable()])
+
+
+def extenders_filter(extenders: Iterable[Extender], pod: Pod, feasible: list[NodeInfo],
+                     diagnosis: Diagnosis, *,
+                     on_skipped: Callable[[Extender, ExtenderError], None] | None = None,
+                     on_filtered: Callable[[Extender, FilterOutcome], None] | None = None,
+                     ) -> tuple[list[NodeInfo], Status | None]:
+    """Run the interested extenders' filter verbs in turn on the *feasible* nodes (upstream
+    ``findNodesThatPassExtenders``): the nodes left, and ``None`` or the ERROR status of a
+    non-ignorable extender that failed (then no node is left).
+
+    The nodes an extender fails get its reasons as statuses in *diagnosis* (failed-and-unresolvable
+    wins), and :data:`EXTENDER_NAME` joins its rejecting plugins when any node was filtered out.
+    *on_skipped* is told of an ignorable extender that failed (skipped); *on_filtered* of each
+    extender's answer: the nodes it was given, those that passed, the failed and the
+    failed-and-unresolvable ones with their reasons.
+    """
+    before = len(feasible)
+    statuses = diagnosis.node_to_status
+    for extender in extenders:
+        if not feasible:
+            break
+        if not extender.is_interested(pod):
+            continue
+        try:
+            passed, failed, unresolvable = extender.filter(pod, feasible)
+        except ExtenderError as exc:
+            if extender.is_ignorable():
+                if on_skipped is not None:
+                    on_skipped(extender, exc)
+                continue
+            return [], Status.from_error(exc)
+        for node_name, message in unresolvable.items():
+            statuses.set(node_name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (message,)))
+        for node_name, message in failed.items():
+            if node_name not in unresolvable:
+                statuses.set(node_name, Status(Code.UNSCHEDULABLE, (message,)))
+        passed = list(passed)
+        if on_filtered is not None:
+            on_filtered(extender, FilterOutcome(feasible, passed, failed, unresolvable))
+        feasible = passed
+    if len(feasible) != before:
+        diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+    return feasible, None
+
+
+def extenders_prioritize(extenders: Iterable[Extender], pod: Pod, nodes: Sequence[NodeInfo], *,
+                         on_error: Callable[[Extender, ExtenderError], None] | None = None,
+                         ) -> list[tuple[Extender, int, list[tuple[int, int]]]]:
+    """Call each interested extender's prioritize verb on *nodes* (upstream ``prioritizeNodes``):
+    per extender, its weight scaled from 0..MAX_EXTENDER_PRIORITY to 0..MAX_NODE_SCORE and its
+    ``(node index, raw score)`` pairs (hosts not among *nodes* dropped). An extender whose call
+    fails gives no scores; *on_error* is told."""
+    index = {ni.name: i for i, ni in enumerate(nodes)}
+    scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+    out: list[tuple[Extender, int, list[tuple[int, int]]]] = []
+    for extender in extenders:
+        if not extender.is_interested(pod):
+            continue
+        try:
+            scores, weight = extender.prioritize(pod, nodes)
+        except ExtenderError as exc:
+            if on_error is not None:
+                on_error(extender, exc)
+            continue
+        pairs = [(i, score) for host, score in scores if (i := index.get(host)) is not None]
+        out.append((extender, weight * scale, pairs))
+    return out

@@ -92,6 +92,17 @@ class Handle(Protocol):
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
                                             pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status: ...
 
+    def list_pods(self, namespace: str | None = None) -> Sequence[Pod] | None:
+        """The pods of *namespace* (every namespace for ``None``), pending and bound, as the
+        scheduler's pod informer lists them (upstream plugins read the pod lister of the
+        informer factory); ``None`` when this handle cannot list pods (a framework built without
+        a scheduler). Handles written before 0.3.0 may lack this method: read it with
+        ``getattr(handle, "list_pods", lambda namespace=None: None)(namespace)``.
+
+        .. versionadded:: 0.3.0
+        """
+        ...
+
     def extenders(self) -> Sequence[Extender]:
         """The scheduler extenders (upstream ``Handle.Extenders()``), in call order; empty when
         the configuration has none. Plugins written before 0.2.0 may be handed handles without

@@ -37,6 +37,7 @@ from ..cache.store import ObjectStore
 from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, SchedulerError
 from .clock import Clock, RealClock
 from .cycle_state import CycleState
+from .diagnosis import pre_filter_result_rejection
 from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .extender import Extender
 from .handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
@@ -57,6 +58,7 @@ from .interfaces import (
     ScoreExtensions,
     WaitingPod,
 )
+from .plugin_names import EXTENSION_POINT_TABLE
 from .registry import Registry
 from .status import Code, Status
 from .waiting_pods import WaitingPodEntry, WaitingPods
@@ -79,20 +81,10 @@ _add: Final = operator.add
 #: the most nodes handed to a ``filter_nodes`` call at once
 _MAX_FILTER_CHUNK: Final = 1024
 
-#: extension point (config spelling) -> (display name, methods a plugin needs there)
+#: extension point (config spelling) -> (display name, methods a plugin needs there); from
+#: :data:`~schedframe.framework.plugin_names.EXTENSION_POINT_TABLE`
 EXTENSION_POINT_METHODS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
-    "preEnqueue": ("PreEnqueue", ("pre_enqueue",)),
-    "queueSort": ("QueueSort", ("less",)),
-    "preFilter": ("PreFilter", ("pre_filter",)),
-    "filter": ("Filter", ("filter",)),
-    "postFilter": ("PostFilter", ("post_filter",)),
-    "preScore": ("PreScore", ("pre_score",)),
-    "score": ("Score", ("score",)),
-    "reserve": ("Reserve", ("reserve", "unreserve")),
-    "permit": ("Permit", ("permit",)),
-    "preBind": ("PreBind", ("pre_bind",)),
-    "bind": ("Bind", ("bind",)),
-    "postBind": ("PostBind", ("post_bind",)),
+    point: (ep.display, ep.methods) for point, ep in EXTENSION_POINT_TABLE.items()
 }
 _MULTI_POINT: Final = "multiPoint"
 # Upstream gives EnqueueExtensions to plugins at these points only.
@@ -303,10 +295,6 @@ def _not_status(value: object, cls: type = Status) -> bool:
     return value is not None and value.__class__ is not cls and not isinstance(value, cls)
 
 
-def _go_list(names: Sequence[str]) -> str:
-    return "[" + " ".join(names) + "]"
-
-
 def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
     return tuple((p.name, getattr(p, method)) for p in plugins)
 
@@ -445,6 +433,12 @@ class Framework:
         waiting_pods: the map of pods waiting at Permit, shared between profiles.
         parallelism: kept for plugins that ask (schedframe runs plugins on one thread).
         snapshot: the initial snapshot (default: empty; see :meth:`set_snapshot`).
+        pod_lister: lists the pods of a namespace (every namespace for ``None``), pending and
+            bound, as the scheduler's pod informer would; what :meth:`list_pods` calls (also
+            settable later as :attr:`pod_lister`). Default: none (the pods cannot be listed).
+
+    Attributes:
+        pod_lister: see the argument.
 
     Raises:
         ConfigurationError: unknown plugins, a plugin enabled at a point it does not implement,
@@ -461,6 +455,7 @@ class Framework:
                  pod_activator: Callable[[Sequence[Pod]], None] | None = None,
                  waiting_pods: WaitingPods | None = None, parallelism: int = 16,
                  snapshot: SharedLister | None = None,
+                 pod_lister: Callable[[str | None], Sequence[Pod]] | None = None,
                  _fallbacks: Mapping[str, Plugin] | None = None) -> None:
         self.profile = profile
         self.profile_name: str = profile.scheduler_name
@@ -476,6 +471,7 @@ class Framework:
         self._pod_activator = pod_activator
         self._waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
         self._snapshot: SharedLister = snapshot if snapshot is not None else _EmptySnapshot()
+        self.pod_lister: Callable[[str | None], Sequence[Pod]] | None = pod_lister
 
         self._plugins: dict[str, Plugin] = {}
         self._points: dict[str, list[Plugin]] = {}
@@ -763,6 +759,12 @@ class Framework:
     # -- scheduler extenders (set by the scheduler; upstream Handle.Extenders) ---------------
     _extenders: tuple[Extender, ...] = ()
 
+    def list_pods(self, namespace: str | None = None) -> Sequence[Pod] | None:
+        """The pods of *namespace* (every namespace for ``None``), pending and bound, through
+        :attr:`pod_lister`; ``None`` when no lister is set (the pods cannot be listed)."""
+        lister = self.pod_lister
+        return None if lister is None else lister(namespace)
+
     def extenders(self) -> Sequence[Extender]:
         """The scheduler's extenders, in call order (none unless the scheduler set them)."""
         return self._extenders
@@ -837,10 +839,7 @@ class Framework:
             with_nodes.add(name)
             result = r if result is None else result.merge(r)
             if not result.node_names:
-                names = sorted(with_nodes)
-                msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1
-                       else f"node(s) didn't satisfy plugin(s) {_go_list(names)} simultaneously")
-                return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes
+                return result, pre_filter_result_rejection(with_nodes), with_nodes
         if return_status is not _OK:
             with_nodes.add(return_status.plugin)
         return result, return_status, with_nodes

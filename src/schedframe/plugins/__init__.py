@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import RegistryError
+from ..framework.plugin_names import IN_TREE_PLUGINS, set_in_tree_registry_factory
 from ..framework.registry import Registry
 
 __all__ = ["in_tree_registry"]
@@ -49,4 +51,12 @@ def in_tree_registry() -> Registry:
                 continue
             raise
         registry.register(mod.NAME, mod.new, args_type=getattr(mod, "ARGS_TYPE", None))
+    missing = sorted(IN_TREE_PLUGINS - set(registry))
+    if missing:  # a name in the framework's table whose module is not in _MODULES
+        raise RegistryError(f"in-tree plugin(s) {missing} are named in schedframe.framework.plugin_names "
+                            "but no module in schedframe.plugins registers them")
     return registry
+
+
+# the configuration (a lower layer) gets the in-tree registry through the framework
+set_in_tree_registry_factory(in_tree_registry)

@@ -32,12 +32,13 @@ What each point does (as upstream):
 Which pods belong to a group
 ----------------------------
 Upstream lists the group's pods through the scheduler's pod informer. When the framework handle
-offers ``list_pods(namespace)`` (the :class:`PodLister` protocol) the plugin uses it the same way.
-Otherwise it keeps its own record: the pending pods it sees at PreEnqueue (until they bind,
-seen at PostBind; both enabled through ``multiPoint``) plus the pods the snapshot shows on nodes.
-That record cannot notice a *pending* pod being deleted; and when the plugin is not enabled at
-PreEnqueue it cannot count pending pods, so PreFilter then skips the ``minMember`` count (Permit
-still holds the gang together).
+can list pods (:meth:`Handle.list_pods <schedframe.Handle.list_pods>` answers, as it does in a
+:class:`~schedframe.Scheduler`) the plugin uses it the same way. Otherwise it keeps its own
+record: the pending pods it sees at PreEnqueue (until they bind, seen at PostBind; both enabled
+through ``multiPoint``) plus the pods the snapshot shows on nodes. That record cannot notice a
+*pending* pod being deleted; and when the plugin is not enabled at PreEnqueue it cannot count
+pending pods, so PreFilter then skips the ``minMember`` count (Permit still holds the gang
+together).
 
 Retries
 -------
@@ -50,7 +51,7 @@ with ``max_cycles``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
 
 import attrs
@@ -373,17 +374,14 @@ class Coscheduling:
             seen = self._first_seen.setdefault(full_name, self._handle.clock.now())
         return seen
 
-    def _list_pods(self) -> Callable[[str | None], Sequence[Pod]] | None:
-        fn = getattr(self._handle, "list_pods", None)
-        return fn if callable(fn) else None
-
     def group_pods(self, pod: Pod, pg: PodGroup) -> list[Pod] | None:
-        """Every pod of *pg* the scheduler knows (pending, assumed or bound), through the
-        handle's ``list_pods`` when it has one; ``None`` when the pods cannot be listed."""
-        lister = self._list_pods()
-        if lister is None:
+        """Every pod of *pg* the scheduler knows (pending, assumed or bound), through
+        :meth:`Handle.list_pods <schedframe.Handle.list_pods>`; ``None`` when the handle cannot
+        list pods."""
+        listed = self._handle.list_pods(pg.namespace)
+        if listed is None:
             return None
-        return [p for p in lister(pg.namespace)
+        return [p for p in listed
                 if p.labels.get(POD_GROUP_LABEL) == pg.name and p.namespace == pg.namespace
                 and p.phase not in _TERMINAL_PHASES]
 

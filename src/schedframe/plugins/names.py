@@ -1,29 +1,52 @@
-"""Names of the in-tree plugins (upstream ``plugins/names``)."""
+"""Names of the in-tree plugins (upstream ``plugins/names``), kept here for compatibility: the
+table lives in :mod:`schedframe.framework.plugin_names`, below the configuration that reads it."""
 
 from __future__ import annotations
 
-from typing import Final
+from ..framework.plugin_names import (
+    COSCHEDULING,
+    DEFAULT_BINDER,
+    DEFAULT_PREEMPTION,
+    DYNAMIC_RESOURCES,
+    IMAGE_LOCALITY,
+    INTER_POD_AFFINITY,
+    NODE_AFFINITY,
+    NODE_NAME,
+    NODE_PORTS,
+    NODE_RESOURCES_BALANCED_ALLOCATION,
+    NODE_RESOURCES_FIT,
+    NODE_UNSCHEDULABLE,
+    NODE_VOLUME_LIMITS,
+    POD_TOPOLOGY_SPREAD,
+    PRIORITY_SORT,
+    SCHEDULING_GATES,
+    TAINT_TOLERATION,
+    UPSTREAM_NOT_PROVIDED,
+    VOLUME_BINDING,
+    VOLUME_RESTRICTIONS,
+    VOLUME_ZONE,
+)
 
-PRIORITY_SORT: Final = "PrioritySort"
-SCHEDULING_GATES: Final = "SchedulingGates"
-NODE_UNSCHEDULABLE: Final = "NodeUnschedulable"
-NODE_NAME: Final = "NodeName"
-NODE_PORTS: Final = "NodePorts"
-TAINT_TOLERATION: Final = "TaintToleration"
-NODE_AFFINITY: Final = "NodeAffinity"
-NODE_RESOURCES_FIT: Final = "NodeResourcesFit"
-NODE_RESOURCES_BALANCED_ALLOCATION: Final = "NodeResourcesBalancedAllocation"
-POD_TOPOLOGY_SPREAD: Final = "PodTopologySpread"
-INTER_POD_AFFINITY: Final = "InterPodAffinity"
-IMAGE_LOCALITY: Final = "ImageLocality"
-DEFAULT_PREEMPTION: Final = "DefaultPreemption"
-DEFAULT_BINDER: Final = "DefaultBinder"
-COSCHEDULING: Final = "Coscheduling"
-DYNAMIC_RESOURCES: Final = "DynamicResources"
-VOLUME_RESTRICTIONS: Final = "VolumeRestrictions"
-NODE_VOLUME_LIMITS: Final = "NodeVolumeLimits"
-VOLUME_BINDING: Final = "VolumeBinding"
-VOLUME_ZONE: Final = "VolumeZone"
-
-# kube-scheduler default plugins schedframe does not provide (none at present)
-UPSTREAM_NOT_PROVIDED: Final[frozenset[str]] = frozenset()
+__all__ = [
+    "COSCHEDULING",
+    "DEFAULT_BINDER",
+    "DEFAULT_PREEMPTION",
+    "DYNAMIC_RESOURCES",
+    "IMAGE_LOCALITY",
+    "INTER_POD_AFFINITY",
+    "NODE_AFFINITY",
+    "NODE_NAME",
+    "NODE_PORTS",
+    "NODE_RESOURCES_BALANCED_ALLOCATION",
+    "NODE_RESOURCES_FIT",
+    "NODE_UNSCHEDULABLE",
+    "NODE_VOLUME_LIMITS",
+    "POD_TOPOLOGY_SPREAD",
+    "PRIORITY_SORT",
+    "SCHEDULING_GATES",
+    "TAINT_TOLERATION",
+    "UPSTREAM_NOT_PROVIDED",
+    "VOLUME_BINDING",
+    "VOLUME_RESTRICTIONS",
+    "VOLUME_ZONE",
+]

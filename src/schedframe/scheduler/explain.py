@@ -51,7 +51,22 @@ from ..cache.store import ObjectStore
 from ..errors import ArgumentTypeError, ExtenderError, SchedulerError, did_you_mean
 from ..framework.clock import FakeClock
 from ..framework.cycle_state import CycleState
-from ..framework.extender import EXTENDER_NAME, MAX_EXTENDER_PRIORITY, ExtenderTransport, HTTPExtender
+from ..framework.diagnosis import (
+    ERR_NO_NODES_AVAILABLE,
+    Diagnosis,
+    FitError,
+    outside_pre_filter_result,
+    pre_filter_result_rejection,
+)
+from ..framework.extender import (
+    EXTENDER_NAME,
+    Extender,
+    ExtenderTransport,
+    FilterOutcome,
+    build_extenders,
+    extenders_filter,
+    extenders_prioritize,
+)
 from ..framework.handle import SharedLister
 from ..framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, PreFilterResult
 from ..framework.registry import Registry
@@ -529,10 +544,6 @@ def _iterable(value: object, where: str) -> Iterable[Any]:
     return value
 
 
-def _go_list(names: Iterable[str]) -> str:
-    return "[" + " ".join(names) + "]"
-
-
 @final
 class _Attempt:
     """Runs one scheduling cycle with the framework's semantics, recording every step."""
@@ -563,9 +574,6 @@ class _Attempt:
                            **self.fields)
 
     def run(self) -> Explanation:
-        # imported here: the scheduler may import this module (Scheduler.explain)
-        from .scheduler import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
-
         fw, pod = self.fw, self.pod
         all_nodes = list(self.snapshot.node_infos().list())
         self.fields["num_nodes"] = len(all_nodes)
@@ -586,15 +594,12 @@ class _Attempt:
                 return self.done(Code.ERROR, pf_status.message)
             verdict = PluginVerdict.of(pf_status.plugin, pf_status)
             self.fields["nodes"] = [NodeVerdict(ni.name, verdict, evaluated=False) for ni in all_nodes]
-            diagnosis.node_to_status.absent_nodes_status = pf_status
-            diagnosis.pre_filter_msg = pf_status.message
-            diagnosis.add_plugin_status(pf_status)
+            diagnosis.reject_all(pf_status)
             return self.done(Code.UNSCHEDULABLE, FitError(pod, len(all_nodes), diagnosis).message)
 
         allowed = None if result is None else result.node_names
         self.fields["pre_filter_result"] = allowed
-        absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                        (f"node(s) didn't satisfy plugin(s) {_go_list(sorted(rejectors))}",))
+        absent = outside_pre_filter_result(rejectors)
         if allowed is not None:
             diagnosis.node_to_status.absent_nodes_status = absent
         records: list[NodeVerdict] = []
@@ -674,10 +679,7 @@ class _Attempt:
             with_nodes.add(name)
             result = r if result is None else result.merge(r)
             if not result.node_names:
-                names = sorted(with_nodes)
-                msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1
-                       else f"node(s) didn't satisfy plugin(s) {_go_list(names)} simultaneously")
-                final = (result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes)
+                final = (result, pre_filter_result_rejection(with_nodes), with_nodes)
                 break
         if final is None:
             if rejection is not None:
@@ -741,31 +743,26 @@ class _Attempt:
     # -- PreScore / Score -------------------------------------------------------------------------
     # -- extenders (upstream findNodesThatPassExtenders and prioritizeNodes) -----------------------
     @property
-    def extenders(self) -> Sequence[Any]:
+    def extenders(self) -> Sequence[Extender]:
         return tuple(self.fw.extenders())
 
-    def extender_filter(self, feasible: list[NodeInfo], records: list[NodeVerdict], diagnosis: Any
+    def extender_filter(self, feasible: list[NodeInfo], records: list[NodeVerdict], diagnosis: Diagnosis
                         ) -> tuple[list[NodeInfo], Status | None]:
         """The interested extenders' filter verbs on the feasible nodes, in turn, as the scheduler
-        calls them; each node's record gets an ``Extender <url>`` check (the verdict of a node an
-        extender rejects is that check). An ignorable extender that fails is skipped (noted)."""
+        calls them (:func:`~schedframe.framework.extender.extenders_filter`); each node's record
+        gets an ``Extender <url>`` check (the verdict of a node an extender rejects is that
+        check). An ignorable extender that fails is skipped (noted)."""
         by_name = {r.node: i for i, r in enumerate(records)}
-        before = len(feasible)
-        for extender in self.extenders:
-            if not feasible:
-                break
-            if not extender.is_interested(self.pod):
-                continue
+
+        def skipped(extender: Extender, exc: ExtenderError) -> None:
+            self.notes.append(f"{EXTENDER_NAME} {extender.name} failed and is ignorable, so it was "
+                              f"skipped: {exc}")
+
+        def filtered(extender: Extender, outcome: FilterOutcome) -> None:
             label = f"{EXTENDER_NAME} {extender.name}"
-            try:
-                passed, failed, unresolvable = extender.filter(self.pod, feasible)
-            except ExtenderError as exc:
-                if extender.is_ignorable():
-                    self.notes.append(f"{label} failed and is ignorable, so it was skipped: {exc}")
-                    continue
-                return [], Status.from_error(exc)
-            kept = {ni.name for ni in passed}
-            for ni in feasible:
+            kept = {ni.name for ni in outcome.passed}
+            unresolvable = outcome.unresolvable
+            for ni in outcome.nodes:
                 i = by_name[ni.name]
                 record = records[i]
                 if ni.name in kept:
@@ -775,37 +772,31 @@ class _Attempt:
                 if ni.name in unresolvable:
                     status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (unresolvable[ni.name],))
                 else:
-                    status = Status(Code.UNSCHEDULABLE, (failed.get(ni.name, "rejected by the extender"),))
-                diagnosis.node_to_status.set(ni.name, status)
+                    status = Status(Code.UNSCHEDULABLE,
+                                    (outcome.failed.get(ni.name, "rejected by the extender"),))
                 check = PluginVerdict.of(label, status)
                 records[i] = attrs.evolve(record, verdict=check, checks=(*record.checks, check),
                                           stopped_at=label)
-            feasible = list(passed)
-        if len(feasible) != before:
-            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
-        return feasible, None
+
+        return extenders_filter(self.extenders, self.pod, feasible, diagnosis,
+                                on_skipped=skipped, on_filtered=filtered)
 
     def extender_scores(self, scores: list[NodeScores], feasible: Sequence[NodeInfo]) -> list[NodeScores]:
         """Each interested extender's prioritize scores, times its weight, scaled from
-        0..MAX_EXTENDER_PRIORITY to 0..MAX_NODE_SCORE, as ``Extender <url>`` entries; a failing
-        extender gives no scores (noted)."""
-        index = {s.node: i for i, s in enumerate(scores)}
+        0..MAX_EXTENDER_PRIORITY to 0..MAX_NODE_SCORE
+        (:func:`~schedframe.framework.extender.extenders_prioritize`), as ``Extender <url>``
+        entries; a failing extender gives no scores (noted)."""
         extra: list[list[PluginNodeScore]] = [[] for _ in scores]
-        scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
-        for extender in self.extenders:
-            if not extender.is_interested(self.pod):
-                continue
+
+        def failed(extender: Extender, exc: ExtenderError) -> None:
+            self.notes.append(f"{EXTENDER_NAME} {extender.name}: prioritize failed, no score given "
+                              f"by it: {exc}")
+
+        for extender, weight, pairs in extenders_prioritize(self.extenders, self.pod, feasible,
+                                                            on_error=failed):
             label = f"{EXTENDER_NAME} {extender.name}"
-            try:
-                pairs, weight = extender.prioritize(self.pod, feasible)
-            except ExtenderError as exc:
-                self.notes.append(f"{label}: prioritize failed, no score given by it: {exc}")
-                continue
-            for host, score in pairs:
-                i = index.get(host)
-                if i is not None:
-                    weighted = score * weight * scale
-                    extra[i].append(PluginNodeScore(label, score, score, weight * scale, weighted))
+            for i, score in pairs:
+                extra[i].append(PluginNodeScore(label, score, score, weight, score * weight))
         return [NodeScores(s.node, (*s.scores, *e), s.total + sum(x.weighted for x in e))
                 for s, e in zip(scores, extra)]
 
@@ -1059,7 +1050,5 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
     framework = Framework(registry, prof, objects=store, clock=FakeClock(), snapshot=snapshot,
                           parallelism=cfg.parallelism)
     if cfg.extenders:  # ignorable ones last, as the scheduler (upstream buildExtenders) orders them
-        built = [HTTPExtender.from_config(e, transport=extender_transport) for e in cfg.extenders]
-        framework.set_extenders([*(e for e in built if not e.is_ignorable()),
-                                 *(e for e in built if e.is_ignorable())])
+        framework.set_extenders(build_extenders(cfg.extenders, extender_transport))
     return explain_with(framework, snapshot, p, seed=seed)

@@ -22,6 +22,7 @@ from ..api.objects import Node, Pod
 from ..cache.snapshot import Snapshot
 from ..errors import ScenarioError
 from ..framework.clock import FakeClock
+from ..framework.interfaces import QueuedPodInfo
 from ..framework.registry import Registry
 from ..framework.status import Status
 from ..scheduler.explain import Explanation, explain_with
@@ -570,22 +571,19 @@ class _Sim:
 
     # -- explain ----------------------------------------------------------------------------------
     def _install_explainer(self) -> None:
-        queue = self.sched.queue
-        pop = queue.pop
         snapshot = Snapshot()
         sched = self.sched
 
-        def pop_and_explain() -> Any:
-            pinfo = pop()
-            if pinfo is not None and pinfo.pod.key in self.explain_keys:
+        def explain_popped(pinfo: QueuedPodInfo) -> None:
+            # the Scheduler's on_pop hook: the pod's cycle is about to run
+            if pinfo.pod.key in self.explain_keys:
                 fwk = sched.frameworks.get(pinfo.pod.scheduler_name)
                 if fwk is not None:
                     sched.cache.update_snapshot(snapshot)
                     e = explain_with(fwk, snapshot, pinfo.pod, seed=self.seed)
                     self.explanations.setdefault(pinfo.pod.key, []).append(e)
-            return pinfo
 
-        queue.pop = pop_and_explain  # type: ignore[method-assign]
+        sched.on_pop = explain_popped
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> SimResult:

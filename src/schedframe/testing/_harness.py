@@ -12,6 +12,7 @@ from ..cache.store import ObjectStore
 from ..errors import SchedulerError
 from ..framework.clock import Clock, FakeClock
 from ..framework.cycle_state import CycleState
+from ..framework.diagnosis import outside_pre_filter_result
 from ..framework.handle import SharedLister
 from ..framework.interfaces import Plugin, PreFilterResult
 from ..framework.registry import Registry
@@ -139,7 +140,7 @@ class PluginHarness:
             raw = _raw(status)
             return {ni.name: raw for ni in infos}
         allowed = result.node_names if result is not None else None
-        outside = Status.unresolvable(f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(rejectors))}]")
+        outside = outside_pre_filter_result(rejectors)
         out: dict[str, Status] = {}
         for ni in infos:
             if allowed is not None and ni.name not in allowed:
