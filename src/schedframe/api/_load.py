@@ -1,5 +1,5 @@
 """Reading manifests: :func:`object_from_manifest` (one object, dispatched on its kind through
-:data:`schedframe.api.kinds.KINDS`) and :func:`load_manifests` (text, files and directories,
+:data:`schedframe.KINDS`) and :func:`load_manifests` (text, files and directories,
 ``List`` documents, size and object caps, workload expansion)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ._fields import (
 from .kinds import KINDS, ApiObject
 from .workloads import expand_workloads as _expand_workloads
 
-#: The built-in kinds schedframe reads, with their apiVersion (see :data:`~schedframe.api.kinds.KINDS`).
+#: The built-in kinds schedframe reads, with their apiVersion (see :data:`~schedframe.KINDS`).
 SUPPORTED_KINDS: Final = tuple(f"{info.api_versions[0]} {info.kind}" for info in KINDS)
 
 
