@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .api.kinds import KINDS, KindInfo, KindRegistry
 from .api.manifests import (
     dump_manifests,
     dump_scheduler_state,
@@ -114,6 +115,7 @@ from .errors import (
     CacheError,
     ClockError,
     ConfigurationError,
+    DuplicateKindError,
     DuplicatePluginError,
     ExtenderError,
     GpuShareError,
@@ -243,6 +245,7 @@ __all__ = [
     "DeviceRequest",
     "DeviceRequestAllocationResult",
     "DeviceSubRequest",
+    "DuplicateKindError",
     "DuplicatePluginError",
     "EXTENSION_POINTS",
     "EnqueueExtensions",
@@ -272,6 +275,9 @@ __all__ = [
     "InMemoryEventRecorder",
     "InputError",
     "Job",
+    "KINDS",
+    "KindInfo",
+    "KindRegistry",
     "LabelSelector",
     "LabelSelectorRequirement",
     "MAX_EXTENDER_PRIORITY",

@@ -40,6 +40,7 @@ __all__ = [
     "CacheError",
     "ClockError",
     "ConfigurationError",
+    "DuplicateKindError",
     "DuplicatePluginError",
     "ExtenderError",
     "GpuShareError",
@@ -136,6 +137,12 @@ class RegistryError(SchedframeError):
 
 class DuplicatePluginError(RegistryError, ValueError):
     """A plugin name was registered twice."""
+
+    __module__ = "schedframe"
+
+
+class DuplicateKindError(SchedframeError, ValueError):
+    """An API kind (or its value class) was registered twice in :data:`~schedframe.KINDS`."""
 
     __module__ = "schedframe"
 

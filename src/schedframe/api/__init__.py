@@ -12,6 +12,7 @@ from .frozendict import (
     FrozenDict,
     freeze,
 )
+from .kinds import KINDS, KindInfo, KindRegistry
 from .manifests import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_OBJECTS,
@@ -157,6 +158,9 @@ __all__ = [
     "GCEPersistentDiskVolumeSource",
     "ISCSIVolumeSource",
     "Job",
+    "KINDS",
+    "KindInfo",
+    "KindRegistry",
     "LabelSelector",
     "LabelSelectorRequirement",
     "Namespace",

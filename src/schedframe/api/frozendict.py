@@ -8,7 +8,7 @@ from typing import Any, NoReturn, TypeVar
 K = TypeVar("K")
 V = TypeVar("V")
 
-__all__ = ["FrozenDict", "freeze"]
+__all__ = ["FrozenDict", "deep_freeze", "freeze", "thaw"]
 
 
 class FrozenDict(dict[K, V]):
@@ -65,3 +65,22 @@ def freeze(value: Mapping[K, V] | Iterable[tuple[K, V]] | None) -> FrozenDict[K,
     if not value:
         return _EMPTY
     return FrozenDict(value)
+
+
+def deep_freeze(value: Any) -> Any:
+    """*value* with every mapping made a :class:`FrozenDict` and every list a tuple, all the way
+    down (opaque manifest fields kept as written, hashable and immutable)."""
+    if isinstance(value, Mapping):
+        return freeze({k: deep_freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(deep_freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The plain ``dict`` / ``list`` form of a :func:`deep_freeze` result (for writing it out)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value

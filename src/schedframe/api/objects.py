@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
 import attrs
 
+from ._names import is_label_key as _is_label_key
+from ._names import is_label_value as _is_label_value
 from .frozendict import FrozenDict, freeze
 from .quantity import Quantity
 
@@ -342,8 +344,6 @@ _GO_INT_RE: Final = re.compile(r"[+-]?[0-9]+")
 _DECIMAL_INT_RE: Final = re.compile(r"0|-?[1-9][0-9]*")
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-_QUALIFIED_NAME_RE: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def _parse_int64(value: str) -> int | None:
@@ -360,20 +360,6 @@ def _parse_decimal_int64(value: str) -> int | None:
         return None
     n = int(value)
     return n if _INT64_MIN <= n <= _INT64_MAX else None
-
-
-def _is_label_key(key: str) -> bool:
-    """Kubernetes ``validation.IsQualifiedName``."""
-    prefix, sep, name = key.rpartition("/")
-    if sep and (not prefix or len(prefix) > 253 or "/" in prefix
-                or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix)):
-        return False
-    return 0 < len(name) <= 63 and _QUALIFIED_NAME_RE.fullmatch(name) is not None
-
-
-def _is_label_value(value: str) -> bool:
-    """Kubernetes ``validation.IsValidLabelValue``."""
-    return value == "" or (len(value) <= 63 and _QUALIFIED_NAME_RE.fullmatch(value) is not None)
 
 
 def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool:

@@ -12,12 +12,31 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final, NoReturn, TypeVar, final
+from typing import Any, Final, TypeVar, final
 
 import attrs
 
-from ..errors import ManifestError, QuantityError
-from .frozendict import FrozenDict, freeze
+from ._fields import (
+    _bool,
+    _check_top,
+    _fail,
+    _int_or,
+    _items,
+    _list,
+    _mapping,
+    _meta_out,
+    _node_selector_term_out,
+    _opt_bool,
+    _opt_str,
+    _owner_reference,
+    _quantity,
+    _required_str,
+    _show,
+    _str,
+    _str_list,
+    _str_map,
+)
+from .frozendict import FrozenDict, deep_freeze, freeze, thaw
 from .objects import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, OwnerReference
 from .quantity import Quantity
 
@@ -66,22 +85,6 @@ def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
 
 def _frozen_map(value: Mapping[Any, Any] | None) -> FrozenDict[Any, Any]:
     return freeze(value)
-
-
-def _deep_freeze(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return freeze({k: _deep_freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(_deep_freeze(v) for v in value)
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,7 +173,7 @@ class OpaqueDeviceConfiguration:
     __module__ = "schedframe"
 
     driver: str
-    parameters: Any = attrs.field(default=None, converter=_deep_freeze)
+    parameters: Any = attrs.field(default=None, converter=deep_freeze)
 
 
 @final
@@ -388,108 +391,11 @@ class ResourceClaimTemplate:
 # Reading
 
 
-def _fail(path: str, message: str) -> NoReturn:
-    raise ManifestError(path, message)
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _mapping(value: Any, path: str) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        _fail(path, f"expected a mapping, got {_show(value)}")
-    return value
-
-
-def _list(value: Any, path: str) -> Sequence[Any]:
-    if value is None:
-        return ()
-    if not isinstance(value, (list, tuple)):
-        _fail(path, f"expected a list, got {_show(value)}")
-    return value
-
-
-def _str(value: Any, path: str) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        _fail(path, f"expected a string, got {_show(value)}")
-    return value
-
-
-def _opt_str(value: Any, path: str) -> str | None:
-    return None if value is None else _str(value, path)
-
-
-def _required(m: Mapping[str, Any], key: str, path: str) -> str:
-    p = f"{path}.{key}" if path else key
-    value = _str(m.get(key), p)
-    if not value:
-        _fail(p, "required")
-    return value
-
-
-def _int(value: Any, path: str, default: int) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        _fail(path, f"expected an integer, got {_show(value)}")
-    return value
-
-
-def _bool(value: Any, path: str) -> bool | None:
-    if value is None:
-        return None
-    if not isinstance(value, bool):
-        _fail(path, f"expected true or false, got {_show(value)}")
-    return value
-
-
-def _strs(value: Any, path: str) -> tuple[str, ...]:
-    return tuple(_str(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
-
-
-def _items(value: Any, path: str, read: Callable[[Any, str], _T]) -> tuple[_T, ...]:
-    return tuple(read(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
-
-
-def _str_map(value: Any, path: str) -> dict[str, str]:
-    return {str(k): _str(v, f"{path}[{k}]") for k, v in _mapping(value, path).items()}
-
-
-def _quantity(value: Any, path: str) -> Quantity:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        _fail(path, f"expected a quantity such as '1Gi', got {_show(value)}")
-    try:
-        return Quantity.parse(value)
-    except QuantityError:
-        _fail(path, f"{_show(value)} is not a quantity")
-
-
 def _top(manifest: Any, kind: str) -> tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]:
-    if not isinstance(manifest, Mapping):
-        _fail("", f"expected a {kind} manifest (a mapping), got {_show(manifest)}")
-    got = manifest.get("kind")
-    if got is not None and got != kind:
-        _fail("kind", f"expected {kind!r}, got {_show(got)}")
-    api_version = manifest.get("apiVersion")
-    if api_version is not None and api_version != RESOURCE_API_VERSION:
-        _fail("apiVersion", f"expected {RESOURCE_API_VERSION!r} for a {kind}, got {_show(api_version)}")
-    meta = _mapping(manifest.get("metadata"), "metadata")
-    _required(meta, "name", "metadata")
-    return manifest, meta, _mapping(manifest.get("spec"), "spec")
+    m = _check_top(manifest, kind, (RESOURCE_API_VERSION,))
+    meta = _mapping(m.get("metadata"), "metadata")
+    _required_str(meta, "name", "metadata")
+    return m, meta, _mapping(m.get("spec"), "spec")
 
 
 def _selectors(value: Any, path: str) -> tuple[str, ...]:
@@ -497,7 +403,7 @@ def _selectors(value: Any, path: str) -> tuple[str, ...]:
     for i, sel in enumerate(_list(value, path)):
         p = f"{path}[{i}]"
         cel = _mapping(_mapping(sel, p).get("cel"), f"{p}.cel")
-        out.append(_required(cel, "expression", f"{p}.cel"))
+        out.append(_required_str(cel, "expression", f"{p}.cel"))
     return tuple(out)
 
 
@@ -509,7 +415,7 @@ def _allocation_mode(value: Any, path: str) -> str:
 
 
 def _count(m: Mapping[str, Any], mode: str, path: str) -> int:
-    count = _int(m.get("count"), f"{path}.count", 1)
+    count = _int_or(m.get("count"), f"{path}.count", 1)
     if mode == "ExactCount" and count < 1:
         _fail(f"{path}.count", f"must be at least 1, got {count}")
     return count
@@ -519,25 +425,25 @@ def _exact(value: Any, path: str) -> ExactDeviceRequest:
     m = _mapping(value, path)
     mode = _allocation_mode(m.get("allocationMode"), f"{path}.allocationMode")
     return ExactDeviceRequest(
-        device_class_name=_required(m, "deviceClassName", path),
+        device_class_name=_required_str(m, "deviceClassName", path),
         selectors=_selectors(m.get("selectors"), f"{path}.selectors"),
         allocation_mode=mode, count=_count(m, mode, path),
-        admin_access=_bool(m.get("adminAccess"), f"{path}.adminAccess"))
+        admin_access=_opt_bool(m.get("adminAccess"), f"{path}.adminAccess"))
 
 
 def _sub_request(value: Any, path: str) -> DeviceSubRequest:
     m = _mapping(value, path)
     mode = _allocation_mode(m.get("allocationMode"), f"{path}.allocationMode")
     return DeviceSubRequest(
-        name=_required(m, "name", path),
-        device_class_name=_required(m, "deviceClassName", path),
+        name=_required_str(m, "name", path),
+        device_class_name=_required_str(m, "deviceClassName", path),
         selectors=_selectors(m.get("selectors"), f"{path}.selectors"),
         allocation_mode=mode, count=_count(m, mode, path))
 
 
 def _request(value: Any, path: str) -> DeviceRequest:
     m = _mapping(value, path)
-    name = _required(m, "name", path)
+    name = _required_str(m, "name", path)
     exactly = None if m.get("exactly") is None else _exact(m.get("exactly"), f"{path}.exactly")
     first = _items(m.get("firstAvailable"), f"{path}.firstAvailable", _sub_request)
     if (exactly is None) == (not first):
@@ -547,7 +453,7 @@ def _request(value: Any, path: str) -> DeviceRequest:
 
 def _constraint(value: Any, path: str) -> DeviceConstraint:
     m = _mapping(value, path)
-    return DeviceConstraint(requests=_strs(m.get("requests"), f"{path}.requests"),
+    return DeviceConstraint(requests=_str_list(m.get("requests"), f"{path}.requests"),
                             match_attribute=_opt_str(m.get("matchAttribute"), f"{path}.matchAttribute"))
 
 
@@ -555,21 +461,22 @@ def _opaque(value: Any, path: str) -> OpaqueDeviceConfiguration | None:
     if value is None:
         return None
     m = _mapping(value, path)
-    return OpaqueDeviceConfiguration(driver=_required(m, "driver", path), parameters=m.get("parameters"))
+    return OpaqueDeviceConfiguration(driver=_required_str(m, "driver", path), parameters=m.get("parameters"))
 
 
 def _config(value: Any, path: str) -> DeviceClaimConfiguration:
     m = _mapping(value, path)
     return DeviceClaimConfiguration(opaque=_opaque(m.get("opaque"), f"{path}.opaque"),
-                                    requests=_strs(m.get("requests"), f"{path}.requests"))
+                                    requests=_str_list(m.get("requests"), f"{path}.requests"))
 
 
 def _requirement(value: Any, path: str) -> NodeSelectorRequirement:
     m = _mapping(value, path)
-    op = _required(m, "operator", path)
+    op = _required_str(m, "operator", path)
     if op not in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
         _fail(f"{path}.operator", f"expected one of In, NotIn, Exists, DoesNotExist, Gt, Lt, got {_show(op)}")
-    return NodeSelectorRequirement(_required(m, "key", path), op, _strs(m.get("values"), f"{path}.values"))
+    return NodeSelectorRequirement(_required_str(m, "key", path), op,
+                                   _str_list(m.get("values"), f"{path}.values"))
 
 
 def _node_selector(value: Any, path: str) -> NodeSelector | None:
@@ -586,14 +493,6 @@ def _node_selector(value: Any, path: str) -> NodeSelector | None:
     return NodeSelector(tuple(terms))
 
 
-def _owner(value: Any, path: str) -> OwnerReference:
-    m = _mapping(value, path)
-    return OwnerReference(kind=_required(m, "kind", path), name=_required(m, "name", path),
-                          uid=_str(m.get("uid"), f"{path}.uid"),
-                          api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"),
-                          controller=bool(_bool(m.get("controller"), f"{path}.controller")))
-
-
 def _device_spec(devices: Mapping[str, Any], path: str) -> dict[str, Any]:
     return {
         "requests": _items(devices.get("requests"), f"{path}.requests", _request),
@@ -605,18 +504,18 @@ def _device_spec(devices: Mapping[str, Any], path: str) -> dict[str, Any]:
 def _result(value: Any, path: str) -> DeviceRequestAllocationResult:
     m = _mapping(value, path)
     return DeviceRequestAllocationResult(
-        request=_required(m, "request", path), driver=_required(m, "driver", path),
-        pool=_required(m, "pool", path), device=_required(m, "device", path),
-        admin_access=_bool(m.get("adminAccess"), f"{path}.adminAccess"))
+        request=_required_str(m, "request", path), driver=_required_str(m, "driver", path),
+        pool=_required_str(m, "pool", path), device=_required_str(m, "device", path),
+        admin_access=_opt_bool(m.get("adminAccess"), f"{path}.adminAccess"))
 
 
 def _alloc_config(value: Any, path: str) -> DeviceAllocationConfiguration:
     m = _mapping(value, path)
-    source = _required(m, "source", path)
+    source = _required_str(m, "source", path)
     if source not in ("FromClass", "FromClaim"):
         _fail(f"{path}.source", f"expected 'FromClass' or 'FromClaim', got {_show(source)}")
     return DeviceAllocationConfiguration(source=source, opaque=_opaque(m.get("opaque"), f"{path}.opaque"),
-                                         requests=_strs(m.get("requests"), f"{path}.requests"))
+                                         requests=_str_list(m.get("requests"), f"{path}.requests"))
 
 
 def _allocation(value: Any, path: str) -> AllocationResult | None:
@@ -633,8 +532,8 @@ def _allocation(value: Any, path: str) -> AllocationResult | None:
 def _consumer(value: Any, path: str) -> ResourceClaimConsumerReference:
     m = _mapping(value, path)
     return ResourceClaimConsumerReference(
-        name=_required(m, "name", path), uid=_required(m, "uid", path),
-        resource=_required(m, "resource", path), api_group=_str(m.get("apiGroup"), f"{path}.apiGroup"))
+        name=_required_str(m, "name", path), uid=_required_str(m, "uid", path),
+        resource=_required_str(m, "resource", path), api_group=_str(m.get("apiGroup"), f"{path}.apiGroup"))
 
 
 def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
@@ -654,8 +553,8 @@ def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
         name=meta["name"], namespace=_str(meta.get("namespace"), "metadata.namespace") or "default",
         labels=_str_map(meta.get("labels"), "metadata.labels"),
         annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
-        owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences", _owner),
-        finalizers=_strs(meta.get("finalizers"), "metadata.finalizers"),
+        owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences", _owner_reference),
+        finalizers=_str_list(meta.get("finalizers"), "metadata.finalizers"),
         deletion_timestamp=None if deletion is None else str(deletion),
         **_device_spec(_mapping(spec.get("devices"), "spec.devices"), "spec.devices"),
         allocation=_allocation(status.get("allocation"), "status.allocation"),
@@ -703,9 +602,9 @@ def _attribute(value: Any, path: str) -> DeviceAttribute:
     raw = m[key]
     p = f"{path}.{key}"
     if key == "int":
-        return DeviceAttribute(int_value=_int(raw, p, 0))
+        return DeviceAttribute(int_value=_int_or(raw, p, 0))
     if key == "bool":
-        return DeviceAttribute(bool_value=_bool(raw, p))
+        return DeviceAttribute(bool_value=_opt_bool(raw, p))
     if key == "string":
         return DeviceAttribute(string_value=_str(raw, p))
     return DeviceAttribute(version=_str(raw, p))
@@ -722,7 +621,7 @@ def _device(value: Any, path: str) -> Device:
         p = f"{path}.capacity[{k}]"
         raw = _mapping(v, p).get("value") if isinstance(v, Mapping) else v
         capacity[str(k)] = _quantity(raw, f"{p}.value" if isinstance(v, Mapping) else p)
-    return Device(name=_required(m, "name", path),
+    return Device(name=_required_str(m, "name", path),
                   attributes={str(k): _attribute(v, f"{path}.attributes[{k}]") for k, v in attrs_in.items()},
                   capacity=capacity)
 
@@ -738,8 +637,8 @@ def resource_slice_from_manifest(manifest: Mapping[str, Any]) -> ResourceSlice:
     pool = _mapping(spec.get("pool"), "spec.pool")
     node_name = _str(spec.get("nodeName"), "spec.nodeName")
     node_selector = _node_selector(spec.get("nodeSelector"), "spec.nodeSelector")
-    all_nodes = bool(_bool(spec.get("allNodes"), "spec.allNodes"))
-    per_device = bool(_bool(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection"))
+    all_nodes = _bool(spec.get("allNodes"), "spec.allNodes")
+    per_device = _bool(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection")
     if per_device:
         _fail("spec.perDeviceNodeSelection", "not supported by schedframe")
     if sum((bool(node_name), node_selector is not None, all_nodes)) != 1:
@@ -748,11 +647,11 @@ def resource_slice_from_manifest(manifest: Mapping[str, Any]) -> ResourceSlice:
         _fail("spec.nodeSelector.nodeSelectorTerms",
               f"must have exactly one term, got {len(node_selector.terms)}")
     return ResourceSlice(
-        name=meta["name"], driver=_required(spec, "driver", "spec"),
-        pool=ResourcePool(name=_required(pool, "name", "spec.pool"),
-                          generation=_int(pool.get("generation"), "spec.pool.generation", 0),
-                          resource_slice_count=_int(pool.get("resourceSliceCount"),
-                                                    "spec.pool.resourceSliceCount", 1)),
+        name=meta["name"], driver=_required_str(spec, "driver", "spec"),
+        pool=ResourcePool(name=_required_str(pool, "name", "spec.pool"),
+                          generation=_int_or(pool.get("generation"), "spec.pool.generation", 0),
+                          resource_slice_count=_int_or(pool.get("resourceSliceCount"),
+                                                       "spec.pool.resourceSliceCount", 1)),
         node_name=node_name, node_selector=node_selector, all_nodes=all_nodes,
         devices=_items(spec.get("devices"), "spec.devices", _device))
 
@@ -768,7 +667,7 @@ def _selectors_out(selectors: Sequence[str]) -> list[dict[str, Any]]:
 def _opaque_out(o: OpaqueDeviceConfiguration) -> dict[str, Any]:
     out: dict[str, Any] = {"driver": o.driver}
     if o.parameters is not None:
-        out["parameters"] = _thaw(o.parameters)
+        out["parameters"] = thaw(o.parameters)
     return out
 
 
@@ -818,15 +717,7 @@ def _devices_out(obj: ResourceClaim | ResourceClaimTemplate) -> dict[str, Any]:
 
 
 def _node_selector_out(ns: NodeSelector) -> dict[str, Any]:
-    terms = []
-    for t in ns.terms:
-        term: dict[str, Any] = {}
-        for key, reqs in (("matchExpressions", t.match_expressions), ("matchFields", t.match_fields)):
-            if reqs:
-                term[key] = [{"key": r.key, "operator": r.operator,
-                              **({"values": list(r.values)} if r.values else {})} for r in reqs]
-        terms.append(term)
-    return {"nodeSelectorTerms": terms}
+    return {"nodeSelectorTerms": [_node_selector_term_out(t) for t in ns.terms]}
 
 
 def _allocation_out(a: AllocationResult) -> dict[str, Any]:
@@ -845,14 +736,6 @@ def _allocation_out(a: AllocationResult) -> dict[str, Any]:
     return out
 
 
-def _meta(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        meta["namespace"] = namespace
-    meta.update({k: v for k, v in extra.items() if v})
-    return meta
-
-
 def _claim_out(c: ResourceClaim) -> dict[str, Any]:
     owners = []
     for o in c.owner_references:
@@ -860,7 +743,7 @@ def _claim_out(c: ResourceClaim) -> dict[str, Any]:
         if o.controller:
             ref["controller"] = True
         owners.append(ref)
-    meta = _meta(c.name, c.namespace, uid=c.uid if c.uid != _claim_uid(c) else "",
+    meta = _meta_out(c.name, c.namespace, uid=c.uid if c.uid != _claim_uid(c) else "",
                  labels=dict(c.labels), annotations=dict(c.annotations), ownerReferences=owners,
                  finalizers=list(c.finalizers), deletionTimestamp=c.deletion_timestamp)
     status: dict[str, Any] = {}
@@ -879,12 +762,12 @@ def _claim_out(c: ResourceClaim) -> dict[str, Any]:
 
 def _template_out(t: ResourceClaimTemplate) -> dict[str, Any]:
     spec: dict[str, Any] = {"spec": {"devices": _devices_out(t)}}
-    claim_meta = _meta("", None, labels=dict(t.claim_labels), annotations=dict(t.claim_annotations))
+    claim_meta = _meta_out("", None, labels=dict(t.claim_labels), annotations=dict(t.claim_annotations))
     del claim_meta["name"]
     if claim_meta:
         spec["metadata"] = claim_meta
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaimTemplate",
-            "metadata": _meta(t.name, t.namespace), "spec": spec}
+            "metadata": _meta_out(t.name, t.namespace), "spec": spec}
 
 
 def _class_out(c: DeviceClass) -> dict[str, Any]:
@@ -893,7 +776,7 @@ def _class_out(c: DeviceClass) -> dict[str, Any]:
         spec["selectors"] = _selectors_out(c.selectors)
     if c.config:
         spec["config"] = [_config_out(x) for x in c.config]
-    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta(c.name),
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "DeviceClass", "metadata": _meta_out(c.name),
             "spec": spec}
 
 
@@ -925,7 +808,7 @@ def _slice_out(s: ResourceSlice) -> dict[str, Any]:
         devices.append(dev)
     if devices:
         spec["devices"] = devices
-    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta(s.name),
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceSlice", "metadata": _meta_out(s.name),
             "spec": spec}
 
 
@@ -935,15 +818,6 @@ _WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
     DeviceClass: _class_out,
     ResourceSlice: _slice_out,
 }
-
-#: kind -> reader, for :func:`schedframe.object_from_manifest`.
-READERS: Final[dict[str, Callable[[Any], Any]]] = {
-    "ResourceClaim": resource_claim_from_manifest,
-    "ResourceClaimTemplate": resource_claim_template_from_manifest,
-    "DeviceClass": device_class_from_manifest,
-    "ResourceSlice": resource_slice_from_manifest,
-}
-
 
 def resource_object_to_manifest(obj: ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice
                                 ) -> dict[str, Any]:

@@ -12,22 +12,22 @@ run: a PersistentVolume without ``status.phase`` reads as ``Available`` (the PV 
 step), a PersistentVolumeClaim without one as ``Pending``.
 
 This module also reads and writes a pod's ``spec.volumes`` (:func:`volumes_from_manifest`,
-:func:`volumes_to_manifest`), which :mod:`schedframe.api.manifests` calls for Pods.
+:func:`volumes_to_manifest`), which the Pod reader and writer call.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, final
 
 import attrs
 
-from .frozendict import FrozenDict, freeze
-from .manifests import (
+from ._fields import (
     _bool,
     _check_top,
     _child,
+    _deep_freeze,
     _enum,
     _fail,
     _format_time,
@@ -47,12 +47,12 @@ from .manifests import (
     _quantities,
     _quantities_out,
     _required_str,
-    _show,
     _str,
     _str_list,
     _str_map,
     _time,
 )
+from .frozendict import FrozenDict, freeze, thaw
 from .objects import (
     AWSElasticBlockStoreVolumeSource,
     CSIVolumeSource,
@@ -445,33 +445,6 @@ StorageObject: TypeAlias = PersistentVolume | PersistentVolumeClaim | StorageCla
 
 
 # --------------------------------------------------------------------------------------------
-# Generic values (sources schedframe does not model): deeply frozen and back
-
-
-def _deep_freeze(value: Any, path: str) -> Any:
-    if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                _fail(path, f"keys must be strings, got {_show(k)}")
-            out[k] = _deep_freeze(v, _child(path, k))
-        return FrozenDict(out)
-    if isinstance(value, (list, tuple)):
-        return tuple(_deep_freeze(v, f"{path}[{i}]") for i, v in enumerate(value))
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    _fail(path, f"unsupported value {_show(value)}")
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
-
-
-# --------------------------------------------------------------------------------------------
 # Volume sources
 
 
@@ -635,7 +608,7 @@ def _volume_out(v: Volume) -> dict[str, Any]:
             pvc["readOnly"] = True
         out["persistentVolumeClaim"] = pvc
     elif v.ephemeral is not None:
-        out["ephemeral"] = {"volumeClaimTemplate": _thaw(v.ephemeral.volume_claim_template)}
+        out["ephemeral"] = {"volumeClaimTemplate": thaw(v.ephemeral.volume_claim_template)}
     elif v.csi is not None:
         out["csi"] = _csi_inline_out(v.csi)
     elif v.gce_persistent_disk is not None:
@@ -647,7 +620,7 @@ def _volume_out(v: Volume) -> dict[str, Any]:
     elif v.iscsi is not None:
         out["iscsi"] = _iscsi_out(v.iscsi)
     elif v.other_source:
-        out[v.other_source] = _thaw(v.other_spec)
+        out[v.other_source] = thaw(v.other_spec)
     return out
 
 
@@ -792,7 +765,7 @@ def _persistent_volume_out(pv: PersistentVolume) -> dict[str, Any]:
     elif pv.aws_elastic_block_store is not None:
         spec["awsElasticBlockStore"] = _aws_ebs_out(pv.aws_elastic_block_store)
     elif pv.other_source:
-        spec[pv.other_source] = _thaw(pv.other_spec)
+        spec[pv.other_source] = thaw(pv.other_spec)
     return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": spec,
             "status": {"phase": pv.phase}}
 
@@ -960,22 +933,3 @@ def _csi_driver_out(d: CSIDriver) -> dict[str, Any]:
             "spec": {"attachRequired": d.attach_required, "storageCapacity": d.storage_capacity,
                      "podInfoOnMount": d.pod_info_on_mount,
                      "volumeLifecycleModes": list(d.volume_lifecycle_modes)}}
-
-
-#: kind -> (accepted apiVersions, reader), merged into the manifest reader's kinds
-READERS: Final[dict[str, tuple[tuple[str, ...], Callable[[Any], StorageObject]]]] = {
-    "PersistentVolume": (("v1",), _persistent_volume),
-    "PersistentVolumeClaim": (("v1",), _persistent_volume_claim),
-    "StorageClass": ((_STORAGE_API,), _storage_class),
-    "CSINode": ((_STORAGE_API,), _csi_node),
-    "CSIDriver": ((_STORAGE_API,), _csi_driver),
-}
-
-#: type -> writer, merged into the manifest writer's types
-WRITERS: Final[dict[type, Callable[[Any], dict[str, Any]]]] = {
-    PersistentVolume: _persistent_volume_out,
-    PersistentVolumeClaim: _persistent_volume_claim_out,
-    StorageClass: _storage_class_out,
-    CSINode: _csi_node_out,
-    CSIDriver: _csi_driver_out,
-}

@@ -24,6 +24,7 @@ controllers' ``SafeEncodeString``: same shape, different value than a real clust
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -32,6 +33,7 @@ from typing import Any, Final, final
 import attrs
 
 from ..errors import ManifestError
+from ._pod import pod_to_manifest
 from .frozendict import FrozenDict, freeze
 from .objects import (
     _NS_UID,
@@ -204,10 +206,6 @@ def safe_encode_string(text: str) -> str:
 
 def template_hash(template: Pod, collision_count: int = 0) -> str:
     """The ``pod-template-hash`` of *template* (see the module docstring on how it differs)."""
-    import json
-
-    from .manifests import pod_to_manifest  # the parser imports this module: import it lazily
-
     manifest = pod_to_manifest(template)
     body = json.dumps({"metadata": manifest["metadata"], "spec": manifest["spec"]}, sort_keys=True)
     return safe_encode_string(str(fnv32a(f"{body}/{collision_count}".encode())))

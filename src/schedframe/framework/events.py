@@ -13,6 +13,7 @@ from typing import Any, Final, final
 
 import attrs
 
+from ..api.kinds import KINDS
 from ..api.objects import Pod
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "EventResource",
     "QueueingHint",
     "QueueingHintFn",
+    "event_resource_for",
 ]
 
 
@@ -81,6 +83,23 @@ class EventResource(str, enum.Enum):
 
 
 _POD_KINDS: Final = frozenset({EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD})
+_RESOURCE_VALUES: Final = frozenset(r.value for r in EventResource)
+
+
+def event_resource_for(kind: str | type) -> EventResource | None:
+    """The :class:`EventResource` of the objects of *kind* (a kind name such as ``"Service"``, or
+    a value class registered in :data:`~schedframe.KINDS`), or ``None`` for a kind no
+    plugin registers events for (workloads such as Deployments). Derived from the kinds registry:
+    the resource is named after the kind, with its API group for the ``storage.k8s.io`` kinds as
+    upstream names them (``storage.k8s.io/StorageClass``). Pods map to :attr:`EventResource.POD`.
+    """
+    info = KINDS.by_class(kind) if isinstance(kind, type) else KINDS.by_kind(kind)
+    if info is None:
+        return None
+    for name in (info.kind, f"{info.group}/{info.kind}"):
+        if name in _RESOURCE_VALUES:
+            return EventResource(name)
+    return None
 
 
 @final

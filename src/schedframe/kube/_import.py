@@ -7,6 +7,7 @@ from typing import Any, Final, final
 
 import attrs
 
+from ..api.kinds import KINDS
 from ..api.manifests import ApiObject, dump_manifests, object_from_manifest
 from ..errors import SchedframeError
 from ._api import ApiSession, KubeApiError, KubeError
@@ -14,35 +15,12 @@ from ._informer import Resource, _key
 
 __all__ = ["IMPORT_RESOURCES", "ClusterImport", "import_cluster"]
 
-#: what :func:`import_cluster` lists: every kind :func:`~schedframe.load_manifests` reads, in the
-#: order they are written (what pods refer to before the pods). Pods include terminal ones (a
+#: what :func:`import_cluster` lists: every kind :func:`~schedframe.load_manifests` reads
+#: (:data:`~schedframe.KINDS`, each of its apiVersions), in the order they are written
+#: (their rank: what pods refer to before the pods). Pods include terminal ones (a
 #: Job's succeeded pods count towards its completions when the dump is expanded).
-IMPORT_RESOURCES: Final = (
-    Resource("Namespace", "v1", "namespaces"),
-    Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses"),
-    Resource("Node", "v1", "nodes", required=True),
-    Resource("StorageClass", "storage.k8s.io/v1", "storageclasses"),
-    Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers"),
-    Resource("CSINode", "storage.k8s.io/v1", "csinodes"),
-    Resource("PersistentVolume", "v1", "persistentvolumes"),
-    Resource("PersistentVolumeClaim", "v1", "persistentvolumeclaims"),
-    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
-    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
-    Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates"),
-    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
-    Resource("Service", "v1", "services"),
-    Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
-    Resource("PodGroup", "scheduling.x-k8s.io/v1alpha1", "podgroups"),
-    Resource("PodGroup", "scheduling.sigs.k8s.io/v1alpha1", "podgroups"),
-    Resource("Deployment", "apps/v1", "deployments"),
-    Resource("ReplicaSet", "apps/v1", "replicasets"),
-    Resource("StatefulSet", "apps/v1", "statefulsets"),
-    Resource("DaemonSet", "apps/v1", "daemonsets"),
-    Resource("CronJob", "batch/v1", "cronjobs"),
-    Resource("Job", "batch/v1", "jobs"),
-    Resource("ReplicationController", "v1", "replicationcontrollers"),
-    Resource("Pod", "v1", "pods", required=True),
-)
+IMPORT_RESOURCES: Final = tuple(Resource(info.kind, version, info.plural, required=info.required)
+                                for info in KINDS.ranked() for version in info.api_versions)
 
 #: kubectl's chunk size for lists
 PAGE_SIZE: Final = 500

@@ -10,6 +10,8 @@ from typing import Any, Final, final
 
 import attrs
 
+from ..api.kinds import KINDS, KindInfo
+from ..api.objects import Pod
 from ._api import ApiSession, KubeApiError
 
 __all__ = ["Informer", "Resource", "SCHEDULER_RESOURCES"]
@@ -37,27 +39,20 @@ class Resource:
         return f"{base}/{self.plural}"
 
 
-#: what kube-scheduler's informers watch, as far as schedframe's plugins read it. Pods exclude
-#: terminal phases, as upstream's pod informer does.
-SCHEDULER_RESOURCES: Final = (
-    Resource("Node", "v1", "nodes", required=True),
-    Resource("Pod", "v1", "pods", required=True,
-             field_selector="status.phase!=Succeeded,status.phase!=Failed"),
-    Resource("Namespace", "v1", "namespaces"),
-    Resource("Service", "v1", "services"),
-    Resource("ReplicationController", "v1", "replicationcontrollers"),
-    Resource("ReplicaSet", "apps/v1", "replicasets"),
-    Resource("StatefulSet", "apps/v1", "statefulsets"),
-    Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets"),
-    Resource("PersistentVolume", "v1", "persistentvolumes"),
-    Resource("PersistentVolumeClaim", "v1", "persistentvolumeclaims"),
-    Resource("StorageClass", "storage.k8s.io/v1", "storageclasses"),
-    Resource("CSINode", "storage.k8s.io/v1", "csinodes"),
-    Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers"),
-    Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims"),
-    Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses"),
-    Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices"),
-)
+#: the field selector of the pod informer: upstream's excludes terminal phases
+_POD_FIELD_SELECTOR: Final = "status.phase!=Succeeded,status.phase!=Failed"
+
+
+def _resource(info: KindInfo, api_version: str | None = None) -> Resource:
+    return Resource(info.kind, api_version or info.api_versions[0], info.plural, required=info.required,
+                    field_selector=_POD_FIELD_SELECTOR if info.cls is Pod else "")
+
+
+#: what kube-scheduler's informers watch, as far as schedframe's plugins read it: the kinds of
+#: :data:`~schedframe.KINDS` marked ``watched``, in their rank order (what other
+#: objects refer to first). Pods exclude terminal phases, as upstream's pod informer does.
+SCHEDULER_RESOURCES: Final = tuple(_resource(info) for info in KINDS.ranked() if info.watched)
+
 
 def _key(obj: Mapping[str, Any]) -> str:
     meta = obj.get("metadata") or {}

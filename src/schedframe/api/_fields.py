@@ -1,0 +1,453 @@
+"""The field decoders and encoders every kind's manifest reader and writer share: each reader
+takes the raw value and its field path and raises one :class:`~schedframe.ManifestError` naming
+them (``_fail``, ``_show``, ``_child``, ``_mapping``, ``_str``, ``_int``, ``_enum``, quantities,
+RFC 3339 times...), plus metadata, owner references and label / node selectors.
+
+Imports only :mod:`schedframe.errors`, :mod:`schedframe._textio`'s neighbours and the api value
+objects; every other parser module imports this one.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Context, Decimal
+from typing import Any, Final, NoReturn
+
+from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, bounded_repr
+from ._names import _check_label
+from .frozendict import deep_freeze
+from .objects import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    OwnerReference,
+)
+from .quantity import Quantity
+
+_LABEL_SELECTOR_OPS: Final = ("In", "NotIn", "Exists", "DoesNotExist")
+
+_NODE_SELECTOR_OPS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+_SIMPLE_KEY_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+_EMPTY: Final[Mapping[str, Any]] = {}
+
+
+def _fail(path: str, message: str) -> NoReturn:
+    raise ManifestError(path, message)
+
+
+def _show(value: Any) -> str:
+    """A short rendering of a bad value for error messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, (str, int, float)):
+        try:
+            text = repr(value)
+        except ValueError:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
+            return f"an integer of {value.bit_length()} bits"  # type: ignore[union-attr]
+    else:
+        text = f"{type(value).__name__} {value!s}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _child(path: str, key: str) -> str:
+    if len(key) > MAX_VALUE_REPR:  # a path names where the problem is, it never echoes 10 MB
+        key = bounded_repr(key)
+    elif _SIMPLE_KEY_RE.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key}]"
+
+
+def _mapping(value: Any, path: str) -> Mapping[str, Any]:
+    if type(value) is dict:  # the common case, without an ABC instance check
+        return value
+    if value is None:
+        return _EMPTY
+    if not isinstance(value, Mapping):
+        _fail(path, f"expected a mapping, got {_show(value)}")
+    return value
+
+
+def _list(value: Any, path: str) -> Sequence[Any]:
+    if type(value) is list:
+        return value
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        _fail(path, f"expected a list, got {_show(value)}")
+    return value
+
+
+def _hint(value: Any) -> str:
+    if isinstance(value, (bool, int, float, _dt.date)):
+        return " (quote it in YAML)"
+    return ""
+
+
+def _str(value: Any, path: str, default: str = "") -> str:
+    if type(value) is str:
+        return value
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        _fail(path, f"expected a string, got {_show(value)}{_hint(value)}")
+    return value
+
+
+def _required_str(m: Mapping[str, Any], key: str, path: str) -> str:
+    p = _child(path, key)
+    value = _str(m.get(key), p)
+    if not value:
+        _fail(p, "required")
+    return value
+
+
+def _int(value: Any, path: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        _fail(path, f"expected an integer, got {_show(value)}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    _fail(path, f"expected an integer, got {_show(value)}")
+
+
+def _required_int(m: Mapping[str, Any], key: str, path: str) -> int:
+    p = _child(path, key)
+    value = _int(m.get(key), p)
+    if value is None:
+        _fail(p, "required")
+    return value
+
+
+def _bool(value: Any, path: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        _fail(path, f"expected true or false, got {_show(value)}")
+    return value
+
+
+def _enum(value: Any, path: str, allowed: Sequence[str], default: str | None = None) -> str | None:
+    if value is None:
+        return default
+    if not isinstance(value, str) or value not in allowed:
+        shown = ", ".join(repr(a) for a in allowed)
+        _fail(path, f"unsupported value {_show(value)}; supported values: {shown}")
+    return value
+
+
+def _required_enum(m: Mapping[str, Any], key: str, path: str, allowed: Sequence[str]) -> str:
+    p = _child(path, key)
+    value = _enum(m.get(key), p, allowed)
+    if value is None:
+        _fail(p, "required")
+    return value
+
+
+def _str_list(value: Any, path: str) -> tuple[str, ...]:
+    items = _list(value, path)
+    out = []
+    for i, v in enumerate(items):
+        if not isinstance(v, str):
+            _fail(f"{path}[{i}]", f"expected a string, got {_show(v)}{_hint(v)}")
+        out.append(v)
+    return tuple(out)
+
+
+def _str_map(value: Any, path: str) -> dict[str, str]:
+    if not value:
+        if value is None or isinstance(value, Mapping):
+            return {}
+        _fail(path, f"expected a mapping, got {_show(value)}")
+    m = _mapping(value, path)
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _fail(path, f"keys must be strings, got {_show(k)}{_hint(k)}")
+        if not isinstance(v, str):
+            _fail(_child(path, k), f"expected a string, got {_show(v)}{_hint(v)}")
+    return dict(m)
+
+
+def _quantity(value: Any, path: str) -> Quantity:
+    if isinstance(value, str):
+        value = value.strip()  # as Quantity.UnmarshalJSON does
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(path, f"expected a quantity such as '500m' or '1Gi', got {_show(value)}")
+    try:
+        q = Quantity.parse(value)
+    except QuantityError:
+        _fail(path, f"{_show(value)} is not a quantity")
+    if q.exact < 0:
+        _fail(path, f"must be greater than or equal to 0, got {_show(value)}")
+    return q
+
+
+def _quantities(value: Any, path: str) -> dict[str, Quantity]:
+    if not value and (value is None or isinstance(value, Mapping)):
+        return {}
+    m = _mapping(value, path)
+    out: dict[str, Quantity] = {}
+    for k, v in m.items():
+        if not isinstance(k, str):
+            _fail(path, f"resource names must be strings, got {_show(k)}")
+        out[k] = _quantity(v, _child(path, k))
+    return out
+
+
+_TIME_RE: Final = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+
+_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+_DECIMALS: Final = Context(prec=800)
+
+
+def _time(value: Any, path: str) -> float | None:
+    """An RFC 3339 timestamp (or a YAML timestamp) as seconds since the epoch."""
+    if value is None:
+        return None
+    if isinstance(value, _dt.datetime):
+        dt = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+        delta = dt - _EPOCH
+        whole = delta.days * 86400 + delta.seconds
+        if not delta.microseconds:
+            return float(whole)
+        return float(_DECIMALS.add(Decimal(whole), Decimal(delta.microseconds).scaleb(-6)))
+    m = _TIME_RE.fullmatch(value) if isinstance(value, str) else None
+    if m is None:
+        _fail(path, f"expected an RFC 3339 timestamp such as '2024-05-01T12:00:00Z', got {_show(value)}")
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    frac, zone = m.group(7), m.group(8)
+    try:
+        if zone in ("Z", "z"):
+            tz = _dt.timezone.utc
+        else:
+            sign = -1 if zone[0] == "-" else 1
+            tz = _dt.timezone(sign * _dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        delta = _dt.datetime(year, month, day, hour, minute, second, tzinfo=tz) - _EPOCH
+    except (ValueError, OverflowError):
+        _fail(path, f"{_show(value)} is not a valid RFC 3339 timestamp")
+    whole = delta.days * 86400 + delta.seconds
+    if not frac:
+        return float(whole)
+    return float(_DECIMALS.add(Decimal(whole), Decimal("0" + frac)))
+
+
+def _format_time(value: float, path: str) -> str:
+    """Seconds since the epoch as RFC 3339 (UTC), exact enough that :func:`_time` reads back the
+    same float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(path, f"expected seconds since the epoch, got {_show(value)}")
+    try:
+        exact = Decimal(repr(float(value)))
+        whole = int(exact.to_integral_value(rounding="ROUND_FLOOR"))
+        dt = _EPOCH + _dt.timedelta(seconds=whole)
+    except (ValueError, OverflowError, ArithmeticError):
+        _fail(path, f"{_show(value)} is outside the range of RFC 3339 timestamps")
+    text = (f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T"
+            f"{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}")
+    frac = _DECIMALS.subtract(exact, Decimal(whole))
+    if frac:
+        digits = format(frac, "f").split(".", 1)[1].rstrip("0")
+        text += "." + digits
+    return text + "Z"
+
+
+def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping[str, Any]:
+    if not isinstance(manifest, Mapping):
+        _fail("", f"expected a {kind} manifest (a mapping), got {_show(manifest)}")
+    got_kind = manifest.get("kind")
+    if got_kind is not None and got_kind != kind:
+        _fail("kind", f"expected {kind!r}, got {_show(got_kind)}")
+    api_version = manifest.get("apiVersion")
+    if api_version is not None and api_version not in api_versions:
+        want = " or ".join(repr(v) for v in api_versions)
+        _fail("apiVersion", f"expected {want} for a {kind}, got {_show(api_version)}")
+    return manifest
+
+
+def _name(meta: Mapping[str, Any], path: str = "metadata") -> str:
+    p = f"{path}.name"
+    value = _str(meta.get("name"), p)
+    if not value:
+        if meta.get("generateName"):
+            _fail(p, "required (generateName is not supported: give the object a name)")
+        _fail(p, "required")
+    return value
+
+
+def _namespace(meta: Mapping[str, Any], path: str = "metadata") -> str:
+    p = f"{path}.namespace"
+    value = _str(meta.get("namespace"), p)
+    if value:
+        _check_label(value, p)
+    return value or "default"
+
+
+def _owner_reference(value: Any, path: str) -> OwnerReference:
+    m = _mapping(value, path)
+    return OwnerReference(
+        kind=_required_str(m, "kind", path),
+        name=_required_str(m, "name", path),
+        uid=_str(m.get("uid"), f"{path}.uid"),
+        api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"),
+        controller=_bool(m.get("controller"), f"{path}.controller"),
+    )
+
+
+def _meta_out(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    for k, v in extra.items():
+        if v:
+            meta[k] = v
+    return meta
+
+
+def _label_selector(value: Any, path: str) -> LabelSelector | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    exprs = []
+    p_exprs = f"{path}.matchExpressions"
+    for i, raw in enumerate(_list(m.get("matchExpressions"), p_exprs)):
+        p = f"{p_exprs}[{i}]"
+        e = _mapping(raw, p)
+        exprs.append(LabelSelectorRequirement(
+            key=_str(e.get("key"), f"{p}.key"),
+            operator=_required_enum(e, "operator", p, _LABEL_SELECTOR_OPS),
+            values=_str_list(e.get("values"), f"{p}.values"),
+        ))
+    return LabelSelector(_str_map(m.get("matchLabels"), f"{path}.matchLabels"), tuple(exprs))
+
+
+def _label_selector_out(sel: LabelSelector) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if sel.match_labels:
+        out["matchLabels"] = dict(sel.match_labels)
+    if sel.match_expressions:
+        out["matchExpressions"] = [_requirement_out(r) for r in sel.match_expressions]
+    return out
+
+
+def _requirement_out(r: LabelSelectorRequirement | NodeSelectorRequirement) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": r.key, "operator": r.operator}
+    if r.values:
+        out["values"] = list(r.values)
+    return out
+
+
+def _node_requirements(value: Any, path: str) -> tuple[NodeSelectorRequirement, ...]:
+    out = []
+    for i, raw in enumerate(_list(value, path)):
+        p = f"{path}[{i}]"
+        e = _mapping(raw, p)
+        out.append(NodeSelectorRequirement(
+            key=_str(e.get("key"), f"{p}.key"),
+            operator=_required_enum(e, "operator", p, _NODE_SELECTOR_OPS),
+            values=_str_list(e.get("values"), f"{p}.values"),
+        ))
+    return tuple(out)
+
+
+def _node_selector_term(value: Any, path: str) -> NodeSelectorTerm:
+    m = _mapping(value, path)
+    return NodeSelectorTerm(
+        _node_requirements(m.get("matchExpressions"), f"{path}.matchExpressions"),
+        _node_requirements(m.get("matchFields"), f"{path}.matchFields"),
+    )
+
+
+def _node_selector_term_out(term: NodeSelectorTerm) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if term.match_expressions:
+        out["matchExpressions"] = [_requirement_out(r) for r in term.match_expressions]
+    if term.match_fields:
+        out["matchFields"] = [_requirement_out(r) for r in term.match_fields]
+    return out
+
+
+def _quantities_out(q: Mapping[str, Quantity]) -> dict[str, str]:
+    return {k: str(v) for k, v in q.items()}
+
+
+def _items(value: Any, path: str, read: Callable[[Any, str], Any]) -> tuple[Any, ...]:
+    return tuple(read(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
+
+
+def _owner_reference_out(o: OwnerReference) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if o.api_version:
+        out["apiVersion"] = o.api_version
+    out["kind"] = o.kind
+    out["name"] = o.name
+    if o.uid:
+        out["uid"] = o.uid
+    if o.controller:
+        out["controller"] = True
+    return out
+
+
+def _selector_spec(selector: LabelSelector | None) -> dict[str, Any]:
+    return {} if selector is None else {"selector": _label_selector_out(selector)}
+
+
+def _manifest_error(message: str) -> ManifestError:
+    return ManifestError("", message)
+
+
+def _check_non_negative(values: Mapping[str, Quantity], path: str) -> None:
+    for name, q in values.items():
+        if q.exact < 0:
+            _fail(_child(path, name), f"must be greater than or equal to 0, got {q}")
+
+
+def _check_plain(value: Any, path: str) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                _fail(path, f"keys must be strings, got {_show(k)}")
+            _check_plain(v, _child(path, k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_plain(v, f"{path}[{i}]")
+    elif not (value is None or isinstance(value, (str, int, float, bool))):
+        _fail(path, f"unsupported value {_show(value)}")
+
+
+def _deep_freeze(value: Any, path: str) -> Any:
+    """A field schedframe keeps without modelling it (a volume source, a claim template), checked
+    to be plain data (string keys; strings, numbers, booleans, null) and deeply frozen."""
+    _check_plain(value, path)
+    return deep_freeze(value)
+
+
+def _opt_str(value: Any, path: str) -> str | None:
+    """A string field whose absence is not the empty string."""
+    return None if value is None else _str(value, path)
+
+
+def _opt_bool(value: Any, path: str) -> bool | None:
+    """A boolean field whose absence is not ``false``."""
+    return None if value is None else _bool(value, path)
+
+
+def _int_or(value: Any, path: str, default: int) -> int:
+    number = _int(value, path)
+    return default if number is None else number

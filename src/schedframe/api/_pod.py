@@ -1,0 +1,647 @@
+"""The Pod manifest: reading (with the API server's defaulting and validation), writing, and
+:func:`validate_pod` for pods built in code. Workload templates are read with the same code."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+
+from ..errors import bounded_repr
+from . import storage as _storage
+from ._fields import (
+    _bool,
+    _check_non_negative,
+    _check_top,
+    _child,
+    _enum,
+    _fail,
+    _format_time,
+    _int,
+    _items,
+    _label_selector,
+    _label_selector_out,
+    _list,
+    _mapping,
+    _meta_out,
+    _name,
+    _namespace,
+    _node_selector_term,
+    _node_selector_term_out,
+    _owner_reference,
+    _owner_reference_out,
+    _quantities,
+    _quantities_out,
+    _required_enum,
+    _required_int,
+    _required_str,
+    _str,
+    _str_list,
+    _str_map,
+    _time,
+)
+from ._names import _check_label, _check_subdomain
+from .objects import (
+    DEFAULT_SCHEDULER_NAME,
+    Affinity,
+    Container,
+    ContainerPort,
+    ContainerResourceClaim,
+    NodeAffinity,
+    NodeSelector,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodAntiAffinity,
+    PodCondition,
+    PodResourceClaim,
+    PodResourceClaimStatus,
+    PreferredSchedulingTerm,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+    _pod_uid,
+)
+from .quantity import Quantity
+
+_TOLERATION_OPS: Final = ("", "Equal", "Exists", "Lt", "Gt")
+
+_TOLERATION_EFFECTS: Final = ("", "NoSchedule", "PreferNoSchedule", "NoExecute")
+
+_WHEN_UNSATISFIABLE: Final = ("DoNotSchedule", "ScheduleAnyway")
+
+_INCLUSION_POLICIES: Final = ("Honor", "Ignore")
+
+_PREEMPTION_POLICIES: Final = ("PreemptLowerPriority", "Never")
+
+_CONTAINER_RESTART_POLICIES: Final = ("Always", "Never", "OnFailure")
+
+_PROTOCOLS: Final = ("TCP", "UDP", "SCTP")
+
+
+_REQUIRED: Final = "requiredDuringSchedulingIgnoredDuringExecution"
+
+_PREFERRED: Final = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _node_affinity(value: Any, path: str) -> NodeAffinity:
+    m = _mapping(value, path)
+    required = None
+    raw_required = m.get(_REQUIRED)
+    if raw_required is not None:
+        p = f"{path}.{_REQUIRED}"
+        sel = _mapping(raw_required, p)
+        p_terms = f"{p}.nodeSelectorTerms"
+        required = NodeSelector(tuple(
+            _node_selector_term(t, f"{p_terms}[{i}]")
+            for i, t in enumerate(_list(sel.get("nodeSelectorTerms"), p_terms))
+        ))
+    preferred = []
+    p_pref = f"{path}.{_PREFERRED}"
+    for i, raw in enumerate(_list(m.get(_PREFERRED), p_pref)):
+        p = f"{p_pref}[{i}]"
+        e = _mapping(raw, p)
+        preferred.append(PreferredSchedulingTerm(
+            weight=_required_int(e, "weight", p),
+            preference=_node_selector_term(e.get("preference"), f"{p}.preference"),
+        ))
+    return NodeAffinity(required, tuple(preferred))
+
+
+def _node_affinity_out(na: NodeAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if na.required is not None:
+        out[_REQUIRED] = {"nodeSelectorTerms": [_node_selector_term_out(t) for t in na.required.terms]}
+    if na.preferred:
+        out[_PREFERRED] = [{"weight": p.weight, "preference": _node_selector_term_out(p.preference)}
+                           for p in na.preferred]
+    return out
+
+
+def _pod_affinity_term(value: Any, path: str) -> PodAffinityTerm:
+    m = _mapping(value, path)
+    return PodAffinityTerm(
+        topology_key=_required_str(m, "topologyKey", path),
+        label_selector=_label_selector(m.get("labelSelector"), f"{path}.labelSelector"),
+        namespaces=_str_list(m.get("namespaces"), f"{path}.namespaces"),
+        namespace_selector=_label_selector(m.get("namespaceSelector"), f"{path}.namespaceSelector"),
+        match_label_keys=_str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+        mismatch_label_keys=_str_list(m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
+    )
+
+
+def _pod_affinity_term_out(term: PodAffinityTerm) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if term.label_selector is not None:
+        out["labelSelector"] = _label_selector_out(term.label_selector)
+    if term.namespaces:
+        out["namespaces"] = list(term.namespaces)
+    out["topologyKey"] = term.topology_key
+    if term.namespace_selector is not None:
+        out["namespaceSelector"] = _label_selector_out(term.namespace_selector)
+    if term.match_label_keys:
+        out["matchLabelKeys"] = list(term.match_label_keys)
+    if term.mismatch_label_keys:
+        out["mismatchLabelKeys"] = list(term.mismatch_label_keys)
+    return out
+
+
+def _pod_affinity_terms(value: Any, path: str) -> tuple[
+        tuple[PodAffinityTerm, ...], tuple[WeightedPodAffinityTerm, ...]]:
+    m = _mapping(value, path)
+    p_req = f"{path}.{_REQUIRED}"
+    required = tuple(_pod_affinity_term(t, f"{p_req}[{i}]")
+                     for i, t in enumerate(_list(m.get(_REQUIRED), p_req)))
+    preferred = []
+    p_pref = f"{path}.{_PREFERRED}"
+    for i, raw in enumerate(_list(m.get(_PREFERRED), p_pref)):
+        p = f"{p_pref}[{i}]"
+        e = _mapping(raw, p)
+        term = e.get("podAffinityTerm")
+        if term is None:
+            _fail(f"{p}.podAffinityTerm", "required")
+        preferred.append(WeightedPodAffinityTerm(
+            weight=_required_int(e, "weight", p),
+            term=_pod_affinity_term(term, f"{p}.podAffinityTerm"),
+        ))
+    return required, tuple(preferred)
+
+
+def _pod_affinity_out(a: PodAffinity | PodAntiAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if a.required:
+        out[_REQUIRED] = [_pod_affinity_term_out(t) for t in a.required]
+    if a.preferred:
+        out[_PREFERRED] = [{"weight": w.weight, "podAffinityTerm": _pod_affinity_term_out(w.term)}
+                           for w in a.preferred]
+    return out
+
+
+def _affinity(value: Any, path: str) -> Affinity | None:
+    if value is None:
+        return None
+    m = _mapping(value, path)
+    na = m.get("nodeAffinity")
+    pa = m.get("podAffinity")
+    paa = m.get("podAntiAffinity")
+    return Affinity(
+        node_affinity=None if na is None else _node_affinity(na, f"{path}.nodeAffinity"),
+        pod_affinity=None if pa is None else PodAffinity(*_pod_affinity_terms(pa, f"{path}.podAffinity")),
+        pod_anti_affinity=None if paa is None else PodAntiAffinity(
+            *_pod_affinity_terms(paa, f"{path}.podAntiAffinity")),
+    )
+
+
+def _affinity_out(a: Affinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if a.node_affinity is not None:
+        out["nodeAffinity"] = _node_affinity_out(a.node_affinity)
+    if a.pod_affinity is not None:
+        out["podAffinity"] = _pod_affinity_out(a.pod_affinity)
+    if a.pod_anti_affinity is not None:
+        out["podAntiAffinity"] = _pod_affinity_out(a.pod_anti_affinity)
+    return out
+
+
+def _toleration(value: Any, path: str) -> Toleration:
+    m = _mapping(value, path)
+    seconds = _int(m.get("tolerationSeconds"), f"{path}.tolerationSeconds")
+    return Toleration(
+        key=_str(m.get("key"), f"{path}.key"),
+        operator=_enum(m.get("operator"), f"{path}.operator", _TOLERATION_OPS, "Equal") or "",
+        value=_str(m.get("value"), f"{path}.value"),
+        effect=_enum(m.get("effect"), f"{path}.effect", _TOLERATION_EFFECTS, "") or "",
+        toleration_seconds=seconds,
+    )
+
+
+def _toleration_out(t: Toleration) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if t.key:
+        out["key"] = t.key
+    out["operator"] = t.operator  # always written: an absent operator reads as "Equal"
+    if t.value:
+        out["value"] = t.value
+    if t.effect:
+        out["effect"] = t.effect
+    if t.toleration_seconds is not None:
+        out["tolerationSeconds"] = t.toleration_seconds
+    return out
+
+
+def _spread_constraint(value: Any, path: str) -> TopologySpreadConstraint:
+    m = _mapping(value, path)
+    return TopologySpreadConstraint(
+        max_skew=_required_int(m, "maxSkew", path),
+        topology_key=_required_str(m, "topologyKey", path),
+        when_unsatisfiable=_required_enum(m, "whenUnsatisfiable", path, _WHEN_UNSATISFIABLE),
+        label_selector=_label_selector(m.get("labelSelector"), f"{path}.labelSelector"),
+        min_domains=_int(m.get("minDomains"), f"{path}.minDomains"),
+        node_affinity_policy=_enum(m.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
+                                   _INCLUSION_POLICIES),
+        node_taints_policy=_enum(m.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy", _INCLUSION_POLICIES),
+        match_label_keys=_str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+    )
+
+
+def _spread_constraint_out(c: TopologySpreadConstraint) -> dict[str, Any]:
+    out: dict[str, Any] = {"maxSkew": c.max_skew, "topologyKey": c.topology_key,
+                           "whenUnsatisfiable": c.when_unsatisfiable}
+    if c.label_selector is not None:
+        out["labelSelector"] = _label_selector_out(c.label_selector)
+    if c.min_domains is not None:
+        out["minDomains"] = c.min_domains
+    if c.node_affinity_policy is not None:
+        out["nodeAffinityPolicy"] = c.node_affinity_policy
+    if c.node_taints_policy is not None:
+        out["nodeTaintsPolicy"] = c.node_taints_policy
+    if c.match_label_keys:
+        out["matchLabelKeys"] = list(c.match_label_keys)
+    return out
+
+
+def _port(value: Any, path: str) -> ContainerPort:
+    m = _mapping(value, path)
+    return ContainerPort(
+        container_port=_required_int(m, "containerPort", path),
+        host_port=_int(m.get("hostPort"), f"{path}.hostPort") or 0,
+        host_ip=_str(m.get("hostIP"), f"{path}.hostIP"),
+        protocol=_enum(m.get("protocol"), f"{path}.protocol", (*_PROTOCOLS, ""), "TCP") or "TCP",
+        name=_str(m.get("name"), f"{path}.name"),
+    )
+
+
+def _port_out(p: ContainerPort) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if p.name:
+        out["name"] = p.name
+    out["containerPort"] = p.container_port
+    if p.host_port:
+        out["hostPort"] = p.host_port
+    if p.host_ip:
+        out["hostIP"] = p.host_ip
+    out["protocol"] = p.protocol
+    return out
+
+
+def _container(value: Any, path: str) -> Container:
+    m = _mapping(value, path)
+    p_res = f"{path}.resources"
+    res = _mapping(m.get("resources"), p_res)
+    p_ports = f"{path}.ports"
+    limits = _quantities(res.get("limits"), f"{p_res}.limits")
+    return Container(
+        name=_str(m.get("name"), f"{path}.name"),
+        image=_str(m.get("image"), f"{path}.image"),
+        requests=_default_requests(_quantities(res.get("requests"), f"{p_res}.requests"), limits),
+        limits=limits,
+        ports=tuple(_port(p, f"{p_ports}[{i}]") for i, p in enumerate(_list(m.get("ports"), p_ports))),
+        restart_policy=_enum(m.get("restartPolicy"), f"{path}.restartPolicy", _CONTAINER_RESTART_POLICIES),
+        claims=_items(res.get("claims"), f"{p_res}.claims", _container_claim),
+    )
+
+
+def _container_claim(value: Any, path: str) -> ContainerResourceClaim:
+    m = _mapping(value, path)
+    return ContainerResourceClaim(name=_required_str(m, "name", path),
+                                  request=_str(m.get("request"), f"{path}.request"))
+
+
+def _pod_resource_claim(value: Any, path: str) -> PodResourceClaim:
+    m = _mapping(value, path)
+    claim = m.get("resourceClaimName")
+    template = m.get("resourceClaimTemplateName")
+    return PodResourceClaim(
+        name=_required_str(m, "name", path),
+        resource_claim_name=None if claim is None else _str(claim, f"{path}.resourceClaimName"),
+        resource_claim_template_name=None if template is None
+        else _str(template, f"{path}.resourceClaimTemplateName"))
+
+
+def _pod_resource_claim_status(value: Any, path: str) -> PodResourceClaimStatus:
+    m = _mapping(value, path)
+    claim = m.get("resourceClaimName")
+    return PodResourceClaimStatus(
+        name=_required_str(m, "name", path),
+        resource_claim_name=None if claim is None else _str(claim, f"{path}.resourceClaimName"))
+
+
+def _pod_resource_claim_out(c: PodResourceClaim) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name}
+    if c.resource_claim_name is not None:
+        out["resourceClaimName"] = c.resource_claim_name
+    if c.resource_claim_template_name is not None:
+        out["resourceClaimTemplateName"] = c.resource_claim_template_name
+    return out
+
+
+def _pod_resource_claim_status_out(c: PodResourceClaimStatus) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name}
+    if c.resource_claim_name is not None:
+        out["resourceClaimName"] = c.resource_claim_name
+    return out
+
+
+def _resources_out(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if requests:
+        out["requests"] = _quantities_out(requests)
+    if limits:
+        out["limits"] = _quantities_out(limits)
+    return out
+
+
+def _container_out(c: Container) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if c.name:
+        out["name"] = c.name
+    if c.image:
+        out["image"] = c.image
+    if c.ports:
+        out["ports"] = [_port_out(p) for p in c.ports]
+    resources = _resources_out(c.requests, c.limits)
+    if c.claims:
+        resources["claims"] = [{"name": x.name, "request": x.request} if x.request else {"name": x.name}
+                               for x in c.claims]
+    if resources:
+        out["resources"] = resources
+    if c.restart_policy is not None:
+        out["restartPolicy"] = c.restart_policy
+    return out
+
+
+def _pod_condition(value: Any, path: str) -> PodCondition:
+    m = _mapping(value, path)
+    return PodCondition(
+        type=_required_str(m, "type", path),
+        status=_str(m.get("status"), f"{path}.status", "True"),
+        reason=_str(m.get("reason"), f"{path}.reason"),
+        message=_str(m.get("message"), f"{path}.message"),
+        last_probe_time=_time(m.get("lastProbeTime"), f"{path}.lastProbeTime"),
+        last_transition_time=_time(m.get("lastTransitionTime"), f"{path}.lastTransitionTime"),
+    )
+
+
+def _scheduling_gate(value: Any, path: str) -> str:
+    return _required_str(_mapping(value, path), "name", path)
+
+
+def _default_requests(requests: dict[str, Quantity], limits: Mapping[str, Quantity]) -> dict[str, Quantity]:
+    """The API server's defaulting (``SetDefaults_Pod``): a resource with a limit and no request
+    requests its limit."""
+    for name, q in limits.items():
+        if name not in requests:
+            requests[name] = q
+    return requests
+
+
+def _check_request_limits(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity],
+                          path: str) -> None:
+    """``ValidateResourceRequirements``: a request may not exceed its limit."""
+    for name, q in requests.items():
+        limit = limits.get(name)
+        if limit is not None and q.exact > limit.exact:
+            _fail(_child(f"{path}.requests", name),
+                  f"must be less than or equal to the {name} limit of {limit}, got {q}")
+
+
+def _host_network_ports(containers: tuple[Container, ...], path: str) -> tuple[Container, ...]:
+    """A ``hostNetwork`` pod's container ports as the API server defaults and validates them: an
+    unset ``hostPort`` becomes the ``containerPort`` (so NodePorts sees the port the pod really
+    takes on its node), and a different one is refused. Workload templates get the same default
+    here because the pods their controllers create do."""
+    out = []
+    for i, c in enumerate(containers):
+        if not any(p.host_port != p.container_port for p in c.ports):
+            out.append(c)
+            continue
+        ports = []
+        for j, p in enumerate(c.ports):
+            if p.host_port == 0:
+                p = attrs.evolve(p, host_port=p.container_port)
+            elif p.host_port != p.container_port:
+                _fail(f"{path}[{i}].ports[{j}].hostPort",
+                      f"must match containerPort ({p.container_port}) when hostNetwork is true, "
+                      f"got {p.host_port}")
+            ports.append(p)
+        out.append(attrs.evolve(c, ports=tuple(ports)))
+    return tuple(out)
+
+
+def _check_containers(spec: Mapping[str, Any], containers: Sequence[Container],
+                      init_containers: Sequence[Container], path: str) -> None:
+    if not containers:
+        _fail(f"{path}.containers", "required: a pod needs at least one container")
+    seen: dict[str, str] = {}
+    groups = (("containers", containers), ("initContainers", init_containers))
+    for field, group in groups:
+        for i, c in enumerate(group):
+            p = f"{path}.{field}[{i}]"
+            if not c.name:
+                _fail(f"{p}.name", "required")
+            _check_label(c.name, f"{p}.name")
+            if c.name in seen:
+                _fail(f"{p}.name", f"duplicate container name {bounded_repr(c.name)} (also {seen[c.name]})")
+            seen[c.name] = p
+            _check_request_limits(c.requests, c.limits, f"{p}.resources")
+    p_eph = f"{path}.ephemeralContainers"
+    for i, raw in enumerate(_list(spec.get("ephemeralContainers"), p_eph)):
+        p = f"{p_eph}[{i}]"
+        name = _required_str(_mapping(raw, p), "name", p)
+        if name in seen:
+            _fail(f"{p}.name", f"duplicate container name {bounded_repr(name)} (also {seen[name]})")
+        seen[name] = p
+
+
+def _pod(manifest: Any) -> Pod:
+    m = _check_top(manifest, "Pod", ("v1",))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    status = _mapping(m.get("status"), "status")
+    return _pod_parts(meta, spec, status, "metadata", "spec", "status")
+
+
+def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping[str, Any],
+               p_meta: str, p_spec: str, p_status: str, *, template: bool = False) -> Pod:
+    """A pod from its three parts (a Pod manifest, or a workload's pod template with
+    ``template=True``: no name required, no status)."""
+    p_res = f"{p_spec}.resources"
+    resources = _mapping(spec.get("resources"), p_res)
+    kw: dict[str, Any] = {}
+    uid = _str(meta.get("uid"), f"{p_meta}.uid")
+    if uid:
+        kw["uid"] = uid
+    if template:
+        name = _str(meta.get("name"), f"{p_meta}.name")
+    else:
+        name = _name(meta, p_meta)
+        _check_subdomain(name, f"{p_meta}.name")
+    namespace = _namespace(meta, p_meta)
+    containers = _items(spec.get("containers"), f"{p_spec}.containers", _container)
+    init_containers = _items(spec.get("initContainers"), f"{p_spec}.initContainers", _container)
+    if _bool(spec.get("hostNetwork"), f"{p_spec}.hostNetwork"):
+        containers = _host_network_ports(containers, f"{p_spec}.containers")
+        init_containers = _host_network_ports(init_containers, f"{p_spec}.initContainers")
+    pod_limits = _quantities(resources.get("limits"), f"{p_res}.limits")
+    pod_requests = _quantities(resources.get("requests"), f"{p_res}.requests")
+    pod = Pod(
+        name=name,
+        namespace=namespace,
+        labels=_str_map(meta.get("labels"), f"{p_meta}.labels"),
+        annotations=_str_map(meta.get("annotations"), f"{p_meta}.annotations"),
+        creation_timestamp=_time(meta.get("creationTimestamp"), f"{p_meta}.creationTimestamp"),
+        deletion_timestamp=_time(meta.get("deletionTimestamp"), f"{p_meta}.deletionTimestamp"),
+        owner_references=_items(meta.get("ownerReferences"), f"{p_meta}.ownerReferences", _owner_reference),
+        priority=_int(spec.get("priority"), f"{p_spec}.priority"),
+        priority_class_name=_str(spec.get("priorityClassName"), f"{p_spec}.priorityClassName"),
+        scheduler_name=_str(spec.get("schedulerName"), f"{p_spec}.schedulerName") or DEFAULT_SCHEDULER_NAME,
+        node_name=_str(spec.get("nodeName"), f"{p_spec}.nodeName"),
+        node_selector=_str_map(spec.get("nodeSelector"), f"{p_spec}.nodeSelector"),
+        affinity=_affinity(spec.get("affinity"), f"{p_spec}.affinity"),
+        tolerations=_items(spec.get("tolerations"), f"{p_spec}.tolerations", _toleration),
+        topology_spread_constraints=_items(spec.get("topologySpreadConstraints"),
+                                           f"{p_spec}.topologySpreadConstraints", _spread_constraint),
+        containers=containers,
+        init_containers=init_containers,
+        overhead=_quantities(spec.get("overhead"), f"{p_spec}.overhead"),
+        resources=pod_requests,
+        resource_limits=pod_limits,
+        scheduling_gates=_items(spec.get("schedulingGates"), f"{p_spec}.schedulingGates", _scheduling_gate),
+        preemption_policy=_enum(spec.get("preemptionPolicy"), f"{p_spec}.preemptionPolicy",
+                                _PREEMPTION_POLICIES),
+        phase=_str(status.get("phase"), f"{p_status}.phase") or "Pending",
+        nominated_node_name=_str(status.get("nominatedNodeName"), f"{p_status}.nominatedNodeName"),
+        start_time=_time(status.get("startTime"), f"{p_status}.startTime"),
+        conditions=_items(status.get("conditions"), f"{p_status}.conditions", _pod_condition),
+        volumes=_storage.volumes_from_manifest(spec.get("volumes"), f"{p_spec}.volumes"),
+        resource_claims=_items(spec.get("resourceClaims"), f"{p_spec}.resourceClaims", _pod_resource_claim),
+        resource_claim_statuses=_items(status.get("resourceClaimStatuses"),
+                                       f"{p_status}.resourceClaimStatuses", _pod_resource_claim_status),
+        **kw,
+    )
+    # the API server's validation, once every field has been read
+    _check_containers(spec, containers, init_containers, p_spec)
+    _check_request_limits(pod_requests, pod_limits, p_res)
+    return pod
+
+
+def _pod_condition_out(c: PodCondition, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": c.type, "status": c.status}
+    if c.last_probe_time is not None:
+        out["lastProbeTime"] = _format_time(c.last_probe_time, f"{path}.lastProbeTime")
+    if c.last_transition_time is not None:
+        out["lastTransitionTime"] = _format_time(c.last_transition_time, f"{path}.lastTransitionTime")
+    if c.reason:
+        out["reason"] = c.reason
+    if c.message:
+        out["message"] = c.message
+    return out
+
+
+def pod_to_manifest(pod: Pod) -> dict[str, Any]:
+    """The Kubernetes v1 Pod manifest of *pod*.
+
+    Raises:
+        ManifestError: when a timestamp cannot be written as RFC 3339.
+    """
+    meta = _meta_out(
+        pod.name, pod.namespace,
+        uid=pod.uid if pod.uid != _pod_uid(pod) else "",
+        labels=dict(pod.labels), annotations=dict(pod.annotations),
+        creationTimestamp=None if pod.creation_timestamp is None
+        else _format_time(pod.creation_timestamp, "metadata.creationTimestamp"),
+        deletionTimestamp=None if pod.deletion_timestamp is None
+        else _format_time(pod.deletion_timestamp, "metadata.deletionTimestamp"),
+        ownerReferences=[_owner_reference_out(o) for o in pod.owner_references],
+    )
+    spec: dict[str, Any] = {}
+    if pod.node_name:
+        spec["nodeName"] = pod.node_name
+    spec["schedulerName"] = pod.scheduler_name
+    if pod.priority is not None:
+        spec["priority"] = pod.priority
+    if pod.priority_class_name:
+        spec["priorityClassName"] = pod.priority_class_name
+    if pod.preemption_policy is not None:
+        spec["preemptionPolicy"] = pod.preemption_policy
+    if pod.node_selector:
+        spec["nodeSelector"] = dict(pod.node_selector)
+    if pod.affinity is not None:
+        spec["affinity"] = _affinity_out(pod.affinity)
+    if pod.tolerations:
+        spec["tolerations"] = [_toleration_out(t) for t in pod.tolerations]
+    if pod.topology_spread_constraints:
+        spec["topologySpreadConstraints"] = [
+            _spread_constraint_out(c) for c in pod.topology_spread_constraints]
+    if pod.init_containers:
+        spec["initContainers"] = [_container_out(c) for c in pod.init_containers]
+    spec["containers"] = [_container_out(c) for c in pod.containers]
+    if pod.overhead:
+        spec["overhead"] = _quantities_out(pod.overhead)
+    resources = _resources_out(pod.resources, pod.resource_limits)
+    if resources:
+        spec["resources"] = resources
+    if pod.scheduling_gates:
+        spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    if pod.resource_claims:
+        spec["resourceClaims"] = [_pod_resource_claim_out(c) for c in pod.resource_claims]
+    if pod.volumes:
+        spec["volumes"] = _storage.volumes_to_manifest(pod.volumes)
+    status: dict[str, Any] = {"phase": pod.phase}
+    if pod.nominated_node_name:
+        status["nominatedNodeName"] = pod.nominated_node_name
+    if pod.start_time is not None:
+        status["startTime"] = _format_time(pod.start_time, "status.startTime")
+    if pod.conditions:
+        status["conditions"] = [_pod_condition_out(c, f"status.conditions[{i}]")
+                                for i, c in enumerate(pod.conditions)]
+    if pod.resource_claim_statuses:
+        status["resourceClaimStatuses"] = [_pod_resource_claim_status_out(c)
+                                           for c in pod.resource_claim_statuses]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+def pod_from_manifest(manifest: Mapping[str, Any]) -> Pod:
+    """Build a :class:`~schedframe.Pod` from a Kubernetes v1 Pod manifest.
+
+    ``kind`` and ``apiVersion`` may be absent (as in the items of a ``PodList``).
+
+    Raises:
+        ManifestError: naming the field path, the value and what was expected.
+    """
+    return _pod(manifest)
+
+
+def validate_pod(pod: Pod, *, require_containers: bool = True, check_names: bool = True) -> None:
+    """Check *pod* as the API server validates one: a valid pod name and container names
+    (unless *check_names* is false), at least one container (unless *require_containers* is
+    false), unique container names, no negative quantity and no request above its limit.
+
+    Raises:
+        ManifestError: naming the field path of the first problem.
+
+    .. versionadded:: 0.2.0
+    """
+    if not isinstance(pod, Pod):
+        raise TypeError(f"validate_pod() argument 'pod' must be a Pod, got {type(pod).__name__}")
+    if check_names:
+        _check_subdomain(pod.name, "metadata.name")
+    if require_containers and not pod.containers:
+        _fail("spec.containers", "required: a pod needs at least one container")
+    seen: dict[str, str] = {}
+    for field, group in (("containers", pod.containers), ("initContainers", pod.init_containers)):
+        for i, c in enumerate(group):
+            p = f"spec.{field}[{i}]"
+            if check_names:
+                _check_label(c.name, f"{p}.name")
+            if c.name in seen:
+                _fail(f"{p}.name", f"duplicate container name {bounded_repr(c.name)} (also {seen[c.name]})")
+            seen[c.name] = p
+            _check_non_negative(c.requests, f"{p}.resources.requests")
+            _check_non_negative(c.limits, f"{p}.resources.limits")
+            _check_request_limits(c.requests, c.limits, f"{p}.resources")
+    _check_non_negative(pod.overhead, "spec.overhead")
+    _check_non_negative(pod.resources, "spec.resources.requests")
+    _check_non_negative(pod.resource_limits, "spec.resources.limits")
+    _check_request_limits(pod.resources, pod.resource_limits, "spec.resources")
