@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from ..api.objects import Node, Pod
 from ..errors import ArgumentTypeError, CacheError, SchedulerError
-from ..framework.events import ActionType, EventResource
+from ..framework.events import ActionType, EventResource, event_resource_for
 from ..queue.scheduling_queue import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
@@ -30,23 +30,9 @@ __all__ = ["EventHandlersMixin"]
 
 logger = logging.getLogger("schedframe")
 
-_OBJECT_RESOURCES: Final = {
-    "Namespace": EventResource.NAMESPACE,
-    "Service": EventResource.SERVICE,
-    "ReplicaSet": EventResource.REPLICA_SET,
-    "StatefulSet": EventResource.STATEFUL_SET,
-    "ReplicationController": EventResource.REPLICATION_CONTROLLER,
-    "PodDisruptionBudget": EventResource.POD_DISRUPTION_BUDGET,
-    "PodGroup": EventResource.POD_GROUP,
-    "ResourceClaim": EventResource.RESOURCE_CLAIM,
-    "ResourceSlice": EventResource.RESOURCE_SLICE,
-    "DeviceClass": EventResource.DEVICE_CLASS,
-    "PersistentVolume": EventResource.PERSISTENT_VOLUME,
-    "PersistentVolumeClaim": EventResource.PERSISTENT_VOLUME_CLAIM,
-    "StorageClass": EventResource.STORAGE_CLASS,
-    "CSINode": EventResource.CSI_NODE,
-    "CSIDriver": EventResource.CSI_DRIVER,
-}
+def _event_resource(obj: object) -> EventResource | None:
+    """The cluster-event resource of an object kept in the object store (from the kinds registry)."""
+    return event_resource_for(type(obj).__name__)
 
 
 
@@ -347,7 +333,7 @@ class EventHandlersMixin(SchedulerBase):
                 return self.update_pod(o) if known else self.add_pod(o)
         with self._lock:
             old = self.objects.add(o, notify=False)
-            resource = _OBJECT_RESOURCES.get(type(o).__name__)
+            resource = _event_resource(o)
             if resource is not None:
                 action = ActionType.ADD if old is None else ActionType.UPDATE
                 self.queue.move_all_to_active_or_backoff_queue(cluster_event(resource, action), old, o)
@@ -357,7 +343,7 @@ class EventHandlersMixin(SchedulerBase):
         """A plugin wrote to the object store (DynamicResources updating a claim): deliver the
         event as the informer would (the queue has its own lock)."""
         obj = new if new is not None else old
-        resource = _OBJECT_RESOURCES.get(type(obj).__name__)
+        resource = _event_resource(obj)
         if resource is None:
             return
         action = ActionType.ADD if old is None else ActionType.DELETE if new is None else ActionType.UPDATE
@@ -379,7 +365,7 @@ class EventHandlersMixin(SchedulerBase):
             if old is None:
                 raise SchedulerError(f"{type(o).__name__} {getattr(o, 'name', o)!r} is unknown, so it "
                                      "cannot be removed")
-            resource = _OBJECT_RESOURCES.get(type(o).__name__)
+            resource = _event_resource(o)
             if resource is not None:
                 self.queue.move_all_to_active_or_backoff_queue(
                     cluster_event(resource, ActionType.DELETE), old, None)
