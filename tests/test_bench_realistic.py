@@ -120,9 +120,14 @@ def test_items_depend_on_their_index_only():
 # -- openb --------------------------------------------------------------------------------------
 
 def test_openb_dir_default_and_override(monkeypatch, tmp_path):
-    """The trace is read from $SCHEDFRAME_OPENB, else <checkout>/../shared/openb."""
+    """The trace is read from an explicit folder, else $SCHEDFRAME_OPENB; schedframe assumes no
+    location of its own (the workloads say the variable is not set)."""
     monkeypatch.delenv(rl.OPENB_ENV, raising=False)
-    assert openb_dir() == ROOT.parent / "shared" / "openb"
+    assert openb_dir() is None
+    reason = get_workload("OpenB/1213Nodes_4000Pods").skip_reason()
+    assert reason is not None
+    assert f"{rl.OPENB_ENV} is not set" in reason
+    assert openb_dir(tmp_path / "x") == tmp_path / "x"
     monkeypatch.setenv(rl.OPENB_ENV, str(tmp_path))
     assert openb_dir() == tmp_path
 
@@ -173,7 +178,7 @@ def test_openb_sizes_come_from_the_trace(monkeypatch, tmp_path):
 def test_openb_bad_file_is_a_benchmark_error(monkeypatch, tmp_path):
     """A trace file without the expected columns is a BenchmarkError naming the file."""
     (tmp_path / "openb_node_list_gpu_node.csv").write_text("sn,cpu\nx,1\n")
-    (tmp_path / "openb_pod_list_default.csv").write_text("name\n")
+    (tmp_path / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\n")
     monkeypatch.setenv(rl.OPENB_ENV, str(tmp_path))
     rl._openb_rows.cache_clear()
     rl._openb_nodes_largest_first.cache_clear()
