@@ -42,6 +42,7 @@ from schedframe.bench import (
 )
 from schedframe.bench import _workloads as wl
 from schedframe.bench._runner import _percentile, _profile_path
+from schedframe.cli import main as cli_main
 from schedframe.sim.results import percentile
 from schedframe.testing import make_pod
 
@@ -594,12 +595,11 @@ def test_cli_usage_errors(argv, match, capsys):
     "run",
     [
         pytest.param(lambda: runpy.run_module("schedframe.bench", run_name="__main__"), id="python -m"),
-        pytest.param(lambda: runpy.run_path(str(ROOT / "benchmarks" / "run.py"), run_name="__main__"),
-                     id="benchmarks/run.py"),
+        pytest.param(lambda: sys.exit(cli_main(["bench", *sys.argv[1:]])), id="schedframe bench"),
     ],
 )
 def test_entry_scripts(run, monkeypatch, capsys):
-    """``python -m schedframe.bench`` and ``benchmarks/run.py`` run the same command line."""
+    """``python -m schedframe.bench`` and ``schedframe bench`` run the same command line."""
     monkeypatch.setattr(sys, "argv", ["bench", "--list"])
     with pytest.raises(SystemExit, match="0"):
         run()

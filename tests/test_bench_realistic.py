@@ -5,7 +5,6 @@ assertions: benchmarks never fail on a number."""
 from __future__ import annotations
 
 import json
-import runpy
 import sys
 from collections import Counter
 from pathlib import Path
@@ -270,11 +269,9 @@ def test_skippy_cli_usage_errors(argv, match, capsys):
     assert match in capsys.readouterr().err
 
 
-def test_realistic_entry_script(monkeypatch, capsys):
-    """``benchmarks/realistic.py`` runs the realistic group by default."""
-    monkeypatch.setattr(sys, "argv", ["realistic.py", "--list"])
-    with pytest.raises(SystemExit, match="0"):
-        runpy.run_path(str(ROOT / "benchmarks" / "realistic.py"), run_name="__main__")
+def test_realistic_group_from_the_command_line(capsys):
+    """``python -m schedframe.bench realistic --list`` lists the realistic workloads."""
+    assert main(["realistic", "--list"]) == 0
     assert "MixedShapes/5000Nodes_5000Pods" in capsys.readouterr().out
 
 
