@@ -13,6 +13,7 @@ import math
 import os
 import random
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, final
@@ -360,10 +361,15 @@ class Scenario:
         Raises:
             ScenarioError: the path cannot be read, or holds no Node.
         """
-        nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "")
         if not nodes:
-            found = f"{len(pods) + len(objects)} other object(s)" if pods or objects else "no objects"
-            raise ScenarioError("", "", f"the cluster {shown_path(path)} has no Node ({found})")
+            found = f"{len(pods) + len(objects)} other object(s)" if pods or objects else "no object it reads"
+            skipped = "".join(f"; {w.message}" for w in caught)
+            raise ScenarioError("", "", f"the cluster {shown_path(path)} has no Node ({found}){skipped}")
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects)
 
     def with_configs(self, configs: Iterable[ConfigSpec]) -> Scenario:
