@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from schedframe import FakeClock, Node, Registry
 from schedframe.testing import make_node
+
+#: Where the test suite looks for the openb trace when $SCHEDFRAME_OPENB is not set: the shared
+#: data beside the checkout. schedframe itself assumes no location; tests that need the trace
+#: skip, saying so, when it is absent.
+OPENB_BESIDE_CHECKOUT = Path(__file__).resolve().parents[1].parent / "shared" / "openb"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point $SCHEDFRAME_OPENB at the shared openb trace when it is there and nothing else is set."""
+    if not os.environ.get("SCHEDFRAME_OPENB") and OPENB_BESIDE_CHECKOUT.is_dir():
+        os.environ["SCHEDFRAME_OPENB"] = str(OPENB_BESIDE_CHECKOUT)
 
 
 @pytest.fixture

@@ -19,10 +19,10 @@ from schedframe.bench import (
     WORKLOADS,
     BenchmarkError,
     BenchOptions,
+    BenchPodGroup,
+    BenchWorkload,
     Churn,
     NodeGroup,
-    PodGroup,
-    Workload,
     WorkloadResult,
     build_registry,
     default_node,
@@ -42,6 +42,8 @@ from schedframe.bench import (
 )
 from schedframe.bench import _workloads as wl
 from schedframe.bench._runner import _percentile, _profile_path
+from schedframe.cli import main as cli_main
+from schedframe.sim.results import percentile
 from schedframe.testing import make_pod
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,13 +65,13 @@ def _result(**changes: object) -> WorkloadResult:
 
 
 def _tiny_workload(measured: int = 6, *, pod: object = None, churn: Churn | None = None,
-                   initial: int = 0) -> Workload:
+                   initial: int = 0) -> BenchWorkload:
     make = pod if pod is not None else (lambda i: default_pod(f"p-{i}"))
-    return Workload(
+    return BenchWorkload(
         name="Tiny/3Nodes", description="tiny",
         nodes=(NodeGroup(count=3, make=lambda i: default_node(f"n{i}")),),
-        initial=(PodGroup(count=initial, make=lambda i: default_pod(f"init-{i}")),) if initial else (),
-        measured=(PodGroup(count=measured, make=make),),  # type: ignore[arg-type]
+        initial=(BenchPodGroup(count=initial, make=lambda i: default_pod(f"init-{i}")),) if initial else (),
+        measured=(BenchPodGroup(count=measured, make=make),),  # type: ignore[arg-type]
         churn=churn, floor=1.0)
 
 
@@ -330,8 +332,8 @@ def test_bad_initial_mode():
 
 def test_bind_without_nodes_is_an_error():
     """Binding initial pods needs nodes."""
-    w = Workload(name="Empty/0", description="", nodes=(),
-                 initial=(PodGroup(count=1, make=lambda i: default_pod("x")),))
+    w = BenchWorkload(name="Empty/0", description="", nodes=(),
+                 initial=(BenchPodGroup(count=1, make=lambda i: default_pod("x")),))
     with pytest.raises(BenchmarkError, match="without nodes"):
         run_workload(w, initial="bind")
 
@@ -485,13 +487,15 @@ def test_summarize_takes_medians():
 
 
 @given(st.lists(st.floats(min_value=0, max_value=1e6), min_size=1), st.sampled_from([50, 90, 99, 100]))
-def test_percentile_is_an_element_within_bounds(values, p):
-    """The nearest-rank percentile is one of the values, and never below the median for p >= 50."""
-    values.sort()
+def test_percentile_is_the_simulators_within_bounds(values, p):
+    """bench's percentile is the simulator's (linear interpolation): within the values' range,
+    never below the median for p >= 50, the maximum at 100."""
     got = _percentile(values, p)
-    assert got in values
-    assert values[0] <= got <= values[-1]
-    assert got >= _percentile(values, 50)
+    assert got == percentile(values, p)
+    assert min(values) <= got <= max(values)
+    assert got >= _percentile(values, 50) - 1e-9 * max(values)
+    assert _percentile(values, 100) == max(values)
+    assert _percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
 
 
 def test_table_and_record():
@@ -591,12 +595,11 @@ def test_cli_usage_errors(argv, match, capsys):
     "run",
     [
         pytest.param(lambda: runpy.run_module("schedframe.bench", run_name="__main__"), id="python -m"),
-        pytest.param(lambda: runpy.run_path(str(ROOT / "benchmarks" / "run.py"), run_name="__main__"),
-                     id="benchmarks/run.py"),
+        pytest.param(lambda: sys.exit(cli_main(["bench", *sys.argv[1:]])), id="schedframe bench"),
     ],
 )
 def test_entry_scripts(run, monkeypatch, capsys):
-    """``python -m schedframe.bench`` and ``benchmarks/run.py`` run the same command line."""
+    """``python -m schedframe.bench`` and ``schedframe bench`` run the same command line."""
     monkeypatch.setattr(sys, "argv", ["bench", "--list"])
     with pytest.raises(SystemExit, match="0"):
         run()

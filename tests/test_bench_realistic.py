@@ -5,7 +5,6 @@ assertions: benchmarks never fail on a number."""
 from __future__ import annotations
 
 import json
-import runpy
 import sys
 from collections import Counter
 from pathlib import Path
@@ -120,9 +119,14 @@ def test_items_depend_on_their_index_only():
 # -- openb --------------------------------------------------------------------------------------
 
 def test_openb_dir_default_and_override(monkeypatch, tmp_path):
-    """The trace is read from $SCHEDFRAME_OPENB, else <checkout>/../shared/openb."""
+    """The trace is read from an explicit folder, else $SCHEDFRAME_OPENB; schedframe assumes no
+    location of its own (the workloads say the variable is not set)."""
     monkeypatch.delenv(rl.OPENB_ENV, raising=False)
-    assert openb_dir() == ROOT.parent / "shared" / "openb"
+    assert openb_dir() is None
+    reason = get_workload("OpenB/1213Nodes_4000Pods").skip_reason()
+    assert reason is not None
+    assert f"{rl.OPENB_ENV} is not set" in reason
+    assert openb_dir(tmp_path / "x") == tmp_path / "x"
     monkeypatch.setenv(rl.OPENB_ENV, str(tmp_path))
     assert openb_dir() == tmp_path
 
@@ -173,7 +177,7 @@ def test_openb_sizes_come_from_the_trace(monkeypatch, tmp_path):
 def test_openb_bad_file_is_a_benchmark_error(monkeypatch, tmp_path):
     """A trace file without the expected columns is a BenchmarkError naming the file."""
     (tmp_path / "openb_node_list_gpu_node.csv").write_text("sn,cpu\nx,1\n")
-    (tmp_path / "openb_pod_list_default.csv").write_text("name\n")
+    (tmp_path / "openb_pod_list_default.csv").write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\n")
     monkeypatch.setenv(rl.OPENB_ENV, str(tmp_path))
     rl._openb_rows.cache_clear()
     rl._openb_nodes_largest_first.cache_clear()
@@ -265,11 +269,9 @@ def test_skippy_cli_usage_errors(argv, match, capsys):
     assert match in capsys.readouterr().err
 
 
-def test_realistic_entry_script(monkeypatch, capsys):
-    """``benchmarks/realistic.py`` runs the realistic group by default."""
-    monkeypatch.setattr(sys, "argv", ["realistic.py", "--list"])
-    with pytest.raises(SystemExit, match="0"):
-        runpy.run_path(str(ROOT / "benchmarks" / "realistic.py"), run_name="__main__")
+def test_realistic_group_from_the_command_line(capsys):
+    """``python -m schedframe.bench realistic --list`` lists the realistic workloads."""
+    assert main(["realistic", "--list"]) == 0
     assert "MixedShapes/5000Nodes_5000Pods" in capsys.readouterr().out
 
 

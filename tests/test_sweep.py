@@ -121,7 +121,7 @@ def test_spec_files(tmp_path: Path) -> None:
         SweepSpec.from_dict({"task": "x", "grdi": {}})
     with pytest.raises(SweepError, match="no runs"):
         SweepSpec.from_dict({"task": "x"})
-    with pytest.raises(SweepError, match="not a regular file"):
+    with pytest.raises(SweepError, match="it is a directory; only regular files are read"):
         load_sweep_spec(tmp_path)
 
 

@@ -28,6 +28,7 @@ skippy-core on the same work.
 from __future__ import annotations
 
 from ._cli import main
+from ._model import BenchmarkError, BenchPodGroup, BenchWorkload, Churn, NodeGroup
 from ._realistic import openb_dir
 from ._report import SCHEMA, format_profile, format_ratios, format_table, machine_info, make_record
 from ._runner import (
@@ -44,11 +45,6 @@ from ._skippy import format_comparison, run_comparison, run_skippy, skippy_avail
 from ._soak import SoakInterval, SoakOptions, SoakReport, check_invariants, format_soak, run_soak
 from ._workloads import (
     WORKLOADS,
-    BenchmarkError,
-    Churn,
-    NodeGroup,
-    PodGroup,
-    Workload,
     default_node,
     default_pod,
     get_workload,
@@ -59,14 +55,14 @@ __all__ = [
     "SCHEMA",
     "WORKLOADS",
     "BenchOptions",
+    "BenchPodGroup",
+    "BenchWorkload",
     "BenchmarkError",
     "Churn",
     "NodeGroup",
-    "PodGroup",
     "SoakInterval",
     "SoakOptions",
     "SoakReport",
-    "Workload",
     "WorkloadResult",
     "build_registry",
     "check_invariants",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ..errors import SchedframeError
 from ._report import format_profile, format_ratios, format_table, machine_info, make_record
-from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, run_suite
+from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, build_registry, load_config, run_suite
 from ._workloads import WORKLOADS, select_workloads
 
 __all__ = ["main"]
@@ -96,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--scale must be > 0, got {args.scale}")
         if args.repeat < 1:
             parser.error(f"--repeat must be >= 1, got {args.repeat}")
+        if args.config:  # an unreadable or invalid file is one line here, not in every run
+            registry = build_registry(tuple(args.plugin), entry_points=not args.no_entry_points)
+            load_config(args.config, registry)
         options = BenchOptions(initial=args.initial, config_path=args.config, plugins=tuple(args.plugin),
                                entry_points=not args.no_entry_points, seed=args.seed,
                                profile_path=args.profile, gc_freeze=args.gc_freeze)

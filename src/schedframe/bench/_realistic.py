@@ -14,7 +14,8 @@ once. These workloads are what they are not good at:
   size with one node shape and one pod size and no constraints.
 * ``OpenB/1213Nodes_4000Pods`` and ``OpenB/10000Nodes_10000Pods``: node and pod CPU / memory
   sizes of Alibaba's openb GPU-cluster trace (GPUs left out), read from the trace's CSV files
-  (``SCHEDFRAME_OPENB`` or ``<checkout>/../shared/openb``); skipped when they are absent.
+  (the folder ``$SCHEDFRAME_OPENB`` names, read by :mod:`schedframe.gpushare.openb`); skipped
+  when it is not set or the files are absent.
   Nodes come largest first (so a scaled-down run keeps nodes every pod fits on), and the
   10,000-node cluster repeats the 1,213 GPU nodes' shapes; pods are the default pod list's
   rows in order (repeated past its 8,152).
@@ -27,20 +28,19 @@ workload scaled down is a prefix of the full one and runs are reproducible.
 
 from __future__ import annotations
 
-import csv
 import functools
 import os
 import random
 import statistics
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from ..api.objects import Node, Pod
+from ..errors import GpuShareError
+from ..gpushare.openb import read_nodes, read_tasks
 from ..testing import make_node, make_pod, selector
-
-if TYPE_CHECKING:
-    from ._workloads import Workload
+from ._model import BenchmarkError, BenchPodGroup, BenchWorkload, NodeGroup
 
 __all__ = [
     "OPENB_ENV",
@@ -198,18 +198,21 @@ def _uniform_pod(prefix: str, cpu_milli: int = 1000, memory_mib: int = 2048) -> 
 # openb
 
 
-def openb_dir() -> Path:
-    """Where the openb CSV files are read from: ``$SCHEDFRAME_OPENB``, else
-    ``<checkout>/../shared/openb`` (the checkout holding ``src/schedframe``)."""
+def openb_dir(path: str | os.PathLike[str] | None = None) -> Path | None:
+    """Where the openb CSV files are read from: *path* when given, else ``$SCHEDFRAME_OPENB``;
+    ``None`` when neither says (schedframe assumes no location of its own)."""
+    if path is not None:
+        return Path(path)
     env = os.environ.get(OPENB_ENV)
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3].parent / "shared" / "openb"
+    return Path(env) if env else None
 
 
 def openb_unavailable() -> str | None:
-    """Why the openb workloads cannot run (the files are missing), or ``None``."""
+    """Why the openb workloads cannot run (no location, or the files are missing), or ``None``."""
     d = openb_dir()
+    if d is None:
+        return (f"openb trace not found: {OPENB_ENV} is not set (set it to the folder holding "
+                "Alibaba's cluster-trace-gpu-v2023 CSV files)")
     for name in (_OPENB_NODES, _OPENB_PODS):
         if not (d / name).is_file():
             return (f"openb trace not found: no {name} in {d} (set {OPENB_ENV} to the folder "
@@ -219,16 +222,19 @@ def openb_unavailable() -> str | None:
 
 @functools.lru_cache(maxsize=4)
 def _openb_rows(name: str) -> tuple[tuple[int, int], ...]:
-    """``(cpu_milli, memory_mib)`` of each row of one openb CSV file."""
-    path = openb_dir() / name
-    from ._workloads import BenchmarkError
-
+    """``(cpu_milli, memory_mib)`` of each row of one openb CSV file, read by
+    :mod:`schedframe.gpushare.openb`."""
+    d = openb_dir()
+    if d is None:
+        raise BenchmarkError(openb_unavailable() or f"{OPENB_ENV} is not set")
+    path = d / name
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = tuple((int(row["cpu_milli"] or 0), int(row["memory_mib"] or 0))
-                         for row in csv.DictReader(f))
-    except (OSError, KeyError, ValueError) as exc:
-        raise BenchmarkError(f"cannot read openb file {os.fspath(path)!r}: {exc}") from exc
+        if name == _OPENB_NODES:
+            rows = tuple((n.milli_cpu, n.memory_mib) for n in read_nodes(path))
+        else:
+            rows = tuple((t.milli_cpu, t.memory_mib) for t in read_tasks(path))
+    except GpuShareError as exc:
+        raise BenchmarkError(f"cannot read openb file {os.fspath(path)!r}: {exc}") from None
     if not rows:
         raise BenchmarkError(f"openb file {os.fspath(path)!r} has no rows")
     return rows
@@ -277,22 +283,21 @@ def _openb_median_pod(i: int) -> Pod:
 # the workloads
 
 
-def realistic_workloads() -> list[Workload]:
-    """The realistic workloads (``Workload`` objects; group ``realistic``)."""
-    from ._workloads import NodeGroup, PodGroup, Workload
+def realistic_workloads() -> list[BenchWorkload]:
+    """The realistic workloads (:class:`BenchWorkload` objects; group ``realistic``)."""
 
     def w(name: str, description: str, nodes: tuple[int, Callable[[int], Node]],
           initial: tuple[int, Callable[[int], Pod]] | None, measured: tuple[int, Callable[[int], Pod]],
           baseline: str | None = None, unavailable: Callable[[], str | None] | None = None,
-          initial_mode: str | None = None) -> Workload:
-        return Workload(
+          initial_mode: str | None = None) -> BenchWorkload:
+        return BenchWorkload(
             name=name, description=description,
             nodes=(NodeGroup(count=nodes[0], make=nodes[1]),),
-            initial=(PodGroup(count=initial[0], make=initial[1]),) if initial else (),
-            measured=(PodGroup(count=measured[0], make=measured[1]),),
+            initial=(BenchPodGroup(count=initial[0], make=initial[1]),) if initial else (),
+            measured=(BenchPodGroup(count=measured[0], make=measured[1]),),
             group="realistic", baseline=baseline, unavailable=unavailable, initial_mode=initial_mode)
 
-    out: list[Workload] = [
+    out: list[BenchWorkload] = [
         w("SkippyComparison/5000Nodes_3000Pods",
           "skippy-core's comparison: 32-CPU/128Gi nodes, pods of 5 CPU x 6 memory sizes (seeded)",
           (5000, _skippy_node), None, (3000, _skippy_pod)),

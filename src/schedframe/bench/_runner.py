@@ -20,7 +20,6 @@ from __future__ import annotations
 import cProfile
 import gc
 import importlib
-import math
 import os
 import statistics
 import sys
@@ -31,11 +30,15 @@ from typing import Any, Final, final
 
 import attrs
 
+from .._textio import read_text
 from ..api.objects import Pod
+from ..config import MAX_CONFIG_FILE_BYTES
 from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..scheduler.scheduler import Scheduler
-from ._workloads import BenchmarkError, Churn, Workload, get_workload
+from ..sim.results import percentile
+from ._model import BenchmarkError, BenchWorkload, Churn
+from ._workloads import get_workload
 
 __all__ = [
     "BenchOptions",
@@ -131,12 +134,9 @@ def build_registry(plugins: Iterable[str] = (), *, entry_points: bool = True) ->
 
 
 def load_config(path: str | os.PathLike[str], registry: Registry) -> SchedulerConfiguration:
-    """Read a ``KubeSchedulerConfiguration`` YAML (or JSON) file."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as exc:
-        raise BenchmarkError(f"cannot read configuration {os.fspath(path)!r}: {exc}") from exc
+    """Read a ``KubeSchedulerConfiguration`` YAML (or JSON) file (at most
+    ``schedframe.config.MAX_CONFIG_FILE_BYTES``, through :mod:`schedframe._textio`)."""
+    text = read_text(path, max_bytes=MAX_CONFIG_FILE_BYTES, what="configuration", error=BenchmarkError)
     return SchedulerConfiguration.from_yaml(text, registry=registry)
 
 
@@ -249,10 +249,14 @@ class WorkloadResult:
         return out
 
 
-def _percentile(sorted_values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile of a sorted, non-empty sequence."""
-    k = max(0, math.ceil(p / 100 * len(sorted_values)) - 1)
-    return sorted_values[k]
+def _percentile(values: Sequence[float], p: float) -> float:
+    """The *p*-th percentile of a non-empty sequence: :func:`schedframe.sim.results.percentile`
+    (linear interpolation between the closest ranks, NumPy's default), the one definition bench
+    and the simulator share."""
+    value = percentile(values, p)
+    if value is None:
+        raise BenchmarkError("a percentile of no values")
+    return value
 
 
 def summarize(results: Sequence[WorkloadResult]) -> WorkloadResult:
@@ -299,7 +303,7 @@ def summarize(results: Sequence[WorkloadResult]) -> WorkloadResult:
 # running
 
 
-def _place_initial(sched: Scheduler, workload: Workload, mode: str, node_names: Sequence[str]) -> int:
+def _place_initial(sched: Scheduler, workload: BenchWorkload, mode: str, node_names: Sequence[str]) -> int:
     """Place the initial pods; returns how many were left unscheduled."""
     left = 0
     rr = 0
@@ -353,7 +357,7 @@ def _measure(sched: Scheduler, measured: int, churn: Churn | None) -> tuple[list
         attempts += cycles
 
 
-def run_workload(workload: Workload, *, config: SchedulerConfiguration | None = None,
+def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | None = None,
                  registry: Registry | None = None, initial: str = "schedule", seed: int = 0,
                  profile_path: str | None = None, gc_freeze: bool = False,
                  progress: Callable[[str], None] | None = None) -> WorkloadResult:

@@ -15,13 +15,12 @@ Node and pod templates follow upstream's ``test/integration/scheduler_perf/templ
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Final, final
+from typing import Final
 
-import attrs
-
-from ..api.objects import ContainerPort, Namespace, Node, Pod
-from ..errors import SchedframeError
+from ..api.objects import ContainerPort, Node, Pod
 from ..testing import PodBuilder, make_node, make_pod, selector
+from ._model import BenchmarkError, BenchPodGroup, BenchWorkload, Churn, NodeGroup
+from ._realistic import realistic_workloads
 
 __all__ = [
     "HOSTNAME_LABEL",
@@ -31,8 +30,8 @@ __all__ = [
     "BenchmarkError",
     "Churn",
     "NodeGroup",
-    "PodGroup",
-    "Workload",
+    "BenchPodGroup",
+    "BenchWorkload",
     "daemonset_pod",
     "default_node",
     "default_pod",
@@ -49,138 +48,6 @@ DAEMONSET_NODE: Final = "scheduler-perf-node"
 _SCHED_NAMESPACES: Final = ("sched-1", "sched-0")
 #: the workload groups (``all`` selects performance and memory)
 GROUPS: Final = ("performance", "memory", "series", "realistic")
-
-
-class BenchmarkError(SchedframeError, ValueError):
-    """A benchmark was asked for something impossible (unknown workload, bad plugin spec...)."""
-
-    __module__ = "schedframe.bench"
-
-
-# --------------------------------------------------------------------------------------------
-# building blocks
-
-
-@final
-@attrs.frozen(kw_only=True)
-class NodeGroup:
-    """*count* nodes built by ``make(i)`` (``i`` counts from 0 within the group).
-
-    ``scales=False`` keeps the count under ``--scale`` (e.g. the one named DaemonSet node).
-    """
-
-    count: int
-    make: Callable[[int], Node]
-    scales: bool = True
-
-
-@final
-@attrs.frozen(kw_only=True)
-class PodGroup:
-    """*count* pods built by ``make(i)``; one upstream ``createPods`` step."""
-
-    count: int
-    make: Callable[[int], Pod]
-    scales: bool = True
-
-
-@final
-@attrs.frozen(kw_only=True)
-class Churn:
-    """Pods injected while the measured pods are scheduled: one ``make(i)`` pod after every
-    *every* scheduling attempts (upstream's ``churn`` op, turned from a rate into a count so
-    that runs are deterministic)."""
-
-    make: Callable[[int], Pod]
-    every: int
-
-
-@final
-@attrs.frozen(kw_only=True)
-class Workload:
-    """One benchmark: nodes, initial pods placed before measuring, measured pods.
-
-    Attributes:
-        name: ``"SchedulingBasic/5000Nodes_10000Pods"`` (upstream's test/workload name).
-        description: one line for ``--list`` and the docs.
-        nodes: the node groups, created in order.
-        initial: pod groups placed before measuring, one after the other.
-        measured: pod groups whose scheduling is measured (added together, then scheduled).
-        churn: pods injected during the measured phase (not counted as measured).
-        namespaces: Namespace objects the pods live in.
-        floor: upstream's throughput threshold in pods/s (``None``: upstream has none).
-        memory_target_mb: a peak-RSS target in MiB (``None``: none).
-        initial_mode: force ``"bind"`` or ``"schedule"`` for the initial pods (``None``: the
-            run's choice).
-        group: ``"performance"``, ``"memory"``, ``"series"`` or ``"realistic"`` (``all``
-            selects the first two).
-        scale: the factor this workload was scaled by (1.0: upstream's size).
-        baseline: the name of the workload this one is compared with (the uniform variant of
-            the same size): the report gives the ratio of their pods per CPU second.
-        unavailable: returns why the workload cannot run here (data files missing), or
-            ``None``; such a workload is skipped with that reason.
-    """
-
-    name: str
-    description: str
-    nodes: tuple[NodeGroup, ...]
-    initial: tuple[PodGroup, ...] = ()
-    measured: tuple[PodGroup, ...] = ()
-    churn: Churn | None = None
-    namespaces: tuple[str, ...] = ()
-    floor: float | None = None
-    memory_target_mb: float | None = None
-    initial_mode: str | None = None
-    group: str = "performance"
-    scale: float = 1.0
-    baseline: str | None = None
-    unavailable: Callable[[], str | None] | None = None
-
-    def skip_reason(self) -> str | None:
-        """Why this workload cannot run here, or ``None`` when it can."""
-        return None if self.unavailable is None else self.unavailable()
-
-    @property
-    def node_count(self) -> int:
-        """Nodes in the workload."""
-        return sum(g.count for g in self.nodes)
-
-    @property
-    def initial_count(self) -> int:
-        """Initial pods in the workload."""
-        return sum(g.count for g in self.initial)
-
-    @property
-    def measured_count(self) -> int:
-        """Measured pods in the workload."""
-        return sum(g.count for g in self.measured)
-
-    def scaled(self, factor: float) -> Workload:
-        """This workload with every scalable count multiplied by *factor* (at least 1 where
-        the count was not 0); ``scale`` records the overall factor."""
-        if not factor > 0:
-            raise BenchmarkError(f"scale must be > 0, got {factor}")
-        if factor == 1:
-            return self
-
-        def n(count: int) -> int:
-            return max(1, round(count * factor)) if count else 0
-
-        return attrs.evolve(
-            self,
-            nodes=tuple(attrs.evolve(g, count=n(g.count)) if g.scales else g for g in self.nodes),
-            initial=tuple(attrs.evolve(g, count=n(g.count)) if g.scales else g for g in self.initial),
-            measured=tuple(attrs.evolve(g, count=n(g.count)) if g.scales else g for g in self.measured),
-            scale=self.scale * factor,
-        )
-
-    def build_nodes(self) -> list[Node]:
-        """Every node, in creation order."""
-        return [g.make(i) for g in self.nodes for i in range(g.count)]
-
-    def build_namespaces(self) -> list[Namespace]:
-        """The Namespace objects."""
-        return [Namespace(ns) for ns in self.namespaces]
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,16 +173,16 @@ def high_priority_large_cpu_pod(name: str, namespace: str = "default") -> Pod:
 
 
 def _pods(count: int, template: Callable[[str, str], Pod], prefix: str, namespace: str = "default"
-          ) -> PodGroup:
-    return PodGroup(count=count, make=lambda i: template(f"{prefix}-{i}", namespace))
+          ) -> BenchPodGroup:
+    return BenchPodGroup(count=count, make=lambda i: template(f"{prefix}-{i}", namespace))
 
 
 # --------------------------------------------------------------------------------------------
 # the workloads of PERFORMANCE.md
 
 
-def _scheduling_basic(init: int, measured: int, floor: float) -> Workload:
-    return Workload(
+def _scheduling_basic(init: int, measured: int, floor: float) -> BenchWorkload:
+    return BenchWorkload(
         name=f"SchedulingBasic/5000Nodes_{measured}Pods",
         description="default pods on default nodes",
         nodes=(_plain_nodes(5000),),
@@ -326,9 +193,9 @@ def _scheduling_basic(init: int, measured: int, floor: float) -> Workload:
 
 
 def _affinity_workload(name: str, description: str, template: Callable[[str, str], Pod], init: int,
-                       measured: int, floor: float, *, zones: Sequence[str] = ()) -> Workload:
+                       measured: int, floor: float, *, zones: Sequence[str] = ()) -> BenchWorkload:
     nodes = _zoned_nodes(5000, zones) if zones else _plain_nodes(5000)
-    return Workload(
+    return BenchWorkload(
         name=name, description=description, nodes=(nodes,),
         initial=(_pods(init, template, "init", "sched-0"),),
         measured=(_pods(measured, template, "pod", "sched-1"),),
@@ -337,8 +204,8 @@ def _affinity_workload(name: str, description: str, template: Callable[[str, str
 
 
 def _spreading_workload(name: str, description: str, template: Callable[[str, str], Pod], floor: float
-                        ) -> Workload:
-    return Workload(
+                        ) -> BenchWorkload:
+    return BenchWorkload(
         name=name, description=description,
         nodes=(_zoned_nodes(5000, ("moon-1", "moon-2", "moon-3")),),
         initial=(_pods(5000, default_pod, "init"),),
@@ -347,14 +214,14 @@ def _spreading_workload(name: str, description: str, template: Callable[[str, st
     )
 
 
-def _builtin() -> list[Workload]:
+def _builtin() -> list[BenchWorkload]:
     mixed_templates = (default_pod, pod_affinity_pod, pod_anti_affinity_pod, preferred_pod_affinity_pod,
                        preferred_pod_anti_affinity_pod)
     unschedulable_floor = 590.0
     out = [
         _scheduling_basic(1000, 10000, 680.0),
         _scheduling_basic(5000, 50000, 810.0),
-        Workload(
+        BenchWorkload(
             name="SchedulingDaemonset/15000Nodes",
             description="pods pinned to one named node by matchFields metadata.name, beside 15,000 others",
             nodes=(NodeGroup(count=1, make=_daemonset_node, scales=False), _plain_nodes(15000)),
@@ -380,7 +247,7 @@ def _builtin() -> list[Workload]:
                             "maxSkew 5 on 3 zones, DoNotSchedule", topology_spreading_pod, 460.0),
         _spreading_workload("PreferredTopologySpreading/5000Nodes_5000Pods",
                             "maxSkew 5 on 3 zones, ScheduleAnyway", preferred_topology_spreading_pod, 340.0),
-        Workload(
+        BenchWorkload(
             name="MixedSchedulingBasePod/5000Nodes_5000Pods",
             description="default pods after 2,000 each of default/affinity/anti-affinity/preferred pods",
             nodes=(_zoned_nodes(5000, ("zone1",)),),
@@ -389,7 +256,7 @@ def _builtin() -> list[Workload]:
             namespaces=("sched-0",),
             floor=140.0,
         ),
-        Workload(
+        BenchWorkload(
             name="Unschedulable/5kNodes/100Init/10kPods",
             description="default pods while priority-10 pods asking 9 CPUs (fit nowhere) keep arriving",
             nodes=(_plain_nodes(5000),),
@@ -400,14 +267,14 @@ def _builtin() -> list[Workload]:
                         every=round(unschedulable_floor / 5)),
             floor=unschedulable_floor,
         ),
-        Workload(
+        BenchWorkload(
             name="PreemptionBasic/1000Nodes",
             description="priority-10 pods (3 CPU) that must preempt low-priority pods (4 x 900m per node)",
             nodes=(_plain_nodes(1000),),
             initial=(_pods(4000, low_priority_pod, "low"),),
             measured=(_pods(1000, high_priority_pod, "high"),),
         ),
-        Workload(
+        BenchWorkload(
             name="Memory/5000Nodes_55000Pods",
             description="5,000 nodes holding 55,000 bound default pods in the cache (peak RSS)",
             nodes=(_plain_nodes(5000),),
@@ -419,26 +286,25 @@ def _builtin() -> list[Workload]:
     ]
     # scale series: cost growth with nodes and with bound pods (initial pods bound directly)
     for nodes in (500, 1000, 5000, 15000):
-        out.append(Workload(
+        out.append(BenchWorkload(
             name=f"Series/{nodes}Nodes_1000Init", description="SchedulingBasic, 1,000 measured pods",
             nodes=(_plain_nodes(nodes),), initial=(_pods(1000, default_pod, "init"),),
             measured=(_pods(1000, default_pod, "pod"),), initial_mode="bind", group="series"))
     for init in (10000, 50000):
-        out.append(Workload(
+        out.append(BenchWorkload(
             name=f"Series/5000Nodes_{init}Init", description="SchedulingBasic, 1,000 measured pods",
             nodes=(_plain_nodes(5000),), initial=(_pods(init, default_pod, "init"),),
             measured=(_pods(1000, default_pod, "pod"),), initial_mode="bind", group="series"))
-    from ._realistic import realistic_workloads  # after the building blocks it uses
 
     out.extend(realistic_workloads())
     return out
 
 
 #: Every built-in workload by name, in the order they run.
-WORKLOADS: Final[Mapping[str, Workload]] = {w.name: w for w in _builtin()}
+WORKLOADS: Final[Mapping[str, BenchWorkload]] = {w.name: w for w in _builtin()}
 
 
-def get_workload(name: str) -> Workload:
+def get_workload(name: str) -> BenchWorkload:
     """The built-in workload *name*; raises :class:`BenchmarkError` if unknown."""
     try:
         return WORKLOADS[name]
@@ -449,11 +315,11 @@ def get_workload(name: str) -> Workload:
                              "(python -m schedframe.bench --list shows them all)") from None
 
 
-def select_workloads(patterns: Iterable[str]) -> list[Workload]:
+def select_workloads(patterns: Iterable[str]) -> list[BenchWorkload]:
     """Workloads by exact name, name prefix (``SchedulingBasic`` selects both of its sizes) or
     group (``all`` = the performance workloads and the memory target, ``performance``,
     ``memory``, ``series``, ``realistic``); in suite order, without duplicates."""
-    chosen: dict[str, Workload] = {}
+    chosen: dict[str, BenchWorkload] = {}
     for pattern in patterns:
         if pattern == "all":
             found = [w for w in WORKLOADS.values() if w.group in ("performance", "memory")]

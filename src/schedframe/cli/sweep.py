@@ -7,9 +7,9 @@ import json
 from typing import Any, Final
 
 from ..sim.sweep import SweepSpec, dask_executor, load_sweep_spec, sweep
-from ._output import Out
+from ._common import EXIT_OK, EXIT_PENDING, CliInputError, output
 
-__all__ = ["BUILTIN_SWEEP", "add_sweep"]
+__all__ = ["BUILTIN_SWEEP", "add_parser", "run"]
 
 #: The sweep ``schedframe sweep`` runs without a spec: the default scenario under its two
 #: configurations, three seeds each.
@@ -22,8 +22,9 @@ BUILTIN_SWEEP: Final = {
 _SHOWN: Final = ("placed", "pending", "preemptions", "wait_p99", "utilisation_mean.cpu", "value")
 
 
-def add_sweep(sub: Any) -> None:
-    p = sub.add_parser(
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``schedframe sweep``."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
         "sweep",
         help="run a grid of simulations (or any task) in parallel: process pool or Dask",
         description="Run every run of SPEC (YAML/JSON: task, grid, fixed, runs) in parallel; without "
@@ -39,20 +40,20 @@ def add_sweep(sub: Any) -> None:
     p.add_argument("--out", help="results file: .csv or .jsonl (streamed, resumable), .json or .parquet")
     p.add_argument("--resume", action="store_true", help="skip runs already successful in --out")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.set_defaults(run=_sweep)
+    return p
 
 
-def _sweep(args: argparse.Namespace, out: Out) -> int:
-    from .main import EXIT_OK, EXIT_PENDING, _InputError
-
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe sweep``."""
+    out = output(args)
     if args.spec:
         spec = load_sweep_spec(args.spec)
     else:
         spec = SweepSpec.from_dict(BUILTIN_SWEEP, origin="built-in sweep")
     if args.resume and not args.out:
-        raise _InputError("--resume needs --out (the file holding the runs already done)")
+        raise CliInputError("--resume needs --out (the file holding the runs already done)")
     if args.workers is not None and args.workers < 1:
-        raise _InputError(f"--workers: expected a positive number, got {args.workers}")
+        raise CliInputError(f"--workers: expected a positive number, got {args.workers}")
     show_progress = None if out.rich and not args.json else False
     if args.dask:
         with dask_executor(args.dask, workers=args.workers) as executor:

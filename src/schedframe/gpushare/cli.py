@@ -78,29 +78,30 @@ def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the subcommand *args* describe; prints the result; returns the exit status."""
+    """Run the subcommand *args* describe; prints the result; returns the exit status.
+
+    Raises:
+        SchedframeError: an input that cannot be read (:func:`main` and the ``schedframe``
+            command print it as one line and exit 2).
+    """
     command = getattr(args, "gpushare_command", "run")
     if command == "summary":
         return _summary(args)
     if command == "plot":
         return _plot(args)
+    nodes = read_nodes(args.nodes)
+    tasks = read_tasks(args.pods, limit=args.limit)
+    report: Callable[[int, int], None] | None = None
+    stop: Callable[[], None] | None = None
+    if args.progress:
+        report, stop = _progress_bar()
     try:
-        nodes = read_nodes(args.nodes)
-        tasks = read_tasks(args.pods, limit=args.limit)
-        report: Callable[[int, int], None] | None = None
-        stop: Callable[[], None] | None = None
-        if args.progress:
-            report, stop = _progress_bar()
-        try:
-            result = run_experiment(nodes, tasks, args.policy, seed=args.seed, tune=args.tune, ties=args.ties,
-                                    trace=os.path.splitext(os.path.basename(args.pods))[0],
-                                    progress=report)
-        finally:
-            if stop is not None:
-                stop()
-    except SchedframeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        result = run_experiment(nodes, tasks, args.policy, seed=args.seed, tune=args.tune, ties=args.ties,
+                                trace=os.path.splitext(os.path.basename(args.pods))[0],
+                                progress=report)
+    finally:
+        if stop is not None:
+            stop()
     out: dict[str, Any] = result.to_dict()
     if args.json:
         print(json.dumps(out))
@@ -113,11 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _summary(args: argparse.Namespace) -> int:
-    try:
-        rows = summarise(read_results(args.results), at=args.at)
-    except SchedframeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    rows = summarise(read_results(args.results), at=args.at)
     if args.json:
         print(json.dumps([r.to_dict() for r in rows]))
         return 0
@@ -130,11 +127,7 @@ def _summary(args: argparse.Namespace) -> int:
 
 
 def _plot(args: argparse.Namespace) -> int:
-    try:
-        plot_alloc(read_results(args.results), args.trace, args.out)
-    except SchedframeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    plot_alloc(read_results(args.results), args.trace, args.out)
     print(f"saved {args.out}")
     return 0
 
@@ -144,4 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m schedframe.gpushare",
                                      description="GPU sharing and the FGD paper's experiments.")
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except SchedframeError as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2

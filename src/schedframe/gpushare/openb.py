@@ -15,12 +15,14 @@ annotations, as the artefact's ``pod_csv_to_yaml.py`` writes them.
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Iterable, Sequence
 from typing import Final, final
 
 import attrs
 
+from .._textio import ErrorFactory, read_text
 from ..api.objects import Container, Node, Pod
 from ..errors import GpuShareError
 from ._model import (
@@ -39,6 +41,8 @@ __all__ = ["TraceNode", "TraceTask", "load_nodes", "load_tasks", "read_nodes", "
 
 _NODE_COLUMNS: Final = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
 _TASK_COLUMNS: Final = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
+#: The largest openb CSV read (the published traces are at most a few MB).
+MAX_TRACE_BYTES: Final = 256 * 1024 * 1024
 #: Pods per node (the artefact's node manifests allow 1001).
 MAX_PODS: Final = 1001
 
@@ -122,19 +126,29 @@ class TraceTask:
 
 def _open_rows(path: str | os.PathLike[str], columns: Sequence[str]) -> tuple[str, list[dict[str, str]]]:
     label = os.fspath(path)
+    text = read_text(path, max_bytes=MAX_TRACE_BYTES, what="the openb file", error=file_error(label))
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            missing = [c for c in columns if c not in header]
-            if missing:
-                raise GpuShareError(f"{label}:1", f"missing column(s) {', '.join(missing)}; header is "
-                                                  f"{','.join(header)!r}")
-            return label, list(reader)
-    except OSError as exc:
-        raise GpuShareError(label, f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise GpuShareError(label, f"not UTF-8 text: {exc}") from None
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        header = reader.fieldnames or []
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise GpuShareError(f"{label}:1", f"missing column(s) {', '.join(missing)}; header is "
+                                              f"{','.join(header)!r}")
+        return label, list(reader)
+    except csv.Error as exc:
+        raise GpuShareError(f"{label}:{reader.line_num}", f"not CSV: {exc}") from None
+
+
+def file_error(path: str) -> ErrorFactory:
+    """A :class:`GpuShareError` of the file *path* (its ``path``) whose message, from
+    :mod:`schedframe._textio`, already names the file."""
+
+    def make(message: str) -> GpuShareError:
+        error = GpuShareError("", message)
+        error.path = path
+        return error
+
+    return make
 
 
 def _int(row: dict[str, str], column: str, where: str, *, low: int = 0, high: int | None = None) -> int:

@@ -8,15 +8,16 @@ per run, e.g. the JSON lines ``schedframe gpushare run --json`` prints or
 
 from __future__ import annotations
 
-import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 
+from .._textio import parse_json, read_text
 from ..errors import GpuShareError
+from .openb import file_error
 
 __all__ = [
     "PAPER_ALLOC_AT_100",
@@ -58,6 +59,8 @@ PAPER_ALLOC_AT_100: Final[Mapping[str, Mapping[str, float]]] = {
 }
 
 _PREFIX: Final = "openb_pod_list_"
+#: The largest results file read (one JSON line of about 3 KB per run).
+MAX_RESULTS_BYTES: Final = 256 * 1024 * 1024
 
 
 def trace_name(trace: str) -> str:
@@ -72,22 +75,21 @@ def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         GpuShareError: the file cannot be read, or a line is not a run (``runs.jsonl:3: ...``).
     """
     where = os.fspath(path)
-    try:
-        with open(where, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise GpuShareError(where, f"cannot read the results: {exc.strerror or exc}") from None
+    text = read_text(where, max_bytes=MAX_RESULTS_BYTES, what="the results file",
+                     error=file_error(where))
+    lines = text.splitlines()
     rows: dict[tuple[str, int, str], dict[str, Any]] = {}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GpuShareError(f"{where}:{n}", f"not JSON: {exc.msg}") from None
+        row = parse_json(line, error=_line_error(f"{where}:{n}"))
         _check_row(row, f"{where}:{n}")
         rows[(trace_name(row["trace"]), row["seed"], row["policy"])] = row
     return list(rows.values())
+
+
+def _line_error(where: str) -> Callable[[str], GpuShareError]:
+    return lambda message: GpuShareError(where, message)
 
 
 def _check_row(row: Any, where: str) -> None:

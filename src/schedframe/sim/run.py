@@ -7,19 +7,23 @@ import io
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any, final
+from typing import IO, Any, Final, final
 
 import attrs
 
+from .._textio import ErrorFactory, parse_json, read_text
 from ..api.manifests import object_from_manifest
 from ..api.objects import Node, Pod, Taint
 from ..errors import ManifestError, ScenarioError, SchedframeError
 from ..framework.registry import Registry
 from .engine import LOG_VERSION, Progress, run_plan
 from .results import SimResult
-from .scenario import ConfigSpec, NodeEvent, Plan, PlannedArrival, Scenario, WorkloadInfo
+from .scenario import ConfigSpec, NodeEvent, Plan, PlannedArrival, Scenario, WorkloadInfo, file_error
 
-__all__ = ["Comparison", "compare", "read_log", "replay", "resolve_configs", "simulate"]
+__all__ = ["MAX_LOG_BYTES", "Comparison", "compare", "read_log", "replay", "resolve_configs", "simulate"]
+
+#: The largest event log :func:`replay` reads (50,000 pods with run times log about 30 MB).
+MAX_LOG_BYTES: Final = 1024 * 1024 * 1024
 
 
 def _scenario(scenario: Scenario | str | os.PathLike[str] | None) -> Scenario:
@@ -68,13 +72,8 @@ def _config_spec(config: Any, scenario: Scenario, index: int = 0) -> ConfigSpec:
 def _config_file(path: str) -> ConfigSpec:
     from ..config.configuration import SchedulerConfiguration
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ScenarioError(path, "", f"cannot read the configuration: {exc.strerror or exc}") from None
     name = os.path.splitext(os.path.basename(path))[0]
-    return ConfigSpec(name, SchedulerConfiguration.from_yaml(text))
+    return ConfigSpec(name, SchedulerConfiguration.from_file(path))
 
 
 def resolve_configs(scenario: Scenario, configs: Iterable[Any] | None) -> list[ConfigSpec]:
@@ -269,14 +268,15 @@ def moved_pods(results: Sequence[SimResult]) -> dict[str, dict[str, str]]:
 def _lines(log: str | os.PathLike[str] | IO[str] | Iterable[str]) -> tuple[str, Iterable[str]]:
     if isinstance(log, (str, os.PathLike)):
         path = os.fspath(log)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                return path, fh.read().splitlines()
-        except OSError as exc:
-            raise ScenarioError(path, "", f"cannot read the event log: {exc.strerror or exc}") from None
+        text = read_text(path, max_bytes=MAX_LOG_BYTES, what="the event log", error=file_error(path))
+        return path, text.splitlines()
     if isinstance(log, io.TextIOBase):
         return getattr(log, "name", "<log>"), log.read().splitlines()
     return "<log>", log
+
+
+def _line_error(source: str, where: str) -> ErrorFactory:
+    return lambda message: ScenarioError(source, where, message)
 
 
 @final
@@ -314,10 +314,7 @@ def _read_log(log: Any, registry: Registry | None) -> _LogRun:
         if not line.strip():
             continue
         where = f"line {no}"
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(source, where, f"not JSON: {exc.msg}") from None
+        rec = parse_json(line, error=_line_error(source, where))
         if not isinstance(rec, dict):
             raise ScenarioError(source, where, "want a JSON object")
         op = rec.get("op")

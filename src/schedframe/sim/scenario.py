@@ -9,17 +9,18 @@ draws nothing at random except the scheduler's tie-breaks (seeded too).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, final
 
 import attrs
 
+from .._textio import ErrorFactory, parse_data, read_text, shown_path
 from ..api.manifests import load_manifests, object_from_manifest
 from ..api.objects import Node, OwnerReference, Pod, PodGroup, Taint
 from ..errors import ManifestError, ScenarioError, SchedframeError
@@ -37,6 +38,21 @@ __all__ = [
     "Workload",
     "WorkloadInfo",
 ]
+
+#: The largest scenario file read (scenarios list workloads, not pods: a few KiB in practice).
+MAX_SCENARIO_BYTES: Final = 16 * 1024 * 1024
+
+
+def file_error(source: str) -> ErrorFactory:
+    """A :class:`ScenarioError` of *source* whose message (from :mod:`schedframe._textio`)
+    already names the file."""
+
+    def make(message: str) -> ScenarioError:
+        error = ScenarioError("", "", message)
+        error.source = source
+        return error
+
+    return make
 
 #: A pod annotation giving its run time in seconds (``"300"``, ``"5m"``, ``"1h30m"``), read when a
 #: workload's duration is ``annotation`` and for the pending pods of a cluster dump.
@@ -323,39 +339,14 @@ class Scenario:
             ScenarioError: unreadable file or invalid content, naming the file and field.
         """
         source = os.fspath(path)
-        try:
-            with open(source, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ScenarioError(source, "", f"cannot read the scenario: {exc.strerror or exc}") from None
+        text = read_text(source, max_bytes=MAX_SCENARIO_BYTES, what="the scenario",
+                         error=file_error(source))
         return cls.from_text(text, source=source, base_dir=os.path.dirname(os.path.abspath(source)))
 
     @classmethod
     def from_text(cls, text: str, *, source: str = "<scenario>", base_dir: str | None = None) -> Scenario:
         """Read a scenario from YAML or JSON text."""
-        data: Any
-        stripped = text.lstrip()
-        if stripped.startswith("{"):
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ScenarioError(
-                    source, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}"
-                ) from None
-        else:
-            try:
-                import yaml
-            except ImportError:  # pragma: no cover - PyYAML is in the cli extra
-                raise ScenarioError(
-                    source, "", "reading YAML needs PyYAML: pip install 'schedframe[cli]'"
-                ) from None
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-                problem = getattr(exc, "problem", None) or type(exc).__name__
-                raise ScenarioError(source, where, f"invalid YAML: {problem}") from None
+        data = parse_data(text, source=shown_path(source), error=file_error(source))
         return cls.from_dict(data, source=source, base_dir=base_dir)
 
     @classmethod
@@ -365,8 +356,20 @@ class Scenario:
 
     def with_cluster(self, path: str | os.PathLike[str]) -> Scenario:
         """This scenario with its starting nodes, pods and objects replaced by those of a
-        manifest file or ``kubectl get -A -o yaml`` dump."""
-        nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "")
+        manifest file, a directory of manifests or a ``kubectl get -A -o yaml`` dump.
+
+        Raises:
+            ScenarioError: the path cannot be read, or holds no Node.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "")
+        if not nodes:
+            found = f"{len(pods) + len(objects)} other object(s)" if pods or objects else "no object it reads"
+            skipped = "".join(f"; {w.message}" for w in caught)
+            raise ScenarioError("", "", f"the cluster {shown_path(path)} has no Node ({found}){skipped}")
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects)
 
     def with_configs(self, configs: Iterable[ConfigSpec]) -> Scenario:
@@ -830,10 +833,9 @@ class _Reader:
             if m.get("file") is not None:
                 fname = self.path_of(m["file"], f"{path}.file")
                 try:
-                    with open(fname, encoding="utf-8") as fh:
-                        return ConfigSpec(name, SchedulerConfiguration.from_yaml(fh.read()))
-                except OSError as exc:
-                    raise self.fail(f"{path}.file", f"cannot read {fname!r}: {exc.strerror or exc}") from None
+                    return ConfigSpec(name, SchedulerConfiguration.from_file(fname))
+                except SchedframeError as exc:
+                    raise self.fail(f"{path}.file", str(exc)) from None
             if m.get("config") is None:
                 return ConfigSpec(name, None)
             raw = self.mapping(m["config"], f"{path}.config")

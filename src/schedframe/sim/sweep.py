@@ -15,6 +15,7 @@ import csv
 import functools
 import hashlib
 import importlib
+import io
 import itertools
 import json
 import math
@@ -27,6 +28,7 @@ from typing import Any, Final, TextIO, final
 
 import attrs
 
+from .._textio import parse_data, parse_json, read_text, shown_path
 from ..errors import SchedframeError, bounded_repr
 
 __all__ = [
@@ -52,6 +54,10 @@ BUILTIN_TASKS: Final[Mapping[str, str]] = {
 #: Columns every row has, before the run's parameters and metrics.
 FIXED_COLUMNS: Final = ("run", "task", "status", "error", "seconds")
 _FORMATS: Final = ("csv", "jsonl", "json", "parquet")
+#: The largest sweep spec read (a grid and its fixed parameters; explicit run lists stay small).
+MAX_SPEC_BYTES: Final = 16 * 1024 * 1024
+#: The largest results file read back (``--resume``, :func:`read_table`).
+MAX_RESULTS_BYTES: Final = 1024 * 1024 * 1024
 
 
 class SweepError(SchedframeError, ValueError):
@@ -229,25 +235,8 @@ class SweepSpec:
 def load_sweep_spec(path: str | os.PathLike[str]) -> SweepSpec:
     """Read a sweep spec from a YAML or JSON file (YAML needs PyYAML)."""
     p = Path(path)
-    if not p.is_file():
-        raise SweepError(f"{p}: not a regular file")
-    text = p.read_text()
-    if text.lstrip()[:1] == "{":
-        from ..api.manifests import json_loads_strict
-
-        try:
-            data = json_loads_strict(text)
-        except ValueError as e:
-            raise SweepError(f"{p}: invalid JSON: {e}") from None
-    else:
-        try:
-            import yaml
-        except ImportError:
-            raise SweepError(f"{p}: reading YAML needs PyYAML: pip install 'schedframe[yaml]'") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise SweepError(f"{p}: invalid YAML: {' '.join(str(e).split())}") from None
+    text = read_text(p, max_bytes=MAX_SPEC_BYTES, what="the sweep spec", error=SweepError)
+    data = parse_data(text, source=shown_path(p), error=SweepError)
     return SweepSpec.from_dict(data, origin=str(p))
 
 
@@ -388,21 +377,31 @@ def _read_done(path: Path, fmt: str) -> dict[str, dict[str, Any]]:
     """Rows already in an output file, by run key (only successful ones count as done)."""
     if not path.exists() or path.stat().st_size == 0:
         return {}
-    rows: list[dict[str, Any]] = []
-    if fmt == "csv":
-        with path.open(newline="") as f:
-            rows = list(csv.DictReader(f))
-    elif fmt == "jsonl":
-        with path.open() as f:
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except ValueError:
-                        raise SweepError(f"{path}:{n}: not a JSON line; cannot resume from it") from None
-    else:
+    if fmt not in ("csv", "jsonl"):
         raise SweepError(f"{path}: --resume needs a .csv or .jsonl output file")
+    rows = _read_rows(path, fmt, allow_empty=True, reading="cannot resume from it")
     return {str(r.get("run")): r for r in rows if r.get("status") == "ok"}
+
+
+def _read_rows(path: Path, fmt: str, *, allow_empty: bool = False,
+               reading: str = "not a sweep's results") -> list[dict[str, Any]]:
+    """The rows of the CSV or JSON Lines results file *path* (read through :mod:`schedframe._textio`)."""
+    text = read_text(path, max_bytes=MAX_RESULTS_BYTES, what="the results file", allow_empty=allow_empty,
+                     error=SweepError)
+    if fmt == "csv":
+        return list(csv.DictReader(io.StringIO(text, newline="")))
+    rows: list[dict[str, Any]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            row = parse_json(line, error=_line_error(path, n, reading))
+            if not isinstance(row, dict):
+                raise SweepError(f"{path}:{n}: not a JSON object; {reading}")
+            rows.append(row)
+    return rows
+
+
+def _line_error(path: Path, n: int, reading: str) -> Callable[[str], SweepError]:
+    return lambda message: SweepError(f"{path}:{n}: {message}; {reading}")
 
 
 def _format_of(path: Path) -> str:
@@ -435,8 +434,9 @@ class _Writer:
                 # keep the successful rows; failed runs run again and get a new row
                 kept = list(_read_done(path, self.fmt).values())
                 if self.fmt == "csv":
-                    with path.open(newline="") as f:
-                        self._header = next(csv.reader(f), None)
+                    text = read_text(path, max_bytes=MAX_RESULTS_BYTES, what="the results file",
+                                     error=SweepError)
+                    self._header = next(csv.reader(io.StringIO(text, newline="")), None)
             self._file = path.open("w", newline="")
             if self._header is not None:
                 csv.writer(self._file).writerow(self._header)
@@ -592,12 +592,12 @@ def read_table(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The rows of a sweep's CSV or JSON Lines output (values as written: CSV gives strings)."""
     p = Path(path)
     fmt = _format_of(p)
-    if fmt == "csv":
-        with p.open(newline="") as f:
-            return list(csv.DictReader(f))
-    if fmt == "jsonl":
-        return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+    if fmt in ("csv", "jsonl"):
+        return _read_rows(p, fmt)
     if fmt == "json":
-        rows: list[dict[str, Any]] = json.loads(p.read_text())
+        text = read_text(p, max_bytes=MAX_RESULTS_BYTES, what="the results file", error=SweepError)
+        rows = parse_json(text, source=shown_path(p), error=SweepError)
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise SweepError(f"{p}: want a JSON list of objects (the rows)")
         return rows
     raise SweepError(f"{p}: read Parquet with pyarrow.parquet.read_table")

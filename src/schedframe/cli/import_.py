@@ -1,0 +1,73 @@
+"""``schedframe import``: write a snapshot of a live cluster for the simulator (the ``kube``
+extra). The module is ``import_`` because ``import`` is a Python keyword."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from typing import Any
+
+from ._common import output
+from ._kube import KubeSetupError, api_client, cluster_options
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``schedframe import``."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "import", help="write a snapshot of a live cluster for the simulator (needs the kube extra)",
+        description="List a live cluster's nodes, pods, workloads and the other objects the plugins "
+        "read, and write them as one List document (YAML, or JSON with --json) that "
+        "'schedframe simulate --cluster' and 'schedframe explain --cluster' read. Objects schedframe "
+        "cannot read, and APIs the server does not serve, are reported on stderr.")
+    cluster_options(p)
+    p.add_argument("--json", action="store_true", help="write JSON instead of YAML")
+    p.add_argument("--no-terminal-pods", action="store_true",
+                   help="leave out pods in phase Succeeded or Failed")
+    p.add_argument("--page-size", type=int, default=500, metavar="N",
+                   help="objects per list request (default 500, as kubectl)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe import``."""
+    out = output(args)
+    if args.page_size < 1:
+        raise KubeSetupError(f"--page-size must be at least 1, got {args.page_size}")
+    if not args.json and importlib.util.find_spec("yaml") is None:  # say so before listing
+        raise KubeSetupError("writing YAML needs PyYAML: pip install 'schedframe[yaml]' (or use --json)")
+    client = api_client(args.kubeconfig, args.context)
+    from ..kube import import_cluster
+
+    err = sys.stderr
+    status: Any = None
+    if out.rich and err.isatty():
+        from rich.console import Console
+
+        status = Console(stderr=True).status("listing")
+        status.start()
+
+    def progress(plural: str, n: int) -> None:
+        if status is not None:
+            status.update(f"listing {plural}: {n:,}")
+
+    try:
+        snap = import_cluster(client, terminal_pods=not args.no_terminal_pods, page_size=args.page_size,
+                              progress=progress)
+    finally:
+        if status is not None:
+            status.stop()
+        client.close()
+    text = snap.dump("json" if args.json else "yaml")
+    out.stream.write(text)
+    out.stream.flush()
+    for line in snap.unavailable:
+        print(f"schedframe import: not listed: {line}", file=err)
+    for line in snap.skipped:
+        print(f"schedframe import: skipped {line}", file=err)
+    summary = ", ".join(f"{n:,} {kind}" for kind, n in snap.counts.items()) or "nothing"
+    skipped = f"; skipped {len(snap.skipped):,} (listed above)" if snap.skipped else ""
+    print(f"schedframe import: wrote {summary}{skipped}", file=err)
+    return 0

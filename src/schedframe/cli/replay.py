@@ -1,0 +1,105 @@
+"""``schedframe replay``: an event log run again, alone or under other configurations
+(:func:`schedframe.sim.replay`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ._common import EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_config, output
+from .simulate import simulate_report
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``schedframe replay``."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "replay",
+        help="run a recorded event log again, or under other configurations",
+        description="Run an event log written by `simulate --log` again: the recorded cluster, "
+        "arrivals, run times, node events and seed give the identical result, checked against "
+        "the log's end line. With --config, the same recorded inputs also run under each "
+        "configuration, side by side (a what-if on a recorded workload).",
+    )
+    p.add_argument("log", metavar="LOG", help="an event log (JSON Lines) from `simulate --log`")
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also run the recorded inputs under this KubeSchedulerConfiguration (repeatable)",
+    )
+    p.add_argument(
+        "--no-check", action="store_true", help="do not compare the metrics with the logged run's"
+    )
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument(
+        "--explain",
+        action="append",
+        default=[],
+        metavar="POD",
+        help="explain every attempt of POD (namespace/name); shown with --json",
+    )
+    p.add_argument("--plot", metavar="FILE", help="save plots (as simulate --plot)")
+    p.add_argument("--pods", action="store_true", help="list every pod's outcome")
+    p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe replay``."""
+    out = output(args)
+    from ..sim import moved_pods, read_log, replay
+
+    if not os.path.exists(args.log):
+        raise CliInputError(f"{args.log}: no such event log")
+    _, _, recorded_name, seed, _ = read_log(args.log)
+    configs = [
+        (os.path.splitext(os.path.basename(f))[0], load_config(f)) for f in args.config
+    ]
+    taken = {recorded_name}
+    results = []
+    with out.progress(f"replay / {recorded_name}", enabled=not args.json) as update:
+        results.append(
+            replay(args.log, check=not args.no_check, explain=args.explain, progress=update)
+        )
+    for name, config in configs:
+        base, n = name, 2
+        while name in taken:  # keep rows and MOVED columns apart
+            name, n = f"{base}-{n}", n + 1
+        taken.add(name)
+        with out.progress(f"replay / {name}", enabled=not args.json) as update:
+            results.append(
+                replay(args.log, explain=args.explain, progress=update, config=config, config_name=name)
+            )
+    moved = moved_pods(results) if len(results) > 1 else {}
+    checked = not args.no_check
+    if args.json:
+        dump_json(
+            {
+                "log": args.log,
+                "seed": seed,
+                "checked": checked,
+                "results": [r.to_dict() for r in results],
+                "moved": moved,
+            },
+            out.stream,
+        )
+    else:
+        label = argparse.Namespace(name=f"replay of {args.log}", description="")
+        simulate_report(out, label, results, moved, argparse.Namespace(seed=seed, pods=args.pods))
+        if checked:
+            out.line(f"{recorded_name}: the replay's metrics equal the logged run's")
+    if args.plot:
+        from ._plot import plot_results
+
+        plot_results(results, args.plot)
+        if not args.json:
+            out.line(f"plots saved to {args.plot}")
+    if args.fail_on_pending and any(r.metrics.pending for r in results):
+        return EXIT_PENDING
+    return EXIT_OK
+
+

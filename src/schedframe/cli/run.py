@@ -1,0 +1,50 @@
+"""``schedframe run``: schedule a live cluster's pods (a secondary scheduler; the ``kube`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import Any
+
+from ._common import load_config
+from ._kube import api_client, cluster_options
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``schedframe run``."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "run", help="schedule a live cluster's pods (a secondary scheduler; needs the kube extra)",
+        description="Run schedframe as a scheduler of a live cluster: informers, the scheduling "
+        "queue and the configured profiles; pods whose spec.schedulerName is one of the profiles' "
+        "are bound through the API. Stops gracefully on SIGINT or SIGTERM.")
+    cluster_options(p)
+    p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (YAML or JSON); default: "
+                   "upstream's default configuration (profile default-scheduler)")
+    p.add_argument("--leader-elect", action="store_true",
+                   help="hold a coordination.k8s.io/v1 Lease before scheduling (more than one replica)")
+    p.add_argument("--lease-namespace", default="kube-system", metavar="NS")
+    p.add_argument("--lease-name", default="schedframe", metavar="NAME")
+    p.add_argument("--health-port", type=int, metavar="PORT",
+                   help="serve /healthz, /readyz and /metrics on this port (0: any free port)")
+    p.add_argument("--health-host", default="0.0.0.0", metavar="HOST",
+                   help="the health server's address (default 0.0.0.0)")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug log output")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe run`` until SIGINT or SIGTERM."""
+    level = logging.DEBUG if args.verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    cfg = load_config(args.config) if args.config else None
+    client = api_client(args.kubeconfig, args.context)
+    from ..kube import KubeScheduler
+
+    ks = KubeScheduler(client, cfg, leader_election=args.leader_elect, lease_name=args.lease_name,
+                       lease_namespace=args.lease_namespace, health_port=args.health_port,
+                       health_host=args.health_host)
+    logging.getLogger("schedframe.kube").info("scheduling for profiles %s", ", ".join(ks.profiles))
+    ks.run()
+    return 0

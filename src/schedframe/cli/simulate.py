@@ -1,0 +1,262 @@
+"""``schedframe simulate``: a scenario (a file or a built-in) on a virtual clock, under one or
+more configurations side by side (:func:`schedframe.sim.run_plan`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import IO, Any
+
+from ._common import (
+    EXIT_OK,
+    EXIT_PENDING,
+    CliInputError,
+    dump_json,
+    fmt_pct,
+    fmt_seconds,
+    load_config,
+    output,
+)
+from ._output import Out
+
+__all__ = ["add_parser", "run", "simulate_report"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``schedframe simulate``."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "simulate",
+        help="simulate a scenario (default: the built-in one) on a virtual clock",
+        description="Run a scenario through the real scheduler on a virtual clock: arrivals, "
+        "run times, node events, preemption. With several configurations (the "
+        "scenario's or --config), compare them side by side.",
+    )
+    p.add_argument(
+        "scenario",
+        nargs="?",
+        metavar="SCENARIO",
+        help="a scenario file (YAML/JSON) or a built-in name (see --list); default: three-zones",
+    )
+    p.add_argument("--list", action="store_true", help="list the built-in scenarios and exit")
+    p.add_argument(
+        "--cluster",
+        metavar="DUMP",
+        help="start from these manifests / `kubectl get nodes,pods -A -o yaml` dump",
+    )
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a KubeSchedulerConfiguration file (repeat to compare several)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of arrivals, run times and tie-breaks (default 0)"
+    )
+    p.add_argument("--until", type=float, metavar="T", help="stop at simulated second T")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the results as JSON")
+    out.add_argument(
+        "--jsonl", action="store_true", help="print the event log (JSON Lines; one log per config)"
+    )
+    p.add_argument("--log", metavar="FILE", help="write the event log (JSON Lines) for replay to FILE")
+    p.add_argument(
+        "--explain",
+        action="append",
+        default=[],
+        metavar="POD",
+        help="explain every attempt of POD (namespace/name); shown with --json",
+    )
+    p.add_argument(
+        "--plot", metavar="FILE", help="save plots (utilisation, pending, latency CDF, comparison)"
+    )
+    p.add_argument("--pods", action="store_true", help="list every pod's outcome")
+    p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe simulate``."""
+    out = output(args)
+    from ..sim import BUILTIN_SCENARIOS, builtin_scenario, moved_pods, run_plan
+    from ..sim.run import resolve_configs
+    from ..sim.scenario import ConfigSpec, Scenario
+
+    if args.list:
+        rows = [[name, builtin_scenario(name).description] for name in BUILTIN_SCENARIOS]
+        if args.json:
+            dump_json([{"name": n, "description": d} for n, d in rows], out.stream)
+        else:
+            out.table("Built-in scenarios", ["NAME", "DESCRIPTION"], rows)
+        return EXIT_OK
+    name = args.scenario
+    if name is None or name in BUILTIN_SCENARIOS:
+        scenario = builtin_scenario() if name is None else builtin_scenario(name)
+    elif os.path.exists(name):
+        scenario = Scenario.from_file(name)
+    else:
+        from ..errors import did_you_mean
+
+        raise CliInputError(
+            f"{name}: no such scenario file or built-in scenario"
+            f"{did_you_mean(name, BUILTIN_SCENARIOS)} (built-in: {', '.join(BUILTIN_SCENARIOS)})"
+        )
+    if args.cluster:
+        if not os.path.exists(args.cluster):
+            raise CliInputError(f"{args.cluster}: no such cluster dump (--cluster)")
+        scenario = scenario.with_cluster(args.cluster)
+    specs = (
+        [ConfigSpec(os.path.splitext(os.path.basename(f))[0], load_config(f)) for f in args.config]
+        if args.config
+        else resolve_configs(scenario, None)
+    )
+    specs = resolve_configs(scenario, specs)
+    plan = scenario.plan(args.seed)
+    results = []
+    for spec in specs:
+        with out.progress(f"{scenario.name} / {spec.name}", enabled=not (args.json or args.jsonl)) as update:
+            log_fh: IO[str] | None = None
+            if args.log:
+                path = args.log if len(specs) == 1 else _per_config(args.log, spec.name)
+                log_fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+            elif args.jsonl:
+                log_fh = out.stream
+            try:
+                results.append(
+                    run_plan(
+                        plan,
+                        spec.config,
+                        config_name=spec.name,
+                        seed=args.seed,
+                        until=args.until,
+                        explain=args.explain,
+                        log=log_fh,
+                        progress=update,
+                    )
+                )
+            finally:
+                if args.log and log_fh is not None:
+                    log_fh.close()
+    moved = moved_pods(results) if len(results) > 1 else {}
+    if args.json:
+        dump_json(
+            {
+                "scenario": scenario.name,
+                "description": scenario.description,
+                "seed": args.seed,
+                "results": [r.to_dict() for r in results],
+                "moved": moved,
+            },
+            out.stream,
+        )
+    elif not args.jsonl:
+        simulate_report(out, scenario, results, moved, args)
+    if args.plot:
+        from ._plot import plot_results
+
+        plot_results(results, args.plot)
+        if not (args.json or args.jsonl):
+            out.line(f"plots saved to {args.plot}")
+    if args.fail_on_pending and any(r.metrics.pending for r in results):
+        return EXIT_PENDING
+    return EXIT_OK
+
+
+def _per_config(path: str, config: str) -> str:
+    root, ext = os.path.splitext(path)
+    return f"{root}.{config}{ext or '.jsonl'}"
+
+
+def simulate_report(
+    out: Out,
+    scenario: Any,
+    results: Sequence[Any],
+    moved: dict[str, dict[str, str]],
+    args: argparse.Namespace,
+) -> None:
+    out.line(
+        f"{scenario.name}: {scenario.description}" if scenario.description else scenario.name, style="bold"
+    )
+    rows = []
+    for r in results:
+        m = r.metrics
+        rows.append(
+            [
+                r.config,
+                f"{m.pods:,}",
+                f"{m.placed:,}",
+                f"{m.pending:,}",
+                f"{m.running:,}",
+                f"{m.completed:,}",
+                f"{m.preemptions:,}",
+                fmt_seconds(m.wait_p50),
+                fmt_seconds(m.wait_p99),
+                fmt_pct(m.utilisation_mean.get("cpu", 0.0)),
+                fmt_pct(m.utilisation_peak.get("cpu", 0.0)),
+                fmt_pct(m.fragmentation_mean.get("cpu", 0.0)),
+                f"{m.attempts:,}",
+                fmt_seconds(m.end),
+                f"{r.perf.wall_seconds:.2f}s",
+            ]
+        )
+        if len(results) > 1:
+            rows[-1].append(
+                f"{sum(1 for v in moved.values() if v.get(r.config) != v.get(results[0].config)):,}"
+            )
+    cols = [
+        "CONFIG",
+        "PODS",
+        "PLACED",
+        "PENDING",
+        "RUNNING",
+        "DONE",
+        "PREEMPTED",
+        "WAIT P50",
+        "WAIT P99",
+        "CPU MEAN",
+        "CPU PEAK",
+        "CPU FRAG",
+        "TRIES",
+        "SIM TIME",
+        "WALL",
+    ]
+    if len(results) > 1:
+        cols.append("MOVED")
+    title = f"seed {args.seed}" + (
+        f"; MOVED: pods not on the same node as with {results[0].config}" if len(results) > 1 else ""
+    )
+    out.table(title, cols, rows, right=range(1, len(cols)))
+    for r in results:
+        pending = r.pending()
+        if pending:
+            out.line(f"{r.config}: {len(pending)} pod(s) pending at the end, e.g.:")
+            for p in pending[:5]:
+                out.line(f"  {p.key}: {p.message or '(not attempted yet)'}")
+        if r.stalled:
+            out.line(
+                f"{r.config}: pods kept cycling without progress at {len(r.stalled)} instant(s) "
+                f"(first at {r.stalled[0]:.1f}s); time moved on"
+            )
+    if args.pods:
+        for r in results:
+            out.table(
+                f"pods ({r.config})",
+                ["POD", "STATE", "NODE", "ARRIVAL", "BOUND", "WAIT", "ATTEMPTS", "NOTE"],
+                [
+                    [
+                        p.key,
+                        p.state,
+                        p.node or "-",
+                        fmt_seconds(p.arrival),
+                        fmt_seconds(p.bound_at),
+                        fmt_seconds(p.wait),
+                        p.attempts,
+                        (p.preempted_by and f"preempted by {p.preempted_by}") or p.message[:60],
+                    ]
+                    for p in r.pods
+                ],
+                right=(3, 4, 5, 6),
+            )
+
+
