@@ -161,3 +161,32 @@ def test_api_reference_lists_every_public_name(module_name: str):
     if module_name == "schedframe.testing":
         public.discard("FakeClock")  # a re-export, documented as schedframe.FakeClock
     assert sorted(public - documented) == []
+
+
+def test_version_tags_agree_with_the_version_and_the_changelog() -> None:
+    """``versionadded``/``versionchanged`` name either the version being made (``_version.py``,
+    whose changes are CHANGELOG's ``Unreleased``) or a version CHANGELOG lists as released."""
+    root = DOCS.parent
+    version_text = (root / "src/schedframe/_version.py").read_text(encoding="utf-8")
+    match = re.search(r'__version__ = "(\d+\.\d+\.\d+)', version_text)
+    assert match, version_text
+    making = match.group(1)
+    changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## [Unreleased]" in changelog
+    released = set(re.findall(r"^## \[(\d+\.\d+\.\d+)\]", changelog, flags=re.M))
+    assert making not in released, f"{making} is in _version.py as a development version but released"
+    tagged: dict[str, set[str]] = {}
+    for path in [*(root / "src").rglob("*.py"), *DOCS.glob("*.rst")]:
+        for tag in re.findall(r"\.\. version(?:added|changed):: (\S+)", path.read_text(encoding="utf-8")):
+            tagged.setdefault(tag, set()).add(str(path.relative_to(root)))
+    wrong = {tag: sorted(paths)[:3] for tag, paths in tagged.items() if tag not in released | {making}}
+    assert not wrong, wrong
+
+
+def test_pages_named_in_the_code_exist() -> None:
+    """Docstrings and messages that point at ``docs/<page>.rst`` point at a page that exists."""
+    root = DOCS.parent
+    named = {m for path in (root / "src").rglob("*.py")
+             for m in re.findall(r"docs/([\w-]+)\.rst", path.read_text(encoding="utf-8"))}
+    assert named, "no page named: the pattern is stale"
+    assert sorted(n for n in named if not (DOCS / f"{n}.rst").is_file()) == []

@@ -70,7 +70,7 @@ class SchedframeError(Exception):
 class SchedframeWarning(UserWarning):
     """Base class of the warnings schedframe issues (e.g. manifests of kinds it does not use).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -96,7 +96,7 @@ class InputError(SchedframeError, ValueError):
     not UTF-8, empty, or not valid JSON/YAML. The message is one line naming the file and the
     problem.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -221,7 +221,7 @@ class ArgumentTypeError(SchedframeError, TypeError):
     argument of the wrong type; the message names the argument, what it expects and what it got,
     e.g. ``"Scheduler.add_pod: pod must be a Pod or a v1 Pod manifest (mapping), got NoneType"``.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -231,7 +231,7 @@ class ClockError(SchedframeError, ValueError):
     """A :class:`~schedframe.FakeClock` was asked for a time that is not a finite number, to step
     by a negative or non-finite amount, or to go back in time.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -243,7 +243,7 @@ class ExtenderError(SchedframeError, RuntimeError):
     (its ``error`` field). The message is upstream's where upstream has one, e.g.
     ``failed filter with extender at URL http://127.0.0.1:8888/filter, code 500``.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

@@ -317,7 +317,7 @@ def validate_node(node: Node, *, check_names: bool = True) -> None:
     Raises:
         ManifestError: naming the field path of the first problem.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     if not isinstance(node, Node):
         raise TypeError(f"validate_node() argument 'node' must be a Node, got {type(node).__name__}")

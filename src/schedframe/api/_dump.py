@@ -59,7 +59,7 @@ def dump_manifests(objects: Iterable[ApiObject], format: str = "yaml", *,
         TypeError: for arguments of the wrong type.
         ManifestError: for an object schedframe cannot write, or YAML without PyYAML.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     if isinstance(objects, (str, bytes, Mapping)) or not isinstance(objects, Iterable):
         raise TypeError("dump_manifests() argument 'objects' must be an iterable of api objects, "
@@ -93,7 +93,7 @@ def dump_scheduler_state(scheduler: Any, format: str = "yaml") -> str:
     """:func:`dump_manifests` of a :class:`~schedframe.Scheduler`'s nodes, pods (bound ones with
     their node, pending ones with their last failure message) and other objects.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     for attr in ("pending", "objects", "cache"):
         if not hasattr(scheduler, attr):

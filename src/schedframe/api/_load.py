@@ -286,11 +286,6 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
 
     Warns:
         SchedframeWarning: listing the kinds it skipped (without *strict*).
-
-    .. versionchanged:: 0.2.0
-       A ``str`` is always text (pass a ``pathlib.Path`` for a file); workloads are
-       expanded; unused kinds are warned about (``strict=True`` refuses them) instead of
-       ``skip_unknown``; ``max_bytes`` / ``max_objects``.
     """
     max_bytes = _check_limit(max_bytes, "max_bytes")
     max_objects = _check_limit(max_objects, "max_objects")

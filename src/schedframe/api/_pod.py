@@ -621,7 +621,7 @@ def validate_pod(pod: Pod, *, require_containers: bool = True, check_names: bool
     Raises:
         ManifestError: naming the field path of the first problem.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     if not isinstance(pod, Pod):
         raise TypeError(f"validate_pod() argument 'pod' must be a Pod, got {type(pod).__name__}")

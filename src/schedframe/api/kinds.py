@@ -88,7 +88,7 @@ class KindInfo:
         rank: the order in which a whole cluster is listed (``schedframe import``) and watched:
             what other objects refer to comes first, Pods last.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -120,7 +120,7 @@ class KindInfo:
 class KindRegistry:
     """The kinds schedframe reads, in registration order; :data:`KINDS` is the one instance.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

@@ -680,7 +680,7 @@ class ContainerResourceClaim:
     """One entry of a container's ``resources.claims``: the name of one of the pod's
     ``spec.resourceClaims`` and optionally one request of that claim.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -696,7 +696,7 @@ class PodResourceClaim:
     ResourceClaim it refers to (``resource_claim_name``) or the ResourceClaimTemplate a claim is
     generated from (``resource_claim_template_name``).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -712,7 +712,7 @@ class PodResourceClaimStatus:
     """One entry of ``status.resourceClaimStatuses``: the name of the ResourceClaim generated
     for the pod claim ``name`` (``None``: intentionally not generated).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -1282,9 +1282,6 @@ class Service:
 class ReplicaSet:
     """An apps/v1 ReplicaSet: its selector (default topology spreading) and what its controller
     creates pods from (``replicas``, ``template``; see :func:`~schedframe.expand_workloads`).
-
-    .. versionchanged:: 0.2.0
-       ``replicas``, ``template``, ``uid``, ``labels`` and ``owner_references``.
     """
 
     __module__ = "schedframe"
@@ -1304,9 +1301,6 @@ class ReplicaSet:
 class StatefulSet:
     """An apps/v1 StatefulSet: its selector, and ``replicas`` pods ``<name>-<ordinal>`` from
     ``template`` (ordinals from ``ordinals_start``).
-
-    .. versionchanged:: 0.2.0
-       ``replicas``, ``template``, ``uid``, ``labels`` and ``ordinals_start``.
     """
 
     __module__ = "schedframe"
@@ -1325,9 +1319,6 @@ class StatefulSet:
 @attrs.frozen
 class ReplicationController:
     """A v1 ReplicationController: its (map) selector and ``replicas`` pods from ``template``.
-
-    .. versionchanged:: 0.2.0
-       ``replicas``, ``template``, ``uid`` and ``labels``.
     """
 
     __module__ = "schedframe"

@@ -147,7 +147,7 @@ class ResourceSlice:
     """A ResourceSlice: devices a driver offers on one node (``node_name``), on the nodes a
     ``node_selector`` selects, or on all nodes (``all_nodes``).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -194,7 +194,7 @@ class DeviceClass:
     """A DeviceClass: CEL selectors every device allocated through it must satisfy, and
     configuration for its devices.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -325,7 +325,7 @@ class ResourceClaim:
 
     ``uid`` defaults to a value derived from namespace and name.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -369,7 +369,7 @@ class ResourceClaimTemplate:
     """A ResourceClaimTemplate: the spec (and labels/annotations) of the claims generated for
     pods that reference it.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

@@ -92,7 +92,7 @@ class Deployment:
     """An apps/v1 Deployment: ``replicas`` pods from ``template`` through a ReplicaSet named
     ``<name>-<pod-template-hash>``.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -115,7 +115,7 @@ class DaemonSet:
     ``host_network`` is the template's ``spec.hostNetwork`` (its pods then also tolerate
     ``node.kubernetes.io/network-unavailable``).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -137,7 +137,7 @@ class Job:
     ``succeeded`` is ``status.succeeded``; ``finished`` is true once a ``Complete`` or
     ``Failed`` condition is true (the controller then creates nothing).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -163,7 +163,7 @@ class CronJob:
     """A batch/v1 CronJob: ``job_template`` (a :class:`Job` without a name) and the names of
     the Jobs it has running (``status.active``).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -512,7 +512,7 @@ def expand_workloads(objects: Iterable[Any], *, seed: int = 0, max_objects: int 
     Raises:
         ManifestError: when the result would hold more than *max_objects* objects.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     if isinstance(objects, (str, bytes, Mapping)) or not isinstance(objects, Iterable):
         raise TypeError("expand_workloads() argument 'objects' must be an iterable of api objects, "

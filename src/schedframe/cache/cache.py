@@ -510,7 +510,7 @@ class Cache:
 
         O(nodes + pods): for invariant checks and debugging, not for every cycle.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         if not isinstance(snapshot, Snapshot):
             raise ArgumentTypeError(f"Cache.verify_snapshot: snapshot must be a Snapshot, got "

@@ -44,7 +44,7 @@ class ConfigurationDeprecationWarning(SchedframeWarning, DeprecationWarning):
     (``v1beta2``, ``v1beta3``) and was converted to ``v1``; the message names the version and
     what was converted.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

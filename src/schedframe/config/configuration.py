@@ -376,9 +376,6 @@ class SchedulerConfiguration:
         extenders: the scheduler extenders (HTTP webhooks), in configuration order; see
             :class:`~schedframe.ExtenderConfig`.
 
-    .. versionchanged:: 0.2.0
-        ``extenders``.
-
     .. versionadded:: 0.1.0
     """
 
@@ -421,10 +418,6 @@ class SchedulerConfiguration:
 
         Raises:
             ConfigurationError: listing every problem of the document, each with its field path.
-
-        .. versionchanged:: 0.2.0
-            ``v1beta2`` and ``v1beta3`` are converted; unknown fields of ``leaderElection`` and
-            ``clientConnection`` are errors; plugins are probed with their ``pluginConfig`` args.
         """
         parser = _Parser(registry, implements)
         config = parser.configuration(data)
@@ -465,7 +458,7 @@ class SchedulerConfiguration:
             ConfigurationError: the path is not a readable regular file, is too large, is not
                 UTF-8, JSON or YAML, or the configuration is invalid; the message names the path.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         if not isinstance(path, (str, os.PathLike)):
             raise ConfigurationError(f"from_file expects a path, got {type(path).__name__}")

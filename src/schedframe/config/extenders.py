@@ -60,7 +60,7 @@ class ExtenderTLSConfig:
     The ``*_data`` fields hold the PEM bytes (base64 strings in the document, as Kubernetes
     encodes ``[]byte``).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -100,7 +100,7 @@ class ExtenderManagedResource:
         ignored_by_scheduler: whether the NodeResourcesFit plugin ignores this resource
             (upstream adds it to the plugin's ignored resources).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"
@@ -150,7 +150,7 @@ class ExtenderConfig:
         ignorable: a failing call (unreachable, timeout, error) does not fail the scheduling
             cycle; the extender is skipped.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

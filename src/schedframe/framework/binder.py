@@ -55,8 +55,6 @@ class InMemoryBinder:
             *max_bindings*).
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.1.0
-        Keeps at most *max_bindings* (default 10,000) bindings instead of every one.
     """
 
     __module__ = "schedframe"

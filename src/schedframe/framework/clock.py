@@ -57,8 +57,6 @@ class FakeClock:
     leaves the time unchanged. Safe to move from several threads.
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0
-       Non-finite, non-numeric, negative and backward moves raise ``ClockError``.
     """
 
     __module__ = "schedframe"
@@ -95,7 +93,7 @@ class FakeClock:
         """Move to *t* if it is later than now (a no-op otherwise); returns the new time. Unlike
         :meth:`set`, never fails because another thread moved the clock past *t* meanwhile.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         when = _seconds(t, "FakeClock.advance_to: t")
         with self._lock:

@@ -248,7 +248,7 @@ class HTTPExtender:
     Raises:
         ExtenderError: the TLS settings cannot be used.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

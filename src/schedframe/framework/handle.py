@@ -99,7 +99,7 @@ class Handle(Protocol):
         a scheduler). Handles written before 0.3.0 may lack this method: read it with
         ``getattr(handle, "list_pods", lambda namespace=None: None)(namespace)``.
 
-        .. versionadded:: 0.3.0
+        .. versionadded:: 0.1.0
         """
         ...
 
@@ -108,6 +108,6 @@ class Handle(Protocol):
         the configuration has none. Plugins written before 0.2.0 may be handed handles without
         this method: read it with ``getattr(handle, "extenders", tuple)()``.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         ...

@@ -168,7 +168,7 @@ def discover_plugins(registry: Registry,
     Raises:
         PluginLoadError: as :func:`load_plugins`, naming the distribution and entry point.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     if not _entry_points():
         return pm

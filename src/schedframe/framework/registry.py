@@ -121,7 +121,7 @@ def close_plugin_name(name: str, candidates: Iterable[str]) -> str | None:
     character, or two swapped neighbours). A plugin that is simply not registered (a name
     unlike every registered one) gets no suggestion.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
     if not isinstance(name, str) or not name or len(name) > 256:
         return None

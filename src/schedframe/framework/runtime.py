@@ -164,9 +164,6 @@ class InMemoryEventRecorder:
         max_events: how many events to keep (``None``: all). When there are more, the oldest
             half is dropped, so a scheduler running for days holds a bounded list (each event
             keeps its pod alive).
-
-    .. versionchanged:: 0.1.0
-        Keeps at most *max_events* (default 10,000) events instead of every one.
     """
 
     __module__ = "schedframe"

@@ -20,7 +20,7 @@ MERGE: Final = "application/merge-patch+json"
 class KubeError(SchedframeError, RuntimeError):
     """A live-cluster operation of :mod:`schedframe.kube` failed (configuration, connection).
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.kube"
@@ -34,7 +34,7 @@ class KubeApiError(KubeError):
         reason: the ``Status`` object's ``reason`` (``Conflict``, ``NotFound``, ``Expired``...).
         method, path: the request.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.kube"
@@ -69,7 +69,7 @@ class ApiSession:
     """JSON requests through a ``kubernetes.client.ApiClient`` (its configuration: host, TLS,
     credentials, proxy).
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __slots__ = ("api_client",)

@@ -41,7 +41,7 @@ class ClusterImport:
             server, e.g. ``resource.k8s.io/v1`` before Kubernetes 1.34, or forbidden).
         counts: objects read per kind.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.kube"
@@ -113,7 +113,7 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
             than 404 Not Found / 403 Forbidden (those are reported in ``unavailable``).
         KubeError: a list whose continue token kept expiring.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
     session = api_client if isinstance(api_client, ApiSession) else ApiSession(api_client)
     if isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1:

@@ -60,7 +60,7 @@ class KubeBinder:
     (409 when the pod is already bound, 404 when it is gone): the scheduler's failure path then
     unreserves the pod and requeues it, and the informer's next event for the pod settles it.
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.kube"
@@ -130,7 +130,7 @@ class KubeScheduler:
             needs ``0``, or the victims never go.
         resources: the resources to watch (default: :data:`SCHEDULER_RESOURCES`).
 
-    .. versionadded:: 0.3.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.kube"

@@ -263,7 +263,7 @@ class SortErrors:
         last: the last exception raised (``None`` before the first).
         plugin: the QueueSort plugin's name (``""`` when unknown).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe"

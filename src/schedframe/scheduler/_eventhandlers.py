@@ -319,9 +319,6 @@ class EventHandlersMixin(SchedulerBase):
         ReplicationController, PodDisruptionBudget, PriorityClass or a plugin's own kind (an
         object with a ``name``) to the object store, delivering ``<Kind>Add`` /
         ``<Kind>Update``. Anything else raises :class:`~schedframe.ArgumentTypeError`.
-
-        .. versionchanged:: 0.2.0
-           Nodes and Pods are dispatched to the node and pod handlers.
         """
         o = _as_object(obj, "Scheduler.add_object")
         if isinstance(o, Node):

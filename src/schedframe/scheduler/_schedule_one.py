@@ -89,7 +89,7 @@ class ScheduleOneMixin(SchedulerBase):
         node list) it was given; with *repair* (the default) the snapshot is then rebuilt from
         the cache at the next cycle, so no decision is taken on the corrupted copy again.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         with self._lock:
             return self.cache.verify_snapshot(self._snapshot, repair=repair)

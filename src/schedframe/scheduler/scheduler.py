@@ -209,13 +209,6 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         on_pop: see the argument; ``None`` for none.
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0
-       ``objects`` accepts Nodes and Pods; safe to drive from several threads; entry-point
-       plugins are discovered by default (*load_entry_points*); scheduler extenders
-       (*extender_transport*).
-    .. versionchanged:: 0.3.0
-       *on_pop*; the frameworks list pods through :meth:`Handle.list_pods
-       <schedframe.Handle.list_pods>` (their ``pod_lister`` is :meth:`list_pods`).
     """
 
     __module__ = "schedframe"

@@ -438,8 +438,6 @@ def replay(
         config_name: the name of *config* in the result (default ``"replay"``).
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.1.0
-        *config* and *config_name*.
     """
     r = _read_log(log, registry)
     if config is not None:

@@ -1,5 +1,5 @@
 """Scenarios: the starting cluster, the workloads arriving over time, timed node events and the
-scheduler configurations to compare; read from YAML/JSON (``docs/scenario_format.rst``) or built
+scheduler configurations to compare; read from YAML/JSON (``docs/scenario-format.rst``) or built
 in Python.
 
 A scenario is *materialised* into a :class:`Plan` for one seed: every pod arrival with its name,
@@ -351,7 +351,7 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "<scenario>", base_dir: str | None = None) -> Scenario:
-        """Build from the scenario format's mapping (``docs/scenario_format.rst``)."""
+        """Build from the scenario format's mapping (``docs/scenario-format.rst``)."""
         return _Reader(source, base_dir).scenario(data)
 
     def with_cluster(self, path: str | os.PathLike[str]) -> Scenario:

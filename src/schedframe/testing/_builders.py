@@ -336,9 +336,6 @@ class PodBuilder:
                 negative quantity, a request above its limit), naming the field path. Unlike
                 the API server, and like upstream's test wrappers, a pod without containers and
                 names such as ``"nodeA"`` are allowed (upstream's test tables use them).
-
-        .. versionchanged:: 0.2.0
-           Validated.
         """
         affinity = None
         node_aff = None
@@ -449,9 +446,6 @@ class NodeBuilder:
         Raises:
             ManifestError: for a negative quantity, naming the field path (names are not
                 checked, as upstream's test tables use names such as ``"nodeA"``).
-
-        .. versionchanged:: 0.2.0
-           Validated.
         """
         node = Node(
             **self._kw,

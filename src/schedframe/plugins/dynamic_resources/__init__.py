@@ -118,7 +118,7 @@ class DynamicResourcesArgs:
         binding_timeout: upstream's wait for device binding conditions in PreBind (default 600);
             accepted and validated, without effect: binding conditions are not modelled.
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     filter_timeout: float = 10.0
@@ -240,7 +240,7 @@ class DynamicResources:
     """The DynamicResources plugin (PreEnqueue, PreFilter, Filter, PostFilter, Reserve,
     PreBind, EnqueueExtensions).
 
-    .. versionadded:: 0.2.0
+    .. versionadded:: 0.1.0
     """
 
     __slots__ = ("_args", "_handle", "_in_flight", "_lock", "_write_lock")
