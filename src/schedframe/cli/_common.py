@@ -43,6 +43,7 @@ __all__ = [
     "fmt_seconds",
     "load_cluster",
     "load_config",
+    "manifest_input_error",
     "output",
     "run_command",
 ]
@@ -116,6 +117,12 @@ def load_config(path: str) -> Any:
     return SchedulerConfiguration.from_file(path)
 
 
+def manifest_input_error(path: str, exc: Exception) -> CliInputError:
+    """The one line for a manifest file that cannot be read: a read error names the file
+    already; a field error is placed by the file."""
+    return CliInputError(str(exc) if repr(path) in str(exc) else f"{path}: {exc}")
+
+
 def load_cluster(path: str, flag: str) -> list[Any]:
     """The objects of the manifest file or directory *path* given as *flag*; at least one Node."""
     from pathlib import Path
@@ -131,7 +138,7 @@ def load_cluster(path: str, flag: str) -> list[Any]:
             warnings.simplefilter("always")
             objects = load_manifests(Path(path))
     except ManifestError as exc:
-        raise CliInputError(f"{path}: {exc}") from None
+        raise manifest_input_error(path, exc) from None
     if not any(isinstance(o, Node) for o in objects):
         found = f"{len(objects)} object(s)" if objects else "no object it reads"
         skipped = "".join(f"; {w.message}" for w in caught)

@@ -8,7 +8,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ._common import EXIT_OK, CliInputError, dump_json, load_cluster, load_config, output
+from ._common import (
+    EXIT_OK,
+    CliInputError,
+    dump_json,
+    load_cluster,
+    load_config,
+    manifest_input_error,
+    output,
+)
 
 __all__ = ["add_parser", "run", "why_not"]
 
@@ -79,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         pods = [o for o in load_manifests(Path(args.pod)) if isinstance(o, Pod)]
     except ManifestError as exc:
-        raise CliInputError(f"{args.pod}: {exc}") from None
+        raise manifest_input_error(args.pod, exc) from None
     if len(pods) != 1:
         raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
     objects = load_cluster(args.cluster, "--cluster")

@@ -510,7 +510,11 @@ def _read_cluster(
     try:
         objs = load_manifests(Path(path))
     except ManifestError as exc:
-        raise ScenarioError(path, exc.path, exc.detail) from None
+        # a read error already names the file; a field error is placed by file and field path
+        named = not exc.path and repr(path) in exc.detail
+        error = ScenarioError("" if named else path, exc.path, exc.detail)
+        error.source = path
+        raise error from None
     nodes = tuple(o for o in objs if isinstance(o, Node))
     pods = tuple(o for o in objs if isinstance(o, Pod))
     objects = tuple(o for o in objs if not isinstance(o, (Node, Pod)))
