@@ -171,7 +171,9 @@ def test_config_reads_every_field_and_round_trips() -> None:
                   'is an invalid extended resource name'], id="not extended resources"),
     pytest.param([{"urlPrefix": "a", "managedResources": [{"name": "example.com/-bad-"}]}],
                  ['extenders[0].managedResources[0].name: Invalid value: "example.com/-bad-": '
-                  'name part must'],
+                  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
+                  "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
+                  "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"],
                  id="not a qualified name"),
     pytest.param([{"urlPrefix": "a", "httpTimeout": "5 seconds"}],
                  ['extenders[0].httpTimeout: Invalid value: "5 seconds"'], id="bad duration"),

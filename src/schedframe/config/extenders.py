@@ -27,6 +27,8 @@ from typing import Any, Final, Protocol, final
 
 import attrs
 
+from ..api._names import is_extended_resource_name, qualified_name_errors
+
 __all__ = [
     "DEFAULT_EXTENDER_TIMEOUT",
     "ExtenderConfig",
@@ -242,43 +244,6 @@ def format_duration(seconds: float) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Extended resource names (upstream v1helper.IsExtendedResourceName)
-
-_QNAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_SUBDOMAIN_RE: Final = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-def _qualified_name_errors(value: str) -> list[str]:
-    """apimachinery ``IsQualifiedName``, its messages shortened."""
-    parts = value.split("/")
-    if len(parts) > 2:
-        return ["a qualified name must be a name with an optional DNS subdomain prefix and '/' "
-                "(e.g. 'example.com/MyName')"]
-    errs: list[str] = []
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix):
-            errs.append("prefix part must be a lowercase RFC 1123 subdomain of at most 253 characters")
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    elif not _QNAME_RE.match(name):
-        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-                    "start and end with an alphanumeric character")
-    return errs
-
-
-def _is_extended_resource_name(name: str) -> bool:
-    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
-        return False
-    return not _qualified_name_errors("requests." + name)
-
-
-# --------------------------------------------------------------------------------------------
 # Parsing and validation
 
 
@@ -451,10 +416,10 @@ def validate_extenders(reader: _Reader, extenders: Iterable[ExtenderConfig], pat
             binders += 1
         for j, resource in enumerate(ext.managed_resources):
             name_path = f"{ext_path}.managedResources[{j}].name"
-            errs = _qualified_name_errors(resource.name)
+            errs = qualified_name_errors(resource.name)
             for msg in errs:
                 reader.invalid(name_path, resource.name, msg)
-            if not errs and not _is_extended_resource_name(resource.name):
+            if not errs and not is_extended_resource_name(resource.name):
                 reader.invalid(name_path, resource.name, "is an invalid extended resource name")
             if resource.name in managed:
                 reader.invalid(name_path, resource.name, "duplicate extender managed resource name")

@@ -7,12 +7,12 @@ selectors are compiled once per pod, and matching a node is a few dict lookups.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar, final
 
+from ..api._names import label_value_errors, qualified_name_errors
 from ..api.objects import (
     ContainerPort,
     Node,
@@ -202,75 +202,8 @@ def find_matching_untolerated_taint(
 # --------------------------------------------------------------------------------------------
 # Kubernetes validation messages (apimachinery ``util/validation`` and ``field.Error``)
 
-_QNAME_CHAR_FMT: Final = "[A-Za-z0-9]"
-_QNAME_EXT_CHAR_FMT: Final = "[-A-Za-z0-9_.]"
-_QUALIFIED_NAME_FMT: Final = f"({_QNAME_CHAR_FMT}{_QNAME_EXT_CHAR_FMT}*)?{_QNAME_CHAR_FMT}"
-_QUALIFIED_NAME_RE: Final = re.compile(_QUALIFIED_NAME_FMT)
-_QUALIFIED_NAME_ERR: Final = ("must consist of alphanumeric characters, '-', '_' or '.', and must start "
-                              "and end with an alphanumeric character")
-_LABEL_VALUE_FMT: Final = f"({_QUALIFIED_NAME_FMT})?"
-_LABEL_VALUE_RE: Final = re.compile(_LABEL_VALUE_FMT)
-_LABEL_VALUE_ERR: Final = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                           "'-', '_' or '.', and must start and end with an alphanumeric character")
-_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT: Final = rf"{_DNS1123_LABEL_FMT}(\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1123_SUBDOMAIN_ERR: Final = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                                 "characters, '-' or '.', and must start and end with an alphanumeric "
-                                 "character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-@functools.lru_cache(maxsize=4096)
-def label_key_errors(key: str) -> tuple[str, ...]:
-    """Upstream ``validation.IsQualifiedName``: why *key* is not a valid label key."""
-    errs: list[str] = []
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part " + _max_len_error(253))
-            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT,
-                                                          "example.com"))
-    else:
-        return ("a qualified name " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName",
-                                                   "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _QUALIFIED_NAME_RE.fullmatch(name):
-        errs.append("name part " + _regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name",
-                                                "123-abc"))
-    return tuple(errs)
-
-
-@functools.lru_cache(maxsize=4096)
-def label_value_errors(value: str) -> tuple[str, ...]:
-    """Upstream ``validation.IsValidLabelValue``: why *value* is not a valid label value."""
-    errs: list[str] = []
-    if len(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return tuple(errs)
+#: apimachinery ``IsQualifiedName`` for label and topology keys (:mod:`schedframe.api._names`).
+label_key_errors: Final = qualified_name_errors
 
 
 def _go_value(value: object) -> str:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, final
 
 import attrs
 
+from ..api._names import is_extended_resource_name, qualified_name_errors
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
 from ..framework.interfaces import MAX_NODE_SCORE
@@ -71,64 +71,6 @@ DEFAULT_RESOURCES: Final = (ResourceSpec(name=_CPU, weight=1), ResourceSpec(name
 
 # --------------------------------------------------------------------------------------------
 # Resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper and pkg/scheduler/util)
-
-_QNAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE: Final = re.compile(f"^{_QNAME_FMT}$")
-_QNAME_MSG: Final = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                     "with an alphanumeric character")
-_DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT: Final = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_DNS1123_SUBDOMAIN_MSG: Final = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                                 "characters, '-' or '.', and must start and end with an alphanumeric "
-                                 "character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    eg = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {eg}regex used for validation is '{fmt}')"
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """The messages of apimachinery's ``IsQualifiedName`` (empty when *value* is valid)."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT,
-                                                          "example.com"))
-    else:
-        errs.append("a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-                    + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
-        return errs
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def _is_native_resource(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-@functools.lru_cache(maxsize=4096)
-def is_extended_resource_name(name: str) -> bool:
-    """Upstream ``IsExtendedResourceName``: a fully-qualified name outside ``kubernetes.io/``."""
-    if _is_native_resource(name) or name.startswith("requests."):
-        return False
-    return not qualified_name_errors("requests." + name)
-
 
 @functools.lru_cache(maxsize=4096)
 def is_scalar_resource_name(name: str) -> bool:
