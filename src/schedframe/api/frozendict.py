@@ -8,7 +8,7 @@ from typing import Any, NoReturn, TypeVar
 K = TypeVar("K")
 V = TypeVar("V")
 
-__all__ = ["FrozenDict", "deep_freeze", "freeze", "thaw"]
+__all__ = ["FrozenDict", "as_tuple", "deep_freeze", "freeze", "thaw"]
 
 
 class FrozenDict(dict[K, V]):
@@ -65,6 +65,14 @@ def freeze(value: Mapping[K, V] | Iterable[tuple[K, V]] | None) -> FrozenDict[K,
     if not value:
         return _EMPTY
     return FrozenDict(value)
+
+
+def as_tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
+    """*value* as a tuple (``()`` for ``None``; a tuple is kept as it is): the converter of the
+    api objects' sequence fields."""
+    if value is None:
+        return ()
+    return value if isinstance(value, tuple) else tuple(value)
 
 
 def deep_freeze(value: Any) -> Any:

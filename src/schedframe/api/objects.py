@@ -22,6 +22,7 @@ import attrs
 from ._names import is_label_key as _is_label_key
 from ._names import is_label_value as _is_label_value
 from .frozendict import FrozenDict, freeze
+from .frozendict import as_tuple as _tuple
 from .quantity import Quantity
 
 if TYPE_CHECKING:
@@ -109,12 +110,6 @@ PODS: Final = "pods"
 HUGEPAGES_PREFIX: Final = "hugepages-"
 
 _NS_UID = uuid.UUID("6f1d2e8a-3c55-4b59-9d1e-5c0de5c4ed01")
-
-
-def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
-    if value is None:
-        return ()
-    return value if isinstance(value, tuple) else tuple(value)
 
 
 def _str_set(value: Iterable[str] | None) -> frozenset[str]:

@@ -11,7 +11,7 @@ Imports only :mod:`schedframe.errors` and the rest of the ``api`` layer.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar, final
 
 import attrs
@@ -37,6 +37,7 @@ from ._fields import (
     _str_map,
 )
 from .frozendict import FrozenDict, deep_freeze, freeze, thaw
+from .frozendict import as_tuple as _tuple
 from .objects import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, OwnerReference
 from .quantity import Quantity
 
@@ -77,10 +78,6 @@ ALLOCATION_MODES: Final = ("ExactCount", "All")
 
 _NS_UID: Final = uuid.UUID("0b6c1f4e-2d9a-4f0e-9a51-3e1d7c5a9b20")
 _T = TypeVar("_T")
-
-
-def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
-    return () if value is None else tuple(value)
 
 
 def _frozen_map(value: Mapping[Any, Any] | None) -> FrozenDict[Any, Any]:

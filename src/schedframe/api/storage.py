@@ -53,6 +53,7 @@ from ._fields import (
     _time,
 )
 from .frozendict import FrozenDict, freeze, thaw
+from .frozendict import as_tuple as _tuple
 from .objects import (
     AWSElasticBlockStoreVolumeSource,
     CSIVolumeSource,
@@ -114,12 +115,6 @@ _PVC_PHASES: Final = ("Pending", "Bound", "Lost")
 _RECLAIM_POLICIES: Final = ("Retain", "Delete", "Recycle")
 _BINDING_MODES: Final = ("Immediate", "WaitForFirstConsumer")
 _NS_UID: Final = uuid.UUID("6f1d2e8a-3c55-4b59-9d1e-5c0de5c4ed01")
-
-
-def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
-    if value is None:
-        return ()
-    return value if isinstance(value, tuple) else tuple(value)
 
 
 def _strs(value: Mapping[str, str] | None) -> FrozenDict[str, str]:

@@ -35,6 +35,7 @@ import attrs
 from ..errors import ManifestError
 from ._pod import pod_to_manifest
 from .frozendict import FrozenDict, freeze
+from .frozendict import as_tuple as _tuple
 from .objects import (
     _NS_UID,
     Affinity,
@@ -80,10 +81,6 @@ _TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
 
 def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
     return freeze(value)
-
-
-def _tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:
-    return () if value is None else tuple(value)
 
 
 @final
