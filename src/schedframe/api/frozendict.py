@@ -89,6 +89,6 @@ def thaw(value: Any) -> Any:
     """The plain ``dict`` / ``list`` form of a :func:`deep_freeze` result (for writing it out)."""
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple):
+    if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
     return value

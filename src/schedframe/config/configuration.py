@@ -63,7 +63,7 @@ from typing import Any, Final, final
 import attrs
 
 from .. import _textio
-from ..api.frozendict import FrozenDict, freeze
+from ..api.frozendict import FrozenDict, deep_freeze, freeze, thaw
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
@@ -562,22 +562,6 @@ def _error_prefix(exc: ConfigurationError) -> str:
     return head if sep else ""
 
 
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_thaw(v) for v in value]
-    return value
-
-
-def _deep_freeze(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return FrozenDict({k: _deep_freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(_deep_freeze(v) for v in value)
-    return value
-
-
 def _args_to_dict(args: Any) -> Any:
     if args is None:
         return None
@@ -585,7 +569,7 @@ def _args_to_dict(args: Any) -> Any:
     if callable(to_dict):
         return to_dict()
     if isinstance(args, Mapping):
-        return _thaw(args)
+        return thaw(args)
     if attrs.has(type(args)):
         return attrs.asdict(args)
     return args
@@ -1161,7 +1145,7 @@ class _Parser:
             if not ok:
                 return _INVALID
             try:
-                return _deep_freeze(data)
+                return deep_freeze(data)
             except RecursionError:
                 self.error(path, "nested too deeply")
                 return _INVALID
