@@ -17,6 +17,15 @@ runs the scheduling cycle of one pod against a cluster and keeps everything:
 * the verdict: the selected node (highest total; ties broken with a seeded RNG exactly as
   :class:`~schedframe.Scheduler` breaks them), or kube-scheduler's failure message.
 
+Each step runs through the framework's own runtime, not a copy of it: PreFilter and PreScore
+through the *trace* of :meth:`Framework.run_pre_filter_plugins
+<schedframe.Framework.run_pre_filter_plugins>` and :meth:`Framework.run_pre_score_plugins
+<schedframe.Framework.run_pre_score_plugins>`, Filter through :meth:`Framework.run_filter_plugins_each
+<schedframe.Framework.run_filter_plugins_each>` (whose first failure is ``run_filter_plugins``'
+verdict by construction), Score through :meth:`Framework.run_score_plugins_detailed
+<schedframe.Framework.run_score_plugins_detailed>`. Every status and message -- a plugin raising,
+returning the wrong type or an invalid score, batch scoring -- is the scheduler's.
+
 :func:`explain_with` does the same with an existing framework and snapshot (what
 ``Scheduler.explain`` builds on). Nothing is reserved, permitted or bound, and PostFilter
 (preemption) is not run: explaining has no side effects on the cluster.
