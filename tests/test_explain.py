@@ -734,3 +734,295 @@ def test_verdicts_match_the_framework(cluster: tuple[list[Node], list[Pod], Pod]
         assert _explained_scores(e) == _framework_scores(nodes, pods, pod, [ni.name for ni in feasible])
         totals = {ns.node: ns.total for ns in e.scores}
         assert totals[e.selected_node or ""] == max(totals.values())
+
+
+# -- bad plugin returns and batch scoring: explain reports what the scheduler does ---------------
+#
+# explain runs PreFilter, Filter, PreScore and Score through the framework's own loops (traces,
+# run_filter_plugins_each, run_score_plugins_detailed), so a plugin returning the wrong type, a
+# float score or scoring in batch is reported exactly as the Scheduler reports it.
+
+class _WrongPreFilter:
+    name = "WrongPreFilter"
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        return None, "fine"  # a str where a Status belongs
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+
+class _WrongPreFilterResult:
+    name = "WrongPreFilterResult"
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        return ["n1"], None  # a list where a PreFilterResult belongs
+
+    def pre_filter_extensions(self) -> None:
+        return None
+
+
+class _WrongFilter:
+    name = "WrongFilter"
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+        return "no" if node_info.name == "n2" else None
+
+
+class _WrongPreScore:
+    name = "WrongPreScore"
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        return 0
+
+
+class _FloatScore:
+    name = "FloatScore"
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+        return 50.0, None
+
+    def score_extensions(self) -> None:
+        return None
+
+
+class _Doubler:
+    """Score extensions with ``normalize_score_ints`` (the runtime calls it, never
+    ``normalize_score``)."""
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        raise AssertionError("normalize_score_ints is used instead")
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int]:
+        for i, v in enumerate(scores):
+            scores[i] = 2 * v  # in place: the record keeps the raw scores all the same
+        return scores
+
+
+class _BatchScore:
+    """A BatchScorePlugin whose ``score_nodes`` (what the runtime calls) ranks n3 first; its
+    ``score`` is not called."""
+
+    name = "BatchScore"
+
+    def __init__(self, result: Any = None) -> None:
+        self.result = result
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        raise AssertionError("score_nodes is used instead")
+
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Any:
+        if self.result is not None:
+            return self.result
+        return [40 if ni.name == "n3" else 5 * i for i, ni in enumerate(nodes)]
+
+    def score_extensions(self) -> _Doubler:
+        return _Doubler()
+
+
+def _with_plugin(plugin: Any, weight: int = 1) -> tuple[SchedulerConfiguration, Any]:
+    """The default profile plus *plugin* (with *weight* at Score), and its registry."""
+    from schedframe.config.configuration import PluginRef, Profile
+
+    registry = in_tree_registry()
+    registry.register(plugin.name, lambda args, handle: plugin)
+    profile = Profile.from_plugins(PluginRef(plugin.name, weight=weight), registry=registry)
+    return SchedulerConfiguration.from_profiles(profile, registry=registry), registry
+
+
+def _scheduled(config: SchedulerConfiguration, registry: Any, nodes: Sequence[Node], pod: Pod
+               ) -> tuple[str | None, str]:
+    """Where a fresh Scheduler binds *pod*, or its failure message."""
+    sched = Scheduler(config, registry=registry, seed=0)
+    for n in nodes:
+        sched.add_node(n)
+    sched.add_pod(pod)
+    sched.schedule_one()
+    node = sched.node_of(pod)
+    return node, "" if node is not None else sched.pending()[0].message
+
+
+WRONG_TYPE_CASES = [
+    pytest.param(_WrongPreFilter(), "WrongPreFilter",
+                 'running PreFilter plugin "WrongPreFilter": returned str \'fine\', want a Status or None',
+                 id="PreFilter status"),
+    pytest.param(_WrongPreFilterResult(), "WrongPreFilterResult",
+                 "running PreFilter plugin \"WrongPreFilterResult\": returned list ['n1'], want a "
+                 "PreFilterResult or None", id="PreFilter result"),
+    pytest.param(_WrongFilter(), "WrongFilter",
+                 'running Filter plugin "WrongFilter": returned str \'no\', want a Status or None',
+                 id="Filter status"),
+    pytest.param(_WrongPreScore(), "WrongPreScore",
+                 'running PreScore plugin "WrongPreScore": returned int 0, want a Status or None',
+                 id="PreScore status"),
+    pytest.param(_FloatScore(), "FloatScore",
+                 'applying score defaultWeights on Score plugins: plugin "FloatScore" returns an invalid '
+                 "score 50.0, it should in the range of [0, 100] after normalizing", id="float score"),
+    pytest.param(_BatchScore(["x"]), "BatchScore",
+                 'running Score plugins: plugin "BatchScore" failed with: returned 1 scores for 3 nodes',
+                 id="score_nodes length"),
+]
+
+
+@pytest.mark.parametrize(("plugin", "name", "message"), WRONG_TYPE_CASES)
+def test_wrong_return_types_are_the_schedulers_errors(plugin: Any, name: str, message: str) -> None:
+    """A plugin returning the wrong type (or a float score, or a malformed batch) ends the
+    attempt with the ERROR the Scheduler reports for the same pod, attributed to the plugin."""
+    config, registry = _with_plugin(plugin)
+    pod = make_pod("p").req(cpu="1").obj()
+    e = explain(pod, nodes=THREE, config=config, registry=registry)
+    assert (e.code, e.message, e.selected_node) == (Code.ERROR, message, None)
+    assert _scheduled(config, registry, THREE, pod) == (None, message)
+    steps = {v.plugin: v for v in (*e.pre_filter, *e.pre_score)}
+    if name in steps:  # PreFilter / PreScore: the plugin's own row is that ERROR
+        assert steps[name] == PluginVerdict(name, Code.ERROR, (message,))
+    if name == "WrongFilter":  # every other node and plugin is still recorded
+        n2 = e.node("n2")
+        assert (n2.stopped_at, n2.verdict) == (name, PluginVerdict(name, Code.ERROR, (message,)))
+        assert e.node("n1").feasible
+        assert e.node("n3").feasible
+        assert all(c.passed for c in n2.checks if c.plugin != name and c.code is not Code.SKIP)
+
+
+def test_batch_scoring_plugin_as_the_scheduler_scores() -> None:
+    """A BatchScorePlugin: the record holds what ``score_nodes`` and ``normalize_score_ints``
+    returned (its ``score`` and ``normalize_score`` are never called), weighted as the framework
+    weighs it, and the node selected is the Scheduler's."""
+    plugin = _BatchScore()
+    config, registry = _with_plugin(plugin, weight=5)
+    nodes = [_node("n1"), _node("n2"), _node("n3")]
+    pod = make_pod("p").req(cpu="1").obj()
+    e = explain(pod, nodes=nodes, config=config, registry=registry)
+    assert e.code is Code.SUCCESS
+    rows = [ns.score("BatchScore") for ns in e.scores]
+    assert rows == [PluginNodeScore("BatchScore", 0, 0, 5, 0), PluginNodeScore("BatchScore", 5, 10, 5, 50),
+                    PluginNodeScore("BatchScore", 40, 80, 5, 400)]
+    assert e.selected_node == "n3"
+    assert _scheduled(config, registry, nodes, pod) == ("n3", "")
+    fw = Framework(registry, config.profiles[0], snapshot=Snapshot.from_objects(nodes))
+    state = CycleState()
+    fw.run_pre_filter_plugins(state, pod)
+    infos = list(fw.snapshot_shared_lister().node_infos().list())
+    fw.run_pre_score_plugins(state, pod, infos)
+    scores, status = fw.run_score_plugins(state, pod, infos)
+    assert status.is_success()
+    assert _explained_scores(e) == {s.name: {**{ps.name: ps.score for ps in s.scores}, "total": s.total_score}
+                                    for s in scores}
+
+
+# -- the framework methods explain is built on ------------------------------------------------
+
+class _Outcomes:
+    """A Filter plugin returning, per node, what *outcomes* says (an exception is raised)."""
+
+    def __init__(self, name: str, outcomes: dict[str, Any]) -> None:
+        self.name = name
+        self.outcomes = outcomes
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Any:
+        out = self.outcomes.get(node_info.name)
+        if isinstance(out, Exception):
+            raise out
+        return out
+
+
+def test_run_filter_plugins_each_first_failure_is_run_filter_plugins() -> None:
+    """Every non-skipped plugin is listed, in order, with its converted status; the first
+    non-success is exactly what run_filter_plugins returns on that node."""
+    plugins = [
+        _Outcomes("A", {"n1": ValueError("boom"), "n3": Status.unschedulable("a says no")}),
+        _Outcomes("B", {"n1": 7, "n2": Status(Code.WAIT, ("later",))}),
+        _Outcomes("C", {"n1": Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("never",)),
+                        "n3": Status.unschedulable("c says no")}),
+        _Outcomes("Skipped", {"n1": Status.unschedulable("not run")}),
+    ]
+    fw = make_framework(filter=plugins)
+    snap = Snapshot.from_objects(THREE)
+    fw.set_snapshot(snap)
+    state = CycleState()
+    state.skip_filter_plugins = frozenset({"Skipped"})
+    pod = make_pod("p").obj()
+    codes: dict[str, list[tuple[str, Code]]] = {}
+    for ni in snap.list():
+        each = fw.run_filter_plugins_each(state, pod, ni)
+        codes[ni.name] = [(name, s.code) for name, s in each]
+        first = next((s for _, s in each if not s.is_success()), Status.OK)
+        assert first == fw.run_filter_plugins(state, pod, ni)
+        for name, s in each:
+            assert s.is_success() or s.plugin == name
+    assert codes == {
+        "n1": [("A", Code.ERROR), ("B", Code.ERROR), ("C", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)],
+        "n2": [("A", Code.SUCCESS), ("B", Code.ERROR), ("C", Code.SUCCESS)],
+        "n3": [("A", Code.UNSCHEDULABLE), ("B", Code.SUCCESS), ("C", Code.UNSCHEDULABLE)],
+    }
+    [(_, s)] = [x for x in fw.run_filter_plugins_each(state, pod, snap.get("n1"))  # type: ignore[arg-type]
+                if x[0] == "B"]
+    assert s.message == 'running Filter plugin "B": returned int 7, want a Status or None'
+    with pytest.raises(ArgumentTypeError, match="run_filter_plugins_each: node_info"):
+        fw.run_filter_plugins_each(state, pod, "n1")  # type: ignore[arg-type]
+
+
+def test_traces_record_each_plugin_and_change_nothing() -> None:
+    """trace= is called once per plugin run with its own outcome; the results and skip sets are
+    those of a run without it."""
+    pre_filters = [
+        FakePreFilter(status=Status(Code.SKIP), name="Skips"),
+        FakePreFilter(result=PreFilterResult(frozenset({"n1", "n2"})), name="Narrows"),
+        FakePreFilter(status=Status.unschedulable("nope"), name="Rejects"),
+        FakePreFilter(name="Passes"),
+    ]
+    pre_scores = [FakePreScore(Status(Code.SKIP), name="PSkips"), FakePreScore(name="PPasses"),
+                  FakePreScore(raises=RuntimeError("x"), name="PRaises"), FakePreScore(name="PNotRun")]
+    fw = make_framework(pre_filter=pre_filters, filter=[TrueFilter()], pre_score=pre_scores,
+                        score=[FakeScore(name="S")])
+    snap = Snapshot.from_objects(THREE)
+    fw.set_snapshot(snap)
+    pod = make_pod("p").obj()
+    seen: list[tuple[str, Code, str, Any]] = []
+
+    def record(name: str, status: Status | None, result: PreFilterResult | None) -> None:
+        seen.append((name, Code.SUCCESS, "", result) if status is None else
+                    (name, status.code, status.plugin, result))
+
+    traced_state, plain_state = CycleState(), CycleState()
+    traced = fw.run_pre_filter_plugins(traced_state, pod, trace=record)
+    assert traced == fw.run_pre_filter_plugins(plain_state, pod)
+    assert traced_state.skip_filter_plugins == plain_state.skip_filter_plugins == {"Skips"}
+    narrowed = PreFilterResult(frozenset({"n1", "n2"}))
+    assert seen == [("Skips", Code.SKIP, "", None), ("Narrows", Code.SUCCESS, "", narrowed),
+                    ("Rejects", Code.UNSCHEDULABLE, "Rejects", None), ("Passes", Code.SUCCESS, "", None)]
+    statuses: list[tuple[str, Status | None]] = []
+    status = fw.run_pre_score_plugins(traced_state, pod, snap.list(),
+                                      trace=lambda n, s: statuses.append((n, s)))
+    assert status == fw.run_pre_score_plugins(plain_state, pod, snap.list())
+    assert status.message == 'running PreScore plugin "PRaises": RuntimeError: x'
+    assert traced_state.skip_score_plugins == plain_state.skip_score_plugins == {"PSkips"}
+    assert [n for n, _ in statuses] == ["PSkips", "PPasses", "PRaises"]
+    assert statuses[1][1] is None
+    assert statuses[2][1] == status
+
+
+def test_run_score_plugins_detailed_matches_run_score_plugins() -> None:
+    """Raw scores before NormalizeScore, normalized scores and weights whose products are
+    run_score_plugins' weighted scores; failures are run_score_plugins' ERROR."""
+    def twice(scores: list[NodeScore]) -> None:
+        scores[:] = [NodeScore(s.name, 2 * s.score) for s in scores]
+
+    double = FakeScore({"n1": 10, "n2": 20, "n3": 30}, name="Double", normalize=twice)
+    fw = make_framework(filter=[TrueFilter()], score=[(double, 3), (FakeScore({"n2": 7}, name="Plain"), 1)])
+    snap = Snapshot.from_objects(THREE)
+    fw.set_snapshot(snap)
+    pod = make_pod("p").obj()
+    nodes = snap.list()
+    names, raw, normalized, weights, status = fw.run_score_plugins_detailed(CycleState(), pod, nodes)
+    assert status.is_success()
+    assert (names, raw, normalized, weights) == (["Double", "Plain"], [[10, 20, 30], [0, 7, 0]],
+                                                 [[20, 40, 60], [0, 7, 0]], [3, 1])
+    scores, _ = fw.run_score_plugins(CycleState(), pod, nodes)
+    assert [[ps.score for ps in s.scores] for s in scores] == [[60, 0], [120, 7], [180, 0]]
+    bad = make_framework(filter=[TrueFilter()], score=[FakeScore({"n2": 101}, name="S")])
+    bad.set_snapshot(snap)
+    detailed = bad.run_score_plugins_detailed(CycleState(), pod, nodes)
+    assert detailed[:4] == ([], [], [], [])
+    assert detailed[4] == bad.run_score_plugins(CycleState(), pod, nodes)[1]

@@ -27,7 +27,7 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final, overload
 
 import attrs
 
@@ -35,6 +35,7 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
 from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, SchedulerError
+from ._scoring import _batch_scores, _check_range, _detail, _normalize, _normalize_ints, _status_detail
 from .clock import Clock, RealClock
 from .cycle_state import CycleState
 from .diagnosis import pre_filter_result_rejection
@@ -42,11 +43,8 @@ from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResourc
 from .extender import Extender
 from .handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
 from .interfaces import (
-    MAX_NODE_SCORE,
     MAX_PERMIT_TIMEOUT,
-    MIN_NODE_SCORE,
     NodePluginScores,
-    NodeScore,
     NodeToStatus,
     NominatingMode,
     Plugin,
@@ -259,15 +257,6 @@ def _check_args(method: str, state: object = _NO_ARG, pod: object = _NO_ARG, nod
         raise _arg_error(method, "node_name", "a node name (str)", node_name)
 
 
-def _detail(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _status_detail(status: Status) -> str:
-    return status.message or str(status.code)
-
-
 def _plugin_error(point: str, name: str, exc: BaseException) -> Status:
     logger.warning("%s plugin %r raised", point, name, exc_info=exc)
     return Status(Code.ERROR, (f'running {point} plugin "{name}": {_detail(exc)}',), name, exc)
@@ -287,6 +276,14 @@ def _wrong_type(point: str, name: str, value: object, want: str = "a Status or N
                                f"want {want}",), name)
 
 
+def _traced(trace: Callable[[str, Status | None, Any], None] | None, name: str,
+            status: Status) -> Status:
+    """*status*, after telling *trace* (if any) that plugin *name* ended with it."""
+    if trace is not None:
+        trace(name, status, None)
+    return status
+
+
 def _not_status(value: object, cls: type = Status) -> bool:
     """True when a plugin's returned *value* is neither ``None`` nor a *cls* (cheap on the hot path)."""
     return value is not None and value.__class__ is not cls and not isinstance(value, cls)
@@ -296,42 +293,6 @@ def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...
     return tuple((p.name, getattr(p, method)) for p in plugins)
 
 
-def _batch_scores(name: str, result: object, n: int) -> list[int] | Status:
-    """Check what a ``score_nodes`` returned: its list of *n* scores, or the ERROR to report."""
-    prefix = f'running Score plugins: plugin "{name}" failed with: '
-    if isinstance(result, list):
-        if len(result) == n:
-            return result
-        return Status(Code.ERROR, (f"{prefix}returned {len(result)} scores for {n} nodes",), name)
-    if isinstance(result, Status) and result.code is not _SUCCESS:
-        return Status(Code.ERROR, (prefix + _status_detail(result),), name, result.error)
-    shown = repr(result)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return Status(Code.ERROR, (f"{prefix}score_nodes returned {type(result).__name__} {shown}, "
-                               "want a list of ints or a non-success Status",), name)
-
-
-def _normalize_ints(state: CycleState, pod: Pod, name: str, fn: _NormalizeIntsFn,
-                    nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
-    """NormalizeScore through ``normalize_score_ints`` (no NodeScore objects); errors worded as
-    :meth:`Framework._normalize` words them."""
-    prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
-    try:
-        result = fn(state, pod, nodes, raw)
-    except Exception as exc:
-        logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
-        return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
-    if isinstance(result, list):
-        if len(result) != len(nodes):
-            return Status(Code.ERROR, (f"{prefix}returned {len(result)} scores for {len(nodes)} nodes",),
-                          name)
-        return result
-    if isinstance(result, Status) and result.code is not _SUCCESS:
-        return Status(Code.ERROR, (prefix + _status_detail(result),), name, result.error)
-    return Status(Code.ERROR, (f"{prefix}normalize_score_ints returned {type(result).__name__}, "
-                               "want a list of ints or a non-success Status",), name)
-
-
 def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeInfo]:
     """``(nodes[start:] + nodes[:start])[skip:]``."""
     if not start:
@@ -339,9 +300,17 @@ def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeI
     return [*nodes[start:], *nodes[:start]][skip:]
 
 
-def _filter_outcome(name: str, status: object) -> Status | None:
-    """What :meth:`Framework.run_filter_plugins` makes of a Filter plugin's *status*: ``None``
-    (passed), the rejection attributed to the plugin, or an ERROR."""
+@overload
+def _filter_outcome(name: str, status: object) -> Status | None: ...
+@overload
+def _filter_outcome(name: str, status: None, exc: Exception) -> Status: ...
+def _filter_outcome(name: str, status: object, exc: Exception | None = None) -> Status | None:
+    """What the Filter runtime makes of one plugin's outcome on one node -- *status*, what it
+    returned, or *exc*, what it raised: ``None`` (passed), the rejection attributed to the plugin,
+    or an ERROR. The one conversion of :meth:`Framework.run_filter_plugins`,
+    :meth:`Framework.run_filter_plugins_each` and the node searches."""
+    if exc is not None:
+        return _plugin_error("Filter", name, exc)
     if status is None or (status.__class__ is Status and status.code is _SUCCESS):
         return None
     if _not_status(status):
@@ -786,8 +755,10 @@ class Framework:
         return _OK
 
     # -- PreFilter ------------------------------------------------------------------------------
-    def run_pre_filter_plugins(self, state: CycleState, pod: Pod
-                               ) -> tuple[PreFilterResult | None, Status, set[str]]:
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, *,
+        trace: Callable[[str, Status | None, PreFilterResult | None], None] | None = None,
+    ) -> tuple[PreFilterResult | None, Status, set[str]]:
         """Run PreFilter plugins (upstream ``RunPreFilterPlugins``).
 
         Returns ``(result, status, rejectors)``: *result* is the intersection of the plugins'
@@ -795,15 +766,24 @@ class Framework:
         ERROR; *rejectors* names the plugins that rejected the pod or narrowed the nodes (the
         queue's "unschedulable plugins"). Plugins returning SKIP go to
         ``state.skip_filter_plugins`` (their Filter and PreFilter extensions are not run).
+
+        *trace*, when given, is called once per plugin run, in order, with the plugin's name, its
+        own outcome -- ``None`` on success, else its SKIP status, its rejection (``plugin`` set)
+        or the ERROR made of what it raised or returned -- and, on success, the
+        :class:`PreFilterResult` it returned (or ``None``). :func:`~schedframe.explain` records
+        PreFilter with it.
+
+        .. versionchanged:: 0.2.0 The *trace* keyword.
         """
         _check_args("run_pre_filter_plugins", state, pod)
         skip: set[str] = set()
         try:
-            return self._pre_filter_loop(state, pod, skip)
+            return self._pre_filter_loop(state, pod, skip, trace)
         finally:
             state.skip_filter_plugins = frozenset(skip) if skip else _EMPTY
 
-    def _pre_filter_loop(self, state: CycleState, pod: Pod, skip: set[str]
+    def _pre_filter_loop(self, state: CycleState, pod: Pod, skip: set[str],
+                         trace: Callable[[str, Status | None, PreFilterResult | None], None] | None
                          ) -> tuple[PreFilterResult | None, Status, set[str]]:
         if not self._pre_filter:
             return None, _OK, set()
@@ -815,22 +795,27 @@ class Framework:
             try:
                 r, s = fn(state, pod, nodes)
             except Exception as exc:
-                return None, _plugin_error("PreFilter", name, exc), set()
+                return None, _traced(trace, name, _plugin_error("PreFilter", name, exc)), set()
             if _not_status(s):
-                return None, _wrong_type("PreFilter", name, s), set()
+                return None, _traced(trace, name, _wrong_type("PreFilter", name, s)), set()
             if _not_status(r, PreFilterResult):
-                return None, _wrong_type("PreFilter", name, r, "a PreFilterResult or None"), set()
+                wrong = _wrong_type("PreFilter", name, r, "a PreFilterResult or None")
+                return None, _traced(trace, name, wrong), set()
             if s is not None and s.code is not _SUCCESS:
                 code = s.code
                 if code is Code.SKIP:
                     skip.add(name)
+                    if trace is not None:
+                        trace(name, s, None)
                     continue
                 if code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                    return None, s.with_plugin(name), {name}
+                    return None, _traced(trace, name, s.with_plugin(name)), {name}
                 if code is Code.UNSCHEDULABLE:
-                    return_status = s.with_plugin(name)
+                    return_status = _traced(trace, name, s.with_plugin(name))
                     continue
-                return None, _status_error("PreFilter", name, s), set()
+                return None, _traced(trace, name, _status_error("PreFilter", name, s)), set()
+            if trace is not None:
+                trace(name, None, r)
             if r is None or r.node_names is None:
                 continue
             with_nodes.add(name)
@@ -901,14 +886,40 @@ class Framework:
             try:
                 status = fn(state, pod, node_info)
             except Exception as exc:
-                return _plugin_error("Filter", name, exc)
+                return _filter_outcome(name, None, exc)
             if status is not None and (status.__class__ is not Status or status.code is not _SUCCESS):
-                if _not_status(status):
-                    return _wrong_type("Filter", name, status)
-                if status.is_rejected():
-                    return status.with_plugin(name)
-                return _status_error("Filter", name, status)
+                out = _filter_outcome(name, status)
+                if out is not None:
+                    return out
         return _OK
+
+    def run_filter_plugins_each(self, state: CycleState, pod: Pod, node_info: NodeInfo
+                                ) -> list[tuple[str, Status]]:
+        """Run **every** Filter plugin on one node, not stopping at a failure (what
+        :func:`~schedframe.explain` records).
+
+        Returns ``(plugin, status)`` per plugin run, in run order (plugins in
+        ``state.skip_filter_plugins`` are not run and not listed); each status is ``Status.OK``
+        or what :meth:`run_filter_plugins` makes of the plugin's outcome, so the first
+        non-success is what :meth:`run_filter_plugins` returns on that node.
+
+        .. versionadded:: 0.2.0
+        """
+        _check_args("run_filter_plugins_each", state, pod, node_info)
+        cached = self._filter_cache
+        skip = state.skip_filter_plugins
+        filters = cached[1] if cached[0] is skip else self._active_filters(skip)
+        out: list[tuple[str, Status]] = []
+        status: Status | None
+        for name, fn in filters:
+            try:
+                returned = fn(state, pod, node_info)
+            except Exception as exc:
+                status = _filter_outcome(name, None, exc)
+            else:
+                status = _filter_outcome(name, returned)
+            out.append((name, _OK if status is None else status))
+        return out
 
     def run_filter_plugins_on_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                                     num_to_find: int, start: int = 0
@@ -968,7 +979,7 @@ class Framework:
                 try:
                     status = fn(state, pod, node_info)
                 except Exception as exc:
-                    return _plugin_error("Filter", name, exc)
+                    return _filter_outcome(name, None, exc)
                 if status is not None and (status.__class__ is not Status or status.code is not _SUCCESS):
                     out = _filter_outcome(name, status)
                     if out is not None:
@@ -1115,9 +1126,17 @@ class Framework:
         return result, Status(Code.UNSCHEDULABLE, reasons, rejector)
 
     # -- PreScore / Score -----------------------------------------------------------------------
-    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], *,
+                              trace: Callable[[str, Status | None], None] | None = None) -> Status:
         """Run PreScore plugins; SKIP puts the plugin in ``state.skip_score_plugins``; any other
-        non-success is an ERROR."""
+        non-success is an ERROR.
+
+        *trace*, when given, is called once per plugin run, in order, with the plugin's name and
+        its own outcome: ``None`` on success, its SKIP status, or the ERROR made of what it raised
+        or returned (the status returned).
+
+        .. versionchanged:: 0.2.0 The *trace* keyword.
+        """
         _check_args("run_pre_score_plugins", state, pod)
         skip: set[str] = set()
         try:
@@ -1125,14 +1144,24 @@ class Framework:
                 try:
                     s = fn(state, pod, nodes)
                 except Exception as exc:
-                    return _plugin_error("PreScore", name, exc)
-                if _not_status(s):
-                    return _wrong_type("PreScore", name, s)
-                if s is not None and s.code is not _SUCCESS:
-                    if s.code is Code.SKIP:
-                        skip.add(name)
+                    s = _plugin_error("PreScore", name, exc)
+                else:
+                    if _not_status(s):
+                        s = _wrong_type("PreScore", name, s)
+                    elif s is None or s.code is _SUCCESS:
+                        if trace is not None:
+                            trace(name, None)
                         continue
-                    return _status_error("PreScore", name, s)
+                    elif s.code is Code.SKIP:
+                        skip.add(name)
+                        if trace is not None:
+                            trace(name, s)
+                        continue
+                    else:
+                        s = _status_error("PreScore", name, s)
+                if trace is not None:
+                    trace(name, s)
+                return s
             return _OK
         finally:
             state.skip_score_plugins = frozenset(skip) if skip else _EMPTY
@@ -1145,9 +1174,10 @@ class Framework:
         total), or ``([], ERROR)``. See :meth:`run_score_plugins_totals` for a cheaper variant.
         """
         _check_args("run_score_plugins", state, pod)
-        names, weighted, status = self._score_lists(state, pod, nodes)
+        names, normalized, weights, status = self._score_lists(state, pod, nodes)
         if not status.is_success():
             return [], status
+        weighted = [lst if w == 1 else [v * w for v in lst] for lst, w in zip(normalized, weights)]
         out: list[NodePluginScores] = []
         for i, ni in enumerate(nodes):
             scores = tuple(PluginScore(name, lst[i]) for name, lst in zip(names, weighted))
@@ -1159,19 +1189,44 @@ class Framework:
         """Like :meth:`run_score_plugins` but returns only each node's total weighted score, in
         node order (no per-plugin objects: the scheduler's fast path for host selection)."""
         _check_args("run_score_plugins_totals", state, pod)
-        _names, weighted, status = self._score_lists(state, pod, nodes)
+        _names, normalized, weights, status = self._score_lists(state, pod, nodes)
         if not status.is_success():
             return [], status
-        if not weighted:
+        if not normalized:
             return [0] * len(nodes), _OK
-        totals = list(weighted[0])
-        for lst in weighted[1:]:
-            totals = list(map(_add, totals, lst))
+        totals: list[int] | None = None
+        for lst, w in zip(normalized, weights):
+            if w != 1:
+                lst = [v * w for v in lst]
+            totals = list(lst) if totals is None else list(map(_add, totals, lst))
+        assert totals is not None
         return totals, _OK
 
-    def _score_lists(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-                     ) -> tuple[list[str], list[list[int]], Status]:
-        """Per active score plugin: its weighted, normalized, range-checked scores in node order."""
+    def run_score_plugins_detailed(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                                   ) -> tuple[list[str], list[list[int]], list[list[int]], list[int], Status]:
+        """Like :meth:`run_score_plugins`, keeping every step (what :func:`~schedframe.explain`
+        records): ``(names, raw, normalized, weights, status)``.
+
+        *names* are the active Score plugins (those skipped at PreScore excluded), in order; per
+        plugin, *raw* holds what Score (or ``score_nodes``) returned and *normalized* what
+        NormalizeScore made of it (the same values without NormalizeScore), in node order; *weights*
+        are the plugins' weights (a weighted score is ``normalized * weight``). On failure, four
+        empty lists and the ERROR, worded as :meth:`run_score_plugins` words it.
+
+        .. versionadded:: 0.2.0
+        """
+        _check_args("run_score_plugins_detailed", state, pod)
+        raw: list[list[int]] = []
+        names, normalized, weights, status = self._score_lists(state, pod, nodes, raw)
+        if not status.is_success():
+            return [], [], [], [], status
+        return names, raw, normalized, weights, _OK
+
+    def _score_lists(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                     keep_raw: list[list[int]] | None = None
+                     ) -> tuple[list[str], list[list[int]], list[int], Status]:
+        """Per active score plugin: its name, its normalized, range-checked scores in node order
+        and its weight. With *keep_raw*, copies of the scores before NormalizeScore go there."""
         skip = state.skip_score_plugins
         active = [sp for sp in self._score if sp[0] not in skip] if skip else self._score
         names: list[str] = []
@@ -1182,14 +1237,14 @@ class Framework:
                     result = batch(state, pod, nodes)
                 except Exception as exc:
                     logger.warning("Score plugin %r raised", name, exc_info=exc)
-                    return [], [], Status(
+                    return [], [], [], Status(
                         Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
                         name, exc,
                     )
                 if result.__class__ is not list or len(result) != len(nodes):
                     checked = _batch_scores(name, result, len(nodes))
                     if isinstance(checked, Status):
-                        return [], [], checked
+                        return [], [], [], checked
                     result = checked
                 names.append(name)
                 raw.append(result)
@@ -1200,7 +1255,7 @@ class Framework:
                 for ni in nodes:
                     score, s = fn(state, pod, ni)
                     if s is not None and s.code is not _SUCCESS:
-                        return [], [], Status(
+                        return [], [], [], Status(
                             Code.ERROR,
                             (f'running Score plugins: plugin "{name}" failed with: {_status_detail(s)}',),
                             name, s.error,
@@ -1208,76 +1263,26 @@ class Framework:
                     append(score)
             except Exception as exc:
                 logger.warning("Score plugin %r raised", name, exc_info=exc)
-                return [], [], Status(
+                return [], [], [], Status(
                     Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: {_detail(exc)}',),
                     name, exc,
                 )
             names.append(name)
             raw.append(lst)
+        if keep_raw is not None:
+            keep_raw.extend([*lst] for lst in raw)
         # NormalizeScore runs once every plugin has scored (Score errors come first, as upstream)
         for j, (name, _fn, ext, _w, _batch, norm_ints) in enumerate(active):
             if ext is not None:
-                normalized = (self._normalize(state, pod, name, ext, nodes, raw[j]) if norm_ints is None
+                normalized = (_normalize(state, pod, name, ext, nodes, raw[j]) if norm_ints is None
                               else _normalize_ints(state, pod, name, norm_ints, nodes, raw[j]))
                 if isinstance(normalized, Status):
-                    return [], [], normalized
+                    return [], [], [], normalized
                 raw[j] = normalized
-
-        if raw and nodes:
-            bad = False
-            try:
-                for lst in raw:
-                    # the distinct values (few: scores are coarse) tell as much as the list
-                    try:
-                        values: Any = set(lst)
-                    except TypeError:  # unhashable junk: look at the list itself
-                        values = lst
-                    # a float (NaN included) makes a sum a float; a str or None raises
-                    if (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE
-                            or sum(values).__class__ is not int):
-                        bad = True
-                        break
-            except TypeError:
-                bad = True
-            if bad:
-                for i in range(len(nodes)):  # report the first offender in node, then plugin, order
-                    for name, lst in zip(names, raw):
-                        score = lst[i]
-                        if score.__class__ is not int or not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
-                            shown = score if score.__class__ is int else repr(score)
-                            return [], [], Status(
-                                Code.ERROR,
-                                (f'applying score defaultWeights on Score plugins: plugin "{name}" returns '
-                                 f"an invalid score {shown}, it should in the range of [{MIN_NODE_SCORE}, "
-                                 f"{MAX_NODE_SCORE}] after normalizing",),
-                                name,
-                            )
-        weighted: list[list[int]] = []
-        for (_name, _fn, _ext, weight, _batch, _norm), lst in zip(active, raw):
-            weighted.append(lst if weight == 1 else [v * weight for v in lst])
-        return names, weighted, _OK
-
-    @staticmethod
-    def _normalize(state: CycleState, pod: Pod, name: str, ext: ScoreExtensions,
-                   nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
-        prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
-        scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]
-        try:
-            s = ext.normalize_score(state, pod, scores)
-        except Exception as exc:
-            logger.warning("NormalizeScore of %r raised", name, exc_info=exc)
-            return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
-        if _not_status(s):
-            return Status(Code.ERROR, (f"{prefix}returned {type(s).__name__}, want a Status or None",), name)
-        if s is not None and s.code is not _SUCCESS:
-            return Status(Code.ERROR, (prefix + _status_detail(s),), name, s.error)
-        if len(scores) != len(nodes):
-            return Status(Code.ERROR, (f"{prefix}returned {len(scores)} scores for {len(nodes)} nodes",),
-                          name)
-        try:
-            return [ns.score for ns in scores]
-        except AttributeError as exc:  # something else than a NodeScore was put in the list
-            return Status(Code.ERROR, (prefix + _detail(exc),), name, exc)
+        bad = _check_range(names, raw, len(nodes))
+        if bad is not None:
+            return [], [], [], bad
+        return names, raw, [sp[3] for sp in active], _OK
 
     # -- Reserve --------------------------------------------------------------------------------
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:

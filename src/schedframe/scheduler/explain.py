@@ -17,6 +17,15 @@ runs the scheduling cycle of one pod against a cluster and keeps everything:
 * the verdict: the selected node (highest total; ties broken with a seeded RNG exactly as
   :class:`~schedframe.Scheduler` breaks them), or kube-scheduler's failure message.
 
+Each step runs through the framework's own runtime, not a copy of it: PreFilter and PreScore
+through the *trace* of :meth:`Framework.run_pre_filter_plugins
+<schedframe.Framework.run_pre_filter_plugins>` and :meth:`Framework.run_pre_score_plugins
+<schedframe.Framework.run_pre_score_plugins>`, Filter through :meth:`Framework.run_filter_plugins_each
+<schedframe.Framework.run_filter_plugins_each>` (whose first failure is ``run_filter_plugins``'
+verdict by construction), Score through :meth:`Framework.run_score_plugins_detailed
+<schedframe.Framework.run_score_plugins_detailed>`. Every status and message -- a plugin raising,
+returning the wrong type or an invalid score, batch scoring -- is the scheduler's.
+
 :func:`explain_with` does the same with an existing framework and snapshot (what
 ``Scheduler.explain`` builds on). Nothing is reserved, permitted or bound, and PostFilter
 (preemption) is not run: explaining has no side effects on the cluster.
@@ -56,7 +65,6 @@ from ..framework.diagnosis import (
     Diagnosis,
     FitError,
     outside_pre_filter_result,
-    pre_filter_result_rejection,
 )
 from ..framework.extender import (
     EXTENDER_NAME,
@@ -68,9 +76,9 @@ from ..framework.extender import (
     extenders_prioritize,
 )
 from ..framework.handle import SharedLister
-from ..framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, PreFilterResult
+from ..framework.interfaces import PreFilterResult
 from ..framework.registry import Registry
-from ..framework.runtime import Framework, ProfileLike, _detail, _plugin_error, _status_detail, _status_error
+from ..framework.runtime import Framework, ProfileLike
 from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
@@ -561,9 +569,6 @@ class _Attempt:
             "score_plugins": framework.plugins_at("score"),
         }
         self.notes: list[str] = []
-        names = framework.plugins_at("filter")
-        plugins: list[Any] = [framework.get_plugin(name) for name in names]
-        self.filters: list[tuple[str, Any]] = [(name, p.filter) for name, p in zip(names, plugins)]
 
     def done(self, code: Code, message: str = "", selected: str | None = None) -> Explanation:
         if code is Code.UNSCHEDULABLE and self.fw.has_post_filter_plugins():
@@ -586,7 +591,7 @@ class _Attempt:
         if not all_nodes:
             return self.done(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_NODES_AVAILABLE)
 
-        result, pf_status, rejectors = self.pre_filter(all_nodes)
+        result, pf_status, rejectors = self.pre_filter()
         diagnosis = Diagnosis()
         diagnosis.unschedulable_plugins = set(rejectors)
         if pf_status.code is not _SUCCESS:
@@ -636,81 +641,35 @@ class _Attempt:
         return self.score_and_select(feasible)
 
     # -- PreFilter --------------------------------------------------------------------------------
-    def pre_filter(self, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status, set[str]]:
-        """``Framework.run_pre_filter_plugins``, recording each plugin."""
-        fw, state, pod = self.fw, self.state, self.pod
+    def pre_filter(self) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """``Framework.run_pre_filter_plugins``, recording each plugin through its trace."""
         steps: list[PluginVerdict] = []
-        skip: set[str] = set()
-        result: PreFilterResult | None = None
-        with_nodes: set[str] = set()
-        rejection: Status | None = None
-        final: tuple[PreFilterResult | None, Status, set[str]] | None = None
-        for name in fw.plugins_at("preFilter"):
-            plugin: Any = fw.get_plugin(name)
-            try:
-                r, s = plugin.pre_filter(state, pod, nodes)
-            except Exception as exc:
-                err = _plugin_error("PreFilter", name, exc)
-                steps.append(PluginVerdict.of(name, err))
-                final = (None, err, set())
-                break
-            if s is not None and s.code is not _SUCCESS:
-                code = s.code
-                if code is Code.SKIP:
-                    skip.add(name)
-                    steps.append(PluginVerdict.of(name, s))
-                    continue
-                if code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                    steps.append(PluginVerdict.of(name, s))
-                    final = (None, s.with_plugin(name), {name})
-                    break
-                if code is Code.UNSCHEDULABLE:
-                    steps.append(PluginVerdict.of(name, s))
-                    rejection = s.with_plugin(name)
-                    continue
-                err = _status_error("PreFilter", name, s)
-                steps.append(PluginVerdict.of(name, err))
-                final = (None, err, set())
-                break
-            node_names = None if r is None else r.node_names
-            steps.append(PluginVerdict.of(name, None, node_names))
-            if r is None or node_names is None:
-                continue
-            with_nodes.add(name)
-            result = r if result is None else result.merge(r)
-            if not result.node_names:
-                final = (result, pre_filter_result_rejection(with_nodes), with_nodes)
-                break
-        if final is None:
-            if rejection is not None:
-                with_nodes.add(rejection.plugin)
-            final = (result, rejection or Status.OK, with_nodes)
-        state.skip_filter_plugins = frozenset(skip)
+
+        def record(name: str, status: Status | None, result: PreFilterResult | None) -> None:
+            steps.append(PluginVerdict.of(name, status, None if result is None else result.node_names))
+
+        final = self.fw.run_pre_filter_plugins(self.state, self.pod, trace=record)
         self.fields["pre_filter"] = steps
         self.fields["pre_filter_status"] = PluginVerdict.of(final[1].plugin, final[1])
-        self.fields["filter_skipped"] = skip
+        self.fields["filter_skipped"] = self.state.skip_filter_plugins
         return final
 
     # -- Filter -------------------------------------------------------------------------------------
     def filter_node(self, node_info: NodeInfo) -> tuple[NodeVerdict, Status]:
-        """Every Filter plugin on one node; the verdict is ``Framework.run_filter_plugins``'s."""
-        state, pod = self.state, self.pod
-        skip = state.skip_filter_plugins
+        """Every Filter plugin on one node (``Framework.run_filter_plugins_each``); the verdict,
+        the first failure, is ``Framework.run_filter_plugins``'s."""
+        skip = self.state.skip_filter_plugins
+        ran = dict(self.fw.run_filter_plugins_each(self.state, self.pod, node_info))
         checks: list[PluginVerdict] = []
         verdict: Status | None = None
-        for name, fn in self.filters:
+        for name in self.fields["filter_plugins"]:
             if name in skip:
                 checks.append(PluginVerdict(name, Code.SKIP))
                 continue
-            try:
-                s = fn(state, pod, node_info)
-            except Exception as exc:
-                s = _plugin_error("Filter", name, exc)
-            else:
-                if s is None or s.code is _SUCCESS:
-                    checks.append(PluginVerdict(name))
-                    continue
-                s = s.with_plugin(name) if s.is_rejected() else _status_error("Filter", name, s)
+            s = ran[name]
+            if s.code is _SUCCESS:
+                checks.append(PluginVerdict(name))
+                continue
             checks.append(PluginVerdict.of(name, s))
             if verdict is None:
                 verdict = s
@@ -828,79 +787,30 @@ class _Attempt:
         return self.done(_SUCCESS, selected=scores[pick].node)
 
     def pre_score(self, nodes: Sequence[NodeInfo]) -> Status:
-        """``Framework.run_pre_score_plugins``, recording each plugin."""
-        fw, state, pod = self.fw, self.state, self.pod
+        """``Framework.run_pre_score_plugins``, recording each plugin through its trace."""
         steps: list[PluginVerdict] = []
-        skip: set[str] = set()
-        status = Status.OK
-        for name in fw.plugins_at("preScore"):
-            plugin: Any = fw.get_plugin(name)
-            try:
-                s = plugin.pre_score(state, pod, nodes)
-            except Exception as exc:
-                status = _plugin_error("PreScore", name, exc)
-                steps.append(PluginVerdict.of(name, status))
-                break
-            if s is not None and s.code is not _SUCCESS:
-                if s.code is Code.SKIP:
-                    skip.add(name)
-                    steps.append(PluginVerdict.of(name, s))
-                    continue
-                status = _status_error("PreScore", name, s)
-                steps.append(PluginVerdict.of(name, status))
-                break
-            steps.append(PluginVerdict(name))
-        state.skip_score_plugins = frozenset(skip)
+
+        def record(name: str, status: Status | None) -> None:
+            steps.append(PluginVerdict.of(name, status))
+
+        status = self.fw.run_pre_score_plugins(self.state, self.pod, nodes, trace=record)
         self.fields["pre_score"] = steps
-        self.fields["score_skipped"] = skip
+        self.fields["score_skipped"] = self.state.skip_score_plugins
         return status
 
     def score(self, nodes: Sequence[NodeInfo]) -> list[NodeScores] | Status:
-        """``Framework.run_score_plugins``, keeping raw and normalized scores."""
-        fw, state, pod = self.fw, self.state, self.pod
-        skip = state.skip_score_plugins
-        active = [name for name in fw.plugins_at("score") if name not in skip]
-        plugins: list[Any] = [fw.get_plugin(name) for name in active]
-        raw: list[list[int]] = []
-        for name, plugin in zip(active, plugins):
-            lst: list[int] = []
-            try:
-                for ni in nodes:
-                    score, s = plugin.score(state, pod, ni)
-                    if s is not None and s.code is not _SUCCESS:
-                        return Status(Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: '
-                                                   f"{_status_detail(s)}",), name, s.error)
-                    lst.append(score)
-            except Exception as exc:
-                return Status(Code.ERROR, (f'running Score plugins: plugin "{name}" failed with: '
-                                           f"{_detail(exc)}",), name, exc)
-            raw.append(lst)
-        normalized: list[list[int]] = []
-        for name, plugin, lst in zip(active, plugins, raw):
-            ext = plugin.score_extensions()
-            if ext is None:
-                normalized.append(lst)
-                continue
-            out = Framework._normalize(state, pod, name, ext, nodes, list(lst))
-            if isinstance(out, Status):
-                return out
-            normalized.append(out)
-        for i in range(len(nodes)):  # the first offender in node, then plugin, order
-            for name, lst in zip(active, normalized):
-                value = lst[i]
-                if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                    return Status(Code.ERROR, (
-                        f'applying score defaultWeights on Score plugins: plugin "{name}" returns an '
-                        f"invalid score {value}, it should in the range of [{MIN_NODE_SCORE}, "
-                        f"{MAX_NODE_SCORE}] after normalizing",), name)
-        weights = [fw.score_weight(name) for name in active]
-        out_scores: list[NodeScores] = []
+        """``Framework.run_score_plugins_detailed``: raw, normalized, weighted scores and totals."""
+        detailed = self.fw.run_score_plugins_detailed(self.state, self.pod, nodes)
+        names, raw, normalized, weights, status = detailed
+        if status.code is not _SUCCESS:
+            return status
+        out: list[NodeScores] = []
         for i, ni in enumerate(nodes):
             per = tuple(PluginNodeScore(name, raw[j][i], normalized[j][i], weights[j],
                                         normalized[j][i] * weights[j])
-                        for j, name in enumerate(active))
-            out_scores.append(NodeScores(ni.name, per, sum(p.weighted for p in per)))
-        return out_scores
+                        for j, name in enumerate(names))
+            out.append(NodeScores(ni.name, per, sum(p.weighted for p in per)))
+        return out
 
 
 # -- entry points -----------------------------------------------------------------------------------
