@@ -772,8 +772,6 @@ class Framework:
         or the ERROR made of what it raised or returned -- and, on success, the
         :class:`PreFilterResult` it returned (or ``None``). :func:`~schedframe.explain` records
         PreFilter with it.
-
-        .. versionchanged:: 0.2.0 The *trace* keyword.
         """
         _check_args("run_pre_filter_plugins", state, pod)
         skip: set[str] = set()
@@ -903,7 +901,7 @@ class Framework:
         or what :meth:`run_filter_plugins` makes of the plugin's outcome, so the first
         non-success is what :meth:`run_filter_plugins` returns on that node.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         _check_args("run_filter_plugins_each", state, pod, node_info)
         cached = self._filter_cache
@@ -1134,8 +1132,6 @@ class Framework:
         *trace*, when given, is called once per plugin run, in order, with the plugin's name and
         its own outcome: ``None`` on success, its SKIP status, or the ERROR made of what it raised
         or returned (the status returned).
-
-        .. versionchanged:: 0.2.0 The *trace* keyword.
         """
         _check_args("run_pre_score_plugins", state, pod)
         skip: set[str] = set()
@@ -1213,7 +1209,7 @@ class Framework:
         are the plugins' weights (a weighted score is ``normalized * weight``). On failure, four
         empty lists and the ERROR, worded as :meth:`run_score_plugins` words it.
 
-        .. versionadded:: 0.2.0
+        .. versionadded:: 0.1.0
         """
         _check_args("run_score_plugins_detailed", state, pod)
         raw: list[list[int]] = []
