@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ..errors import ManifestError
 from ._fields import (
     _EMPTY,
     _bool,
@@ -39,6 +40,7 @@ from .objects import (
     ReplicationController,
     StatefulSet,
 )
+from .storage import PersistentVolumeClaim
 from .workloads import CronJob, DaemonSet, Deployment, Job
 
 
@@ -121,7 +123,35 @@ def _stateful_set(manifest: Any) -> StatefulSet:
     if start < 0:
         _fail("spec.ordinals.start", f"must be greater than or equal to 0, got {start}")
     return StatefulSet(selector=selector, replicas=_replicas(spec), template=template,
-                       ordinals_start=start, **kw)
+                       ordinals_start=start,
+                       volume_claim_templates=_claim_templates(spec.get("volumeClaimTemplates")), **kw)
+
+
+def _claim_templates(value: Any) -> tuple[PersistentVolumeClaim, ...]:
+    """``spec.volumeClaimTemplates``: PersistentVolumeClaims without a namespace, each named (the
+    name of the pods' volume), read as PersistentVolumeClaim manifests are."""
+    path = "spec.volumeClaimTemplates"
+    out: list[PersistentVolumeClaim] = []
+    names: set[str] = set()
+    for i, raw in enumerate(_list(value, path)):
+        p = f"{path}[{i}]"
+        m = _mapping(raw, p)
+        try:
+            claim = PersistentVolumeClaim.from_manifest(
+                {**m, "apiVersion": "v1", "kind": "PersistentVolumeClaim"})
+        except ManifestError as exc:
+            raise ManifestError(f"{p}.{exc.path}" if exc.path else p, exc.detail) from None
+        if claim.name in names:
+            _fail(f"{p}.metadata.name", f"Duplicate value: {claim.name!r}")
+        names.add(claim.name)
+        out.append(claim)
+    return tuple(out)
+
+
+def _claim_template_out(claim: PersistentVolumeClaim) -> dict[str, Any]:
+    m = claim.to_manifest()
+    meta = {k: v for k, v in m["metadata"].items() if k not in ("namespace", "uid")}
+    return {"metadata": meta, "spec": m["spec"]}
 
 
 def _deployment(manifest: Any) -> Deployment:
@@ -238,6 +268,8 @@ def _stateful_set_out(ss: StatefulSet) -> dict[str, Any]:
     spec = {"replicas": ss.replicas, **_selector_spec(ss.selector), **_template_out(ss.template)}
     if ss.ordinals_start:
         spec["ordinals"] = {"start": ss.ordinals_start}
+    if ss.volume_claim_templates:
+        spec["volumeClaimTemplates"] = [_claim_template_out(c) for c in ss.volume_claim_templates]
     return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _workload_meta_out(ss), "spec": spec}
 
 

@@ -1296,6 +1296,11 @@ class ReplicaSet:
 class StatefulSet:
     """An apps/v1 StatefulSet: its selector, and ``replicas`` pods ``<name>-<ordinal>`` from
     ``template`` (ordinals from ``ordinals_start``).
+
+    ``volume_claim_templates`` is ``spec.volumeClaimTemplates``, as
+    :class:`~schedframe.PersistentVolumeClaim` objects (typed ``Any`` here: this module may not
+    import the storage module): each pod gets a claim ``<template>-<name>-<ordinal>`` of each
+    (see :func:`~schedframe.expand_workloads`).
     """
 
     __module__ = "schedframe"
@@ -1308,6 +1313,7 @@ class StatefulSet:
     uid: str = ""
     labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
     ordinals_start: int = 0
+    volume_claim_templates: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @final
