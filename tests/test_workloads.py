@@ -20,10 +20,12 @@ from schedframe import (
     ManifestError,
     Node,
     NodeSelectorRequirement,
+    PersistentVolumeClaim,
     Pod,
     ReplicaSet,
     Scheduler,
     StatefulSet,
+    StorageClass,
     Taint,
     Toleration,
     expand_workloads,
@@ -199,25 +201,53 @@ def test_dump_without_expansion() -> None:
     """expand_workloads=False returns exactly the dump's objects."""
     objs = load_manifests(DUMP, expand_workloads=False)
     assert len(objs) == 21
-    assert len(load_manifests(DUMP)) == 21 + 7  # the 7 created pods
+    assert len(load_manifests(DUMP)) == 21 + 7 + 1  # the 7 created pods and web-2's claim www-web-2
 
 
-def test_dump_schedules(dump: list[Any]) -> None:
-    """Loaded into a Scheduler, every created pod is placed; the DaemonSet pod on its node."""
+def _scheduled(objs: list[Any]) -> Scheduler:
     s = Scheduler()
-    for o in dump:
+    for o in objs:
         if isinstance(o, Node):
             s.add_node(o)
-    for o in dump:
+    for o in objs:
         if isinstance(o, Pod) and o.phase not in ("Succeeded", "Failed"):
             s.add_pod(o)
         elif not isinstance(o, (Node, Pod)):
             s.add_object(o)
     s.run_until_idle()
+    return s
+
+
+def test_dump_schedules(dump: list[Any]) -> None:
+    """Loaded into a Scheduler, every created pod is placed (the DaemonSet pod on its node) but
+    web-2: its claim www-web-2 names the StorageClass my-storage-class, which the dump does not
+    hold, so, as in a cluster, the claim stays unbound and the pod pending."""
+    s = _scheduled(dump)
     for p in created(dump):
+        if p.name == "web-2":
+            assert s.node_of(p) is None
+            continue
         assert s.node_of(p) is not None, p.name
         if owner_of(p)[0] == "DaemonSet":
             assert s.node_of(p) == "kind-worker2"
+    (pending,) = s.pending()
+    assert pending.pod.name == "web-2"
+    assert "pod has unbound immediate PersistentVolumeClaims" in pending.message
+
+
+def test_dump_schedules_with_its_storage_class(dump: list[Any]) -> None:
+    """With a WaitForFirstConsumer class my-storage-class, web-2 is placed and its claim is
+    provisioned on its node."""
+    sc = StorageClass("my-storage-class", provisioner="csi.example.com",
+                      volume_binding_mode="WaitForFirstConsumer")
+    s = _scheduled([*dump, sc])
+    web2 = pods_of(dump)["default/web-2"]
+    node = s.node_of(web2)
+    assert node is not None
+    claim = s.objects.get(PersistentVolumeClaim, "www-web-2", "default")
+    assert claim is not None
+    assert claim.phase == "Bound"
+    assert claim.annotations["volume.kubernetes.io/selected-node"] == node
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, final
@@ -46,12 +47,15 @@ from .objects import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     OwnerReference,
+    PersistentVolumeClaimVolumeSource,
     Pod,
     ReplicaSet,
     ReplicationController,
     StatefulSet,
     Toleration,
+    Volume,
 )
+from .storage import PersistentVolumeClaim, _pvc_uid
 
 __all__ = [
     "CronJob",
@@ -338,6 +342,8 @@ class _Expander:
                     self.owned_kinds.setdefault((o.namespace, ref.kind, ref.name), []).append(o)
         self.names = {(type(o).__name__, getattr(o, "namespace", ""), o.name) for o in objects
                       if hasattr(o, "name")}
+        self.pods = [o for o in objects if isinstance(o, Pod)]
+        self.pvc_keys = {o.key for o in objects if isinstance(o, PersistentVolumeClaim)}
 
     def rng(self, owner: Any) -> random.Random:
         return random.Random(f"{self.seed}/{type(owner).__name__}/{owner.namespace}/{owner.name}")
@@ -383,42 +389,99 @@ class _Expander:
             **changes)
 
     # -- per kind --------------------------------------------------------------------------------
-    def replicas(self, owner: ReplicaSet | ReplicationController) -> list[Pod]:
+    def replicas(self, owner: ReplicaSet | ReplicationController, adopted: int = 0) -> list[Pod]:
         if owner.template is None or owner.replicas <= 0:
             return []
         active = [p for p in self.owned_pods(owner) if _is_active(p)]
         rng = self.rng(owner)
         return [self.new_pod(owner, owner.template, self.unique_name(f"{owner.name}-", rng, owner.namespace))
-                for _ in range(owner.replicas - len(active))]
+                for _ in range(owner.replicas - len(active) - adopted)]
 
     def deployment(self, d: Deployment) -> list[Any]:
         if self.owned_kinds.get((d.namespace, "Deployment", d.name)) or d.template is None:
             return []  # its ReplicaSets are in the input and create the pods
         h = template_hash(d.template)
-        name = f"{d.name}-{h}"
-        if ("ReplicaSet", d.namespace, name) in self.names:
+        if ("ReplicaSet", d.namespace, f"{d.name}-{h}") in self.names:
             return []
-        labels = {**d.template.labels, POD_TEMPLATE_HASH_LABEL: h}
         base = d.selector if d.selector is not None else LabelSelector(d.template.labels)
-        selector = attrs.evolve(base, match_labels={**base.match_labels, POD_TEMPLATE_HASH_LABEL: h})
-        self.take()
-        rs = ReplicaSet(name=name, namespace=d.namespace, selector=selector,
-                        replicas=d.replicas, template=attrs.evolve(d.template, labels=labels),
-                        labels=labels, owner_references=(_controller_ref(d),))
-        return [rs, *self.replicas(rs)]
+        groups, orphans = self.deployment_pods(d, base, h)
+        # the ReplicaSet of the current template: the absent one whose pods were created last
+        # (or the one schedframe's hash names), else a new one
+        current = h if h in groups or not groups else max(
+            groups, key=lambda k: (max(p.creation_timestamp or 0.0 for p in groups[k][1]), k))
+        out: list[Any] = []
+        old_active = 0
+        for suffix in sorted(groups):
+            uid, pods = groups[suffix]
+            if suffix != current:
+                old_active += len(pods)  # an old ReplicaSet: its pods are kept, none added
+                out.append(self.deployment_rs(d, base, suffix, uid, len(pods)))
+        uid = groups[current][0] if current in groups else ""
+        rs = self.deployment_rs(d, base, current, uid, max(d.replicas - old_active, 0))
+        return [*out, rs, *self.replicas(rs, adopted=len(orphans))]
 
-    def stateful_set(self, s: StatefulSet) -> list[Pod]:
+    def deployment_rs(self, d: Deployment, base: LabelSelector, suffix: str, uid: str,
+                      replicas: int) -> ReplicaSet:
+        """The ReplicaSet ``<deployment>-<suffix>`` of *d* (an absent one recreated with the uid
+        its pods' owner references carry)."""
+        assert d.template is not None
+        labels = {**d.template.labels, POD_TEMPLATE_HASH_LABEL: suffix}
+        selector = attrs.evolve(base, match_labels={**base.match_labels, POD_TEMPLATE_HASH_LABEL: suffix})
+        self.take()
+        self.names.add(("ReplicaSet", d.namespace, f"{d.name}-{suffix}"))
+        return ReplicaSet(name=f"{d.name}-{suffix}", namespace=d.namespace, selector=selector,
+                          replicas=replicas, template=attrs.evolve(d.template, labels=labels),
+                          labels=labels, owner_references=(_controller_ref(d),), uid=uid)
+
+    def deployment_pods(self, d: Deployment, selector: LabelSelector,
+                        h: str) -> tuple[dict[str, tuple[str, list[Pod]]], list[Pod]]:
+        """The active pods of *d* whose ReplicaSet is absent, by its hash (with the uid their owner
+        references give it), and the orphans the ReplicaSet of hash *h* adopts."""
+        groups: dict[str, tuple[str, list[Pod]]] = {}
+        orphans: list[Pod] = []
+        prefix = f"{d.name}-"
+        for p in self.pods:
+            if p.namespace != d.namespace or not _is_active(p) or not selector.matches(p.labels):
+                continue
+            ref = next((r for r in p.owner_references if r.controller), None)
+            label = p.labels.get(POD_TEMPLATE_HASH_LABEL)
+            if ref is None:
+                if label == h:
+                    orphans.append(p)
+                continue
+            suffix = ref.name[len(prefix):]
+            if (ref.kind != "ReplicaSet" or not ref.name.startswith(prefix)
+                    or ("ReplicaSet", d.namespace, ref.name) in self.names
+                    or not _HASH_RE.fullmatch(suffix) or (label is not None and label != suffix)):
+                continue
+            uid, pods = groups.setdefault(suffix, (ref.uid, []))
+            if not uid and ref.uid:
+                groups[suffix] = (ref.uid, pods)
+            pods.append(p)
+        return groups, orphans
+
+    def stateful_set(self, s: StatefulSet) -> list[Any]:
         if s.template is None:
             return []
-        out = []
+        out: list[Any] = []
         h = f"{s.name}-{template_hash(s.template)}"
         for ordinal in range(s.ordinals_start, s.ordinals_start + max(s.replicas, 0)):
             name = f"{s.name}-{ordinal}"
             if f"{s.namespace}/{name}" in self.pod_keys:
                 continue
+            claims = stateful_set_claims(s, ordinal)
+            for claim in claims:
+                if claim.key not in self.pvc_keys:  # a claim in the input wins
+                    self.take()
+                    self.pvc_keys.add(claim.key)
+                    out.append(claim)
+            volumes = [Volume(t.name, persistent_volume_claim=PersistentVolumeClaimVolumeSource(c.name))
+                       for t, c in zip(s.volume_claim_templates, claims, strict=True)]
+            taken = {t.name for t in s.volume_claim_templates}
+            volumes.extend(v for v in s.template.volumes if v.name not in taken)
             out.append(self.new_pod(s, s.template, name, labels={
                 CONTROLLER_REVISION_HASH_LABEL: h, STATEFULSET_POD_NAME_LABEL: name,
-                POD_INDEX_LABEL: str(ordinal)}))
+                POD_INDEX_LABEL: str(ordinal)}, volumes=tuple(volumes)))
         return out
 
     def daemon_set(self, ds: DaemonSet) -> list[Pod]:
@@ -488,6 +551,29 @@ class _Expander:
             out.append(job)
             out.extend(self.job(job))
         return out
+
+
+#: A Deployment's ReplicaSet name suffix: a safe-encoded 32-bit hash.
+_HASH_RE: Final = re.compile(f"[{NAME_ALPHABET}]{{1,10}}")
+
+
+def stateful_set_claim_name(template: str, stateful_set: str, ordinal: int) -> str:
+    """The claim of *template* for pod *ordinal* (upstream ``getPersistentVolumeClaimName``):
+    ``<template>-<statefulset>-<ordinal>``."""
+    return f"{template}-{stateful_set}-{ordinal}"
+
+
+def stateful_set_claims(s: StatefulSet, ordinal: int) -> list[PersistentVolumeClaim]:
+    """The PersistentVolumeClaims the StatefulSet controller creates for pod *ordinal*: each
+    template named :func:`stateful_set_claim_name`, in the set's namespace, with the template's
+    labels and the selector's ``matchLabels`` (upstream ``getPersistentVolumeClaims``)."""
+    match = s.selector.match_labels if s.selector is not None else {}
+    out = []
+    for t in s.volume_claim_templates:
+        claim = t.evolve(name=stateful_set_claim_name(t.name, s.name, ordinal), namespace=s.namespace,
+                         labels={**t.labels, **match})
+        out.append(claim.evolve(uid=_pvc_uid(claim)))
+    return out
 
 
 def _is_active(pod: Pod) -> bool:
