@@ -98,6 +98,7 @@ __all__ = [
     "find_matching_volume",
     "local_pv_node_names",
     "new",
+    "provisioned_topology_keys",
 ]
 
 NAME: Final = names.VOLUME_BINDING
@@ -120,6 +121,7 @@ DEFAULT_BIND_TIMEOUT_SECONDS: Final = 600
 _MAX_UTILIZATION: Final = 100
 _WFFC: Final = "WaitForFirstConsumer"
 _ANN_PROVISIONED_BY: Final = "pv.kubernetes.io/provisioned-by"
+_LABEL_ZONE: Final = "topology.kubernetes.io/zone"
 _HOSTNAME: Final = "kubernetes.io/hostname"
 
 
@@ -743,15 +745,13 @@ class VolumeBinding:
         sc = self._objects.storage_class(pvc.storage_class())
         provisioner = sc.provisioner if sc is not None else ""
         affinity = None
-        csi_node = self._objects.csi_node(node_name)
         node_labels = self._node_labels(node_name)
-        if csi_node is not None and node_labels is not None:
-            for d in csi_node.drivers:
-                if d.name == provisioner and d.topology_keys:
-                    reqs = tuple(NodeSelectorRequirement(k, "In", (node_labels[k],))
-                                 for k in d.topology_keys if k in node_labels)
-                    if reqs:
-                        affinity = NodeSelector((NodeSelectorTerm(reqs),))
+        if node_labels is not None:
+            keys = provisioned_topology_keys(self._objects.csi_node(node_name), sc, provisioner, node_labels)
+            reqs = tuple(NodeSelectorRequirement(k, "In", (node_labels[k],))
+                         for k in keys if k in node_labels)
+            if reqs:
+                affinity = NodeSelector((NodeSelectorTerm(reqs),))
         return PersistentVolume(
             name=f"pvc-{pvc.uid}",
             annotations={_ANN_PROVISIONED_BY: provisioner} if provisioner else {},
@@ -842,6 +842,32 @@ class VolumeBinding:
             if old.storage_capacity and not new.storage_capacity:
                 return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+
+def provisioned_topology_keys(csi_node: CSINode | None, sc: StorageClass | None, provisioner: str,
+                              node_labels: Mapping[str, str]) -> tuple[str, ...]:
+    """The node label keys a volume provisioned for a node is pinned to (its PV's node affinity
+    requires the node's values of them):
+
+    * the provisioner's ``topologyKeys`` when the node's CSINode lists the driver (none: the
+      volume is reachable from every node);
+    * else the keys the class's ``allowedTopologies`` name;
+    * else ``topology.kubernetes.io/zone`` when the node has that label.
+
+    The last two stand in for a CSI driver's accessible topology, which schedframe cannot ask:
+    a zonal disk is the common case.
+    """
+    if csi_node is not None:
+        for d in csi_node.drivers:
+            if d.name == provisioner:
+                return tuple(d.topology_keys)
+    if sc is not None and sc.allowed_topologies:
+        keys: dict[str, None] = {}
+        for term in sc.allowed_topologies:
+            for req in term.match_label_expressions:
+                keys[req.key] = None
+        return tuple(keys)
+    return (_LABEL_ZONE,) if _LABEL_ZONE in node_labels else ()
 
 
 def _claim_ref(pvc: PersistentVolumeClaim) -> ObjectReference:
