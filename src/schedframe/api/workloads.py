@@ -11,11 +11,15 @@ the controllers name them (``pkg/controller/`` upstream):
   the controllers' alphabet (``bcdfghjklmnpqrstvwxz2456789``), drawn from a generator seeded by
   ``seed`` and the owner, so a load is reproducible; Indexed Jobs ``<job>-<index>-<5 chars>``;
 * a Deployment's ReplicaSet ``<deployment>-<pod-template-hash>``;
-* StatefulSet pods ``<name>-<ordinal>``;
+* StatefulSet pods ``<name>-<ordinal>``, and their claims ``<template>-<name>-<ordinal>``;
 * a CronJob's Jobs by the names in its ``status.active`` (``<cronjob>-<scheduled minutes>``).
 
 Pods already in the input that a workload owns (an owner reference with its uid, or with its
-kind and name) are kept, and only the missing replicas are created.
+kind and name) are kept, and only the missing replicas are created. A Deployment whose
+ReplicaSets are missing from the input (``kubectl get pods,deploy``) adopts the active pods its
+selector matches that a ReplicaSet ``<deployment>-<hash>`` absent from the input owns: those
+ReplicaSets are recreated (with the uid the pods' owner references carry), the one whose pods
+were created last as the Deployment's current one, which gets the missing replicas.
 
 The pod-template hash is FNV-1a over the template as schedframe writes it (upstream hashes Go's
 in-memory dump of the struct, which a Python library cannot reproduce), encoded with the
@@ -584,9 +588,11 @@ def _is_active(pod: Pod) -> bool:
 def expand_workloads(objects: Iterable[Any], *, seed: int = 0, max_objects: int | None = None) -> list[Any]:
     """*objects* with what their workload controllers would create added after each workload.
 
-    A Deployment adds its ReplicaSet (unless one it owns is among *objects*) and that
-    ReplicaSet's pods; a ReplicaSet / ReplicationController adds ``replicas`` pods minus the
-    active ones it owns; a StatefulSet its missing ``<name>-<ordinal>`` pods; a DaemonSet one
+    A Deployment adds its ReplicaSet (unless one it owns is among *objects*; the ReplicaSets of
+    its pods when they are missing, counting those pods) and that ReplicaSet's pods; a
+    ReplicaSet / ReplicationController adds ``replicas`` pods minus the active ones it owns; a
+    StatefulSet its missing ``<name>-<ordinal>`` pods, each with the claims of its
+    ``volume_claim_templates`` (created unless a claim of that name is among *objects*); a DaemonSet one
     pod per eligible :class:`~schedframe.Node` among *objects* that has none; a Job the pods
     ``parallelism`` and ``completions`` call for; a CronJob the Jobs named in its
     ``status.active`` that are missing, and their pods. Generated names are reproducible for a

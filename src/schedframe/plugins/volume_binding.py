@@ -24,10 +24,12 @@ schedframe runs no PV controller or provisioner, so PreBind does their part at o
 would on success: a static binding sets the PV's ``claimRef`` and phase ``Bound`` and the
 claim's ``volumeName``, phase and ``pv.kubernetes.io/bind-completed``; a provisioned claim gets
 the ``volume.kubernetes.io/selected-node`` annotation and a new PV ``pvc-<claim uid>`` of its
-class and size (pinned to the node's values of the CSI driver's topology keys when the node's
-CSINode lists them), bound to it. ``bindTimeoutSeconds`` is validated but never waited on.
-Storage capacity tracking (CSIStorageCapacity) and the CSI translation of in-tree PVs are not
-modelled: provisioning is never refused for capacity.
+class and size, bound to it and pinned (node affinity) to the node's values of
+:func:`provisioned_topology_keys`: the CSI driver's topology keys when the node's CSINode lists
+the driver, else the keys the class's ``allowedTopologies`` name, else the zone label.
+``bindTimeoutSeconds`` is validated but never waited on. Storage capacity tracking
+(CSIStorageCapacity) and the CSI translation of in-tree PVs are not modelled: provisioning is
+never refused for capacity.
 """
 
 from __future__ import annotations
