@@ -151,44 +151,46 @@ def test_config_reads_every_field_and_round_trips() -> None:
 
 
 @pytest.mark.parametrize(("extenders", "expected"), [
-    pytest.param([{"urlPrefix": "u", "prioritizeVerb": "p"}],
+    pytest.param([{"urlPrefix": "http://u", "prioritizeVerb": "p"}],
                  ['extenders[0].weight: Invalid value: 0: must have a positive weight applied to it'],
                  id="prioritize without weight"),
-    pytest.param([{"urlPrefix": "u", "prioritizeVerb": "p", "weight": -2}],
+    pytest.param([{"urlPrefix": "http://u", "prioritizeVerb": "p", "weight": -2}],
                  ['extenders[0].weight: Invalid value: -2: must have a positive weight applied to it'],
                  id="negative weight"),
-    pytest.param([{"urlPrefix": "a", "bindVerb": "bind"}, {"urlPrefix": "b", "bindVerb": "bind"}],
+    pytest.param([{"urlPrefix": "http://a", "bindVerb": "bind"},
+                  {"urlPrefix": "http://b", "bindVerb": "bind"}],
                  ['extenders: Invalid value: "found 2 extenders implementing bind": '
                   'only one extender can implement bind'], id="two binders"),
-    pytest.param([{"urlPrefix": "a", "managedResources": [{"name": "example.com/foo"}]},
-                  {"urlPrefix": "b", "managedResources": [{"name": "example.com/foo"}]}],
+    pytest.param([{"urlPrefix": "http://a", "managedResources": [{"name": "example.com/foo"}]},
+                  {"urlPrefix": "http://b", "managedResources": [{"name": "example.com/foo"}]}],
                  ['extenders[1].managedResources[0].name: Invalid value: "example.com/foo": '
                   'duplicate extender managed resource name'], id="duplicate managed resource"),
-    pytest.param([{"urlPrefix": "a", "managedResources": [{"name": "kubernetes.io/foo"}, {"name": "cpu"}]}],
+    pytest.param([{"urlPrefix": "http://a",
+                   "managedResources": [{"name": "kubernetes.io/foo"}, {"name": "cpu"}]}],
                  ['extenders[0].managedResources[0].name: Invalid value: "kubernetes.io/foo": '
                   'is an invalid extended resource name',
                   'extenders[0].managedResources[1].name: Invalid value: "cpu": '
                   'is an invalid extended resource name'], id="not extended resources"),
-    pytest.param([{"urlPrefix": "a", "managedResources": [{"name": "example.com/-bad-"}]}],
+    pytest.param([{"urlPrefix": "http://a", "managedResources": [{"name": "example.com/-bad-"}]}],
                  ['extenders[0].managedResources[0].name: Invalid value: "example.com/-bad-": '
                   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
                   "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
                   "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"],
                  id="not a qualified name"),
-    pytest.param([{"urlPrefix": "a", "httpTimeout": "5 seconds"}],
+    pytest.param([{"urlPrefix": "http://a", "httpTimeout": "5 seconds"}],
                  ['extenders[0].httpTimeout: Invalid value: "5 seconds"'], id="bad duration"),
-    pytest.param([{"urlPrefix": "a", "httpTimeout": "-1s"}],
+    pytest.param([{"urlPrefix": "http://a", "httpTimeout": "-1s"}],
                  ['extenders[0].httpTimeout: Invalid value: "-1s": must be a non-negative'],
                  id="negative timeout"),
-    pytest.param([{"urlPrefix": "a", "filterVerbs": "f"}],
+    pytest.param([{"urlPrefix": "http://a", "filterVerbs": "f"}],
                  ["extenders[0].filterVerbs: unknown field; did you mean 'filterVerb'?"], id="unknown field"),
-    pytest.param([{"urlPrefix": "a", "tlsConfig": {"caData": "%%%"}}],
+    pytest.param([{"urlPrefix": "http://a", "tlsConfig": {"caData": "%%%"}}],
                  ["extenders[0].tlsConfig.caData: Invalid value: must be base64-encoded data"],
                  id="bad base64"),
-    pytest.param([{"urlPrefix": "a", "ignorable": "yes"}],
+    pytest.param([{"urlPrefix": "http://a", "ignorable": "yes"}],
                  ['extenders[0].ignorable: Invalid value: "yes": must be a boolean, got string'],
                  id="bad bool"),
-    pytest.param({"urlPrefix": "a"}, ["extenders: Invalid value"], id="not a list"),
+    pytest.param({"urlPrefix": "http://a"}, ["extenders: Invalid value"], id="not a list"),
 ])
 def test_config_validation_errors_name_their_paths(extenders: Any, expected: list[str]) -> None:
     with pytest.raises(ConfigurationError) as info:
@@ -226,7 +228,8 @@ def test_older_api_versions_keep_their_extenders() -> None:
 
 def test_config_accepts_a_weight_without_prioritize_and_one_binder() -> None:
     config = SchedulerConfiguration.from_dict({"extenders": [
-        {"urlPrefix": "a", "filterVerb": "f", "bindVerb": "b"}, {"urlPrefix": "b", "weight": 0}]})
+        {"urlPrefix": "http://a", "filterVerb": "f", "bindVerb": "b"},
+        {"urlPrefix": "http://b", "weight": 0}]})
     assert [e.bind_verb for e in config.extenders] == ["b", ""]
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "StateNotFoundError",
     "UnknownPluginError",
     "bounded_repr",
+    "bounded_text",
     "did_you_mean",
 ]
 
@@ -271,3 +272,16 @@ def bounded_repr(value: object, limit: int = MAX_VALUE_REPR) -> str:
     if len(text) <= limit:
         return text
     return f"{text[: max(limit - 20, 10)]}... ({len(text)} characters)"
+
+
+def bounded_text(text: str, limit: int = MAX_VALUE_REPR) -> str:
+    """*text* itself (not its repr) cut to *limit* characters (keeping at least 10 of the text),
+    ending with ``...`` and its original length when cut, e.g. ``"AAAA... (10000000
+    characters)"``: for user or peer text quoted inside a message (an extender's error).
+
+    .. versionadded:: 0.1.0
+    """
+    if len(text) <= limit:
+        return text
+    suffix = f"... ({len(text)} characters)"
+    return text[: max(limit - len(suffix), 10)] + suffix

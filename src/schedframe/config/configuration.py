@@ -68,11 +68,13 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
 from ..errors import (
+    MAX_VALUE_REPR,
     ConfigurationError,
     PluginArgsError,
     RegistryError,
     SchedframeError,
     bounded_repr,
+    bounded_text,
     did_you_mean,
 )
 from ..framework.clock import Clock, RealClock
@@ -100,6 +102,7 @@ __all__ = [
     "DEFAULT_SCHEDULER_NAME",
     "EXTENSION_POINTS",
     "KIND",
+    "MAX_CONFIG_ERROR",
     "MAX_CONFIG_FILE_BYTES",
     "MULTI_POINT",
     "NOT_PROVIDED_UPSTREAM_PLUGINS",
@@ -116,6 +119,10 @@ API_VERSION: Final = "kubescheduler.config.k8s.io/v1"
 #: The largest configuration file :meth:`SchedulerConfiguration.from_file` reads (4 MiB; real
 #: configurations are a few kilobytes).
 MAX_CONFIG_FILE_BYTES: Final = 4 * 1024 * 1024
+#: The longest single problem a :class:`~schedframe.ConfigurationError` reports, in characters:
+#: values echoed in it are cut to about 80 characters (``schedframe.errors.bounded_repr``); this
+#: bounds what a plugin's own args validation echoes.
+MAX_CONFIG_ERROR: Final = 2048
 #: The configuration's ``kind``.
 KIND: Final = "KubeSchedulerConfiguration"
 #: The scheduler name of the default profile (``pod.spec.schedulerName`` default).
@@ -202,7 +209,7 @@ def _plugins_converter(
     for point in value:
         if point not in EXTENSION_POINTS:
             raise ConfigurationError(
-                f"unknown extension point {point!r}{did_you_mean(str(point), EXTENSION_POINTS)}")
+                f"unknown extension point {_q(point)}{did_you_mean(str(point), EXTENSION_POINTS)}")
     return FrozenDict({
         point: tuple(PluginRef(ref) if isinstance(ref, str) else ref for ref in value.get(point, ()))
         for point in EXTENSION_POINTS
@@ -267,7 +274,7 @@ class Profile:
             return self.plugins[point]
         except KeyError:
             raise ConfigurationError(
-                f"unknown extension point {point!r}{did_you_mean(point, EXTENSION_POINTS)}"
+                f"unknown extension point {_q(point)}{did_you_mean(point, EXTENSION_POINTS)}"
             ) from None
 
     def plugin_names(self) -> tuple[str, ...]:
@@ -718,10 +725,17 @@ def _child(path: str, name: str) -> str:
     """``path.name``; a name that is not a plain field name (empty, spaces, dots, colons...) is
     quoted as ``path["name"]`` (JSON, with spaces and colons escaped) so the path stays one
     unambiguous token before the ``": "`` of the message."""
+    if len(name) > MAX_VALUE_REPR:  # a 10 MB key: the path shows its start and its length
+        name = f"{name[:MAX_VALUE_REPR - 20]}...({len(name)} characters)"
     if not _PLAIN_FIELD.fullmatch(name):
-        quoted = json.dumps(name[:80]).replace(" ", "\\u0020").replace(":", "\\u003a")
+        quoted = json.dumps(name).replace(" ", "\\u0020").replace(":", "\\u003a")
         return f"{path}[{quoted}]"
     return f"{path}.{name}" if path else name
+
+
+def _q(value: object) -> str:
+    """A name or value quoted in a message, bounded (``schedframe.errors.bounded_repr``)."""
+    return bounded_repr(value)
 
 
 def _fmt(value: Any) -> str:
@@ -832,7 +846,12 @@ class _Parser:
 
     # -- errors ---------------------------------------------------------------------------
     def error(self, path: str, message: str) -> None:
-        self.errors.append(f"{path}: {message}" if path else message)
+        self.add(f"{path}: {message}" if path else message)
+
+    def add(self, error: str) -> None:
+        """Record *error*, cut to :data:`MAX_CONFIG_ERROR` characters: every user value it echoes
+        should be bounded already; this bounds what a plugin's args validation echoes."""
+        self.errors.append(bounded_text(error, MAX_CONFIG_ERROR))
 
     def invalid(self, path: str, value: Any, detail: str) -> None:
         self.error(path, f"Invalid value: {_fmt(value)}: {detail}")
@@ -911,25 +930,26 @@ class _Parser:
         if name == _WILDCARD:
             self.invalid(path, name, "'*' can only be used in a disabled list")
         elif name in self.spec.legacy_volume_plugins:
-            self.error(path, f"plugin {name!r} was part of kube-scheduler's {self.spec.short} defaults but "
+            self.error(path, f"plugin {_q(name)} was part of kube-scheduler's {self.spec.short} defaults but "
                              f"kube-scheduler has since removed it (CSI migration) and schedframe does not "
                              f"provide it (volumes are not modelled)")
         elif name in _REMOVED_UPSTREAM_PLUGINS:
-            self.invalid(path, name, f"plugin {name!r} was removed from kube-scheduler and is "
+            self.invalid(path, name, f"plugin {_q(name)} was removed from kube-scheduler and is "
                                      f"invalid in {API_VERSION}")
         elif name in REMOVED_PLUGINS:
             self.invalid(path, name,
-                         f"plugin {name!r} was removed from kube-scheduler: {REMOVED_PLUGINS[name]}")
+                         f"plugin {_q(name)} was removed from kube-scheduler: {REMOVED_PLUGINS[name]}")
         elif name in LEGACY_SCORE_PLUGINS:
             self.invalid(path, name,
-                         f"plugin {name!r} was merged into NodeResourcesFit (kube-scheduler 1.22): "
+                         f"plugin {_q(name)} was merged into NodeResourcesFit (kube-scheduler 1.22): "
                          f"enable NodeResourcesFit with args scoringStrategy.type "
                          f"{LEGACY_SCORE_PLUGINS[name]} (a v1beta2 or v1beta3 document is converted so)")
         elif name in NOT_PROVIDED_UPSTREAM_PLUGINS:
-            self.error(path, f"plugin {name!r} is part of kube-scheduler but not provided by "
+            self.error(path, f"plugin {_q(name)} is part of kube-scheduler but not provided by "
                              f"schedframe ({NOT_PROVIDED_UPSTREAM_PLUGINS[name]})")
         else:
-            self.error(path, unknown_plugin_message(name, self.registry))
+            self.error(path, unknown_plugin_message(name, self.registry) if len(name) <= MAX_VALUE_REPR
+                       else f"no plugin named {_q(name)} in the registry")
         return False
 
     def points_of(self, name: str, path: str) -> frozenset[str] | None:
@@ -947,7 +967,7 @@ class _Parser:
             bad = sorted(p for p in points if p not in EXTENSION_POINTS)
             if bad:
                 raise ConfigurationError(
-                    f"implements[{name!r}] names unknown extension point(s) {bad}; known: "
+                    f"implements[{_q(name)}] names unknown extension point(s) {bounded_repr(bad)}; known: "
                     f"{', '.join(EXTENSION_POINTS)}")
         else:
             entry = self.registry[name]
@@ -965,11 +985,11 @@ class _Parser:
             try:
                 points = _probe(name, entry, args)
             except Exception as exc:
-                self.error(path, f"cannot tell which extension points plugin {name!r} implements: "
+                self.error(path, f"cannot tell which extension points plugin {_q(name)} implements: "
                                  f"building it with {which} failed ({type(exc).__name__}: "
                                  f"{bounded_repr(str(exc), 200)[1:-1]}); give its args in pluginConfig, "
                                  f"register it with args_type=, or describe it with "
-                                 f"implements={{{name!r}: [...]}}")
+                                 f"implements={{{_q(name)}: [...]}}")
                 points = None
         self._points[name] = points
         return points
@@ -1004,7 +1024,7 @@ class _Parser:
                 continue
             if point != MULTI_POINT and point not in points:
                 has = ", ".join(p for p in EXTENSION_POINTS if p in points) or "none"
-                self.error(f"{enabled_path}[{i}]", f"plugin {ref.name!r} does not implement the "
+                self.error(f"{enabled_path}[{i}]", f"plugin {_q(ref.name)} does not implement the "
                                                    f"{point} extension point (it implements: {has})")
                 continue
             result.enabled.append(ref)
@@ -1139,7 +1159,7 @@ class _Parser:
             ok = False
         kind = data.pop("kind", None)
         if kind is not None and kind != f"{name}Args":
-            self.invalid(_child(path, "kind"), kind, f"must be {_fmt(name + 'Args')} for plugin {name!r}")
+            self.invalid(_child(path, "kind"), kind, f"must be {_fmt(name + 'Args')} for plugin {_q(name)}")
             ok = False
         if args_type is None:
             if not ok:
@@ -1151,13 +1171,13 @@ class _Parser:
                 return _INVALID
         from_dict = getattr(args_type, "from_dict", None)
         if not callable(from_dict):
-            self.error(path, f"the args type {args_type.__name__} of plugin {name!r} has no from_dict()")
+            self.error(path, f"the args type {args_type.__name__} of plugin {_q(name)} has no from_dict()")
             return _INVALID
         try:
             args = from_dict(data)
         except PluginArgsError as exc:
             for err in exc.errors:
-                self.errors.append(_join_args_error(path, err))
+                self.add(_join_args_error(path, err))
             return _INVALID
         except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
                 RecursionError) as exc:
@@ -1175,7 +1195,7 @@ class _Parser:
             validate()
         except PluginArgsError as exc:
             for err in exc.errors:
-                self.errors.append(_join_args_error(path, err))
+                self.add(_join_args_error(path, err))
             return _INVALID
         except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
                 RecursionError) as exc:
@@ -1189,7 +1209,7 @@ class _Parser:
         try:
             return args_type()
         except Exception as exc:
-            self.error(path, f"plugin {name!r} needs args: give them in pluginConfig (its args type "
+            self.error(path, f"plugin {_q(name)} needs args: give them in pluginConfig (its args type "
                              f"{args_type.__name__} has no defaults: {type(exc).__name__}: "
                              f"{bounded_repr(str(exc), 200)[1:-1]})")
             return _INVALID
@@ -1238,7 +1258,7 @@ class _Parser:
                 if default is not None and default is not _INVALID:
                     args[ref_name] = default
         args = {k: v for k, v in args.items() if v is not _INVALID}
-        shown = repr(name) if name else "(unnamed)"
+        shown = bounded_repr(name) if name else "(unnamed)"
         queue_sort = plugins["queueSort"]
         if len(queue_sort) != 1:
             self.error(_child(plugins_path, "queueSort"),
@@ -1345,7 +1365,7 @@ class _Parser:
                 self.invalid(f"profiles[{i}].plugins.queueSort", other, "must be the same for all profiles")
             elif names and profile.plugin_args.get(names[0]) != args:
                 self.error(f"profiles[{i}].pluginConfig",
-                           f"the args of queue sort plugin {names[0]!r} must be the same for all profiles")
+                           f"the args of queue sort plugin {_q(names[0])} must be the same for all profiles")
 
 
 _INVALID: Final = object()

@@ -10,6 +10,9 @@ reads, validates and writes back the configuration; the calls are made by
 Validation is upstream's ``validateExtenders``: a positive ``weight`` when ``prioritizeVerb`` is
 set, at most one extender with a ``bindVerb``, and ``managedResources[].name`` a valid extended
 resource name, unique across all extenders. Unknown fields are errors (strict decoding).
+schedframe also requires ``urlPrefix`` to be an ``http://`` or ``https://`` URL with a host and
+without credentials (``user:password@``, which would otherwise appear in messages), and
+``httpTimeout`` to be at most :data:`MAX_EXTENDER_TIMEOUT` (24 hours); upstream checks neither.
 
 ``httpTimeout`` is a Go duration string (``"30s"``, ``"1m30s"``, ``"500ms"``); unset or zero
 means kube-scheduler's ``DefaultExtenderTimeout``, 5 seconds (applied in ``NewHTTPExtender``;
@@ -28,9 +31,11 @@ from typing import Any, Final, Protocol, final
 import attrs
 
 from ..api._names import is_extended_resource_name, qualified_name_errors
+from ..framework.extender import MAX_EXTENDER_TIMEOUT, shown_url, url_prefix_problem
 
 __all__ = [
     "DEFAULT_EXTENDER_TIMEOUT",
+    "MAX_EXTENDER_TIMEOUT",
     "ExtenderConfig",
     "ExtenderManagedResource",
     "ExtenderTLSConfig",
@@ -339,6 +344,9 @@ def _timeout(reader: _Reader, value: Any, path: str) -> float:
     if not math.isfinite(seconds) or seconds < 0:
         reader.invalid(path, value, "must be a non-negative, finite duration")
         return 0.0
+    if seconds > MAX_EXTENDER_TIMEOUT:
+        reader.invalid(path, value, f"must be at most {format_duration(MAX_EXTENDER_TIMEOUT)}")
+        return 0.0
     return seconds
 
 
@@ -410,6 +418,17 @@ def validate_extenders(reader: _Reader, extenders: Iterable[ExtenderConfig], pat
     managed: set[str] = set()
     for i, ext in enumerate(extenders):
         ext_path = f"{path}[{i}]"
+        if not ext.url_prefix:
+            reader.error(f"{ext_path}.urlPrefix", "Required value")
+        else:
+            problem = url_prefix_problem(ext.url_prefix)
+            if problem is not None:
+                # never echo credentials: the value is shown without them
+                reader.invalid(f"{ext_path}.urlPrefix", shown_url(ext.url_prefix), problem)
+        timeout = ext.http_timeout
+        if not (math.isfinite(timeout) and 0 <= timeout <= MAX_EXTENDER_TIMEOUT):
+            reader.invalid(f"{ext_path}.httpTimeout", format_duration(timeout) if math.isfinite(timeout)
+                           else str(timeout), f"must be at most {format_duration(MAX_EXTENDER_TIMEOUT)}")
         if ext.prioritize_verb and ext.weight <= 0:
             reader.invalid(f"{ext_path}.weight", ext.weight, "must have a positive weight applied to it")
         if ext.bind_verb:

@@ -25,8 +25,12 @@ The transport is pluggable: a callable ``(url, payload, timeout) -> decoded JSON
 failure. The default, :func:`urllib_transport`, uses the standard library (``urllib.request``);
 tests and simulations can pass an in-process function instead. Differences from upstream:
 
-* The timeout bounds each socket operation (``urllib``'s semantics), not the whole call as Go's
-  ``http.Client.Timeout`` does: a server that trickles its answer can take longer.
+* The timeout bounds the whole call (connecting, TLS, sending, the status, headers and body) as
+  Go's ``http.Client.Timeout`` does, except the DNS lookup of the host.
+* Only ``http`` and ``https`` URLs without credentials (``user:password@``) are called; an
+  answer is at most :data:`DEFAULT_MAX_RESPONSE_BYTES` (or twice the request) and may not list
+  more nodes than it was sent; extender-provided text in messages is cut to
+  :data:`MAX_EXTENDER_MESSAGE` characters (upstream has none of these limits).
 * TLS: ``caFile``/``caData``, ``certFile``/``keyFile`` and ``insecure`` are supported;
   ``serverName``, ``certData`` and ``keyData`` are refused with a clear error when the extender
   is built.
@@ -36,9 +40,16 @@ tests and simulations can pass an in-process function instead. Differences from 
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import math
+import socket
 import ssl
+import threading
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, final, runtime_checkable
@@ -48,14 +59,17 @@ import attrs
 from ..api.objects import Pod
 from ..cache.listers import NodeInfoLister
 from ..cache.nodeinfo import NodeInfo
-from ..errors import ExtenderError, bounded_repr
+from ..errors import ExtenderError, bounded_repr, bounded_text
 from .diagnosis import Diagnosis
 from .interfaces import MAX_NODE_SCORE
 from .status import Code, Status
 
 __all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "EXTENDER_NAME",
+    "MAX_EXTENDER_MESSAGE",
     "MAX_EXTENDER_PRIORITY",
+    "MAX_EXTENDER_TIMEOUT",
     "Extender",
     "ExtenderTransport",
     "FilterOutcome",
@@ -63,6 +77,8 @@ __all__ = [
     "build_extenders",
     "extenders_filter",
     "extenders_prioritize",
+    "shown_url",
+    "url_prefix_problem",
     "urllib_transport",
 ]
 
@@ -72,7 +88,18 @@ MAX_EXTENDER_PRIORITY: Final = 10
 #: nodes (upstream ``framework.ExtenderName``).
 EXTENDER_NAME: Final = "Extender"
 _DEFAULT_TIMEOUT: Final = 5.0
-_MAX_RESPONSE_BYTES: Final = 64 * 1024 * 1024
+#: The largest answer (bytes) the default transport reads from an extender, unless the request
+#: was larger: an answer may then be twice the request's size (a filter answer with full node
+#: manifests echoes the nodes sent). Raise it with ``urllib_transport(max_response_bytes=...)``.
+DEFAULT_MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+#: The longest ``httpTimeout`` an extender may have, in seconds (24 hours).
+MAX_EXTENDER_TIMEOUT: Final = 24 * 3600.0
+#: The most characters of an extender-provided text (its ``error``, a failed node's reason, a
+#: transport failure) that reach an error or a pending message; longer ones are cut, saying how
+#: long they were.
+MAX_EXTENDER_MESSAGE: Final = 1024
+_CHUNK: Final = 64 * 1024
+_URL_SCHEMES: Final = ("http", "https")
 
 #: ``(url, payload, timeout seconds) -> the decoded JSON answer``; raises on failure.
 ExtenderTransport = Callable[[str, Mapping[str, Any], float], Any]
@@ -178,47 +205,238 @@ def _ssl_context(enable_https: bool, tls: Any) -> ssl.SSLContext | None:
     return ctx
 
 
+def _strip_userinfo(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    cut = len(rest)
+    for stop in "/?#":
+        at = rest.find(stop)
+        if at != -1:
+            cut = min(cut, at)
+    netloc = rest[:cut]
+    if "@" in netloc:
+        rest = netloc.rsplit("@", 1)[1] + rest[cut:]
+    return f"{scheme}{sep}{rest}"
+
+
+def shown_url(url: str) -> str:
+    """An extender's URL as messages and logs show it: without credentials (``user:password@``)
+    and cut to about 200 characters. Every message naming an extender's URL goes through it.
+
+    .. versionadded:: 0.1.0
+    """
+    return bounded_text(_strip_userinfo(url), 200)
+
+
+def url_prefix_problem(url: str) -> str | None:
+    """Why *url* cannot be an extender's ``urlPrefix`` (not an ``http``/``https`` URL with a
+    host, or carrying credentials), or ``None`` when it can.
+
+    .. versionadded:: 0.1.0
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - validates the port
+    except ValueError as exc:
+        return f"must be an http:// or https:// URL ({bounded_text(str(exc))})"
+    if parts.scheme.lower() not in _URL_SCHEMES:
+        return "must be an http:// or https:// URL"
+    if "@" in parts.netloc:
+        return ("must not carry credentials (user:password@): schedframe does not send them, and "
+                "they would appear in error messages, pending messages and logs")
+    if not parts.hostname:
+        return "must name a host"
+    return None
+
+
 def _deadline(url: str, timeout: float) -> str:
-    return f'Post "{url}": context deadline exceeded (Client.Timeout {timeout:g}s exceeded)'
+    return f'Post "{shown_url(url)}": context deadline exceeded (Client.Timeout {timeout:g}s exceeded)'
 
 
-def urllib_transport(context: ssl.SSLContext | None = None) -> ExtenderTransport:
+class _Watchdog:
+    """Bounds one call by a wall-clock deadline, as Go's ``http.Client.Timeout``: the
+    connections of the call are made through :meth:`connect`, and at the deadline a timer shuts
+    their sockets down, which wakes any read or write still blocked on them (a server
+    trickling its answer byte by byte). :meth:`finish` must be called before the connections
+    are closed."""
+
+    def __init__(self, timeout: float) -> None:
+        self.deadline = time.monotonic() + timeout
+        self.fired = False
+        self._done = False
+        self._lock = threading.Lock()
+        # duplicates of the call's sockets: shutting one down shuts the connection down, even
+        # after TLS has taken the original socket over; ours to close, so never reused meanwhile
+        self._socks: list[socket.socket] = []
+        self._timer = threading.Timer(timeout, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def remaining(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or self.fired:
+            raise TimeoutError("the extender call's deadline passed")
+        return left
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.fired = True
+            for sock in self._socks:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def finish(self) -> None:
+        with self._lock:
+            self._done = True
+            self._timer.cancel()
+            for sock in self._socks:
+                sock.close()
+            self._socks.clear()
+
+    def connect(self, address: tuple[str, int], timeout: object = None,
+                source_address: tuple[str, int] | None = None) -> socket.socket:
+        """``socket.create_connection`` within the deadline (DNS resolution excepted)."""
+        host, port = address
+        last: OSError | None = None
+        for family, kind, proto, _, sockaddr in socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM):
+            sock = socket.socket(family, kind, proto)
+            try:
+                with self._lock:
+                    if self._done or self.fired:
+                        raise TimeoutError("the extender call's deadline passed")
+                    self._socks.append(sock.dup())
+                sock.settimeout(self.remaining())
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(sockaddr)
+                return sock
+            except OSError as exc:
+                sock.close()
+                if isinstance(exc, TimeoutError):
+                    raise
+                last = exc
+        raise last if last is not None else OSError(f"cannot resolve {host!r}")
+
+
+def _connection_factory(base: type[http.client.HTTPConnection], watchdog: _Watchdog
+                        ) -> Callable[..., http.client.HTTPConnection]:
+    def make(host: str, timeout: float | None = None, **kwargs: Any) -> http.client.HTTPConnection:
+        conn = base(host, timeout=watchdog.remaining(), **kwargs)
+        conn._create_connection = watchdog.connect  # type: ignore[attr-defined]
+        return conn
+
+    return make
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_connection_factory(http.client.HTTPConnection, self._watchdog), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watchdog: _Watchdog, context: ssl.SSLContext | None) -> None:
+        super().__init__(context=context)
+        self._watchdog = watchdog
+        self._ssl_context = context
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_connection_factory(http.client.HTTPSConnection, self._watchdog), req,
+                            context=self._ssl_context)
+
+
+def _opener(watchdog: _Watchdog, context: ssl.SSLContext | None) -> urllib.request.OpenerDirector:
+    """HTTP and HTTPS only (a redirect to ``file:``, ``ftp:`` or ``data:`` has no handler),
+    with proxies from the environment as Go's transport, every connection under *watchdog*."""
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
+                    _HTTPHandler(watchdog), _HTTPSHandler(watchdog, context),
+                    urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPRedirectHandler(),
+                    urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
+
+
+def urllib_transport(context: ssl.SSLContext | None = None, *,
+                     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> ExtenderTransport:
     """The default transport: ``POST`` the payload as JSON with ``urllib.request``.
 
     A status other than 200 raises :class:`~schedframe.ExtenderError` with upstream's message
     (``failed <verb> with extender at URL <url>, code <status>``); so do connection errors,
-    timeouts and answers that are not JSON.
+    answers that are not JSON and answers larger than *max_response_bytes* (default
+    :data:`DEFAULT_MAX_RESPONSE_BYTES`) or twice the request, whichever is larger. The timeout
+    bounds the whole call, as Go's ``http.Client.Timeout`` (a server trickling its answer is cut
+    off at the deadline), DNS resolution excepted. Only ``http`` and ``https`` URLs without
+    credentials are called, redirects included.
     """
+    if (isinstance(max_response_bytes, bool) or not isinstance(max_response_bytes, int)
+            or max_response_bytes <= 0):
+        raise ExtenderError(
+            f"max_response_bytes must be a positive integer, got {bounded_repr(max_response_bytes)}")
 
     def transport(url: str, payload: Mapping[str, Any], timeout: float) -> Any:
+        problem = url_prefix_problem(url)
+        if problem is not None:
+            raise ExtenderError(f'Post "{shown_url(url)}": the URL {problem}')
+        if not (isinstance(timeout, (int, float)) and math.isfinite(timeout)
+                and 0 < timeout <= MAX_EXTENDER_TIMEOUT):
+            raise ExtenderError(f"the timeout of extender at URL {shown_url(url)} must be more than 0 "
+                                f"and at most {MAX_EXTENDER_TIMEOUT:g} seconds, got {bounded_repr(timeout)}")
         body = json.dumps(payload).encode("utf-8")
+        limit = max(max_response_bytes, 2 * len(body))
         request = urllib.request.Request(url, data=body, method="POST",
                                          headers={"Content-Type": "application/json"})
         verb = url.rstrip("/").rsplit("/", 1)[-1]
+        shown = shown_url(url)
+        watchdog = _Watchdog(timeout)
+        chunks: list[bytes] = []
+        size = 0
         try:
-            with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
+            with _opener(watchdog, context).open(request, timeout=timeout) as response:
                 status = response.status
-                raw = response.read(_MAX_RESPONSE_BYTES + 1) if status == 200 else b""
+                while status == 200 and size <= limit:
+                    watchdog.remaining()
+                    chunk = response.read1(_CHUNK)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    size += len(chunk)
+                if watchdog.fired:
+                    raise TimeoutError
         except urllib.error.HTTPError as exc:
             exc.close()
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {exc.code}") from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
+            if watchdog.fired:
                 raise ExtenderError(_deadline(url, timeout)) from None
-            raise ExtenderError(f'Post "{url}": {exc.reason}') from None
+            raise ExtenderError(f"failed {bounded_text(verb)} with extender at URL {shown}, "
+                                f"code {exc.code}") from None
+        except urllib.error.URLError as exc:
+            if watchdog.fired or isinstance(exc.reason, TimeoutError):
+                raise ExtenderError(_deadline(url, timeout)) from None
+            reason = bounded_text(str(exc.reason), MAX_EXTENDER_MESSAGE)
+            raise ExtenderError(f'Post "{shown}": {reason}') from None
         except TimeoutError:
             raise ExtenderError(_deadline(url, timeout)) from None
-        except (OSError, ValueError) as exc:
-            raise ExtenderError(f'Post "{url}": {exc}') from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            if watchdog.fired:
+                raise ExtenderError(_deadline(url, timeout)) from None
+            raise ExtenderError(f'Post "{shown}": {bounded_text(str(exc), MAX_EXTENDER_MESSAGE)}') from None
+        finally:
+            watchdog.finish()
         if status != 200:
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
-        if len(raw) > _MAX_RESPONSE_BYTES:
-            raise ExtenderError(
-                f"the answer of extender at URL {url} is larger than {_MAX_RESPONSE_BYTES} bytes")
+            raise ExtenderError(f"failed {bounded_text(verb)} with extender at URL {shown}, code {status}")
+        if size > limit:
+            raise ExtenderError(f"the answer of extender at URL {shown} is larger than {limit} bytes")
         try:
-            return json.loads(raw)
+            return json.loads(b"".join(chunks))
         except (ValueError, RecursionError) as exc:
-            raise ExtenderError(f"the answer of extender at URL {url} is not JSON: {exc}") from None
+            raise ExtenderError(f"the answer of extender at URL {shown} is not JSON: "
+                                f"{bounded_text(str(exc))}") from None
 
     return transport
 
@@ -237,7 +455,8 @@ class HTTPExtender:
         filter_verb, preempt_verb, prioritize_verb, bind_verb: the verbs (empty: not called).
         weight: multiplies prioritize scores.
         enable_https, tls_config: TLS, as in the configuration (used by the default transport).
-        http_timeout: seconds per call (``0``: 5 seconds, upstream's default).
+        http_timeout: seconds a call may take, connection and answer included (``0``: 5
+            seconds, upstream's default; at most :data:`MAX_EXTENDER_TIMEOUT`).
         node_cache_capable: send node names instead of node manifests.
         managed_resources: resource names; when non-empty, only pods requesting or limiting one
             of them (in a container or init container) are sent.
@@ -246,7 +465,9 @@ class HTTPExtender:
             ``urllib.request``.
 
     Raises:
-        ExtenderError: the TLS settings cannot be used.
+        ExtenderError: *url_prefix* is not an ``http``/``https`` URL or carries credentials,
+            *http_timeout* is negative, not finite or above :data:`MAX_EXTENDER_TIMEOUT`, or
+            the TLS settings cannot be used.
 
     .. versionadded:: 0.1.0
     """
@@ -258,6 +479,14 @@ class HTTPExtender:
                  enable_https: bool = False, tls_config: Any = None, http_timeout: float = 0.0,
                  node_cache_capable: bool = False, managed_resources: Iterable[str] = (),
                  ignorable: bool = False, transport: ExtenderTransport | None = None) -> None:
+        problem = url_prefix_problem(url_prefix) if isinstance(url_prefix, str) else "must be a string"
+        if problem is not None:
+            raise ExtenderError(f"url_prefix {shown_url(url_prefix) if isinstance(url_prefix, str) else ''}"
+                                f"{' ' if isinstance(url_prefix, str) else ''}{problem}")
+        if (isinstance(http_timeout, bool) or not isinstance(http_timeout, (int, float))
+                or not 0 <= http_timeout <= MAX_EXTENDER_TIMEOUT):  # NaN fails too
+            raise ExtenderError(f"http_timeout must be a number of seconds from 0 to "
+                                f"{MAX_EXTENDER_TIMEOUT:g}, got {bounded_repr(http_timeout)}")
         self.url_prefix = url_prefix
         self.filter_verb = filter_verb
         self.preempt_verb = preempt_verb
@@ -329,29 +558,50 @@ class HTTPExtender:
         return {"pod": pod.to_manifest(),
                 "nodes": {"items": [ni.node.to_manifest() for ni in nodes if ni.node is not None]}}
 
+    @property
+    def _shown(self) -> str:
+        return shown_url(self.url_prefix)
+
     def _send(self, verb: str, payload: Mapping[str, Any]) -> Any:
         url = self.url_prefix.rstrip("/") + "/" + verb
         try:
             return self.transport(url, payload, self.http_timeout)
-        except ExtenderError:
-            raise
+        except ExtenderError as exc:  # a transport's own: bounded here too
+            text = str(exc)
+            if len(text) <= MAX_EXTENDER_MESSAGE:
+                raise
+            raise ExtenderError(bounded_text(text, MAX_EXTENDER_MESSAGE)) from exc
         except Exception as exc:  # an in-process transport's own failure
-            raise ExtenderError(f"extender at URL {url}: {type(exc).__name__}: {exc}") from exc
+            raise ExtenderError(f"extender at URL {shown_url(url)}: {type(exc).__name__}: "
+                                f"{bounded_text(str(exc), MAX_EXTENDER_MESSAGE)}") from exc
+
+    def _error(self, error: Any) -> ExtenderError:
+        """The extender's own ``error`` (upstream returns it as the error), bounded."""
+        return ExtenderError(bounded_text(str(error), MAX_EXTENDER_MESSAGE))
+
+    def _too_many(self, what: str, got: int, sent: int, *, slack: int = 1) -> None:
+        """Refuse an answer listing more than *slack* times the items it was sent (the decoded
+        answer is bounded by the request, not only by its size in bytes)."""
+        if got > sent * slack:
+            most = "" if slack == 1 else f" (at most {slack} times as many may be answered)"
+            raise ExtenderError(f"extender {self._shown!r} answered {got} {what} but was sent {sent}{most}")
 
     def _mapping(self, answer: Any, what: str) -> Mapping[str, Any]:
         if not isinstance(answer, Mapping):
-            raise ExtenderError(f"extender {self.name!r} answered {bounded_repr(answer, 100)} where "
+            raise ExtenderError(f"extender {self._shown!r} answered {bounded_repr(answer, 100)} where "
                                 f"an {what} object was expected")
         return answer
 
-    def _failed_map(self, answer: Mapping[str, Any], key: str) -> dict[str, str]:
+    def _failed_map(self, answer: Mapping[str, Any], key: str, sent: int) -> dict[str, str]:
         value = answer.get(key)
         if value is None:
             return {}
         if not isinstance(value, Mapping) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-            raise ExtenderError(f"extender {self.name!r}: {key} must map node names to messages")
-        return dict(value)
+            raise ExtenderError(f"extender {self._shown!r}: {key} must map node names to messages")
+        # upstream records failures of nodes it did not send too: allow some
+        self._too_many(f"{key}", len(value), sent, slack=2)
+        return {k: bounded_text(v, MAX_EXTENDER_MESSAGE) for k, v in value.items()}
 
     def filter(self, pod: Pod, nodes: Sequence[NodeInfo]
                ) -> tuple[list[NodeInfo], dict[str, str], dict[str, str]]:
@@ -363,32 +613,33 @@ class HTTPExtender:
         answer = self._mapping(self._send(self.filter_verb, self._args(pod, nodes)), "ExtenderFilterResult")
         error = answer.get("error")
         if error:
-            raise ExtenderError(str(error))
+            raise self._error(error)
         by_name = {ni.name: ni for ni in nodes}
         names: list[Any] | None = None
         if self.node_cache_capable and answer.get("nodenames") is not None:
             names = answer["nodenames"]
             if not isinstance(names, list):
-                raise ExtenderError(f"extender {self.name!r}: nodenames must be a list")
+                raise ExtenderError(f"extender {self._shown!r}: nodenames must be a list")
         elif answer.get("nodes") is not None:
             node_list = answer["nodes"]
             items = node_list.get("items") if isinstance(node_list, Mapping) else None
             if items is None:
                 items = []
             if not isinstance(items, list):
-                raise ExtenderError(f"extender {self.name!r}: nodes.items must be a list")
+                raise ExtenderError(f"extender {self._shown!r}: nodes.items must be a list")
             names = [item.get("metadata", {}).get("name") if isinstance(item, Mapping) else None
                      for item in items]
+        self._too_many("nodes", len(names or ()), len(nodes))
         passed: list[NodeInfo] = []
         for node_name in names or ():
             ni = by_name.get(node_name) if isinstance(node_name, str) else None
             if ni is None:
                 raise ExtenderError(
-                    f"extender {self.name!r} claims a filtered node {bounded_repr(node_name, 100)} "
+                    f"extender {self._shown!r} claims a filtered node {bounded_repr(node_name, 100)} "
                     "which is not found in the input node list")
             passed.append(ni)
-        return (passed, self._failed_map(answer, "failedNodes"),
-                self._failed_map(answer, "failedAndUnresolvableNodes"))
+        return (passed, self._failed_map(answer, "failedNodes", len(nodes)),
+                self._failed_map(answer, "failedAndUnresolvableNodes", len(nodes)))
 
     def prioritize(self, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[tuple[str, int]], int]:
         """Call the prioritize verb (upstream ``Prioritize``): ``[(host, score)]`` and the weight.
@@ -399,15 +650,17 @@ class HTTPExtender:
         if answer is None:
             return [], self.weight
         if not isinstance(answer, list):
-            raise ExtenderError(f"extender {self.name!r} answered {bounded_repr(answer, 100)} where a "
+            raise ExtenderError(f"extender {self._shown!r} answered {bounded_repr(answer, 100)} where a "
                                 "HostPriorityList was expected")
+        # hosts not sent are ignored, as upstream; some are allowed
+        self._too_many("host priorities", len(answer), len(nodes), slack=2)
         out: list[tuple[str, int]] = []
         for item in answer:
             host = item.get("host") if isinstance(item, Mapping) else None
             score = item.get("score", 0) if isinstance(item, Mapping) else None
             if not isinstance(host, str) or not isinstance(score, int) or isinstance(score, bool):
                 raise ExtenderError(
-                    f'extender {self.name!r}: a HostPriority must be {{"host": <string>, "score": '
+                    f'extender {self._shown!r}: a HostPriority must be {{"host": <string>, "score": '
                     f"<integer>}}, got {bounded_repr(item, 100)}")
             out.append((host, score))
         return out, self.weight
@@ -421,7 +674,7 @@ class HTTPExtender:
         answer = self._mapping(answer, "ExtenderBindingResult")
         error = answer.get("error")
         if error:
-            raise ExtenderError(str(error))
+            raise self._error(error)
 
     def process_preemption(self, pod: Pod, victims: Mapping[str, tuple[Sequence[Pod], int]],
                            node_infos: NodeInfoLister) -> dict[str, tuple[list[Pod], int]]:
@@ -430,7 +683,7 @@ class HTTPExtender:
         accepts, its victims looked up by UID on each node."""
         if not self.preempt_verb:
             raise ExtenderError(
-                f"preempt verb is not defined for extender {self.url_prefix} but run into ProcessPreemption")
+                f"preempt verb is not defined for extender {self._shown} but run into ProcessPreemption")
         payload: dict[str, Any] = {"pod": pod.to_manifest()}
         if self.node_cache_capable:
             payload["nodeNameToMetaVictims"] = {
@@ -443,7 +696,8 @@ class HTTPExtender:
         answer = self._mapping(self._send(self.preempt_verb, payload), "ExtenderPreemptionResult")
         meta = answer.get("nodeNameToMetaVictims") or {}
         if not isinstance(meta, Mapping):
-            raise ExtenderError(f"extender {self.name!r}: nodeNameToMetaVictims must be a mapping")
+            raise ExtenderError(f"extender {self._shown!r}: nodeNameToMetaVictims must be a mapping")
+        self._too_many("candidate nodes", len(meta), len(victims))
         out: dict[str, tuple[list[Pod], int]] = {}
         for node_name, meta_victims in meta.items():
             node_info = node_infos.get(node_name) if isinstance(node_name, str) else None
@@ -453,17 +707,23 @@ class HTTPExtender:
                 out[node_name] = ([], 0)
                 continue
             if not isinstance(meta_victims, Mapping):
-                raise ExtenderError(f"extender {self.name!r}: the victims of node {node_name!r} must be "
-                                    "a mapping")
+                raise ExtenderError(f"extender {self._shown!r}: the victims of node "
+                                    f"{bounded_repr(node_name)} must be a mapping")
             by_uid = {pi.pod.uid: pi.pod for pi in node_info.pods}
             pods: list[Pod] = []
-            for meta_pod in meta_victims.get("pods") or ():
+            meta_pods = meta_victims.get("pods") or ()
+            if not isinstance(meta_pods, (list, tuple)):
+                raise ExtenderError(f"extender {self._shown!r}: the victims of node "
+                                    f"{bounded_repr(node_name)} must list pods")
+            self._too_many(f"victims on node {bounded_repr(node_name)}", len(meta_pods),
+                           len(victims[node_name][0]) if node_name in victims else len(by_uid))
+            for meta_pod in meta_pods:
                 uid = meta_pod.get("uid") if isinstance(meta_pod, Mapping) else None
                 found = by_uid.get(uid) if isinstance(uid, str) else None
                 if found is None:
                     raise ExtenderError(
-                        f"extender: {self.url_prefix} claims to preempt pod (UID: {bounded_repr(uid, 100)}) "
-                        f"on node: {node_name}, but the pod is not found on that node")
+                        f"extender: {self._shown} claims to preempt pod (UID: {bounded_repr(uid, 100)}) "
+                        f"on node: {bounded_text(node_name)}, but the pod is not found on that node")
                 pods.append(found)
             violations = meta_victims.get("numPDBViolations", 0)
             out[node_name] = (pods, violations if isinstance(violations, int) else 0)
@@ -473,7 +733,7 @@ class HTTPExtender:
         verbs = ", ".join(f"{k}={v!r}" for k, v in (
             ("filter", self.filter_verb), ("prioritize", self.prioritize_verb),
             ("bind", self.bind_verb), ("preempt", self.preempt_verb)) if v)
-        return f"HTTPExtender({self.url_prefix!r}{', ' if verbs else ''}{verbs})"
+        return f"HTTPExtender({self._shown!r}{', ' if verbs else ''}{verbs})"
 
 
 

@@ -18,7 +18,7 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
 from ..errors import ExtenderError
 from ..framework.diagnosis import Diagnosis
-from ..framework.extender import Extender, extenders_filter, extenders_prioritize
+from ..framework.extender import Extender, extenders_filter, extenders_prioritize, shown_url
 from ..framework.status import Status
 from ._state import SchedulerBase
 
@@ -29,12 +29,12 @@ logger = logging.getLogger("schedframe")
 
 def _log_skipped(extender: Extender, exc: ExtenderError) -> None:
     logger.info("skipping extender %s as it returned error and has ignorable flag set: %s",
-                extender.name, exc)
+                shown_url(extender.name), exc)
 
 
 def _log_prioritize_failed(extender: Extender, exc: ExtenderError) -> None:
     logger.info("failed to run extender %s's priority function, no score given by it: %s",
-                extender.name, exc)
+                shown_url(extender.name), exc)
 
 
 class ExtendersMixin(SchedulerBase):
