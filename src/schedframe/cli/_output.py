@@ -65,8 +65,8 @@ class Out:
             return
         if not self._hinted:
             self._hinted = True
-            print(
-                "(plain output; pip install 'schedframe[cli]' for tables and progress bars)", file=self.stream
+            print(  # a notice, not output: stdout stays the tables alone
+                "(plain output; pip install 'schedframe[cli]' for tables and progress bars)", file=sys.stderr
             )
         if title:
             print(title, file=self.stream)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, Any, Final
+
+import attrs
 
 from ._common import (
+    EXIT_INPUT,
     EXIT_OK,
     EXIT_PENDING,
     CliInputError,
@@ -20,7 +24,13 @@ from ._common import (
 )
 from ._output import Out
 
-__all__ = ["add_parser", "run", "simulate_report"]
+__all__ = ["add_parser", "cluster_summary", "run", "simulate_report", "unhandled_lines"]
+
+#: Kinds of a cluster dump counted as workloads in the header.
+_WORKLOAD_KINDS: Final = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController"}
+)
+_ZONE_LABELS: Final = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -36,13 +46,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "scenario",
         nargs="?",
         metavar="SCENARIO",
-        help="a scenario file (YAML/JSON) or a built-in name (see --list); default: three-zones",
+        help="a scenario file (YAML/JSON) or a built-in name (see --list); default: three-zones, "
+        "or with --cluster the cluster alone (its own pods)",
     )
     p.add_argument("--list", action="store_true", help="list the built-in scenarios and exit")
     p.add_argument(
         "--cluster",
         metavar="DUMP",
-        help="start from these manifests / `kubectl get nodes,pods -A -o yaml` dump",
+        help="start from these manifests / `kubectl get nodes,pods -A -o yaml` dump; without "
+        "SCENARIO, simulate the dump's own pods only",
     )
     p.add_argument(
         "--config",
@@ -73,12 +85,35 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--pods", action="store_true", help="list every pod's outcome")
     p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
+    p.add_argument(
+        "--allow-foreign-pods",
+        action="store_true",
+        help="accept pods whose schedulerName no profile has (meant for another scheduler): "
+        "report them, exit 0 (default: exit 2)",
+    )
     return p
+
+
+def cluster_summary(scenario: Any) -> str:
+    """``N nodes in Z zones, M pods (B bound, P pending), K workloads`` of *scenario*'s
+    starting cluster."""
+    zones = {
+        n.labels[k] for n in scenario.nodes for k in _ZONE_LABELS[:1] if n.labels.get(k)
+    } or {n.labels[k] for n in scenario.nodes for k in _ZONE_LABELS[1:] if n.labels.get(k)}
+    bound = sum(1 for p in scenario.pods if p.node_name)
+    workloads = sum(1 for o in scenario.objects if type(o).__name__ in _WORKLOAD_KINDS)
+    nodes = len(scenario.nodes)
+    where = f" in {len(zones)} zone(s)" if zones else " (no zone labels)"
+    return (
+        f"{nodes} node(s){where}, {len(scenario.pods)} pod(s) ({bound} bound, "
+        f"{len(scenario.pods) - bound} pending), {workloads} workload(s)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe simulate``."""
     out = output(args)
+    from ..errors import ScenarioError
     from ..sim import BUILTIN_SCENARIOS, builtin_scenario, moved_pods, run_plan
     from ..sim.run import resolve_configs
     from ..sim.scenario import ConfigSpec, Scenario
@@ -91,10 +126,21 @@ def run(args: argparse.Namespace) -> int:
             out.table("Built-in scenarios", ["NAME", "DESCRIPTION"], rows)
         return EXIT_OK
     name = args.scenario
-    if name is None or name in BUILTIN_SCENARIOS:
+    if args.cluster and not os.path.exists(args.cluster):
+        raise CliInputError(f"{args.cluster}: no such cluster dump (--cluster)")
+    if name is None and args.cluster:  # the cluster alone: its own pods, no built-in workloads
+        stem = os.path.splitext(os.path.basename(os.path.normpath(args.cluster)))[0] or "cluster"
+        scenario = Scenario(stem).with_cluster(args.cluster)
+        origin = args.cluster
+        scenario = attrs.evolve(
+            scenario, description=f"the cluster {args.cluster}: {cluster_summary(scenario)}"
+        )
+    elif name is None or name in BUILTIN_SCENARIOS:
         scenario = builtin_scenario() if name is None else builtin_scenario(name)
+        origin = f"{scenario.name} (built-in)"
     elif os.path.exists(name):
         scenario = Scenario.from_file(name)
+        origin = name
     else:
         from ..errors import did_you_mean
 
@@ -102,17 +148,27 @@ def run(args: argparse.Namespace) -> int:
             f"{name}: no such scenario file or built-in scenario"
             f"{did_you_mean(name, BUILTIN_SCENARIOS)} (built-in: {', '.join(BUILTIN_SCENARIOS)})"
         )
-    if args.cluster:
-        if not os.path.exists(args.cluster):
-            raise CliInputError(f"{args.cluster}: no such cluster dump (--cluster)")
+    if args.cluster and name is not None:
+        workloads = ", ".join(w.name for w in scenario.workloads) or "none"
         scenario = scenario.with_cluster(args.cluster)
+        origin = f"{origin} on the cluster {args.cluster}"
+        scenario = attrs.evolve(
+            scenario,
+            description=f"the cluster {args.cluster}: {cluster_summary(scenario)}; "
+            f"the scenario's workloads: {workloads}",
+        )
     specs = (
         [ConfigSpec(os.path.splitext(os.path.basename(f))[0], load_config(f)) for f in args.config]
         if args.config
         else resolve_configs(scenario, None)
     )
     specs = resolve_configs(scenario, specs)
-    plan = scenario.plan(args.seed)
+    try:
+        plan = scenario.plan(args.seed)
+    except ScenarioError as exc:
+        if exc.source:
+            raise
+        raise ScenarioError(origin, exc.path, exc.detail) from None
     results = []
     for spec in specs:
         with out.progress(f"{scenario.name} / {spec.name}", enabled=not (args.json or args.jsonl)) as update:
@@ -158,9 +214,44 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not (args.json or args.jsonl):
             out.line(f"plots saved to {args.plot}")
+    if not args.allow_foreign_pods and any(r.unhandled for r in results):
+        lines = [line for r in results for line in unhandled_lines(r, len(results) > 1)]
+        print(f"schedframe simulate: error: {lines[0]}", file=sys.stderr)
+        for line in lines[1:]:
+            print(f"  {line}", file=sys.stderr)
+        names = sorted({n for r in results for n in r.unhandled})
+        profiles = sorted({p for r in results for p in r.profiles})
+        print(
+            f"  fix: name a profile {' / '.join(repr(n) for n in names)} (profiles[].schedulerName "
+            f"in the configuration), or set those pods' spec.schedulerName to "
+            f"{' / '.join(repr(p) for p in profiles) or 'a profile'}; if they are meant for another "
+            f"scheduler, pass --allow-foreign-pods (they then stay pending, reported)",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):
         return EXIT_PENDING
     return EXIT_OK
+
+
+def unhandled_lines(result: Any, name_config: bool = True) -> list[str]:
+    """One line per scheduler name the pods of *result* ask for that no profile has."""
+    lines = []
+    profiles = ", ".join(repr(p) for p in result.profiles) or "none"
+    for sched, keys in result.unhandled.items():
+        e_g = ", ".join(keys[:3]) + (", ..." if len(keys) > 3 else "")
+        lines.append(
+            f"{result.config + ': ' if name_config else ''}{len(keys)} pod(s) name schedulerName "
+            f"{sched!r} but no profile named {sched!r} in the configuration (profiles: {profiles}); "
+            f"nobody schedules them ({e_g})"
+        )
+    return lines
+
+
+def _wait(m: Any, stat: str) -> str:
+    value = getattr(m, f"wait_{stat}")
+    text = fmt_seconds(value)
+    return f">={text}" if value is not None and stat in m.wait_lower_bound else text
 
 
 def _per_config(path: str, config: str) -> str:
@@ -190,8 +281,8 @@ def simulate_report(
                 f"{m.running:,}",
                 f"{m.completed:,}",
                 f"{m.preemptions:,}",
-                fmt_seconds(m.wait_p50),
-                fmt_seconds(m.wait_p99),
+                _wait(m, "p50"),
+                _wait(m, "p99"),
                 fmt_pct(m.utilisation_mean.get("cpu", 0.0)),
                 fmt_pct(m.utilisation_peak.get("cpu", 0.0)),
                 fmt_pct(m.fragmentation_mean.get("cpu", 0.0)),
@@ -227,12 +318,31 @@ def simulate_report(
         f"; MOVED: pods not on the same node as with {results[0].config}" if len(results) > 1 else ""
     )
     out.table(title, cols, rows, right=range(1, len(cols)))
+    recreated = "; ".join(f"{r.config}: {r.metrics.recreated:,}" for r in results if r.metrics.recreated)
+    out.line(
+        "PODS counts every pod created during the run, recreated ones included"
+        + (f" ({recreated} recreated)" if recreated else "")
+        + "; the starting cluster's bound pods are not counted"
+    )
+    out.line(
+        "WAIT: arrival to binding; a pod never bound counts until the end of the run (or its "
+        "deletion), so with pods pending a figure is a lower bound (marked >=)"
+    )
     for r in results:
         pending = r.pending()
         if pending:
             out.line(f"{r.config}: {len(pending)} pod(s) pending at the end, e.g.:")
             for p in pending[:5]:
                 out.line(f"  {p.key}: {p.message or '(not attempted yet)'}")
+        for line in unhandled_lines(r):
+            out.line(line)
+        if r.end_reason == "no-progress" and r.stopped_at is not None:
+            holds = f"; the state holds until {r.metrics.end:,.1f}s" if r.metrics.end > r.stopped_at else ""
+            out.line(
+                f"{r.config}: stopped at {r.stopped_at:,.1f}s: no progress possible (no arrival, "
+                f"completion or node event ahead, and the {r.metrics.pending:,} pending pod(s) "
+                f"cannot be placed){holds}"
+            )
         if r.stalled:
             out.line(
                 f"{r.config}: pods kept cycling without progress at {len(r.stalled)} instant(s) "

@@ -6,6 +6,13 @@ scale-downs, controller recreations), then runs scheduling cycles while a pod is
 is, the clock moves to the earliest of: the next event, the next backoff completion, the next
 Permit deadline, and (while events remain) the next unschedulable-pool timeout. Backoff, the
 unschedulable pool, Permit waits and preemption therefore all run on simulated time.
+
+A run ends at its horizon (``until``), or when nothing is left to happen, or when no progress is
+possible: no input, completion or recreation is ahead, no pod waits at Permit, and every pod
+that would be retried (in the active or backoff queue) has failed again since the last change
+of the cluster (a binding, a preemption, a deletion, an applied event). Nothing could then
+change, so the run stops instead of cycling those pods through backoff until the horizon (or
+for ever); ``SimResult.end_reason`` says which.
 """
 
 from __future__ import annotations
@@ -40,9 +47,10 @@ from .results import (
     PodResult,
     Sample,
     SimResult,
+    censored_percentile,
     percentile,
 )
-from .scenario import NodeEvent, Plan, PlannedArrival, WorkloadInfo, pod_from_template
+from .scenario import NodeEvent, Plan, PlannedArrival, WorkloadInfo, check_nodes, pod_from_template
 
 __all__ = ["LOG_VERSION", "Progress", "run_plan"]
 
@@ -80,6 +88,7 @@ class _Rec:
         "pod",
         "preempted_by",
         "replaced_by",
+        "seen",
         "state",
         "workload",
     )
@@ -100,6 +109,7 @@ class _Rec:
         self.preempted_by = ""
         self.replaced_by = ""
         self.message = ""
+        self.seen = -1  # the change epoch at the start of its last attempt
         self.initial = bool(pod.node_name)  # bound in the starting cluster: never scheduled here
 
     def result(self) -> PodResult:
@@ -198,6 +208,9 @@ class _Sim:
         self.counts = {"preemptions": 0, "recreated": 0, "completed": 0, "cycles": 0}
         self.samples: list[Sample] = []
         self.stalled: list[float] = []
+        # bumped by every change that may let a failed pod fit (see the module docstring)
+        self.epoch = 0
+        self.cycle_epoch = 0
         self.explain_keys = frozenset(k if "/" in k else f"default/{k}" for k in explain)
         self.explanations: dict[str, list[Explanation]] = {}
         ref = self._typical_request()
@@ -352,6 +365,7 @@ class _Sim:
         rec = self.recs[uid]
         if rec.state not in (PENDING, RUNNING):
             return
+        self.epoch += 1
         self.sched.remove_pod(uid)
         self._gone(rec, uid, state)
         self.emit({"t": self.now, "op": "deleted", "pod": rec.key, "state": state})
@@ -408,6 +422,7 @@ class _Sim:
     ) -> None:
         rec = self.recs.get(pod.uid)
         if rec is not None:
+            rec.seen = self.cycle_epoch
             rec.attempts += 1
             if rec.first is None:
                 rec.first = self.now
@@ -418,6 +433,7 @@ class _Sim:
         rec = self.recs.get(uid)
         if rec is None or rec.state != PENDING:
             return
+        self.epoch += 1
         self.pending -= 1
         rec.state = RUNNING
         rec.node = node_name
@@ -435,6 +451,7 @@ class _Sim:
         rec = self.recs.get(uid)
         if rec is None:
             return
+        self.epoch += 1
         self.counts["preemptions"] += 1
         rec.preempted_by = preemptor.key
         self._gone(rec, uid, PREEMPTED)
@@ -443,6 +460,7 @@ class _Sim:
 
     # -- events -----------------------------------------------------------------------------------
     def apply(self, kind: int, payload: Any) -> None:
+        self.epoch += 1
         if kind == _COMPLETE:
             rec = self.recs[payload]
             if rec.state == RUNNING:
@@ -586,10 +604,25 @@ class _Sim:
         sched.on_pop = explain_popped
 
     # -- the loop ---------------------------------------------------------------------------------
+    def _no_progress(self) -> bool:
+        """Whether no retry can change anything: nothing ahead in the heap, no pod waiting at
+        Permit, and every pod the queue would hand out again failed since the last change."""
+        if self.heap or not self.pending or len(self.sched.waiting_pods):
+            return False
+        queue = self.sched.queue
+        epoch = self.epoch
+        recs = self.recs
+        for pod in (*queue.pods_in_active_q(), *queue.pods_in_backoff_q()):
+            rec = recs.get(pod.uid)
+            if rec is None or rec.seen != epoch:
+                return False
+        return True
+
     def run(self) -> SimResult:
         wall0 = time.perf_counter()
         plan = self.plan
         sched = self.sched
+        check_nodes(plan)
         if self.log is not None:
             self.emit(
                 {
@@ -619,15 +652,22 @@ class _Sim:
         progress = self.progress
         last_progress = wall0
         stalled_now = False
+        waiting = sched.waiting_pods
+        end_reason = "done"
+        stopped_at: float | None = None
         while True:
             now = self.now
             while heap and heap[0][0] <= now:
                 _, _, kind, payload = heapq.heappop(heap)
                 self.apply(kind, payload)
             if not stalled_now:
+                held = len(waiting)
+                self.cycle_epoch = self.epoch
                 t = perf()
                 ran = schedule_one()
                 sched_time += perf() - t
+                if held or len(waiting):  # a Permit wait began, ended or goes on: things change
+                    self.epoch += 1
                 if ran:
                     cycles += 1
                     if self.pending != bound_mark:
@@ -652,7 +692,15 @@ class _Sim:
             ):
                 if c is not None and c > now and (cand is None or c < cand):
                     cand = c
-            if cand is None or (until is not None and cand > until):
+            if cand is None:
+                if self.pending:
+                    end_reason, stopped_at = "no-progress", now
+                break
+            if until is not None and cand > until:
+                end_reason = "until"
+                break
+            if self._no_progress():
+                end_reason, stopped_at = "no-progress", now
                 break
             self._samples_until(cand)
             self.clock.set(cand)
@@ -676,7 +724,7 @@ class _Sim:
         self.counts["cycles"] = cycles
         wall = time.perf_counter() - wall0
         perf_rec = Perf(wall, sched_time, cycles / sched_time if sched_time > 0 else 0.0)
-        result = self._result(end, perf_rec)
+        result = self._result(end, perf_rec, end_reason, stopped_at)
         if self.log is not None:
             self.emit({"t": end, "op": "end", "metrics": result.metrics.to_dict()})
         if progress is not None:
@@ -686,10 +734,30 @@ class _Sim:
     def _placed(self) -> int:
         return sum(1 for r in self.recs.values() if r.bound_at is not None and not r.initial)
 
-    def _result(self, end: float, perf: Perf) -> SimResult:
+    def _result(self, end: float, perf: Perf, end_reason: str, stopped_at: float | None) -> SimResult:
         recs = list(self.recs.values())
         new = [r for r in recs if not r.initial]
-        waits = [r.bound_at - r.arrival for r in new if r.bound_at is not None]
+        profiles = tuple(self.sched.frameworks)
+        unhandled: dict[str, list[str]] = {}
+        waits: list[float] = []
+        censored: list[float] = []
+        for r in new:
+            if r.bound_at is not None:
+                waits.append(r.bound_at - r.arrival)
+                continue
+            name = r.pod.scheduler_name
+            if name in self.sched.frameworks:
+                censored.append((end if r.ended is None else r.ended) - r.arrival)
+                continue
+            unhandled.setdefault(name, []).append(r.key)
+            if r.state == PENDING and not r.message:
+                r.message = (
+                    f"no profile named {name!r} in the configuration (profiles: "
+                    f"{', '.join(profiles)}); nobody schedules this pod"
+                )
+        stats = {q: censored_percentile(waits, censored, q) for q in (50.0, 90.0, 99.0, 100.0)}
+        names = (("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("max", 100.0))
+        lower = tuple(n for n, q in names if stats[q][1])
         samples = self.samples
         util_mean: dict[str, float] = {}
         util_peak: dict[str, float] = {}
@@ -709,14 +777,17 @@ class _Sim:
             preemptions=self.counts["preemptions"],
             recreated=self.counts["recreated"],
             attempts=self.counts["cycles"],
-            wait_p50=percentile(waits, 50),
-            wait_p90=percentile(waits, 90),
-            wait_p99=percentile(waits, 99),
-            wait_max=max(waits, default=None),
+            wait_p50=stats[50.0][0],
+            wait_p90=stats[90.0][0],
+            wait_p99=stats[99.0][0],
+            wait_max=stats[100.0][0],
             utilisation_mean=util_mean,
             utilisation_peak=util_peak,
             fragmentation_mean=frag_mean,
             end=end,
+            original=len(new) - self.counts["recreated"],
+            wait_censored=len(censored),
+            wait_lower_bound=lower,
         )
         nodes = []
         for name, points in self.series.items():
@@ -736,6 +807,10 @@ class _Sim:
             tuple(self.stalled),
             explanations,
             perf,
+            end_reason=end_reason,
+            stopped_at=stopped_at,
+            unhandled={k: tuple(v) for k, v in unhandled.items()},
+            profiles=profiles,
         )
 
 

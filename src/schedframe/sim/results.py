@@ -26,6 +26,7 @@ __all__ = [
     "PodResult",
     "Sample",
     "SimResult",
+    "censored_percentile",
     "percentile",
 ]
 
@@ -47,6 +48,24 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     lo = math.floor(k)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def censored_percentile(
+    exact: Sequence[float], censored: Sequence[float], q: float
+) -> tuple[float | None, bool]:
+    """The *q*-th percentile of *exact* and *censored* values together (as :func:`percentile`),
+    and whether it is only a lower bound: a censored value is "at least this much", so the
+    percentile is exact only when every value up to its position is exact and smaller than the
+    smallest censored one."""
+    value = percentile([*exact, *censored], q)
+    if value is None or not censored:
+        return value, False
+    n = len(exact) + len(censored)
+    hi = min(math.floor((n - 1) * q / 100.0) + 1, n - 1)
+    xs = sorted(exact)
+    low = min(censored)
+    # exact iff the values at positions 0..hi are all exact values below every censored one
+    return value, not (hi < len(xs) and xs[hi] < low)
 
 
 @final
@@ -150,7 +169,9 @@ class Metrics:
     """Run metrics.
 
     Attributes:
-        pods: pods created (workload pods, recreations and the starting cluster's pending pods).
+        pods: pods created during the run: workload pods, the starting cluster's pending pods and
+            the pods controllers recreated (``recreated``); the starting cluster's bound pods are
+            not counted. ``pods == original + recreated``.
         placed: pods bound (counting those that later completed or were preempted).
         pending: pods still pending at the end.
         running: pods running at the end.
@@ -159,11 +180,18 @@ class Metrics:
         recreated: pods created by controllers in place of preempted or evicted ones.
         attempts: scheduling attempts (cycles).
         wait_p50 / wait_p90 / wait_p99 / wait_max: scheduling latency (arrival to binding, in
-            simulated seconds) over the bound pods.
+            simulated seconds) over the pods created during the run that a profile of the
+            configuration schedules. A pod never bound counts with a *censored* wait: from its
+            arrival to the end of the run (or to its deletion), so while pods are pending these
+            figures are lower bounds (``wait_lower_bound`` says which).
         utilisation_mean / utilisation_peak: requested / allocatable per resource over the
             samples (time-weighted mean).
         fragmentation_mean: mean fragmentation per resource over the samples.
         end: simulated seconds at the end of the run.
+        original: ``pods`` minus ``recreated``: pods the scenario (or the cluster) created.
+        wait_censored: how many of the waits are censored (pods never bound).
+        wait_lower_bound: the wait statistics (``"p50"``, ``"p90"``, ``"p99"``, ``"max"``) that
+            censored waits reach: the true latency is at least the figure given.
 
     .. versionadded:: 0.1.0
     """
@@ -184,10 +212,15 @@ class Metrics:
     utilisation_peak: Mapping[str, float]
     fragmentation_mean: Mapping[str, float]
     end: float
+    original: int = 0
+    wait_censored: int = 0
+    wait_lower_bound: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
-        return attrs.asdict(self)
+        out = attrs.asdict(self)
+        out["wait_lower_bound"] = list(self.wait_lower_bound)
+        return out
 
 
 @final
@@ -226,6 +259,17 @@ class SimResult:
         stalled: times at which scheduling was cut short because pods kept cycling without
             progress (e.g. a gang that can never fit); time then moved on.
         explanations: ``{pod key: (Explanation per explained attempt)}`` for the pods asked for.
+        end_reason: why the run ended: ``"done"`` (nothing left to happen and no pod pending),
+            ``"until"`` (the horizon was reached while something could still happen) or
+            ``"no-progress"`` (nothing left to happen -- no arrival, completion or node event
+            ahead -- while pods are pending that can never be placed: they wait in the
+            unschedulable pool, or every one of them failed again since the last change).
+        stopped_at: when the run found that no progress was possible (``end_reason ==
+            "no-progress"``; the state then holds until ``metrics.end``); else ``None``.
+        unhandled: pods created during the run whose ``spec.schedulerName`` no profile of the
+            configuration has, by scheduler name: ``{schedulerName: (pod keys)}``. Nobody
+            schedules them: they stay pending (kube-scheduler ignores pods of other schedulers).
+        profiles: the scheduler names of the configuration's profiles.
         perf: wall-clock measurements (excluded from equality).
 
     .. versionadded:: 0.1.0
@@ -241,6 +285,10 @@ class SimResult:
     stalled: tuple[float, ...] = ()
     explanations: Mapping[str, tuple[Any, ...]] = attrs.field(factory=dict)
     perf: Perf = attrs.field(factory=Perf, eq=False)
+    end_reason: str = "done"
+    stopped_at: float | None = None
+    unhandled: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    profiles: tuple[str, ...] = ()
 
     def pod(self, key: str) -> PodResult:
         """The record of pod *key* (``namespace/name``; ``name`` alone means namespace default).
@@ -272,6 +320,13 @@ class SimResult:
             "metrics": self.metrics.to_dict(),
             "perf": self.perf.to_dict(),
             "stalled": list(self.stalled),
+            "end_reason": self.end_reason,
+            "stopped_at": self.stopped_at,
+            "profiles": list(self.profiles),
+            "unhandled": {
+                name: {"pods": len(keys), "examples": list(keys[:10])}
+                for name, keys in self.unhandled.items()
+            },
         }
         if pods:
             out["pods"] = [p.to_dict() for p in self.pods]

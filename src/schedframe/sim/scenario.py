@@ -37,6 +37,7 @@ __all__ = [
     "Scenario",
     "Workload",
     "WorkloadInfo",
+    "check_nodes",
 ]
 
 #: The largest scenario file read (scenarios list workloads, not pods: a few KiB in practice).
@@ -449,6 +450,73 @@ def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
     )
 
 
+def _event_nodes(e: NodeEvent) -> tuple[str, ...]:
+    if e.action == "add" and e.node is not None:
+        return (e.node.name,)
+    return e.nodes
+
+
+def check_nodes(plan: Plan) -> None:
+    """A plan with no node at all, nor an event adding one, is an error: nothing could ever be
+    scheduled.
+
+    Raises:
+        ScenarioError: no nodes.
+    """
+    if plan.nodes or any(a.event is not None and a.event.action == "add" for a in plan.timeline):
+        return
+    raise ScenarioError(
+        "",
+        "nodes",
+        f"scenario {plan.name!r} has no nodes (its nodes, objects and cluster give none, and no "
+        f"event adds one): nothing could ever be scheduled; add nodes to the scenario or start "
+        f"from a cluster (--cluster DUMP, Scenario.with_cluster)",
+    )
+
+
+def _check_events(s: Scenario) -> None:
+    """Every node an event names exists at the event's time (the starting nodes, plus those
+    added and minus those removed by earlier events)."""
+    from ..errors import did_you_mean
+
+    known = {n.name: None for n in s.nodes}
+    added: dict[str, tuple[int, float]] = {}
+    for i, e in enumerate(s.events):
+        if e.action == "add":
+            added.setdefault(_event_nodes(e)[0], (i, e.at))
+    removed: dict[str, tuple[int, float]] = {}
+    for i, e in sorted(enumerate(s.events), key=lambda x: x[1].at):  # the order the run applies
+        names = _event_nodes(e)
+        if e.action == "add":
+            known[names[0]] = None
+            removed.pop(names[0], None)
+            continue
+        if e.action == "delete-pod":
+            continue
+        for j, name in enumerate(names):
+            if name in known:
+                continue
+            path = f"events[{i}].node" if len(names) == 1 else f"events[{i}].nodes[{j}]"
+            what = f"{e.action} at {e.at:g}s"
+            if name in removed:
+                k, t = removed[name]
+                why = f"node {name!r} was removed at {t:g}s (events[{k}])"
+            elif name in added:
+                k, t = added[name]
+                why = f"node {name!r} is only added at {t:g}s (events[{k}])"
+            else:
+                shown = ", ".join(list(known)[:5]) + (", ..." if len(known) > 5 else "")
+                why = (
+                    f"no node {name!r} in the cluster{did_you_mean(name, [*known, *added])} "
+                    f"({len(known)} node(s): {shown or 'none'})"
+                )
+            raise ScenarioError("", path, f"{what}: {why}")
+        if e.action == "remove":
+            for name in names:
+                known.pop(name, None)
+                removed[name] = (i, e.at)
+
+
 def _materialise(s: Scenario, seed: int) -> Plan:
     rng = random.Random(seed)
     timeline: list[PlannedArrival] = []
@@ -494,9 +562,12 @@ def _materialise(s: Scenario, seed: int) -> Plan:
                     schedule_timeout_seconds=w.gang_timeout,
                 )
             )
-    return Plan(
+    plan = Plan(
         s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed
     )
+    check_nodes(plan)
+    _check_events(s)
+    return plan
 
 
 # -- the reader ------------------------------------------------------------------------------------
