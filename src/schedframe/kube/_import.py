@@ -120,9 +120,9 @@ def _list_all(session: ApiSession, resource: Resource, limits: _Limits,
                     raise KubeLimitError(subject, f"more than {limits.max_items_per_kind:,} {resource.kind} "
                                          "objects", limits.max_items_per_kind, "max_items_per_kind")
                 if limits.listed + count + n > limits.max_items:
-                    raise KubeLimitError(subject, f"more than {limits.max_items:,} objects in all "
-                                         f"({limits.listed + count:,} before this page of {n:,} "
-                                         f"{resource.kind} objects)", limits.max_items, "max_items")
+                    raise KubeLimitError(subject, f"more than {limits.max_items:,} objects in all, "
+                                         f"reached with this page of {n:,} {resource.kind} objects",
+                                         limits.max_items, "max_items")
                 count += n
                 for raw in raws:
                     if isinstance(raw, Mapping):
