@@ -37,7 +37,9 @@ class FakeApi:
     """Start with :meth:`start`; ``url`` is its address. ``store[path]`` holds the listed
     objects; ``watches[path]`` is a queue of actions for the next watch requests:
     ``("event", type, obj)``, ``("close",)``, ``("gone",)`` (a 410 ERROR event), ``("break",)``
-    (the connection dies mid-chunk). ``requests`` records (method, path, query, body)."""
+    (the connection dies mid-chunk), ``("trickle", data, size, delay)`` (*data* in chunks of
+    *size* bytes, *delay* seconds apart; it stops when the client goes or the server stops).
+    ``requests`` records (method, path, query, body)."""
 
     def __init__(self) -> None:
         self.store: dict[str, dict[str, dict[str, Any]]] = {p: {} for p in COLLECTIONS}
@@ -45,8 +47,12 @@ class FakeApi:
         self.watches: dict[str, queue.Queue[tuple[Any, ...]]] = {p: queue.Queue() for p in COLLECTIONS}
         self.requests: list[tuple[str, str, dict[str, list[str]], Any]] = []
         self.kinds: dict[str, str] = dict(COLLECTIONS)
-        #: answers to give instead of the next list requests of a path: status codes
-        self.list_answers: dict[str, list[int]] = {}
+        #: answers to give instead of the next list requests of a path: status codes (an error
+        #: Status), ``("cut", text)`` (a 200 whose body stops after *text*: the connection
+        #: closes mid-answer) or ``("body", code, data)`` (that status and body, as given)
+        self.list_answers: dict[str, list[Any]] = {}
+        #: list pages made by a function of the query (``limit``, ``continue``) instead of the store
+        self.list_pages: dict[str, Callable[[dict[str, list[str]]], dict[str, Any]]] = {}
         #: binding answers to give, in order (status code); then 201
         self.binding_answers: list[int] = []
         self.on_binding: Callable[[str, str], None] | None = None
@@ -82,6 +88,24 @@ class FakeApi:
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.flush()
 
+            def _raw_answer(self, answer: tuple[Any, ...]) -> None:
+                if answer[0] == "cut":
+                    text = answer[1].encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(text) * 10))
+                    self.end_headers()
+                    self.wfile.write(text)
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                _, code, data = answer
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_GET(self) -> None:
                 url = urlsplit(self.path)
                 query = parse_qs(url.query)
@@ -96,6 +120,13 @@ class FakeApi:
                         code = answers.pop(0) if answers else 200
                         items = list(api.store[url.path].values())
                         rv = str(api.rv)
+                        make = api.list_pages.get(url.path)
+                    if isinstance(code, tuple):
+                        self._raw_answer(code)
+                        return
+                    if code == 200 and make is not None:
+                        self._json(200, make(query))
+                        return
                     if code != 200:
                         reasons = {410: "Expired", 403: "Forbidden", 500: "InternalError"}
                         self._status(code, reasons.get(code, "Error"), f"list refused ({code})")
@@ -131,6 +162,18 @@ class FakeApi:
                             "message": "too old resource version"}}).encode() + b"\n")
                         self.wfile.write(b"0\r\n\r\n")
                         return
+                    elif action[0] == "trickle":
+                        data, size, delay = action[1], action[2], action[3]
+                        try:
+                            for at in range(0, len(data), size):
+                                if api.stopping.is_set():
+                                    break
+                                self._chunk(data[at:at + size])
+                                if delay:
+                                    time.sleep(delay)
+                        except OSError:  # the client went away
+                            self.close_connection = True
+                            return
                     elif action[0] == "break":
                         self.wfile.write(b"40\r\n{\"type\": \"ADD")  # half a chunk, then the socket dies
                         self.wfile.flush()
@@ -177,6 +220,10 @@ class FakeApi:
         self.stopping = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        # a client that hangs up mid-answer (the tests cut answers and watches on purpose) is
+        # not an error of the fake: socketserver would print its traceback on stderr, which
+        # the CLI tests read
+        self.server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

@@ -8,7 +8,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from ._common import output
+from ._common import CliInputError, output
 from ._kube import KubeSetupError, api_client, cluster_options
 
 __all__ = ["add_parser", "run"]
@@ -28,18 +28,31 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="leave out pods in phase Succeeded or Failed")
     p.add_argument("--page-size", type=int, default=500, metavar="N",
                    help="objects per list request (default 500, as kubectl)")
+    p.add_argument("--max-items-per-kind", type=int, default=300_000, metavar="N",
+                   help="fail when a kind has more objects than this (default 300,000)")
+    p.add_argument("--max-items", type=int, default=1_000_000, metavar="N",
+                   help="fail when the cluster has more objects than this in all (default 1,000,000)")
+    p.add_argument("--max-pages", type=int, default=10_000, metavar="N",
+                   help="fail when a kind needs more list requests than this (default 10,000)")
     return p
+
+
+#: the command-line flag of each of import_cluster's limits
+_FLAGS = {"max_items_per_kind": "raise it with --max-items-per-kind",
+          "max_items": "raise it with --max-items", "max_pages": "raise it with --max-pages",
+          "max_page_bytes": "a smaller --page-size makes smaller answers"}
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe import``."""
     out = output(args)
-    if args.page_size < 1:
-        raise KubeSetupError(f"--page-size must be at least 1, got {args.page_size}")
+    for flag in ("page_size", "max_items_per_kind", "max_items", "max_pages"):
+        if getattr(args, flag) < 1:
+            raise KubeSetupError(f"--{flag.replace('_', '-')} must be at least 1, got {getattr(args, flag)}")
     if not args.json and importlib.util.find_spec("yaml") is None:  # say so before listing
         raise KubeSetupError("writing YAML needs PyYAML: pip install 'schedframe[yaml]' (or use --json)")
     client = api_client(args.kubeconfig, args.context)
-    from ..kube import import_cluster
+    from ..kube import KubeLimitError, import_cluster
 
     err = sys.stderr
     status: Any = None
@@ -55,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         snap = import_cluster(client, terminal_pods=not args.no_terminal_pods, page_size=args.page_size,
-                              progress=progress)
+                              progress=progress, max_items_per_kind=args.max_items_per_kind,
+                              max_items=args.max_items, max_pages=args.max_pages)
+    except KubeLimitError as exc:
+        raise CliInputError(f"{exc.subject}: {exc.problem} (the limit is {exc.limit:,}; "
+                            f"{_FLAGS.get(exc.option, exc.option)})") from None
+    except MemoryError:
+        raise CliInputError("out of memory while listing the cluster; lower --max-items-per-kind "
+                            "and --max-items to fail early, or import on a larger machine") from None
     finally:
         if status is not None:
             status.stop()

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from ._common import load_config
-from ._kube import api_client, cluster_options
+from ._kube import KubeSetupError, api_client, cluster_options
 
 __all__ = ["add_parser", "run"]
 
@@ -30,6 +30,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="serve /healthz, /readyz and /metrics on this port (0: any free port)")
     p.add_argument("--health-host", default="0.0.0.0", metavar="HOST",
                    help="the health server's address (default 0.0.0.0)")
+    p.add_argument("--max-event-bytes", type=int, default=16 * 1024 * 1024, metavar="N",
+                   help="the longest watch event line; a longer one ends the watch and its informer "
+                   "lists again (default 16 MiB)")
+    p.add_argument("--event-deadline", type=float, default=30.0, metavar="SECONDS",
+                   help="restart a watch whose event takes longer than this to arrive once its first "
+                   "byte came (default 30)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug log output")
     return p
 
@@ -38,13 +44,19 @@ def run(args: argparse.Namespace) -> int:
     """Run ``schedframe run`` until SIGINT or SIGTERM."""
     level = logging.DEBUG if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.max_event_bytes < 1:
+        raise KubeSetupError(f"--max-event-bytes must be at least 1, got {args.max_event_bytes}")
+    if not args.event_deadline > 0 or args.event_deadline == float("inf"):
+        raise KubeSetupError(f"--event-deadline must be a positive number of seconds, "
+                             f"got {args.event_deadline}")
     cfg = load_config(args.config) if args.config else None
     client = api_client(args.kubeconfig, args.context)
     from ..kube import KubeScheduler
 
     ks = KubeScheduler(client, cfg, leader_election=args.leader_elect, lease_name=args.lease_name,
                        lease_namespace=args.lease_namespace, health_port=args.health_port,
-                       health_host=args.health_host)
+                       health_host=args.health_host, max_event_bytes=args.max_event_bytes,
+                       event_deadline=args.event_deadline)
     logging.getLogger("schedframe.kube").info("scheduling for profiles %s", ", ".join(ks.profiles))
     ks.run()
     return 0

@@ -7,14 +7,28 @@ package only for the client you pass in; ``import schedframe`` never imports it.
 
 from __future__ import annotations
 
-from ._api import ApiSession, KubeApiError, KubeError
-from ._import import IMPORT_RESOURCES, ClusterImport, import_cluster
-from ._informer import SCHEDULER_RESOURCES, Informer, Resource
+from ._api import MAX_EVENT_BYTES, ApiSession, KubeApiError, KubeError, KubeLimitError
+from ._import import (
+    DEFAULT_MAX_ITEMS,
+    DEFAULT_MAX_ITEMS_PER_KIND,
+    DEFAULT_MAX_PAGE_BYTES,
+    DEFAULT_MAX_PAGES,
+    IMPORT_RESOURCES,
+    ClusterImport,
+    import_cluster,
+)
+from ._informer import EVENT_DEADLINE, SCHEDULER_RESOURCES, Informer, Resource
 from ._leader import LeaderElector
 from ._scheduler import KubeBinder, KubeScheduler, truncate_message
 
 __all__ = [
+    "DEFAULT_MAX_ITEMS",
+    "DEFAULT_MAX_ITEMS_PER_KIND",
+    "DEFAULT_MAX_PAGES",
+    "DEFAULT_MAX_PAGE_BYTES",
+    "EVENT_DEADLINE",
     "IMPORT_RESOURCES",
+    "MAX_EVENT_BYTES",
     "SCHEDULER_RESOURCES",
     "ApiSession",
     "ClusterImport",
@@ -22,6 +36,7 @@ __all__ = [
     "KubeApiError",
     "KubeBinder",
     "KubeError",
+    "KubeLimitError",
     "KubeScheduler",
     "LeaderElector",
     "Resource",

@@ -5,16 +5,39 @@ reader), errors as :class:`KubeApiError`, and watch streams split into events.""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, final
 
 from ..errors import SchedframeError
 
-__all__ = ["ApiSession", "KubeApiError", "KubeError"]
+__all__ = ["MAX_EVENT_BYTES", "MAX_SERVER_TEXT", "ApiSession", "KubeApiError", "KubeError",
+           "KubeLimitError"]
 
 #: content types of the PATCH strategies
 STRATEGIC_MERGE: Final = "application/strategic-merge-patch+json"
 MERGE: Final = "application/merge-patch+json"
+
+#: the longest server-provided text (an error message, a reason, a name) quoted in a message
+MAX_SERVER_TEXT: Final = 300
+#: the most of an error answer's body read (the rest is not read: the message is cut anyway)
+_MAX_ERROR_BODY: Final = 16 * 1024 * 1024
+#: the longest watch event line (one object: etcd keeps at most 1.5 MiB per object)
+MAX_EVENT_BYTES: Final = 16 * 1024 * 1024
+#: the bytes read from an answer at a time
+_READ_CHUNK: Final = 64 * 1024
+
+
+def bounded_text(text: str, limit: int = MAX_SERVER_TEXT, total: int | None = None,
+                 more: bool = False) -> str:
+    """*text* on one line, cut to about *limit* characters, saying how long it was (*total*
+    when only part of it was read; *more*: longer still), so a server's 10 MB message stays
+    one readable line."""
+    one = " ".join(text[: limit * 4].split())  # never split a 10 MB string whole
+    size = max(total or 0, len(text))
+    if size <= limit and not more:
+        return one
+    return f"{one[: max(limit - 30, 10)]}... ({size:,}{'+' if more else ''} characters)"
 
 
 class KubeError(SchedframeError, RuntimeError):
@@ -24,6 +47,29 @@ class KubeError(SchedframeError, RuntimeError):
     """
 
     __module__ = "schedframe.kube"
+
+
+class KubeLimitError(KubeError):
+    """A limit of :mod:`schedframe.kube` was exceeded: too many objects or pages in a list, an
+    answer or a watch event too large.
+
+    Attributes:
+        subject: what was being read (``listing pods (v1)``).
+        limit: the limit's value.
+        option: the parameter that raises it (``max_items_per_kind``, ``max_items``,
+            ``max_pages``, ``max_page_bytes``, ``max_event_bytes``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.kube"
+
+    def __init__(self, subject: str, problem: str, limit: int, option: str) -> None:
+        self.subject = subject
+        self.problem = problem
+        self.limit = limit
+        self.option = option
+        super().__init__(f"{subject}: {problem} (the limit {option}={limit:,})")
 
 
 class KubeApiError(KubeError):
@@ -43,20 +89,21 @@ class KubeApiError(KubeError):
         self.method = method
         self.path = path
         self.status = status
-        self.reason = reason
-        self.detail = message
+        self.reason = reason = bounded_text(reason, 80)
+        self.detail = message = bounded_text(message)
         shown = f"HTTP {status}" if status else "no answer"
         super().__init__(f"{method} {path}: {shown}{f' {reason}' if reason else ''}: {message}")
 
 
 def _decode_error(method: str, path: str, status: int, body: bytes | str | None,
-                  fallback: str) -> KubeApiError:
+                  fallback: str, total: int | None = None, more: bool = False) -> KubeApiError:
     reason, message = "", fallback
     if body:
         try:
             data = json.loads(body)
         except ValueError:
-            message = (body.decode("utf-8", "replace") if isinstance(body, bytes) else body)[:300]
+            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+            message = bounded_text(text, total=total, more=more)
         else:
             if isinstance(data, Mapping):
                 reason = str(data.get("reason") or "")
@@ -113,28 +160,53 @@ class ApiSession:
             raise
         status = int(getattr(resp, "status", 0) or 0)
         if not 200 <= status <= 299:
+            payload: bytes | None = None
+            total: int | None = None
+            more = False
             try:
-                payload = resp.data
+                payload, complete = _read_some(resp, _MAX_ERROR_BODY)
+                if not complete:
+                    total = _content_length(resp)
+                    more = total is None
             except Exception:
                 payload = None
             finally:
                 resp.release_conn()
-            raise _decode_error(method, path, status, payload, str(getattr(resp, "reason", "") or "error"))
+            raise _decode_error(method, path, status, payload, str(getattr(resp, "reason", "") or "error"),
+                                total, more)
         return resp
 
     def request(self, method: str, path: str, *, query: Mapping[str, Any] | None = None,
                 body: Any = None, content_type: str | None = None,
-                timeout: float | tuple[float, float] | None = 30.0) -> Any:
+                timeout: float | tuple[float, float] | None = 30.0,
+                max_bytes: int | None = None) -> Any:
         """Send one request and return the decoded JSON answer (``None`` when empty).
 
+        Args:
+            max_bytes: refuse an answer longer than this (read no further).
+
         Raises:
-            KubeApiError: an error status or no answer.
+            KubeApiError: an error status, no answer, or the connection broke mid-answer.
+            KubeLimitError: the answer is longer than *max_bytes*.
         """
         resp = self._call(method, path, query, body, content_type, timeout)
         try:
-            data = resp.data
+            if max_bytes is None:
+                data = resp.data
+            else:
+                length = _content_length(resp)
+                if length is not None and length > max_bytes:
+                    raise KubeLimitError(f"{method} {path}", f"an answer of {length:,} bytes", max_bytes,
+                                         "max_page_bytes")
+                data, complete = _read_some(resp, max_bytes)
+                if not complete:
+                    raise KubeLimitError(f"{method} {path}", f"an answer longer than {max_bytes:,} bytes",
+                                         max_bytes, "max_page_bytes")
+        except KubeLimitError:
+            raise
         except Exception as exc:
-            raise KubeApiError(method, path, 0, "", f"reading the answer: {exc}") from exc
+            raise KubeApiError(method, path, 0, "", f"the connection broke while reading the answer: "
+                               f"{exc or type(exc).__name__}") from exc
         finally:
             resp.release_conn()
         if not data:
@@ -145,37 +217,97 @@ class ApiSession:
             raise KubeApiError(method, path, int(getattr(resp, "status", 0) or 0), "",
                                f"the answer is not JSON: {exc}") from None
 
-    def watch(self, path: str, query: Mapping[str, Any], *, timeout: float | None = None
+    def watch(self, path: str, query: Mapping[str, Any], *, timeout: float | None = None,
+              max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = None
               ) -> Iterator[dict[str, Any]]:
         """The events of a watch request (``watch=true`` is added), decoded, as they arrive;
         ends when the server closes the stream.
 
+        Args:
+            timeout: the socket read timeout (no byte for that long ends the watch).
+            max_event_bytes: the longest event line read; a longer one ends the watch.
+            event_deadline: seconds an event may take from its first byte to its last; a
+                trickling one ends the watch (``None``: no deadline).
+
         Raises:
-            KubeApiError: an error status, no answer, or a broken stream.
+            KubeApiError: an error status, no answer, a broken stream, an event that is not
+                JSON or that missed *event_deadline*.
+            KubeLimitError: an event line longer than *max_event_bytes* (``option`` is
+                ``max_event_bytes``).
         """
         q = dict(query)
         q["watch"] = "true"
         resp = self._call("GET", path, q, None, None, (10.0, timeout) if timeout else None)
-        buf = b""
+        # the partial line: its pieces (joined once, when its newline arrives, so a long line in
+        # tiny chunks costs linear time), their size, and when its first byte came
+        pieces: list[bytes] = []
+        size = 0
+        started = 0.0
         try:
             for chunk in resp.stream(amt=None, decode_content=False):
-                buf += chunk
+                start = 0
                 while True:
-                    nl = buf.find(b"\n")
+                    nl = chunk.find(b"\n", start)
+                    part = chunk[start:] if nl < 0 else chunk[start:nl]
+                    if part:
+                        if not pieces:
+                            started = time.monotonic()
+                        pieces.append(part)
+                        size += len(part)
+                        if size > max_event_bytes:
+                            raise KubeLimitError(f"watching {path}", f"a watch event longer than "
+                                                 f"{max_event_bytes:,} bytes", max_event_bytes,
+                                                 "max_event_bytes")
                     if nl < 0:
+                        if pieces and event_deadline is not None and \
+                                time.monotonic() - started > event_deadline:
+                            raise KubeApiError("GET", path, 0, "Timeout",
+                                               f"a watch event took more than {event_deadline:g} s to arrive "
+                                               f"({size:,} bytes so far)")
                         break
-                    line, buf = buf[:nl], buf[nl + 1:]
+                    start = nl + 1
+                    line = b"".join(pieces)
+                    pieces.clear()
+                    size = 0
                     if line.strip():
-                        try:
-                            yield json.loads(line)
-                        except ValueError as exc:
-                            raise KubeApiError("GET", path, 200, "", f"a watch event is not JSON: {exc}") \
-                                from None
-            if buf.strip():
-                yield json.loads(buf)
-        except KubeApiError:
+                        yield _event(path, line)
+            if pieces:
+                line = b"".join(pieces)
+                if line.strip():
+                    yield _event(path, line)
+        except KubeError:
             raise
         except Exception as exc:
             raise KubeApiError("GET", path, 0, "", f"the watch stream broke: {exc}") from exc
         finally:
             resp.release_conn()
+
+
+def _event(path: str, line: bytes) -> dict[str, Any]:
+    try:
+        event = json.loads(line)
+    except ValueError as exc:
+        raise KubeApiError("GET", path, 200, "", f"a watch event is not JSON: {exc}") from None
+    if not isinstance(event, dict):
+        raise KubeApiError("GET", path, 200, "", f"a watch event is not an object: {type(event).__name__}")
+    return event
+
+
+def _content_length(resp: Any) -> int | None:
+    try:
+        value = int((getattr(resp, "headers", None) or {}).get("Content-Length") or -1)
+    except (TypeError, ValueError):
+        return None
+    return value if value >= 0 else None
+
+
+def _read_some(resp: Any, limit: int) -> tuple[bytes, bool]:
+    """At most *limit* bytes of *resp*'s body (decoded), and whether that was all of it."""
+    pieces: list[bytes] = []
+    size = 0
+    for chunk in resp.stream(_READ_CHUNK, decode_content=True):
+        pieces.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return b"".join(pieces)[:limit], False
+    return b"".join(pieces), True

@@ -12,9 +12,12 @@ import attrs
 
 from ..api.kinds import KINDS, KindInfo
 from ..api.objects import Pod
-from ._api import ApiSession, KubeApiError
+from ._api import MAX_EVENT_BYTES, ApiSession, KubeApiError, KubeLimitError
 
-__all__ = ["Informer", "Resource", "SCHEDULER_RESOURCES"]
+__all__ = ["EVENT_DEADLINE", "Informer", "Resource", "SCHEDULER_RESOURCES"]
+
+#: seconds a watch event may take from its first byte to its last before the watch is restarted
+EVENT_DEADLINE: Final = 30.0
 
 logger = logging.getLogger("schedframe.kube")
 
@@ -66,12 +69,22 @@ class Informer:
 
     Runs in its own daemon thread (:meth:`start`). ``synced`` is set after the first complete
     list (or when an optional resource turned out not to be served).
+
+    A watch event line longer than *max_event_bytes* (default :data:`MAX_EVENT_BYTES`, 16 MiB)
+    ends the watch and the informer lists again (the same event would come again on resuming);
+    one whose bytes take longer than *event_deadline* seconds (default :data:`EVENT_DEADLINE`)
+    to arrive ends the watch, which resumes after the last event delivered. Both are logged
+    and counted in ``errors``.
     """
 
     def __init__(self, session: ApiSession, resource: Resource,
                  handler: Callable[[str, Mapping[str, Any], Mapping[str, Any] | None], None], *,
-                 backoff: tuple[float, float] = (0.5, 30.0), watch_timeout: float = 300.0) -> None:
+                 backoff: tuple[float, float] = (0.5, 30.0), watch_timeout: float = 300.0,
+                 max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = EVENT_DEADLINE
+                 ) -> None:
         self.session = session
+        self.max_event_bytes = max_event_bytes
+        self.event_deadline = event_deadline
         self.resource = resource
         self.handler = handler
         self.backoff = backoff
@@ -113,6 +126,15 @@ class Informer:
                         return
                 rv = self._watch(rv)
                 delay = self.backoff[0]
+            except KubeLimitError as exc:  # an oversized event: resuming would send it again
+                if self._stop.is_set():
+                    return
+                self.errors += 1
+                logger.warning("%s: %s; listing again in %.1f s", self.resource.plural, exc, delay)
+                rv = None
+                if self._stop.wait(delay):
+                    return
+                delay = min(delay * 2, self.backoff[1])
             except KubeApiError as exc:
                 if exc.status == 410 or exc.reason in ("Expired", "Gone"):
                     logger.info("%s: resourceVersion too old, listing again", self.resource.plural)
@@ -181,7 +203,9 @@ class Informer:
                                  "timeoutSeconds": int(self.watch_timeout)}
         if self.resource.field_selector:
             query["fieldSelector"] = self.resource.field_selector
-        for event in self.session.watch(self.resource.path, query, timeout=self.watch_timeout + 30):
+        for event in self.session.watch(self.resource.path, query, timeout=self.watch_timeout + 30,
+                                        max_event_bytes=self.max_event_bytes,
+                                        event_deadline=self.event_deadline):
             if self._stop.is_set():
                 break
             kind = event.get("type")

@@ -19,9 +19,9 @@ from ..framework.hookspecs import hookimpl
 from ..framework.plugin_manager import make_plugin_manager
 from ..framework.status import Code, Status
 from ..scheduler.scheduler import Scheduler
-from ._api import STRATEGIC_MERGE, ApiSession, KubeApiError, KubeError
+from ._api import MAX_EVENT_BYTES, STRATEGIC_MERGE, ApiSession, KubeApiError, KubeError
 from ._health import HealthServer
-from ._informer import SCHEDULER_RESOURCES, Informer, Resource
+from ._informer import EVENT_DEADLINE, SCHEDULER_RESOURCES, Informer, Resource
 from ._leader import LeaderElector, micro_time
 
 __all__ = ["KubeBinder", "KubeScheduler"]
@@ -129,6 +129,10 @@ class KubeScheduler:
             (upstream) leaves the pod's own. A cluster without kubelets (a test API server)
             needs ``0``, or the victims never go.
         resources: the resources to watch (default: :data:`SCHEDULER_RESOURCES`).
+        max_event_bytes: the longest watch event line (default 16 MiB); a longer one ends the
+            watch and its informer lists again.
+        event_deadline: seconds a watch event may take to arrive once its first byte came
+            (default 30); a trickling watch is restarted. ``None``: no deadline.
 
     .. versionadded:: 0.1.0
     """
@@ -140,7 +144,9 @@ class KubeScheduler:
                  identity: str | None = None, health_port: int | None = None,
                  health_host: str = "127.0.0.1", resync_backoff: tuple[float, float] = (0.5, 30.0),
                  victim_grace_period: int | None = None,
-                 resources: tuple[Resource, ...] = SCHEDULER_RESOURCES) -> None:
+                 resources: tuple[Resource, ...] = SCHEDULER_RESOURCES,
+                 max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = EVENT_DEADLINE
+                 ) -> None:
         self.session = ApiSession(_own_client(api_client, len(resources) + 8))
         self.binder = KubeBinder(self.session)
         self._metrics = _Metrics()
@@ -158,7 +164,8 @@ class KubeScheduler:
         self._stop = threading.Event()
         self._started = False
         self._threads: list[threading.Thread] = []
-        self.informers = [Informer(self.session, r, self._handler(r), backoff=resync_backoff)
+        self.informers = [Informer(self.session, r, self._handler(r), backoff=resync_backoff,
+                                   max_event_bytes=max_event_bytes, event_deadline=event_deadline)
                           for r in resources]
         self.identity = identity or f"{socket.gethostname()}_{uuid.uuid4()}"
         self.elector: LeaderElector | None = None
