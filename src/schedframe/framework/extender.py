@@ -456,7 +456,8 @@ class HTTPExtender:
         weight: multiplies prioritize scores.
         enable_https, tls_config: TLS, as in the configuration (used by the default transport).
         http_timeout: seconds a call may take, connection and answer included (``0``: 5
-            seconds, upstream's default; at most :data:`MAX_EXTENDER_TIMEOUT`).
+            seconds, upstream's default; at most ``MAX_EXTENDER_TIMEOUT``, 24 hours, of
+            ``schedframe.framework.extender``).
         node_cache_capable: send node names instead of node manifests.
         managed_resources: resource names; when non-empty, only pods requesting or limiting one
             of them (in a container or init container) are sent.
@@ -466,7 +467,7 @@ class HTTPExtender:
 
     Raises:
         ExtenderError: *url_prefix* is not an ``http``/``https`` URL or carries credentials,
-            *http_timeout* is negative, not finite or above :data:`MAX_EXTENDER_TIMEOUT`, or
+            *http_timeout* is negative, not finite or above ``MAX_EXTENDER_TIMEOUT`` (24 hours), or
             the TLS settings cannot be used.
 
     .. versionadded:: 0.1.0
