@@ -1,0 +1,141 @@
+"""Ctrl-C ends ``schedframe sweep`` promptly, every time: exit 130 within seconds, the rows written
+kept whole, ``--resume`` going on from them. Script-style: the command runs in its own session and
+SIGINT goes to its whole process group, as a terminal's Ctrl-C does (workers included).
+
+``SCHEDFRAME_INTERRUPT_TRIES`` sets the number of interruptions (default 5; 50 for a long check).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.interrupts,
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups and SIGINT"),
+]
+
+#: How long the command may take to exit after the signal.
+GRACE = 10.0
+TRIES = int(os.environ.get("SCHEDFRAME_INTERRUPT_TRIES", "5"))
+
+# A task keeping its worker busy (not asleep) for a while: 60 runs on 2 workers take ~9 s.
+TASK = textwrap.dedent(
+    """
+    import time
+
+    def spin(seconds, n):
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+        return {"n": n, "square": n * n}
+    """
+)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    (tmp_path / "busy_task.py").write_text(TASK)
+    runs = ", ".join(str(i) for i in range(60))
+    (tmp_path / "spec.yaml").write_text(f"task: busy_task:spin\ngrid: {{n: [{runs}]}}\nfixed: {{seconds: 0.3}}\n")
+    return tmp_path
+
+
+def _interrupt(workdir: Path, after: float, *extra: str) -> tuple[int, float, str]:
+    """Start the sweep, send SIGINT to its process group after *after* seconds; (exit code,
+    seconds from the signal to the exit, stderr)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(workdir), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "schedframe", "sweep", "spec.yaml", "--out", "x.csv", "--plain", *extra],
+        cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+        # as from a shell: the default SIGINT disposition, whatever the test runner's is
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        _, err = proc.communicate(timeout=GRACE)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        pytest.fail(f"still running {GRACE}s after SIGINT (sent at {after}s); stderr: {err[-2000:]}")
+    return proc.returncode, time.monotonic() - sent, err
+
+
+def _check_rows(path: Path) -> list[dict[str, str]]:
+    text = path.read_text() if path.exists() else ""
+    assert not text or text.endswith("\n"), f"a truncated last row: {text[-200:]!r}"
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    for row in rows:
+        assert row["status"] == "ok", row
+        assert int(row["square"]) == int(row["n"]) ** 2, row
+        assert None not in row and None not in row.values(), row  # no short or long row
+    return rows
+
+
+def _still_running(workdir: Path) -> list[str]:
+    """Processes (the workers) still running with *workdir* as their directory."""
+    left = []
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if pid.isdigit():
+            try:
+                if os.readlink(f"/proc/{pid}/cwd") == str(workdir):
+                    left.append(pid)
+            except OSError:
+                continue
+    return left
+
+
+def test_ctrl_c_ends_a_process_pool_sweep_promptly_every_time(workdir: Path) -> None:
+    """Each interruption: exit 130 within GRACE seconds, one line on stderr, the rows valid, no
+    worker left; then --resume completes the sweep from the rows kept."""
+    waits = []
+    for i in range(TRIES):
+        (workdir / "x.csv").unlink(missing_ok=True)
+        after = 1.0 + 3.0 * i / max(TRIES - 1, 1)
+        code, waited, err = _interrupt(workdir, after, "--workers", "2")
+        waits.append(waited)
+        assert code == 130, (after, err)
+        assert err.strip().splitlines()[-1] == "schedframe sweep: interrupted", err
+        assert "Traceback" not in err, err
+        _check_rows(workdir / "x.csv")
+        deadline = time.monotonic() + 5
+        while _still_running(workdir) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _still_running(workdir)
+    print(f"{TRIES} interruptions: max {max(waits):.2f}s from SIGINT to exit")
+    kept = len(_check_rows(workdir / "x.csv"))
+    env = {**os.environ, "PYTHONPATH": str(workdir)}
+    done = subprocess.run(
+        [sys.executable, "-m", "schedframe", "sweep", "spec.yaml", "--out", "x.csv", "--resume",
+         "--plain", "--json", "--workers", "2"],
+        cwd=workdir, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = _check_rows(workdir / "x.csv")
+    assert sorted(int(r["n"]) for r in rows) == list(range(60))
+    assert len(rows) == 60
+    assert len(json.loads(done.stdout)) == 60 - kept  # the runs not yet done
+
+
+def test_ctrl_c_ends_a_dask_local_sweep_promptly(workdir: Path) -> None:
+    """--dask local: the client and the LocalCluster closed within GRACE seconds, exit 130."""
+    pytest.importorskip("distributed")
+    code, waited, err = _interrupt(workdir, 6.0, "--dask", "local")
+    assert code == 130, err
+    assert waited < GRACE
+    assert err.strip().splitlines()[-1] == "schedframe sweep: interrupted", err
+    assert "KeyboardInterrupt" not in err, err
+    _check_rows(workdir / "x.csv")
