@@ -8,8 +8,8 @@ SIGINT goes to its whole process group, as a terminal's Ctrl-C does (workers inc
 from __future__ import annotations
 
 import csv
-import json
 import io
+import json
 import os
 import signal
 import subprocess
@@ -47,7 +47,8 @@ TASK = textwrap.dedent(
 def workdir(tmp_path: Path) -> Path:
     (tmp_path / "busy_task.py").write_text(TASK)
     runs = ", ".join(str(i) for i in range(60))
-    (tmp_path / "spec.yaml").write_text(f"task: busy_task:spin\ngrid: {{n: [{runs}]}}\nfixed: {{seconds: 0.3}}\n")
+    spec = f"task: busy_task:spin\ngrid: {{n: [{runs}]}}\nfixed: {{seconds: 0.3}}\n"
+    (tmp_path / "spec.yaml").write_text(spec)
     return tmp_path
 
 
@@ -81,7 +82,8 @@ def _check_rows(path: Path) -> list[dict[str, str]]:
     for row in rows:
         assert row["status"] == "ok", row
         assert int(row["square"]) == int(row["n"]) ** 2, row
-        assert None not in row and None not in row.values(), row  # no short or long row
+        assert None not in row, row  # no long row
+        assert None not in row.values(), row  # no short row
     return rows
 
 
