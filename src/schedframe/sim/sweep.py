@@ -11,6 +11,7 @@ skips the runs already in the output file.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import csv
 import functools
 import hashlib
@@ -18,7 +19,6 @@ import importlib
 import io
 import itertools
 import json
-import contextlib
 import math
 import os
 import signal
