@@ -663,7 +663,8 @@ def sweep(
             if completed:
                 pool.shutdown(wait=True)
             else:
-                _abandon_pool(pool)
+                with _interrupt_deferred():  # a second Ctrl-C waits for the workers' end
+                    _abandon_pool(pool)
         elif not completed:
             for f in futures:
                 f.cancel()
