@@ -17,7 +17,10 @@ OPENB_BESIDE_CHECKOUT = Path(__file__).resolve().parents[1].parent / "shared" / 
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Point $SCHEDFRAME_OPENB at the shared openb trace when it is there and nothing else is set."""
+    """Point $SCHEDFRAME_OPENB at the shared openb trace when it is there and nothing else is set;
+    declare the suite's markers."""
+    config.addinivalue_line(
+        "markers", "interrupts: script-style Ctrl-C checks in subprocesses (a few seconds each)")
     if not os.environ.get("SCHEDFRAME_OPENB") and OPENB_BESIDE_CHECKOUT.is_dir():
         os.environ["SCHEDFRAME_OPENB"] = str(OPENB_BESIDE_CHECKOUT)
 

@@ -145,7 +145,8 @@ def test_sweep_task_runs_the_experiment_from_trace_files(openb: pathlib.Path) ->
     nodes, pods = str(openb / "openb_node_list_gpu_node.csv"), str(openb / "openb_pod_list_default.csv")
     params = {"nodes": nodes, "pods": pods, "policy": "BestFit", "seed": 42, "tune": 0.2, "limit": 300}
     row = sweep_task(**params)  # type: ignore[arg-type]
-    want = run_experiment(read_nodes(nodes), read_tasks(pods, limit=300), "BestFit", seed=42, tune=0.2)
+    want = run_experiment(read_nodes(nodes), read_tasks(pods), "BestFit", seed=42, tune=0.2, limit=300)
+    assert row["tasks"] == want.tasks == 300
     assert row["final_alloc_pct"] == round(want.final_alloc_pct, 4)
     assert row["alloc_pct"] == list(want.alloc_pct)
     (outcome,) = sweep([Run.of("gpushare", params)], progress=False).outcomes

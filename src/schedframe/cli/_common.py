@@ -12,17 +12,25 @@ A command is a module of this package (``schedframe.cli.<command>``) listed in
     Do the work (a library call in a lower layer) and return the exit code. Human output goes
     through :func:`output` (``args`` carries it); input problems are raised as
     :class:`~schedframe.SchedframeError` (:class:`CliInputError` for the command's own checks)
-    and become one line on stderr and :data:`EXIT_INPUT` in :func:`run_command`.
+    and become one line on stderr and :data:`EXIT_INPUT` in :func:`run_command` (an error listing
+    several problems, such as an invalid configuration, is a summary line and one indented line per
+    problem).
+
+Notices (an old configuration version converted: :func:`config_notes`) and progress
+(:func:`status`) go to stderr, never to the output.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import json
 import os
 import sys
 import traceback
 import warnings
+from collections.abc import Iterator
 from typing import Any, Final, Protocol
 
 from .._textio import shown_path
@@ -38,6 +46,7 @@ __all__ = [
     "PASSTHROUGH",
     "CliInputError",
     "Command",
+    "config_notes",
     "dump_json",
     "fmt_pct",
     "fmt_seconds",
@@ -46,6 +55,8 @@ __all__ = [
     "manifest_input_error",
     "output",
     "run_command",
+    "size_text",
+    "status",
 ]
 
 #: Success.
@@ -63,6 +74,8 @@ EXIT_INTERRUPTED: Final = 130
 PASSTHROUGH: Final = "schedframe_passthrough"
 #: The attribute of the parsed arguments holding the :class:`Out` of the run.
 _OUT: Final = "schedframe_out"
+#: The command running (``schedframe CMD: ...`` on stderr), set by :func:`run_command`.
+_RUNNING: contextvars.ContextVar[str] = contextvars.ContextVar("schedframe_cli_command", default="")
 
 
 class Command(Protocol):
@@ -91,30 +104,143 @@ def output(args: argparse.Namespace) -> Out:
 
 
 def run_command(command: Command, args: argparse.Namespace, *, stdout: Any = None) -> int:
-    """Run *command* with *args*: a :class:`~schedframe.SchedframeError` or an ``OSError`` is one
-    line on stderr (``schedframe CMD: error: ...``; ``--debug`` adds the traceback) and
-    :data:`EXIT_INPUT`; Ctrl-C is one line and :data:`EXIT_INTERRUPTED`."""
+    """Run *command* with *args*: a :class:`~schedframe.SchedframeError` or an ``OSError`` is
+    reported on stderr (``schedframe CMD: error: ...``; ``--debug`` adds the traceback) and gives
+    :data:`EXIT_INPUT`; Ctrl-C is one line and :data:`EXIT_INTERRUPTED`.
+
+    An error is one line, except one listing several problems (``errors``, as
+    :class:`~schedframe.ConfigurationError` and :class:`~schedframe.PluginArgsError` have): its
+    summary line, then each problem (with its field path) on its own indented line."""
     name = getattr(args, "command", None) or "schedframe"
     setattr(args, _OUT, Out(stdout, plain=bool(getattr(args, "plain", False))))
+    token = _RUNNING.set(name)
     try:
         return command.run(args)
     except (SchedframeError, OSError) as exc:
         if getattr(args, "debug", False):
             traceback.print_exc()
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"schedframe {name}: error: {message}", file=sys.stderr)
+        summary, problems = _error_lines(exc)
+        print(f"schedframe {name}: error: {summary}", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print(f"schedframe {name}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        _RUNNING.reset(token)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _error_lines(exc: BaseException) -> tuple[str, list[str]]:
+    """The summary line of *exc* and its problems, one per line (none for a single problem)."""
+    text = str(exc)
+    errors = getattr(exc, "errors", None)
+    if isinstance(errors, list) and len(errors) > 1 and all(isinstance(e, str) for e in errors):
+        at = text.find("\n  - ")  # the list the error's own message holds (schedframe.errors)
+        head = _one_line(text[:at] if at >= 0 else "").rstrip(":").strip() or type(exc).__name__
+        return f"{head}: {len(errors)} problems", [_one_line(e) for e in errors]
+    return _one_line(text) or type(exc).__name__, []
+
+
+def _command_name() -> str:
+    name = _RUNNING.get()
+    return f"schedframe {name}" if name else "schedframe"
+
+
+@contextlib.contextmanager
+def config_notes(path: str | None = None, *, within: str | None = None) -> Iterator[None]:
+    """Turn the :class:`~schedframe.ConfigurationDeprecationWarning` of a configuration read
+    inside the block (a ``v1beta2``/``v1beta3`` file converted to ``v1``) into one note on stderr
+    in the command's words::
+
+        schedframe simulate: note: old.yaml is kubescheduler.config.k8s.io/v1beta3, converted to v1;
+        run `schedframe config convert old.yaml` to update it
+
+    (one line on stderr).
+
+    *path* is the configuration file read in the block; *within*, a file holding configurations
+    (a scenario). Other warnings go on as they were.
+
+    .. versionadded:: 0.1.0
+    """
+    from ..config._versions import ConfigurationDeprecationWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConfigurationDeprecationWarning)
+        yield
+    shown: set[str] = set()
+    for w in caught:
+        if not issubclass(w.category, ConfigurationDeprecationWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        version = getattr(w.message, "api_version", "") or "a deprecated version"
+        if path is not None:
+            note = (f"{path} is {version}, converted to v1; run `schedframe config convert {path}` "
+                    "to update it")
+        else:
+            where = f"a configuration in {within}" if within is not None else "a configuration"
+            note = (f"{where} is {version}, converted to v1; update it to v1 "
+                    "(`schedframe config convert FILE` prints a configuration file as v1)")
+        if note not in shown:
+            shown.add(note)
+            print(f"{_command_name()}: note: {note}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def status(out: Out | None, message: str) -> Iterator[None]:
+    """A rich spinner with *message* on stderr while the block runs, when stderr is a terminal,
+    rich is installed and the output is not ``--plain``; nothing otherwise. It disappears at the
+    end (the output never has it).
+
+    .. versionadded:: 0.1.0
+    """
+    if (out is not None and not out.rich) or not _stderr_is_terminal():
+        yield
+        return
+    try:
+        from rich.console import Console
+    except ImportError:  # pragma: no cover - rich is in the cli extra
+        yield
+        return
+    with Console(stderr=True).status(message):
+        yield
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def size_text(path: str) -> str:
+    """``50 MB``, ``3 files``: the size of the file or directory *path* for a status message."""
+    try:
+        if os.path.isdir(path):
+            n = sum(len(files) for _, _, files in os.walk(path))
+            return f"{n} file{'s' if n != 1 else ''}"
+        size = float(os.path.getsize(path))
+    except OSError:
+        return "?"
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return "?"  # pragma: no cover
 
 
 def load_config(path: str) -> Any:
     """The ``KubeSchedulerConfiguration`` file *path* (:meth:`SchedulerConfiguration.from_file`:
-    a regular UTF-8 file, size-capped; the errors name the file)."""
+    a regular UTF-8 file, size-capped; the errors name the file). An old version converted to v1
+    is a note on stderr (:func:`config_notes`)."""
     from ..config.configuration import SchedulerConfiguration
 
-    return SchedulerConfiguration.from_file(path)
+    with config_notes(path):
+        return SchedulerConfiguration.from_file(path)
 
 
 def manifest_input_error(path: str, exc: Exception) -> CliInputError:
@@ -123,8 +249,9 @@ def manifest_input_error(path: str, exc: Exception) -> CliInputError:
     return CliInputError(str(exc) if repr(path) in str(exc) else f"{path}: {exc}")
 
 
-def load_cluster(path: str, flag: str) -> list[Any]:
-    """The objects of the manifest file or directory *path* given as *flag*; at least one Node."""
+def load_cluster(path: str, flag: str, out: Out | None = None) -> list[Any]:
+    """The objects of the manifest file or directory *path* given as *flag*; at least one Node.
+    A spinner (:func:`status`) says what is read meanwhile."""
     from pathlib import Path
 
     from ..api.manifests import load_manifests
@@ -136,7 +263,8 @@ def load_cluster(path: str, flag: str) -> list[Any]:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            objects = load_manifests(Path(path))
+            with status(out, f"reading {path} ({size_text(path)})…"):
+                objects = load_manifests(Path(path))
     except ManifestError as exc:
         raise manifest_input_error(path, exc) from None
     if not any(isinstance(o, Node) for o in objects):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +18,10 @@ from ._common import (
     load_config,
     manifest_input_error,
     output,
+    status,
 )
 
-__all__ = ["add_parser", "run", "why_not"]
+__all__ = ["add_parser", "render_rich", "run", "why_not"]
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -90,9 +93,10 @@ def run(args: argparse.Namespace) -> int:
         raise manifest_input_error(args.pod, exc) from None
     if len(pods) != 1:
         raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
-    objects = load_cluster(args.cluster, "--cluster")
+    objects = load_cluster(args.cluster, "--cluster", out)
     config = load_config(args.config) if args.config else None
-    e = explain(pods[0], objects=objects, config=config, seed=args.seed)
+    with status(out, f"explaining {pods[0].key} on {args.cluster}…"):
+        e = explain(pods[0], objects=objects, config=config, seed=args.seed)
     reasons = why_not(e)
     if args.json:
         dump_json({**e.to_dict(), "why_not": dict(reasons)}, out.stream)
@@ -105,13 +109,24 @@ def run(args: argparse.Namespace) -> int:
             for node, reason in reasons:
                 out.line(f"  {node}: {reason}")
         return EXIT_OK
-    out.line(f"Pod {e.pod.key} (profile {e.profile}, {e.num_nodes} node(s))", style="bold")
+    render_rich(e, reasons, out.console)
+    return EXIT_OK
+
+
+def render_rich(e: Any, reasons: Sequence[tuple[str, str]], console: Any) -> None:
+    """Print the explanation *e* on the rich *console*: the verdict, the filter and score tables,
+    and why each other node lost. Node names are never cut: when the plugins' columns do not fit
+    the console's width their headers are abbreviated (with a legend), and when even that does not
+    fit each node's plugins are listed in one wrapped column."""
+    from rich.text import Text
+
+    console.print(Text(f"Pod {e.pod.key} (profile {e.profile}, {e.num_nodes} node(s))", style="bold"))
     if e.selected_node:
-        out.line(f"selected node: {e.selected_node}", style="green")
+        console.print(Text(f"selected node: {e.selected_node}", style="green"))
     else:
-        out.line(e.message, style="red")
+        console.print(Text(e.message, style="red"))
     if e.nodes:
-        rows = []
+        marks = []
         for n in e.nodes:
             cells = []
             for c in n.checks:
@@ -121,26 +136,120 @@ def run(args: argparse.Namespace) -> int:
                 cells.append(mark)
             if not n.evaluated:
                 cells = ["-"] * len(e.filter_plugins)
-            rows.append(
-                [n.node, *cells, "feasible" if n.feasible else (n.verdict.message or str(n.verdict.code))]
-            )
-        out.table("Filter (FAIL: where kube-scheduler stops)", ["NODE", *e.filter_plugins, "VERDICT"], rows)
+            verdict = "feasible" if n.feasible else (n.verdict.message or str(n.verdict.code))
+            marks.append((n.node, cells, verdict))
+        _print_plugin_table(
+            console, "Filter (FAIL: where kube-scheduler stops)", list(e.filter_plugins),
+            [(node, cells, [verdict]) for node, cells, verdict in marks], ["VERDICT"],
+            compact=_marks_by_kind,
+        )
     if e.scores:
         active = [s.plugin for s in e.scores[0].scores]
-        rows = [
-            [
-                ns.node,
-                *(f"{s.weighted} ({s.raw})" for s in ns.scores),
-                str(ns.total),
-                "<- selected" if ns.node == e.selected_node else "",
-            ]
-            for ns in e.scores
-        ]
-        out.table(
-            "Score: weighted (raw)", ["NODE", *active, "TOTAL", ""], rows, right=range(1, len(active) + 2)
+        _print_plugin_table(
+            console, "Score: weighted (raw)", active,
+            [(ns.node, [f"{s.weighted} ({s.raw})" for s in ns.scores],
+              [str(ns.total), "<- selected" if ns.node == e.selected_node else ""]) for ns in e.scores],
+            ["TOTAL", ""],
+            compact=lambda names, cells: ", ".join(f"{p} {c}" for p, c in zip(names, cells)),
+            right=True,
         )
     if reasons:
-        out.table("Why not the others", ["NODE", "REASON"], [list(r) for r in reasons])
-    return EXIT_OK
+        from rich.table import Table
+
+        t = Table(title="Why not the others", title_justify="left", header_style="bold")
+        t.add_column("NODE", no_wrap=True, min_width=max(len(node) for node, _ in reasons))
+        t.add_column("REASON", overflow="fold")
+        for node, reason in reasons:
+            t.add_row(Text(node), Text(reason))
+        console.print(t)
 
 
+def abbreviate(names: Sequence[str]) -> dict[str, str]:
+    """Short, distinct headers for plugin names: the capitals (``NodeResourcesFit`` -> ``NRF``),
+    with more letters where two would be equal."""
+    out: dict[str, str] = {}
+    for name in names:
+        words = re.findall(r"[A-Z0-9][a-z]*|[a-z]+", name) or [name]
+        short = "".join(w[0] for w in words)
+        more = 1
+        while short in out.values() and more < len(words[-1]):
+            more += 1
+            short = "".join(w[0] for w in words[:-1]) + words[-1][:more]
+        n = 2
+        base = short
+        while short in out.values():
+            short, n = f"{base}{n}", n + 1
+        out[name] = short
+    return out
+
+
+def _print_plugin_table(
+    console: Any,
+    title: str,
+    plugins: list[str],
+    rows: Sequence[tuple[str, Sequence[str], Sequence[str]]],
+    tail: Sequence[str],
+    *,
+    compact: Callable[[Sequence[str], Sequence[str]], str],
+    right: bool = False,
+) -> None:
+    """A NODE column, one column per plugin, then *tail* columns; the first layout that fits the
+    console: full plugin names, abbreviated ones (and a legend), or one wrapped PLUGINS column
+    (``compact(names, cells)``, abbreviated names, and the legend).
+    The tail columns wrap (``right``: the first is a number, never wrapped)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    def width(i: int, header: str) -> int:  # a column's cells, padding and border
+        return max([len(header), *(len(cells[i]) for _, cells, _ in rows)]) + 3
+
+    node_width = max((len(node) for node, _, _ in rows), default=4)
+    tail_width = sum(
+        max([len(name), *(len(extra[j]) for _, _, extra in rows)]) + 3 if right else _WRAPPED
+        for j, name in enumerate(tail)
+    )
+    short = abbreviate(plugins)
+    abbreviated = [short[p] for p in plugins]
+
+    def table(headers: Sequence[str] | None) -> Any:
+        t = Table(title=title, title_justify="left", header_style="bold")
+        t.add_column("NODE", no_wrap=True, min_width=node_width)
+        if headers is None:
+            t.add_column("PLUGINS", overflow="fold", ratio=1)
+        else:
+            for h in headers:
+                t.add_column(h, no_wrap=True, justify="right" if right else "left")
+        for i, name in enumerate(tail):
+            t.add_column(name, justify="right" if right and i == 0 else "left", overflow="fold",
+                         no_wrap=right, ratio=None if right else 1)
+        for node, cells, extra in rows:
+            middle = [Text(compact(abbreviated, cells))] if headers is None else [Text(c) for c in cells]
+            t.add_row(Text(node), *middle, *(Text(x) for x in extra))
+        return t
+
+    legend = Text("  ".join(f"{short[p]}={p}" for p in plugins), style="dim")
+    for headers in (plugins, abbreviated):
+        needed = 1 + node_width + 3 + sum(width(i, h) for i, h in enumerate(headers)) + tail_width
+        if needed <= console.width:
+            console.print(table(headers))
+            if headers is not plugins:
+                console.print(legend)
+            return
+    console.print(table(None))
+    console.print(legend)
+
+
+def _marks_by_kind(names: Sequence[str], marks: Sequence[str]) -> str:
+    """``FAIL NRF; skip NA NP``: the plugins that did not pass, by verdict."""
+    kinds: dict[str, list[str]] = {}
+    for name, mark in zip(names, marks):
+        if mark != "pass":
+            kinds.setdefault(mark, []).append(name)
+    order = ("FAIL", "fail", "skip", "-")
+    ranked = sorted(kinds, key=lambda k: order.index(k) if k in order else len(order))
+    parts = [f"{k} {' '.join(kinds[k])}" for k in ranked]
+    return "; ".join(parts) or "all pass"
+
+
+#: The least width a wrapped column gets when choosing a layout.
+_WRAPPED = 16

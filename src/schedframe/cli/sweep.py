@@ -56,8 +56,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliInputError(f"--workers: expected a positive number, got {args.workers}")
     show_progress = None if out.rich and not args.json else False
     if args.dask:
-        with dask_executor(args.dask, workers=args.workers) as executor:
+        executor = dask_executor(args.dask, workers=args.workers)
+        try:
             result = sweep(spec, executor=executor, out=args.out, resume=args.resume, progress=show_progress)
+        except BaseException:  # Ctrl-C included: cancel the runs, close without waiting for them
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+        executor.shutdown(wait=True)
     else:
         result = sweep(spec, workers=args.workers, out=args.out, resume=args.resume, progress=show_progress)
     rows = result.rows()

@@ -49,6 +49,11 @@ class ConfigurationDeprecationWarning(SchedframeWarning, DeprecationWarning):
 
     __module__ = "schedframe"
 
+    def __init__(self, message: str = "", api_version: str = "") -> None:
+        super().__init__(message)
+        #: The ``apiVersion`` that was converted (``kubescheduler.config.k8s.io/v1beta3``).
+        self.api_version = api_version
+
 
 #: Versions kube-scheduler no longer reads, with the Kubernetes release that removed them.
 REMOVED_API_VERSIONS: Final[Mapping[str, str]] = FrozenDict({
@@ -215,12 +220,11 @@ def _stacklevel() -> int:
 def warn_deprecated(spec: VersionSpec, notes: list[str]) -> None:
     """Warn that *spec*'s version was converted, listing *notes* (what was renamed)."""
     detail = "".join(f"; {note}" for note in notes)
-    warnings.warn(
+    warnings.warn(ConfigurationDeprecationWarning(
         f"apiVersion {spec.api_version} is deprecated (kube-scheduler removed it in Kubernetes "
         f"{spec.removed_in}); it was converted to {API_GROUP}/v1 with the defaults kube-scheduler "
         f"gave {spec.short}{detail}. Migrate the file: SchedulerConfiguration.to_dict() gives the "
-        "effective v1 configuration",
-        ConfigurationDeprecationWarning, stacklevel=_stacklevel())
+        "effective v1 configuration", spec.api_version), stacklevel=_stacklevel())
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,7 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=42, help="seed of the shuffle, tuning and ties (default 42)")
     p.add_argument("--tune", type=float, default=1.3,
                    help="total GPU request over GPU capacity after tuning; <= 0: none (default 1.3)")
-    p.add_argument("--limit", type=int, default=None, help="read only the first N tasks")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="schedule only the first N tasks of the workload (after the shuffle and "
+                        "the tuning: the beginning of the full run)")
     p.add_argument("--ties", choices=("order", "random"), default="order",
                    help="tie-breaking between best nodes: a seeded fixed node order, as the FGD "
                         "artefact (default), or uniformly at random per cycle, as kube-scheduler")
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if command == "plot":
         return _plot(args)
     nodes = read_nodes(args.nodes)
-    tasks = read_tasks(args.pods, limit=args.limit)
+    tasks = read_tasks(args.pods)
     report: Callable[[int, int], None] | None = None
     stop: Callable[[], None] | None = None
     if args.progress:
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_experiment(nodes, tasks, args.policy, seed=args.seed, tune=args.tune, ties=args.ties,
                                 trace=os.path.splitext(os.path.basename(args.pods))[0],
-                                progress=report)
+                                progress=report, limit=args.limit)
     finally:
         if stop is not None:
             stop()

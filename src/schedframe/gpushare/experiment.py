@@ -213,7 +213,8 @@ TIE_BREAKS: Final = ("order", "random")
 
 def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], policy: str, *,
                    seed: int = 42, tune: float = 1.3, trace: str = "", ties: str = "order",
-                   progress: Callable[[int, int], None] | None = None) -> RunResult:
+                   progress: Callable[[int, int], None] | None = None,
+                   limit: int | None = None) -> RunResult:
     """Run one policy on one trace with one seed (see the module docstring).
 
     Args:
@@ -227,17 +228,25 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
             random permutation and whose scheduler keeps the first best node in name order) or
             ``random`` (upstream's uniform choice in every cycle; see :data:`TIE_BREAKS`).
         progress: called as ``progress(done, total)`` every 100 tasks and at the end.
+        limit: schedule only the first *limit* tasks of the workload (after the shuffle and the
+            tuning: the beginning of the full run); the result's ``tasks`` is then at most *limit*.
+
+    .. versionadded:: 0.1.0
     """
     if not nodes:
         raise GpuShareError("nodes", "no nodes")
     if ties not in TIE_BREAKS:
         raise GpuShareError("ties", f"unknown tie-breaking {ties!r}; choose one of {', '.join(TIE_BREAKS)}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise GpuShareError("limit", f"expected a positive number of tasks, got {limit!r}")
     rng = random.Random(seed)
     gpus = sum(n.gpus for n in nodes)
     if gpus == 0:
         raise GpuShareError("nodes", "the nodes have no GPUs")
     typical = typical_pods(t.request for t in sorted(tasks, key=lambda t: t.name))
     workload = tune_tasks(tasks, gpus * MILLI, tune, rng)
+    if limit is not None:
+        workload = workload[:limit]
     config = scheduler_config(policy, seed=seed, typical=typical)
     tie_break = None
     if ties == "order":
@@ -274,29 +283,30 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
 
 
 @functools.lru_cache(maxsize=8)
-def _trace_rows(path: str, mtime_ns: int, kind: str, limit: int | None) -> tuple[Any, ...]:
+def _trace_rows(path: str, mtime_ns: int, kind: str) -> tuple[Any, ...]:
     """A trace file read once per process (a sweep worker) and again only when it changes."""
     from .openb import read_nodes, read_tasks
 
-    return tuple(read_nodes(path) if kind == "nodes" else read_tasks(path, limit=limit))
+    return tuple(read_nodes(path) if kind == "nodes" else read_tasks(path))
 
 
-def _cached_trace(path: str, kind: str, limit: int | None = None) -> tuple[Any, ...]:
+def _cached_trace(path: str, kind: str) -> tuple[Any, ...]:
     p = os.path.abspath(path)
     try:
         mtime = os.stat(p).st_mtime_ns
     except OSError as exc:
         raise GpuShareError(path, f"cannot read the {kind} file: {exc.strerror or exc}") from None
-    return _trace_rows(p, mtime, kind, limit)
+    return _trace_rows(p, mtime, kind)
 
 
 def sweep_task(nodes: str, pods: str, policy: str, seed: int = 42, tune: float = 1.3, ties: str = "order",
                limit: int | None = None) -> dict[str, Any]:
     """The ``gpushare`` task of :func:`schedframe.sim.sweep`: one :func:`run_experiment` on trace
     files (read once per worker process), as a flat row: sizes, the final allocation and the
-    allocation at 90, 100 and 130 % arrived GPU request (the whole curve as ``alloc_pct``)."""
-    result = run_experiment(list(_cached_trace(nodes, "nodes")), list(_cached_trace(pods, "tasks", limit)),
-                            policy, seed=seed, tune=tune, ties=ties,
+    allocation at 90, 100 and 130 % arrived GPU request (the whole curve as ``alloc_pct``).
+    *limit*: only the first *limit* tasks of the workload (as :func:`run_experiment`)."""
+    result = run_experiment(list(_cached_trace(nodes, "nodes")), list(_cached_trace(pods, "tasks")),
+                            policy, seed=seed, tune=tune, ties=ties, limit=limit,
                             trace=os.path.splitext(os.path.basename(pods))[0])
     row: dict[str, Any] = {
         "trace": result.trace, "nodes_n": result.nodes, "gpus": result.gpus, "tasks": result.tasks,

@@ -11,6 +11,7 @@ skips the runs already in the output file.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import csv
 import functools
 import hashlib
@@ -20,6 +21,8 @@ import itertools
 import json
 import math
 import os
+import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -336,7 +339,10 @@ def dask_executor(address: str = "local", *, workers: int | None = None) -> conc
     of *workers* single-threaded processes (default: the machine's cores), anything else is a
     scheduler address such as ``tcp://host:8786``. Needs ``pip install 'schedframe[distributed]'``.
 
-    Close the executor (or use it in a ``with`` block) to close its client and cluster.
+    Close the executor (or use it in a ``with`` block) to close its client and cluster;
+    ``shutdown(cancel_futures=True)`` cancels the runs and closes them without waiting for the runs
+    (each within a few seconds). A LocalCluster's workers ignore Ctrl-C once started (it reaches the
+    whole process group): the process that started them handles it and closes them.
     """
     try:
         from distributed import Client, LocalCluster
@@ -348,10 +354,16 @@ def dask_executor(address: str = "local", *, workers: int | None = None) -> conc
         cluster = LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)  # type: ignore[no-untyped-call]
+        # Ctrl-C reaches the whole process group: the workers leave it to this process
+        client.run(_ignore_interrupts)
     else:
         cluster = None
         client = Client(address)  # type: ignore[no-untyped-call]
     return _DaskExecutor(client, cluster)
+
+
+#: How long closing a Dask client or LocalCluster may take after an interrupt.
+_CLOSE_SECONDS: Final = 5
 
 
 class _DaskExecutor(concurrent.futures.Executor):
@@ -367,10 +379,14 @@ class _DaskExecutor(concurrent.futures.Executor):
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self._executor.shutdown(wait=wait)
-        self._client.close()
+        """Wait for the submitted runs (or, with *cancel_futures* or ``wait=False``, cancel them),
+        then close the client and the cluster it started, each within a few seconds."""
+        self._executor.shutdown(wait=wait and not cancel_futures)
+        with contextlib.suppress(Exception):
+            self._client.close(timeout=_CLOSE_SECONDS)
         if self._cluster is not None:
-            self._cluster.close()
+            with contextlib.suppress(Exception):
+                self._cluster.close(timeout=_CLOSE_SECONDS)
 
 
 def _read_done(path: Path, fmt: str) -> dict[str, dict[str, Any]]:
@@ -447,6 +463,11 @@ class _Writer:
                     csv.DictWriter(self._file, self._header or list(row), extrasaction="ignore").writerow(row)
 
     def write(self, row: Mapping[str, Any]) -> None:
+        """Append *row* whole: a Ctrl-C arriving meanwhile takes effect once it is written."""
+        with _interrupt_deferred():
+            self._write(row)
+
+    def _write(self, row: Mapping[str, Any]) -> None:
         if self._file is None:
             return
         if self.fmt == "jsonl":
@@ -478,6 +499,11 @@ class _Writer:
         values["extra"] = json.dumps(extra) if extra else ""
         csv.DictWriter(self._file, self._header).writerow(values)
 
+    def close(self) -> None:
+        """Close a streamed file as it is (an interrupted sweep: the rows written stay, whole)."""
+        if self._file is not None and not self._file.closed:
+            self._file.close()
+
     def finish(self, result: SweepResult) -> None:
         if self._file is not None:
             if self._waiting:  # only failures: a header without metrics
@@ -506,6 +532,48 @@ def _csv_value(value: Any) -> Any:
     if isinstance(value, (list, dict)):
         return json.dumps(value, separators=(",", ":"))
     return value
+
+
+@contextlib.contextmanager
+def _interrupt_deferred() -> Iterator[None]:
+    """Hold a SIGINT (Ctrl-C) back until the block ends, so that a row is never cut in half; then
+    the handler that was installed runs (``KeyboardInterrupt`` by default). Outside the main thread
+    (where Python delivers signals) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, Any]] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append((signum, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held and callable(previous):
+            previous(*held[0])
+
+
+def _ignore_interrupts() -> None:
+    """Run in each worker (a process pool's initializer, a LocalCluster's workers): Ctrl-C goes
+    to the whole process group, and the main process alone decides what it means (it ends the
+    workers itself)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _abandon_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """End *pool* now by killing its workers: ``shutdown(cancel_futures=True)`` would wait for a
+    busy worker to finish its run. The pool's manager thread sees them gone, fails the futures
+    not done (``BrokenProcessPool``; cancelling them from here races with it) and exits."""
+    manager = getattr(pool, "_executor_manager_thread", None)
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.kill()
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.join(timeout=_CLOSE_SECONDS)
+    pool.shutdown(wait=False)
+    if manager is not None:
+        manager.join(timeout=_CLOSE_SECONDS)
 
 
 def _progress(total: int, enabled: bool | None) -> Any:
@@ -545,6 +613,10 @@ def sweep(
     ``.json`` / ``.parquet``, written at the end); with *resume*, runs already successful in
     *out* are skipped (their rows stay). *progress*: a rich progress bar (default: when stderr is
     a terminal). A run that raises is reported with its parameters and error; the others go on.
+
+    Interrupted (``KeyboardInterrupt``, Ctrl-C), the sweep cancels the runs not started, kills the
+    workers of its own process pool (the executor's futures are cancelled when one is given), keeps
+    the rows already written (whole: a row is never cut; ``resume`` goes on from them) and re-raises.
     """
     run_list = list(runs.runs if isinstance(runs, SweepSpec) else runs)
     for i, r in enumerate(run_list):
@@ -562,14 +634,17 @@ def sweep(
     bar = _progress(len(todo), progress)
     own = executor is None and len(todo) > 1
     pool: concurrent.futures.Executor | None = executor
+    futures: list[concurrent.futures.Future[Any]] = []
+    completed = False
     try:
         if own:
             n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-            pool = concurrent.futures.ProcessPoolExecutor(max_workers=n)
+            pool = concurrent.futures.ProcessPoolExecutor(max_workers=n, initializer=_ignore_interrupts)
         if pool is None:  # zero or one run: in this process
             finished: Iterator[RunOutcome] = (execute(r, i) for i, r in todo)
         else:
-            futures = [pool.submit(execute, r, i) for i, r in todo]
+            for i, r in todo:
+                futures.append(pool.submit(execute, r, i))
             finished = (f.result() for f in concurrent.futures.as_completed(futures))
         for outcome in finished:
             outcomes[outcome.index] = outcome
@@ -578,11 +653,21 @@ def sweep(
                 on_outcome(outcome)
             if bar is not None:
                 bar[0].advance(bar[1])
+        completed = True
     finally:
-        if own and pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
         if bar is not None:
             bar[0].stop()
+        if not completed:
+            writer.close()
+        if own and isinstance(pool, concurrent.futures.ProcessPoolExecutor):
+            if completed:
+                pool.shutdown(wait=True)
+            else:
+                with _interrupt_deferred():  # a second Ctrl-C waits for the workers' end
+                    _abandon_pool(pool)
+        elif not completed:
+            for f in futures:
+                f.cancel()
     result = SweepResult(tuple(outcomes[i] for i, _ in todo), skipped=len(run_list) - len(todo))
     writer.finish(result)
     return result
