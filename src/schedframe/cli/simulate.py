@@ -16,11 +16,13 @@ from ._common import (
     EXIT_OK,
     EXIT_PENDING,
     CliInputError,
+    config_notes,
     dump_json,
     fmt_pct,
     fmt_seconds,
     load_config,
     output,
+    status,
 )
 from ._output import Out
 
@@ -110,21 +112,13 @@ def cluster_summary(scenario: Any) -> str:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``schedframe simulate``."""
-    out = output(args)
-    from ..errors import ScenarioError
-    from ..sim import BUILTIN_SCENARIOS, builtin_scenario, moved_pods, run_plan
+def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
+    """The scenario to run (a built-in, a file, a cluster dump, or a file or built-in on a
+    dump), where it comes from, and the configurations to run it under."""
+    from ..sim import BUILTIN_SCENARIOS, builtin_scenario
     from ..sim.run import resolve_configs
     from ..sim.scenario import ConfigSpec, Scenario
 
-    if args.list:
-        rows = [[name, builtin_scenario(name).description] for name in BUILTIN_SCENARIOS]
-        if args.json:
-            dump_json([{"name": n, "description": d} for n, d in rows], out.stream)
-        else:
-            out.table("Built-in scenarios", ["NAME", "DESCRIPTION"], rows)
-        return EXIT_OK
     name = args.scenario
     if args.cluster and not os.path.exists(args.cluster):
         raise CliInputError(f"{args.cluster}: no such cluster dump (--cluster)")
@@ -163,6 +157,25 @@ def run(args: argparse.Namespace) -> int:
         else resolve_configs(scenario, None)
     )
     specs = resolve_configs(scenario, specs)
+    return scenario, origin, specs
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe simulate``."""
+    out = output(args)
+    from ..errors import ScenarioError
+    from ..sim import BUILTIN_SCENARIOS, builtin_scenario, moved_pods, run_plan
+
+    if args.list:
+        rows = [[name, builtin_scenario(name).description] for name in BUILTIN_SCENARIOS]
+        if args.json:
+            dump_json([{"name": n, "description": d} for n, d in rows], out.stream)
+        else:
+            out.table("Built-in scenarios", ["NAME", "DESCRIPTION"], rows)
+        return EXIT_OK
+    reading = f"reading {args.cluster or args.scenario or 'the scenario'}…"
+    with config_notes(within=args.scenario), status(out, reading):
+        scenario, origin, specs = _inputs(args)
     try:
         plan = scenario.plan(args.seed)
     except ScenarioError as exc:
