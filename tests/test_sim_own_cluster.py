@@ -455,3 +455,42 @@ workloads:
                       r"priority 0 \(workload 'web', pod default/bare\); a cluster would refuse them"):
         simulate(Scenario.from_text(missing))
 
+
+# -- 8. delete-pod events naming unknown pods ------------------------------------------------------
+
+
+def test_a_delete_pod_event_naming_an_unknown_pod_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A delete-pod of a pod that never exists used to do nothing; now it is a ScenarioError
+    with the event's field path and a suggestion. Pods a workload or a controller may create
+    (recreations: ``<name>-<n>``) are accepted."""
+    scenario = """\
+name: del
+nodes: [{count: 1, name: n, template: {status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}}]
+objects:
+- {apiVersion: v1, kind: Pod, metadata: {name: solo}, spec: {containers: [{name: c}]}}
+workloads:
+- {name: web, replicas: 3, template: {spec: {containers: [{name: c}]}}}
+events:
+- {at: 10, action: delete-pod, pods: [default/web-1, solo, default/web-7]}
+- {at: 20, action: delete-pod, pods: [default/wbe-2]}
+"""
+    with pytest.raises(ScenarioError, match=r"events\[1\]\.pods\[0\]: delete-pod at 20s: no pod "
+                       r"'default/wbe-2' in the cluster nor among the workloads' pods; did you mean "
+                       r"'default/web-2'\? \(4 pod\(s\): default/solo, default/web-0, default/web-1, "
+                       r"default/web-2\)"):
+        simulate(Scenario.from_text(scenario))
+    simulate(Scenario.from_text(scenario.replace("default/wbe-2", "default/web-2")))
+    bare = scenario.replace("replicas: 3,", "replicas: 3, kind: Pod,")
+    with pytest.raises(ScenarioError, match=r"events\[0\]\.pods\[2\]: delete-pod at 10s: no pod "
+                       r"'default/web-7'"):
+        simulate(Scenario.from_text(bare))
+    path = tmp_path / "del.yaml"
+    path.write_text(scenario)
+    code, _ = run("simulate", str(path), "--plain")
+    assert code == EXIT_INPUT
+    assert capsys.readouterr().err.strip().startswith(
+        f"schedframe simulate: error: {path}: events[1].pods[0]: delete-pod at 20s: no pod 'default/wbe-2'"
+    )
+

@@ -492,6 +492,7 @@ def _check_events(s: Scenario) -> None:
             removed.pop(names[0], None)
             continue
         if e.action == "delete-pod":
+            _check_pods(s, i, e)
             continue
         for j, name in enumerate(names):
             if name in known:
@@ -515,6 +516,41 @@ def _check_events(s: Scenario) -> None:
             for name in names:
                 known.pop(name, None)
                 removed[name] = (i, e.at)
+
+
+def _check_pods(s: Scenario, i: int, e: NodeEvent) -> None:
+    """Every pod a ``delete-pod`` event names can exist: a pod of the starting cluster, a
+    workload's ``<name>-<n>`` (any *n* for a workload that recreates its pods), or a pod a
+    starting pod's controller recreates (``<owner>-<n>``)."""
+    from ..errors import did_you_mean
+
+    known = {p.key: None for p in s.pods}
+    planned: dict[str, int] = {}
+    for w in s.workloads:  # the pods planned: <name>-0 .. <name>-(n-1)
+        n = target = w.replicas
+        for sc in sorted(w.scale, key=lambda x: x.at):  # a scale-up names pods after those so far
+            n += max(sc.replicas - target, 0)
+            target = sc.replicas
+        planned[f"{w.namespace}/{w.name}"] = n
+        known.update((f"{w.namespace}/{w.name}-{k}", None) for k in range(min(n, 1000)))
+    recreating = {f"{w.namespace}/{w.name}" for w in s.workloads if w.kind != "Pod"}
+    recreating.update(
+        f"{p.namespace}/{o.name}" for p in s.pods for o in p.owner_references if o.controller
+    )
+    for j, raw in enumerate(e.pods):
+        key = raw if "/" in raw else f"default/{raw}"
+        base, _, index = key.rpartition("-")
+        if key in known or (index.isdigit() and (
+            base in recreating or int(index) < planned.get(base, 0)
+        )):
+            continue
+        shown = ", ".join(list(known)[:5]) + (", ..." if len(known) > 5 else "")
+        raise ScenarioError(
+            "",
+            f"events[{i}].pods[{j}]",
+            f"delete-pod at {e.at:g}s: no pod {key!r} in the cluster nor among the workloads' "
+            f"pods{did_you_mean(key, known)} ({len(known)} pod(s): {shown or 'none'})",
+        )
 
 
 def _materialise(s: Scenario, seed: int) -> Plan:
