@@ -494,3 +494,30 @@ events:
         f"schedframe simulate: error: {path}: events[1].pods[0]: delete-pod at 20s: no pod 'default/wbe-2'"
     )
 
+
+# -- 9. replay: pods for a scheduler no profile has ----------------------------------------------
+
+
+def test_replay_of_foreign_pods_fails_loudly(
+    dump: Path, bin_packing: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``replay`` showed the unhandled-pod lines and exited 0; now it exits 2 as ``simulate``
+    does, unless --allow-foreign-pods."""
+    log = tmp_path / "run.jsonl"
+    code, _ = run("simulate", "--cluster", str(dump), "--config", str(bin_packing), "--plain",
+                  "--allow-foreign-pods", "--log", str(log))
+    assert code == EXIT_OK
+    capsys.readouterr()
+    code, text = run("replay", str(log), "--plain")
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT
+    assert (
+        "schedframe replay: error: 5 pod(s) name schedulerName 'default-scheduler' but no profile "
+        "named 'default-scheduler' in the configuration (profiles: 'bin-packing')"
+    ) in err
+    assert "fix: name a profile 'default-scheduler'" in err
+    assert "the replay's metrics equal the logged run's" in text
+    code, text = run("replay", str(log), "--plain", "--allow-foreign-pods")
+    assert code == EXIT_OK
+    assert "5 pod(s) name schedulerName 'default-scheduler'" in text
+    assert "error" not in capsys.readouterr().err
