@@ -452,7 +452,8 @@ workloads:
 
     missing = scenario.replace("name: high}, value: 1000", "name: other}, value: 1000")
     with pytest.warns(SchedframeWarning, match=r"PriorityClass 'high' is not in the input: its pods get "
-                      r"priority 0 \(workload 'web', pod default/bare\); a cluster would refuse them"):
+                      r"priority 0 \(workload 'web', pod default/bare\); a cluster would refuse them; "
+                      r"add the PriorityClass to the scenario's objects or the dump"):
         simulate(Scenario.from_text(missing))
 
 

@@ -320,15 +320,16 @@ def unknown_priority_class(pod: Pod, classes: Mapping[str, PriorityClass]) -> st
     return name if pod.priority is None and name and name not in classes else ""
 
 
-def warn_unknown_priority_classes(missing: Mapping[str, Iterable[str]], stacklevel: int = 2) -> None:
+def warn_unknown_priority_classes(missing: Mapping[str, Iterable[str]], stacklevel: int = 2, *,
+                                  where: str = "the dump") -> None:
     """One :class:`~schedframe.SchedframeWarning` per class in *missing* (class name -> what
-    names it: ``Deployment default/web``, ``pod default/x``)."""
+    names it: ``Deployment default/web``, ``pod default/x``); *where* the class should be added."""
     for name, users in missing.items():
         listed = list(dict.fromkeys(users))
         who = ", ".join(listed[:3]) + (f" and {len(listed) - 3} more" if len(listed) > 3 else "")
         warnings.warn(
             f"PriorityClass {name!r} is not in the input: its pods get priority 0 ({who}); "
-            "a cluster would refuse them; add the PriorityClass to the dump "
+            f"a cluster would refuse them; add the PriorityClass to {where} "
             "(kubectl get priorityclass -o yaml)", SchedframeWarning, stacklevel=stacklevel + 1)
 
 

@@ -257,7 +257,7 @@ class _Sim:
             name = unknown_priority_class(p, self.classes)
             if name:
                 missing.setdefault(name, []).append(f"pod {p.key}")
-        warn_unknown_priority_classes(missing, stacklevel=4)
+        warn_unknown_priority_classes(missing, stacklevel=4, where="the scenario's objects or the dump")
 
     def _horizon(self) -> float:
         if self.until is not None:
