@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from schedframe import ScenarioError, SchedulerConfiguration
+from schedframe import ScenarioError, SchedframeWarning, SchedulerConfiguration
 from schedframe.cli import EXIT_INPUT, EXIT_OK, main
 from schedframe.sim import NodeEvent, Scenario, Workload, simulate
 from schedframe.testing import make_node, make_pod
@@ -333,3 +333,192 @@ def test_the_plain_notice_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> 
     assert "(plain output" not in captured.out
     assert "(plain output" in captured.err
     assert captured.out.startswith("three-zones")
+
+
+# -- 7. priority admission: priorityClassName gives the priority ---------------------------------
+
+
+def _priority_dump(classes: list[dict[str, Any]]) -> dict[str, Any]:
+    """One node full of two bound priority-0 pods, and a Deployment whose template names the
+    PriorityClass ``high`` without a ``priority``."""
+    node = _node("node-0", "zone-0")
+    node["status"]["allocatable"] = node["status"]["capacity"] = {"cpu": "2", "memory": "8Gi", "pods": "10"}
+    low = []
+    for i in range(2):
+        pod = _pod(f"low-{i}", node="node-0")
+        pod["spec"]["priority"] = 0
+        pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "1"
+        low.append(pod)
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "priorityClassName": "high",
+                    "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+                },
+            },
+        },
+    }
+    return {"apiVersion": "v1", "kind": "List", "items": [*classes, node, *low, deployment]}
+
+
+_HIGH = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+         "value": 1000}
+
+
+def test_a_deployment_of_a_priority_class_preempts(tmp_path: Path) -> None:
+    """A Deployment whose template names PriorityClass ``high`` (1000) used to get pods of
+    priority 0 and stay pending on a full cluster; admitted as a cluster admits them, its pod
+    preempts a priority-0 pod and is placed."""
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump(_priority_dump([_HIGH])))
+    code, text = run("simulate", "--cluster", str(path), "--json")
+    assert code == EXIT_OK
+    m = json.loads(text)["results"][0]["metrics"]
+    assert (m["placed"], m["pending"], m["preemptions"]) == (1, 0, 1)
+    r = simulate(Scenario("own").with_cluster(path))
+    web = next(p for p in r.pods if p.workload == "" and p.key.startswith("default/web-"))
+    assert web.state == "Running"
+    assert any(p.preempted_by == web.key for p in r.pods)
+
+
+def test_a_priority_class_missing_from_the_dump_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A class a pod names but the dump lacks: a cluster refuses such pods; schedframe gives
+    them priority 0 and says so on stderr, naming the class and the workload."""
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump(_priority_dump([])))
+    with pytest.warns(SchedframeWarning) as caught:
+        code, text = run("simulate", "--cluster", str(path), "--plain")
+    assert code == EXIT_OK
+    messages = [str(w.message) for w in caught]
+    assert (
+        "PriorityClass 'high' is not in the input: its pods get priority 0 (Deployment default/web); "
+        "a cluster would refuse them; add the PriorityClass to the dump (kubectl get priorityclass "
+        "-o yaml)"
+    ) in messages
+    assert len([m for m in messages if "PriorityClass" in m]) == 1  # not again by the simulator
+    assert "1 pod(s) pending" in text
+    proc = subprocess.run(
+        [sys.executable, "-m", "schedframe", "simulate", "--cluster", str(path), "--plain"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == EXIT_OK
+    assert "SchedframeWarning: PriorityClass 'high' is not in the input" in proc.stderr
+    capsys.readouterr()
+
+
+def test_scenario_pods_are_admitted(tmp_path: Path) -> None:
+    """The simulator admits the pods it creates: a scenario workload's template and a bare pod
+    naming a class (the class's value and preemptionPolicy), the globalDefault class for a pod
+    naming none, a system class without its object; a pod with a priority keeps it; an unknown
+    class warns naming the workload and the pod."""
+    scenario = """\
+name: prio
+nodes: [{count: 1, name: n, template: {status: {allocatable: {cpu: "2", memory: 8Gi, pods: "10"}}}}]
+objects:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000,
+   preemptionPolicy: Never}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: base}, value: 7,
+   globalDefault: true}
+- {apiVersion: v1, kind: Pod, metadata: {name: bare}, spec: {priorityClassName: high,
+   containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: critical, namespace: kube-system},
+   spec: {priorityClassName: system-node-critical, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: fixed}, spec: {priorityClassName: high, priority: 5,
+   containers: [{name: c}]}}
+workloads:
+- {name: web, template: {spec: {priorityClassName: high}}}
+- {name: plain, template: {spec: {}}}
+"""
+    keys = ["default/web-0", "default/plain-0", "default/bare", "kube-system/critical", "default/fixed"]
+    r = simulate(Scenario.from_text(scenario), explain=keys)
+    assert r.metrics.placed == 5
+    pods = {k: r.explanations[k][0].pod for k in keys}  # as the scheduler saw them
+    web, plain, bare = pods["default/web-0"], pods["default/plain-0"], pods["default/bare"]
+    assert (web.priority, web.preemption_policy) == (1000, "Never")
+    assert (plain.priority, plain.priority_class_name, plain.preemption_policy) == (
+        7, "base", "PreemptLowerPriority")
+    assert (bare.priority, bare.preemption_policy) == (1000, "Never")
+    assert pods["kube-system/critical"].priority == 2000001000
+    assert pods["default/fixed"].priority == 5
+
+    missing = scenario.replace("name: high}, value: 1000", "name: other}, value: 1000")
+    with pytest.warns(SchedframeWarning, match=r"PriorityClass 'high' is not in the input: its pods get "
+                      r"priority 0 \(workload 'web', pod default/bare\); a cluster would refuse them; "
+                      r"add the PriorityClass to the scenario's objects or the dump"):
+        simulate(Scenario.from_text(missing))
+
+
+# -- 8. delete-pod events naming unknown pods ------------------------------------------------------
+
+
+def test_a_delete_pod_event_naming_an_unknown_pod_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A delete-pod of a pod that never exists used to do nothing; now it is a ScenarioError
+    with the event's field path and a suggestion. Pods a workload or a controller may create
+    (recreations: ``<name>-<n>``) are accepted."""
+    scenario = """\
+name: del
+nodes: [{count: 1, name: n, template: {status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}}]
+objects:
+- {apiVersion: v1, kind: Pod, metadata: {name: solo}, spec: {containers: [{name: c}]}}
+workloads:
+- {name: web, replicas: 3, template: {spec: {containers: [{name: c}]}}}
+events:
+- {at: 10, action: delete-pod, pods: [default/web-1, solo, default/web-7]}
+- {at: 20, action: delete-pod, pods: [default/wbe-2]}
+"""
+    with pytest.raises(ScenarioError, match=r"events\[1\]\.pods\[0\]: delete-pod at 20s: no pod "
+                       r"'default/wbe-2' in the cluster nor among the workloads' pods; did you mean "
+                       r"'default/web-2'\? \(4 pod\(s\): default/solo, default/web-0, default/web-1, "
+                       r"default/web-2\)"):
+        simulate(Scenario.from_text(scenario))
+    simulate(Scenario.from_text(scenario.replace("default/wbe-2", "default/web-2")))
+    bare = scenario.replace("replicas: 3,", "replicas: 3, kind: Pod,")
+    with pytest.raises(ScenarioError, match=r"events\[0\]\.pods\[2\]: delete-pod at 10s: no pod "
+                       r"'default/web-7'"):
+        simulate(Scenario.from_text(bare))
+    path = tmp_path / "del.yaml"
+    path.write_text(scenario)
+    code, _ = run("simulate", str(path), "--plain")
+    assert code == EXIT_INPUT
+    assert capsys.readouterr().err.strip().startswith(
+        f"schedframe simulate: error: {path}: events[1].pods[0]: delete-pod at 20s: no pod 'default/wbe-2'"
+    )
+
+
+# -- 9. replay: pods for a scheduler no profile has ----------------------------------------------
+
+
+def test_replay_of_foreign_pods_fails_loudly(
+    dump: Path, bin_packing: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``replay`` showed the unhandled-pod lines and exited 0; now it exits 2 as ``simulate``
+    does, unless --allow-foreign-pods."""
+    log = tmp_path / "run.jsonl"
+    code, _ = run("simulate", "--cluster", str(dump), "--config", str(bin_packing), "--plain",
+                  "--allow-foreign-pods", "--log", str(log))
+    assert code == EXIT_OK
+    capsys.readouterr()
+    code, text = run("replay", str(log), "--plain")
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT
+    assert (
+        "schedframe replay: error: 5 pod(s) name schedulerName 'default-scheduler' but no profile "
+        "named 'default-scheduler' in the configuration (profiles: 'bin-packing')"
+    ) in err
+    assert "fix: name a profile 'default-scheduler'" in err
+    assert "the replay's metrics equal the logged run's" in text
+    code, text = run("replay", str(log), "--plain", "--allow-foreign-pods")
+    assert code == EXIT_OK
+    assert "5 pod(s) name schedulerName 'default-scheduler'" in text
+    assert "error" not in capsys.readouterr().err

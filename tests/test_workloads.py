@@ -22,7 +22,9 @@ from schedframe import (
     NodeSelectorRequirement,
     PersistentVolumeClaim,
     Pod,
+    PriorityClass,
     ReplicaSet,
+    SchedframeWarning,
     Scheduler,
     StatefulSet,
     StorageClass,
@@ -565,3 +567,51 @@ def test_workload_errors(manifest: dict[str, Any], match: str) -> None:
 
     with pytest.raises(ManifestError, match=match):
         object_from_manifest(manifest)
+
+
+# -- priority admission ----------------------------------------------------------------------
+
+
+def test_created_pods_are_admitted_with_their_priority_class() -> None:
+    """A cluster's Priority admission gives a controller's pods the value of their
+    priorityClassName (and its preemptionPolicy), or the globalDefault class's; expansion used to
+    leave ``priority`` unset (0 to the scheduler)."""
+    def template(**kw: Any) -> Pod:
+        return Pod("t", labels={"app": "a"}, containers=(Container("c"),), **kw)
+
+    high = PriorityClass("high", 1000, preemption_policy="Never")
+    base = PriorityClass("base", 7, global_default=True)
+    objects: list[Any] = [
+        high, base,
+        Deployment("web", template=template(priority_class_name="high"), replicas=2),
+        ReplicaSet("rs", template=template(), replicas=1),
+        Job("job", template=template(priority_class_name="system-cluster-critical")),
+        ReplicaSet("kept", template=template(priority_class_name="high", priority=3), replicas=1),
+        ReplicaSet("own", template=template(priority_class_name="high",
+                                            preemption_policy="PreemptLowerPriority"), replicas=1),
+    ]
+    pods = {p.name.rsplit("-", 1)[0]: p for p in expand_workloads(objects) if isinstance(p, Pod)}
+    web = next(p for p in expand_workloads(objects) if isinstance(p, Pod) and p.name.startswith("web-"))
+    assert (web.priority, web.priority_class_name, web.preemption_policy) == (1000, "high", "Never")
+    assert (pods["rs"].priority, pods["rs"].priority_class_name) == (7, "base")
+    assert pods["job"].priority == 2000000000
+    assert pods["kept"].priority == 3
+    assert (pods["own"].priority, pods["own"].preemption_policy) == (1000, "PreemptLowerPriority")
+    # the Deployment's ReplicaSet keeps the template as written (its hash is the template's)
+    rs = next(o for o in expand_workloads(objects) if isinstance(o, ReplicaSet) and o.name.startswith("web-"))
+    assert rs.template is not None
+    assert rs.template.priority is None
+    # no globalDefault class: priority 0; a class the input lacks: 0 and one warning
+    plain = [o for o in objects if o is not base and o is not high]
+    with pytest.warns(SchedframeWarning, match=r"PriorityClass 'high' is not in the input: its pods get "
+                      r"priority 0 \(Deployment default/web, ReplicaSet default/own\)") as caught:
+        out = [p for p in expand_workloads(plain) if isinstance(p, Pod)]
+    assert len([w for w in caught if "PriorityClass" in str(w.message)]) == 1
+    assert {p.priority for p in out if not p.name.startswith("kept-")} == {0, 2000000000}
+    loaded = load_manifests(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n"
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {priorityClassName: high, containers: [{name: c}]}\n"
+    )
+    assert [p.priority for p in loaded if isinstance(p, Pod)] == [1000]

@@ -14,6 +14,10 @@ the controllers name them (``pkg/controller/`` upstream):
 * StatefulSet pods ``<name>-<ordinal>``, and their claims ``<template>-<name>-<ordinal>``;
 * a CronJob's Jobs by the names in its ``status.active`` (``<cronjob>-<scheduled minutes>``).
 
+Every pod created is admitted as the API server's Priority admission plugin admits it
+(:func:`admit_priority`, with the PriorityClasses of the input): ``spec.priority`` (and
+``spec.preemptionPolicy``) from its ``priorityClassName``, or from the ``globalDefault`` class.
+
 Pods already in the input that a workload owns (an owner reference with its uid, or with its
 kind and name) are kept, and only the missing replicas are created. A Deployment whose
 ReplicaSets are missing from the input (``kubectl get pods,deploy``) adopts the active pods its
@@ -32,12 +36,13 @@ import json
 import random
 import re
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, final
 
 import attrs
 
-from ..errors import ManifestError
+from ..errors import ManifestError, SchedframeWarning
 from ._pod import pod_to_manifest
 from .frozendict import FrozenDict, freeze
 from .frozendict import as_tuple as _tuple
@@ -53,6 +58,7 @@ from .objects import (
     OwnerReference,
     PersistentVolumeClaimVolumeSource,
     Pod,
+    PriorityClass,
     ReplicaSet,
     ReplicationController,
     StatefulSet,
@@ -62,11 +68,16 @@ from .objects import (
 from .storage import PersistentVolumeClaim, _pvc_uid
 
 __all__ = [
+    "SYSTEM_PRIORITY_CLASSES",
     "CronJob",
     "DaemonSet",
     "Deployment",
     "Job",
+    "admit_priority",
     "expand_workloads",
+    "priority_classes",
+    "unknown_priority_class",
+    "warn_unknown_priority_classes",
 ]
 
 #: The characters of generated name suffixes and safe-encoded hashes (apimachinery ``rand``).
@@ -247,6 +258,82 @@ def _pod_uid(namespace: str, name: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# Priority admission
+
+#: The PriorityClasses every cluster has (``pkg/apis/scheduling``: the API server creates them),
+#: known without objects.
+SYSTEM_PRIORITY_CLASSES: Final = (
+    PriorityClass("system-node-critical", 2000001000),
+    PriorityClass("system-cluster-critical", 2000000000),
+)
+
+
+def priority_classes(objects: Iterable[Any]) -> dict[str, PriorityClass]:
+    """The :class:`~schedframe.PriorityClass` objects among *objects* by name, with
+    :data:`SYSTEM_PRIORITY_CLASSES`."""
+    out = {pc.name: pc for pc in SYSTEM_PRIORITY_CLASSES}
+    out.update((o.name, o) for o in objects if isinstance(o, PriorityClass))
+    return out
+
+
+def _global_default(classes: Mapping[str, PriorityClass]) -> PriorityClass | None:
+    """The ``globalDefault`` class; of several (a race upstream allows), the lowest value."""
+    best: PriorityClass | None = None
+    for pc in classes.values():
+        if pc.global_default and (best is None or pc.value < best.value):
+            best = pc
+    return best
+
+
+def _admission(pod: Pod, classes: Mapping[str, PriorityClass]) -> dict[str, Any]:
+    """The fields :func:`admit_priority` changes on *pod* (none when it has a priority)."""
+    if pod.priority is not None:
+        return {}
+    pc = classes.get(pod.priority_class_name) if pod.priority_class_name else _global_default(classes)
+    if pc is None:  # no default class, or a class the input lacks (a cluster refuses the pod)
+        return {"priority": 0}
+    policy = pod.preemption_policy if pod.preemption_policy is not None else pc.preemption_policy
+    return {"priority": pc.value, "priority_class_name": pc.name, "preemption_policy": policy}
+
+
+def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod:
+    """*pod* as the API server's Priority admission plugin admits it on creation, given the
+    PriorityClasses of the cluster by name (:func:`priority_classes`).
+
+    A pod without ``priority`` gets the value of its ``priorityClassName``'s class (and the
+    class's ``preemptionPolicy`` when it has none); without ``priorityClassName``, the value and
+    name of the ``globalDefault`` class, or 0 when there is none. A pod that has a ``priority``
+    was admitted already (a dump's pods carry it) and is returned as it is. A class that is not
+    in *classes* gives priority 0 (a cluster would refuse the pod: see
+    :func:`unknown_priority_class`). The scheduler itself reads only ``priority``.
+
+    .. versionadded:: 0.1.0
+    """
+    changes = _admission(pod, classes)
+    return attrs.evolve(pod, **changes) if changes else pod
+
+
+def unknown_priority_class(pod: Pod, classes: Mapping[str, PriorityClass]) -> str:
+    """The ``priorityClassName`` of *pod* when admission needs it and *classes* lacks it, else
+    ``""``."""
+    name = pod.priority_class_name
+    return name if pod.priority is None and name and name not in classes else ""
+
+
+def warn_unknown_priority_classes(missing: Mapping[str, Iterable[str]], stacklevel: int = 2, *,
+                                  where: str = "the dump") -> None:
+    """One :class:`~schedframe.SchedframeWarning` per class in *missing* (class name -> what
+    names it: ``Deployment default/web``, ``pod default/x``); *where* the class should be added."""
+    for name, users in missing.items():
+        listed = list(dict.fromkeys(users))
+        who = ", ".join(listed[:3]) + (f" and {len(listed) - 3} more" if len(listed) > 3 else "")
+        warnings.warn(
+            f"PriorityClass {name!r} is not in the input: its pods get priority 0 ({who}); "
+            f"a cluster would refuse them; add the PriorityClass to {where} "
+            "(kubectl get priorityclass -o yaml)", SchedframeWarning, stacklevel=stacklevel + 1)
+
+
+# --------------------------------------------------------------------------------------------
 # DaemonSet specifics
 
 _DAEMON_TOLERATIONS: Final = (
@@ -348,6 +435,8 @@ class _Expander:
                       if hasattr(o, "name")}
         self.pods = [o for o in objects if isinstance(o, Pod)]
         self.pvc_keys = {o.key for o in objects if isinstance(o, PersistentVolumeClaim)}
+        self.classes = priority_classes(objects)
+        self.missing: dict[str, list[str]] = {}  # PriorityClass -> the workloads naming it
 
     def rng(self, owner: Any) -> random.Random:
         return random.Random(f"{self.seed}/{type(owner).__name__}/{owner.namespace}/{owner.name}")
@@ -385,6 +474,10 @@ class _Expander:
         merged.update(labels or {})
         notes = dict(template.annotations)
         notes.update(annotations or {})
+        unknown = unknown_priority_class(template, self.classes)
+        if unknown:
+            self.missing.setdefault(unknown, []).append(_workload_name(owner))
+        changes.update(_admission(template, self.classes))  # the pod is admitted as it is created
         return attrs.evolve(
             template, name=name, namespace=owner.namespace, uid=_pod_uid(owner.namespace, name),
             labels=merged, annotations=notes, owner_references=(_controller_ref(owner),),
@@ -580,6 +673,15 @@ def stateful_set_claims(s: StatefulSet, ordinal: int) -> list[PersistentVolumeCl
     return out
 
 
+def _workload_name(owner: Any) -> str:
+    """``Kind namespace/name`` of the workload behind *owner*'s pods (a Deployment's for its
+    ReplicaSet, a CronJob's for its Job)."""
+    ref = next((r for r in getattr(owner, "owner_references", ()) if r.controller), None)
+    if ref is not None and ref.kind in ("Deployment", "CronJob"):
+        return f"{ref.kind} {owner.namespace}/{ref.name}"
+    return f"{type(owner).__name__} {owner.namespace}/{owner.name}"
+
+
 def _is_active(pod: Pod) -> bool:
     """``controller.IsPodActive``: not terminal and not being deleted."""
     return pod.phase not in _TERMINAL_PHASES and pod.deletion_timestamp is None
@@ -596,10 +698,15 @@ def expand_workloads(objects: Iterable[Any], *, seed: int = 0, max_objects: int 
     pod per eligible :class:`~schedframe.Node` among *objects* that has none; a Job the pods
     ``parallelism`` and ``completions`` call for; a CronJob the Jobs named in its
     ``status.active`` that are missing, and their pods. Generated names are reproducible for a
-    given *seed*.
+    given *seed*. The pods created are admitted with the PriorityClasses among *objects*
+    (:func:`admit_priority`); the pods in *objects* are left as they are.
 
     Raises:
         ManifestError: when the result would hold more than *max_objects* objects.
+
+    Warns:
+        SchedframeWarning: once per PriorityClass that pods created name but *objects* lacks
+            (those pods get priority 0; a cluster would refuse them), naming the workloads.
 
     .. versionadded:: 0.1.0
     """
@@ -622,4 +729,6 @@ def expand_workloads(objects: Iterable[Any], *, seed: int = 0, max_objects: int 
             # what a handler creates includes its own expansion (a Deployment's ReplicaSet and
             # its pods, a CronJob's Jobs and their pods)
             out.extend(handler(obj))
+    if ex.missing:
+        warn_unknown_priority_classes(ex.missing, stacklevel=2)
     return out

@@ -7,8 +7,8 @@ import argparse
 import os
 from typing import Any
 
-from ._common import EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_config, output
-from .simulate import simulate_report
+from ._common import EXIT_INPUT, EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_config, output
+from .simulate import add_allow_foreign_pods, foreign_pods_error, simulate_report
 
 __all__ = ["add_parser", "run"]
 
@@ -45,6 +45,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="FILE", help="save plots (as simulate --plot)")
     p.add_argument("--pods", action="store_true", help="list every pod's outcome")
     p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
+    add_allow_foreign_pods(p)
     return p
 
 
@@ -98,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not args.json:
             out.line(f"plots saved to {args.plot}")
+    if foreign_pods_error("replay", results, args.allow_foreign_pods):
+        return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):
         return EXIT_PENDING
     return EXIT_OK

@@ -26,7 +26,15 @@ from ._common import (
 )
 from ._output import Out
 
-__all__ = ["add_parser", "cluster_summary", "run", "simulate_report", "unhandled_lines"]
+__all__ = [
+    "add_allow_foreign_pods",
+    "add_parser",
+    "cluster_summary",
+    "foreign_pods_error",
+    "run",
+    "simulate_report",
+    "unhandled_lines",
+]
 
 #: Kinds of a cluster dump counted as workloads in the header.
 _WORKLOAD_KINDS: Final = frozenset(
@@ -87,13 +95,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--pods", action="store_true", help="list every pod's outcome")
     p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
+    add_allow_foreign_pods(p)
+    return p
+
+
+def add_allow_foreign_pods(p: argparse.ArgumentParser) -> None:
+    """``--allow-foreign-pods`` (``simulate``, ``replay``): see :func:`foreign_pods_error`."""
     p.add_argument(
         "--allow-foreign-pods",
         action="store_true",
         help="accept pods whose schedulerName no profile has (meant for another scheduler): "
         "report them, exit 0 (default: exit 2)",
     )
-    return p
 
 
 def cluster_summary(scenario: Any) -> str:
@@ -227,24 +240,33 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not (args.json or args.jsonl):
             out.line(f"plots saved to {args.plot}")
-    if not args.allow_foreign_pods and any(r.unhandled for r in results):
-        lines = [line for r in results for line in unhandled_lines(r, len(results) > 1)]
-        print(f"schedframe simulate: error: {lines[0]}", file=sys.stderr)
-        for line in lines[1:]:
-            print(f"  {line}", file=sys.stderr)
-        names = sorted({n for r in results for n in r.unhandled})
-        profiles = sorted({p for r in results for p in r.profiles})
-        print(
-            f"  fix: name a profile {' / '.join(repr(n) for n in names)} (profiles[].schedulerName "
-            f"in the configuration), or set those pods' spec.schedulerName to "
-            f"{' / '.join(repr(p) for p in profiles) or 'a profile'}; if they are meant for another "
-            f"scheduler, pass --allow-foreign-pods (they then stay pending, reported)",
-            file=sys.stderr,
-        )
+    if foreign_pods_error("simulate", results, args.allow_foreign_pods):
         return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):
         return EXIT_PENDING
     return EXIT_OK
+
+
+def foreign_pods_error(command: str, results: Sequence[Any], allowed: bool) -> bool:
+    """Whether pods of *results* name a scheduler no profile has and *allowed*
+    (``--allow-foreign-pods``) is not given; if so, the error, the pods and the fix are printed
+    on stderr as ``schedframe COMMAND: error: ...`` and the command exits 2."""
+    if allowed or not any(r.unhandled for r in results):
+        return False
+    lines = [line for r in results for line in unhandled_lines(r, len(results) > 1)]
+    print(f"schedframe {command}: error: {lines[0]}", file=sys.stderr)
+    for line in lines[1:]:
+        print(f"  {line}", file=sys.stderr)
+    names = sorted({n for r in results for n in r.unhandled})
+    profiles = sorted({p for r in results for p in r.profiles})
+    print(
+        f"  fix: name a profile {' / '.join(repr(n) for n in names)} (profiles[].schedulerName "
+        f"in the configuration), or set those pods' spec.schedulerName to "
+        f"{' / '.join(repr(p) for p in profiles) or 'a profile'}; if they are meant for another "
+        f"scheduler, pass --allow-foreign-pods (they then stay pending, reported)",
+        file=sys.stderr,
+    )
+    return True
 
 
 def unhandled_lines(result: Any, name_config: bool = True) -> list[str]:

@@ -26,6 +26,12 @@ from typing import IO, Any, Final
 
 from ..api.manifests import object_to_manifest
 from ..api.objects import Node, Pod
+from ..api.workloads import (
+    admit_priority,
+    priority_classes,
+    unknown_priority_class,
+    warn_unknown_priority_classes,
+)
 from ..cache.snapshot import Snapshot
 from ..errors import ScenarioError
 from ..framework.clock import FakeClock
@@ -219,6 +225,8 @@ class _Sim:
         self.alloc_tot: dict[str, int] = {}
         self.frag_free = [0, 0]  # free cpu, memory on nodes where the typical pod does not fit
         self.bases: dict[str, Pod] = {}
+        self.classes = priority_classes(plan.objects)
+        self._check_priority_classes()
         horizon = self._horizon()
         self.horizon = horizon
         self.sample_every = sample_every if sample_every else max(horizon / _DEFAULT_SAMPLES, 1e-3)
@@ -237,6 +245,19 @@ class _Sim:
             med = percentile([float(v) for v in vals], 50)
             out[res] = int(med) if med is not None else 0
         return out
+
+    def _check_priority_classes(self) -> None:
+        """Warn about the PriorityClasses pods name that the plan's objects lack."""
+        missing: dict[str, list[str]] = {}
+        for w in self.plan.workloads:
+            name = unknown_priority_class(w.template, self.classes)
+            if name:
+                missing.setdefault(name, []).append(f"workload {w.name!r}")
+        for p in self.plan.pods:
+            name = unknown_priority_class(p, self.classes)
+            if name:
+                missing.setdefault(name, []).append(f"pod {p.key}")
+        warn_unknown_priority_classes(missing, stacklevel=4, where="the scenario's objects or the dump")
 
     def _horizon(self) -> float:
         if self.until is not None:
@@ -323,12 +344,14 @@ class _Sim:
 
     def _from_template(self, w: WorkloadInfo, name: str) -> Pod:
         base = self.bases.get(w.name)
-        if base is None:  # labels and owner set once; each pod then changes name, uid and time only
-            base = self.bases[w.name] = pod_from_template(w, w.name, 0.0)
+        if base is None:  # labels, owner and priority set once; each pod then changes name, uid and time
+            base = self.bases[w.name] = admit_priority(pod_from_template(w, w.name, 0.0), self.classes)
         return base.evolve(name=name, uid=f"{base.namespace}/{name}", creation_timestamp=self.now)
 
     def new_pod(self, pod: Pod, workload: str, duration: float | None) -> None:
-        """A pod is created now: record it and hand it to the scheduler."""
+        """A pod is created now: admitted (its priority), recorded and handed to the scheduler."""
+        if pod.priority is None:
+            pod = admit_priority(pod, self.classes)
         rec = _Rec(pod, workload, self.now, duration)
         if pod.uid in self.recs or pod.key in self.by_key:
             raise ScenarioError("<plan>", f"pods[{pod.key}]", "a pod with this name or uid already exists")

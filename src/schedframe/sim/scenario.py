@@ -485,6 +485,7 @@ def _check_events(s: Scenario) -> None:
         if e.action == "add":
             added.setdefault(_event_nodes(e)[0], (i, e.at))
     removed: dict[str, tuple[int, float]] = {}
+    pods: _PossiblePods | None = None  # computed at the first delete-pod
     for i, e in sorted(enumerate(s.events), key=lambda x: x[1].at):  # the order the run applies
         names = _event_nodes(e)
         if e.action == "add":
@@ -492,6 +493,8 @@ def _check_events(s: Scenario) -> None:
             removed.pop(names[0], None)
             continue
         if e.action == "delete-pod":
+            pods = _possible_pods(s) if pods is None else pods
+            _check_pods(pods, i, e)
             continue
         for j, name in enumerate(names):
             if name in known:
@@ -515,6 +518,52 @@ def _check_events(s: Scenario) -> None:
             for name in names:
                 known.pop(name, None)
                 removed[name] = (i, e.at)
+
+
+#: The pods a scenario can have: the keys known up front (the starting pods, the workloads'
+#: planned pods), each workload's planned count, and the ``namespace/name`` bases whose
+#: ``<base>-<n>`` pods are created as replacements.
+_PossiblePods = tuple[dict[str, None], dict[str, int], set[str]]
+
+
+def _possible_pods(s: Scenario) -> _PossiblePods:
+    known = {p.key: None for p in s.pods}
+    planned: dict[str, int] = {}
+    for w in s.workloads:  # the pods planned: <name>-0 .. <name>-(n-1)
+        n = target = w.replicas
+        for sc in sorted(w.scale, key=lambda x: x.at):  # a scale-up names pods after those so far
+            n += max(sc.replicas - target, 0)
+            target = sc.replicas
+        planned[f"{w.namespace}/{w.name}"] = n
+        known.update((f"{w.namespace}/{w.name}-{k}", None) for k in range(min(n, 1000)))
+    recreating = {f"{w.namespace}/{w.name}" for w in s.workloads if w.kind != "Pod"}
+    recreating.update(
+        f"{p.namespace}/{o.name}" for p in s.pods for o in p.owner_references if o.controller
+    )
+    return known, planned, recreating
+
+
+def _check_pods(pods: _PossiblePods, i: int, e: NodeEvent) -> None:
+    """Every pod a ``delete-pod`` event names can exist: a pod of the starting cluster, a
+    workload's ``<name>-<n>`` (any *n* for a workload that recreates its pods), or a pod a
+    starting pod's controller recreates (``<owner>-<n>``)."""
+    from ..errors import did_you_mean
+
+    known, planned, recreating = pods
+    for j, raw in enumerate(e.pods):
+        key = raw if "/" in raw else f"default/{raw}"
+        base, _, index = key.rpartition("-")
+        if key in known or (index.isdigit() and (
+            base in recreating or int(index) < planned.get(base, 0)
+        )):
+            continue
+        shown = ", ".join(list(known)[:5]) + (", ..." if len(known) > 5 else "")
+        raise ScenarioError(
+            "",
+            f"events[{i}].pods[{j}]",
+            f"delete-pod at {e.at:g}s: no pod {key!r} in the cluster nor among the workloads' "
+            f"pods{did_you_mean(key, known)} ({len(known)} pod(s): {shown or 'none'})",
+        )
 
 
 def _materialise(s: Scenario, seed: int) -> Plan:
