@@ -411,7 +411,7 @@ def test_a_priority_class_missing_from_the_dump_is_said(
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == EXIT_OK
-    assert "SchedframeWarning: PriorityClass 'high' is not in the input" in proc.stderr
+    assert "schedframe simulate: warning: PriorityClass 'high' is not in the input" in proc.stderr
     capsys.readouterr()
 
 

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import Any, Final, Protocol
 
 from .._textio import shown_path
-from ..errors import SchedframeError
+from ..errors import SchedframeError, SchedframeWarning
 from ._output import Out
 
 __all__ = [
@@ -115,7 +115,8 @@ def run_command(command: Command, args: argparse.Namespace, *, stdout: Any = Non
     setattr(args, _OUT, Out(stdout, plain=bool(getattr(args, "plain", False))))
     token = _RUNNING.set(name)
     try:
-        return command.run(args)
+        with _cli_warnings(name, debug=bool(getattr(args, "debug", False))):
+            return command.run(args)
     except (SchedframeError, OSError) as exc:
         if getattr(args, "debug", False):
             traceback.print_exc()
@@ -129,6 +130,30 @@ def run_command(command: Command, args: argparse.Namespace, *, stdout: Any = Non
         return EXIT_INTERRUPTED
     finally:
         _RUNNING.reset(token)
+
+
+@contextlib.contextmanager
+def _cli_warnings(name: str, *, debug: bool) -> Iterator[None]:
+    """schedframe's own warnings (:class:`~schedframe.SchedframeWarning`) raised while a command
+    runs are shown as one line in the command's words (``schedframe CMD: warning: ...``), not in
+    Python's format pointing at a source line (kept with ``--debug``); other warnings are left
+    as they are. Whether a warning is shown at all is still the warnings filters' decision."""
+    if debug:
+        yield
+        return
+    previous = warnings.formatwarning
+
+    def fmt(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+            line: str | None = None) -> str:
+        if issubclass(category, SchedframeWarning):
+            return f"schedframe {name}: warning: {_one_line(str(message))}\n"
+        return previous(message, category, filename, lineno, line)
+
+    warnings.formatwarning = fmt
+    try:
+        yield
+    finally:
+        warnings.formatwarning = previous
 
 
 def _one_line(text: str) -> str:
