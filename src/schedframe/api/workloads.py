@@ -699,7 +699,7 @@ def expand_workloads(objects: Iterable[Any], *, seed: int = 0, max_objects: int 
     ``parallelism`` and ``completions`` call for; a CronJob the Jobs named in its
     ``status.active`` that are missing, and their pods. Generated names are reproducible for a
     given *seed*. The pods created are admitted with the PriorityClasses among *objects*
-    (:func:`admit_priority`); the pods in *objects* are left as they are.
+    (``schedframe.api.workloads.admit_priority``); the pods in *objects* are left as they are.
 
     Raises:
         ManifestError: when the result would hold more than *max_objects* objects.
