@@ -346,6 +346,10 @@ def _label_selector_out(sel: LabelSelector) -> dict[str, Any]:
     return out
 
 
+#: The manifest encoding of a label selector, for other layers (plugin args).
+label_selector_to_manifest = _label_selector_out
+
+
 def _requirement_out(r: LabelSelectorRequirement | NodeSelectorRequirement) -> dict[str, Any]:
     out: dict[str, Any] = {"key": r.key, "operator": r.operator}
     if r.values:

@@ -261,6 +261,10 @@ def _spread_constraint_out(c: TopologySpreadConstraint) -> dict[str, Any]:
     return out
 
 
+#: The manifest encoding of a topology spread constraint, for other layers (plugin args).
+spread_constraint_to_manifest = _spread_constraint_out
+
+
 def _port(value: Any, path: str) -> ContainerPort:
     m = _mapping(value, path)
     return ContainerPort(

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Final, final
 
+from ..api._fields import label_selector_to_manifest
+from ..api._pod import spread_constraint_to_manifest
 from ..api.objects import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
 from ..cache.nodeinfo import NodeInfo
 from ._helpers import FieldErrors, label_key_errors, label_value_errors
@@ -88,17 +90,8 @@ def selector_from_dict(data: Any, path: str, errors: list[str]) -> LabelSelector
     return LabelSelector(dict(labels), tuple(reqs))
 
 
-def selector_to_dict(selector: LabelSelector) -> dict[str, Any]:
-    """Encode a :class:`LabelSelector` as a camelCase mapping."""
-    out: dict[str, Any] = {}
-    if selector.match_labels:
-        out["matchLabels"] = dict(selector.match_labels)
-    if selector.match_expressions:
-        out["matchExpressions"] = [
-            {"key": r.key, "operator": r.operator, **({"values": list(r.values)} if r.values else {})}
-            for r in selector.match_expressions
-        ]
-    return out
+#: A :class:`LabelSelector` as a camelCase mapping (the manifest writer's encoding).
+selector_to_dict: Final = label_selector_to_manifest
 
 
 _CONSTRAINT_KEYS: Final = frozenset({
@@ -158,21 +151,8 @@ def constraint_from_dict(data: Any, path: str, errors: list[str]) -> TopologySpr
     )
 
 
-def constraint_to_dict(c: TopologySpreadConstraint) -> dict[str, Any]:
-    """Encode a :class:`TopologySpreadConstraint` as a camelCase mapping."""
-    out: dict[str, Any] = {"maxSkew": c.max_skew, "topologyKey": c.topology_key,
-                           "whenUnsatisfiable": c.when_unsatisfiable}
-    if c.label_selector is not None:
-        out["labelSelector"] = selector_to_dict(c.label_selector)
-    if c.min_domains is not None:
-        out["minDomains"] = c.min_domains
-    if c.node_affinity_policy is not None:
-        out["nodeAffinityPolicy"] = c.node_affinity_policy
-    if c.node_taints_policy is not None:
-        out["nodeTaintsPolicy"] = c.node_taints_policy
-    if c.match_label_keys:
-        out["matchLabelKeys"] = list(c.match_label_keys)
-    return out
+#: A :class:`TopologySpreadConstraint` as a camelCase mapping (the manifest writer's encoding).
+constraint_to_dict: Final = spread_constraint_to_manifest
 
 
 
