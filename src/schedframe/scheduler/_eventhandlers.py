@@ -74,7 +74,7 @@ class EventHandlersMixin(SchedulerBase):
 
     def add_node(self, node: Node | Mapping[str, Any]) -> Node:
         """A node joined the cluster (an api object or a v1 manifest); returns the Node."""
-        n = _as_node(node, "Scheduler.add_node")
+        n = _as_node(node, "Scheduler.add_node: node")
         with self._lock:
             if n.name in self._nodes:
                 raise SchedulerError(f"node {n.name!r} already exists; use update_node to change it")
@@ -86,7 +86,7 @@ class EventHandlersMixin(SchedulerBase):
     def update_node(self, node: Node | Mapping[str, Any]) -> Node:
         """A node changed; each change the scheduler cares about (labels, taints, allocatable,
         conditions, annotations, uncordon) is delivered as its own cluster event."""
-        n = _as_node(node, "Scheduler.update_node")
+        n = _as_node(node, "Scheduler.update_node: node")
         with self._lock:
             old = self._nodes.get(n.name)
             if old is None:
@@ -126,7 +126,7 @@ class EventHandlersMixin(SchedulerBase):
         reaches the cache, the queue or the pod listers, as upstream's informers filter terminal
         pods out.
         """
-        p = _as_pod(pod, "Scheduler.add_pod")
+        p = _as_pod(pod, "Scheduler.add_pod: pod")
         with self._lock:
             if p.uid in self._pods or p.uid in self._terminal or p.key in self._keys:
                 raise SchedulerError(f"pod {p.key!r} already exists; use update_pod to change it")
@@ -161,7 +161,7 @@ class EventHandlersMixin(SchedulerBase):
         does. A pod turning Succeeded or Failed is removed from the cache and the queue, releasing
         everything it held.
         """
-        new = _as_pod(pod, "Scheduler.update_pod")
+        new = _as_pod(pod, "Scheduler.update_pod: pod")
         with self._lock:
             old = self._pods.get(new.uid)
             if old is None:
@@ -401,21 +401,24 @@ def _is_terminal(pod: Pod) -> bool:
     return pod.phase in _TERMINAL_PHASES
 
 
-def _as_pod(obj: Pod | Mapping[str, Any], where: str) -> Pod:
+def _as_pod(obj: Pod | Mapping[str, Any], what: str) -> Pod:
+    """*obj* as a Pod (a manifest is read); *what* names the argument in the error
+    (``"Scheduler.add_pod: pod"``)."""
     if isinstance(obj, Pod):
         return obj
     if isinstance(obj, Mapping):
         return Pod.from_manifest(obj)
-    raise ArgumentTypeError(f"{where}: pod must be a Pod or a v1 Pod manifest (mapping), got "
+    raise ArgumentTypeError(f"{what} must be a Pod or a v1 Pod manifest (mapping), got "
                             f"{type(obj).__name__}")
 
 
-def _as_node(obj: Node | Mapping[str, Any], where: str) -> Node:
+def _as_node(obj: Node | Mapping[str, Any], what: str) -> Node:
+    """*obj* as a Node (a manifest is read); *what* names the argument in the error."""
     if isinstance(obj, Node):
         return obj
     if isinstance(obj, Mapping):
         return Node.from_manifest(obj)
-    raise ArgumentTypeError(f"{where}: node must be a Node or a v1 Node manifest (mapping), got "
+    raise ArgumentTypeError(f"{what} must be a Node or a v1 Node manifest (mapping), got "
                             f"{type(obj).__name__}")
 
 

@@ -80,6 +80,7 @@ from ..framework.interfaces import PreFilterResult
 from ..framework.registry import Registry
 from ..framework.runtime import Framework, ProfileLike
 from ..framework.status import Code, Status
+from ._eventhandlers import _as_node, _as_pod
 
 if TYPE_CHECKING:
     from ..config.configuration import SchedulerConfiguration
@@ -527,24 +528,6 @@ def _render(e: Explanation) -> list[str]:
 
 # -- the attempt ----------------------------------------------------------------------------------
 
-def _as_pod(value: Pod | Mapping[str, Any], where: str = "explain: pod") -> Pod:
-    if isinstance(value, Pod):
-        return value
-    if isinstance(value, Mapping):
-        return Pod.from_manifest(value)
-    raise ArgumentTypeError(f"{where} must be a Pod or a v1 Pod manifest (mapping), got "
-                            f"{type(value).__name__}")
-
-
-def _as_node(value: Node | Mapping[str, Any], where: str) -> Node:
-    if isinstance(value, Node):
-        return value
-    if isinstance(value, Mapping):
-        return Node.from_manifest(value)
-    raise ArgumentTypeError(f"{where} must be a Node or a v1 Node manifest (mapping), got "
-                            f"{type(value).__name__}")
-
-
 def _iterable(value: object, where: str) -> Iterable[Any]:
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise ArgumentTypeError(f"{where} must be an iterable of objects or manifests, got "
@@ -937,7 +920,7 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
         from ..plugins import in_tree_registry
 
         registry = in_tree_registry()
-    p = _as_pod(pod)
+    p = _as_pod(pod, "explain: pod")
     cfg = _configuration(config, registry)
     prof = _profile(cfg, profile, p)
     node_list = [_as_node(n, f"explain: nodes[{i}]")
