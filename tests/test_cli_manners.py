@@ -165,6 +165,7 @@ def _explanation() -> object:
 
 @pytest.mark.parametrize("width", [80, 120])
 def test_explain_tables_show_every_node_name_in_full(width: int) -> None:
+    pytest.importorskip("rich", reason="rich is in the cli extra")
     from rich.console import Console
 
     from schedframe.cli.explain import render_rich, why_not
@@ -189,6 +190,7 @@ def test_explain_tables_show_every_node_name_in_full(width: int) -> None:
 
 
 def test_explain_keeps_full_plugin_names_when_they_fit() -> None:
+    pytest.importorskip("rich", reason="rich is in the cli extra")
     from rich.console import Console
 
     from schedframe.cli.explain import render_rich, why_not
