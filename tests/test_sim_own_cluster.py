@@ -326,13 +326,21 @@ def test_the_pod_count_says_recreated_pods_count() -> None:
 # -- 6. CLI manners ------------------------------------------------------------------------------
 
 
-def test_the_plain_notice_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    """The "(plain output; ...)" notice is not part of the output."""
-    assert main(["simulate", "--plain"]) == EXIT_OK
+def test_the_plain_notice_goes_to_stderr(capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "(plain output; ...)" notice (rich missing) is not part of the output; with --plain
+    asked for there is no notice at all."""
+    from schedframe.cli import _output
+
+    monkeypatch.setattr(_output, "have_rich", lambda: False)
+    assert main(["simulate"]) == EXIT_OK
     captured = capsys.readouterr()
     assert "(plain output" not in captured.out
     assert "(plain output" in captured.err
     assert captured.out.startswith("three-zones")
+    assert main(["simulate", "--plain"]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert "(plain output" not in captured.out + captured.err
 
 
 # -- 7. priority admission: priorityClassName gives the priority ---------------------------------

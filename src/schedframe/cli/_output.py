@@ -27,7 +27,7 @@ class Out:
         self.stream = stream if stream is not None else sys.stdout
         self.rich = not plain and have_rich()
         self._console: Any = None
-        self._hinted = False
+        self._hinted = plain  # the hint is for a missing rich, not for --plain asked for
 
     @property
     def console(self) -> Any:
