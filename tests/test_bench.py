@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import DuplicatePluginError, Pod
+from schedframe import ConfigurationError, DuplicatePluginError, Pod
 from schedframe.bench import (
     SCHEMA,
     WORKLOADS,
@@ -444,7 +444,7 @@ def test_load_config(tmp_path):
     """Configuration files are read as KubeSchedulerConfiguration; a missing one is an error."""
     registry = build_registry(entry_points=False)
     assert load_config(MINIMAL_CONFIG, registry).profiles[0].scheduler_name == "default-scheduler"
-    with pytest.raises(BenchmarkError, match="cannot read configuration"):
+    with pytest.raises(ConfigurationError, match="cannot read the configuration file"):
         load_config(tmp_path / "missing.yaml", registry)
 
 

@@ -10,7 +10,10 @@ until :data:`READERS` (or :data:`OUTPUTS`) lists it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
+import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -163,3 +166,60 @@ def test_in_a_subprocess(bad_inputs: dict[str, Path]) -> None:
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "empty.yaml" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def hostile_inputs(tmp_path_factory: pytest.TempPathFactory, bad_inputs: dict[str, Path]) -> dict[str, Path]:
+    """Special files and documents made to exhaust a parser (issue #30, R2)."""
+    d = tmp_path_factory.mktemp("hostile")
+    out: dict[str, Path] = {}
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(d / "fifo.yaml")  # nobody writes: a reader that opens it blindly blocks for ever
+        out["fifo"] = d / "fifo.yaml"
+    if os.path.exists("/dev/zero"):
+        out["devzero"] = Path("/dev/zero")
+    bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        bomb.append(f"{chr(97 + i)}: &{chr(97 + i)} [" + ", ".join([f"*{chr(96 + i)}"] * 10) + "]")
+    (d / "bomb.yaml").write_text("\n".join(bomb) + "\n")
+    out["alias-bomb"] = d / "bomb.yaml"
+    (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    out["deep-json"] = d / "deep.json"
+    (d / "deep.yaml").write_text("a: " + "[" * 2_000 + "]" * 2_000 + "\n")
+    out["deep-yaml"] = d / "deep.yaml"
+    return out
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging: SIGALRM raises in the main thread after *seconds*."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("kind", ["fifo", "devzero", "alias-bomb", "deep-json", "deep-yaml"])
+@pytest.mark.parametrize("case", sorted(READERS), ids=lambda c: " ".join(c))
+def test_hostile_input_is_one_line_and_exit_2(case: tuple[str, str], kind: str,
+                                              hostile_inputs: dict[str, Path],
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO, /dev/zero, a YAML alias bomb, JSON nested 100,000 deep or YAML nested 2,000 deep,
+    through every file argument: exit 2 and one line naming it, within seconds (no hang, no
+    MemoryError, no RecursionError)."""
+    if kind not in hostile_inputs:
+        pytest.skip(f"no {kind} on this system")
+    bad = hostile_inputs[kind]
+    with _deadline(60):
+        _check(READERS[case](str(bad)), bad, capsys)

@@ -30,9 +30,7 @@ from typing import Any, Final, final
 
 import attrs
 
-from .._textio import read_text
 from ..api.objects import Pod
-from ..config import MAX_CONFIG_FILE_BYTES
 from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..scheduler.scheduler import Scheduler
@@ -134,10 +132,10 @@ def build_registry(plugins: Iterable[str] = (), *, entry_points: bool = True) ->
 
 
 def load_config(path: str | os.PathLike[str], registry: Registry) -> SchedulerConfiguration:
-    """Read a ``KubeSchedulerConfiguration`` YAML (or JSON) file (at most
-    ``schedframe.config.MAX_CONFIG_FILE_BYTES``, through :mod:`schedframe._textio`)."""
-    text = read_text(path, max_bytes=MAX_CONFIG_FILE_BYTES, what="configuration", error=BenchmarkError)
-    return SchedulerConfiguration.from_yaml(text, registry=registry)
+    """Read a ``KubeSchedulerConfiguration`` YAML (or JSON) file as every command does
+    (:meth:`SchedulerConfiguration.from_file`: at most ``schedframe.config.MAX_CONFIG_FILE_BYTES``,
+    the errors naming the file)."""
+    return SchedulerConfiguration.from_file(path, registry=registry)
 
 
 @final
