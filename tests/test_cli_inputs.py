@@ -223,3 +223,21 @@ def test_hostile_input_is_one_line_and_exit_2(case: tuple[str, str], kind: str,
     bad = hostile_inputs[kind]
     with _deadline(60):
         _check(READERS[case](str(bad)), bad, capsys)
+
+
+@pytest.mark.parametrize(("argv", "cap"), [
+    pytest.param(["simulate"], "schedframe.sim.scenario:MAX_SCENARIO_BYTES", id="scenario"),
+    pytest.param(["sweep"], "schedframe.sim.sweep:MAX_SPEC_BYTES", id="sweep spec"),
+])
+def test_a_file_over_its_cap_is_refused_before_parsing(argv: list[str], cap: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A scenario or sweep spec larger than its cap (a sparse file: no disk used) is one line
+    and exit 2, read no further than the cap."""
+    import importlib
+
+    module, name = cap.split(":")
+    limit = getattr(importlib.import_module(module), name)
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as f:
+        f.truncate(limit + 1)
+    _check([*argv, str(big)], big, capsys)
