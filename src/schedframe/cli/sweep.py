@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out.stream.write(json.dumps(rows, indent=1) + "\n")
     else:
-        params = list(dict.fromkeys(k for r in spec.runs for k in r.params))
+        params = spec.params
         shown = [c for c in _SHOWN if any(c in r for r in rows)]
         out.table(
             f"Sweep: {len(rows)} run(s)" + (f", {result.skipped} already done" if result.skipped else ""),

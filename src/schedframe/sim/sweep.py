@@ -10,7 +10,9 @@ skips the runs already in the output file.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
+import concurrent.futures.process
 import contextlib
 import csv
 import functools
@@ -21,10 +23,12 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO, final
@@ -32,7 +36,7 @@ from typing import Any, Final, TextIO, final
 import attrs
 
 from .._textio import parse_data, parse_json, read_text, shown_path
-from ..errors import SchedframeError, bounded_repr
+from ..errors import SchedframeError, SchedframeWarning, bounded_repr, bounded_text
 
 __all__ = [
     "BUILTIN_TASKS",
@@ -136,7 +140,7 @@ class RunOutcome:
             "run": self.run.key,
             "task": self.run.task,
             "status": "ok" if self.error is None else "failed",
-            "error": self.error or "",
+            "error": bounded_text(self.error, MAX_ERROR_CHARS) if self.error else "",
             "seconds": round(self.seconds, 3),
         }
         for name, value in self.run.params.items():
@@ -175,16 +179,20 @@ def _columns(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     return list(seen)
 
 
+def _check_axis(name: str, values: Any) -> None:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise SweepError(f"grid.{name}: expected a list of values, got {bounded_repr(values)}")
+    if not values:
+        raise SweepError(f"grid.{name}: an empty list makes an empty sweep")
+
+
 def grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
     """The cartesian product of the axes, in a fixed order (the last axis varies fastest).
 
     ``grid(config=["a", "b"], seed=[1, 2])`` gives four parameter mappings.
     """
     for name, values in axes.items():
-        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-            raise SweepError(f"grid.{name}: expected a list of values, got {bounded_repr(values)}")
-        if not values:
-            raise SweepError(f"grid.{name}: an empty list makes an empty sweep")
+        _check_axis(name, values)
     names = list(axes)
     return [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
 
@@ -192,15 +200,28 @@ def grid(**axes: Sequence[Any]) -> list[dict[str, Any]]:
 @final
 @attrs.frozen
 class SweepSpec:
-    """A sweep as a file describes it: a task, a grid and/or an explicit list of runs."""
+    """A sweep as a file describes it: a task, a grid of axes and fixed parameters, and/or an
+    explicit list of runs.
+
+    The runs are generated lazily, in a fixed order (the grid first, its last axis varying
+    fastest, then the explicit runs): iterate the spec, and ``len(spec)`` counts them from the
+    axes without generating them. ``runs`` makes the tuple of all of them.
+    """
 
     __module__ = "schedframe.sim"
 
-    runs: tuple[Run, ...]
+    task: str
+    axes: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    fixed: Mapping[str, Any] = attrs.field(factory=dict)
+    extra: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, origin: str = "sweep spec") -> SweepSpec:
-        """Read ``{task: ..., grid: {axis: [values]}, fixed: {...}, runs: [{...}]}``."""
+        """Read ``{task: ..., grid: {axis: [values]}, fixed: {...}, runs: [{...}]}``.
+
+        Every value is checked once (not once per run), so a grid of a million runs is read at
+        once.
+        """
         if not isinstance(data, Mapping):
             raise SweepError(f"{origin}: expected a mapping, got {type(data).__name__}")
         unknown = sorted(set(data) - {"task", "grid", "fixed", "runs"})
@@ -211,28 +232,58 @@ class SweepSpec:
         fixed = data.get("fixed", {}) or {}
         if not isinstance(fixed, Mapping):
             raise SweepError(f"{origin}: fixed: expected a mapping of parameters")
-        params: list[dict[str, Any]] = []
+        try:
+            fixed_run = Run.of(str(task), fixed)
+        except SweepError as e:
+            raise SweepError(f"{origin}: {str(e).replace('params', 'fixed', 1)}") from None
+        axes: list[tuple[str, tuple[Any, ...]]] = []
         if data.get("grid") is not None:
-            axes = data["grid"]
-            if not isinstance(axes, Mapping):
+            given = data["grid"]
+            if not isinstance(given, Mapping):
                 raise SweepError(f"{origin}: grid: expected a mapping of axis -> list of values")
             try:
-                params += grid(**{str(k): v for k, v in axes.items()})
+                for name, values in given.items():
+                    _check_axis(str(name), values)
+                    plain = tuple(_plain(v, f"grid.{name}[{i}]") for i, v in enumerate(values))
+                    axes.append((str(name), plain))
             except SweepError as e:
                 raise SweepError(f"{origin}: {e}") from None
-        for i, extra in enumerate(data.get("runs") or ()):
-            if not isinstance(extra, Mapping):
+        extra = []
+        for i, params in enumerate(data.get("runs") or ()):
+            if not isinstance(params, Mapping):
                 raise SweepError(f"{origin}: runs[{i}]: expected a mapping of parameters")
-            params.append(dict(extra))
-        if not params:
-            raise SweepError(f"{origin}: no runs (give a grid or a list of runs)")
-        runs = []
-        for i, p in enumerate(params):
             try:
-                runs.append(Run.of(str(task), {**fixed, **p}))
+                extra.append(Run.of(fixed_run.task, params).params)
             except SweepError as e:
-                raise SweepError(f"{origin}: run {i}: {e}") from None
-        return cls(tuple(runs))
+                raise SweepError(f"{origin}: runs[{i}]: {e}") from None
+        if not axes and not extra:
+            raise SweepError(f"{origin}: no runs (give a grid or a list of runs)")
+        return cls(fixed_run.task, tuple(axes), fixed_run.params, tuple(extra))
+
+    def __len__(self) -> int:
+        """The number of runs, computed from the axes (nothing is generated)."""
+        return (math.prod(len(values) for _, values in self.axes) if self.axes else 0) + len(self.extra)
+
+    def __iter__(self) -> Iterator[Run]:
+        """The runs, one at a time: the grid's product, then the explicit runs."""
+        if self.axes:
+            names = [name for name, _ in self.axes]
+            for combo in itertools.product(*(values for _, values in self.axes)):
+                yield Run(self.task, {**self.fixed, **dict(zip(names, combo))})
+        for params in self.extra:
+            yield Run(self.task, {**self.fixed, **params})
+
+    @property
+    def runs(self) -> tuple[Run, ...]:
+        """Every run, generated (a large grid is better iterated)."""
+        return tuple(self)
+
+    @property
+    def params(self) -> list[str]:
+        """The parameter names of the runs, in the order of the table's columns."""
+        names = [*self.fixed, *(name for name, _ in self.axes)]
+        names += [k for params in self.extra for k in params]
+        return list(dict.fromkeys(names))
 
 
 def load_sweep_spec(path: str | os.PathLike[str]) -> SweepSpec:
@@ -316,22 +367,53 @@ def _metrics(value: Any) -> dict[str, Any]:
     return {"value": _plain(value, "result")}
 
 
-def execute(run: Run, index: int = 0) -> RunOutcome:
-    """Run one task in this process; an exception becomes the outcome's error (never raised).
+#: The longest error text a row holds (``schedframe.errors.bounded_text`` cuts it).
+MAX_ERROR_CHARS: Final = 2000
 
-    This is what workers call: it is importable, and its argument and result pickle.
+
+def execute(run: Run, index: int = 0) -> RunOutcome:
+    """Run one task in this process; an exception (``SystemExit`` included) becomes the
+    outcome's error, never raised. A ``KeyboardInterrupt`` (Ctrl-C) propagates.
+
+    Workers run it too (through a wrapper that also turns a ``KeyboardInterrupt`` the task raises
+    into its error): it is importable, and its argument and result pickle.
     """
+    return _execute(run, index, (Exception, SystemExit))
+
+
+def _work(run: Run, index: int) -> RunOutcome:
+    """What a worker runs: every exception the task raises is its outcome's error, so the worker
+    never ends with it (workers ignore Ctrl-C: a ``KeyboardInterrupt`` there is the task's)."""
+    return _execute(run, index, (BaseException,))
+
+
+def _execute(run: Run, index: int, catch: tuple[type[BaseException], ...]) -> RunOutcome:
     start = time.perf_counter()
     try:
         fn = _task_function(run.task)
         metrics = _metrics(fn(**run.params))
         error = None
-    except Exception as e:
+    except catch as e:
         metrics = {}
-        last = traceback.extract_tb(e.__traceback__)[-1:] if e.__traceback__ else []
-        where = f" ({Path(last[0].filename).name}:{last[0].lineno})" if last else ""
-        error = f"{type(e).__name__}: {' '.join(str(e).split())[:500]}{where}"
+        error = _error_text(e)
     return RunOutcome(run, index, metrics, error, time.perf_counter() - start)
+
+
+def _error_text(e: BaseException) -> str:
+    """``Type: message (file:line)`` on one line, bounded; an exception whose ``str()`` fails
+    is still described."""
+    try:
+        message = " ".join(str(e).split())
+    except Exception as inner:  # the task's exception, whatever it does
+        message = f"<str() of the exception failed: {type(inner).__name__}>"
+    where = ""
+    with contextlib.suppress(Exception):
+        last = traceback.extract_tb(e.__traceback__, limit=None)[-1:] if e.__traceback__ else []
+        where = f" ({Path(last[0].filename).name}:{last[0].lineno})" if last else ""
+    kind = type(e).__name__
+    if not isinstance(e, Exception):
+        kind = f"the task raised {kind}"
+    return bounded_text(f"{kind}: {bounded_text(message, 500)}{where}", MAX_ERROR_CHARS)
 
 
 def dask_executor(address: str = "local", *, workers: int | None = None) -> concurrent.futures.Executor:
@@ -389,14 +471,34 @@ class _DaskExecutor(concurrent.futures.Executor):
                 self._cluster.close(timeout=_CLOSE_SECONDS)
 
 
-def _read_done(path: Path, fmt: str) -> dict[str, dict[str, Any]]:
-    """Rows already in an output file, by run key (only successful ones count as done)."""
-    if not path.exists() or path.stat().st_size == 0:
-        return {}
-    if fmt not in ("csv", "jsonl"):
-        raise SweepError(f"{path}: --resume needs a .csv or .jsonl output file")
-    rows = _read_rows(path, fmt, allow_empty=True, reading="cannot resume from it")
-    return {str(r.get("run")): r for r in rows if r.get("status") == "ok"}
+_KEY: Final = re.compile(r"[0-9a-f]{16}")
+
+
+@contextlib.contextmanager
+def _csv_fields_up_to_file_size() -> Iterator[None]:
+    """Let the csv module read fields as long as a results file may be (its default limit,
+    128 KiB, is less than a long metric or parameter); the previous limit comes back after."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, MAX_RESULTS_BYTES))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
+
+
+def _csv_records(text: str, path: Path, reading: str) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of each CSV record; a malformed one is a :class:`SweepError` naming the file
+    and the line."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    with _csv_fields_up_to_file_size():
+        while True:
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                raise SweepError(f"{path}:{reader.line_num}: {e}; {reading}") from None
+            yield reader.line_num, record
 
 
 def _read_rows(path: Path, fmt: str, *, allow_empty: bool = False,
@@ -405,7 +507,9 @@ def _read_rows(path: Path, fmt: str, *, allow_empty: bool = False,
     text = read_text(path, max_bytes=MAX_RESULTS_BYTES, what="the results file", allow_empty=allow_empty,
                      error=SweepError)
     if fmt == "csv":
-        return list(csv.DictReader(io.StringIO(text, newline="")))
+        records = _csv_records(text, path, reading)
+        header = next(records, (0, []))[1]
+        return [dict(itertools.zip_longest(header, fields)) for _, fields in records]
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
@@ -420,6 +524,73 @@ def _line_error(path: Path, n: int, reading: str) -> Callable[[str], SweepError]
     return lambda message: SweepError(f"{path}:{n}: {message}; {reading}")
 
 
+def _complete(row: Mapping[str, Any]) -> bool:
+    """A row written whole by a sweep: its fixed columns present and sensible."""
+    return (None not in row and all(row.get(c) is not None for c in FIXED_COLUMNS)
+            and isinstance(row["run"], str) and _KEY.fullmatch(row["run"]) is not None
+            and row["status"] in ("ok", "failed"))
+
+
+@attrs.define
+class _Kept:
+    """What ``resume`` keeps of an output file: its CSV header, its complete successful rows (by
+    run key) and where the rows it dropped were."""
+
+    header: list[str] | None
+    done: dict[str, dict[str, Any]]
+    dropped: list[int]
+
+
+def _read_for_resume(path: Path, fmt: str) -> _Kept:
+    """Validate the rows of *path*: a row missing fields, unparseable, or cut short (the file's
+    last, without its line end) is not done; a failed run is not done either."""
+    reading = "cannot resume from it"
+    text = read_text(path, max_bytes=MAX_RESULTS_BYTES, what="the results file", allow_empty=True,
+                     error=SweepError)
+    whole = text.endswith("\n")
+    done: dict[str, dict[str, Any]] = {}
+    dropped: list[int] = []
+    header: list[str] | None = None
+    if fmt == "csv":
+        records = list(_csv_records(text, path, reading))
+        if not records:
+            return _Kept(None, {}, [])
+        first, header = records[0]
+        if header[: len(FIXED_COLUMNS)] != list(FIXED_COLUMNS):
+            raise SweepError(f"{path}:{first}: the header is not a sweep's ({', '.join(FIXED_COLUMNS)}, "
+                             f"...); {reading}")
+        if len(records) == 1 and not whole:
+            raise SweepError(f"{path}: the header is cut short; {reading}")
+        for k, (line, fields) in enumerate(records[1:], 2):
+            row = dict(itertools.zip_longest(header, fields))
+            if (k == len(records) and not whole) or len(fields) != len(header) or not _complete(row):
+                dropped.append(line)
+            elif row["status"] == "ok":
+                done[row["run"]] = row
+        return _Kept(header, done, dropped)
+    lines = text.split("\n")
+    complete = 0
+    for n, text_line in enumerate(lines, 1):
+        if not text_line.strip():
+            continue
+        parsed: Any
+        try:
+            parsed = parse_json(text_line, error=SweepError)
+        except SweepError:
+            parsed = None
+        row = parsed
+        if n == len(lines) or not isinstance(row, dict) or not _complete(row):  # the last: no line end
+            dropped.append(n)
+            continue
+        complete += 1
+        if row["status"] == "ok":
+            done[row["run"]] = row
+    if not complete and [n for n in dropped if n != len(lines)]:
+        raise SweepError(f"{path}:{dropped[0]}: not a sweep's row (a JSON object with "
+                         f"{', '.join(FIXED_COLUMNS)}); {reading}")
+    return _Kept(None, done, dropped)
+
+
 def _format_of(path: Path) -> str:
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in _FORMATS:
@@ -428,8 +599,30 @@ def _format_of(path: Path) -> str:
     return fmt
 
 
+def _reason(e: OSError) -> str:
+    return e.strerror or type(e).__name__
+
+
+def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """Write *path* through a temporary file beside it, renamed over it when complete."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
 class _Writer:
-    """Streams rows to CSV / JSON Lines as runs finish; JSON and Parquet are written at the end.
+    """Streams rows as runs finish: to the CSV / JSON Lines output itself, or, for JSON and
+    Parquet (written at the end), to a JSON Lines file beside it (``NAME.rows.jsonl``), removed
+    once the output is written.
+
+    Everything that can be checked is checked before the first run: the format, the directory
+    (created), that a file can be written there, pyarrow for Parquet, and on resume the rows
+    already there (validated; the file is repaired, atomically, before appending).
 
     A CSV header is fixed when its first row is written: the fixed columns, every run's
     parameters, the metrics of the first successful run, and ``extra`` (metrics a later row has
@@ -439,38 +632,74 @@ class _Writer:
     def __init__(self, path: Path | None, resume: bool, params: Sequence[str]) -> None:
         self.path = path
         self.fmt = _format_of(path) if path is not None else ""
+        self.stream: Path | None = None
+        self.done: dict[str, dict[str, Any]] = {}
+        self.rows = 0
         self._file: TextIO | None = None
         self._header: list[str] | None = None
         self._params = list(params)
         self._waiting: list[Mapping[str, Any]] = []
-        if path is not None and self.fmt in ("csv", "jsonl"):
+        if path is None:
+            return
+        if path.is_dir():
+            raise SweepError(f"{path}: is a directory; give a file name for the results")
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            kept: list[dict[str, Any]] = []
-            if resume and path.exists() and path.stat().st_size > 0:
-                # keep the successful rows; failed runs run again and get a new row
-                kept = list(_read_done(path, self.fmt).values())
+        except OSError as e:
+            raise SweepError(
+                f"{path}: cannot create the output directory {path.parent}: {_reason(e)}") from None
+        if self.fmt == "parquet":
+            try:
+                importlib.import_module("pyarrow.parquet")
+            except ImportError:
+                raise SweepError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
+        resuming = resume and path.exists() and path.stat().st_size > 0
+        if resuming and self.fmt not in ("csv", "jsonl"):
+            raise SweepError(f"{path}: --resume needs a .csv or .jsonl output file")
+        self.stream = path if self.fmt in ("csv", "jsonl") else path.with_name(f"{path.name}.rows.jsonl")
+        try:
+            if resuming:
+                self._resume(path)
+            self._file = self.stream.open("a" if resuming else "w", newline="")
+        except OSError as e:
+            raise SweepError(f"{self.stream}: cannot write the results there: {_reason(e)}") from None
+
+    def _resume(self, path: Path) -> None:
+        """Keep the complete successful rows (failed runs run again and get a new row), dropping
+        the rest, and rewrite the file with them atomically."""
+        kept = _read_for_resume(path, self.fmt)
+        self.done = kept.done
+        self._header = kept.header
+        if kept.dropped:
+            lines = ", ".join(str(n) for n in kept.dropped[:5]) + (", ..." if len(kept.dropped) > 5 else "")
+            warnings.warn(SchedframeWarning(
+                f"{path}: {len(kept.dropped)} incomplete or unreadable row(s) dropped (line(s) {lines}); "
+                "their runs run again"), stacklevel=4)
+
+        def write(tmp: Path) -> None:
+            with tmp.open("w", newline="") as f:
                 if self.fmt == "csv":
-                    text = read_text(path, max_bytes=MAX_RESULTS_BYTES, what="the results file",
-                                     error=SweepError)
-                    self._header = next(csv.reader(io.StringIO(text, newline="")), None)
-            self._file = path.open("w", newline="")
-            if self._header is not None:
-                csv.writer(self._file).writerow(self._header)
-            for row in kept:
-                if self.fmt == "jsonl":
-                    self._file.write(json.dumps(row) + "\n")
+                    assert kept.header is not None
+                    csv.writer(f).writerow(kept.header)
+                    rows = csv.DictWriter(f, kept.header)
+                    for row in kept.done.values():
+                        rows.writerow(row)
                 else:
-                    csv.DictWriter(self._file, self._header or list(row), extrasaction="ignore").writerow(row)
+                    for row in kept.done.values():
+                        f.write(json.dumps(row) + "\n")
+
+        _replace_atomically(path, write)
 
     def write(self, row: Mapping[str, Any]) -> None:
         """Append *row* whole: a Ctrl-C arriving meanwhile takes effect once it is written."""
         with _interrupt_deferred():
             self._write(row)
+            self.rows += 1
 
     def _write(self, row: Mapping[str, Any]) -> None:
         if self._file is None:
             return
-        if self.fmt == "jsonl":
+        if self.fmt != "csv":
             self._file.write(json.dumps(row) + "\n")
         elif self._header is None and row["status"] != "ok":
             self._waiting.append(row)
@@ -496,36 +725,57 @@ class _Writer:
         assert self._header is not None
         extra = {k: v for k, v in row.items() if k not in self._header}
         values = {k: _csv_value(v) for k, v in row.items() if k in self._header}
-        values["extra"] = json.dumps(extra) if extra else ""
-        csv.DictWriter(self._file, self._header).writerow(values)
+        if "extra" in self._header:
+            values["extra"] = json.dumps(extra) if extra else ""
+        csv.DictWriter(self._file, self._header, extrasaction="ignore").writerow(values)
 
     def close(self) -> None:
-        """Close a streamed file as it is (an interrupted sweep: the rows written stay, whole)."""
+        """Close a streamed file (an interrupted sweep: the rows written stay, whole, and so do
+        failed rows still waiting for a CSV header)."""
         if self._file is not None and not self._file.closed:
-            self._file.close()
+            with _interrupt_deferred():
+                self._flush_waiting()
+                self._file.close()
+
+    def _flush_waiting(self) -> None:
+        if self._waiting:  # only failures: a header without metrics
+            if self._header is None:
+                self._start_csv(None)
+            for waiting in self._waiting:
+                self._csv_row(waiting)
+            self._waiting.clear()
 
     def finish(self, result: SweepResult) -> None:
+        """Close the stream; write a JSON or Parquet output (atomically) from *result*. When that
+        fails, the streamed rows stay and the error says where."""
         if self._file is not None:
-            if self._waiting:  # only failures: a header without metrics
-                if self._header is None:
-                    self._start_csv(None)
-                for waiting in self._waiting:
-                    self._csv_row(waiting)
+            self._flush_waiting()
             self._file.close()
         if self.path is None or self.fmt in ("csv", "jsonl"):
             return
         rows = result.rows()
-        if self.fmt == "json":
-            self.path.write_text(json.dumps(rows, indent=1) + "\n")
-            return
         try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise SweepError(f"{self.path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
-        columns = _columns(rows)
-        table = pa.Table.from_pylist([{c: _csv_value(r.get(c)) for c in columns} for r in rows])
-        pq.write_table(table, self.path)
+            if self.fmt == "json":
+                text = json.dumps(rows, indent=1) + "\n"
+                _replace_atomically(self.path, functools.partial(_write_text, text=text))
+            else:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+
+                columns = _columns(rows)
+                table = pa.Table.from_pylist([{c: _csv_value(r.get(c)) for c in columns} for r in rows])
+                _replace_atomically(self.path, lambda tmp: pq.write_table(table, tmp))
+        except Exception as e:  # whatever failed, the rows are kept: say where
+            reason = _reason(e) if isinstance(e, OSError) else _error_text(e)
+            raise SweepError(f"{self.path}: writing the results failed: {reason}; the {self.rows} "
+                             f"row(s) of this sweep are kept in {self.stream} (JSON Lines)") from None
+        if self.stream is not None:
+            with contextlib.suppress(OSError):
+                self.stream.unlink()
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_text(text)
 
 
 def _csv_value(value: Any) -> Any:
@@ -576,7 +826,7 @@ def _abandon_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
         manager.join(timeout=_CLOSE_SECONDS)
 
 
-def _progress(total: int, enabled: bool | None) -> Any:
+def _progress(total: int | None, enabled: bool | None) -> Any:
     """A rich progress bar when rich is installed (and *enabled* is not False), else ``None``."""
     if enabled is False:
         return None
@@ -595,6 +845,185 @@ def _stderr_is_tty() -> bool:
     return sys.stderr.isatty()
 
 
+#: Runs submitted at a time to an executor that is not a process pool (a Dask cluster): the
+#: runs are generated as they are submitted, never all at once.
+MAX_IN_FLIGHT: Final = 1024
+
+
+def _died(processes: Iterable[Any]) -> str:
+    """How a pool's worker ended, from its processes after the pool broke (the pool terminates
+    the others with SIGTERM)."""
+    processes = list(processes)
+    deadline = time.monotonic() + _CLOSE_SECONDS
+    while True:  # a worker's pipe closes a moment before its exit status is there
+        codes = [p.exitcode for p in processes if p.exitcode is not None]
+        own = [c for c in codes if c != -signal.SIGTERM]
+        if own or len(codes) == len(processes) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    own = own or codes
+    if not own:
+        return "it ended abruptly"
+    code = own[0]
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"it was killed by {name}"
+    return f"it exited with code {code}" + (" (os._exit or a crash)" if code else "")
+
+
+def _failed(run: Run, index: int, error: str) -> RunOutcome:
+    return RunOutcome(run, index, {}, bounded_text(error, MAX_ERROR_CHARS), 0.0)
+
+
+class _Pools:
+    """Where runs go: the executor given, or a process pool of ours. A process pool whose worker
+    died is replaced by a new one of ours (the runs it held are told apart by running them again
+    one at a time, each in a pool of one worker)."""
+
+    def __init__(self, executor: concurrent.futures.Executor | None, workers: int) -> None:
+        self.own = executor is None
+        self.workers = workers
+        self.pool: concurrent.futures.Executor = executor if executor is not None else self._new(workers)
+        if isinstance(self.pool, concurrent.futures.ProcessPoolExecutor):
+            self.workers = getattr(self.pool, "_max_workers", workers)
+            self.limit = self.workers
+        else:
+            self.limit = MAX_IN_FLIGHT
+        self.processes: dict[int, Any] = {}
+        self._alone: concurrent.futures.ProcessPoolExecutor | None = None
+
+    @staticmethod
+    def _new(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+
+    def submit(self, run: Run, index: int) -> concurrent.futures.Future[Any]:
+        future = self.pool.submit(_work, run, index)
+        self.processes.update(getattr(self.pool, "_processes", None) or {})
+        return future
+
+    def replace(self) -> str:
+        """A new pool for a broken one; how its worker died."""
+        how = _died(self.processes.values())
+        if self.own:
+            assert isinstance(self.pool, concurrent.futures.ProcessPoolExecutor)
+            _abandon_pool(self.pool)
+        self.pool, self.own, self.processes = self._new(self.workers), True, {}
+        return how
+
+    def alone(self, run: Run, index: int) -> RunOutcome:
+        """Run *run* in a pool of one worker: its outcome, or a failed one when the worker dies."""
+        self._alone = self._new(1)
+        try:
+            future = self._alone.submit(_work, run, index)
+            processes = list((getattr(self._alone, "_processes", None) or {}).values())
+            try:
+                outcome: RunOutcome = future.result()
+            except concurrent.futures.process.BrokenProcessPool:
+                return _failed(run, index, f"the worker process running it died: {_died(processes)}")
+            except Exception as e:  # the pool's failure is the run's
+                return _failed(run, index, f"the worker running it failed: {_error_text(e)}")
+            return outcome
+        finally:
+            _abandon_pool(self._alone)
+            self._alone = None
+
+    def close(self, completed: bool, pending: Iterable[concurrent.futures.Future[Any]]) -> None:
+        if self._alone is not None:
+            with _interrupt_deferred():
+                _abandon_pool(self._alone)
+        if self.own:
+            assert isinstance(self.pool, concurrent.futures.ProcessPoolExecutor)
+            if completed:
+                self.pool.shutdown(wait=True)
+            else:
+                with _interrupt_deferred():  # a second Ctrl-C waits for the workers' end
+                    _abandon_pool(self.pool)
+        elif not completed:
+            for f in pending:
+                f.cancel()
+
+
+def _run_on(pools: _Pools, items: Iterator[tuple[int, Run]],
+            emit: Callable[[list[RunOutcome]], None],
+            pending: dict[concurrent.futures.Future[Any], tuple[int, Run]]) -> None:
+    """Feed *pools* at most ``pools.limit`` runs at a time from *items*; *emit* the outcomes of
+    the runs as they finish, a batch at a time. A dead worker fails the run it was running (and
+    only that one), and the pool is replaced."""
+    again: collections.deque[tuple[int, Run]] = collections.deque()
+    while True:
+        while len(pending) < pools.limit:
+            item = again.popleft() if again else next(items, None)
+            if item is None:
+                break
+            try:
+                pending[pools.submit(item[1], item[0])] = item
+            except concurrent.futures.process.BrokenProcessPool:
+                again.appendleft(item)  # never started
+                if not pending:
+                    pools.replace()
+                break
+        if not pending:
+            return
+        finished, _ = concurrent.futures.wait(list(pending), return_when=concurrent.futures.FIRST_COMPLETED)
+        outcomes, suspects = _collect(finished, pending)
+        emit(outcomes)
+        if suspects:
+            # the pool broke: every run it held fails the same way, promptly
+            finished, _ = concurrent.futures.wait(list(pending), timeout=2 * _CLOSE_SECONDS)
+            outcomes, more = _collect(finished, pending)
+            emit(outcomes)
+            suspects += more + list(pending.values())
+            pending.clear()
+            how = pools.replace()
+            if len(suspects) == 1:
+                (index, run), = suspects
+                emit([_failed(run, index, f"the worker process running it died: {how}")])
+            else:  # which one? each alone, in the runs' order
+                for index, run in sorted(suspects, key=lambda item: item[0]):
+                    emit([pools.alone(run, index)])
+
+
+def _collect(finished: Iterable[concurrent.futures.Future[Any]],
+             pending: dict[concurrent.futures.Future[Any], tuple[int, Run]],
+             ) -> tuple[list[RunOutcome], list[tuple[int, Run]]]:
+    """The outcomes of the *finished* futures (removed from *pending*), and the runs of those
+    whose process pool broke."""
+    outcomes: list[RunOutcome] = []
+    broken: list[tuple[int, Run]] = []
+    for future in finished:
+        index, run = pending.pop(future)
+        try:
+            outcomes.append(future.result())
+        except concurrent.futures.process.BrokenProcessPool:
+            broken.append((index, run))
+        except Exception as e:  # the executor's failure (a Dask worker lost) is the run's
+            outcomes.append(_failed(run, index, f"the worker running it failed: {_error_text(e)}"))
+    return outcomes, broken
+
+
+def _counted(runs: SweepSpec | Iterable[Run]) -> tuple[Iterator[Run], int | None, list[str] | None]:
+    """The runs one at a time, their number and their parameter names when known without
+    generating them (a spec, a list), else ``None``."""
+    if isinstance(runs, SweepSpec):
+        return iter(runs), len(runs), runs.params
+    if isinstance(runs, Sequence):
+        for i, r in enumerate(runs):
+            if not isinstance(r, Run):
+                raise SweepError(f"runs[{i}]: expected a Run, got {type(r).__name__}")
+        return iter(runs), len(runs), list(dict.fromkeys(k for r in runs for k in r.params))
+
+    def checked() -> Iterator[Run]:
+        for i, r in enumerate(runs):
+            if not isinstance(r, Run):
+                raise SweepError(f"runs[{i}]: expected a Run, got {type(r).__name__}")
+            yield r
+
+    return checked(), None, None
+
+
 def sweep(
     runs: SweepSpec | Iterable[Run],
     *,
@@ -610,65 +1039,68 @@ def sweep(
     *executor*: any :class:`concurrent.futures.Executor` (e.g. :func:`dask_executor`, or a Dask
     ``Client.get_executor()``); by default a local process pool of *workers* processes (the
     machine's cores). *out*: a ``.csv`` or ``.jsonl`` file the rows stream to as runs finish (or
-    ``.json`` / ``.parquet``, written at the end); with *resume*, runs already successful in
-    *out* are skipped (their rows stay). *progress*: a rich progress bar (default: when stderr is
-    a terminal). A run that raises is reported with its parameters and error; the others go on.
+    ``.json`` / ``.parquet``, written at the end, atomically, the rows streaming meanwhile to
+    ``NAME.rows.jsonl`` beside it); its directory is created, and every problem with it
+    reported, before the first run. With *resume*, runs already successful in *out* are skipped
+    (their rows stay; incomplete rows are dropped and run again). *progress*: a rich progress bar
+    (default: when stderr is a terminal). A run that raises, or whose worker process dies, is
+    reported with its parameters and error; the others go on (a dead worker's pool is replaced).
+
+    The runs are generated as they are submitted (a spec's grid is never made whole), a bounded
+    number at a time.
 
     Interrupted (``KeyboardInterrupt``, Ctrl-C), the sweep cancels the runs not started, kills the
     workers of its own process pool (the executor's futures are cancelled when one is given), keeps
     the rows already written (whole: a row is never cut; ``resume`` goes on from them) and re-raises.
     """
-    run_list = list(runs.runs if isinstance(runs, SweepSpec) else runs)
-    for i, r in enumerate(run_list):
-        if not isinstance(r, Run):
-            raise SweepError(f"runs[{i}]: expected a Run, got {type(r).__name__}")
+    all_runs, count, params = _counted(runs)
     path = Path(out) if out is not None else None
-    done: dict[str, dict[str, Any]] = {}
-    if path is not None:
-        fmt = _format_of(path)
-        if resume:
-            done = _read_done(path, fmt)
-    todo = [(i, r) for i, r in enumerate(run_list) if r.key not in done]
-    writer = _Writer(path, resume, list(dict.fromkeys(k for r in run_list for k in r.params)))
+    writer = _Writer(path, resume, params or [])
+    done = writer.done
     outcomes: dict[int, RunOutcome] = {}
-    bar = _progress(len(todo), progress)
-    own = executor is None and len(todo) > 1
-    pool: concurrent.futures.Executor | None = executor
-    futures: list[concurrent.futures.Future[Any]] = []
-    completed = False
-    try:
-        if own:
-            n = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-            pool = concurrent.futures.ProcessPoolExecutor(max_workers=n, initializer=_ignore_interrupts)
-        if pool is None:  # zero or one run: in this process
-            finished: Iterator[RunOutcome] = (execute(r, i) for i, r in todo)
-        else:
-            for i, r in todo:
-                futures.append(pool.submit(execute, r, i))
-            finished = (f.result() for f in concurrent.futures.as_completed(futures))
-        for outcome in finished:
+    skipped = 0
+
+    def todo() -> Iterator[tuple[int, Run]]:
+        nonlocal skipped
+        for i, r in enumerate(all_runs):
+            if done and r.key in done:
+                skipped += 1
+                if bar is not None:
+                    bar[0].advance(bar[1])
+                continue
+            yield i, r
+
+    def emit(batch: list[RunOutcome]) -> None:
+        for outcome in batch:  # every row first: a callback that raises loses none
             outcomes[outcome.index] = outcome
             writer.write(outcome.row())
+        for outcome in batch:
             if on_outcome is not None:
                 on_outcome(outcome)
             if bar is not None:
                 bar[0].advance(bar[1])
+
+    bar = _progress(count, progress)
+    items = todo()
+    first = list(itertools.islice(items, 1))
+    items = itertools.chain(first, items)
+    pools: _Pools | None = None
+    pending: dict[concurrent.futures.Future[Any], tuple[int, Run]] = {}
+    completed = False
+    try:
+        if first:  # even one run goes to a worker: a task that ends its process ends only that
+            n = max(1, min(workers or os.cpu_count() or 1, count or MAX_IN_FLIGHT))
+            pools = _Pools(executor, n)
+            _run_on(pools, items, emit, pending)
         completed = True
     finally:
         if bar is not None:
             bar[0].stop()
         if not completed:
             writer.close()
-        if own and isinstance(pool, concurrent.futures.ProcessPoolExecutor):
-            if completed:
-                pool.shutdown(wait=True)
-            else:
-                with _interrupt_deferred():  # a second Ctrl-C waits for the workers' end
-                    _abandon_pool(pool)
-        elif not completed:
-            for f in futures:
-                f.cancel()
-    result = SweepResult(tuple(outcomes[i] for i, _ in todo), skipped=len(run_list) - len(todo))
+        if pools is not None:
+            pools.close(completed, pending)
+    result = SweepResult(tuple(outcomes[i] for i in sorted(outcomes)), skipped=skipped)
     writer.finish(result)
     return result
 
