@@ -86,7 +86,8 @@ _OWNER_KIND: Final = {
     "StatefulSet": "StatefulSet",
     "Job": "Job",
 }
-_NODE_ACTIONS: Final = (
+#: The actions of a timed event.
+NODE_ACTIONS: Final = (
     "add",
     "remove",
     "cordon",
@@ -301,7 +302,7 @@ class NodeEvent:
     """
 
     at: float
-    action: str = attrs.field(validator=attrs.validators.in_(_NODE_ACTIONS))
+    action: str = attrs.field(validator=attrs.validators.in_(NODE_ACTIONS))
     nodes: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     node: Node | None = None
     taint: Taint | None = None
@@ -1045,8 +1046,8 @@ class _Reader:
         self.known(m, path, ("at", "action", "node", "nodes", "template", "taint", "labels", "pods"))
         at = self.number(m.get("at"), f"{path}.at")
         action = m.get("action")
-        if action not in _NODE_ACTIONS:
-            raise self.fail(f"{path}.action", f"want one of {', '.join(_NODE_ACTIONS)}, got {action!r}")
+        if action not in NODE_ACTIONS:
+            raise self.fail(f"{path}.action", f"want one of {', '.join(NODE_ACTIONS)}, got {action!r}")
         names: list[str] = []
         if m.get("node") is not None:
             names.append(self.string(m["node"], f"{path}.node"))
