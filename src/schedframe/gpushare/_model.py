@@ -34,6 +34,7 @@ __all__ = [
     "ANNOTATION_GPU_MODEL",
     "LABEL_GPU_MODEL",
     "MAX_SPEC_CPU",
+    "MAX_NODE_GPUS",
     "MAX_SPEC_GPU",
     "MILLI",
     "RESOURCE_GPU_COUNT",
@@ -53,6 +54,9 @@ MILLI: Final = 1000
 #: 8 GPUs.
 MAX_SPEC_CPU: Final = 128_000
 MAX_SPEC_GPU: Final = 8_000
+#: The most GPUs a node may have: the largest node the model normalises by (``MAX_SPEC_GPU``).
+#: A node with more would score below zero (and one with 10**8 GPUs would never be read).
+MAX_NODE_GPUS: Final = MAX_SPEC_GPU // MILLI
 
 ANNOTATION_GPU_MILLI: Final = "alibabacloud.com/gpu-milli"
 ANNOTATION_GPU_COUNT: Final = "alibabacloud.com/gpu-count"
@@ -159,8 +163,19 @@ def gpu_request(pod: Pod) -> GpuRequest:
 
 
 def node_gpu_count(node: Node) -> int:
-    """The node's GPUs (allocatable ``alibabacloud.com/gpu-count``, 0 when absent)."""
-    return int(node.allocatable_resources.scalar.get(RESOURCE_GPU_COUNT, 0))
+    """The node's GPUs (allocatable ``alibabacloud.com/gpu-count``, 0 when absent).
+
+    Raises:
+        GpuShareError: more than ``MAX_NODE_GPUS``.
+    """
+    count = int(node.allocatable_resources.scalar.get(RESOURCE_GPU_COUNT, 0))
+    if count > MAX_NODE_GPUS:
+        raise GpuShareError(
+            f"node {node.name}",
+            f"allocatable {RESOURCE_GPU_COUNT} {count:,} is more than the model allows "
+            f"({MAX_NODE_GPUS} GPUs per node, MAX_SPEC_GPU)",
+        )
+    return count
 
 
 def node_gpu_model(node: Node) -> str:

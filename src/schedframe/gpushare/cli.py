@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SchedframeError
+from ..errors import GpuShareError, SchedframeError
 from .experiment import POLICIES, run_experiment
 from .openb import read_nodes, read_tasks
 from .results import plot_alloc, read_results, summarise
@@ -34,9 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--pods", required=True, help="task list CSV (openb_pod_list_*.csv)")
     p.add_argument("--policy", required=True, choices=sorted(POLICIES), help="scheduling policy")
     p.add_argument("--seed", type=int, default=42, help="seed of the shuffle, tuning and ties (default 42)")
-    p.add_argument("--tune", type=float, default=1.3,
+    p.add_argument("--tune", type=_finite, default=1.3,
                    help="total GPU request over GPU capacity after tuning; <= 0: none (default 1.3)")
-    p.add_argument("--limit", type=int, default=None, metavar="N",
+    p.add_argument("--limit", type=_positive, default=None, metavar="N",
                    help="schedule only the first N tasks of the workload (after the shuffle and "
                         "the tuning: the beginning of the full run)")
     p.add_argument("--ties", choices=("order", "random"), default="order",
@@ -56,6 +57,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("results", metavar="RUNS", help="JSON Lines of runs (`run --json` output)")
     p.add_argument("--trace", default="default", help="trace to plot (default: default)")
     p.add_argument("--out", required=True, metavar="FILE", help="image file to write (PNG, SVG...)")
+
+
+def _positive(text: str) -> int:
+    """``--limit``: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"want a positive integer, got {value}")
+    return value
+
+
+def _finite(text: str) -> float:
+    """``--tune``: a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"want a finite number, got {text!r}")
+    return value
 
 
 def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
@@ -106,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             stop()
     out: dict[str, Any] = result.to_dict()
     if args.json:
-        print(json.dumps(out))
+        print(_json(out))
     else:
         at100 = result.alloc_pct[100] if len(result.alloc_pct) > 100 else None
         print(f"{result.policy} seed={result.seed} trace={result.trace}: {result.scheduled}/{result.tasks} "
@@ -115,10 +138,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json(value: Any) -> str:
+    """*value* as strict JSON: a NaN or an infinity is an error, never a bare ``NaN``."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError as exc:
+        raise GpuShareError("json", f"the result holds a value JSON cannot carry: {exc}") from None
+
+
 def _summary(args: argparse.Namespace) -> int:
     rows = summarise(read_results(args.results), at=args.at)
     if args.json:
-        print(json.dumps([r.to_dict() for r in rows]))
+        print(_json([r.to_dict() for r in rows]))
         return 0
     for r in rows:
         paper = "-" if r.paper is None else f"{r.paper:6.2f}"

@@ -17,6 +17,7 @@ arrivals where the arrived request, rounded, is ``k`` % of capacity (the artefac
 from __future__ import annotations
 
 import functools
+import math
 import os
 import random
 import time
@@ -29,7 +30,7 @@ from ..config.configuration import SchedulerConfiguration
 from ..errors import GpuShareError
 from ..scheduler.scheduler import Scheduler
 from ._frag import TypicalPod, typical_pods
-from ._model import MILLI
+from ._model import MAX_NODE_GPUS, MILLI
 from .openb import TraceNode, TraceTask
 from .plugins import (
     BEST_FIT_SCORE,
@@ -45,8 +46,8 @@ from .plugins import (
     gpushare_registry,
 )
 
-__all__ = ["POLICIES", "TIE_BREAKS", "RunResult", "alloc_curve", "run_experiment", "scheduler_config",
-           "sweep_task", "tune_tasks"]
+__all__ = ["MAX_TUNE", "MAX_TUNED_TASKS", "POLICIES", "TIE_BREAKS", "RunResult", "alloc_curve", "check_tune",
+           "run_experiment", "scheduler_config", "sweep_task", "tune_tasks"]
 
 #: Policy name -> (score plugin, OpenGpuShare's GPU selection), as the artefact's run scripts.
 POLICIES: Final[dict[str, tuple[str, str]]] = {
@@ -60,6 +61,10 @@ POLICIES: Final[dict[str, tuple[str, str]]] = {
 
 #: The score plugin's weight in the artefact's runs.
 SCORE_WEIGHT: Final = 1000
+#: The largest ``tune``: the GPU request at most this many times the capacity (the paper: 1.3).
+MAX_TUNE: Final = 100.0
+#: The most tasks tuning may make (the openb traces hold about 8,000).
+MAX_TUNED_TASKS: Final = 10_000_000
 #: ``alloc_pct`` covers arrived GPU requests of 0..130 % of capacity.
 CURVE_POINTS: Final = 131
 
@@ -116,6 +121,7 @@ def tune_tasks(tasks: Sequence[TraceTask], capacity_milli: int, ratio: float, rn
     target. As in the artefact that test adds the next task's per-GPU milli, not its total
     (a multi-GPU task can end slightly above the target). ``ratio <= 0`` only shuffles.
     """
+    check_tune(ratio)
     ordered = sorted(tasks, key=lambda t: t.name)
     pods = list(ordered)
     rng.shuffle(pods)
@@ -132,15 +138,43 @@ def tune_tasks(tasks: Sequence[TraceTask], capacity_milli: int, ratio: float, rn
     elif total < target:
         if not ordered:
             raise GpuShareError("tune", "no tasks to sample from")
+        if not any(t.total_milli > 0 for t in ordered):
+            raise GpuShareError(
+                "tune",
+                f"the {len(ordered):,} tasks request no GPU (a CPU-only trace?), so copies of them "
+                f"can never bring the GPU request to {ratio:g} x the capacity; tune 0 runs the tasks "
+                "as they are",
+            )
         i = 0
         while True:
             picked = ordered[rng.randrange(len(ordered))]
             if total + picked.gpu_milli > target:
                 break
+            if len(pods) >= MAX_TUNED_TASKS:
+                raise GpuShareError(
+                    "tune",
+                    f"tuning to {ratio:g} x the capacity needs more than {MAX_TUNED_TASKS:,} tasks "
+                    "(MAX_TUNED_TASKS); lower tune",
+                )
             total += picked.total_milli
             pods.append(picked.renamed(f"{picked.name}-tuned-{i}"))
             i += 1
     return pods
+
+
+def check_tune(tune: Any) -> float:
+    """*tune* as a tuning ratio: a finite number at most ``MAX_TUNE`` (``<= 0``: no tuning).
+
+    Raises:
+        GpuShareError: anything else.
+    """
+    if isinstance(tune, bool) or not isinstance(tune, (int, float)):
+        raise GpuShareError("tune", f"want a number, got {type(tune).__name__}")
+    if not math.isfinite(tune) or tune > MAX_TUNE:
+        raise GpuShareError(
+            "tune", f"want a finite number at most {MAX_TUNE:g} (<= 0: no tuning), got {tune!r}"
+        )
+    return float(tune)
 
 
 def scheduler_config(policy: str, *, seed: int = 0, typical: Iterable[TypicalPod] = (),
@@ -239,6 +273,13 @@ def run_experiment(nodes: Sequence[TraceNode], tasks: Sequence[TraceTask], polic
         raise GpuShareError("ties", f"unknown tie-breaking {ties!r}; choose one of {', '.join(TIE_BREAKS)}")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise GpuShareError("limit", f"expected a positive number of tasks, got {limit!r}")
+    check_tune(tune)
+    for n in nodes:
+        if not 0 <= n.gpus <= MAX_NODE_GPUS:
+            raise GpuShareError(
+                f"node {n.name}",
+                f"{n.gpus:,} GPUs; the model allows 0 to {MAX_NODE_GPUS} per node (MAX_SPEC_GPU)",
+            )
     rng = random.Random(seed)
     gpus = sum(n.gpus for n in nodes)
     if gpus == 0:

@@ -30,6 +30,7 @@ from ._model import (
     ANNOTATION_GPU_MILLI,
     ANNOTATION_GPU_MODEL,
     LABEL_GPU_MODEL,
+    MAX_NODE_GPUS,
     MILLI,
     RESOURCE_GPU_COUNT,
     RESOURCE_GPU_MILLI,
@@ -178,7 +179,7 @@ def read_nodes(path: str | os.PathLike[str]) -> list[TraceNode]:
             raise GpuShareError(f"{where}: sn", f"duplicate node {name!r}")
         seen.add(name)
         out.append(TraceNode(name, _int(row, "cpu_milli", where), _int(row, "memory_mib", where),
-                             _int(row, "gpu", where), (row.get("model") or "").strip()))
+                             _int(row, "gpu", where, high=MAX_NODE_GPUS), (row.get("model") or "").strip()))
     return out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import heapq
 import json
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import IO, Any, Final
@@ -33,7 +34,7 @@ from ..api.workloads import (
     warn_unknown_priority_classes,
 )
 from ..cache.snapshot import Snapshot
-from ..errors import ScenarioError
+from ..errors import ScenarioError, SchedframeWarning
 from ..framework.clock import FakeClock
 from ..framework.interfaces import QueuedPodInfo
 from ..framework.registry import Registry
@@ -56,7 +57,15 @@ from .results import (
     censored_percentile,
     percentile,
 )
-from .scenario import NodeEvent, Plan, PlannedArrival, WorkloadInfo, check_nodes, pod_from_template
+from .scenario import (
+    NodeEvent,
+    Plan,
+    PlannedArrival,
+    WorkloadInfo,
+    check_nodes,
+    check_time,
+    pod_from_template,
+)
 
 __all__ = ["LOG_VERSION", "Progress", "run_plan"]
 
@@ -154,6 +163,10 @@ def _requests(pod: Pod) -> dict[str, int]:
     return out
 
 
+#: The most cluster samples a run takes (``sample_every`` against the horizon).
+MAX_SAMPLES: Final = 1_000_000
+
+
 class _Sim:
     """One run. Not reusable."""
 
@@ -198,6 +211,9 @@ class _Sim:
         self.live: dict[str, dict[str, None]] = {w: {} for w in self.workloads}  # workload -> live uids
         self.on_node: dict[str, dict[str, None]] = {}
         self.requested: dict[str, dict[str, int]] = {}
+        # what the pods bound to a node the cluster does not have request, by node (kube-scheduler's
+        # cache keeps such pods on a placeholder NodeInfo; a node of that name added later has them)
+        self.unknown_req: dict[str, dict[str, int]] = {}
         self.allocatable: dict[str, dict[str, int]] = {}
         self.schedulable: dict[str, bool] = {}
         self.node_objs: dict[str, Node] = {}
@@ -230,6 +246,13 @@ class _Sim:
         horizon = self._horizon()
         self.horizon = horizon
         self.sample_every = sample_every if sample_every else max(horizon / _DEFAULT_SAMPLES, 1e-3)
+        if horizon / self.sample_every > MAX_SAMPLES:
+            raise ScenarioError(
+                "",
+                "sample_every",
+                f"{self.sample_every:g}s over a {horizon:g}s run makes more than {MAX_SAMPLES:,} "
+                f"samples (MAX_SAMPLES); sample less often",
+            )
         self.next_sample = 0.0
 
     # -- bookkeeping ------------------------------------------------------------------------------
@@ -258,6 +281,28 @@ class _Sim:
             if name:
                 missing.setdefault(name, []).append(f"pod {p.key}")
         warn_unknown_priority_classes(missing, stacklevel=4, where="the scenario's objects or the dump")
+
+    def _warn_unknown_nodes(self) -> None:
+        """Warn about starting pods bound to a node the cluster does not have."""
+        orphans: dict[str, list[str]] = {}
+        for p in self.plan.pods:
+            if p.node_name and p.node_name not in self.node_objs and p.uid in self.recs:
+                orphans.setdefault(p.node_name, []).append(p.key)
+        if not orphans:
+            return
+        shown = []
+        for node, keys in list(orphans.items())[:3]:
+            pods = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+            shown.append(f"{node!r} ({pods})")
+        more = f" and {len(orphans) - 3} more node(s)" if len(orphans) > 3 else ""
+        n = sum(len(k) for k in orphans.values())
+        warnings.warn(
+            f"{n} pod(s) are bound to node(s) the cluster does not have: {'; '.join(shown)}{more}; "
+            "they run there as kube-scheduler's cache keeps them (counted as running, on no node's "
+            "capacity) and count against a node of that name if an event adds it",
+            SchedframeWarning,
+            stacklevel=4,
+        )
 
     def _horizon(self) -> float:
         if self.until is not None:
@@ -291,7 +336,12 @@ class _Sim:
 
     def _add_usage(self, pod: Pod, node: str, sign: int) -> None:
         req = self.requested.get(node)
-        if req is None:
+        if req is None:  # a node the cluster does not have: held for it, as the cache's placeholder
+            held = self.unknown_req.setdefault(node, {})
+            for k, v in _requests(pod).items():
+                held[k] = held.get(k, 0) + sign * v
+            if not any(held.values()):
+                del self.unknown_req[node]
             return
         alloc = self.allocatable[node]
         before = self._stranded(node, alloc, req)
@@ -325,8 +375,8 @@ class _Sim:
         self.node_objs[name] = node
         if name in self.requested:
             self._account(name, -1)
-        else:
-            self.requested[name] = {}
+        else:  # pods already bound to it (a dump's pods on a node added later) count at once
+            self.requested[name] = self.unknown_req.pop(name, {})
             self.series[name] = []
             self.on_node.setdefault(name, {})
         self.allocatable[name] = _resources(node)
@@ -659,6 +709,7 @@ class _Sim:
         for p in plan.pods:
             if p.node_name:
                 self.new_pod(p, "", plan.durations.get(p.key))
+        self._warn_unknown_nodes()
         for a in plan.timeline:
             self.push(a.at, _INPUT, a)
         if self.explain_keys:
@@ -908,7 +959,18 @@ def run_plan(
     progress: Progress | None = None,
     sample_every: float | None = None,
 ) -> SimResult:
-    """Run a materialised :class:`~schedframe.sim.Plan` (see :func:`schedframe.sim.simulate`)."""
+    """Run a materialised :class:`~schedframe.sim.Plan` (see :func:`schedframe.sim.simulate`).
+
+    Raises:
+        ScenarioError: *until* (or the plan's) or *sample_every* is not a finite number of
+            seconds in range.
+    """
+    if until is not None:
+        check_time(until, "until")
+    elif plan.until is not None:
+        check_time(plan.until, "until")
+    if sample_every is not None:
+        check_time(sample_every, "sample_every")
     return _Sim(
         plan,
         config,

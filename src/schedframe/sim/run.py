@@ -6,19 +6,32 @@ import contextlib
 import io
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any, Final, final
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any, Final, TypeVar, final
 
 import attrs
 
 from .._textio import ErrorFactory, parse_json, read_text
 from ..api.manifests import object_from_manifest
 from ..api.objects import Node, Pod, Taint
-from ..errors import ManifestError, ScenarioError, SchedframeError
+from ..errors import ManifestError, ScenarioError, SchedframeError, bounded_repr, did_you_mean
 from ..framework.registry import Registry
 from .engine import LOG_VERSION, Progress, run_plan
 from .results import SimResult
-from .scenario import ConfigSpec, NodeEvent, Plan, PlannedArrival, Scenario, WorkloadInfo, file_error
+from .scenario import (
+    MAX_SCENARIO_PODS,
+    NODE_ACTIONS,
+    ConfigSpec,
+    NodeEvent,
+    Plan,
+    PlannedArrival,
+    Scenario,
+    WorkloadInfo,
+    check_time,
+    file_error,
+)
+
+T = TypeVar("T")
 
 __all__ = ["MAX_LOG_BYTES", "Comparison", "compare", "read_log", "replay", "resolve_configs", "simulate"]
 
@@ -303,11 +316,148 @@ def read_log(
     return r.plan, r.config, r.config_name, r.seed, r.until
 
 
-def _read_log(log: Any, registry: Registry | None) -> _LogRun:
+class _Fields:
+    """Typed reads of one log record: every malformed value is a :class:`ScenarioError` naming
+    the log, the line and the field (``line 7.event.taint.effect``)."""
+
+    def __init__(self, source: str, where: str) -> None:
+        self.source = source
+        self.where = where
+
+    def fail(self, field: str, message: str) -> ScenarioError:
+        return ScenarioError(self.source, f"{self.where}.{field}" if field else self.where, message)
+
+    def get(self, rec: Mapping[str, Any], key: str, field: str) -> Any:
+        if key not in rec:
+            raise self.fail(field, "missing")
+        return rec[key]
+
+    def mapping(self, value: Any, field: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(field, f"want a JSON object, got {_json_kind(value)}")
+        return value
+
+    def items(self, value: Any, field: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(field, f"want a JSON list, got {_json_kind(value)}")
+        return value
+
+    def string(self, value: Any, field: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(field, f"want a string, got {_json_kind(value)}")
+        return value
+
+    def strings(self, value: Any, field: str) -> tuple[str, ...]:
+        return tuple(self.string(v, f"{field}[{i}]") for i, v in enumerate(self.items(value, field)))
+
+    def integer(self, value: Any, field: str, *, low: int = 0, high: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(field, f"want an integer, got {_json_kind(value)} {bounded_repr(value)}")
+        if value < low or (high is not None and value > high):
+            bound = f">= {low}" if high is None else f"in [{low}, {high:,}]"
+            raise self.fail(field, f"must be {bound}, got {value}")
+        return value
+
+    def time(self, value: Any, field: str) -> float:
+        try:
+            return check_time(value, f"{self.where}.{field}", self.source)
+        except ScenarioError as exc:
+            raise self.fail(field, exc.detail) from None
+
+    def manifest(self, build: Callable[[Any], T], value: Any, field: str) -> T:
+        self.mapping(value, field)
+        try:
+            return build(value)
+        except ManifestError as exc:
+            raise self.fail(f"{field}.{exc.path}" if exc.path else field, exc.detail) from None
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+@final
+@attrs.frozen
+class _Header:
+    config: Any
+    config_name: str
+    scenario: str
+    seed: int
+    plan_seed: int
+    until: float | None
+    sample_every: float | None
+    nodes: tuple[Node, ...]
+    pods: tuple[Pod, ...]
+    objects: tuple[Any, ...]
+    workloads: tuple[WorkloadInfo, ...]
+    durations: Mapping[str, float]
+
+
+def _header(rec: Mapping[str, Any], f: _Fields, registry: Registry | None) -> _Header:
     from ..config.configuration import SchedulerConfiguration
 
+    nodes = tuple(
+        f.manifest(Node.from_manifest, m, f"nodes[{i}]")
+        for i, m in enumerate(f.items(f.get(rec, "nodes", "nodes"), "nodes"))
+    )
+    pods = tuple(
+        f.manifest(Pod.from_manifest, m, f"pods[{i}]")
+        for i, m in enumerate(f.items(f.get(rec, "pods", "pods"), "pods"))
+    )
+    objects = tuple(
+        f.manifest(object_from_manifest, m, f"objects[{i}]")
+        for i, m in enumerate(f.items(f.get(rec, "objects", "objects"), "objects"))
+    )
+    workloads = []
+    for i, raw in enumerate(f.items(f.get(rec, "workloads", "workloads"), "workloads")):
+        field = f"workloads[{i}]"
+        w = f.mapping(raw, field)
+        recreate = f.get(w, "recreate", f"{field}.recreate")
+        if not isinstance(recreate, bool):
+            raise f.fail(f"{field}.recreate", f"want true or false, got {_json_kind(recreate)}")
+        workloads.append(
+            WorkloadInfo(
+                f.string(f.get(w, "name", f"{field}.name"), f"{field}.name"),
+                f.string(f.get(w, "kind", f"{field}.kind"), f"{field}.kind"),
+                f.manifest(Pod.from_manifest, f.get(w, "template", f"{field}.template"), f"{field}.template"),
+                recreate,
+            )
+        )
+    durations = {
+        f.string(k, "durations"): f.time(v, f"durations[{k}]")
+        for k, v in f.mapping(f.get(rec, "durations", "durations"), "durations").items()
+    }
+    raw_config = f.mapping(f.get(rec, "config", "config"), "config")
+    try:
+        config = SchedulerConfiguration.from_dict(raw_config, registry=registry)
+    except SchedframeError as exc:
+        raise f.fail("config", str(exc)) from None
+    until = rec.get("until")
+    every = rec.get("sample_every")
+    return _Header(
+        config,
+        f.string(f.get(rec, "config_name", "config_name"), "config_name"),
+        f.string(f.get(rec, "scenario", "scenario"), "scenario"),
+        f.integer(f.get(rec, "seed", "seed"), "seed", low=-(2**63)),
+        f.integer(rec.get("plan_seed", 0), "plan_seed", low=-(2**63)),
+        None if until is None else f.time(until, "until"),
+        None if every is None else f.time(every, "sample_every"),
+        nodes,
+        pods,
+        objects,
+        tuple(workloads),
+        durations,
+    )
+
+
+def _read_log(log: Any, registry: Registry | None) -> _LogRun:
     source, lines = _lines(log)
-    header: dict[str, Any] | None = None
+    header: _Header | None = None
+    workloads: dict[str, WorkloadInfo] = {}
+    arrived: dict[str, int] = {}
     timeline: list[PlannedArrival] = []
     end = None
     for no, line in enumerate(lines, 1):
@@ -316,99 +466,112 @@ def _read_log(log: Any, registry: Registry | None) -> _LogRun:
         where = f"line {no}"
         rec = parse_json(line, error=_line_error(source, where))
         if not isinstance(rec, dict):
-            raise ScenarioError(source, where, "want a JSON object")
+            raise ScenarioError(source, where, f"want a JSON object, got {_json_kind(rec)}")
+        f = _Fields(source, where)
         op = rec.get("op")
-        try:
-            if header is None:
-                if op != "header":
-                    raise ScenarioError(
-                        source, f"{where}.op", f"the first line must be the header, got {op!r}"
-                    )
-                if rec.get("version") != LOG_VERSION:
-                    raise ScenarioError(
-                        source,
-                        f"{where}.version",
-                        f"unsupported log version {rec.get('version')!r} (want {LOG_VERSION})",
-                    )
-                header = rec
-                continue
-            if op == "header":  # several runs' logs one after another (--jsonl): the first run only
-                break
-            if op in ("arrive", "pod", "scale", "node"):
-                timeline.append(_input(rec, source, where))
-            elif op == "end":
-                end = rec
-        except ManifestError as exc:
-            raise ScenarioError(source, f"{where}.{exc.path}", exc.detail) from None
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, SchedframeError):
-                raise
-            raise ScenarioError(source, where, f"malformed record: {exc!r}") from None
+        if header is None:
+            if op != "header":
+                raise ScenarioError(
+                    source, f"{where}.op", f"the first line must be the header, got {bounded_repr(op)}"
+                )
+            if rec.get("version") != LOG_VERSION:
+                raise ScenarioError(
+                    source,
+                    f"{where}.version",
+                    f"unsupported log version {bounded_repr(rec.get('version'))} (want {LOG_VERSION})",
+                )
+            header = _header(rec, f, registry)
+            workloads = {w.name: w for w in header.workloads}
+            continue
+        if op == "header":  # several runs' logs one after another (--jsonl): the first run only
+            break
+        if op in ("arrive", "pod", "scale", "node"):
+            a = _input(rec, f, workloads)
+            if a.op == "arrive":
+                seen = arrived.setdefault(a.name, no)
+                if seen != no:
+                    raise f.fail("name", f"pod {a.name!r} already arrives on line {seen}")
+            timeline.append(a)
+        elif op == "end":
+            end = rec
+        elif not isinstance(op, str):
+            raise f.fail("op", f"want a string, got {_json_kind(op)}")
     if header is None:
         raise ScenarioError(source, "", "empty event log (no header line)")
-    try:
-        nodes = tuple(Node.from_manifest(m) for m in header["nodes"])
-        pods = tuple(Pod.from_manifest(m) for m in header["pods"])
-        objects = tuple(object_from_manifest(m) for m in header["objects"])
-        workloads = tuple(
-            WorkloadInfo(w["name"], w["kind"], Pod.from_manifest(w["template"]), bool(w["recreate"]))
-            for w in header["workloads"]
-        )
-        config = SchedulerConfiguration.from_dict(header["config"], registry=registry)
-        plan = Plan(
-            str(header["scenario"]),
-            nodes,
-            pods,
-            objects,
-            workloads,
-            tuple(timeline),
-            {str(k): float(v) for k, v in header["durations"].items()},
-            header.get("until"),
-            int(header.get("plan_seed", 0)),
-        )
-        every = header.get("sample_every")
-        return _LogRun(
-            plan,
-            config,
-            str(header["config_name"]),
-            int(header["seed"]),
-            header.get("until"),
-            end,
-            None if every is None else float(every),
-        )
-    except ManifestError as exc:
-        raise ScenarioError(source, f"line 1.{exc.path}", exc.detail) from None
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, SchedframeError):
-            raise
-        raise ScenarioError(source, "line 1", f"malformed header: {exc!r}") from None
+    plan = Plan(
+        header.scenario,
+        header.nodes,
+        header.pods,
+        header.objects,
+        header.workloads,
+        tuple(timeline),
+        header.durations,
+        header.until,
+        header.plan_seed,
+    )
+    return _LogRun(
+        plan, header.config, header.config_name, header.seed, header.until, end, header.sample_every
+    )
 
 
-def _input(rec: dict[str, Any], source: str, where: str) -> PlannedArrival:
+def _input(rec: Mapping[str, Any], f: _Fields, workloads: Mapping[str, WorkloadInfo]) -> PlannedArrival:
     op = rec["op"]
-    t = float(rec["t"])
-    if op == "arrive":
+    t = f.time(f.get(rec, "t", "t"), "t")
+    if op in ("arrive", "scale"):
+        workload = f.string(f.get(rec, "workload", "workload"), "workload")
+        if workload not in workloads:
+            raise f.fail(
+                "workload", f"no workload {workload!r} in the header{did_you_mean(workload, workloads)}"
+            )
+        if op == "scale":
+            return PlannedArrival(
+                t, op, workload, replicas=f.integer(f.get(rec, "replicas", "replicas"), "replicas",
+                                                    high=MAX_SCENARIO_PODS)
+            )
+        name = f.string(f.get(rec, "name", "name"), "name")
+        base, _, index = name.rpartition("-")
+        if base != workload or not index.isdigit() or int(index) >= MAX_SCENARIO_PODS:
+            raise f.fail("name", f"want {workload}-N (N < {MAX_SCENARIO_PODS:,}), got {bounded_repr(name)}")
         d = rec.get("duration")
-        return PlannedArrival(t, op, str(rec["workload"]), str(rec["name"]), None if d is None else float(d))
+        return PlannedArrival(t, op, workload, name, None if d is None else f.time(d, "duration"))
     if op == "pod":
-        return PlannedArrival(t, op, pod=Pod.from_manifest(rec["pod"]))
-    if op == "scale":
-        return PlannedArrival(t, op, str(rec["workload"]), replicas=int(rec["replicas"]))
-    e = rec["event"]
-    taint = e.get("taint")
+        return PlannedArrival(t, op, pod=f.manifest(Pod.from_manifest, f.get(rec, "pod", "pod"), "pod"))
+    e = f.mapping(f.get(rec, "event", "event"), "event")
+    action = f.string(f.get(e, "action", "event.action"), "event.action")
+    if action not in NODE_ACTIONS:
+        raise f.fail("event.action", f"want one of {', '.join(NODE_ACTIONS)}, got {bounded_repr(action)}")
+    node = None
+    if action == "add":
+        node = f.manifest(Node.from_manifest, f.get(e, "node", "event.node"), "event.node")
+    taint = None
+    if action in ("taint", "untaint"):
+        tm = f.mapping(f.get(e, "taint", "event.taint"), "event.taint")
+        effect = f.string(tm.get("effect", "NoSchedule"), "event.taint.effect")
+        if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            raise f.fail(
+                "event.taint.effect",
+                f"want NoSchedule, PreferNoSchedule or NoExecute, got {bounded_repr(effect)}",
+            )
+        taint = Taint(
+            key=f.string(f.get(tm, "key", "event.taint.key"), "event.taint.key"),
+            value=f.string(tm.get("value", ""), "event.taint.value"),
+            effect=effect,
+        )
+    labels = {
+        f.string(k, "event.labels"): f.string(v, f"event.labels[{k}]")
+        for k, v in f.mapping(e.get("labels", {}), "event.labels").items()
+    }
     return PlannedArrival(
         t,
         op,
         event=NodeEvent(
-            float(e["at"]),
-            str(e["action"]),
-            tuple(e.get("nodes", ())),
-            Node.from_manifest(e["node"]) if e.get("node") is not None else None,
-            Taint(key=taint["key"], value=taint.get("value", ""), effect=taint.get("effect", "NoSchedule"))
-            if taint
-            else None,
-            dict(e.get("labels", {})),
-            tuple(e.get("pods", ())),
+            f.time(f.get(e, "at", "event.at"), "event.at"),
+            action,
+            f.strings(e.get("nodes", []), "event.nodes"),
+            node,
+            taint,
+            labels,
+            f.strings(e.get("pods", []), "event.pods"),
         ),
     )
 
@@ -442,17 +605,23 @@ def replay(
     r = _read_log(log, registry)
     if config is not None:
         check = False
-    result = run_plan(
-        r.plan,
-        r.config if config is None else config,
-        config_name=r.config_name if config is None else (config_name or "replay"),
-        seed=r.seed,
-        until=r.until,
-        registry=registry,
-        explain=explain,
-        progress=progress,
-        sample_every=r.sample_every,
-    )
+    try:
+        result = run_plan(
+            r.plan,
+            r.config if config is None else config,
+            config_name=r.config_name if config is None else (config_name or "replay"),
+            seed=r.seed,
+            until=r.until,
+            registry=registry,
+            explain=explain,
+            progress=progress,
+            sample_every=r.sample_every,
+        )
+    except ScenarioError as exc:
+        if exc.source or exc.path not in ("sample_every", "until"):
+            raise
+        source = os.fspath(log) if isinstance(log, (str, os.PathLike)) else "<log>"
+        raise ScenarioError(source, f"line 1.{exc.path}", exc.detail) from None
     if check and r.end is not None:
         got = json.loads(json.dumps(result.metrics.to_dict()))
         if got != r.end.get("metrics"):

@@ -27,6 +27,10 @@ from ..errors import ManifestError, ScenarioError, SchedframeError
 
 __all__ = [
     "DURATION_ANNOTATION",
+    "MAX_LOGNORMAL_SIGMA",
+    "MAX_SCENARIO_NODES",
+    "MAX_SCENARIO_PODS",
+    "MAX_SIM_SECONDS",
     "Arrival",
     "ConfigSpec",
     "Distribution",
@@ -42,6 +46,19 @@ __all__ = [
 
 #: The largest scenario file read (scenarios list workloads, not pods: a few KiB in practice).
 MAX_SCENARIO_BYTES: Final = 16 * 1024 * 1024
+#: The most pods a scenario may plan: its starting pods plus every workload's replicas and
+#: scale-ups (a ``replicas: 1000000000`` would otherwise build pods for hours).
+MAX_SCENARIO_PODS: Final = 1_000_000
+#: The most nodes a scenario may have at the start (``count`` of its node groups, its objects
+#: and its cluster together; twenty times upstream's 5,000-node scalability bound).
+MAX_SCENARIO_NODES: Final = 100_000
+#: The largest time in a scenario, in seconds (about 31.7 years): ``until``, arrival times,
+#: ``every``, durations, distribution parameters, scale and event times. Drawn run times and
+#: inter-arrival gaps are cut to it, so every simulated time stays a finite, precise float.
+MAX_SIM_SECONDS: Final = 1e9
+#: The largest ``sigma`` of a lognormal distribution (``exp(10)`` is a factor of 22,026 per
+#: standard deviation already).
+MAX_LOGNORMAL_SIGMA: Final = 10.0
 
 
 def file_error(source: str) -> ErrorFactory:
@@ -69,7 +86,8 @@ _OWNER_KIND: Final = {
     "StatefulSet": "StatefulSet",
     "Job": "Job",
 }
-_NODE_ACTIONS: Final = (
+#: The actions of a timed event.
+NODE_ACTIONS: Final = (
     "add",
     "remove",
     "cordon",
@@ -167,7 +185,12 @@ class Distribution:
         )
 
     def sample(self, rng: random.Random, pod: Pod | None = None) -> float | None:
-        """One draw (``None`` only for an ``annotation`` without the annotation nor a default)."""
+        """One draw (``None`` only for an ``annotation`` without the annotation nor a default),
+        at most ``MAX_SIM_SECONDS``."""
+        value = self._draw(rng, pod)
+        return value if value is None or value <= MAX_SIM_SECONDS else MAX_SIM_SECONDS
+
+    def _draw(self, rng: random.Random, pod: Pod | None) -> float | None:
         kind = self.kind
         if kind == "fixed":
             return self.a
@@ -279,7 +302,7 @@ class NodeEvent:
     """
 
     at: float
-    action: str = attrs.field(validator=attrs.validators.in_(_NODE_ACTIONS))
+    action: str = attrs.field(validator=attrs.validators.in_(NODE_ACTIONS))
     nodes: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     node: Node | None = None
     taint: Taint | None = None
@@ -567,11 +590,12 @@ def _check_pods(pods: _PossiblePods, i: int, e: NodeEvent) -> None:
 
 
 def _materialise(s: Scenario, seed: int) -> Plan:
+    check_limits(s)
     rng = random.Random(seed)
     timeline: list[PlannedArrival] = []
     infos = []
     durations: dict[str, float] = {}
-    for w in s.workloads:
+    for wi, w in enumerate(s.workloads):
         infos.append(WorkloadInfo(w.name, w.kind, w.template, w.kind != "Pod"))
         wrng = random.Random(f"{seed}/{w.name}")  # independent per workload: adding one changes no other
         t = w.arrival.at
@@ -579,6 +603,14 @@ def _materialise(s: Scenario, seed: int) -> Plan:
             if i and w.arrival.every is not None:
                 t += w.arrival.every.sample(wrng) or 0.0
             d = w.duration.sample(wrng, w.template) if w.duration is not None else None
+            if t > MAX_SIM_SECONDS:
+                raise ScenarioError(
+                    "",
+                    f"workloads[{wi}].arrival",
+                    f"pod {w.name}-{i} would arrive at {t:.6g}s (seed {seed}), after the largest "
+                    f"simulated time ({MAX_SIM_SECONDS:g}s): lower arrival.at, arrival.every or "
+                    f"replicas",
+                )
             timeline.append(PlannedArrival(t, "arrive", w.name, f"{w.name}-{i}", d))
         target, n = w.replicas, w.replicas
         for sc in sorted(w.scale, key=lambda x: x.at):
@@ -619,6 +651,110 @@ def _materialise(s: Scenario, seed: int) -> Plan:
     return plan
 
 
+# -- limits ----------------------------------------------------------------------------------------
+
+
+def check_time(value: Any, path: str, source: str = "") -> float:
+    """*value* as a time of the simulation: a finite number of seconds in [0,
+    ``MAX_SIM_SECONDS``].
+
+    Raises:
+        ScenarioError: naming *path* (and *source*).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScenarioError(source, path, f"want a number of seconds, got {_kind(value)}")
+    if not math.isfinite(value) or value < 0:
+        raise ScenarioError(source, path, f"must be a finite number of seconds >= 0, got {value!r}")
+    if value > MAX_SIM_SECONDS:
+        raise ScenarioError(
+            source,
+            path,
+            f"must be at most {MAX_SIM_SECONDS:g} seconds (about 31.7 years, MAX_SIM_SECONDS), "
+            f"got {value:g}",
+        )
+    return float(value)
+
+
+def _check_count(value: Any, path: str, limit: int, what: str, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ScenarioError(source, path, f"want an integer >= 0, got {value!r}")
+    if value > limit:
+        raise ScenarioError(source, path, f"at most {limit:,} {what}, got {value:,}")
+    return value
+
+
+def _check_distribution(d: Distribution, path: str, source: str) -> None:
+    kind = d.kind
+    if kind == "fixed":
+        check_time(d.a, path, source)
+    elif kind == "exponential":
+        check_time(d.a, f"{path}.exponential", source)
+    elif kind == "uniform":
+        check_time(d.a, f"{path}.uniform[0]", source)
+        check_time(d.b, f"{path}.uniform[1]", source)
+        if d.b < d.a:
+            raise ScenarioError(source, f"{path}.uniform", f"HIGH must be >= LOW, got [{d.a:g}, {d.b:g}]")
+    elif kind == "lognormal":
+        check_time(d.a, f"{path}.lognormal.median", source)
+        sigma = d.b
+        if not math.isfinite(sigma) or not 0 <= sigma <= MAX_LOGNORMAL_SIGMA:
+            raise ScenarioError(
+                source,
+                f"{path}.lognormal.sigma",
+                f"must be a finite number in [0, {MAX_LOGNORMAL_SIGMA:g}] (MAX_LOGNORMAL_SIGMA), "
+                f"got {sigma!r}",
+            )
+    elif kind == "normal":
+        check_time(d.a, f"{path}.normal.mean", source)
+        check_time(d.b, f"{path}.normal.stddev", source)
+    elif d.b >= 0:  # annotation with a default
+        check_time(d.a, f"{path}.default", source)
+
+
+def check_limits(s: Scenario, source: str = "") -> None:
+    """Every time and rate of *s* is a finite number of seconds within ``MAX_SIM_SECONDS``, and
+    it plans at most ``MAX_SCENARIO_PODS`` pods and ``MAX_SCENARIO_NODES`` starting nodes (the
+    reader checks files; :meth:`Scenario.plan` checks scenarios built in Python).
+
+    Raises:
+        ScenarioError: the first value out of range, with its field path.
+    """
+    if s.until is not None:
+        check_time(s.until, "until", source)
+    if len(s.nodes) > MAX_SCENARIO_NODES:
+        raise ScenarioError(
+            source,
+            "nodes",
+            f"at most {MAX_SCENARIO_NODES:,} nodes (MAX_SCENARIO_NODES), got {len(s.nodes):,}",
+        )
+    total = len(s.pods)
+    what = "pods (MAX_SCENARIO_PODS)"
+    for i, w in enumerate(s.workloads):
+        path = f"workloads[{i}]"
+        n = target = _check_count(w.replicas, f"{path}.replicas", MAX_SCENARIO_PODS, what, source)
+        check_time(w.arrival.at, f"{path}.arrival.at", source)
+        if w.arrival.every is not None:
+            _check_distribution(w.arrival.every, f"{path}.arrival.every", source)
+        if w.duration is not None:
+            _check_distribution(w.duration, f"{path}.duration", source)
+        for j, sc in enumerate(w.scale):
+            check_time(sc.at, f"{path}.scale[{j}].at", source)
+            _check_count(sc.replicas, f"{path}.scale[{j}].replicas", MAX_SCENARIO_PODS, what, source)
+        for sc in sorted(w.scale, key=lambda x: x.at):  # each scale-up plans new pods
+            n += max(sc.replicas - target, 0)
+            target = sc.replicas
+        total += n
+        if total > MAX_SCENARIO_PODS:
+            raise ScenarioError(
+                source,
+                path,
+                f"the scenario plans more than {MAX_SCENARIO_PODS:,} pods (MAX_SCENARIO_PODS): "
+                f"{total:,} with this workload's {n:,} (replicas and scale-ups) and the ones before",
+            )
+    for i, e in enumerate(s.events):
+        check_time(e.at, f"events[{i}].at", source)
+
+
 # -- the reader ------------------------------------------------------------------------------------
 
 
@@ -645,6 +781,7 @@ class _Reader:
     def __init__(self, source: str, base_dir: str | None) -> None:
         self.source = source
         self.base_dir = base_dir
+        self.nodes = 0  # nodes read so far (the node groups' counts are bounded together)
 
     def fail(self, path: str, message: str) -> ScenarioError:
         return ScenarioError(self.source, path, message)
@@ -731,6 +868,7 @@ class _Reader:
             nodes += n
             pods += p
             objects += o
+        self.nodes = len(nodes)
         for i, spec in enumerate(self.seq(m.get("nodes"), "nodes")):
             nodes += self.node_group(spec, f"nodes[{i}]")
         for i, raw in enumerate(self.seq(m.get("objects"), "objects")):
@@ -760,7 +898,9 @@ class _Reader:
         desc = m.get("description", "")
         if not isinstance(desc, str):
             raise self.fail("description", f"want a string, got {_kind(desc)}")
-        return Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc)
+        scenario = Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc)
+        check_limits(scenario, self.source)
+        return scenario
 
     def manifest(self, raw: Any, path: str) -> Any:
         self.mapping(raw, path)
@@ -773,6 +913,13 @@ class _Reader:
         m = self.mapping(spec, path)
         self.known(m, path, ("count", "name", "zones", "template"))
         count = self.integer(m.get("count", 1), f"{path}.count")
+        self.nodes += count
+        if self.nodes > MAX_SCENARIO_NODES:
+            raise self.fail(
+                f"{path}.count",
+                f"at most {MAX_SCENARIO_NODES:,} nodes in a scenario (MAX_SCENARIO_NODES), got "
+                f"{count:,}" + (f" after {self.nodes - count:,} before" if self.nodes > count else ""),
+            )
         pattern = self.string(m.get("name", "node-{i}"), f"{path}.name")
         zones = [str(z) for z in self.seq(m.get("zones"), f"{path}.zones")]
         template = dict(self.mapping(m.get("template", {}), f"{path}.template"))
@@ -853,6 +1000,7 @@ class _Reader:
         if kind not in _KINDS:
             raise self.fail(f"{path}.kind", f"want one of {', '.join(_KINDS)}, got {kind!r}")
         replicas = self.integer(m.get("replicas", 1), f"{path}.replicas")
+        _check_count(replicas, f"{path}.replicas", MAX_SCENARIO_PODS, "pods (MAX_SCENARIO_PODS)", self.source)
         tpl = dict(self.mapping(m.get("template", {}), f"{path}.template"))
         self.known(tpl, f"{path}.template", ("metadata", "spec"))
         meta = dict(self.mapping(tpl.get("metadata", {}) or {}, f"{path}.template.metadata"))
@@ -898,8 +1046,8 @@ class _Reader:
         self.known(m, path, ("at", "action", "node", "nodes", "template", "taint", "labels", "pods"))
         at = self.number(m.get("at"), f"{path}.at")
         action = m.get("action")
-        if action not in _NODE_ACTIONS:
-            raise self.fail(f"{path}.action", f"want one of {', '.join(_NODE_ACTIONS)}, got {action!r}")
+        if action not in NODE_ACTIONS:
+            raise self.fail(f"{path}.action", f"want one of {', '.join(NODE_ACTIONS)}, got {action!r}")
         names: list[str] = []
         if m.get("node") is not None:
             names.append(self.string(m["node"], f"{path}.node"))
