@@ -18,7 +18,7 @@ import attrs
 import pytest
 
 from schedframe import ScenarioError
-from schedframe.sim import Scenario, replay, simulate
+from schedframe.sim import Scenario, simulate
 from schedframe.sim.scenario import MAX_SCENARIO_PODS, MAX_SIM_SECONDS, Distribution
 
 BASE: dict[str, Any] = {
@@ -170,9 +170,27 @@ def test_python_scenarios_are_checked_by_plan() -> None:
     with pytest.raises(ScenarioError) as info:
         bad.plan(0)
     assert info.value.path == "workloads[0].duration.lognormal.median"
-    bad = attrs.evolve(s, workloads=[attrs.evolve(w, replicas=10**9)])
-    with pytest.raises(ScenarioError, match="MAX_SCENARIO_PODS"):
-        bad.plan(0)
+    # in a subprocess: before the bound, plan() built 10**9 arrivals
+    code = (
+        "import attrs\n"
+        "from schedframe import ScenarioError\n"
+        "from schedframe.sim import Scenario\n"
+        "from tests.test_sim_reliability import scenario\n"
+        "s = Scenario.from_dict(scenario())\n"
+        "bad = attrs.evolve(s, workloads=[attrs.evolve(s.workloads[0], replicas=10**9)])\n"
+        "try:\n"
+        "    bad.plan(0)\n"
+        "except ScenarioError as exc:\n"
+        "    print(exc.path)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=Path(__file__).parents[1],
+    )
+    assert proc.stdout.strip() == "workloads[0].replicas", proc.stderr[-2000:]
 
 
 def test_arrivals_past_the_largest_time_are_refused() -> None:
@@ -329,7 +347,16 @@ def test_tampered_logs_name_the_line_and_field(
     tamper(recs)
     f = tmp_path / "run.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    with pytest.raises(ScenarioError) as info:
-        replay(f, check=False)
-    assert info.value.source == str(f)
-    assert info.value.path == path
+    # in a subprocess with a timeout: before the checks, an infinite run time hung the replay
+    code = (
+        "import sys\n"
+        "from schedframe import ScenarioError\n"
+        "from schedframe.sim import replay\n"
+        "try:\n"
+        "    replay(sys.argv[1], check=False)\n"
+        "except ScenarioError as exc:\n"
+        "    print(exc.source)\n"
+        "    print(exc.path)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=20)
+    assert proc.stdout.splitlines() == [str(f), path], proc.stderr[-2000:]

@@ -5,17 +5,13 @@ prints a bare NaN. The hang cases run in a subprocess with a timeout."""
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import subprocess
 import sys
 
 import pytest
 
-from schedframe import GpuShareError
-from schedframe.gpushare import read_nodes, run_experiment
 from schedframe.gpushare.cli import main
-from schedframe.gpushare.openb import TraceNode, TraceTask
 
 NODES = "sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\nn2,96000,786432,2,T4\n"
 HEADER = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
@@ -73,17 +69,46 @@ def test_a_node_with_too_many_gpus_names_the_line(files: pathlib.Path) -> None:
     assert "big.csv:4: gpu: must be in [0, 8], got 100000000" in proc.stderr
 
 
-def test_the_api_refuses_what_never_ends(files: pathlib.Path) -> None:
-    nodes = read_nodes(files / "nodes.csv")
-    tasks = [TraceTask(f"c{i}", 1000, 100, 0, 0) for i in range(3)]
-    with pytest.raises(GpuShareError, match="request no GPU"):
-        run_experiment(nodes, tasks, "FGD")
-    gpu = [TraceTask(f"p{i}", 1000, 100, 1, 500) for i in range(3)]
-    for tune in (math.inf, math.nan, 1e9):
-        with pytest.raises(GpuShareError, match="tune: want a finite number at most 100"):
-            run_experiment(nodes, gpu, "FGD", tune=tune)
-    with pytest.raises(GpuShareError, match="node big: 100,000,000 GPUs"):
-        run_experiment([TraceNode("big", 1000, 1000, 10**8, "")], gpu, "FGD")
+_API_CODE = """
+import math, sys
+from schedframe import GpuShareError
+from schedframe.gpushare import read_nodes, run_experiment
+from schedframe.gpushare.openb import TraceNode, TraceTask
+nodes = read_nodes(sys.argv[1])
+gpu = [TraceTask(f"p{i}", 1000, 100, 1, 500) for i in range(3)]
+cases = {
+    "cpu": lambda: run_experiment(nodes, [TraceTask(f"c{i}", 1000, 100, 0, 0) for i in range(3)], "FGD"),
+    "inf": lambda: run_experiment(nodes, gpu, "FGD", tune=math.inf),
+    "nan": lambda: run_experiment(nodes, gpu, "FGD", tune=math.nan),
+    "big": lambda: run_experiment(nodes, gpu, "FGD", tune=1e9),
+    "gpus": lambda: run_experiment([TraceNode("big", 1000, 1000, 10**8, "")], gpu, "FGD"),
+}
+try:
+    cases[sys.argv[2]]()
+except GpuShareError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("cpu", "tune: the 3 tasks request no GPU"),
+        ("inf", "tune: want a finite number at most 100"),
+        ("nan", "tune: want a finite number at most 100"),
+        ("big", "tune: want a finite number at most 100"),
+        ("gpus", "node big: 100,000,000 GPUs"),
+    ],
+)
+def test_the_api_refuses_what_never_ends(files: pathlib.Path, case: str, message: str) -> None:
+    # in a subprocess with a timeout: before the checks, each of these never returned
+    proc = subprocess.run(
+        [sys.executable, "-c", _API_CODE, str(files / "nodes.csv"), case],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert message in proc.stdout, proc.stderr[-2000:]
 
 
 def test_json_output_is_strict(files: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
