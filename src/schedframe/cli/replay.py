@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from ._common import EXIT_INPUT, EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_config, output
-from .simulate import add_allow_foreign_pods, foreign_pods_error, simulate_report
+from .simulate import add_outcome_options, foreign_pods_error, simulate_report
 
 __all__ = ["add_parser", "run"]
 
@@ -35,17 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--no-check", action="store_true", help="do not compare the metrics with the logged run's"
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument(
-        "--explain",
-        action="append",
-        default=[],
-        metavar="POD",
-        help="explain every attempt of POD (namespace/name); shown with --json",
-    )
-    p.add_argument("--plot", metavar="FILE", help="save plots (as simulate --plot)")
-    p.add_argument("--pods", action="store_true", help="list every pod's outcome")
-    p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
-    add_allow_foreign_pods(p)
+    add_outcome_options(p, plot_help="save plots (as simulate --plot)")
     return p
 
 

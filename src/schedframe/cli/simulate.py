@@ -28,6 +28,7 @@ from ._output import Out
 
 __all__ = [
     "add_allow_foreign_pods",
+    "add_outcome_options",
     "add_parser",
     "cluster_summary",
     "foreign_pods_error",
@@ -83,6 +84,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--jsonl", action="store_true", help="print the event log (JSON Lines; one log per config)"
     )
     p.add_argument("--log", metavar="FILE", help="write the event log (JSON Lines) for replay to FILE")
+    add_outcome_options(p, plot_help="save plots (utilisation, pending, latency CDF, comparison)")
+    return p
+
+
+def add_outcome_options(p: argparse.ArgumentParser, *, plot_help: str) -> None:
+    """The options ``simulate`` and ``replay`` share about what is shown of a run: ``--explain``,
+    ``--plot``, ``--pods``, ``--fail-on-pending`` and ``--allow-foreign-pods``."""
     p.add_argument(
         "--explain",
         action="append",
@@ -90,13 +98,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="POD",
         help="explain every attempt of POD (namespace/name); shown with --json",
     )
-    p.add_argument(
-        "--plot", metavar="FILE", help="save plots (utilisation, pending, latency CDF, comparison)"
-    )
+    p.add_argument("--plot", metavar="FILE", help=plot_help)
     p.add_argument("--pods", action="store_true", help="list every pod's outcome")
     p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
     add_allow_foreign_pods(p)
-    return p
 
 
 def add_allow_foreign_pods(p: argparse.ArgumentParser) -> None:
