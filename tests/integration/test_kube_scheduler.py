@@ -191,7 +191,8 @@ def test_pods_of_another_scheduler_are_left_alone(kube, namespace, make_node, st
         assert scheduled_condition(core, namespace, name) is None
         assert not events_for(core, namespace, name, "FailedScheduling")
         assert not events_for(core, namespace, name, "Scheduled")
-    assert ks.metrics()["pods_scheduled"] == 1
+    wait_for(lambda: ks.metrics()["pods_scheduled"] == 1, timeout=TIMEOUT,
+             what="the scheduler to count its binding")
 
 
 def test_pod_deleted_while_pending_is_dropped(kube, namespace, make_node, start_scheduler, core):
@@ -262,7 +263,9 @@ def test_leader_election_one_instance_binds_and_the_other_takes_over(
     for i in range(3):
         wait_bound(core, namespace, f"p{i}")
     assert not follower.is_leader
-    assert leader.metrics()["pods_scheduled"] == 3
+    # the binding is visible in the API before the scheduler's bound hook has counted it
+    wait_for(lambda: leader.metrics()["pods_scheduled"] == 3, timeout=TIMEOUT,
+             what="the leader to count its 3 bindings")
     assert follower.metrics()["pods_scheduled"] == 0
 
     leader.stop(timeout=10.0)
@@ -271,9 +274,11 @@ def test_leader_election_one_instance_binds_and_the_other_takes_over(
     assert coord.read_namespaced_lease(lease, namespace).spec.holder_identity == identities[id(follower)]
     create_pod(core, namespace, "late", requests={"cpu": "100m"})
     wait_bound(core, namespace, "late")
-    assert follower.metrics()["pods_scheduled"] == 1
+    wait_for(lambda: follower.metrics()["pods_scheduled"] == 1, timeout=TIMEOUT,
+             what="the new leader to count its binding")
     for i in range(3):
-        assert len(events_for(core, namespace, f"p{i}", "Scheduled")) == 1
+        wait_for(lambda i=i: len(events_for(core, namespace, f"p{i}", "Scheduled")) == 1,
+                 timeout=TIMEOUT, what=f"one Scheduled event for p{i}")
 
 
 # --- preemption ----------------------------------------------------------------------------------
@@ -419,7 +424,8 @@ def test_watches_cut_mid_stream_resume_and_later_pods_are_bound(kube, namespace,
         wait_bound(core, namespace, "after")
         assert node_of(core, namespace, "before")  # nothing unbound or lost
         assert proxy.accepted > accepted  # it came back through new connections
-        assert ks.metrics()["pods_scheduled"] == 2
+        wait_for(lambda: ks.metrics()["pods_scheduled"] == 2, timeout=TIMEOUT,
+                 what="the scheduler to count both bindings")
         wait_for(lambda: events_for(core, namespace, "after", "Scheduled"), timeout=TIMEOUT,
                  what="the Scheduled event of the pod created after the drop")
     finally:
