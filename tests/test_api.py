@@ -626,3 +626,27 @@ def test_pod_requests_invariants(regular: list[Container], init: list[Container]
         assert p.requests.milli_cpu >= Resources.from_list(ic.requests).milli_cpu - 1
     assert p.non_zero_milli_cpu >= p.requests.milli_cpu
     assert p.non_zero_memory >= p.requests.memory
+
+
+def test_pod_evolve_of_plain_fields_equals_attrs_evolve() -> None:
+    """Pod.evolve copies fields as they are when only plain fields change; the result must be
+    what attrs.evolve gives (derived requests included), and the other path still converts."""
+    import attrs
+
+    from schedframe.testing import make_pod
+
+    pod = (make_pod("a").req(cpu="250m", memory="1Gi").init_req(cpu="1").label("app", "x")
+           .pod_resources(cpu="2").obj())
+    changes = {"name": "b", "uid": "u-b", "node_name": "n1", "creation_timestamp": 3.0,
+               "nominated_node_name": "n2", "phase": "Running"}
+    fast, slow = pod.evolve(**changes), attrs.evolve(pod, **changes)
+    assert fast == slow
+    assert hash(fast) == hash(slow)
+    assert (fast.requests, fast.non_zero_milli_cpu, fast.non_zero_memory) == (
+        slow.requests, slow.non_zero_milli_cpu, slow.non_zero_memory)
+    assert pod.node_name == ""
+    assert fast.node_name == "n1"
+    relabelled = pod.evolve(labels={"app": "y"}, name="c")  # a converted field: the attrs path
+    assert relabelled.labels == {"app": "y"}
+    assert relabelled.name == "c"
+    assert relabelled.requests == pod.requests

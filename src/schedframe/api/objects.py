@@ -1003,8 +1003,31 @@ class Pod:
         return _encode("pod_to_manifest", self)
 
     def evolve(self, **changes: Any) -> Self:
-        """A copy with *changes* applied (``attrs.evolve``)."""
+        """A copy with *changes* applied (``attrs.evolve``).
+
+        Changing only fields that have no converter and that the derived requests do not
+        depend on (name, uid, node, timestamps, phase, ...) copies the other fields as they are
+        instead of running every converter and recomputing the requests: binding and
+        preemption make such copies on every cycle."""
+        if changes.keys() <= _POD_PLAIN_FIELDS:
+            new = object.__new__(Pod)
+            setter = object.__setattr__
+            for name in _POD_SLOTS:
+                setter(new, name, changes[name] if name in changes else getattr(self, name))
+            return new
         return attrs.evolve(self, **changes)
+
+
+#: Fields of :class:`Pod` without a converter whose value the derived fields do not depend on.
+_POD_PLAIN_FIELDS: frozenset[str] = frozenset({
+    "name", "namespace", "uid", "creation_timestamp", "deletion_timestamp", "priority",
+    "priority_class_name", "scheduler_name", "node_name", "preemption_policy", "phase",
+    "nominated_node_name", "start_time",
+})
+_POD_SLOTS: tuple[str, ...] = tuple(a.name for a in attrs.fields(Pod))
+assert set(_POD_SLOTS) >= _POD_PLAIN_FIELDS
+assert all(a.converter is None and a.validator is None for a in attrs.fields(Pod)
+           if a.name in _POD_PLAIN_FIELDS)
 
 
 def _add_into(acc: dict[str, Fraction], reqs: Mapping[str, Quantity]) -> None:
