@@ -30,6 +30,7 @@ from .manifests import (
     pod_group_from_manifest,
     pod_to_manifest,
 )
+from .elasticquota import ElasticQuota
 from .objects import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -152,6 +153,7 @@ __all__ = [
     "DeviceRequest",
     "DeviceRequestAllocationResult",
     "DeviceSubRequest",
+    "ElasticQuota",
     "EphemeralVolumeSource",
     "ExactDeviceRequest",
     "FrozenDict",
