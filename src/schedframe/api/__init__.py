@@ -8,6 +8,7 @@ is imported.
 
 from __future__ import annotations
 
+from .elasticquota import ElasticQuota
 from .frozendict import (
     FrozenDict,
     freeze,
@@ -30,7 +31,6 @@ from .manifests import (
     pod_group_from_manifest,
     pod_to_manifest,
 )
-from .elasticquota import ElasticQuota
 from .objects import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,

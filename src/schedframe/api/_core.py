@@ -238,7 +238,8 @@ def _pdb_out(pdb: PodDisruptionBudget) -> dict[str, Any]:
 
 def _priority_class_out(pc: PriorityClass) -> dict[str, Any]:
     out: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                           "metadata": _meta_out(pc.name, annotations=dict(pc.annotations)), "value": pc.value}
+                           "metadata": _meta_out(pc.name, annotations=dict(pc.annotations)),
+                           "value": pc.value}
     if pc.global_default:
         out["globalDefault"] = True
     out["preemptionPolicy"] = pc.preemption_policy

@@ -28,6 +28,7 @@ from . import _core, _pod, _workload_io
 from . import elasticquota as _elasticquota
 from . import resource as _resource
 from . import storage as _storage
+from .elasticquota import ElasticQuota
 from .objects import (
     Namespace,
     Node,
@@ -40,7 +41,6 @@ from .objects import (
     Service,
     StatefulSet,
 )
-from .elasticquota import ElasticQuota
 from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .storage import CSIDriver, CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
 from .workloads import CronJob, DaemonSet, Deployment, Job
