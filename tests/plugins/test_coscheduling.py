@@ -167,9 +167,11 @@ def test_pod_group_manifest_errors(manifest: dict[str, Any], match: str) -> None
 
 
 def test_args_defaults() -> None:
-    """Defaults are upstream's: permitWaitingTimeSeconds 60, podGroupBackoffSeconds 0."""
+    """Defaults are upstream's: permitWaitingTimeSeconds 60, podGroupBackoffSeconds 0,
+    podGroupRejectPercentage 10."""
     assert CoschedulingArgs() == CoschedulingArgs.from_dict({})
-    assert CoschedulingArgs().to_dict() == {"permitWaitingTimeSeconds": 60, "podGroupBackoffSeconds": 0}
+    assert CoschedulingArgs().to_dict() == {"permitWaitingTimeSeconds": 60, "podGroupBackoffSeconds": 0,
+                                            "podGroupRejectPercentage": 10}
     assert coscheduling.ARGS_TYPE is CoschedulingArgs
     args = CoschedulingArgs.from_dict({"permitWaitingTimeSeconds": 5, "podGroupBackoffSeconds": 2,
                                        "kind": "CoschedulingArgs"})
@@ -198,10 +200,10 @@ def test_args_decode_errors(data: Any, match: str) -> None:
     ("args", "match"),
     [
         pytest.param(CoschedulingArgs(pod_group_backoff_seconds=-1),
-                     "podGroupBackoffSeconds: Invalid value: -1: must be greater than or equal to 0",
+                     "podGroupBackoffSeconds: Invalid value: -1: must be greater than 0",
                      id="negative backoff"),
         pytest.param(CoschedulingArgs(permit_waiting_time_seconds=-3),
-                     "permitWaitingTimeSeconds: Invalid value: -3: must be greater than or equal to 0",
+                     "permitWaitingTimeSeconds: Invalid value: -3: must be greater than 0",
                      id="negative permit wait"),
         pytest.param(CoschedulingArgs(permit_waiting_time_seconds=1.5),  # type: ignore[arg-type]
                      "permitWaitingTimeSeconds: must be an integer, got 1.5", id="not an integer"),
@@ -266,8 +268,8 @@ GROUPS = (PodGroup("early", min_member=2, creation_timestamp=T0 - 100),
                      id="pod without group uses its first queueing time"),
         pytest.param(qpi(make_pod("p").obj(), T0 - 1), qpi(member("a", "early"), T0), False,
                      id="pod without group queued after group creation"),
-        pytest.param(qpi(member("x", "same-a"), T0), qpi(member("b", "same-b"), T0), True,
-                     id="same creation time: group name"),
+        pytest.param(qpi(member("x", "same-a"), T0), qpi(member("b", "same-b"), T0), False,
+                     id="same creation time: pod key, not group name"),
         pytest.param(qpi(member("b", "early"), T0 - 5), qpi(member("a", "early"), T0), False,
                      id="same group: pod key"),
         pytest.param(qpi(member("a", "early"), T0), qpi(member("a", "early"), T0), False, id="equal"),
@@ -276,7 +278,7 @@ GROUPS = (PodGroup("early", min_member=2, creation_timestamp=T0 - 100),
     ],
 )
 def test_less(a: QueuedPodInfo, b: QueuedPodInfo, want: bool) -> None:
-    """QueueSort: priority, then group creation (or queueing) time, then group name / pod key."""
+    """QueueSort: priority, then group creation (or queueing) time, then pod key."""
     h = harness(*GROUPS)
     assert plugin_of(h).less(a, b) is want
     assert h.framework.queue_sort_less()(a, b) is want
