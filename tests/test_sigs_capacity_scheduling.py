@@ -46,7 +46,8 @@ def test_elastic_quota_manifest_round_trip() -> None:
     (quota,) = load_manifests((DATA / "capacityscheduling-elasticquota-example.yaml").read_text())
     assert isinstance(quota, ElasticQuota)
     assert (quota.name, quota.namespace) == ("test", "test")
-    assert str(quota.max["nvidia.com/gpu"]) == "2" and str(quota.min["memory"]) == "20Gi"
+    assert str(quota.max["nvidia.com/gpu"]) == "2"
+    assert str(quota.min["memory"]) == "20Gi"
     assert ElasticQuota.from_manifest(object_to_manifest(quota)) == quota
     with_status = quota.to_manifest() | {"status": {"used": {"cpu": "3"}}}
     assert str(ElasticQuota.from_manifest(with_status).used["cpu"]) == "3"
@@ -92,7 +93,8 @@ def test_pre_filter_messages_are_upstreams() -> None:
                       objects=[eq("ns1", min={"memory": 100}, max={"memory": 200}),
                                eq("ns2", min={"memory": 100}, max={"memory": 400})])
     _, status = h.pre_filter(mpod("big", "ns1", 300))
-    assert list(status.reasons) == ["Pod ns1/big is rejected in PreFilter because ElasticQuota ns1 is more than Max"]
+    assert list(status.reasons) == [
+        "Pod ns1/big is rejected in PreFilter because ElasticQuota ns1 is more than Max"]
     _, status = h.pre_filter(mpod("wide", "ns2", 300))
     assert list(status.reasons) == [cs.ERR_OVER_MIN.format("ns2", "wide")]
 
@@ -132,7 +134,8 @@ def test_pre_filter_extensions_count_each_pod_once() -> None:
     plugin = h.plugin
     assert isinstance(plugin, cs.CapacityScheduling)
     info = state.read(cs.QUOTA_SNAPSHOT_KEY).get("ns1")
-    assert info is not None and info.used.memory == 300
+    assert info is not None
+    assert info.used.memory == 300
     ni = h.snapshot.node_infos().get("n1")
     assert ni is not None
     plugin.add_pod(state, bound, PodInfo.of(bound), ni)  # already counted
@@ -240,7 +243,8 @@ def test_two_tenant_scenario_borrows_and_reclaims() -> None:
     assert sum(1 for k in running if k.startswith("team-a/")) == 4
     assert sum(1 for k in running if k.startswith("team-b/")) == 4
     preempted = [p for p in result.pods if p.state == "Preempted"]
-    assert len(preempted) == 2 and all(p.key.startswith("team-a/") for p in preempted)
+    assert len(preempted) == 2
+    assert all(p.key.startswith("team-a/") for p in preempted)
 
 
 def test_two_tenant_scenario_in_the_cli(capsys: pytest.CaptureFixture[str]) -> None:

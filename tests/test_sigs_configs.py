@@ -56,7 +56,8 @@ profiles:
     with pytest.raises(ConfigurationError) as info:
         SchedulerConfiguration.from_yaml(text)
     msg = str(info.value)
-    assert 'profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 0: resource weight of cpu should be a positive value, got :0' in msg
+    assert ("profiles[0].pluginConfig[0].args.resources[0].weight: Invalid value: 0: "
+            "resource weight of cpu should be a positive value, got :0") in msg
     assert 'mode: Invalid value: "Middle": invalid support ModeType' in msg
 
 
