@@ -23,8 +23,8 @@ What each point does (as upstream):
   exist but the members still behind scheduling gates would leave it short), or when the
   cluster cannot hold the group's ``minResources``.
 * **PostFilter** -- when a member fits no node and the gang is more than
-  ``podGroupRejectPercentage`` (default 10%) short of ``minMember``, reject every member waiting at Permit (so no partial gang stays reserved), back
-  the group off and report the group as rejected.
+  ``podGroupRejectPercentage`` (default 10%) short of ``minMember``, reject every member
+  waiting at Permit (so no partial gang stays reserved), back the group off and report the group as rejected.
 * **Permit** -- ``WAIT`` (the group's ``scheduleTimeoutSeconds``, else ``permitWaitingTimeSeconds``)
   until ``minMember`` members are assumed or bound; the member reaching the quorum allows all the
   waiting ones at once. The first member to wait moves its siblings to activeQ.
@@ -214,8 +214,8 @@ class CoschedulingArgs:
 
 
 ARGS_TYPE: Final = CoschedulingArgs
-_ARGS_KEYS: Final = frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds", "podGroupRejectPercentage",
-                               "apiVersion", "kind"})
+_ARGS_KEYS: Final = frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds",
+                               "podGroupRejectPercentage", "apiVersion", "kind"})
 
 
 # --------------------------------------------------------------------------------------------
