@@ -101,7 +101,8 @@ MIN, SECS = pt.ANNOTATION_MINIMUM_PREEMPTABLE_PRIORITY, pt.ANNOTATION_TOLERATION
     ("klass", "want"),
     [
         pytest.param(pc(1), pt.PreemptionTolerationPolicy(2, 0), id="defaults"),
-        pytest.param(pc(1, **{MIN: "100", SECS: "10"}), pt.PreemptionTolerationPolicy(100, 10), id="both values"),
+        pytest.param(pc(1, **{MIN: "100", SECS: "10"}), pt.PreemptionTolerationPolicy(100, 10),
+                     id="both values"),
         pytest.param(pc(1, **{MIN: "100", SECS: "-1"}), pt.PreemptionTolerationPolicy(100, -1),
                      id="negative toleration: for ever"),
     ],

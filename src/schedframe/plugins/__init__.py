@@ -42,7 +42,7 @@ _MODULES = (
 
 def in_tree_registry() -> Registry:
     """A new :class:`~schedframe.Registry` holding every in-tree plugin, plus the
-    kubernetes-sigs/scheduler-plugins ones schedframe provides (:mod:`schedframe.plugins.sigs`)."""
+    kubernetes-sigs/scheduler-plugins ones schedframe provides (``schedframe.plugins.sigs``)."""
     registry = Registry()
     for mod_name in _MODULES:
         try:

@@ -5,7 +5,9 @@ QOSSort; Coscheduling lives beside the in-tree plugins (:mod:`schedframe.plugins
 They are registered by default (a configuration naming them loads with no user code) but are
 not in the default profile, and :data:`SCHEDULER_PLUGINS` marks their origin (``schedframe
 plugins`` shows it). Semantics, defaults, validation and messages follow scheduler-plugins'
-newest release (v0.34.7).
+newest release (v0.34.7). Like the in-tree plugins, these modules may import
+:mod:`schedframe.framework`, :mod:`schedframe.cache`, :mod:`schedframe.api` and the in-tree
+plugins' helpers, never the queue, the config or the scheduler.
 """
 
 from __future__ import annotations
