@@ -1259,9 +1259,7 @@ class PriorityClass:
     global_default: bool = False
     preemption_policy: str = "PreemptLowerPriority"
     annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
-    """``metadata.annotations`` (read by scheduler-plugins' PreemptionToleration).
-
-    .. versionadded:: 0.1.0"""
+    """``metadata.annotations`` (read by scheduler-plugins' PreemptionToleration)."""
 
 
 @final
