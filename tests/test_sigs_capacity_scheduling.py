@@ -259,3 +259,76 @@ def test_two_tenant_scenario_in_the_cli(capsys: pytest.CaptureFixture[str]) -> N
     attempts = json.loads(capsys.readouterr().out)["results"][0]["explanations"]["team-a/a-6"]
     assert attempts[0]["message"] == ("0/2 nodes are available: Pod team-a/a-6 is rejected in PreFilter "
                                       "because ElasticQuota team-a is more than Max.")
+
+
+def test_two_tenant_scenario_text_shows_borrowing_and_reclaim(capsys: pytest.CaptureFixture[str]) -> None:
+    """The plain pods table: before team-b arrives (t=60) team-a runs 6 pods of 1 CPU -- 2 above
+    its min of 4, borrowed from team-b -- and two of them are then preempted by team-b's pods,
+    which all run, leaving team-a at its min."""
+    from schedframe.cli.main import main
+
+    assert main(["simulate", str(DATA / "elasticquota-two-tenants.yaml"), "--plain", "--pods"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines() if line.startswith("team-")]
+    # POD STATE NODE ARRIVAL BOUND WAIT ATTEMPTS NOTE
+    bound_early = [r for r in rows if r[0].startswith("team-a/") and r[4] != "-" and float(r[4][:-1]) < 60]
+    assert len(bound_early) == 6
+    preempted = [r for r in rows if r[1] == "Preempted"]
+    assert len(preempted) == 2
+    assert all(r[0].startswith("team-a/") and r[7].startswith("preempted by team-b/") for r in preempted)
+    assert sum(1 for r in rows if r[0].startswith("team-a/") and r[1] == "Running") == 4
+    assert sum(1 for r in rows if r[0].startswith("team-b/") and r[1] == "Running") == 4
+
+
+EXPLAIN_CLUSTER = """\
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: ElasticQuota
+metadata: {name: quota-a, namespace: team-a}
+spec: {min: {cpu: "1", memory: 1Gi}, max: {cpu: "2", memory: 4Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: team-a}
+spec:
+  nodeName: node-a
+  containers: [{name: c, resources: {requests: {cpu: "2", memory: 1Gi}}}]
+"""
+EXPLAIN_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: extra, namespace: team-a}
+spec:
+  containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+"""
+OVER_MAX = "Pod team-a/extra is rejected in PreFilter because ElasticQuota team-a is more than Max"
+
+
+@pytest.mark.parametrize("rich", [False, True], ids=["plain", "rich"])
+def test_explain_names_the_quota(rich: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`schedframe explain` of a pod over its quota's max: the result, the PreFilter row
+    (plain) and the node's verdict carry upstream's message naming the ElasticQuota."""
+    from schedframe.cli.main import main
+
+    if rich:
+        pytest.importorskip("rich")
+        monkeypatch.setenv("COLUMNS", "300")
+    (tmp_path / "cluster.yaml").write_text(EXPLAIN_CLUSTER)
+    (tmp_path / "pod.yaml").write_text(EXPLAIN_POD)
+    argv = ["explain", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml"),
+            "--config", str(DATA / "capacityscheduling-scheduler-config.yaml")]
+    assert main(argv if rich else [*argv, "--plain"]) == 0
+    out = capsys.readouterr().out
+    text = " ".join(out.split())
+    assert f"0/1 nodes are available: {OVER_MAX}." in text
+    assert f"filtered out: {OVER_MAX}" in text
+    if not rich:
+        (row,) = [line for line in out.splitlines() if line.strip().startswith("CapacityScheduling")]
+        assert row.split()[1] == "Unschedulable"
+        assert row.rstrip().endswith(OVER_MAX)
+    else:
+        assert "╇" in out  # rich tables
