@@ -157,6 +157,10 @@ class CoschedulingArgs:
         pod_group_reject_percentage: PostFilter rejects the group only when more than this
             percentage of ``minMember`` is still unplaced (0: on any failure; 100: never).
 
+    ``deniedPGExpirationTimeSeconds``, which the v1beta2 args had (and scheduler-plugins'
+    v1beta2 example file sets), is accepted when it is an integer and ignored, as the plugin
+    has not used it since; it is not part of :meth:`to_dict`.
+
     .. versionadded:: 0.1.0
     """
 
@@ -184,6 +188,11 @@ class CoschedulingArgs:
                 errors.append(f"{key}: must be an integer, got {value!r}")
                 value = default
             values[attr] = value
+        # v1beta2's deniedPGExpirationTimeSeconds (scheduler-plugins' published v1beta2 files set it;
+        # gone with v1beta2 and unused by the plugin since): read as an integer, then ignored
+        denied = data.get(_DENIED_PG_KEY)
+        if denied is not None and (isinstance(denied, bool) or not isinstance(denied, int)):
+            errors.append(f"{_DENIED_PG_KEY}: must be an integer, got {denied!r}")
         if errors:
             raise PluginArgsError(errors)
         return cls(**values)
@@ -214,8 +223,9 @@ class CoschedulingArgs:
 
 
 ARGS_TYPE: Final = CoschedulingArgs
+_DENIED_PG_KEY: Final = "deniedPGExpirationTimeSeconds"
 _ARGS_KEYS: Final = frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds",
-                               "podGroupRejectPercentage", "apiVersion", "kind"})
+                               "podGroupRejectPercentage", _DENIED_PG_KEY, "apiVersion", "kind"})
 
 
 # --------------------------------------------------------------------------------------------
