@@ -245,7 +245,12 @@ def test_plugins_lists_extension_points() -> None:
     by = {r["name"]: r for r in rows}
     assert {"filter", "score", "preFilter"} <= set(by["NodeResourcesFit"]["extension_points"])
     assert by["DefaultBinder"]["extension_points"] == ["bind"]
-    assert all(r["origin"] == "in-tree" for r in rows)
+    sigs = {"CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
+            "PodState", "QOSSort"}
+    assert {r["name"]: r["origin"] for r in rows if r["origin"] != "in-tree"} == dict.fromkeys(
+        sigs, "scheduler-plugins")
+    assert by["CapacityScheduling"]["extension_points"] == ["preFilter", "postFilter", "reserve"]
+    assert by["QOSSort"]["extension_points"] == ["queueSort"]
     code, text = run("plugins", "--plain")
     assert code == EXIT_OK
     assert "NodeResourcesFit" in text

@@ -283,8 +283,8 @@ def test_args_object_is_accepted_as_pluginconfig_args() -> None:
         ("TaintTolerations", "TaintToleration"),
         ("ImageLocalty", "ImageLocality"),
         ("NodeAfinity", "NodeAffinity"),
-        ("NodeResourcesAllocatable", None),
-        ("CapacityScheduling", None),
+        ("NodeResourceTopologyMatch", None),
+        ("LoadVariationRiskBalancing", None),
         ("TargetLoadPacking", None),
         ("NodeResourcesLeastAllocated", None),
         ("Nope", None),
@@ -299,16 +299,16 @@ def test_close_plugin_name(name: str, want: str | None) -> None:
 
 def test_unregistered_plugin_is_said_not_registered() -> None:
     """An out-of-tree name unlike any registered one gets 'not registered', no suggestion."""
-    doc = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "NodeResourcesAllocatable"}]}}}]}
+    doc = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "NodeResourceTopologyMatch"}]}}}]}
     with pytest.raises(ConfigurationError) as info:
         SchedulerConfiguration.from_dict(doc)
     (error,) = info.value.errors
     assert error.startswith(
-        "profiles[0].plugins.score.enabled[0]: no plugin named 'NodeResourcesAllocatable'")
+        "profiles[0].plugins.score.enabled[0]: no plugin named 'NodeResourceTopologyMatch'")
     assert "it is not registered" in error
     assert "did you mean" not in error
     with pytest.raises(UnknownPluginError, match="it is not registered") as lookup:
-        in_tree_registry()["CapacityScheduling"]
+        in_tree_registry()["TargetLoadPacking"]
     assert "did you mean" not in str(lookup.value)
 
 

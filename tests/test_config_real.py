@@ -75,7 +75,8 @@ def registry_with_fakes(file_name: str = "") -> Registry:
     """The in-tree plugins plus simple fakes under the out-of-tree names."""
     registry = in_tree_registry()
     for name, points in OUT_OF_TREE.items():
-        registry.register(name, _fake(name, points))
+        if name not in registry:  # schedframe provides some (schedframe.plugins.sigs)
+            registry.register(name, _fake(name, points))
     if file_name in _OLDER_ARGS:
         name, points = _OLDER_ARGS[file_name]
         registry.unregister(name)

@@ -47,6 +47,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "PodDisruptionBudget": {"metadata": {"name": "pdb"}, "spec": {"selector": _SELECTOR, "minAvailable": 1}},
     "PriorityClass": {"metadata": {"name": "high"}, "value": 1000},
     "PodGroup": {"metadata": {"name": "g"}, "spec": {"minMember": 2}},
+    "ElasticQuota": {"metadata": {"name": "q"}, "spec": {"min": {"cpu": "1"}, "max": {"cpu": "2"}}},
     "ResourceClaim": {"metadata": {"name": "claim"},
                       "spec": {"devices": {"requests": [{"name": "gpu",
                                                          "exactly": {"deviceClassName": "gpu"}}]}}},
@@ -154,7 +155,7 @@ def test_informers_watch_the_watched_kinds() -> None:
     # every kind a plugin registers events for is watched, and nothing else but workloads is
     for info in KINDS:
         if event_resource_for(info.kind) is not None:
-            assert info.watched or info.kind == "PodGroup", info.kind
+            assert info.watched or info.kind in ("PodGroup", "ElasticQuota"), info.kind
 
 
 def test_event_resources_derive_from_the_registry() -> None:
@@ -178,24 +179,24 @@ def test_event_resources_derive_from_the_registry() -> None:
 
 
 @attrs.frozen
-class ElasticQuota:
+class AppGroup:
     name: str
     namespace: str
 
 
-def _read_quota(manifest: Any) -> ElasticQuota:
+def _read_quota(manifest: Any) -> AppGroup:
     meta = manifest.get("metadata") or {}
     if not meta.get("name"):
         raise ManifestError("metadata.name", "required")
-    return ElasticQuota(meta["name"], meta.get("namespace") or "default")
+    return AppGroup(meta["name"], meta.get("namespace") or "default")
 
 
-def _write_quota(q: ElasticQuota) -> dict[str, Any]:
-    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "ElasticQuota",
+def _write_quota(q: AppGroup) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "AppGroup",
             "metadata": {"name": q.name, "namespace": q.namespace}}
 
 
-QUOTA = KindInfo("ElasticQuota", "scheduling.x-k8s.io/v1alpha1", "elasticquotas", True, ElasticQuota,
+QUOTA = KindInfo("AppGroup", "scheduling.x-k8s.io/v1alpha1", "appgroups", True, AppGroup,
                  _read_quota, _write_quota)
 
 
@@ -210,33 +211,33 @@ def quota_kind() -> Iterator[KindInfo]:
 
 
 def test_a_registered_kind_is_read_and_written(quota_kind: KindInfo) -> None:
-    text = ("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: ElasticQuota\n"
+    text = ("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: AppGroup\n"
             "metadata: {name: q, namespace: team}\n")
     [quota] = load_manifests(text, strict=True)
-    assert quota == ElasticQuota("q", "team")
-    assert object_to_manifest(quota)["kind"] == "ElasticQuota"
-    assert "ElasticQuota" in KINDS
-    assert KINDS.by_class(ElasticQuota) is quota_kind
+    assert quota == AppGroup("q", "team")
+    assert object_to_manifest(quota)["kind"] == "AppGroup"
+    assert "AppGroup" in KINDS
+    assert KINDS.by_class(AppGroup) is quota_kind
     assert quota_kind.group == "scheduling.x-k8s.io"
     assert quota_kind.version == "v1alpha1"
-    with pytest.raises(ManifestError, match=r"documents\[0\]\.metadata\.name: required \(in ElasticQuota\)"):
+    with pytest.raises(ManifestError, match=r"documents\[0\]\.metadata\.name: required \(in AppGroup\)"):
         load_manifests(text.replace("name: q, ", ""))
     assert KINDS.ranked()[-1].kind == "Pod"
 
 
 def test_an_unregistered_kind_is_skipped() -> None:
-    assert "ElasticQuota" not in KINDS
-    with pytest.warns(schedframe.SchedframeWarning, match="ElasticQuota"):
-        assert load_manifests("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: ElasticQuota\n"
+    assert "AppGroup" not in KINDS
+    with pytest.warns(schedframe.SchedframeWarning, match="AppGroup"):
+        assert load_manifests("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: AppGroup\n"
                               "metadata: {name: q}\n") == []
 
 
 def test_duplicate_registration_is_refused(quota_kind: KindInfo) -> None:
-    with pytest.raises(DuplicateKindError, match=r"kind 'ElasticQuota' is already registered"):
+    with pytest.raises(DuplicateKindError, match=r"kind 'AppGroup' is already registered"):
         KINDS.register(attrs.evolve(QUOTA, cls=dict))
     with pytest.raises(DuplicateKindError, match=r"kind 'Pod' is already registered \(v1, Pod\)"):
         KINDS.register(attrs.evolve(QUOTA, kind="Pod"))
-    with pytest.raises(DuplicateKindError, match=r"class ElasticQuota is already registered as kind"):
+    with pytest.raises(DuplicateKindError, match=r"class AppGroup is already registered as kind"):
         KINDS.register(attrs.evolve(QUOTA, kind="Other"))
     assert issubclass(DuplicateKindError, ValueError)
     with pytest.raises(TypeError):
@@ -254,7 +255,7 @@ def test_a_separate_registry() -> None:
     assert list(reg) == [QUOTA]
     assert len(reg) == 1
     assert reg.by_kind("Pod") is None
-    assert "ElasticQuota" in repr(reg)
+    assert "AppGroup" in repr(reg)
 
 
 # --------------------------------------------------------------------------------------------

@@ -60,7 +60,8 @@ def test_subpackages_say_what_they_may_import() -> None:
         assert "import" in doc, f"{path}: the docstring should name what the subpackage may import"
 
 
-@pytest.mark.parametrize("module", ["schedframe", "schedframe.testing", "schedframe.plugins"])
+@pytest.mark.parametrize("module", ["schedframe", "schedframe.testing", "schedframe.plugins",
+                                    "schedframe.plugins.sigs"])
 def test_public_names_are_kept(module: str) -> None:
     """Every public name of the layout before the subpackages still imports from the same place."""
     pinned = json.loads((ROOT / "tests/data/public_api.json").read_text())[module]

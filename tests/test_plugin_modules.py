@@ -32,7 +32,9 @@ def test_every_plugin_module_is_registered() -> None:
 
 
 def test_registry_names_match_the_framework_table() -> None:
-    assert set(in_tree_registry()) == plugin_names.IN_TREE_PLUGINS
+    from schedframe.plugins.sigs import SCHEDULER_PLUGINS
+
+    assert set(in_tree_registry()) == plugin_names.IN_TREE_PLUGINS | SCHEDULER_PLUGINS
 
 
 def test_a_named_plugin_without_a_module_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:

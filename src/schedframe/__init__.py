@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .api.elasticquota import ElasticQuota
 from .api.kinds import KINDS, KindInfo, KindRegistry
 from .api.manifests import (
     dump_manifests,
@@ -248,6 +249,7 @@ __all__ = [
     "DuplicateKindError",
     "DuplicatePluginError",
     "EXTENSION_POINTS",
+    "ElasticQuota",
     "EnqueueExtensions",
     "EphemeralVolumeSource",
     "EventRecorder",

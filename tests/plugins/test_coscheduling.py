@@ -167,9 +167,11 @@ def test_pod_group_manifest_errors(manifest: dict[str, Any], match: str) -> None
 
 
 def test_args_defaults() -> None:
-    """Defaults are upstream's: permitWaitingTimeSeconds 60, podGroupBackoffSeconds 0."""
+    """Defaults are upstream's: permitWaitingTimeSeconds 60, podGroupBackoffSeconds 0,
+    podGroupRejectPercentage 10."""
     assert CoschedulingArgs() == CoschedulingArgs.from_dict({})
-    assert CoschedulingArgs().to_dict() == {"permitWaitingTimeSeconds": 60, "podGroupBackoffSeconds": 0}
+    assert CoschedulingArgs().to_dict() == {"permitWaitingTimeSeconds": 60, "podGroupBackoffSeconds": 0,
+                                            "podGroupRejectPercentage": 10}
     assert coscheduling.ARGS_TYPE is CoschedulingArgs
     args = CoschedulingArgs.from_dict({"permitWaitingTimeSeconds": 5, "podGroupBackoffSeconds": 2,
                                        "kind": "CoschedulingArgs"})
@@ -198,10 +200,10 @@ def test_args_decode_errors(data: Any, match: str) -> None:
     ("args", "match"),
     [
         pytest.param(CoschedulingArgs(pod_group_backoff_seconds=-1),
-                     "podGroupBackoffSeconds: Invalid value: -1: must be greater than or equal to 0",
+                     "podGroupBackoffSeconds: Invalid value: -1: must be greater than 0",
                      id="negative backoff"),
         pytest.param(CoschedulingArgs(permit_waiting_time_seconds=-3),
-                     "permitWaitingTimeSeconds: Invalid value: -3: must be greater than or equal to 0",
+                     "permitWaitingTimeSeconds: Invalid value: -3: must be greater than 0",
                      id="negative permit wait"),
         pytest.param(CoschedulingArgs(permit_waiting_time_seconds=1.5),  # type: ignore[arg-type]
                      "permitWaitingTimeSeconds: must be an integer, got 1.5", id="not an integer"),
@@ -266,8 +268,8 @@ GROUPS = (PodGroup("early", min_member=2, creation_timestamp=T0 - 100),
                      id="pod without group uses its first queueing time"),
         pytest.param(qpi(make_pod("p").obj(), T0 - 1), qpi(member("a", "early"), T0), False,
                      id="pod without group queued after group creation"),
-        pytest.param(qpi(member("x", "same-a"), T0), qpi(member("b", "same-b"), T0), True,
-                     id="same creation time: group name"),
+        pytest.param(qpi(member("x", "same-a"), T0), qpi(member("b", "same-b"), T0), False,
+                     id="same creation time: pod key, not group name"),
         pytest.param(qpi(member("b", "early"), T0 - 5), qpi(member("a", "early"), T0), False,
                      id="same group: pod key"),
         pytest.param(qpi(member("a", "early"), T0), qpi(member("a", "early"), T0), False, id="equal"),
@@ -276,7 +278,7 @@ GROUPS = (PodGroup("early", min_member=2, creation_timestamp=T0 - 100),
     ],
 )
 def test_less(a: QueuedPodInfo, b: QueuedPodInfo, want: bool) -> None:
-    """QueueSort: priority, then group creation (or queueing) time, then group name / pod key."""
+    """QueueSort: priority, then group creation (or queueing) time, then pod key."""
     h = harness(*GROUPS)
     assert plugin_of(h).less(a, b) is want
     assert h.framework.queue_sort_less()(a, b) is want
@@ -813,3 +815,174 @@ def test_run_until_idle_returns_on_a_gang_that_can_never_fit() -> None:
     assert summary.waiting == 0
     assert len(sched.pending()) == 12
     assert all(sched.node_of(f"default/p{i}") is None for i in range(12))
+
+
+# --------------------------------------------------------------------------------------------
+# scheduler-plugins v0.34.7: rows of core/core_test.go and coscheduling_test.go for what changed,
+# and the behaviour upstream's issues #713 and #930 were about
+
+
+def gated(name: str, group: str = "pg1") -> Pod:
+    return make_pod(name).namespace("ns").label(POD_GROUP_LABEL, group).scheduling_gates("example-gate").obj()
+
+
+def ns_member(name: str, group: str = "pg1") -> Pod:
+    return make_pod(name).namespace("ns").label(POD_GROUP_LABEL, group).obj()
+
+
+@pytest.mark.parametrize(
+    ("pending", "min_member", "ok"),
+    [
+        # upstream TestPreFilter; the pod under test is p1a, listed with its siblings
+        pytest.param([ns_member("p1b"), ns_member("p1c")], 2, True, id="pod count more than minMember"),
+        pytest.param([ns_member("p1b")], 2, True, id="pod count equal minMember"),
+        pytest.param([ns_member("p1b"), gated("p1c")], 2, True,
+                     id="gated pods but still meeting quorum (minMember < replicas)"),
+        pytest.param([gated("p1b"), ns_member("p1c")], 3, False, id="gated pods push group below quorum"),
+        pytest.param([gated("p1b"), gated("p1c")], 2, False, id="all sibling pods are gated"),
+    ],
+)
+def test_pre_filter_gated_members_count_against_the_quorum(pending: list[Pod], min_member: int,
+                                                           ok: bool) -> None:
+    """Members still behind scheduling gates count against minMember at PreFilter."""
+    from schedframe.plugins.coscheduling import ERR_GATED_PODS
+
+    pod = ns_member("p1a")
+    h = harness(PodGroup("pg1", "ns", min_member=min_member), nodes=[node("n0", cpu="8")],
+                pending=[pod, *pending])
+    want = Status.OK if ok else Status.unresolvable(ERR_GATED_PODS.format("p1a"))
+    assert h.pre_filter(pod) == (None, want)
+
+
+def test_gated_member_holds_the_gang_back_until_its_gates_are_removed() -> None:
+    """In a scheduler: a gang of 3 with one gated member binds nothing (PreFilter names the gated
+    pods); once the gate is removed the whole gang binds."""
+    from schedframe.plugins.coscheduling import ERR_GATED_PODS
+
+    pods = [member("g-0"), member("g-1"),
+            make_pod("g-2").label(POD_GROUP_LABEL, "g").req(cpu="1").scheduling_gates("example-gate").obj()]
+    s = cluster(3, [PodGroup("g", min_member=3)], pods)
+    s.run_until_idle(max_cycles=20)
+    assert s.bindings() == {}
+    assert_released(s)
+    msgs = {p.pod.name: p.message for p in s.pending()}
+    assert set(msgs) == {"g-0", "g-1", "g-2"}
+    assert all(ERR_GATED_PODS.format(name) in msgs[name] for name in ("g-0", "g-1"))
+    s.update_pod(member("g-2"))
+    s.run_until_idle()
+    assert len(s.bindings()) == 3
+    assert_released(s)
+
+
+@pytest.mark.parametrize(
+    ("percentage", "assigned", "rejected"),
+    [
+        # upstream TestPostFilterRejectThreshold: minMember 10
+        pytest.param(10, 9, False, id="default 10%: 9/10 assigned (10% gap) no rejection"),
+        pytest.param(10, 8, True, id="default 10%: 8/10 assigned (20% gap) rejection"),
+        pytest.param(0, 9, True, id="0%: 9/10 assigned (10% gap) rejection (always reject)"),
+        pytest.param(100, 0, False, id="100%: 0/10 assigned (100% gap) no rejection (never reject)"),
+        pytest.param(50, 6, False, id="50%: 6/10 assigned (40% gap) no rejection"),
+        pytest.param(50, 4, True, id="50%: 4/10 assigned (60% gap) rejection"),
+    ],
+)
+def test_post_filter_reject_percentage(percentage: int, assigned: int, rejected: bool) -> None:
+    """PostFilter rejects the group only when more than podGroupRejectPercentage of minMember is
+    still unplaced."""
+    placed = [make_pod(f"assigned-{i}").namespace("ns").label(POD_GROUP_LABEL, "pg1").node("node").obj()
+              for i in range(assigned)]
+    h = harness(PodGroup("pg1", "ns", min_member=10), nodes=[node("node", cpu="4", pods=20)], pods=placed,
+                args={"podGroupRejectPercentage": percentage})
+    _, status = plugin_of(h).post_filter(CycleState(), ns_member("p"), NodeToStatus())
+    want = (Status.unschedulable(MSG_GROUP_REJECTED.format("ns/pg1", "p")) if rejected
+            else Status(Code.UNSCHEDULABLE))
+    assert status == want
+
+
+@pytest.mark.parametrize(("percentage", "released_at_once"), [(10, False), (0, True)])
+def test_reject_percentage_in_a_scheduler(percentage: int, released_at_once: bool) -> None:
+    """A gang of 10 on 9 nodes: with the default 10% its 9 placed members keep waiting for the
+    10th until the Permit timeout (300 s); with 0% the 10th's failure releases them at once."""
+    s = cluster(9, [PodGroup("g", min_member=10)], gang(10),
+                args={"podGroupRejectPercentage": percentage, "permitWaitingTimeSeconds": 300,
+                      "podGroupBackoffSeconds": 600})
+    summary = s.run_until_idle(max_cycles=100)
+    assert s.bindings() == {}
+    if released_at_once:
+        assert summary.clock_advanced == 0
+        assert_released(s)
+        assert any(MSG_OPTIMISTIC_REJECTION in p.message for p in s.pending())
+    else:
+        assert summary.clock_advanced >= 300
+        assert any(MSG_REJECTION_IN_UNRESERVE in p.message for p in s.pending())
+
+
+def test_less_after_schedule_failure() -> None:
+    """Upstream TestLessAfterScheduleFailure: a rejected group sorts by its rejection time (after
+    a younger group) until a member passes Permit with the quorum; an unreserved one too."""
+    clock = FakeClock(T0)
+    h = harness(PodGroup("pg1", "ns", min_member=1, creation_timestamp=T0 - 10),
+                PodGroup("pg2", "ns", min_member=3, creation_timestamp=T0 - 5),
+                nodes=[node("n0", cpu="8")], clock=clock)
+    pl = plugin_of(h)
+    p1 = qpi(make_pod("p1").namespace("ns").priority(100).label(POD_GROUP_LABEL, "pg1").obj(), T0, T0)
+    p2 = qpi(make_pod("p2").namespace("ns").priority(100).label(POD_GROUP_LABEL, "pg2").obj(), T0, T0)
+    assert pl.less(p1, p2) is True
+    pl.post_filter(CycleState(), p1.pod_info.pod, NodeToStatus())  # pg1 rejected at T0
+    assert pl.less(p1, p2) is False
+    assert pl.less(p2, p1) is True
+    # a member of pg1 passes Permit (minMember 1): pg1 sorts by its creation again
+    assert pl.permit(CycleState(), p1.pod_info.pod, "n0") == (None, 0.0)
+    assert pl.less(p1, p2) is True
+    # Unreserve marks the failure as PostFilter does
+    clock.step(1)
+    pl.unreserve(CycleState(), p1.pod_info.pod, "n0")
+    assert pl.less(p1, p2) is False
+    # pg2 waiting at Permit (1 of 3) does not clear its own failure
+    pl.post_filter(CycleState(), p2.pod_info.pod, NodeToStatus())
+    status, _ = pl.permit(CycleState(), p2.pod_info.pod, "n0")
+    assert status is not None
+    assert status.is_wait()
+    assert pl.less(p1, p2) is True  # pg1 failed at T0+1, pg2 at T0+1 too: pod key decides
+
+
+def test_failing_gang_does_not_block_the_head_of_the_queue() -> None:
+    """An old gang that cannot fit does not starve a younger one that can: once rejected it
+    sorts by its rejection time, so the younger gang gets the nodes."""
+    groups = [PodGroup("old", min_member=3, creation_timestamp=T0 - 100),
+              PodGroup("young", min_member=2, creation_timestamp=T0 - 10)]
+    s = cluster(2, groups, gang(3, "old") + gang(2, "young"))
+    s.run_until_idle(max_cycles=30)
+    assert sorted(s.bindings()) == ["default/young-0", "default/young-1"]
+
+
+def test_issue_713_a_gang_that_cannot_complete_does_not_hold_resources() -> None:
+    """scheduler-plugins #713: members assumed while the last one cannot fit must not keep the
+    nodes: PostFilter rejects them at once (not at the 300 s Permit timeout), and a pod outside
+    the gang, arriving after it failed, gets a node in the same instant."""
+    s = cluster(3, [PodGroup("g", min_member=4)], gang(4),
+                args={"permitWaitingTimeSeconds": 300, "podGroupBackoffSeconds": 600})
+    for _ in range(4):
+        assert s.schedule_one()
+    assert s.bindings() == {}
+    s.add_pod(make_pod("solo").req(cpu="1").obj())
+    summary = s.run_until_idle(max_cycles=30)
+    assert summary.clock_advanced == 0
+    assert s.node_of("default/solo") is not None
+    assert all(s.node_of(f"default/g-{i}") is None for i in range(4))
+    assert_released(s)
+
+
+def test_issue_930_no_partial_gang_when_one_node_is_free() -> None:
+    """scheduler-plugins #930: two nodes, one taken; a gang of two must stay pending whole --
+    a member that waited and was rejected does not count towards the quorum of a later attempt
+    -- and binds whole once the node is freed."""
+    blocker = make_pod("blocker").req(cpu="1").node("n0").obj()
+    s = cluster(2, [PodGroup("g", min_member=2)], [blocker, *gang(2)])
+    for _ in range(40):  # the gang retries without backoff: never one member bound
+        s.run_until_idle(max_cycles=1)
+        assert s.bindings() == {"default/blocker": "n0"}
+    s.remove_pod(blocker)
+    s.run_until_idle(max_cycles=40)
+    assert sorted(s.bindings()) == ["default/g-0", "default/g-1"]
+    assert_released(s)

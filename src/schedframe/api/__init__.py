@@ -8,6 +8,7 @@ is imported.
 
 from __future__ import annotations
 
+from .elasticquota import ElasticQuota
 from .frozendict import (
     FrozenDict,
     freeze,
@@ -152,6 +153,7 @@ __all__ = [
     "DeviceRequest",
     "DeviceRequestAllocationResult",
     "DeviceSubRequest",
+    "ElasticQuota",
     "EphemeralVolumeSource",
     "ExactDeviceRequest",
     "FrozenDict",

@@ -206,6 +206,7 @@ def _priority_class(manifest: Any) -> PriorityClass:
         global_default=_bool(m.get("globalDefault"), "globalDefault"),
         preemption_policy=_enum(m.get("preemptionPolicy"), "preemptionPolicy", _PREEMPTION_POLICIES,
                                 "PreemptLowerPriority") or "PreemptLowerPriority",
+        annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
     )
 
 
@@ -237,7 +238,8 @@ def _pdb_out(pdb: PodDisruptionBudget) -> dict[str, Any]:
 
 def _priority_class_out(pc: PriorityClass) -> dict[str, Any]:
     out: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                           "metadata": _meta_out(pc.name), "value": pc.value}
+                           "metadata": _meta_out(pc.name, annotations=dict(pc.annotations)),
+                           "value": pc.value}
     if pc.global_default:
         out["globalDefault"] = True
     out["preemptionPolicy"] = pc.preemption_policy

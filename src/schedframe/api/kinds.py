@@ -25,8 +25,10 @@ import attrs
 
 from ..errors import DuplicateKindError
 from . import _core, _pod, _workload_io
+from . import elasticquota as _elasticquota
 from . import resource as _resource
 from . import storage as _storage
+from .elasticquota import ElasticQuota
 from .objects import (
     Namespace,
     Node,
@@ -53,7 +55,7 @@ __all__ = ["KINDS", "ApiObject", "KindInfo", "KindRegistry"]
 #: Any api object :func:`~schedframe.object_from_manifest` returns for a built-in kind.
 ApiObject: TypeAlias = ("Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet"
                         " | Deployment | DaemonSet | Job | CronJob"
-                        " | PodDisruptionBudget | PriorityClass | PodGroup | StorageObject"
+                        " | PodDisruptionBudget | PriorityClass | PodGroup | ElasticQuota | StorageObject"
                         " | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice")
 
 #: The rank of a kind registered without one: after everything built in but Pods.
@@ -220,6 +222,8 @@ KINDS: Final = KindRegistry((
              _core._priority_class, _core._priority_class_out, rank=20),
     KindInfo("PodGroup", _core.POD_GROUP_API_VERSIONS, "podgroups", True, PodGroup,
              _core.pod_group_from_manifest, _core._pod_group_out, rank=150),
+    KindInfo("ElasticQuota", _elasticquota._API_VERSIONS, "elasticquotas", True, ElasticQuota,
+             _elasticquota.elastic_quota_from_manifest, _elasticquota.elastic_quota_to_manifest, rank=155),
     KindInfo("ResourceClaim", RESOURCE_API_VERSION, "resourceclaims", True, ResourceClaim,
              _resource.resource_claim_from_manifest, _resource._claim_out, watched=True, rank=120),
     KindInfo("ResourceClaimTemplate", RESOURCE_API_VERSION, "resourceclaimtemplates", True,

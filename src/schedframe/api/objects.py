@@ -1281,6 +1281,8 @@ class PriorityClass:
     value: int
     global_default: bool = False
     preemption_policy: str = "PreemptLowerPriority"
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    """``metadata.annotations`` (read by scheduler-plugins' PreemptionToleration)."""
 
 
 @final

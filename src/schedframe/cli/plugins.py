@@ -20,11 +20,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def plugin_table() -> list[dict[str, Any]]:
-    """Every in-tree and entry-point plugin with its extension points and origin."""
+    """Every registered plugin with its extension points and origin: ``in-tree`` (kube-scheduler's),
+    ``scheduler-plugins`` (kubernetes-sigs/scheduler-plugins, registered by default) or ``entry
+    point`` (an installed distribution)."""
     from ..config.configuration import EXTENSION_POINTS
     from ..framework.plugin_manager import load_plugins
     from ..framework.registry import Registry
     from ..plugins import in_tree_registry
+    from ..plugins.sigs import SCHEDULER_PLUGINS
     from ..testing import PluginHarness
 
     in_tree = in_tree_registry()
@@ -41,7 +44,8 @@ def plugin_table() -> list[dict[str, Any]]:
             points, error = [], f"{type(exc).__name__}: {exc}"
         row: dict[str, Any] = {
             "name": name,
-            "origin": "in-tree" if name in in_tree else "entry point",
+            "origin": ("scheduler-plugins" if name in SCHEDULER_PLUGINS
+                       else "in-tree" if name in in_tree else "entry point"),
             "extension_points": points,
         }
         if error:

@@ -70,6 +70,7 @@ class EventResource(str, enum.Enum):
     REPLICATION_CONTROLLER = "ReplicationController"
     POD_DISRUPTION_BUDGET = "PodDisruptionBudget"
     POD_GROUP = "PodGroup"
+    ELASTIC_QUOTA = "ElasticQuota"
     RESOURCE_CLAIM = "ResourceClaim"
     RESOURCE_SLICE = "ResourceSlice"
     DEVICE_CLASS = "DeviceClass"

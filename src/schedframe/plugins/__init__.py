@@ -41,7 +41,8 @@ _MODULES = (
 
 
 def in_tree_registry() -> Registry:
-    """A new :class:`~schedframe.Registry` holding every in-tree plugin."""
+    """A new :class:`~schedframe.Registry` holding every in-tree plugin, plus the
+    kubernetes-sigs/scheduler-plugins ones schedframe provides (``schedframe.plugins.sigs``)."""
     registry = Registry()
     for mod_name in _MODULES:
         try:
@@ -50,6 +51,12 @@ def in_tree_registry() -> Registry:
             if exc.name == f"{__name__}.{mod_name}":
                 continue
             raise
+        registry.register(mod.NAME, mod.new, args_type=getattr(mod, "ARGS_TYPE", None))
+    # kubernetes-sigs/scheduler-plugins: registered by default, marked by origin (sigs.SCHEDULER_PLUGINS)
+    from . import sigs
+
+    for mod_name in sigs.MODULES:
+        mod = importlib.import_module(f"{sigs.__name__}.{mod_name}")
         registry.register(mod.NAME, mod.new, args_type=getattr(mod, "ARGS_TYPE", None))
     missing = sorted(IN_TREE_PLUGINS - set(registry))
     if missing:  # a name in the framework's table whose module is not in _MODULES

@@ -14,15 +14,17 @@ namespace, added to the scheduler as a cluster object (``Scheduler.add_object(Po
 
 What each point does (as upstream):
 
-* **QueueSort** -- higher priority first; then the group's creation time (a pod without group: the
-  time it first entered activeQ); then the group's ``namespace/name`` (a pod without group: its
-  own key), then the pod's key -- so a group's pods leave the queue one after another.
+* **QueueSort** -- higher priority first; then the group's creation time, or the time it was last
+  rejected (PostFilter, Unreserve) until a member passes Permit again, so a failing gang does not
+  block the head of the queue (a pod without group: the time it first entered activeQ); then the
+  pod's key.
 * **PreFilter** -- ``UNSCHEDULABLE_AND_UNRESOLVABLE`` when the group failed recently
-  (``podGroupBackoffSeconds``), when fewer pods of the group exist than ``minMember``, or when
-  the cluster cannot hold the group's ``minResources``.
-* **PostFilter** -- when a member fits no node and the gang is more than 10% short of
-  ``minMember``, reject every member waiting at Permit (so no partial gang stays reserved), back
-  the group off and report the group as rejected.
+  (``podGroupBackoffSeconds``), when fewer pods of the group exist than ``minMember`` (or enough
+  exist but the members still behind scheduling gates would leave it short), or when the
+  cluster cannot hold the group's ``minResources``.
+* **PostFilter** -- when a member fits no node and the gang is more than
+  ``podGroupRejectPercentage`` (default 10%) short of ``minMember``, reject every member
+  waiting at Permit (so no partial gang stays reserved), back the group off and report the group as rejected.
 * **Permit** -- ``WAIT`` (the group's ``scheduleTimeoutSeconds``, else ``permitWaitingTimeSeconds``)
   until ``minMember`` members are assumed or bound; the member reaching the quorum allows all the
   waiting ones at once. The first member to wait moves its siblings to activeQ.
@@ -78,6 +80,7 @@ __all__ = [
     "DEFAULT_WAIT_SECONDS",
     "ERR_CANNOT_FIND_POD_GROUP",
     "ERR_FAILED_RECENTLY",
+    "ERR_GATED_PODS",
     "ERR_NOT_ENOUGH_PODS",
     "ERR_POD_GROUP_NOT_FOUND",
     "ERR_RESOURCE_GAP",
@@ -104,6 +107,8 @@ ERR_FAILED_RECENTLY: Final = "podGroup {} failed recently"
 #: PreFilter: too few pods in the group (``.format(pod name, pods, minMember)``).
 ERR_NOT_ENOUGH_PODS: Final = ("pre-filter pod {} cannot find enough sibling pods, "
                               "current pods number: {}, minMember of group: {}")
+#: PreFilter: gated members would leave the group short of ``minMember`` (``.format(pod name)``).
+ERR_GATED_PODS: Final = "pre-filter pod {} cannot proceed due to gated pods in the same PodGroup"
 #: PreFilter: the cluster cannot hold ``minResources`` (``.format(missing amounts)``).
 ERR_RESOURCE_GAP: Final = "resource gap: {}"
 #: Permit: the pod names a group that does not exist.
@@ -149,6 +154,12 @@ class CoschedulingArgs:
             ``GetWaitTimeDuration``: 60 seconds at Permit (and 3 seconds for the check).
         pod_group_backoff_seconds: how long a group rejected at PostFilter is refused at
             PreFilter (0: never).
+        pod_group_reject_percentage: PostFilter rejects the group only when more than this
+            percentage of ``minMember`` is still unplaced (0: on any failure; 100: never).
+
+    ``deniedPGExpirationTimeSeconds``, which the v1beta2 args had (and scheduler-plugins'
+    v1beta2 example file sets), is accepted when it is an integer and ignored, as the plugin
+    has not used it since; it is not part of :meth:`to_dict`.
 
     .. versionadded:: 0.1.0
     """
@@ -157,6 +168,7 @@ class CoschedulingArgs:
 
     permit_waiting_time_seconds: int = 60
     pod_group_backoff_seconds: int = 0
+    pod_group_reject_percentage: int = 10
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
@@ -167,7 +179,8 @@ class CoschedulingArgs:
         errors = check_keys(data, _ARGS_KEYS, "")
         values: dict[str, int] = {}
         for key, attr, default in (("permitWaitingTimeSeconds", "permit_waiting_time_seconds", 60),
-                                   ("podGroupBackoffSeconds", "pod_group_backoff_seconds", 0)):
+                                   ("podGroupBackoffSeconds", "pod_group_backoff_seconds", 0),
+                                   ("podGroupRejectPercentage", "pod_group_reject_percentage", 10)):
             value = data.get(key)
             if value is None:
                 value = default
@@ -175,6 +188,11 @@ class CoschedulingArgs:
                 errors.append(f"{key}: must be an integer, got {value!r}")
                 value = default
             values[attr] = value
+        # v1beta2's deniedPGExpirationTimeSeconds (scheduler-plugins' published v1beta2 files set it;
+        # gone with v1beta2 and unused by the plugin since): read as an integer, then ignored
+        denied = data.get(_DENIED_PG_KEY)
+        if denied is not None and (isinstance(denied, bool) or not isinstance(denied, int)):
+            errors.append(f"{_DENIED_PG_KEY}: must be an integer, got {denied!r}")
         if errors:
             raise PluginArgsError(errors)
         return cls(**values)
@@ -182,24 +200,32 @@ class CoschedulingArgs:
     def to_dict(self) -> dict[str, Any]:
         """The effective args as a camelCase mapping."""
         return {"permitWaitingTimeSeconds": self.permit_waiting_time_seconds,
-                "podGroupBackoffSeconds": self.pod_group_backoff_seconds}
+                "podGroupBackoffSeconds": self.pod_group_backoff_seconds,
+                "podGroupRejectPercentage": self.pod_group_reject_percentage}
 
     def validate(self) -> None:
-        """Both durations must be whole seconds >= 0 (upstream refuses a negative
-        ``podGroupBackoffSeconds``); raises :class:`~schedframe.PluginArgsError`."""
+        """Upstream ``ValidateCoschedulingArgs``: both durations whole seconds, not negative (in
+        upstream's words "must be greater than 0"), the reject percentage in [0, 100]; raises
+        :class:`~schedframe.PluginArgsError`."""
         errs = FieldErrors()
         for key, value in (("permitWaitingTimeSeconds", self.permit_waiting_time_seconds),
-                           ("podGroupBackoffSeconds", self.pod_group_backoff_seconds)):
+                           ("podGroupBackoffSeconds", self.pod_group_backoff_seconds),
+                           ("podGroupRejectPercentage", self.pod_group_reject_percentage)):
             if isinstance(value, bool) or not isinstance(value, int):
                 errs.add(f"{key}: must be an integer, got {value!r}")
+            elif key == "podGroupRejectPercentage":
+                if not 0 <= value <= 100:
+                    errs.invalid(key, value, "must be between 0 and 100")
             elif value < 0:
-                errs.invalid(key, value, "must be greater than or equal to 0")
+                errs.invalid(key, value, "must be greater than 0")
         if errs:
             raise PluginArgsError(errs.errors)
 
 
 ARGS_TYPE: Final = CoschedulingArgs
-_ARGS_KEYS: Final = frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds", "apiVersion", "kind"})
+_DENIED_PG_KEY: Final = "deniedPGExpirationTimeSeconds"
+_ARGS_KEYS: Final = frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds",
+                               "podGroupRejectPercentage", _DENIED_PG_KEY, "apiVersion", "kind"})
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,7 +353,8 @@ class Coscheduling:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_args", "_backed_off", "_first_seen", "_handle", "_lock", "_members", "_permitted")
+    __slots__ = ("_args", "_backed_off", "_first_seen", "_handle", "_last_failed", "_lock", "_members",
+                 "_permitted")
 
     def __init__(self, args: CoschedulingArgs, handle: Handle) -> None:
         self._args = args
@@ -340,6 +367,9 @@ class Coscheduling:
         self._permitted: dict[str, float] = {}
         #: group -> first time seen, the creation time of groups without one
         self._first_seen: dict[str, float] = {}
+        #: group -> time of its last rejection (upstream ``lastFailedSchedulePG``): sorts the group
+        #: as created then, so a failing gang does not block the head of the queue
+        self._last_failed: dict[str, float] = {}
 
     @property
     def name(self) -> str:
@@ -367,6 +397,9 @@ class Coscheduling:
         return f"{pod.namespace}/{group}", pg
 
     def _creation_time(self, full_name: str, pg: PodGroup) -> float:
+        failed = self._last_failed.get(full_name)
+        if failed is not None:
+            return failed
         if pg.creation_timestamp is not None:
             return pg.creation_timestamp
         seen = self._first_seen.get(full_name)
@@ -423,17 +456,17 @@ class Coscheduling:
             self._permitted.pop(full_name, None)
 
     # -- QueueSort ------------------------------------------------------------------------------
-    def _sort_key(self, q: QueuedPodInfo) -> tuple[float, str, str]:
+    def _sort_key(self, q: QueuedPodInfo) -> tuple[float, str]:
         pod = q.pod_info.pod
         full_name, pg = self.pod_group(pod)
         if pg is not None:
-            return self._creation_time(full_name, pg), full_name, pod.key
+            return self._creation_time(full_name, pg), pod.key
         ts = q.initial_attempt_timestamp
-        return (q.timestamp if ts is None else ts), pod.key, pod.key
+        return (q.timestamp if ts is None else ts), pod.key
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        """Higher priority first; then earlier group creation (or, without group, earlier first
-        queueing); then group name (or pod key), then pod key."""
+        """Higher priority first; then earlier group creation -- or its last rejection, when it
+        failed since -- (without group: earlier first queueing); then the pod key."""
         pa = a.pod_info.pod.priority or 0
         pb = b.pod_info.pod.priority or 0
         if pa != pb:
@@ -463,6 +496,8 @@ class Coscheduling:
         if count is not None and count < pg.min_member:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                                 (ERR_NOT_ENOUGH_PODS.format(pod.name, count, pg.min_member),))
+        if count is not None and self._gated_short(pod, full_name, pg, count):
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_GATED_PODS.format(pod.name),))
         if not pg.min_resources or self._expiring_contains(self._permitted, full_name):
             return None, None
         gap = _resource_gap(nodes, pg, full_name)
@@ -471,6 +506,14 @@ class Coscheduling:
         self._expiring_add(self._permitted, full_name,
                            self._args.permit_waiting_time_seconds or _PERMITTED_DEFAULT_TTL)
         return None, None
+
+    def _gated_short(self, pod: Pod, full_name: str, pg: PodGroup, count: int) -> bool:
+        """Upstream: the members still behind scheduling gates count against the quorum."""
+        pods = self.group_pods(pod, pg)
+        if pods is None:
+            pods = self._members.pending(full_name)
+        gated = sum(1 for p in pods if p.scheduling_gates)
+        return pg.min_member - count + gated > 0
 
     def pre_filter_extensions(self) -> None:
         """None: nothing to update when pods are added or removed."""
@@ -487,8 +530,8 @@ class Coscheduling:
         assigned = self.assigned_count(full_name)
         if assigned >= pg.min_member:
             return _NO_RESULT, _UNSCHEDULABLE
-        # a gap of at most 10%: later members may still complete the gang
-        if (pg.min_member - assigned) / pg.min_member <= 0.1:
+        # a small gap (podGroupRejectPercentage): later members may still complete the gang
+        if (pg.min_member - assigned) / pg.min_member <= self._args.pod_group_reject_percentage / 100:
             return _NO_RESULT, _UNSCHEDULABLE
         self._reject_waiting(pod.namespace, pg.name, MSG_OPTIMISTIC_REJECTION)
         backoff = self._args.pod_group_backoff_seconds
@@ -497,6 +540,7 @@ class Coscheduling:
             if count is not None and count >= pg.min_member:
                 self._expiring_add(self._backed_off, full_name, backoff)
         self._forget_permitted(full_name)
+        self._last_failed[full_name] = self._handle.clock.now()
         return _NO_RESULT, Status.unschedulable(MSG_GROUP_REJECTED.format(full_name, pod.name))
 
     def _reject_waiting(self, namespace: str, group: str, message: str) -> None:
@@ -520,6 +564,8 @@ class Coscheduling:
         assigned = self._members.assigned(self._handle.snapshot_shared_lister(), full_name)
         assigned.add(pod.uid)
         if len(assigned) >= pg.min_member:
+            self._last_failed.pop(full_name, None)
+
             def allow(wp: WaitingPod) -> None:
                 p = wp.pod
                 if p.namespace == pod.namespace and p.labels.get(POD_GROUP_LABEL) == pg.name:
@@ -558,6 +604,7 @@ class Coscheduling:
             return
         self._reject_waiting(pod.namespace, pg.name, MSG_REJECTION_IN_UNRESERVE)
         self._forget_permitted(full_name)
+        self._last_failed[full_name] = self._handle.clock.now()
 
     # -- PostBind -------------------------------------------------------------------------------
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:

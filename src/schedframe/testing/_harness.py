@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, final
 
 from ..api.objects import Namespace, Node, Pod
-from ..cache.nodeinfo import NodeInfo
+from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
 from ..errors import SchedulerError
 from ..framework.clock import Clock, FakeClock
@@ -18,6 +18,7 @@ from ..framework.interfaces import Plugin, PreFilterResult
 from ..framework.registry import Registry
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ..queue.nominator import PodNominator
 from ._fakes import FakeBind, FakeProfile, FakeQueueSort, _Ref
 
 __all__ = ["PluginHarness"]
@@ -50,6 +51,15 @@ def _snapshot(nodes: Sequence[Node], pods: Sequence[Pod]) -> SharedLister:
     return Snapshot.from_objects(nodes, pods)
 
 
+def _nominator(pods: Sequence[Pod]) -> PodNominator:
+    """The nominations among *pods*: unbound pods naming a ``nominated_node_name``."""
+    nominator = PodNominator()
+    for p in pods:
+        if not p.node_name and p.nominated_node_name:
+            nominator.add(PodInfo.of(p))
+    return nominator
+
+
 @final
 class PluginHarness:
     """A framework holding just one plugin, at every extension point it implements (plus a
@@ -60,9 +70,12 @@ class PluginHarness:
         args: the plugin's args, as the camelCase ``pluginConfig[].args`` mapping or as the args
             object; ``None`` for defaults.
         nodes: :class:`~schedframe.Node` objects or manifests.
-        pods: existing pods (objects or manifests) bound to the nodes through ``node_name``.
+        pods: existing pods (objects or manifests) bound to the nodes through ``node_name``; a
+            pod without ``node_name`` but with ``nominated_node_name`` is a nomination, reaching
+            the plugin through ``handle.nominator`` as the framework's nominator gives it.
         namespaces: :class:`~schedframe.Namespace` objects or manifests.
-        objects: other cluster objects (Services, ReplicaSets, PDBs, ...) for ``handle.objects``.
+        objects: other cluster objects (Services, ReplicaSets, PDBs, PriorityClasses,
+            ElasticQuotas, PodGroups, ...) for ``handle.objects``.
         registry: default: the in-tree registry.
         clock: default: a :class:`~schedframe.FakeClock`.
 
@@ -96,8 +109,10 @@ class PluginHarness:
             plugins={"multiPoint": (_Ref(plugin_name),)},
             plugin_args={plugin_name: args} if args is not None else {},
         )
+        self.nominator = _nominator(self.pods)
         self.framework = Framework(
             registry, profile, objects=self.objects, clock=self.clock, snapshot=self.snapshot,
+            nominator=self.nominator,
             _fallbacks={"queueSort": FakeQueueSort(), "bind": FakeBind()},
         )
         plugin = self.framework.get_plugin(plugin_name)

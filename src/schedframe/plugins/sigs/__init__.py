@@ -1,0 +1,58 @@
+"""Plugins of kubernetes-sigs/scheduler-plugins, one module each: CapacityScheduling (with
+:class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState and
+QOSSort; Coscheduling lives beside the in-tree plugins (:mod:`schedframe.plugins.coscheduling`).
+
+They are registered by default (a configuration naming them loads with no user code) but are
+not in the default profile, and :data:`SCHEDULER_PLUGINS` marks their origin (``schedframe
+plugins`` shows it). Semantics, defaults, validation and messages follow scheduler-plugins'
+newest release (v0.34.7). Like the in-tree plugins, these modules may import
+:mod:`schedframe.framework`, :mod:`schedframe.cache`, :mod:`schedframe.api` and the in-tree
+plugins' helpers, never the queue, the config or the scheduler.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .capacity_scheduling import CapacityScheduling
+from .elastic_quota_info import QuotaInfo, QuotaInfos
+from .node_resources_allocatable import NodeResourcesAllocatable, NodeResourcesAllocatableArgs, ResourceWeight
+from .pod_state import PodState
+from .preemption_toleration import PreemptionToleration, PreemptionTolerationPolicy
+from .qos import QOSSort, pod_qos_class
+
+__all__ = [
+    "MODULES",
+    "SCHEDULER_PLUGINS",
+    "SCHEDULER_PLUGINS_RELEASE",
+    "CapacityScheduling",
+    "NodeResourcesAllocatable",
+    "NodeResourcesAllocatableArgs",
+    "PodState",
+    "PreemptionToleration",
+    "PreemptionTolerationPolicy",
+    "QOSSort",
+    "QuotaInfo",
+    "QuotaInfos",
+    "ResourceWeight",
+    "pod_qos_class",
+]
+
+#: The scheduler-plugins release these plugins follow.
+SCHEDULER_PLUGINS_RELEASE: Final = "v0.34.7"
+
+#: The modules of this package that register a plugin (each exposes ``NAME`` and ``new``, and
+#: ``ARGS_TYPE`` when the plugin has args).
+MODULES: Final = (
+    "capacity_scheduling",
+    "node_resources_allocatable",
+    "preemption_toleration",
+    "pod_state",
+    "qos",
+)
+
+#: Every registered plugin that comes from kubernetes-sigs/scheduler-plugins (Coscheduling too).
+SCHEDULER_PLUGINS: Final[frozenset[str]] = frozenset({
+    "CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
+    "PodState", "QOSSort",
+})
