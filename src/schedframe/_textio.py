@@ -152,11 +152,13 @@ def read_text(path: str | os.PathLike[str], *, max_bytes: int, what: str = "",
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``object_pairs_hook`` refusing a key that appears twice in one JSON object, as the API
     server's strict decoding does (``json`` would keep the last)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(f"duplicate key {bounded_repr(key)} in a JSON object")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):  # rare: find the first key seen twice
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"duplicate key {bounded_repr(key)} in a JSON object")
+            seen.add(key)
     return out
 
 
