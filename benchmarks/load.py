@@ -436,12 +436,24 @@ def generate(nodes: int, pods: int, seed: int = 1) -> dict[str, Any]:
     return {"apiVersion": "v1", "items": out, "kind": "List", "metadata": {"resourceVersion": ""}}
 
 
+_WORDS = {"yes", "no", "on", "off", "y", "n", "true", "false", "null", "="}
+
+
 def write_dump(directory: Path, nodes: int, pods: int) -> tuple[Path, Path]:
     """The JSON and YAML files of the dump in *directory* (written when missing)."""
     import yaml
 
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        """Quotes what a YAML reader could take for a number, a boolean, a null or a time, as
+        kubectl (go-yaml) does: ``pod-template-hash: "0187742912"``."""
+
+    def represent_str(dumper: Any, value: str) -> Any:
+        quote = not value or value[0] in "-+.0123456789~" or value.lower() in _WORDS
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if quote else None)
+
+    Dumper.add_representer(str, represent_str)
     directory.mkdir(parents=True, exist_ok=True)
-    stem = directory / f"dump-{nodes}n-{pods}p"
+    stem = directory / f"kubectl-{nodes}n-{pods}p"
     jpath, ypath = stem.with_suffix(".json"), stem.with_suffix(".yaml")
     if not (jpath.exists() and ypath.exists()):
         data = generate(nodes, pods)
@@ -456,7 +468,7 @@ def write_dump(directory: Path, nodes: int, pods: int) -> tuple[Path, Path]:
             yaml.dump(
                 data,
                 f,
-                Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                Dumper=Dumper,
                 default_flow_style=False,
                 sort_keys=True,
                 width=1 << 20,
