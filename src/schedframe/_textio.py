@@ -360,8 +360,9 @@ _SPECIALS: Final = (
     re.compile(r"\?(?<=[\s\[\{,]\?)(?:[ \t]|$)", re.MULTILINE),
     re.compile(r"[\]\}][ \t]*:(?:[ \t]|$)", re.MULTILINE),
 )
-# characters PyYAML refuses or reads as line breaks (NEL, LS, PS), and CR (line ends differ)
-_ODD_CHARS: Final = re.compile("[^\x09\x0A\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+# characters PyYAML refuses or reads as line breaks (NEL, LS, PS), CR, and tabs (PyYAML refuses
+# some a YAML 1.2 parser takes)
+_ODD_CHARS: Final = re.compile("[^\x0A\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
 _LONG_PREFIX: Final = re.compile(r"\n[ \t?-]{120}")
 _FLOW_OPEN: Final = re.compile(r"[\[\{](?![ \t]*[\]\}])")
 _MARKER: Final = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)[^\n]*", re.MULTILINE)
@@ -395,7 +396,9 @@ def _needs_pyyaml(text: str) -> bool:
         return True
     if any(rx.search(text) for rx in _RISKY_SCALARS):
         return True
-    if any(c in text for c in "&*!<%?") and any(rx.search(text) for rx in _SPECIALS):
+    if any(c in text for c in "&*!<%?") and any(rx.search(text) for rx in _SPECIALS[:3]):
+        return True
+    if _SPECIALS[3].search(text):
         return True
     return _LONG_PREFIX.search(text) is not None
 
