@@ -98,7 +98,8 @@ def test_duplicate_keys_refused_with_pyyaml_wording() -> None:
     """A duplicate key is refused with the same message as without the extra."""
     got, want = _both("a: 1\nb: 2\na: 3\n")
     assert got == want
-    assert got[0] == "error" and "duplicate key 'a'" in got[1]
+    assert got[0] == "error"
+    assert "duplicate key 'a'" in got[1]
 
 
 _SCALARS = st.one_of(
