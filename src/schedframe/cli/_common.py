@@ -232,8 +232,9 @@ def status(out: Out | None, message: str) -> Iterator[Callable[[str], None]]:
     except ImportError:  # pragma: no cover - rich is in the cli extra
         yield _no_update
         return
-    with Console(stderr=True).status(message) as spinner:
-        yield lambda text: spinner.update(text)
+    spinner = Console(stderr=True).status(message)
+    with spinner:
+        yield getattr(spinner, "update", _no_update)
 
 
 def _no_update(message: str) -> None:
@@ -295,7 +296,8 @@ def load_cluster(path: str, flag: str, out: Out | None = None) -> list[Any]:
             warnings.simplefilter("always")
             with status(out, f"reading {path} ({size_text(path)})…") as update:
                 def progress(done: int, total: int) -> None:
-                    update(f"reading {path}: {done:,} of {total:,} objects…")
+                    if callable(update):
+                        update(f"reading {path}: {done:,} of {total:,} objects…")
 
                 objects = load_manifests(Path(path), progress=progress)
     except ManifestError as exc:
