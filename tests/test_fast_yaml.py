@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import _textio
@@ -17,6 +17,12 @@ pytest.importorskip("yaml", reason="the fast YAML path needs PyYAML (the yaml ex
 pytest.importorskip("yaml_rs", reason="the fastyaml extra (yaml-rs) is not installed")
 
 DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def _fast_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path is tried on text of any size here (by default only on 64 KiB and more)."""
+    monkeypatch.setattr(_textio, "fast_yaml_min_chars", 0)
 
 
 def _pyyaml(text: str) -> Any:
@@ -74,7 +80,8 @@ CORNERS = [
     "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n",
     # characters, syntax errors, nesting
     "a: b\u2028c", "a: b\x85c", "a: b\r\nc: d\r\n", "a: [1, 2", "a: - b", "\ta: 1", "a: \"\\x41\\u00e9\"",
-    "[" * 300 + "]" * 300, "".join("  " * i + f"k{i}:\n" for i in range(300)) + "  " * 300 + "x",
+    "[" * 300 + "]" * 300, "- " * 50_000 + "x\n", "a:\n" + "- " * 50_000 + "x\n",
+    "[" * 100_000 + "]" * 100_000, "".join("  " * i + f"k{i}:\n" for i in range(300)) + "  " * 300 + "x",
     "a: '{\"x\": [1, 2]}'", "a: |\n  yes\n  0755\n", "a: >\n  folded\n  text\n",
 ]
 
@@ -110,7 +117,7 @@ _DATA = st.recursive(_SCALARS, lambda inner: st.one_of(
                                                  max_size=4)), max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_DATA, st.sampled_from([None, False, True]))
 def test_random_documents(data: Any, flow: bool | None) -> None:
     """Random documents, dumped by PyYAML in block or flow style, read the same both ways."""

@@ -327,6 +327,9 @@ def _yaml_error_detail(error: Exception) -> str:
 # PyYAML again, so the error is PyYAML's as before.
 
 _FAST_MODULE: Final = "yaml_rs"
+#: Shorter text is always read by PyYAML (configurations, small manifests: the speed makes no
+#: difference there, and one reader is simpler to reason about).
+fast_yaml_min_chars = 64 * 1024
 _fast: list[Any] = []  # [module or None] once looked for
 
 # a plain scalar starts at the beginning of the text or after white space, ":", "," or a flow
@@ -363,7 +366,10 @@ _SPECIALS: Final = (
 # characters PyYAML refuses or reads as line breaks (NEL, LS, PS), CR, and tabs (PyYAML refuses
 # some a YAML 1.2 parser takes)
 _ODD_CHARS: Final = re.compile("[^\x0A\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+# block nesting deeper than this many columns of indentation and "- " could overflow the fast
+# parser's stack (it has no limit of its own for block collections)
 _LONG_PREFIX: Final = re.compile(r"\n[ \t?-]{120}")
+_LONG_PREFIX_FIRST: Final = re.compile(r"[ \t?-]{120}")
 _FLOW_OPEN: Final = re.compile(r"[\[\{](?![ \t]*[\]\}])")
 _MARKER: Final = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)[^\n]*", re.MULTILINE)
 _MAYBE_MARKER: Final = re.compile(r"\n(?:---|\.\.\.)")
@@ -400,7 +406,7 @@ def _needs_pyyaml(text: str) -> bool:
         return True
     if _SPECIALS[3].search(text):
         return True
-    return _LONG_PREFIX.search(text) is not None
+    return _LONG_PREFIX.search(text) is not None or _LONG_PREFIX_FIRST.match(text) is not None
 
 
 def _depth_within(value: Any, limit: int) -> bool:
@@ -419,6 +425,8 @@ def _depth_within(value: Any, limit: int) -> bool:
 
 def _fast_documents(text: str) -> list[Any] | None:
     """The documents of *text* read by the fast parser, or ``None`` when PyYAML must read it."""
+    if len(text) < fast_yaml_min_chars:
+        return None
     module = _fast_module()
     if module is None or _needs_pyyaml(text):
         return None
