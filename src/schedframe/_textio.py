@@ -22,8 +22,10 @@ schedframe. It is the only module of schedframe that calls a YAML loader.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable
 from typing import Any, Final
@@ -36,6 +38,7 @@ __all__ = [
     "ErrorFactory",
     "decode_utf8",
     "dump_yaml",
+    "fast_yaml_parser",
     "file_kind",
     "is_json_text",
     "json_documents",
@@ -152,11 +155,13 @@ def read_text(path: str | os.PathLike[str], *, max_bytes: int, what: str = "",
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``object_pairs_hook`` refusing a key that appears twice in one JSON object, as the API
     server's strict decoding does (``json`` would keep the last)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(f"duplicate key {bounded_repr(key)} in a JSON object")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):  # rare: find the first key seen twice
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"duplicate key {bounded_repr(key)} in a JSON object")
+            seen.add(key)
     return out
 
 
@@ -309,9 +314,154 @@ def _yaml_error_detail(error: Exception) -> str:
     return f"{at}: {' '.join(str(problem).split())}"
 
 
+# --------------------------------------------------------------------------------------------
+# The fast path: a YAML 1.2 parser in Rust (``yaml-rs``, the ``fastyaml`` extra) for the text it
+# provably reads as PyYAML's safe loader does (YAML 1.1), PyYAML for everything else.
+#
+# The two agree on the structure of any document and on every plain scalar but those YAML 1.1
+# resolves differently (``yes``/``on``/``off`` booleans, ``0755`` octal, ``1_000``, ``12:30``
+# sexagesimal, exponents without a dot, timestamps, ``=``), and on everything but anchors, aliases,
+# tags, merge keys, complex keys and directives. The text is searched for any of these first (a
+# quoted ``"yes"`` or a block scalar line may match too: that only costs the fast path). Whatever
+# yaml-rs refuses (a syntax error, a duplicate key, flow nesting beyond its own limit) is read by
+# PyYAML again, so the error is PyYAML's as before.
+
+_FAST_MODULE: Final = "yaml_rs"
+#: Shorter text is always read by PyYAML (configurations, small manifests: the speed makes no
+#: difference there, and one reader is simpler to reason about).
+fast_yaml_min_chars = 64 * 1024
+_fast: list[Any] = []  # [module or None] once looked for
+
+# a plain scalar starts at the beginning of the text or after white space, ":", "," or a flow
+# bracket (a quoted string's words match too: that only costs the fast path)...
+_START: Final = r"(?:\n[ \t]*(?:[-?][ \t]+)*|[:?-][ \t]+|[\[\{,][ \t]*)"
+# ... and ends at the end of a line, a comment, ": " (a key) or a flow indicator
+_END: Final = r"[ \t]*(?:#|$|:(?:[ \t]|$)|[,\]\}])"
+_RISKY: Final = (
+    r"(?:(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|=)"
+    r"|[-+]?(?:0[0-9_]+|0[bBoO][0-9_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*(?::[0-9_]+)+(?:\.[0-9_]*)?"
+    r"|(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9][0-9_]*)[eE][-+]?[0-9]+|[0-9.][0-9.]*_[0-9._]*|[0-9]{19,}"
+    r"|\.(?:inf|Inf|INF|nan|NaN|NAN))"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt \t][0-9:.Zz \t+-]*)?)" + _END)
+# a plain key that is not a string (an int, a null...): PyYAML's duplicate check compares keys as
+# written ("1" and 1 are one key to it)
+_NON_STRING: Final = (r"(?:[+.0-9~][^\s:]*|-[^\s:]+|null|Null|NULL|true|True|TRUE|false|False|FALSE)"
+                      r"[ \t]*:(?:[ \t]|$)")
+_TOKEN: Final = f"(?=[-+.0-9~=yYnNoOtTfF])(?:{_RISKY}|{_NON_STRING})"
+# one pass per kind of start (a literal or rare first character keeps each pass fast); the
+# indentation is matched atomically (the lookahead-and-backreference idiom), never backtracked
+_RISKY_SCALARS: Final = (
+    re.compile(r"\n(?=((?:[ \t]|[-?][ \t])*))\1" + _TOKEN, re.MULTILINE),
+    re.compile(r":[ \t]+" + _TOKEN, re.MULTILINE),
+    re.compile(r"[\[\{,][ \t]*" + _TOKEN, re.MULTILINE),
+)
+_RISKY_FIRST: Final = re.compile(r"(?=((?:[ \t]|[-?][ \t])*))\1" + _TOKEN, re.MULTILINE)
+# anchors, aliases, tags, merge keys, directives, complex keys, collections as keys
+_SPECIALS: Final = (
+    re.compile(r"[&*!](?<=[\s\[\{,:?-][&*!])"),
+    re.compile(r"<<|\n%"),
+    re.compile(r"\?(?<=[\s\[\{,]\?)(?:[ \t]|$)", re.MULTILINE),
+    re.compile(r"[\]\}][ \t]*:(?:[ \t]|$)", re.MULTILINE),
+)
+# characters PyYAML refuses or reads as line breaks (NEL, LS, PS), CR, and tabs (PyYAML refuses
+# some a YAML 1.2 parser takes)
+_ODD_CHARS: Final = re.compile("[^\x0A\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+# block nesting deeper than this many columns of indentation and "- " could overflow the fast
+# parser's stack (it has no limit of its own for block collections)
+_LONG_PREFIX: Final = re.compile(r"\n[ \t?-]{120}")
+_LONG_PREFIX_FIRST: Final = re.compile(r"[ \t?-]{120}")
+_FLOW_OPEN: Final = re.compile(r"[\[\{](?![ \t]*[\]\}])")
+_MARKER: Final = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)[^\n]*", re.MULTILINE)
+_MAYBE_MARKER: Final = re.compile(r"\n(?:---|\.\.\.)")
+_SEPARATOR: Final = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_BLANK: Final = re.compile(r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*")
+
+
+def fast_yaml_parser() -> str | None:
+    """``"yaml-rs <version>"`` when the fast YAML parser (the ``fastyaml`` extra) is installed and
+    used, else ``None``."""
+    module = _fast_module()
+    return None if module is None else f"yaml-rs {getattr(module, '__version__', '?')}"
+
+
+def _fast_module() -> Any:
+    if not _fast:
+        try:
+            module: Any = importlib.import_module(_FAST_MODULE)
+            module.loads  # noqa: B018 - the API this module uses
+            module.DuplicateKeyPolicy.Error  # noqa: B018
+        except (ImportError, AttributeError):
+            module = None
+        _fast.append(module)
+    return _fast[0]
+
+
+def _needs_pyyaml(text: str) -> bool:
+    """Whether *text* may hold something the fast parser reads differently from PyYAML."""
+    if text[:1] in ("&", "*", "!", "%", "?") or _ODD_CHARS.search(text) or _RISKY_FIRST.match(text):
+        return True
+    if any(rx.search(text) for rx in _RISKY_SCALARS):
+        return True
+    if any(c in text for c in "&*!<%?") and any(rx.search(text) for rx in _SPECIALS[:3]):
+        return True
+    if _SPECIALS[3].search(text):
+        return True
+    return _LONG_PREFIX.search(text) is not None or _LONG_PREFIX_FIRST.match(text) is not None
+
+
+def _depth_within(value: Any, limit: int) -> bool:
+    """Whether *value* nests at most *limit* collections deep (without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > limit:
+            return False
+        children = v.values() if type(v) is dict else v
+        for c in children:
+            if type(c) is dict or type(c) is list:
+                stack.append((c, depth + 1))
+    return True
+
+
+def _fast_documents(text: str) -> list[Any] | None:
+    """The documents of *text* read by the fast parser, or ``None`` when PyYAML must read it."""
+    if len(text) < fast_yaml_min_chars:
+        return None
+    module = _fast_module()
+    if module is None or _needs_pyyaml(text):
+        return None
+    chunks = [text]
+    if text.startswith(("---", "...")) or _MAYBE_MARKER.search(text):
+        if any(not _SEPARATOR.fullmatch(m.group(0)) for m in _MARKER.finditer(text)):
+            return None  # "..." or "--- value": PyYAML
+        chunks = _SEPARATOR.split(text)
+    check_depth = _FLOW_OPEN.search(text) is not None
+    docs: list[Any] = []
+    for i, chunk in enumerate(chunks):
+        if _BLANK.fullmatch(chunk):
+            if i > 0:  # an explicit document with nothing in it
+                docs.append(None)
+            continue
+        try:
+            doc = module.loads(chunk, parse_datetime=False,
+                               duplicate_key_policy=module.DuplicateKeyPolicy.Error)
+        except Exception:  # any refusal: PyYAML reads it and words the error
+            return None
+        if check_depth and type(doc) in (dict, list) and not _depth_within(doc, MAX_YAML_DEPTH):
+            return None
+        docs.append(doc)
+    return docs
+
+
 def _load_yaml(text: str, source: str | None, error: ErrorFactory, *, all_documents: bool) -> Any:
     where = _where(source)
     yaml = _yaml(f"reading YAML{where}", error)
+    fast = _fast_documents(text)
+    if fast is not None:
+        if all_documents:
+            return fast
+        if len(fast) <= 1:
+            return fast[0] if fast else None
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         problem = _yaml_limits(yaml, text, loader)

@@ -215,3 +215,23 @@ def test_cli_import_without_pyyaml_says_so_before_listing(api: FakeApi, tmp_path
     assert code == 2
     assert "PyYAML" in err.getvalue()
     assert not api.seen("GET", "/nodes")
+
+
+@pytest.mark.parametrize("flag", [["-o", "json"], ["--output", "json"]])
+def test_cli_import_output_json(api: FakeApi, tmp_path: pathlib.Path, flag: list[str]) -> None:
+    """``-o json`` / ``--output json`` write the dump as JSON, which load_manifests reads back."""
+    _fill(api)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stderr(err):
+        code = main(["import", "--kubeconfig", str(_kubeconfig(api, tmp_path)), *flag], stdout=out)
+    assert code == 0, err.getvalue()
+    assert json.loads(out.getvalue())["kind"] == "List"
+
+
+def test_cli_import_refuses_json_with_output_yaml(api: FakeApi, tmp_path: pathlib.Path) -> None:
+    """``--json`` with ``-o yaml`` is refused, not silently resolved."""
+    err = io.StringIO()
+    with redirect_stderr(err):
+        code = main(["import", "--kubeconfig", str(_kubeconfig(api, tmp_path)), "--json", "-o", "yaml"])
+    assert code == 2
+    assert "--json and --output yaml contradict each other" in err.getvalue()

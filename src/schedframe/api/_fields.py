@@ -17,7 +17,7 @@ from typing import Any, Final, NoReturn
 
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, bounded_repr
 from ._names import _check_label
-from .frozendict import deep_freeze
+from .frozendict import FrozenDict, freeze
 from .objects import (
     LabelSelector,
     LabelSelectorRequirement,
@@ -60,10 +60,18 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+_SIMPLE_KEYS: dict[str, bool] = {}
+
+
 def _child(path: str, key: str) -> str:
-    if len(key) > MAX_VALUE_REPR:  # a path names where the problem is, it never echoes 10 MB
-        key = bounded_repr(key)
-    elif _SIMPLE_KEY_RE.fullmatch(key):
+    simple = _SIMPLE_KEYS.get(key)
+    if simple is None:
+        if len(key) > MAX_VALUE_REPR:  # a path names where the problem is, it never echoes 10 MB
+            return f"{path}[{bounded_repr(key)}]"
+        simple = _SIMPLE_KEY_RE.fullmatch(key) is not None
+        if len(_SIMPLE_KEYS) < 4096:
+            _SIMPLE_KEYS[key] = simple
+    if simple:
         return f"{path}.{key}" if path else key
     return f"{path}[{key}]"
 
@@ -105,8 +113,11 @@ def _str(value: Any, path: str, default: str = "") -> str:
 
 
 def _required_str(m: Mapping[str, Any], key: str, path: str) -> str:
+    value = m.get(key)
+    if type(value) is str and value:  # the common case, without building the field path
+        return value
     p = _child(path, key)
-    value = _str(m.get(key), p)
+    value = _str(value, p)
     if not value:
         _fail(p, "required")
     return value
@@ -167,23 +178,60 @@ def _str_list(value: Any, path: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _str_map(value: Any, path: str) -> dict[str, str]:
+def _str_map(value: Any, path: str) -> FrozenDict[str, str]:
+    """A map of strings to strings (labels, annotations, a node selector), frozen; equal maps
+    read in one load are one shared object (the pods of a workload carry the same labels)."""
     if not value:
         if value is None or isinstance(value, Mapping):
-            return {}
+            return freeze(None)
         _fail(path, f"expected a mapping, got {_show(value)}")
     m = _mapping(value, path)
     for k, v in m.items():
-        if not isinstance(k, str):
+        if type(k) is not str and not isinstance(k, str):
             _fail(path, f"keys must be strings, got {_show(k)}{_hint(k)}")
-        if not isinstance(v, str):
+        if type(v) is not str and not isinstance(v, str):
             _fail(_child(path, k), f"expected a string, got {_show(v)}{_hint(v)}")
-    return dict(m)
+    return _intern_map(m)
+
+
+#: The maps of strings and of quantities read recently, so that equal ones are shared; bounded
+#: (cleared when full), so a long-lived process never grows it without limit.
+_MAPS: dict[Any, FrozenDict[str, Any]] = {}
+_MAPS_MAX: Final = 1 << 16
+
+
+def _intern_map(m: Mapping[str, str]) -> FrozenDict[str, str]:
+    key = tuple(m.items())
+    hit = _MAPS.get(key)
+    if hit is not None:
+        return hit
+    if len(_MAPS) >= _MAPS_MAX:
+        _MAPS.clear()
+    out: FrozenDict[str, str] = FrozenDict(m)
+    _MAPS[key] = out
+    return out
+
+
+#: Quantities read recently, by their text (a dump repeats a few dozen spellings); bounded.
+_QUANTITIES: dict[str, Quantity] = {}
 
 
 def _quantity(value: Any, path: str) -> Quantity:
+    if type(value) is str:
+        hit = _QUANTITIES.get(value)
+        if hit is not None:
+            return hit
+        q = _parse_quantity(value.strip(), path)  # strip: as Quantity.UnmarshalJSON does
+        if len(_QUANTITIES) >= 4096:
+            _QUANTITIES.clear()
+        _QUANTITIES[value] = q
+        return q
+    return _parse_quantity(value, path)
+
+
+def _parse_quantity(value: Any, path: str) -> Quantity:
     if isinstance(value, str):
-        value = value.strip()  # as Quantity.UnmarshalJSON does
+        value = value.strip()
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(path, f"expected a quantity such as '500m' or '1Gi', got {_show(value)}")
     try:
@@ -195,16 +243,36 @@ def _quantity(value: Any, path: str) -> Quantity:
     return q
 
 
-def _quantities(value: Any, path: str) -> dict[str, Quantity]:
+def _quantities(value: Any, path: str) -> FrozenDict[str, Quantity]:
+    """A map of resource names to quantities, frozen; equal maps (of strings) read in one load
+    are one shared object."""
     if not value and (value is None or isinstance(value, Mapping)):
-        return {}
+        return freeze(None)
     m = _mapping(value, path)
     out: dict[str, Quantity] = {}
+    plain = True  # every name and value a str: the map can be shared
+    cache = _QUANTITIES
     for k, v in m.items():
-        if not isinstance(k, str):
-            _fail(path, f"resource names must be strings, got {_show(k)}")
-        out[k] = _quantity(v, _child(path, k))
-    return out
+        if type(k) is not str:
+            if not isinstance(k, str):
+                _fail(path, f"resource names must be strings, got {_show(k)}")
+            plain = False
+        q = cache.get(v) if type(v) is str else None
+        if q is None:
+            plain = plain and type(v) is str
+            q = _quantity(v, _child(path, k))
+        out[k] = q
+    if not plain:
+        return FrozenDict(out)
+    key = ("q", *m.items())
+    hit = _MAPS.get(key)
+    if hit is not None:
+        return hit
+    if len(_MAPS) >= _MAPS_MAX:
+        _MAPS.clear()
+    frozen: FrozenDict[str, Quantity] = FrozenDict(out)
+    _MAPS[key] = frozen
+    return frozen
 
 
 _TIME_RE: Final = re.compile(
@@ -217,10 +285,26 @@ _EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _DECIMALS: Final = Context(prec=800)
 
 
+#: Timestamps read recently (the conditions of one pod share a few); bounded.
+_TIMES: dict[str, float] = {}
+
+
 def _time(value: Any, path: str) -> float | None:
     """An RFC 3339 timestamp (or a YAML timestamp) as seconds since the epoch."""
     if value is None:
         return None
+    if type(value) is str:
+        hit = _TIMES.get(value)
+        if hit is None:
+            hit = _parse_time(value, path)
+            if len(_TIMES) >= 8192:
+                _TIMES.clear()
+            _TIMES[value] = hit
+        return hit
+    return _parse_time(value, path)
+
+
+def _parse_time(value: Any, path: str) -> float:
     if isinstance(value, _dt.datetime):
         dt = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
         delta = dt - _EPOCH
@@ -435,11 +519,40 @@ def _check_plain(value: Any, path: str) -> None:
         _fail(path, f"unsupported value {_show(value)}")
 
 
+class _NotPlain(Exception):
+    """Raised by :func:`_freeze_plain` (internal): the value is not plain data."""
+
+
+_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
+
+
+def _freeze_plain(value: Any) -> Any:
+    """:func:`deep_freeze` of plain data in one pass, raising :class:`_NotPlain` otherwise."""
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if t is dict or isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str and not isinstance(k, str):
+                raise _NotPlain
+            out[k] = v if type(v) in _SCALARS else _freeze_plain(v)
+        return freeze(out)
+    if t is list or isinstance(value, (list, tuple)):
+        return tuple([v if type(v) in _SCALARS else _freeze_plain(v) for v in value])
+    if isinstance(value, (str, int, float)):  # bool is an int
+        return value
+    raise _NotPlain
+
+
 def _deep_freeze(value: Any, path: str) -> Any:
     """A field schedframe keeps without modelling it (a volume source, a claim template), checked
     to be plain data (string keys; strings, numbers, booleans, null) and deeply frozen."""
-    _check_plain(value, path)
-    return deep_freeze(value)
+    try:
+        return _freeze_plain(value)
+    except _NotPlain:
+        _check_plain(value, path)  # finds the field path and raises
+        raise  # pragma: no cover - _check_plain raised
 
 
 def _opt_str(value: Any, path: str) -> str | None:

@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import gc
 import os
 import stat
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from .. import _textio
@@ -195,14 +197,47 @@ def _is_near_miss(kind: str) -> str | None:
     return close[0] if close else None
 
 
+#: How often (in objects read) :func:`load_manifests` calls its *progress* callback.
+_PROGRESS_EVERY: Final = 2000
+
+
+def _count(docs: list[Any]) -> int:
+    """The objects in *docs*: a ``...List`` counts its items (for progress only)."""
+    n = 0
+    for doc in docs:
+        items = doc.get("items") if isinstance(doc, dict) else None
+        n += len(items) if isinstance(items, list) else 1
+    return n
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a load builds its objects: they hold no
+    reference cycles, and with a parse tree of millions of containers alive, every collection
+    the allocations trigger would walk all of it (more time than the parse itself)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 class _Collector:
     """Reads documents into objects, counting them and noting the kinds it does not use."""
 
-    def __init__(self, budget: _Budget, strict: bool) -> None:
+    def __init__(self, budget: _Budget, strict: bool,
+                 progress: Callable[[int, int], object] | None = None) -> None:
         self.budget = budget
         self.strict = strict
         self.out: list[ApiObject] = []
         self.unknown: dict[str, int] = {}
+        self.progress = progress
+        self.done = 0  # objects read (for progress)
+        self.total = 0  # objects in the documents read so far (for progress)
+
 
     def collect(self, doc: Any, path: str, origin: str | None,
                 inherited: tuple[str, str] | None = None) -> None:
@@ -225,8 +260,11 @@ class _Collector:
             item_kind = kind[:-4] if kind != "List" else None
             api_version = doc.get("apiVersion")
             inherit = (item_kind, api_version if isinstance(api_version, str) else "") if item_kind else None
-            for i, item in enumerate(_list(doc.get("items"), f"{path}.items")):
+            items = _list(doc.get("items"), f"{path}.items")
+            for i, item in enumerate(items):
                 self.collect(item, f"{path}.items[{i}]", origin, inherit)
+                if type(items) is list:
+                    items[i] = None  # the parsed item is done with: its memory goes now
             return
         info = KINDS.by_kind(kind)
         if info is None:
@@ -242,6 +280,10 @@ class _Collector:
         except ManifestError as e:
             full = f"{path}.{e.path}" if e.path else path
             raise ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})") from None
+        if self.progress is not None:
+            self.done += 1
+            if self.done % _PROGRESS_EVERY == 0:
+                self.progress(self.done, self.total)
 
 
 def _check_limit(value: Any, name: str) -> int:
@@ -254,6 +296,7 @@ def _check_limit(value: Any, name: str) -> int:
 def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = False,
                    expand_workloads: bool = True, seed: int = 0,
                    max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
+                   progress: Callable[[int, int], object] | None = None,
                    ) -> list[ApiObject]:
     """Read Kubernetes objects from manifest text, a file or a directory.
 
@@ -273,6 +316,11 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
         seed: makes the generated names reproducible.
         max_bytes: the most bytes read (files and text together); a file is never read past it.
         max_objects: the most objects read or created by expansion.
+        progress: called as ``progress(done, total)`` while objects are built from the parsed
+            documents: once with ``done == 0`` when a file or text has been parsed, every 2,000
+            objects, and once at the end (``done == total``); *total* counts the objects
+            of the documents parsed so far (a ``List`` counts its items). Without it the load
+            is silent. The parse itself reports nothing.
 
     Returns:
         The api objects in document order, each workload followed by what it creates.
@@ -291,12 +339,27 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
     max_objects = _check_limit(max_objects, "max_objects")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"load_manifests() argument 'seed' must be an int, got {type(seed).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError("load_manifests() argument 'progress' must be callable, "
+                        f"got {type(progress).__name__}")
     budget = _Budget(max_bytes, max_objects)
-    collector = _Collector(budget, strict)
+    collector = _Collector(budget, strict, progress)
     try:
-        for text, origin in _sources(source, budget):
-            for i, doc in enumerate(_documents(text, origin)):
-                collector.collect(doc, f"documents[{i}]", origin)
+        with _gc_paused():
+            sources = _sources(source, budget)
+            while sources:
+                text, origin = sources.pop(0)
+                docs = _documents(text, origin)
+                del text  # the parse is all that is needed now
+                if progress is not None:
+                    collector.total += _count(docs)
+                    progress(collector.done, collector.total)
+                for i in range(len(docs)):
+                    doc, docs[i] = docs[i], None
+                    collector.collect(doc, f"documents[{i}]", origin)
+                    del doc
+        if progress is not None and collector.done % _PROGRESS_EVERY:
+            progress(collector.done, collector.total)
     except ManifestError:
         if _looks_like_path(source):
             raise ManifestError("", f"{bounded_repr(source)} is not a manifest; a str is always "

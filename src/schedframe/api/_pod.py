@@ -391,12 +391,13 @@ def _scheduling_gate(value: Any, path: str) -> str:
     return _required_str(_mapping(value, path), "name", path)
 
 
-def _default_requests(requests: dict[str, Quantity], limits: Mapping[str, Quantity]) -> dict[str, Quantity]:
+def _default_requests(requests: Mapping[str, Quantity],
+                      limits: Mapping[str, Quantity]) -> Mapping[str, Quantity]:
     """The API server's defaulting (``SetDefaults_Pod``): a resource with a limit and no request
     requests its limit."""
-    for name, q in limits.items():
+    for name in limits:
         if name not in requests:
-            requests[name] = q
+            return {**requests, **{k: q for k, q in limits.items() if k not in requests}}
     return requests
 
 

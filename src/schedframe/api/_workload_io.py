@@ -93,7 +93,7 @@ def _check_selects_template(selector: LabelSelector | None, template: Pod | None
 def _replication_controller(manifest: Any) -> ReplicationController:
     m = _check_top(manifest, "ReplicationController", ("v1",))
     _, spec, kw = _workload_meta(m)
-    selector = _str_map(spec.get("selector"), "spec.selector")
+    selector: Mapping[str, str] = _str_map(spec.get("selector"), "spec.selector")
     template = _template(spec.get("template"), "spec.template")
     if not selector and template is not None:
         selector = dict(template.labels)  # SetDefaults_ReplicationController

@@ -30,7 +30,7 @@ import os
 import sys
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final, Protocol
 
 from .._textio import shown_path
@@ -216,23 +216,29 @@ def config_notes(path: str | None = None, *, within: str | None = None) -> Itera
 
 
 @contextlib.contextmanager
-def status(out: Out | None, message: str) -> Iterator[None]:
+def status(out: Out | None, message: str) -> Iterator[Callable[[str], None]]:
     """A rich spinner with *message* on stderr while the block runs, when stderr is a terminal,
     rich is installed and the output is not ``--plain``; nothing otherwise. It disappears at the
-    end (the output never has it).
+    end (the output never has it). The block gets a function that changes the message (which
+    does nothing without a spinner).
 
     .. versionadded:: 0.1.0
     """
     if (out is not None and not out.rich) or not _stderr_is_terminal():
-        yield
+        yield _no_update
         return
     try:
         from rich.console import Console
     except ImportError:  # pragma: no cover - rich is in the cli extra
-        yield
+        yield _no_update
         return
-    with Console(stderr=True).status(message):
-        yield
+    spinner = Console(stderr=True).status(message)
+    with spinner:
+        yield getattr(spinner, "update", _no_update)
+
+
+def _no_update(message: str) -> None:
+    """What :func:`status` yields when no spinner is shown."""
 
 
 def _stderr_is_terminal() -> bool:
@@ -288,8 +294,12 @@ def load_cluster(path: str, flag: str, out: Out | None = None) -> list[Any]:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            with status(out, f"reading {path} ({size_text(path)})…"):
-                objects = load_manifests(Path(path))
+            with status(out, f"reading {path} ({size_text(path)})…") as update:
+                def progress(done: int, total: int) -> None:
+                    if callable(update):
+                        update(f"reading {path}: {done:,} of {total:,} objects…")
+
+                objects = load_manifests(Path(path), progress=progress)
     except ManifestError as exc:
         raise manifest_input_error(path, exc) from None
     if not any(isinstance(o, Node) for o in objects):

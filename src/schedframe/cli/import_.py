@@ -19,11 +19,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "import", help="write a snapshot of a live cluster for the simulator (needs the kube extra)",
         description="List a live cluster's nodes, pods, workloads and the other objects the plugins "
-        "read, and write them as one List document (YAML, or JSON with --json) that "
+        "read, and write them as one List document (YAML, or JSON with -o json: the format "
+        "to use for large clusters, as it loads faster) that "
         "'schedframe simulate --cluster' and 'schedframe explain --cluster' read. Objects schedframe "
         "cannot read, and APIs the server does not serve, are reported on stderr.")
     cluster_options(p)
-    p.add_argument("--json", action="store_true", help="write JSON instead of YAML")
+    p.add_argument("-o", "--output", choices=("yaml", "json"), default=None,
+                   help="the format written (default yaml); json is the one for large clusters: it "
+                   "loads several times faster than YAML without the fastyaml extra")
+    p.add_argument("--json", action="store_true", help="the same as --output json")
     p.add_argument("--no-terminal-pods", action="store_true",
                    help="leave out pods in phase Succeeded or Failed")
     p.add_argument("--page-size", type=int, default=500, metavar="N",
@@ -46,11 +50,14 @@ _FLAGS = {"max_items_per_kind": "raise it with --max-items-per-kind",
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe import``."""
     out = output(args)
+    if args.json and args.output == "yaml":
+        raise CliInputError("--json and --output yaml contradict each other")
+    as_json = args.json or args.output == "json"
     for flag in ("page_size", "max_items_per_kind", "max_items", "max_pages"):
         if getattr(args, flag) < 1:
             raise KubeSetupError(f"--{flag.replace('_', '-')} must be at least 1, got {getattr(args, flag)}")
-    if not args.json and importlib.util.find_spec("yaml") is None:  # say so before listing
-        raise KubeSetupError("writing YAML needs PyYAML: pip install 'schedframe[yaml]' (or use --json)")
+    if not as_json and importlib.util.find_spec("yaml") is None:  # say so before listing
+        raise KubeSetupError("writing YAML needs PyYAML: pip install 'schedframe[yaml]' (or use -o json)")
     client = api_client(args.kubeconfig, args.context)
     from ..kube import KubeLimitError, import_cluster
 
@@ -80,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         if status is not None:
             status.stop()
         client.close()
-    text = snap.dump("json" if args.json else "yaml")
+    text = snap.dump("json" if as_json else "yaml")
     out.stream.write(text)
     out.stream.flush()
     for line in snap.unavailable:
