@@ -247,8 +247,10 @@ def _with(**changes: list[Any]) -> dict[str, list[Any]]:
 
 
 def test_upstream_default_plugin_list():
-    """The default multiPoint list is upstream's, in upstream order, with upstream's weights."""
-    assert [(r.name, r.weight) for r in UPSTREAM_DEFAULT_PLUGINS] == [
+    """The default multiPoint list is upstream's, in upstream order, with upstream's weights
+    (NodeDeclaredFeatures, on by default since 1.36 but not provided, is only omitted)."""
+    assert "NodeDeclaredFeatures" in [r.name for r in UPSTREAM_DEFAULT_PLUGINS]
+    assert [(r.name, r.weight) for r in UPSTREAM_DEFAULT_PLUGINS if r.name != "NodeDeclaredFeatures"] == [
         ("SchedulingGates", 0),
         ("PrioritySort", 0),
         ("NodeUnschedulable", 0),
@@ -287,7 +289,7 @@ def test_default_configuration(registry):
 def test_unprovided_defaults_are_omitted_and_recorded(registry):
     """Upstream defaults missing from the registry are dropped and listed."""
     config = SchedulerConfiguration.default(registry=registry)
-    assert config.omitted_upstream_plugins == ()
+    assert config.omitted_upstream_plugins == ("NodeDeclaredFeatures",)
     assert set(config.omitted_upstream_plugins) <= set(NOT_PROVIDED_UPSTREAM_PLUGINS)
 
 

@@ -101,6 +101,7 @@ from .cache.nodeinfo import (
 )
 from .cache.snapshot import Snapshot
 from .cache.store import ObjectStore
+from .config._releases import ReleaseProfile, release_profile
 from .config._versions import ConfigurationDeprecationWarning
 from .config.configuration import (
     EXTENSION_POINTS,
@@ -352,6 +353,7 @@ __all__ = [
     "Registry",
     "RegistryEntry",
     "RegistryError",
+    "ReleaseProfile",
     "ReplicaSet",
     "ReplicationController",
     "ReservePlugin",
@@ -405,6 +407,7 @@ __all__ = [
     "object_from_manifest",
     "object_to_manifest",
     "parse_quantity",
+    "release_profile",
 ]
 
 

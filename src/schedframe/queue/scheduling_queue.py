@@ -426,6 +426,8 @@ class SchedulingQueue:
             ``SchedulerPopFromBackoffQ``, on by default), with backoff ordering windows.
         nominator: where nominated pods are kept (a new :class:`PodNominator` by default).
         less: overrides the activeQ order.
+        queueing_hints: upstream ``SchedulerQueueingHints`` (on by default); off, every plugin's
+            hint is upstream's default hint (``QUEUE``): any registered event requeues the pod.
 
     Every method is thread-safe.
 
@@ -445,6 +447,7 @@ class SchedulingQueue:
         pop_from_backoff_q: bool = True,
         nominator: PodNominator | None = None,
         less: LessFn | None = None,
+        queueing_hints: bool = True,
     ) -> None:
         durations = (("pod_initial_backoff", pod_initial_backoff), ("pod_max_backoff", pod_max_backoff),
                      ("pod_max_in_unschedulable_pods_duration", pod_max_in_unschedulable_pods_duration))
@@ -468,6 +471,7 @@ class SchedulingQueue:
         self._max_backoff = float(pod_max_backoff)
         self._max_in_unschedulable = float(pod_max_in_unschedulable_pods_duration)
         self._pop_from_backoff = pop_from_backoff_q
+        self._queueing_hints = queueing_hints
         self.nominator: PodNominator = nominator if nominator is not None else PodNominator()
 
         self._lock = threading.RLock()
@@ -732,7 +736,7 @@ class SchedulingQueue:
         for plugin, hint in profile.matching(event):
             if plugin not in rejectors:
                 continue
-            if hint is None:
+            if hint is None or not self._queueing_hints:
                 verdict = QueueingHint.QUEUE
             else:
                 try:
