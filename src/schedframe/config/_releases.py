@@ -120,7 +120,8 @@ class ReleaseProfile:
         return self.feature_gates.get(gate, False)
 
     def has(self, difference: str) -> bool:
-        """Whether the behaviour *difference* (a key of :data:`RELEASE_DIFFERENCES`) applies."""
+        """Whether the behaviour *difference* (a key of ``schedframe.config.RELEASE_DIFFERENCES``)
+        applies in this release."""
         d = RELEASE_DIFFERENCES[difference]
         return self.minor >= _minor(d.since)
 
