@@ -65,6 +65,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "StorageClass": {"metadata": {"name": "sc"}, "provisioner": "p"},
     "CSINode": {"metadata": {"name": "n"}, "spec": {"drivers": []}},
     "CSIDriver": {"metadata": {"name": "d"}},
+    "VolumeAttachment": {"metadata": {"name": "va"}, "spec": {"attacher": "d", "nodeName": "n"}},
 }
 
 
@@ -115,7 +116,8 @@ def test_records_are_consistent() -> None:
 def test_cluster_scoped_set_is_the_non_namespaced_kinds() -> None:
     assert KINDS.cluster_scoped() == {info.kind for info in KINDS if not info.namespaced}
     assert KINDS.cluster_scoped() == {"Node", "Namespace", "PriorityClass", "DeviceClass", "ResourceSlice",
-                                      "PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
+                                      "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+                                      "VolumeAttachment"}
     for info in KINDS:
         obj = object_from_manifest(_manifest(info.kind))
         assert (getattr(obj, "namespace", None) is not None) == info.namespaced, info.kind

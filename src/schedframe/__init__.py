@@ -89,6 +89,7 @@ from .api.storage import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from .api.volume_attachment import VolumeAttachment
 from .api.workloads import CronJob, DaemonSet, Deployment, Job, expand_workloads
 from .cache.cache import Cache, CacheDump
 from .cache.nodeinfo import (
@@ -388,6 +389,7 @@ __all__ = [
     "TopologySpreadConstraint",
     "UnknownPluginError",
     "Volume",
+    "VolumeAttachment",
     "WaitingPod",
     "WaitingPodEntry",
     "WaitingPods",

@@ -113,6 +113,7 @@ from .storage import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from .volume_attachment import VolumeAttachment
 from .workloads import (
     CronJob,
     DaemonSet,
@@ -207,6 +208,7 @@ __all__ = [
     "TopologySelectorTerm",
     "TopologySpreadConstraint",
     "Volume",
+    "VolumeAttachment",
     "WeightedPodAffinityTerm",
     "dump_manifests",
     "dump_scheduler_state",

@@ -41,6 +41,9 @@ from .objects import (
 )
 from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from .storage import CSIDriver, CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
+from .volume_attachment import VOLUME_ATTACHMENT_API_VERSION, VolumeAttachment
+from .volume_attachment import volume_attachment_from_manifest as _va_in
+from .volume_attachment import volume_attachment_to_manifest as _va_out
 from .workloads import CronJob, DaemonSet, Deployment, Job
 
 if TYPE_CHECKING:
@@ -239,4 +242,6 @@ KINDS: Final = KindRegistry((
              _storage._csi_node, _storage._csi_node_out, watched=True, rank=60),
     KindInfo("CSIDriver", _storage._STORAGE_API, "csidrivers", False, CSIDriver,
              _storage._csi_driver, _storage._csi_driver_out, watched=True, rank=50),
+    KindInfo("VolumeAttachment", VOLUME_ATTACHMENT_API_VERSION, "volumeattachments", False, VolumeAttachment,
+             _va_in, _va_out, watched=True, rank=75),
 ))

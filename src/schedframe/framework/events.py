@@ -79,6 +79,7 @@ class EventResource(str, enum.Enum):
     CSI_NODE = "storage.k8s.io/CSINode"
     CSI_DRIVER = "storage.k8s.io/CSIDriver"
     CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
+    VOLUME_ATTACHMENT = "storage.k8s.io/VolumeAttachment"
     WILDCARD = "*"
 
 
