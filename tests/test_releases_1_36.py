@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,15 +12,19 @@ from schedframe import (
     CSINode,
     CSINodeDriver,
     CSIPersistentVolumeSource,
+    DeprecatedAPIVersionWarning,
     ManifestError,
     Node,
     PersistentVolume,
     PersistentVolumeClaim,
     PersistentVolumeClaimVolumeSource,
     Pod,
+    PodDisruptionBudget,
+    SchedframeWarning,
     Status,
     Volume,
     VolumeAttachment,
+    load_manifests,
     object_from_manifest,
     object_to_manifest,
 )
@@ -108,3 +113,77 @@ def test_volume_attachment_manifest_round_trip() -> None:
     assert object_to_manifest(va) == manifest
     with pytest.raises(ManifestError, match=r"spec\.attacher: required"):
         object_from_manifest({**manifest, "spec": {"nodeName": "node-1"}})
+
+
+# --------------------------------------------------------------------------------------------
+# older API versions, read with a deprecation warning
+
+COCKROACHDB_PDB = {  # kubernetes/examples cockroachdb/cockroachdb-statefulset.yaml
+    "apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget",
+    "metadata": {"name": "cockroachdb-budget", "namespace": "default", "labels": {"app": "cockroachdb"}},
+    "spec": {"selector": {"matchLabels": {"app": "cockroachdb"}}, "maxUnavailable": 1},
+}
+
+
+def test_policy_v1beta1_pdb_is_read_with_a_warning() -> None:
+    """A policy/v1beta1 PodDisruptionBudget is read as policy/v1, with a DeprecatedAPIVersionWarning."""
+    with pytest.warns(DeprecatedAPIVersionWarning, match=r"PodDisruptionBudget 'cockroachdb-budget' is "
+                                                         r"written in policy/v1beta1.*stopped serving in "
+                                                         r"1\.25; read as policy/v1") as record:
+        pdb = object_from_manifest(COCKROACHDB_PDB)
+    assert pdb == object_from_manifest({**COCKROACHDB_PDB, "apiVersion": "policy/v1"})
+    warning = record[0].message
+    assert isinstance(warning, DeprecatedAPIVersionWarning)
+    assert (warning.kind, warning.api_version, warning.current) == (
+        "PodDisruptionBudget", "policy/v1beta1", "policy/v1")
+    assert issubclass(DeprecatedAPIVersionWarning, SchedframeWarning)
+
+
+def test_v1beta1_pdb_empty_selector_selects_nothing() -> None:
+    """In policy/v1beta1 an empty selector selects no pods: it is read as policy/v1's missing one."""
+    manifest = {**COCKROACHDB_PDB, "spec": {"selector": {}, "maxUnavailable": 1}}
+    with pytest.warns(DeprecatedAPIVersionWarning):
+        pdb = object_from_manifest(manifest)
+    assert isinstance(pdb, PodDisruptionBudget)
+    assert pdb.selector is None
+    v1 = object_from_manifest({**manifest, "apiVersion": "policy/v1"})
+    assert isinstance(v1, PodDisruptionBudget)
+    assert v1.selector is not None
+
+
+@pytest.mark.parametrize(("manifest", "old", "current"), [
+    ({"kind": "CronJob", "metadata": {"name": "c", "namespace": "default"},
+      "spec": {"schedule": "* * * * *",
+               "jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "c",
+                                                                                "image": "x"}]}}}}}},
+     "batch/v1beta1", "batch/v1"),
+    ({"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
+     "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1"),
+    ({"kind": "StorageClass", "metadata": {"name": "sc"}, "provisioner": "p"},
+     "storage.k8s.io/v1beta1", "storage.k8s.io/v1"),
+    ({"kind": "CSINode", "metadata": {"name": "n"}, "spec": {"drivers": []}},
+     "storage.k8s.io/v1beta1", "storage.k8s.io/v1"),
+    ({"kind": "CSIDriver", "metadata": {"name": "d"}}, "storage.k8s.io/v1beta1", "storage.k8s.io/v1"),
+], ids=lambda v: v["kind"] if isinstance(v, dict) else v)
+def test_old_versions_with_the_same_fields(manifest: dict[str, Any], old: str, current: str) -> None:
+    """batch/v1beta1 CronJob and the v1beta1 scheduling and storage kinds are read as the current
+    version, with a warning."""
+    with pytest.warns(DeprecatedAPIVersionWarning, match=f"read as {current}"):
+        got = object_from_manifest({**manifest, "apiVersion": old})
+    assert got == object_from_manifest({**manifest, "apiVersion": current})
+
+
+def test_other_old_versions_are_still_refused() -> None:
+    """Versions whose fields differ (apps/v1beta1 Deployment) are refused as before."""
+    with pytest.raises(ManifestError, match="apiVersion"):
+        object_from_manifest({"apiVersion": "apps/v1beta1", "kind": "Deployment", "metadata": {"name": "d"}})
+
+
+def test_load_manifests_reads_an_old_bundle() -> None:
+    """A bundle with a policy/v1beta1 PDB loads, warning once per old object."""
+    text = "\n---\n".join(json.dumps(m) for m in (COCKROACHDB_PDB, {**COCKROACHDB_PDB, "metadata": {
+        "name": "other", "namespace": "default"}}))
+    with pytest.warns(DeprecatedAPIVersionWarning) as record:
+        objs = load_manifests(text)
+    assert [o.name for o in objs] == ["cockroachdb-budget", "other"]  # type: ignore[union-attr]
+    assert len([w for w in record if issubclass(w.category, DeprecatedAPIVersionWarning)]) == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .api._old_versions import DeprecatedAPIVersionWarning
 from .api.kinds import KINDS, KindInfo, KindRegistry
 from .api.manifests import (
     dump_manifests,
@@ -238,6 +239,7 @@ __all__ = [
     "CycleState",
     "DaemonSet",
     "Deployment",
+    "DeprecatedAPIVersionWarning",
     "Device",
     "DeviceAllocationConfiguration",
     "DeviceAttribute",

@@ -8,6 +8,7 @@ is imported.
 
 from __future__ import annotations
 
+from ._old_versions import DeprecatedAPIVersionWarning
 from .frozendict import (
     FrozenDict,
     freeze,
@@ -144,6 +145,7 @@ __all__ = [
     "DEFAULT_SCHEDULER_NAME",
     "DaemonSet",
     "Deployment",
+    "DeprecatedAPIVersionWarning",
     "Device",
     "DeviceAllocationConfiguration",
     "DeviceAttribute",

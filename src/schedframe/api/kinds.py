@@ -27,6 +27,7 @@ from ..errors import DuplicateKindError
 from . import _core, _pod, _workload_io
 from . import resource as _resource
 from . import storage as _storage
+from ._old_versions import reading_old_versions as _old
 from .objects import (
     Namespace,
     Node,
@@ -216,11 +217,11 @@ KINDS: Final = KindRegistry((
              _workload_io._daemon_set, _workload_io._daemon_set_out, rank=190),
     KindInfo("Job", "batch/v1", "jobs", True, Job, _workload_io._job, _workload_io._job_out, rank=210),
     KindInfo("CronJob", "batch/v1", "cronjobs", True, CronJob,
-             _workload_io._cron_job, _workload_io._cron_job_out, rank=200),
+             _old("CronJob", _workload_io._cron_job), _workload_io._cron_job_out, rank=200),
     KindInfo("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True, PodDisruptionBudget,
-             _core._pdb, _core._pdb_out, watched=True, rank=140),
+             _old("PodDisruptionBudget", _core._pdb), _core._pdb_out, watched=True, rank=140),
     KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False, PriorityClass,
-             _core._priority_class, _core._priority_class_out, rank=20),
+             _old("PriorityClass", _core._priority_class), _core._priority_class_out, rank=20),
     KindInfo("PodGroup", _core.POD_GROUP_API_VERSIONS, "podgroups", True, PodGroup,
              _core.pod_group_from_manifest, _core._pod_group_out, rank=150),
     KindInfo("ResourceClaim", RESOURCE_API_VERSION, "resourceclaims", True, ResourceClaim,
@@ -237,11 +238,12 @@ KINDS: Final = KindRegistry((
     KindInfo("PersistentVolumeClaim", "v1", "persistentvolumeclaims", True, PersistentVolumeClaim,
              _storage._persistent_volume_claim, _storage._persistent_volume_claim_out, watched=True, rank=80),
     KindInfo("StorageClass", _storage._STORAGE_API, "storageclasses", False, StorageClass,
-             _storage._storage_class, _storage._storage_class_out, watched=True, rank=40),
+             _old("StorageClass", _storage._storage_class), _storage._storage_class_out, watched=True,
+             rank=40),
     KindInfo("CSINode", _storage._STORAGE_API, "csinodes", False, CSINode,
-             _storage._csi_node, _storage._csi_node_out, watched=True, rank=60),
+             _old("CSINode", _storage._csi_node), _storage._csi_node_out, watched=True, rank=60),
     KindInfo("CSIDriver", _storage._STORAGE_API, "csidrivers", False, CSIDriver,
-             _storage._csi_driver, _storage._csi_driver_out, watched=True, rank=50),
+             _old("CSIDriver", _storage._csi_driver), _storage._csi_driver_out, watched=True, rank=50),
     KindInfo("VolumeAttachment", VOLUME_ATTACHMENT_API_VERSION, "volumeattachments", False, VolumeAttachment,
              _va_in, _va_out, watched=True, rank=75),
 ))
