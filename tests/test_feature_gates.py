@@ -174,14 +174,16 @@ def test_pop_from_backoff_q_gate() -> None:
 
 
 def test_node_declared_features_gate_adds_the_plugin_to_the_defaults() -> None:
-    """NodeDeclaredFeatures (on by default in 1.36) adds its plugin, which schedframe lists as omitted."""
-    assert SchedulerConfiguration.default(kubernetes_version="1.35").omitted_upstream_plugins == ()
-    assert SchedulerConfiguration.default(kubernetes_version="1.36").omitted_upstream_plugins == (
-        "NodeDeclaredFeatures",)
-    off = SchedulerConfiguration.default(feature_gates="NodeDeclaredFeatures=false")
-    assert off.omitted_upstream_plugins == ()
-    on = SchedulerConfiguration.default(kubernetes_version="1.35", feature_gates="NodeDeclaredFeatures=true")
-    assert on.omitted_upstream_plugins == ("NodeDeclaredFeatures",)
+    """NodeDeclaredFeatures (on by default in 1.36) adds its plugin to the default profile."""
+    def has_it(config: SchedulerConfiguration) -> bool:
+        assert config.omitted_upstream_plugins == ()
+        return "NodeDeclaredFeatures" in config.profiles[0].plugin_names()
+
+    assert not has_it(SchedulerConfiguration.default(kubernetes_version="1.35"))
+    assert has_it(SchedulerConfiguration.default(kubernetes_version="1.36"))
+    assert not has_it(SchedulerConfiguration.default(feature_gates="NodeDeclaredFeatures=false"))
+    assert has_it(SchedulerConfiguration.default(kubernetes_version="1.35",
+                                                 feature_gates="NodeDeclaredFeatures=true"))
 
 
 def test_cli_feature_gates(capsys: pytest.CaptureFixture[str]) -> None:

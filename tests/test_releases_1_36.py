@@ -9,18 +9,25 @@ from typing import Any
 import pytest
 
 from schedframe import (
+    Code,
+    Container,
+    ContainerRestartRule,
     CSINode,
     CSINodeDriver,
     CSIPersistentVolumeSource,
+    CycleState,
     DeprecatedAPIVersionWarning,
     ManifestError,
     Node,
+    NodeInfo,
     PersistentVolume,
     PersistentVolumeClaim,
     PersistentVolumeClaimVolumeSource,
     Pod,
     PodDisruptionBudget,
     SchedframeWarning,
+    Scheduler,
+    SchedulerConfiguration,
     Status,
     Volume,
     VolumeAttachment,
@@ -29,6 +36,7 @@ from schedframe import (
     object_to_manifest,
 )
 from schedframe.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from schedframe.plugins.node_declared_features import _STATE_KEY, DeclaredFeature, NodeDeclaredFeatures
 from schedframe.plugins.node_volume_limits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
 from schedframe.testing import PluginHarness
 
@@ -187,3 +195,181 @@ def test_load_manifests_reads_an_old_bundle() -> None:
         objs = load_manifests(text)
     assert [o.name for o in objs] == ["cockroachdb-budget", "other"]  # type: ignore[union-attr]
     assert len([w for w in record if issubclass(w.category, DeprecatedAPIVersionWarning)]) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# NodeDeclaredFeatures (nodedeclaredfeatures_test.go at v1.36, and the registry's features)
+
+NDF = "NodeDeclaredFeatures"
+
+
+def feature(name: str, infer: bool | Any) -> DeclaredFeature:
+    return DeclaredFeature(name, infer if callable(infer) else (lambda pod: infer))
+
+
+PRE_FILTER_CASES = [
+    pytest.param([feature("TestFeature", True)], None, frozenset({"TestFeature"}),
+                 id="Pod with feature requirements"),
+    pytest.param([feature("TestFeature1", True), feature("TestFeature2", True)], None,
+                 frozenset({"TestFeature1", "TestFeature2"}), id="Pod with multiple feature requirements"),
+    pytest.param([feature("TestFeature", False)], Status.skip(), None, id="Pod with no requirements"),
+]
+
+
+@pytest.mark.parametrize(("features", "want_status", "want_reqs"), PRE_FILTER_CASES)
+def test_node_declared_features_pre_filter(features: list[DeclaredFeature], want_status: Status | None,
+                                           want_reqs: frozenset[str] | None) -> None:
+    """PreFilter writes the pod's requirements, or skips a pod that needs nothing."""
+    plugin = NodeDeclaredFeatures(features=features, enabled=True)
+    state = CycleState()
+    result, status = plugin.pre_filter(state, Pod(name="test-pod"), [])
+    assert result is None
+    assert status == want_status
+    assert plugin.requirements(Pod(name="test-pod")) == (want_reqs or frozenset())
+
+
+def node_with(name: str, *declared: str) -> Node:
+    return Node(name=name, declared_features=declared,
+                allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"})
+
+
+UNSATISFIED = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                     ("node declared features check failed - unsatisfied requirements: TestFeature",))
+
+FILTER_CASES = [
+    pytest.param(node_with("node-1", "TestFeature", "OtherFeature"), {"TestFeature"}, None,
+                 id="Node matches requirements"),
+    pytest.param(node_with("node-2", "OtherFeature"), {"TestFeature"}, UNSATISFIED,
+                 id="Node does not match requirements"),
+    pytest.param(node_with("node-3"), {"TestFeature"}, UNSATISFIED, id="Node has no declared features"),
+    pytest.param(None, {"TestFeature"}, Status(Code.ERROR, ("node not found",)), id="NodeInfo.Node() is nil"),
+    pytest.param(node_with("node-2", "OtherFeature"), {"TestFeature", "OtherFeature"}, UNSATISFIED,
+                 id="Node with some but not all required features"),
+    pytest.param(node_with("node-1"), None, Status(Code.ERROR, (
+        'error reading "PreFilterNodeDeclaredFeatures" from cycle-state: not found',)),
+                 id="Error getting pre-filter state"),
+]
+
+
+@pytest.mark.parametrize(("node", "reqs", "want"), FILTER_CASES)
+def test_node_declared_features_filter(node: Node | None, reqs: set[str] | None, want: Status | None) -> None:
+    """Filter: every required feature must be declared by the node."""
+    plugin = NodeDeclaredFeatures(features=[], enabled=True)
+    state = CycleState()
+    if reqs is not None:
+        state.write(_STATE_KEY, frozenset(reqs))
+    info = NodeInfo(node) if node is not None else NodeInfo()
+    got = plugin.filter(state, Pod(name="test-pod"), info)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert (got.code, list(got.reasons)) == (want.code, list(want.reasons))
+
+
+def test_node_declared_features_unsatisfied_are_sorted() -> None:
+    """The unsatisfied features are listed sorted, comma-separated."""
+    plugin = NodeDeclaredFeatures(features=[], enabled=True)
+    state = CycleState()
+    state.write(_STATE_KEY, frozenset({"Zeta", "Alpha"}))
+    got = plugin.filter(state, Pod(name="p"), NodeInfo(node_with("n")))
+    assert got is not None
+    assert list(got.reasons) == [
+        "node declared features check failed - unsatisfied requirements: Alpha, Zeta"]
+
+
+@pytest.mark.parametrize(("old", "new", "want"), [
+    (None, node_with("node-1", "TestFeature"), QueueingHint.QUEUE),
+    (node_with("node-3"), node_with("node-1", "TestFeature"), QueueingHint.QUEUE),
+    (node_with("node-1", "TestFeature"), node_with("node-1", "TestFeature"), QueueingHint.QUEUE_SKIP),
+    (node_with("node-1", "TestFeature"), node_with("node-2", "OtherFeature"), QueueingHint.QUEUE),
+], ids=["Node Add with feature", "Node Update (Features Added)", "Node Update (Features Unchanged)",
+        "Node Update (Irrelevant Features change)"])
+def test_node_declared_features_node_hint(old: Node | None, new: Node, want: QueueingHint) -> None:
+    """A node added, or one whose declared features changed, requeues the pod."""
+    plugin = NodeDeclaredFeatures(features=[], enabled=True)
+    assert plugin.is_schedulable_after_node_change(Pod(name="test-pod"), old, new) == want
+
+
+def _labelled(pod: Pod) -> bool:
+    return pod.labels.get("foo") == "bar"
+
+
+@pytest.mark.parametrize(("old", "new", "want"), [
+    (Pod(name="test-pod"), Pod(name="test-pod", labels={"foo": "bar"}), QueueingHint.QUEUE),
+    (Pod(name="test-pod", labels={"foo": "bar"}), Pod(name="test-pod"), QueueingHint.QUEUE),
+    (Pod(name="test-pod"), Pod(name="test-pod"), QueueingHint.QUEUE_SKIP),
+], ids=["Pod Update adds requirement", "Pod Update removes requirement",
+        "Pod Update with no change in requirements"])
+def test_node_declared_features_pod_hint(old: Pod, new: Pod, want: QueueingHint) -> None:
+    """The pod's own update requeues it when its requirements changed."""
+    plugin = NodeDeclaredFeatures(features=[feature("TestFeature", _labelled)], enabled=True)
+    assert plugin.is_schedulable_after_pod_update(Pod(name="test-pod"), old, new) == want
+
+
+def test_node_declared_features_events() -> None:
+    """Two events when enabled (node add / declared-feature update, pod update); none when off."""
+    on = NodeDeclaredFeatures(features=[], enabled=True).events_to_register()
+    assert [e.event for e in on] == [
+        ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_DECLARED_FEATURE),
+        ClusterEvent(EventResource.POD, ActionType.UPDATE)]
+    assert NodeDeclaredFeatures(features=[], enabled=False).events_to_register() == ()
+
+
+RESTART_ALL = Pod(name="restart-all", containers=[Container(
+    name="c", restart_policy_rules=[ContainerRestartRule("RestartAllContainers", "In", [42])])])
+HOST_NETWORK_USERNS = Pod(name="hostnet-userns", host_network=True, host_users=False)
+
+
+@pytest.mark.parametrize(("pod", "want"), [
+    (RESTART_ALL, {"RestartAllContainersOnContainerExits"}),
+    (Pod(name="init", init_containers=[Container(
+        name="i", restart_policy_rules=[ContainerRestartRule("RestartAllContainers")])]),
+     {"RestartAllContainersOnContainerExits"}),
+    (Pod(name="restart", containers=[Container(
+        name="c", restart_policy_rules=[ContainerRestartRule("Restart")])]), set()),
+    (HOST_NETWORK_USERNS, {"UserNamespacesHostNetworkSupport"}),
+    (Pod(name="hostnet", host_network=True), set()),
+    (Pod(name="userns", host_users=False), set()),
+    (Pod(name="plain"), set()),
+], ids=lambda v: v.name if isinstance(v, Pod) else "")
+def test_node_declared_features_inference_1_36(pod: Pod, want: set[str]) -> None:
+    """The 1.36 registry's features a pod needs at scheduling time; 1.35's registry has none."""
+    assert NodeDeclaredFeatures(enabled=True).requirements(pod) == want
+    h35 = PluginHarness(NDF, nodes=[node_with("n")], kubernetes_version="1.35",
+                        feature_gates={"NodeDeclaredFeatures": True})
+    assert h35.pre_filter(pod) == (None, Status.skip())
+
+
+def test_node_declared_features_schedules_by_release() -> None:
+    """1.36 (gate on by default) places a pod needing a feature only on a node declaring it;
+    1.35 (gate off) ignores declarations; 1.36 with the gate off too."""
+    def place(**kw: Any) -> dict[str, str | None]:
+        s = Scheduler(objects=[node_with("a"), node_with("b", "UserNamespacesHostNetworkSupport")], **kw)
+        s.add_pod(HOST_NETWORK_USERNS)
+        s.run_until_idle()
+        return {"node": s.node_of(HOST_NETWORK_USERNS)}
+
+    assert place() == {"node": "b"}
+    assert {place(kubernetes_version="1.35", seed=seed)["node"] for seed in range(8)} == {"a", "b"}
+    assert {place(feature_gates="NodeDeclaredFeatures=false", seed=seed)["node"] for seed in range(8)} == {
+        "a", "b"}
+
+
+def test_node_declared_features_message() -> None:
+    """No node declaring the feature: the pod stays pending with upstream's message."""
+    s = Scheduler(objects=[node_with("a"), node_with("b")])
+    s.add_pod(RESTART_ALL)
+    s.run_until_idle()
+    [pending] = s.pending()
+    assert pending.message == (
+        "0/2 nodes are available: 2 node declared features check failed - unsatisfied requirements: "
+        "RestartAllContainersOnContainerExits. no new claims to deallocate, preemption: 0/2 nodes are "
+        "available: 2 Preemption is not helpful for scheduling.")
+
+
+def test_omitted_upstream_plugins_is_empty_for_every_release() -> None:
+    """Every default plugin of kube-scheduler 1.32-1.36 is provided."""
+    for release in ("1.32", "1.33", "1.34", "1.35", "1.36"):
+        assert SchedulerConfiguration.default(kubernetes_version=release).omitted_upstream_plugins == ()
+    assert "NodeDeclaredFeatures" in SchedulerConfiguration.default().profiles[0].plugin_names()

@@ -122,8 +122,7 @@ FEATURE_GATES: Final[Mapping[str, FeatureGate]] = FrozenDict({g.name: g for g in
     _gate("MatchLabelKeysInPodTopologySpread", ("1.25", False, ALPHA), ("1.27", True, BETA),
           note="matchLabelKeys is always honoured"),
     _gate("NodeDeclaredFeatures", ("1.35", False, ALPHA), ("1.36", True, BETA),
-          modelled="adds NodeDeclaredFeatures to the default plugins (schedframe does not provide it: "
-                   "it is listed in omitted_upstream_plugins)"),
+          modelled="adds NodeDeclaredFeatures to the default plugins, and turns that plugin on"),
     _gate("NodeInclusionPolicyInPodTopologySpread", ("1.25", False, ALPHA), ("1.26", True, BETA),
           ("1.33", True, GA, True), note="nodeAffinityPolicy and nodeTaintsPolicy are always honoured"),
     _gate("NominatedNodeNameForExpectation", ("1.34", False, ALPHA), ("1.35", True, BETA),

@@ -51,6 +51,7 @@ __all__ = [
     "INTER_POD_AFFINITY",
     "IN_TREE_PLUGINS",
     "NODE_AFFINITY",
+    "NODE_DECLARED_FEATURES",
     "NODE_NAME",
     "NODE_PORTS",
     "NODE_RESOURCES_BALANCED_ALLOCATION",
@@ -74,6 +75,7 @@ PRIORITY_SORT: Final = "PrioritySort"
 SCHEDULING_GATES: Final = "SchedulingGates"
 NODE_UNSCHEDULABLE: Final = "NodeUnschedulable"
 NODE_NAME: Final = "NodeName"
+NODE_DECLARED_FEATURES: Final = "NodeDeclaredFeatures"
 NODE_PORTS: Final = "NodePorts"
 TAINT_TOLERATION: Final = "TaintToleration"
 NODE_AFFINITY: Final = "NodeAffinity"
@@ -98,6 +100,7 @@ IN_TREE_PLUGINS: Final[frozenset[str]] = frozenset({
     NODE_AFFINITY, NODE_RESOURCES_FIT, NODE_RESOURCES_BALANCED_ALLOCATION, POD_TOPOLOGY_SPREAD,
     INTER_POD_AFFINITY, IMAGE_LOCALITY, DEFAULT_PREEMPTION, DEFAULT_BINDER, COSCHEDULING,
     DYNAMIC_RESOURCES, VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE,
+    NODE_DECLARED_FEATURES,
 })
 
 # kube-scheduler default plugins schedframe does not provide (none at present)

@@ -107,6 +107,7 @@ _ACTION_NAMES: Final = {
     ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
     ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
     ActionType.UPDATE: "Update",
     ActionType.ALL: "All",
 }
@@ -177,6 +178,8 @@ def node_scheduling_properties_change(new: Node, old: Node) -> list[ClusterEvent
         actions.append(ActionType.UPDATE_NODE_CONDITION)
     if new.annotations != old.annotations:
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
+    if new.declared_features != old.declared_features:
+        actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
     return [cluster_event(EventResource.NODE, a) for a in actions]
 
 
