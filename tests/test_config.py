@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import ConfigurationError, PluginArgsError, Registry, Status
+from schedframe.api.frozendict import FrozenDict
+from schedframe.config import configuration as _configuration
 from schedframe.config.configuration import (
     API_VERSION,
     EXTENSION_POINTS,
@@ -68,6 +70,14 @@ _METHODS: dict[str, dict[str, Any]] = {
     "bind": {"bind": lambda self, s, p, n: None},
     "postBind": {"post_bind": lambda self, s, p, n: None},
 }
+
+
+@pytest.fixture(autouse=True)
+def _an_unprovided_upstream_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """schedframe provides every kube-scheduler plugin now; the handling of those it would not
+    provide is exercised with GangScheduling (absent from the fake registry) listed as such."""
+    monkeypatch.setattr(_configuration, "NOT_PROVIDED_UPSTREAM_PLUGINS", FrozenDict(
+        {"GangScheduling": "workload objects are not modelled; use schedframe's Coscheduling plugin"}))
 
 
 def _plugin_class(points: tuple[str, ...]) -> type:

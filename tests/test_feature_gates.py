@@ -101,11 +101,23 @@ def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
     """A known gate schedframe does not model is accepted at its default only, never ignored."""
     assert release_profile("1.36", {"SchedulerAsyncPreemption": True}) == release_profile("1.36")
     with pytest.raises(ConfigurationError) as info:
-        release_profile("1.36", {"SchedulerAsyncPreemption": False, "GenericWorkload": True})
+        release_profile("1.36", {"SchedulerAsyncPreemption": False, "TopologyAwareWorkloadScheduling": True})
     assert [e.split(":")[0] for e in info.value.errors] == [
-        "feature_gates['SchedulerAsyncPreemption']", "feature_gates['GenericWorkload']"]
-    assert "feature gate GenericWorkload is not modelled by schedframe: only its Kubernetes 1.36 default, " \
-           "false, is accepted" in info.value.errors[1]
+        "feature_gates['SchedulerAsyncPreemption']", "feature_gates['TopologyAwareWorkloadScheduling']"]
+    assert ("feature gate TopologyAwareWorkloadScheduling is not modelled by schedframe: only its Kubernetes "
+            "1.36 default, false, is accepted") in info.value.errors[1]
+
+
+def test_gang_scheduling_needs_generic_workload() -> None:
+    """GangScheduling depends on GenericWorkload, as upstream declares; together they add the
+    GangScheduling plugin to the default profile."""
+    with pytest.raises(ConfigurationError, match=r"feature gate GangScheduling depends on GenericWorkload"):
+        release_profile("1.36", {"GangScheduling": True})
+    both = SchedulerConfiguration.default(feature_gates="GenericWorkload=true,GangScheduling=true")
+    assert [r.name for r in both.profiles[0].plugins["permit"]] == ["GangScheduling"]
+    assert "GangScheduling" not in SchedulerConfiguration.default().profiles[0].plugin_names()
+    with pytest.raises(ConfigurationError, match=r"PreAlpha at emulated version 1\.34"):
+        release_profile("1.34", {"GenericWorkload": True})
 
 
 def test_gate_values_must_be_bools() -> None:

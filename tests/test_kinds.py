@@ -66,6 +66,8 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "CSINode": {"metadata": {"name": "n"}, "spec": {"drivers": []}},
     "CSIDriver": {"metadata": {"name": "d"}},
     "VolumeAttachment": {"metadata": {"name": "va"}, "spec": {"attacher": "d", "nodeName": "n"}},
+    "Workload": {"metadata": {"name": "w", "namespace": "default"},
+                 "spec": {"podGroups": [{"name": "g", "policy": {"gang": {"minCount": 2}}}]}},
 }
 
 
@@ -156,7 +158,7 @@ def test_informers_watch_the_watched_kinds() -> None:
     # every kind a plugin registers events for is watched, and nothing else but workloads is
     for info in KINDS:
         if event_resource_for(info.kind) is not None:
-            assert info.watched or info.kind == "PodGroup", info.kind
+            assert info.watched or info.kind in ("PodGroup", "Workload"), info.kind
 
 
 def test_event_resources_derive_from_the_registry() -> None:

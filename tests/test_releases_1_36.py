@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,13 +33,25 @@ from schedframe import (
     Status,
     Volume,
     VolumeAttachment,
+    Workload,
+    WorkloadPodGroup,
+    WorkloadReference,
     load_manifests,
     object_from_manifest,
     object_to_manifest,
 )
+from schedframe.cache.store import ObjectStore
 from schedframe.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from schedframe.plugins.gang_scheduling import (
+    MSG_WAITING_FOR_MIN_COUNT,
+    MSG_WAITING_ON_PERMIT,
+    PERMIT_TIMEOUT_SECONDS,
+    GangScheduling,
+)
 from schedframe.plugins.node_declared_features import _STATE_KEY, DeclaredFeature, NodeDeclaredFeatures
 from schedframe.plugins.node_volume_limits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
+from schedframe.sim import simulate
+from schedframe.sim.scenario import Scenario
 from schedframe.testing import PluginHarness
 
 EBS = "ebs.csi.aws.com"
@@ -373,3 +387,236 @@ def test_omitted_upstream_plugins_is_empty_for_every_release() -> None:
     for release in ("1.32", "1.33", "1.34", "1.35", "1.36"):
         assert SchedulerConfiguration.default(kubernetes_version=release).omitted_upstream_plugins == ()
     assert "NodeDeclaredFeatures" in SchedulerConfiguration.default().profiles[0].plugin_names()
+
+
+# --------------------------------------------------------------------------------------------
+# the Workload API and GangScheduling (the workload-based plugin of kube-scheduler 1.35/1.36)
+
+GANG_GATES = "GenericWorkload=true,GangScheduling=true"
+
+
+def gang_workload(min_count: int | None = 3, *, name: str = "w", namespace: str = "default") -> Workload:
+    return Workload(name=name, namespace=namespace,
+                    pod_groups=[WorkloadPodGroup("g", min_count), WorkloadPodGroup("basic")])
+
+
+def member(name: str, *, group: str = "g", workload: str = "w", namespace: str = "default", node: str = "",
+           cpu: str = "1", replica: str = "") -> Pod:
+    return Pod(name=name, namespace=namespace, node_name=node,
+               workload_ref=WorkloadReference(workload, group, replica),
+               containers=[Container(requests={"cpu": cpu})])
+
+
+class _Handle:
+    """Objects, the pod lister and waiting pods: what GangScheduling reads of its handle."""
+
+    def __init__(self, objects: list[Any], pods: list[Pod]) -> None:
+        self.objects = ObjectStore(objects)
+        self.pods = pods
+        self.allowed: list[str] = []
+
+    def list_pods(self, namespace: str | None = None) -> list[Pod]:
+        return [p for p in self.pods if namespace is None or p.namespace == namespace]
+
+    def get_waiting_pod(self, uid: str) -> Any:
+        handle = self
+
+        class _Waiting:
+            def allow(self, plugin: str) -> None:
+                handle.allowed.append(uid)
+
+        return _Waiting()
+
+
+PRE_ENQUEUE_CASES = [
+    pytest.param(Pod(name="plain"), [gang_workload()], [], None, id="pod without workloadRef"),
+    pytest.param(member("p"), [], [],
+                 "waiting for pods's workload \"w\" to appear in scheduling queue", id="workload not found"),
+    pytest.param(member("p", group="nope"), [gang_workload()], [],
+                 "pod group \"nope\" doesn't exist for a workload \"w\"", id="pod group not found"),
+    pytest.param(member("p", group="basic"), [gang_workload()], [], None, id="basic policy: not a gang"),
+    pytest.param(member("p"), [gang_workload()], [member("q")], MSG_WAITING_FOR_MIN_COUNT,
+                 id="fewer than minCount pods of the group"),
+    pytest.param(member("p"), [gang_workload()], [member("q"), member("r", node="n1")], None,
+                 id="minCount pods exist (bound ones count)"),
+    pytest.param(member("p"), [gang_workload()],
+                 [member("q"), member("r", namespace="other"), member("s", replica="2")],
+                 MSG_WAITING_FOR_MIN_COUNT,
+                 id="pods of another namespace or replica key are another group"),
+]
+
+
+@pytest.mark.parametrize(("pod", "objects", "others", "want"), PRE_ENQUEUE_CASES)
+def test_gang_scheduling_pre_enqueue(pod: Pod, objects: list[Any], others: list[Pod],
+                                     want: str | None) -> None:
+    """PreEnqueue holds a gang pod until its Workload and minCount pods of its group exist."""
+    plugin = GangScheduling(_Handle(objects, [pod, *others]), enabled=True)  # type: ignore[arg-type]
+    got = plugin.pre_enqueue(pod)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert (got.code, list(got.reasons)) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [want])
+
+
+def test_gang_scheduling_permit_waits_for_the_quorum() -> None:
+    """Permit waits (and activates the unscheduled siblings) until minCount pods are assumed or
+    bound; the pod completing the quorum allows the waiting ones."""
+    pods = [member("a"), member("b"), member("c")]
+    handle = _Handle([gang_workload()], pods)
+    plugin = GangScheduling(handle, enabled=True)  # type: ignore[arg-type]
+    state = CycleState()
+    plugin.reserve(state, pods[0], "n1")
+    status, timeout = plugin.permit(state, pods[0], "n1")
+    assert status is not None
+    assert (status.code, list(status.reasons), timeout) == (Code.WAIT, [MSG_WAITING_ON_PERMIT],
+                                                           PERMIT_TIMEOUT_SECONDS)
+    assert sorted(state.pods_to_activate) == ["default/b", "default/c"]
+    plugin.reserve(CycleState(), pods[1], "n2")
+    plugin.unreserve(CycleState(), pods[1], "n2")  # released: it no longer counts
+    plugin.reserve(CycleState(), pods[1], "n2")
+    assert plugin.permit(CycleState(), pods[1], "n2")[0] is not None
+    plugin.reserve(CycleState(), pods[2], "n3")
+    assert plugin.permit(CycleState(), pods[2], "n3") == (None, 0.0)
+    assert sorted(handle.allowed) == sorted(p.uid for p in pods)
+
+
+def test_gang_scheduling_permit_errors() -> None:
+    """Permit: a missing Workload or pod group is an error; a basic group passes."""
+    plugin = GangScheduling(_Handle([gang_workload()], []), enabled=True)  # type: ignore[arg-type]
+    status, _ = plugin.permit(CycleState(), member("p", workload="gone"), "n")
+    assert status is not None
+    assert status.code == Code.ERROR
+    assert list(status.reasons) == ['failed to get workload default/gone: workload "gone" not found']
+    status, _ = plugin.permit(CycleState(), member("p", group="nope"), "n")
+    assert status is not None
+    assert status.code == Code.ERROR
+    assert plugin.permit(CycleState(), member("p", group="basic"), "n") == (None, 0.0)
+
+
+@pytest.mark.parametrize(("pod", "added", "want"), [
+    (member("p"), member("q"), QueueingHint.QUEUE),
+    (member("p"), member("q", node="node1"), QueueingHint.QUEUE),
+    (member("p"), member("q", namespace="foo"), QueueingHint.QUEUE_SKIP),
+    (member("p"), member("q", group="other"), QueueingHint.QUEUE_SKIP),
+    (member("p"), Pod(name="plain"), QueueingHint.QUEUE_SKIP),
+], ids=["add a pod which matches the pod's workload", "add a bound pod which matches the pod's workload",
+        "add a pod which doesn't match the pod's namespace", "add a pod of another pod group",
+        "add a pod without workloadRef"])
+def test_gang_scheduling_pod_added_hint(pod: Pod, added: Pod, want: QueueingHint) -> None:
+    """A pod added to the same group requeues the gang's pods."""
+    assert GangScheduling(enabled=True).is_schedulable_after_pod_added(pod, None, added) == want
+
+
+@pytest.mark.parametrize(("pod", "added", "want"), [
+    (member("p"), gang_workload(), QueueingHint.QUEUE),
+    (member("p"), gang_workload(name="other"), QueueingHint.QUEUE_SKIP),
+    (member("p"), gang_workload(namespace="ns2"), QueueingHint.QUEUE_SKIP),
+    (Pod(name="plain"), gang_workload(), QueueingHint.QUEUE_SKIP),
+], ids=["add the pod's workload", "add another workload", "add a workload of another namespace",
+        "pod without workloadRef"])
+def test_gang_scheduling_workload_added_hint(pod: Pod, added: Workload, want: QueueingHint) -> None:
+    """The pod's Workload being added requeues it."""
+    assert GangScheduling(enabled=True).is_schedulable_after_workload_added(pod, None, added) == want
+
+
+def test_gang_scheduling_is_inert_without_generic_workload() -> None:
+    """Without the GenericWorkload gate (the default) the plugin lets every pod through."""
+    plugin = GangScheduling()
+    assert not plugin.enabled
+    assert plugin.pre_enqueue(member("p")) is None
+    assert plugin.permit(CycleState(), member("p"), "n") == (None, 0.0)
+    assert plugin.events_to_register() == ()
+
+
+def _nodes(n: int) -> list[Node]:
+    return [Node(name=f"n{i}", allocatable={"cpu": "1", "memory": "1Gi", "pods": "110"}) for i in range(n)]
+
+
+def test_gang_scheduling_all_or_nothing() -> None:
+    """With the gates on, a gang of 3 waits for its third pod, then binds at once; on 2 nodes no
+    pod of it binds (each times out at Permit and is retried)."""
+    s = Scheduler(objects=[*_nodes(3), gang_workload()], feature_gates=GANG_GATES)
+    s.add_pod(member("a"))
+    s.add_pod(member("b"))
+    s.run_until_idle()
+    assert [(p.pod.name, p.message, p.where) for p in s.pending()] == [
+        ("a", MSG_WAITING_FOR_MIN_COUNT, "Gated"), ("b", MSG_WAITING_FOR_MIN_COUNT, "Gated")]
+    s.add_pod(member("c"))
+    s.run_until_idle()
+    assert sorted(s.node_of(member(n)) or "" for n in "abc") == ["n0", "n1", "n2"]
+
+    s = Scheduler(objects=[*_nodes(2), gang_workload()], feature_gates=GANG_GATES)
+    for n in "abc":
+        s.add_pod(member(n))
+    s.run_until_idle()
+    assert [s.node_of(member(n)) for n in "abc"] == [None, None, None]
+    # without the gates the same pods are scheduled one by one: two of them bind
+    s = Scheduler(objects=[*_nodes(2), gang_workload()])
+    for n in "abc":
+        s.add_pod(member(n))
+    s.run_until_idle()
+    assert sum(s.node_of(member(n)) is not None for n in "abc") == 2
+
+
+NATIVE_GANG_SCENARIO = textwrap.dedent("""\
+    name: native-gang
+    nodes:
+    - count: 2
+      name: "node-{i}"
+      template:
+        status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+    objects:
+    - apiVersion: scheduling.k8s.io/v1alpha1
+      kind: Workload
+      metadata: {name: training, namespace: default}
+      spec:
+        podGroups:
+        - name: workers
+          policy: {gang: {minCount: 4}}
+    workloads:
+    - name: worker
+      kind: Pod
+      replicas: 4
+      arrival: {at: 0, every: 1}
+      template:
+        spec:
+          workloadRef: {name: training, podGroup: workers}
+          containers: [{name: w, resources: {requests: {cpu: "2"}}}]
+    """)
+
+
+def test_scenario_with_a_native_gang(tmp_path: Path) -> None:
+    """A scenario can use the Workload API: with the gates the gang binds together when its last
+    pod arrives; without them each pod binds on arrival."""
+    pytest.importorskip("yaml")
+    path = tmp_path / "gang.yaml"
+    path.write_text(NATIVE_GANG_SCENARIO)
+    scenario = Scenario.from_file(path)
+    together = simulate(scenario, feature_gates=GANG_GATES)
+    assert [p.bound_at for p in together.pods] == [3.0, 3.0, 3.0, 3.0]
+    apart = simulate(scenario)
+    assert [p.bound_at for p in apart.pods] == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_workload_manifest() -> None:
+    """A scheduling.k8s.io/v1alpha1 Workload is read, written and validated; pods carry workloadRef."""
+    manifest = {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
+                "metadata": {"name": "w", "namespace": "default"},
+                "spec": {"controllerRef": {"apiGroup": "batch", "kind": "Job", "name": "j"},
+                         "podGroups": [{"name": "g", "policy": {"gang": {"minCount": 3}}},
+                                       {"name": "b", "policy": {"basic": {}}}]}}
+    w = object_from_manifest(manifest)
+    assert w == Workload(name="w", pod_groups=[WorkloadPodGroup("g", 3), WorkloadPodGroup("b")],
+                         controller_ref=("batch", "Job", "j"))
+    assert object_to_manifest(w) == manifest
+    with pytest.raises(ManifestError, match=r"spec\.podGroups\[0\]\.policy: exactly one of basic and gang"):
+        object_from_manifest({**manifest, "spec": {"podGroups": [{"name": "g", "policy": {}}]}})
+    with pytest.raises(ManifestError, match=r"minCount: must be greater than 0"):
+        object_from_manifest({**manifest, "spec": {"podGroups": [
+            {"name": "g", "policy": {"gang": {"minCount": 0}}}]}})
+    pod = object_from_manifest({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                "spec": {"workloadRef": {"name": "w", "podGroup": "g"},
+                                         "containers": [{"name": "c"}]}})
+    assert isinstance(pod, Pod)
+    assert pod.workload_ref == WorkloadReference("w", "g")

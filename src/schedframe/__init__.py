@@ -58,6 +58,7 @@ from .api.objects import (
     TopologySpreadConstraint,
     Volume,
     WeightedPodAffinityTerm,
+    WorkloadReference,
 )
 from .api.quantity import Quantity, parse_quantity
 from .api.resource import (
@@ -79,6 +80,7 @@ from .api.resource import (
     ResourcePool,
     ResourceSlice,
 )
+from .api.scheduling_workload import Workload, WorkloadPodGroup
 from .api.storage import (
     CSIDriver,
     CSINode,
@@ -399,6 +401,9 @@ __all__ = [
     "WaitingPods",
     "WeightedAffinityTerm",
     "WeightedPodAffinityTerm",
+    "Workload",
+    "WorkloadPodGroup",
+    "WorkloadReference",
     "dump_manifests",
     "dump_scheduler_state",
     "expand_workloads",

@@ -79,6 +79,7 @@ from .objects import (
     TopologySpreadConstraint,
     Volume,
     WeightedPodAffinityTerm,
+    WorkloadReference,
 )
 from .quantity import (
     Quantity,
@@ -103,6 +104,7 @@ from .resource import (
     ResourcePool,
     ResourceSlice,
 )
+from .scheduling_workload import Workload, WorkloadPodGroup
 from .storage import (
     CSIDriver,
     CSINode,
@@ -214,6 +216,9 @@ __all__ = [
     "Volume",
     "VolumeAttachment",
     "WeightedPodAffinityTerm",
+    "Workload",
+    "WorkloadPodGroup",
+    "WorkloadReference",
     "dump_manifests",
     "dump_scheduler_state",
     "expand_workloads",

@@ -65,6 +65,7 @@ from .objects import (
     _pod_uid,
 )
 from .quantity import Quantity
+from .scheduling_workload import workload_reference_from_manifest, workload_reference_to_manifest
 
 _TOLERATION_OPS: Final = ("", "Equal", "Exists", "Lt", "Gt")
 
@@ -515,6 +516,9 @@ def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping
     containers = _items(spec.get("containers"), f"{p_spec}.containers", _container)
     init_containers = _items(spec.get("initContainers"), f"{p_spec}.initContainers", _container)
     host_network = _bool(spec.get("hostNetwork"), f"{p_spec}.hostNetwork")
+    workload_ref = workload_reference_from_manifest(spec.get("workloadRef"), f"{p_spec}.workloadRef")
+    if workload_ref is not None:
+        kw["workload_ref"] = workload_ref
     host_users = spec.get("hostUsers")
     if host_users is not None:
         kw["host_users"] = _bool(host_users, f"{p_spec}.hostUsers")
@@ -623,6 +627,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         spec["resources"] = resources
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    if pod.workload_ref is not None:
+        spec["workloadRef"] = workload_reference_to_manifest(pod.workload_ref)
     if pod.host_network:
         spec["hostNetwork"] = True
     if pod.host_users is not None:

@@ -41,6 +41,7 @@ from .objects import (
     StatefulSet,
 )
 from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from .scheduling_workload import WORKLOAD_API_VERSION, Workload, workload_from_manifest, workload_to_manifest
 from .storage import CSIDriver, CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
 from .volume_attachment import VOLUME_ATTACHMENT_API_VERSION, VolumeAttachment
 from .volume_attachment import volume_attachment_from_manifest as _va_in
@@ -246,4 +247,6 @@ KINDS: Final = KindRegistry((
              _old("CSIDriver", _storage._csi_driver), _storage._csi_driver_out, watched=True, rank=50),
     KindInfo("VolumeAttachment", VOLUME_ATTACHMENT_API_VERSION, "volumeattachments", False, VolumeAttachment,
              _va_in, _va_out, watched=True, rank=75),
+    KindInfo("Workload", WORKLOAD_API_VERSION, "workloads", True, Workload, workload_from_manifest,
+             workload_to_manifest, rank=155),
 ))

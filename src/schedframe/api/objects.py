@@ -40,6 +40,7 @@ __all__ = [
     "ContainerPort",
     "ContainerResourceClaim",
     "ContainerRestartRule",
+    "WorkloadReference",
     "EphemeralVolumeSource",
     "GCEPersistentDiskVolumeSource",
     "ISCSIVolumeSource",
@@ -672,6 +673,22 @@ class ContainerPort:
 
 @final
 @attrs.frozen
+class WorkloadReference:
+    """A pod's ``spec.workloadRef``: the :class:`~schedframe.Workload` and pod group it belongs to
+    (``GenericWorkload``; read by the GangScheduling plugin).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    pod_group: str
+    pod_group_replica_key: str = ""
+
+
+@final
+@attrs.frozen
 class ContainerRestartRule:
     """One of a container's ``restartPolicyRules``: what to do when it exits with some codes
     (``action`` ``Restart`` or ``RestartAllContainers``; ``exit_codes_operator`` ``In`` or
@@ -983,6 +1000,8 @@ class Pod:
     """``spec.hostNetwork``."""
     host_users: bool | None = None
     """``spec.hostUsers`` (``False``: the pod runs in a user namespace)."""
+    workload_ref: WorkloadReference | None = None
+    """``spec.workloadRef``: the Workload pod group of the pod (GangScheduling)."""
 
     # derived, computed once
     requests: Resources = attrs.field(init=False, eq=False, repr=False)

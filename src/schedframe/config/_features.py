@@ -109,9 +109,9 @@ FEATURE_GATES: Final[Mapping[str, FeatureGate]] = FrozenDict({g.name: g for g in
           ("1.35", True, GA, True),
           modelled="adds DynamicResources to the default plugins (before DefaultPreemption)"),
     _gate("GangScheduling", ("1.35", False, ALPHA),
-          note="the GangScheduling plugin is not provided (use Coscheduling)"),
+          modelled="adds GangScheduling to the default plugins (needs GenericWorkload)"),
     _gate("GenericWorkload", ("1.35", False, ALPHA),
-          note="the Workload API is not modelled (use PodGroup and Coscheduling)"),
+          modelled="the GangScheduling plugin honours Workloads and pods' workloadRef (off: it is inert)"),
     _gate("InPlacePodLevelResourcesVerticalScaling", ("1.35", False, ALPHA), ("1.36", True, BETA),
           note="pod resources are read as the pod gives them"),
     _gate("InPlacePodVerticalScaling", ("1.27", False, ALPHA), ("1.33", True, BETA), ("1.35", True, GA, True),
@@ -224,6 +224,14 @@ def resolve_feature_gates(release: Release, overrides: Mapping[str, bool] | str 
                           f"({gate.note})")
             continue
         values[name] = value
+    for dependent, needs in _DEPENDENCIES.items():
+        if values.get(dependent) and not values.get(needs):
+            errors.append(f"{path}[{bounded_repr(dependent)}]: feature gate {dependent} depends on {needs}, "
+                          f"which is off: enable {needs} too")
     if errors:
         raise ConfigurationError(errors, prefix="invalid feature gates: ")
     return FrozenDict(dict(sorted(values.items())))
+
+
+#: gate -> the gate it needs on (upstream's feature dependencies).
+_DEPENDENCIES: Final = {"GangScheduling": "GenericWorkload"}

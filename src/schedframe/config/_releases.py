@@ -72,9 +72,9 @@ _BASE_PLUGINS: Final = (
 
 
 def _default_plugins(gates: Mapping[str, bool]) -> tuple[tuple[str, int], ...]:
-    """upstream ``applyFeatureGates``: DynamicResources before DefaultPreemption; the plugins of
-    the Workload API and NodeDeclaredFeatures (not provided by schedframe: they only end up in
-    ``omitted_upstream_plugins``, their position does not matter)."""
+    """upstream ``applyFeatureGates``: DynamicResources before DefaultPreemption; NodeDeclaredFeatures
+    (after NodeName: schedframe's choice, the upstream position is not verified) and GangScheduling
+    (appended) with their gates."""
     out: list[tuple[str, int]] = []
     for name, weight in _BASE_PLUGINS:
         if name == "DefaultPreemption" and gates.get("DynamicResourceAllocation"):
@@ -82,7 +82,7 @@ def _default_plugins(gates: Mapping[str, bool]) -> tuple[tuple[str, int], ...]:
         out.append((name, weight))
     if gates.get("NodeDeclaredFeatures"):
         out.insert(out.index(("NodeName", 0)) + 1, ("NodeDeclaredFeatures", 0))
-    if gates.get("GangScheduling") and gates.get("GenericWorkload"):
+    if gates.get("GangScheduling"):
         out.append(("GangScheduling", 0))
     return tuple(out)
 

@@ -169,7 +169,6 @@ UPSTREAM_DEFAULT_PLUGINS: Final[tuple[PluginRef, ...]] = tuple(
 #: kube-scheduler plugins that schedframe does not provide, with the reason. Enabling one
 #: explicitly is a configuration error (unless the registry has a plugin of that name).
 NOT_PROVIDED_UPSTREAM_PLUGINS: Final[Mapping[str, str]] = FrozenDict({
-    "GangScheduling": "workload objects are not modelled; use schedframe's Coscheduling plugin",
 })
 
 # Plugins removed from kube-scheduler that upstream validation rejects in a v1 configuration.

@@ -82,6 +82,7 @@ class EventResource(str, enum.Enum):
     CSI_DRIVER = "storage.k8s.io/CSIDriver"
     CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
     VOLUME_ATTACHMENT = "storage.k8s.io/VolumeAttachment"
+    WORKLOAD = "Workload"
     WILDCARD = "*"
 
 

@@ -38,6 +38,7 @@ _MODULES = (
     "default_preemption",
     "default_binder",
     "coscheduling",
+    "gang_scheduling",
 )
 
 
