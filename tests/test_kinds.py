@@ -66,6 +66,9 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "StorageClass": {"metadata": {"name": "sc"}, "provisioner": "p"},
     "CSINode": {"metadata": {"name": "n"}, "spec": {"drivers": []}},
     "CSIDriver": {"metadata": {"name": "d"}},
+    "VolumeAttachment": {"metadata": {"name": "va"}, "spec": {"attacher": "d", "nodeName": "n"}},
+    "Workload": {"metadata": {"name": "w", "namespace": "default"},
+                 "spec": {"podGroups": [{"name": "g", "policy": {"gang": {"minCount": 2}}}]}},
 }
 
 
@@ -116,7 +119,8 @@ def test_records_are_consistent() -> None:
 def test_cluster_scoped_set_is_the_non_namespaced_kinds() -> None:
     assert KINDS.cluster_scoped() == {info.kind for info in KINDS if not info.namespaced}
     assert KINDS.cluster_scoped() == {"Node", "Namespace", "PriorityClass", "DeviceClass", "ResourceSlice",
-                                      "PersistentVolume", "StorageClass", "CSINode", "CSIDriver"}
+                                      "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+                                      "VolumeAttachment"}
     for info in KINDS:
         obj = object_from_manifest(_manifest(info.kind))
         assert (getattr(obj, "namespace", None) is not None) == info.namespaced, info.kind
@@ -155,7 +159,7 @@ def test_informers_watch_the_watched_kinds() -> None:
     # every kind a plugin registers events for is watched, and nothing else but workloads is
     for info in KINDS:
         if event_resource_for(info.kind) is not None:
-            assert info.watched or info.kind in ("PodGroup", "ElasticQuota"), info.kind
+            assert info.watched or info.kind in ("PodGroup", "ElasticQuota", "Workload"), info.kind
 
 
 def test_event_resources_derive_from_the_registry() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .api._old_versions import DeprecatedAPIVersionWarning
 from .api.elasticquota import ElasticQuota
 from .api.kinds import KINDS, KindInfo, KindRegistry
 from .api.manifests import (
@@ -20,6 +21,7 @@ from .api.objects import (
     ContainerImage,
     ContainerPort,
     ContainerResourceClaim,
+    ContainerRestartRule,
     CSIVolumeSource,
     EphemeralVolumeSource,
     GCEPersistentDiskVolumeSource,
@@ -57,6 +59,7 @@ from .api.objects import (
     TopologySpreadConstraint,
     Volume,
     WeightedPodAffinityTerm,
+    WorkloadReference,
 )
 from .api.quantity import Quantity, parse_quantity
 from .api.resource import (
@@ -78,6 +81,7 @@ from .api.resource import (
     ResourcePool,
     ResourceSlice,
 )
+from .api.scheduling_workload import Workload, WorkloadPodGroup
 from .api.storage import (
     CSIDriver,
     CSINode,
@@ -90,6 +94,7 @@ from .api.storage import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from .api.volume_attachment import VolumeAttachment
 from .api.workloads import CronJob, DaemonSet, Deployment, Job, expand_workloads
 from .cache.cache import Cache, CacheDump
 from .cache.nodeinfo import (
@@ -102,6 +107,7 @@ from .cache.nodeinfo import (
 )
 from .cache.snapshot import Snapshot
 from .cache.store import ObjectStore
+from .config._releases import ReleaseProfile, release_profile
 from .config._versions import ConfigurationDeprecationWarning
 from .config.configuration import (
     EXTENSION_POINTS,
@@ -233,10 +239,12 @@ __all__ = [
     "ContainerImage",
     "ContainerPort",
     "ContainerResourceClaim",
+    "ContainerRestartRule",
     "CronJob",
     "CycleState",
     "DaemonSet",
     "Deployment",
+    "DeprecatedAPIVersionWarning",
     "Device",
     "DeviceAllocationConfiguration",
     "DeviceAttribute",
@@ -354,6 +362,7 @@ __all__ = [
     "Registry",
     "RegistryEntry",
     "RegistryError",
+    "ReleaseProfile",
     "ReplicaSet",
     "ReplicationController",
     "ReservePlugin",
@@ -388,11 +397,15 @@ __all__ = [
     "TopologySpreadConstraint",
     "UnknownPluginError",
     "Volume",
+    "VolumeAttachment",
     "WaitingPod",
     "WaitingPodEntry",
     "WaitingPods",
     "WeightedAffinityTerm",
     "WeightedPodAffinityTerm",
+    "Workload",
+    "WorkloadPodGroup",
+    "WorkloadReference",
     "dump_manifests",
     "dump_scheduler_state",
     "expand_workloads",
@@ -407,6 +420,7 @@ __all__ = [
     "object_from_manifest",
     "object_to_manifest",
     "parse_quantity",
+    "release_profile",
 ]
 
 

@@ -1,7 +1,7 @@
 """NodeVolumeLimits: cases ported from upstream ``nodevolumelimits/csi_test.go`` (TestCSILimits
 and its queueing-hint tests).
 
-Not ported: the rows counting VolumeAttachment objects (schedframe does not model them), and
+VolumeAttachment counting is tested in tests/test_releases_1_36.py. Not ported:
 upstream's fake-lister NotFound wording (``persistentvolumeclaims "x"``; schedframe gives the
 informer listers' ``persistentvolumeclaim "x"``).
 """
@@ -551,10 +551,11 @@ def test_pvc_added_hint(pod: Pod, added: PersistentVolumeClaim, want: QueueingHi
 
 
 def test_events() -> None:
-    """CSINode added (no hint), pod deleted and PVC added (hinted)."""
+    """CSINode added (no hint), pod deleted, PVC added and VolumeAttachment deleted (hinted)."""
     plugin = node_volume_limits.new(None, None)  # type: ignore[arg-type]
     assert [(e.event.resource, e.event.action, e.hint is not None) for e in plugin.events_to_register()] == [
         (EventResource.CSI_NODE, ActionType.ADD, False),
         (EventResource.POD, ActionType.DELETE, True),
         (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, True),
+        (EventResource.VOLUME_ATTACHMENT, ActionType.DELETE, True),
     ]

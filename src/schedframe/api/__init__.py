@@ -8,6 +8,7 @@ is imported.
 
 from __future__ import annotations
 
+from ._old_versions import DeprecatedAPIVersionWarning
 from .elasticquota import ElasticQuota
 from .frozendict import (
     FrozenDict,
@@ -41,6 +42,7 @@ from .objects import (
     ContainerImage,
     ContainerPort,
     ContainerResourceClaim,
+    ContainerRestartRule,
     CSIVolumeSource,
     EphemeralVolumeSource,
     GCEPersistentDiskVolumeSource,
@@ -78,6 +80,7 @@ from .objects import (
     TopologySpreadConstraint,
     Volume,
     WeightedPodAffinityTerm,
+    WorkloadReference,
 )
 from .quantity import (
     Quantity,
@@ -102,6 +105,7 @@ from .resource import (
     ResourcePool,
     ResourceSlice,
 )
+from .scheduling_workload import Workload, WorkloadPodGroup
 from .storage import (
     CSIDriver,
     CSINode,
@@ -114,6 +118,7 @@ from .storage import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from .volume_attachment import VolumeAttachment
 from .workloads import (
     CronJob,
     DaemonSet,
@@ -136,6 +141,7 @@ __all__ = [
     "ContainerImage",
     "ContainerPort",
     "ContainerResourceClaim",
+    "ContainerRestartRule",
     "CronJob",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_OBJECTS",
@@ -144,6 +150,7 @@ __all__ = [
     "DEFAULT_SCHEDULER_NAME",
     "DaemonSet",
     "Deployment",
+    "DeprecatedAPIVersionWarning",
     "Device",
     "DeviceAllocationConfiguration",
     "DeviceAttribute",
@@ -209,7 +216,11 @@ __all__ = [
     "TopologySelectorTerm",
     "TopologySpreadConstraint",
     "Volume",
+    "VolumeAttachment",
     "WeightedPodAffinityTerm",
+    "Workload",
+    "WorkloadPodGroup",
+    "WorkloadReference",
     "dump_manifests",
     "dump_scheduler_state",
     "expand_workloads",

@@ -123,6 +123,7 @@ def _node(manifest: Any) -> Node:
         allocatable=_quantities(status.get("allocatable"), "status.allocatable"),
         images=_items(status.get("images"), "status.images", _image),
         conditions=_items(status.get("conditions"), "status.conditions", _node_condition),
+        declared_features=_str_list(status.get("declaredFeatures"), "status.declaredFeatures"),
         **kw,
     )
 
@@ -150,6 +151,8 @@ def node_to_manifest(node: Node) -> dict[str, Any]:
                                 for i, c in enumerate(node.conditions)]
     if node.images:
         status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes} for i in node.images]
+    if node.declared_features:
+        status["declaredFeatures"] = list(node.declared_features)
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
 
 

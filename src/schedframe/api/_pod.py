@@ -48,6 +48,7 @@ from .objects import (
     Container,
     ContainerPort,
     ContainerResourceClaim,
+    ContainerRestartRule,
     NodeAffinity,
     NodeSelector,
     Pod,
@@ -64,6 +65,7 @@ from .objects import (
     _pod_uid,
 )
 from .quantity import Quantity
+from .scheduling_workload import workload_reference_from_manifest, workload_reference_to_manifest
 
 _TOLERATION_OPS: Final = ("", "Equal", "Exists", "Lt", "Gt")
 
@@ -303,7 +305,34 @@ def _container(value: Any, path: str) -> Container:
         ports=tuple(_port(p, f"{p_ports}[{i}]") for i, p in enumerate(_list(m.get("ports"), p_ports))),
         restart_policy=_enum(m.get("restartPolicy"), f"{path}.restartPolicy", _CONTAINER_RESTART_POLICIES),
         claims=_items(res.get("claims"), f"{p_res}.claims", _container_claim),
+        restart_policy_rules=_items(m.get("restartPolicyRules"), f"{path}.restartPolicyRules", _restart_rule),
     )
+
+
+_RESTART_RULE_ACTIONS: Final = ("Restart", "RestartAllContainers")
+_EXIT_CODE_OPERATORS: Final = ("In", "NotIn")
+
+
+def _restart_rule(value: Any, path: str) -> ContainerRestartRule:
+    m = _mapping(value, path)
+    action = _enum(m.get("action"), f"{path}.action", _RESTART_RULE_ACTIONS)
+    if action is None:
+        _fail(f"{path}.action", "required")
+    codes = _mapping(m.get("exitCodes"), f"{path}.exitCodes")
+    values = _list(codes.get("values"), f"{path}.exitCodes.values")
+    return ContainerRestartRule(
+        action=action,
+        exit_codes_operator=_enum(codes.get("operator"), f"{path}.exitCodes.operator", _EXIT_CODE_OPERATORS)
+        or "",
+        exit_codes_values=tuple(_int(v, f"{path}.exitCodes.values[{i}]") or 0 for i, v in enumerate(values)),
+    )
+
+
+def _restart_rule_out(r: ContainerRestartRule) -> dict[str, Any]:
+    out: dict[str, Any] = {"action": r.action}
+    if r.exit_codes_operator or r.exit_codes_values:
+        out["exitCodes"] = {"operator": r.exit_codes_operator, "values": list(r.exit_codes_values)}
+    return out
 
 
 def _container_claim(value: Any, path: str) -> ContainerResourceClaim:
@@ -372,6 +401,8 @@ def _container_out(c: Container) -> dict[str, Any]:
         out["resources"] = resources
     if c.restart_policy is not None:
         out["restartPolicy"] = c.restart_policy
+    if c.restart_policy_rules:
+        out["restartPolicyRules"] = [_restart_rule_out(r) for r in c.restart_policy_rules]
     return out
 
 
@@ -485,7 +516,15 @@ def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping
     namespace = _namespace(meta, p_meta)
     containers = _items(spec.get("containers"), f"{p_spec}.containers", _container)
     init_containers = _items(spec.get("initContainers"), f"{p_spec}.initContainers", _container)
-    if _bool(spec.get("hostNetwork"), f"{p_spec}.hostNetwork"):
+    host_network = _bool(spec.get("hostNetwork"), f"{p_spec}.hostNetwork")
+    workload_ref = workload_reference_from_manifest(spec.get("workloadRef"), f"{p_spec}.workloadRef")
+    if workload_ref is not None:
+        kw["workload_ref"] = workload_ref
+    host_users = spec.get("hostUsers")
+    if host_users is not None:
+        kw["host_users"] = _bool(host_users, f"{p_spec}.hostUsers")
+    if host_network:
+        kw["host_network"] = True
         containers = _host_network_ports(containers, f"{p_spec}.containers")
         init_containers = _host_network_ports(init_containers, f"{p_spec}.initContainers")
     pod_limits = _quantities(resources.get("limits"), f"{p_res}.limits")
@@ -589,6 +628,12 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         spec["resources"] = resources
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    if pod.workload_ref is not None:
+        spec["workloadRef"] = workload_reference_to_manifest(pod.workload_ref)
+    if pod.host_network:
+        spec["hostNetwork"] = True
+    if pod.host_users is not None:
+        spec["hostUsers"] = pod.host_users
     if pod.resource_claims:
         spec["resourceClaims"] = [_pod_resource_claim_out(c) for c in pod.resource_claims]
     if pod.volumes:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import attrs
+
 from ..errors import ManifestError
 from ._fields import (
     _EMPTY,
@@ -172,6 +174,8 @@ def _daemon_set(manifest: Any) -> DaemonSet:
     template = _template(raw_template, "spec.template")
     _check_selects_template(selector, template, "spec.selector")
     t_spec = _mapping(_mapping(raw_template, "spec.template").get("spec"), "spec.template.spec")
+    if template is not None and template.host_network:  # the DaemonSet's own field holds it
+        template = attrs.evolve(template, host_network=False)
     return DaemonSet(selector=selector, template=template,
                      host_network=_bool(t_spec.get("hostNetwork"), "spec.template.spec.hostNetwork"), **kw)
 

@@ -28,6 +28,7 @@ from . import _core, _pod, _workload_io
 from . import elasticquota as _elasticquota
 from . import resource as _resource
 from . import storage as _storage
+from ._old_versions import reading_old_versions as _old
 from .elasticquota import ElasticQuota
 from .objects import (
     Namespace,
@@ -42,7 +43,11 @@ from .objects import (
     StatefulSet,
 )
 from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from .scheduling_workload import WORKLOAD_API_VERSION, Workload, workload_from_manifest, workload_to_manifest
 from .storage import CSIDriver, CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
+from .volume_attachment import VOLUME_ATTACHMENT_API_VERSION, VolumeAttachment
+from .volume_attachment import volume_attachment_from_manifest as _va_in
+from .volume_attachment import volume_attachment_to_manifest as _va_out
 from .workloads import CronJob, DaemonSet, Deployment, Job
 
 if TYPE_CHECKING:
@@ -215,11 +220,11 @@ KINDS: Final = KindRegistry((
              _workload_io._daemon_set, _workload_io._daemon_set_out, rank=190),
     KindInfo("Job", "batch/v1", "jobs", True, Job, _workload_io._job, _workload_io._job_out, rank=210),
     KindInfo("CronJob", "batch/v1", "cronjobs", True, CronJob,
-             _workload_io._cron_job, _workload_io._cron_job_out, rank=200),
+             _old("CronJob", _workload_io._cron_job), _workload_io._cron_job_out, rank=200),
     KindInfo("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True, PodDisruptionBudget,
-             _core._pdb, _core._pdb_out, watched=True, rank=140),
+             _old("PodDisruptionBudget", _core._pdb), _core._pdb_out, watched=True, rank=140),
     KindInfo("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False, PriorityClass,
-             _core._priority_class, _core._priority_class_out, rank=20),
+             _old("PriorityClass", _core._priority_class), _core._priority_class_out, rank=20),
     KindInfo("PodGroup", _core.POD_GROUP_API_VERSIONS, "podgroups", True, PodGroup,
              _core.pod_group_from_manifest, _core._pod_group_out, rank=150),
     KindInfo("ElasticQuota", _elasticquota._API_VERSIONS, "elasticquotas", True, ElasticQuota,
@@ -238,9 +243,14 @@ KINDS: Final = KindRegistry((
     KindInfo("PersistentVolumeClaim", "v1", "persistentvolumeclaims", True, PersistentVolumeClaim,
              _storage._persistent_volume_claim, _storage._persistent_volume_claim_out, watched=True, rank=80),
     KindInfo("StorageClass", _storage._STORAGE_API, "storageclasses", False, StorageClass,
-             _storage._storage_class, _storage._storage_class_out, watched=True, rank=40),
+             _old("StorageClass", _storage._storage_class), _storage._storage_class_out, watched=True,
+             rank=40),
     KindInfo("CSINode", _storage._STORAGE_API, "csinodes", False, CSINode,
-             _storage._csi_node, _storage._csi_node_out, watched=True, rank=60),
+             _old("CSINode", _storage._csi_node), _storage._csi_node_out, watched=True, rank=60),
     KindInfo("CSIDriver", _storage._STORAGE_API, "csidrivers", False, CSIDriver,
-             _storage._csi_driver, _storage._csi_driver_out, watched=True, rank=50),
+             _old("CSIDriver", _storage._csi_driver), _storage._csi_driver_out, watched=True, rank=50),
+    KindInfo("VolumeAttachment", VOLUME_ATTACHMENT_API_VERSION, "volumeattachments", False, VolumeAttachment,
+             _va_in, _va_out, watched=True, rank=75),
+    KindInfo("Workload", WORKLOAD_API_VERSION, "workloads", True, Workload, workload_from_manifest,
+             workload_to_manifest, rank=155),
 ))

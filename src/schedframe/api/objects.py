@@ -39,6 +39,8 @@ __all__ = [
     "ContainerImage",
     "ContainerPort",
     "ContainerResourceClaim",
+    "ContainerRestartRule",
+    "WorkloadReference",
     "EphemeralVolumeSource",
     "GCEPersistentDiskVolumeSource",
     "ISCSIVolumeSource",
@@ -671,6 +673,40 @@ class ContainerPort:
 
 @final
 @attrs.frozen
+class WorkloadReference:
+    """A pod's ``spec.workloadRef``: the :class:`~schedframe.Workload` and pod group it belongs to
+    (``GenericWorkload``; read by the GangScheduling plugin).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    pod_group: str
+    pod_group_replica_key: str = ""
+
+
+@final
+@attrs.frozen
+class ContainerRestartRule:
+    """One of a container's ``restartPolicyRules``: what to do when it exits with some codes
+    (``action`` ``Restart`` or ``RestartAllContainers``; ``exit_codes_operator`` ``In`` or
+    ``NotIn`` over ``exit_codes_values``). The scheduler reads it for NodeDeclaredFeatures: a
+    ``RestartAllContainers`` rule needs nodes declaring ``RestartAllContainersOnContainerExits``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    action: str
+    exit_codes_operator: str = ""
+    exit_codes_values: tuple[int, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
 class ContainerResourceClaim:
     """One entry of a container's ``resources.claims``: the name of one of the pod's
     ``spec.resourceClaims`` and optionally one request of that claim.
@@ -735,6 +771,8 @@ class Container:
     restart_policy: str | None = None
     claims: tuple[ContainerResourceClaim, ...] = attrs.field(default=(), converter=_tuple)
     """``resources.claims``: the pod resource claims this container uses."""
+    restart_policy_rules: tuple[ContainerRestartRule, ...] = attrs.field(default=(), converter=_tuple)
+    """``restartPolicyRules``."""
 
 
 @final
@@ -958,6 +996,12 @@ class Pod:
     conditions: tuple[PodCondition, ...] = attrs.field(default=(), converter=_tuple)
     resource_claim_statuses: tuple[PodResourceClaimStatus, ...] = attrs.field(default=(), converter=_tuple)
     """``status.resourceClaimStatuses``: the claims generated from templates."""
+    host_network: bool = False
+    """``spec.hostNetwork``."""
+    host_users: bool | None = None
+    """``spec.hostUsers`` (``False``: the pod runs in a user namespace)."""
+    workload_ref: WorkloadReference | None = None
+    """``spec.workloadRef``: the Workload pod group of the pod (GangScheduling)."""
 
     # derived, computed once
     requests: Resources = attrs.field(init=False, eq=False, repr=False)
@@ -1195,6 +1239,8 @@ class Node:
     allocatable: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
     images: tuple[ContainerImage, ...] = attrs.field(default=(), converter=_tuple)
     conditions: tuple[NodeCondition, ...] = attrs.field(default=(), converter=_tuple)
+    declared_features: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    """``status.declaredFeatures``: the features the node's kubelet declares (NodeDeclaredFeatures)."""
 
     allocatable_resources: Resources = attrs.field(init=False, eq=False, repr=False)
 

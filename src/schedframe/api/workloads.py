@@ -585,7 +585,8 @@ class _Expander:
         if ds.template is None:
             return []
         template = attrs.evolve(ds.template, tolerations=daemon_tolerations(
-            ds.template.tolerations, ds.host_network))
+            ds.template.tolerations, ds.host_network),
+            host_network=ds.template.host_network or ds.host_network)
         covered = {_daemon_target(p) for p in self.owned_pods(ds) if _is_active(p)}
         h = template_hash(ds.template)
         rng = self.rng(ds)

@@ -264,14 +264,37 @@ def size_text(path: str) -> str:
     return "?"  # pragma: no cover
 
 
-def load_config(path: str) -> Any:
+def add_release_options(p: argparse.ArgumentParser) -> None:
+    """``--kubernetes-version`` and ``--feature-gates``: the kube-scheduler release a command
+    emulates (read back with :func:`release_option`)."""
+    from ..config._releases import NEWEST_RELEASE, SUPPORTED_RELEASES
+
+    p.add_argument("--kubernetes-version", metavar="1.MINOR", default=None,
+                   help=f"emulate this kube-scheduler release: its default plugins, feature-gate "
+                        f"defaults and behaviour ({SUPPORTED_RELEASES[0]} to {SUPPORTED_RELEASES[-1]}; "
+                        f"default {NEWEST_RELEASE})")
+    p.add_argument("--feature-gates", metavar="NAME=BOOL,...", default=None,
+                   help="kube-scheduler feature gates, as kube-scheduler's flag: "
+                        "'SchedulerQueueingHints=false,...'")
+
+
+def release_option(args: argparse.Namespace) -> Any:
+    """The ``schedframe.ReleaseProfile`` that :func:`add_release_options`' flags give."""
+    from ..config._releases import release_profile
+
+    return release_profile(getattr(args, "kubernetes_version", None), getattr(args, "feature_gates", None),
+                           paths=("--kubernetes-version", "--feature-gates"))
+
+
+def load_config(path: str, release: Any = None) -> Any:
     """The ``KubeSchedulerConfiguration`` file *path* (:meth:`SchedulerConfiguration.from_file`:
-    a regular UTF-8 file, size-capped; the errors name the file). An old version converted to v1
-    is a note on stderr (:func:`config_notes`)."""
+    a regular UTF-8 file, size-capped; the errors name the file), read for *release* (a
+    ``ReleaseProfile``; default the newest). An old version converted to v1 is a note on stderr
+    (:func:`config_notes`)."""
     from ..config.configuration import SchedulerConfiguration
 
     with config_notes(path):
-        return SchedulerConfiguration.from_file(path)
+        return SchedulerConfiguration.from_file(path, kubernetes_version=release)
 
 
 def manifest_input_error(path: str, exc: Exception) -> CliInputError:

@@ -6,7 +6,15 @@ import argparse
 from typing import Any
 
 from .._textio import dump_yaml, yaml_available
-from ._common import EXIT_OK, CliInputError, dump_json, load_config, output
+from ._common import (
+    EXIT_OK,
+    CliInputError,
+    add_release_options,
+    dump_json,
+    load_config,
+    output,
+    release_option,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -25,6 +33,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         a = csub.add_parser(action, help=text)
         a.add_argument("file", nargs="?" if action == "default" else None, metavar="FILE")
         a.add_argument("--json", action="store_true", help="print JSON instead of YAML")
+        add_release_options(a)
     return p
 
 
@@ -33,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
     out = output(args)
     from ..config.configuration import SchedulerConfiguration
 
+    release = release_option(args)
     if args.action == "validate":
-        cfg = load_config(args.file)
+        cfg = load_config(args.file, release)
         profiles = [p.scheduler_name for p in cfg.profiles]
         if args.json:
             dump_json({"file": args.file, "valid": True, "profiles": profiles}, out.stream)
@@ -42,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
             out.line(f"{args.file}: valid ({len(profiles)} profile(s): {', '.join(profiles)})")
         return EXIT_OK
     if args.action == "default" and args.file is None:
-        cfg = SchedulerConfiguration.default()
+        cfg = SchedulerConfiguration.default(kubernetes_version=release)
     else:
-        cfg = load_config(args.file)
+        cfg = load_config(args.file, release)
     doc = cfg.to_dict()
     if args.json:
         dump_json(doc, out.stream)

@@ -13,11 +13,13 @@ from typing import Any
 from ._common import (
     EXIT_OK,
     CliInputError,
+    add_release_options,
     dump_json,
     load_cluster,
     load_config,
     manifest_input_error,
     output,
+    release_option,
     status,
 )
 
@@ -40,6 +42,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration file")
     p.add_argument("--seed", type=int, default=0, help="tie-break seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    add_release_options(p)
     return p
 
 
@@ -94,7 +97,12 @@ def run(args: argparse.Namespace) -> int:
     if len(pods) != 1:
         raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
     objects = load_cluster(args.cluster, "--cluster", out)
-    config = load_config(args.config) if args.config else None
+    release = release_option(args)
+    config = load_config(args.config, release) if args.config else None
+    if config is None and (args.kubernetes_version or args.feature_gates):
+        from ..config.configuration import SchedulerConfiguration
+
+        config = SchedulerConfiguration.default(kubernetes_version=release)
     with status(out, f"explaining {pods[0].key} on {args.cluster}…"):
         e = explain(pods[0], objects=objects, config=config, seed=args.seed)
     reasons = why_not(e)

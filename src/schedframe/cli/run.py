@@ -6,7 +6,7 @@ import argparse
 import logging
 from typing import Any
 
-from ._common import load_config
+from ._common import add_release_options, load_config, release_option
 from ._kube import KubeSetupError, api_client, cluster_options
 
 __all__ = ["add_parser", "run"]
@@ -37,6 +37,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="restart a watch whose event takes longer than this to arrive once its first "
                    "byte came (default 30)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug log output")
+    add_release_options(p)
     return p
 
 
@@ -49,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.event_deadline > 0 or args.event_deadline == float("inf"):
         raise KubeSetupError(f"--event-deadline must be a positive number of seconds, "
                              f"got {args.event_deadline}")
-    cfg = load_config(args.config) if args.config else None
+    release = release_option(args)
+    cfg = load_config(args.config, release) if args.config else None
+    if cfg is None and (args.kubernetes_version or args.feature_gates):
+        from ..config.configuration import SchedulerConfiguration
+
+        cfg = SchedulerConfiguration.default(kubernetes_version=release)
     client = api_client(args.kubeconfig, args.context)
     from ..kube import KubeScheduler
 

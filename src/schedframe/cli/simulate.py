@@ -16,12 +16,14 @@ from ._common import (
     EXIT_OK,
     EXIT_PENDING,
     CliInputError,
+    add_release_options,
     config_notes,
     dump_json,
     fmt_pct,
     fmt_seconds,
     load_config,
     output,
+    release_option,
     status,
 )
 from ._output import Out
@@ -85,6 +87,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--log", metavar="FILE", help="write the event log (JSON Lines) for replay to FILE")
     add_outcome_options(p, plot_help="save plots (utilisation, pending, latency CDF, comparison)")
+    add_release_options(p)
     return p
 
 
@@ -137,6 +140,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
     from ..sim.run import resolve_configs
     from ..sim.scenario import ConfigSpec, Scenario
 
+    release = release_option(args)
     name = args.scenario
     if args.cluster and not os.path.exists(args.cluster):
         raise CliInputError(f"{args.cluster}: no such cluster dump (--cluster)")
@@ -170,11 +174,15 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
             f"the scenario's workloads: {workloads}",
         )
     specs = (
-        [ConfigSpec(os.path.splitext(os.path.basename(f))[0], load_config(f)) for f in args.config]
+        [ConfigSpec(os.path.splitext(os.path.basename(f))[0], load_config(f, release)) for f in args.config]
         if args.config
         else resolve_configs(scenario, None)
     )
     specs = resolve_configs(scenario, specs)
+    if getattr(args, "kubernetes_version", None) or getattr(args, "feature_gates", None):
+        from ..sim.run import for_release
+
+        specs = [attrs.evolve(s, config=for_release(s.config, release, None)) for s in specs]
     return scenario, origin, specs
 
 

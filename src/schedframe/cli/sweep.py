@@ -6,8 +6,10 @@ import argparse
 import json
 from typing import Any, Final
 
+import attrs
+
 from ..sim.sweep import SweepSpec, dask_executor, load_sweep_spec, sweep
-from ._common import EXIT_OK, EXIT_PENDING, CliInputError, output
+from ._common import EXIT_OK, EXIT_PENDING, CliInputError, add_release_options, output, release_option
 
 __all__ = ["BUILTIN_SWEEP", "add_parser", "run"]
 
@@ -40,6 +42,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="results file: .csv or .jsonl (streamed, resumable), .json or .parquet")
     p.add_argument("--resume", action="store_true", help="skip runs already successful in --out")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_release_options(p)
     return p
 
 
@@ -50,6 +53,13 @@ def run(args: argparse.Namespace) -> int:
         spec = load_sweep_spec(args.spec)
     else:
         spec = SweepSpec.from_dict(BUILTIN_SWEEP, origin="built-in sweep")
+    if args.kubernetes_version or args.feature_gates:
+        release_option(args)  # refused here, once, rather than in every run
+        if spec.task != "simulate":
+            raise CliInputError(f"--kubernetes-version/--feature-gates apply to the simulate task, not "
+                                f"{spec.task!r} (give the task its own parameter)")
+        extra = {"kubernetes_version": args.kubernetes_version, "feature_gates": args.feature_gates}
+        spec = attrs.evolve(spec, fixed={**spec.fixed, **{k: v for k, v in extra.items() if v}})
     if args.resume and not args.out:
         raise CliInputError("--resume needs --out (the file holding the runs already done)")
     if args.workers is not None and args.workers < 1:

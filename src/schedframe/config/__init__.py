@@ -6,6 +6,15 @@ May import :mod:`schedframe.framework` and the layers below it.
 
 from __future__ import annotations
 
+from ._features import FEATURE_GATES, FeatureGate, GateSpec
+from ._releases import (
+    NEWEST_RELEASE,
+    RELEASE_DIFFERENCES,
+    SUPPORTED_RELEASES,
+    ReleaseDifference,
+    ReleaseProfile,
+    release_profile,
+)
 from ._versions import ConfigurationDeprecationWarning
 from .configuration import (
     API_VERSION,
@@ -39,15 +48,24 @@ __all__ = [
     "ExtenderConfig",
     "ExtenderManagedResource",
     "ExtenderTLSConfig",
+    "FEATURE_GATES",
+    "FeatureGate",
+    "GateSpec",
     "KIND",
     "MAX_CONFIG_ERROR",
     "MAX_CONFIG_FILE_BYTES",
     "MULTI_POINT",
+    "NEWEST_RELEASE",
     "NOT_PROVIDED_UPSTREAM_PLUGINS",
     "PluginRef",
     "PointsOf",
     "Profile",
+    "RELEASE_DIFFERENCES",
+    "ReleaseDifference",
+    "ReleaseProfile",
+    "SUPPORTED_RELEASES",
     "SchedulerConfiguration",
     "UPSTREAM_DEFAULT_PLUGINS",
     "extension_points_of",
+    "release_profile",
 ]

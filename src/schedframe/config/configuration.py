@@ -85,6 +85,7 @@ from ..framework.interfaces import Plugin, WaitingPod
 from ..framework.plugin_names import EXTENSION_POINT_TABLE, EXTENSION_POINTS, default_registry
 from ..framework.registry import Registry, RegistryEntry, unknown_plugin_message
 from ..framework.status import Status
+from ._releases import ReleaseProfile, release_profile
 from ._versions import (
     LEGACY_SCORE_PLUGINS,
     REMOVED_API_VERSIONS,
@@ -159,35 +160,15 @@ class PluginRef:
 
 
 #: kube-scheduler's default plugins (``getDefaultPlugins`` in
-#: ``pkg/scheduler/apis/config/v1/default_plugins.go``, default feature gates), all at
-#: ``multiPoint``, in upstream order, with their Score weights.
-UPSTREAM_DEFAULT_PLUGINS: Final[tuple[PluginRef, ...]] = (
-    PluginRef("SchedulingGates"),
-    PluginRef("PrioritySort"),
-    PluginRef("NodeUnschedulable"),
-    PluginRef("NodeName"),
-    PluginRef("TaintToleration", 3),
-    PluginRef("NodeAffinity", 2),
-    PluginRef("NodePorts"),
-    PluginRef("NodeResourcesFit", 1),
-    PluginRef("VolumeRestrictions"),
-    PluginRef("NodeVolumeLimits"),
-    PluginRef("VolumeBinding"),
-    PluginRef("VolumeZone"),
-    PluginRef("PodTopologySpread", 2),
-    PluginRef("InterPodAffinity", 2),
-    PluginRef("DynamicResources"),
-    PluginRef("DefaultPreemption"),
-    PluginRef("NodeResourcesBalancedAllocation", 1),
-    PluginRef("ImageLocality", 1),
-    PluginRef("DefaultBinder"),
-)
+#: ``pkg/scheduler/apis/config/v1/default_plugins.go``, default feature gates) in the newest
+#: release schedframe emulates, all at ``multiPoint``, in upstream order, with their Score
+#: weights; other releases: ``ReleaseProfile.default_plugins``.
+UPSTREAM_DEFAULT_PLUGINS: Final[tuple[PluginRef, ...]] = tuple(
+    PluginRef(name, weight) for name, weight in release_profile().default_plugins)
 
 #: kube-scheduler plugins that schedframe does not provide, with the reason. Enabling one
 #: explicitly is a configuration error (unless the registry has a plugin of that name).
 NOT_PROVIDED_UPSTREAM_PLUGINS: Final[Mapping[str, str]] = FrozenDict({
-    "NodeDeclaredFeatures": "node declared features are not modelled",
-    "GangScheduling": "workload objects are not modelled; use schedframe's Coscheduling plugin",
 })
 
 # Plugins removed from kube-scheduler that upstream validation rejects in a v1 configuration.
@@ -267,6 +248,8 @@ class Profile:
         factory=dict, converter=_plugins_converter)
     plugin_args: Mapping[str, Any] = attrs.field(factory=dict, converter=_args_converter)
     percentage_of_nodes_to_score: int | None = None
+    #: the kube-scheduler release the profile was read for (plugins read it through their handle)
+    release: ReleaseProfile = attrs.field(factory=release_profile, eq=False, repr=False)
 
     def plugins_at(self, point: str) -> tuple[PluginRef, ...]:
         """The effective plugins enabled at *point* (``"filter"``, ``"score"``, ...), in order."""
@@ -395,17 +378,43 @@ class SchedulerConfiguration:
     parallelism: int = 16
     omitted_upstream_plugins: tuple[str, ...] = attrs.field(default=(), converter=_names_converter, eq=False)
     extenders: tuple[ExtenderConfig, ...] = attrs.field(default=(), converter=_extenders_converter)
+    release: ReleaseProfile = attrs.field(factory=release_profile, repr=False)
+    #: the document the configuration was read from (:meth:`with_release` reads it again)
+    source: Mapping[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
+
+    def with_release(self, kubernetes_version: str | ReleaseProfile | None = None,
+                     feature_gates: Mapping[str, bool] | str | None = None, *,
+                     registry: Registry | None = None,
+                     implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                     ) -> SchedulerConfiguration:
+        """This configuration's document read again for another release (its defaults, gates
+        and behaviour, see :doc:`/releases`); ``self`` when the release is the same. A
+        configuration built without a document is read from :meth:`to_dict`.
+
+        .. versionadded:: 0.1.0
+        """
+        release = release_profile(kubernetes_version or self.release.version, feature_gates)
+        if release == self.release:
+            return self
+        data = self.source if self.source is not None else self.to_dict()
+        return type(self).from_dict(data, registry=registry, implements=implements,
+                                    kubernetes_version=release)
 
     @classmethod
     def default(cls, *, registry: Registry | None = None,
-                implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+                implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                kubernetes_version: str | ReleaseProfile | None = None,
+                feature_gates: Mapping[str, bool] | str | None = None) -> SchedulerConfiguration:
         """Upstream's default configuration: one ``default-scheduler`` profile with the default
-        plugins the registry provides."""
-        return cls.from_dict({}, registry=registry, implements=implements)
+        plugins the registry provides (of *kubernetes_version*, see :meth:`from_dict`)."""
+        return cls.from_dict({}, registry=registry, implements=implements,
+                             kubernetes_version=kubernetes_version, feature_gates=feature_gates)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, registry: Registry | None = None,
-                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                  kubernetes_version: str | ReleaseProfile | None = None,
+                  feature_gates: Mapping[str, bool] | str | None = None) -> SchedulerConfiguration:
         """Read a ``KubeSchedulerConfiguration`` (``kubescheduler.config.k8s.io/v1``) mapping.
 
         ``apiVersion`` and ``kind`` may be omitted. Process-level fields (``leaderElection``,
@@ -422,11 +431,16 @@ class SchedulerConfiguration:
             registry: the plugins available; default the in-tree registry.
             implements: extension points of plugins that cannot be probed (see the module
                 documentation): a mapping ``name -> points`` or a callable.
+            kubernetes_version: the kube-scheduler release to read it as (``"1.33"``; default
+                the newest): its default plugins and feature-gate defaults (see
+                :doc:`/releases`).
+            feature_gates: kube-scheduler's ``--feature-gates``: a mapping ``name -> bool`` or
+                ``"Name=true,Other=false"``.
 
         Raises:
             ConfigurationError: listing every problem of the document, each with its field path.
         """
-        parser = _Parser(registry, implements)
+        parser = _Parser(registry, implements, release_profile(kubernetes_version, feature_gates))
         config = parser.configuration(data)
         parser.raise_errors("invalid KubeSchedulerConfiguration: ")
         assert config is not None
@@ -434,7 +448,9 @@ class SchedulerConfiguration:
 
     @classmethod
     def from_yaml(cls, text: str, *, registry: Registry | None = None,
-                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                  kubernetes_version: str | ReleaseProfile | None = None,
+                  feature_gates: Mapping[str, bool] | str | None = None) -> SchedulerConfiguration:
         """Read a ``KubeSchedulerConfiguration`` from YAML (or JSON) text; needs PyYAML
         (``pip install schedframe[yaml]``). See :meth:`from_dict`."""
         given: object = text
@@ -448,11 +464,14 @@ class SchedulerConfiguration:
         if not isinstance(data, Mapping):
             raise ConfigurationError(
                 f"a KubeSchedulerConfiguration must be a mapping, got {type(data).__name__}")
-        return cls.from_dict(data, registry=registry, implements=implements)
+        return cls.from_dict(data, registry=registry, implements=implements,
+                             kubernetes_version=kubernetes_version, feature_gates=feature_gates)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, registry: Registry | None = None,
-                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None) -> SchedulerConfiguration:
+                  implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                  kubernetes_version: str | ReleaseProfile | None = None,
+                  feature_gates: Mapping[str, bool] | str | None = None) -> SchedulerConfiguration:
         """Read a ``KubeSchedulerConfiguration`` file, as kube-scheduler's ``--config`` does.
 
         The format is told by the content: a document whose first character (after white space)
@@ -479,7 +498,8 @@ class SchedulerConfiguration:
             if not isinstance(data, Mapping):
                 raise ConfigurationError(
                     f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
-            return cls.from_dict(data, registry=registry, implements=implements)
+            return cls.from_dict(data, registry=registry, implements=implements,
+                                 kubernetes_version=kubernetes_version, feature_gates=feature_gates)
         except ConfigurationError as exc:
             raise ConfigurationError(exc.errors, prefix=f"{shown}: {_error_prefix(exc)}") from None
 
@@ -489,6 +509,8 @@ class SchedulerConfiguration:
                       pod_initial_backoff_seconds: float = 1.0, pod_max_backoff_seconds: float = 10.0,
                       parallelism: int = 16, registry: Registry | None = None,
                       implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
+                      kubernetes_version: str | ReleaseProfile | None = None,
+                      feature_gates: Mapping[str, bool] | str | None = None,
                       ) -> SchedulerConfiguration:
         """Build a configuration from :class:`Profile` objects and/or v1 profile mappings.
 
@@ -510,7 +532,8 @@ class SchedulerConfiguration:
         }
         if percentage_of_nodes_to_score is not None:
             doc["percentageOfNodesToScore"] = percentage_of_nodes_to_score
-        return cls.from_dict(doc, registry=registry, implements=implements)
+        return cls.from_dict(doc, registry=registry, implements=implements,
+                             kubernetes_version=kubernetes_version, feature_gates=feature_gates)
 
     def to_dict(self) -> dict[str, Any]:
         """The effective configuration as a v1 ``KubeSchedulerConfiguration`` mapping.
@@ -806,9 +829,11 @@ class _Parser:
     """Reads one document, collecting every error with its field path."""
 
     def __init__(self, registry: Registry | None,
-                 implements: Mapping[str, Iterable[str]] | PointsOf | None) -> None:
+                 implements: Mapping[str, Iterable[str]] | PointsOf | None,
+                 release: ReleaseProfile | None = None) -> None:
         self.registry: Registry = _in_tree_registry() if registry is None else registry
-        self.spec: VersionSpec = v1_spec(tuple((ref.name, ref.weight) for ref in UPSTREAM_DEFAULT_PLUGINS))
+        self.release = release_profile() if release is None else release
+        self.spec: VersionSpec = v1_spec(self.release.default_plugins)
         # the decoded pluginConfig args of the profile being read (plugins are probed with them)
         self._profile_args: dict[str, Any] = {}
         if not isinstance(self.registry, Registry):
@@ -1217,7 +1242,7 @@ class _Parser:
     # -- profile and configuration ----------------------------------------------------------
     def profile(self, data: Any, path: str, default_name: str | None) -> Profile | None:
         if isinstance(data, Profile):
-            return data
+            return data if data.release == self.release else attrs.evolve(data, release=self.release)
         if data is None:
             data = {}
         mapping = self.mapping(data, path)
@@ -1268,12 +1293,13 @@ class _Parser:
             self.error(_child(plugins_path, "bind"),
                        f"at least one bind plugin is needed for profile {shown}")
         return Profile(scheduler_name=name or "", plugins=plugins, plugin_args=args,
-                       percentage_of_nodes_to_score=pct)
+                       percentage_of_nodes_to_score=pct, release=self.release)
 
     def configuration(self, data: Any) -> SchedulerConfiguration | None:
         if not isinstance(data, Mapping):
             raise ConfigurationError(
                 f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
+        source = data
         api_version = data.get("apiVersion")
         removed_in = REMOVED_API_VERSIONS.get(api_version) if isinstance(api_version, str) else None
         if removed_in is not None:
@@ -1350,7 +1376,7 @@ class _Parser:
         return SchedulerConfiguration(
             tuple(profiles), percentage_of_nodes_to_score=pct, pod_initial_backoff_seconds=initial,
             pod_max_backoff_seconds=maximum, parallelism=parallelism, omitted_upstream_plugins=self.omitted,
-            extenders=extenders)
+            extenders=extenders, release=self.release, source=source)
 
     def common_queue_sort(self, profiles: Sequence[Profile]) -> None:
         """Every profile must use the same queue sort plugin, with the same args."""

@@ -21,6 +21,7 @@ _MODULES = (
     "scheduling_gates",
     "node_unschedulable",
     "node_name",
+    "node_declared_features",
     "node_ports",
     "taint_toleration",
     "node_affinity",
@@ -37,6 +38,7 @@ _MODULES = (
     "default_preemption",
     "default_binder",
     "coscheduling",
+    "gang_scheduling",
 )
 
 

@@ -15,6 +15,10 @@ so a pod that leaves the balance unchanged scores 75, one that turns a perfectly
 into a perfectly unbalanced one 50, and the reverse 100. Actual requests are used (not the
 non-zero scoring defaults), and best-effort pods (no request of any configured resource) are
 skipped in PreScore.
+
+Older releases (the release is read from the handle, see :doc:`/releases`): before 1.36 the
+score is ``B_with`` itself (the balance after placement); before 1.33 (kubernetes#130260)
+best-effort pods are not skipped: every node scores its own balance.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import attrs
 
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
+from ..config._releases import release_of
 from ..errors import PluginArgsError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.handle import Handle
@@ -159,6 +164,28 @@ def _balance(fc: float, fm: float) -> int:
     return int((1 - abs((fc - fm) / 2)) * 100.0)
 
 
+def _cpu_memory_balance(scorer: ResourceAllocationScorer) -> Callable[[NodeInfo, Sequence[int]], int]:
+    """The score before kubernetes#135573 (Kubernetes 1.35 and older): the balance with the pod,
+    ``(1 - std) * 100`` truncated; specialised for ``[cpu, memory]``."""
+
+    def generic(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        requested, allocatable = scorer.allocatable_requested(node_info, pod_requests)
+        return balanced_resource_score(requested, allocatable)
+
+    def balance(node_info: NodeInfo, pod_requests: Sequence[int]) -> int:
+        alloc = node_info.allocatable
+        cap_c = alloc.milli_cpu
+        cap_m = alloc.memory
+        if cap_c == 0 or cap_m == 0:
+            return generic(node_info, pod_requests)
+        used = node_info.requested
+        return _balance(float(used.milli_cpu + pod_requests[0]) / float(cap_c),
+                        float(used.memory + pod_requests[1]) / float(cap_m))
+
+    is_cpu_memory = [r.name for r in scorer.resources] == ["cpu", "memory"]
+    return balance if is_cpu_memory else generic
+
+
 def _cpu_memory_change(scorer: ResourceAllocationScorer) -> Callable[[NodeInfo, Sequence[int]], int]:
     """The change score specialised for resources ``[cpu, memory]`` (same result as the
     generic computation)."""
@@ -232,7 +259,7 @@ class NodeResourcesBalancedAllocation:
     """
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer")
+    __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer", "_skip_best_effort")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -241,10 +268,17 @@ class NodeResourcesBalancedAllocation:
         self._args = args
         self._handle = handle
         self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True)
-        score = self._score = _cpu_memory_change(self._scorer)
+        release = release_of(handle)
+        self._skip_best_effort = release.has("BalancedAllocationSkipsBestEffort")
+        cpu_memory = [r.name for r in args.resources] == ["cpu", "memory"]
+        if release.has("BalancedAllocationScoresChange"):
+            score = self._score = _cpu_memory_change(self._scorer)
+            batch = _cpu_memory_change_nodes(score) if cpu_memory else None
+        else:
+            score = self._score = _cpu_memory_balance(self._scorer)
+            batch = None
         self._score_nodes: Callable[[Sequence[NodeInfo], Sequence[int]], list[int]] = (
-            _cpu_memory_change_nodes(score) if [r.name for r in args.resources] == ["cpu", "memory"]
-            else (lambda nodes, reqs: [score(ni, reqs) for ni in nodes]))
+            batch if batch is not None else (lambda nodes, reqs: [score(ni, reqs) for ni in nodes]))
         self._memo: RunMemo[int] = RunMemo()
 
     @property
@@ -260,7 +294,7 @@ class NodeResourcesBalancedAllocation:
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Compute the pod's requests once; SKIP best-effort pods (kubernetes#129138)."""
         reqs = self._scorer.pod_requests(pod)
-        if _is_best_effort(reqs):
+        if self._skip_best_effort and _is_best_effort(reqs):
             return Status.skip()
         state.write(_PRE_SCORE_KEY, reqs)
         return None
@@ -270,7 +304,7 @@ class NodeResourcesBalancedAllocation:
         reqs = state.get(_PRE_SCORE_KEY)
         if reqs is None:
             reqs = self._scorer.pod_requests(pod)
-            if _is_best_effort(reqs):
+            if self._skip_best_effort and _is_best_effort(reqs):
                 return 0, None
         return self._score(node_info, reqs), None
 
@@ -281,7 +315,7 @@ class NodeResourcesBalancedAllocation:
         reqs = state.get(_PRE_SCORE_KEY)
         if reqs is None:
             reqs = self._scorer.pod_requests(pod)
-            if _is_best_effort(reqs):
+            if self._skip_best_effort and _is_best_effort(reqs):
                 return [0] * len(nodes)
         # the score depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)

@@ -15,6 +15,12 @@ In-tree volumes count only on a node with a CSINode (upstream's migration check)
 by several pods on the node counts once. The limit of driver ``d`` is the CSINode's
 ``allocatable.count`` for ``d`` (or the node's ``attachable-volumes-csi-d`` allocatable), and the
 pod is ``UNSCHEDULABLE`` on a node where the attached plus new volumes would exceed it.
+
+The node's ``VolumeAttachment`` objects count too (kubernetes/kubernetes#127757): each one with an
+attacher and a CSI PersistentVolume counts as ``attacher/handle`` unless a pod on the node already
+uses that volume, so a volume still attached for a deleted pod keeps its slot. As upstream, a
+new pod's volume is not matched against them. Deleting a VolumeAttachment requeues pods with a
+claim, or with an inline volume migrated to the attacher.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from ..api.objects import Pod, Volume
 from ..api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
+from ..api.volume_attachment import VolumeAttachment
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
@@ -169,6 +176,9 @@ class NodeVolumeLimits:
         for unique, key in attached.items():
             new_volumes.pop(unique, None)  # a volume several pods use counts once
             attached_count[key] = attached_count.get(key, 0) + 1
+        for unique, key in self._attachments(node.name).items():
+            if unique not in attached:  # attached for a pod the node no longer has
+                attached_count[key] = attached_count.get(key, 0) + 1
         new_count: dict[str, int] = {}
         for key in new_volumes.values():
             new_count[key] = new_count.get(key, 0) + 1
@@ -177,6 +187,22 @@ class NodeVolumeLimits:
             if limit is not None and attached_count.get(key, 0) + count > limit:
                 return _EXCEEDED
         return None
+
+    def _attachments(self, node_name: str) -> dict[str, str]:
+        """Upstream ``getNodeVolumeAttachmentInfo``: ``attacher/handle -> limit key`` of the
+        VolumeAttachments of *node_name* whose PersistentVolume is a CSI volume."""
+        lister = self._objects.lister
+        out: dict[str, str] = {}
+        if lister is None:
+            return out
+        for va in lister.list(VolumeAttachment):
+            if va.node_name != node_name or not va.attacher or not va.persistent_volume_name:
+                continue
+            pv = self._objects.pv(va.persistent_volume_name)
+            if pv is None or pv.csi is None:
+                continue
+            out[f"{va.attacher}/{pv.csi.volume_handle}"] = csi_attach_limit_key(va.attacher)
+        return out
 
     @staticmethod
     def _volume_limits(node_info: NodeInfo, csi_node: CSINode | None) -> dict[str, int]:
@@ -289,14 +315,37 @@ class NodeVolumeLimits:
         return out
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
-        """CSINode added (always requeue); pod deleted and PVC added (hinted)."""
+        """CSINode added (always requeue); pod deleted, PVC added and VolumeAttachment deleted
+        (hinted)."""
         return (
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE),
                                  self.is_schedulable_after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
                                  self.is_schedulable_after_pvc_added),
+            ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE),
+                                 self.is_schedulable_after_volume_attachment_deleted),
         )
+
+    def is_schedulable_after_volume_attachment_deleted(self, pod: Pod, old_obj: Any,
+                                                       new_obj: Any) -> QueueingHint:
+        """QUEUE when the pod has a claim, or an inline volume migrated to the deleted
+        attachment's attacher (upstream ``isSchedulableAfterVolumeAttachmentDeleted``)."""
+        deleted, _ = as_objects(VolumeAttachment, old_obj, None)
+        if deleted is None:
+            return QueueingHint.QUEUE
+        for v in pod.volumes:
+            if v.persistent_volume_claim is not None:
+                return QueueingHint.QUEUE
+            if v.gce_persistent_disk is not None:
+                driver = _MIGRATED_DRIVERS[_GCE_PD]
+            elif v.aws_elastic_block_store is not None:
+                driver = _MIGRATED_DRIVERS[_AWS_EBS]
+            else:
+                continue
+            if driver == deleted.attacher:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the deleted pod was on a node and had a claim or a migratable inline volume."""

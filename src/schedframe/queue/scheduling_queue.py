@@ -107,6 +107,7 @@ _ACTION_NAMES: Final = {
     ActionType.UPDATE_POD_TOLERATION: "UpdatePodToleration",
     ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED: "UpdatePodSchedulingGatesEliminated",
     ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM: "UpdatePodGeneratedResourceClaim",
+    ActionType.UPDATE_NODE_DECLARED_FEATURE: "UpdateNodeDeclaredFeature",
     ActionType.UPDATE: "Update",
     ActionType.ALL: "All",
 }
@@ -177,6 +178,8 @@ def node_scheduling_properties_change(new: Node, old: Node) -> list[ClusterEvent
         actions.append(ActionType.UPDATE_NODE_CONDITION)
     if new.annotations != old.annotations:
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
+    if new.declared_features != old.declared_features:
+        actions.append(ActionType.UPDATE_NODE_DECLARED_FEATURE)
     return [cluster_event(EventResource.NODE, a) for a in actions]
 
 
@@ -426,6 +429,8 @@ class SchedulingQueue:
             ``SchedulerPopFromBackoffQ``, on by default), with backoff ordering windows.
         nominator: where nominated pods are kept (a new :class:`PodNominator` by default).
         less: overrides the activeQ order.
+        queueing_hints: upstream ``SchedulerQueueingHints`` (on by default); off, every plugin's
+            hint is upstream's default hint (``QUEUE``): any registered event requeues the pod.
 
     Every method is thread-safe.
 
@@ -445,6 +450,7 @@ class SchedulingQueue:
         pop_from_backoff_q: bool = True,
         nominator: PodNominator | None = None,
         less: LessFn | None = None,
+        queueing_hints: bool = True,
     ) -> None:
         durations = (("pod_initial_backoff", pod_initial_backoff), ("pod_max_backoff", pod_max_backoff),
                      ("pod_max_in_unschedulable_pods_duration", pod_max_in_unschedulable_pods_duration))
@@ -468,6 +474,7 @@ class SchedulingQueue:
         self._max_backoff = float(pod_max_backoff)
         self._max_in_unschedulable = float(pod_max_in_unschedulable_pods_duration)
         self._pop_from_backoff = pop_from_backoff_q
+        self._queueing_hints = queueing_hints
         self.nominator: PodNominator = nominator if nominator is not None else PodNominator()
 
         self._lock = threading.RLock()
@@ -732,7 +739,7 @@ class SchedulingQueue:
         for plugin, hint in profile.matching(event):
             if plugin not in rejectors:
                 continue
-            if hint is None:
+            if hint is None or not self._queueing_hints:
                 verdict = QueueingHint.QUEUE
             else:
                 try:

@@ -175,7 +175,11 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         plugin_manager: a pluggy ``PluginManager`` whose observer hooks
             (``schedframe_pod_scheduled``...) are called.
         workers: binding threads in threaded mode (default: the configuration's parallelism).
-        pop_from_backoff_q: upstream's ``SchedulerPopFromBackoffQ`` (on by default).
+        pop_from_backoff_q: upstream's ``SchedulerPopFromBackoffQ``; ``None`` (default): the
+            release's gate (on since 1.33).
+        kubernetes_version: the kube-scheduler release to emulate (``"1.33"``; default the
+            newest, or the release *config* was read for); see :doc:`/releases`.
+        feature_gates: kube-scheduler's ``--feature-gates`` (a mapping or ``"Name=true,..."``).
         load_entry_points: without a *registry*, load the ``schedframe`` entry points of
             installed distributions into the in-tree registry (and *plugin_manager*, whose
             observer hooks they may implement); ``False`` uses the in-tree plugins only. A
@@ -216,12 +220,13 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
     def __init__(self, config: Any = None, *, clock: Clock | None = None, seed: int = 0,
                  registry: Registry | None = None, binder: Binder | None = None, threaded: bool = False,
                  objects: Iterable[Any] = (), plugin_manager: Any = None, workers: int | None = None,
-                 pop_from_backoff_q: bool = True, load_entry_points: bool = True,
+                 pop_from_backoff_q: bool | None = None, load_entry_points: bool = True,
                  verify_snapshots: bool = False,
                  extender_transport: ExtenderTransport | None = None,
                  tie_break: Callable[[str], Any] | None = None,
                  pod_deleter: Callable[[Pod], None] | None = None,
-                 on_pop: Callable[[QueuedPodInfo], None] | None = None) -> None:
+                 on_pop: Callable[[QueuedPodInfo], None] | None = None,
+                 kubernetes_version: Any = None, feature_gates: Any = None) -> None:
         from ..config.configuration import SchedulerConfiguration
 
         if registry is None:
@@ -238,13 +243,21 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
                 else:  # a stand-in carrying observer hooks only (the simulator's): plugins, no hooks
                     discover_plugins(registry, None)
         if config is None:
-            config = SchedulerConfiguration.default(registry=registry)
+            config = SchedulerConfiguration.default(
+                registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
         elif isinstance(config, Mapping):
-            config = SchedulerConfiguration.from_dict(config, registry=registry)
+            config = SchedulerConfiguration.from_dict(
+                config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
         elif not isinstance(config, SchedulerConfiguration):
             raise SchedulerError(
                 f"config must be a SchedulerConfiguration or a KubeSchedulerConfiguration mapping, "
                 f"got {type(config).__name__}")
+        elif kubernetes_version is not None or feature_gates:
+            # a configuration read for another release is read again for this one
+            config = config.with_release(kubernetes_version, feature_gates, registry=registry)
+        release = config.release
+        if pop_from_backoff_q is None:
+            pop_from_backoff_q = release.feature_gates.get("SchedulerPopFromBackoffQ", False)
         self.config: SchedulerConfiguration = config
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise ArgumentTypeError(f"Scheduler: seed must be an int, got {type(seed).__name__}")
@@ -327,7 +340,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
             self.frameworks, clock=self.clock,
             pod_initial_backoff=config.pod_initial_backoff_seconds,
             pod_max_backoff=config.pod_max_backoff_seconds,
-            pop_from_backoff_q=pop_from_backoff_q, nominator=self.nominator)
+            pop_from_backoff_q=pop_from_backoff_q, nominator=self.nominator,
+            queueing_hints=release.feature_gates.get("SchedulerQueueingHints", True))
         self.objects.watch(self._object_written)
 
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None

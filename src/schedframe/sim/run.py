@@ -82,6 +82,21 @@ def _config_spec(config: Any, scenario: Scenario, index: int = 0) -> ConfigSpec:
     return ConfigSpec("config", config)
 
 
+def for_release(config: Any, kubernetes_version: Any, feature_gates: Mapping[str, bool] | str | None,
+                registry: Registry | None = None) -> Any:
+    """*config* (``None``, a mapping or a :class:`~schedframe.SchedulerConfiguration`) read for
+    *kubernetes_version* with *feature_gates*."""
+    from ..config.configuration import SchedulerConfiguration
+
+    if config is None:
+        return SchedulerConfiguration.default(
+            registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
+    if isinstance(config, SchedulerConfiguration):
+        return config.with_release(kubernetes_version, feature_gates, registry=registry)
+    return SchedulerConfiguration.from_dict(
+        config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
+
+
 def _config_file(path: str) -> ConfigSpec:
     from ..config.configuration import SchedulerConfiguration
 
@@ -123,6 +138,8 @@ def simulate(
     log: str | os.PathLike[str] | IO[str] | None = None,
     progress: Progress | None = None,
     sample_every: float | None = None,
+    kubernetes_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | None = None,
 ) -> SimResult:
     """Simulate *scenario* under one configuration.
 
@@ -144,6 +161,9 @@ def simulate(
         log: write the event log (JSON Lines) to this path or text file; :func:`replay` reads it.
         progress: called now and then with ``(now, horizon, placed, pending)``.
         sample_every: seconds between cluster samples (default: 1/200 of the expected horizon).
+        kubernetes_version: the kube-scheduler release to emulate (``"1.33"``; default the
+            newest): the configuration is read for it (see :doc:`/releases`).
+        feature_gates: kube-scheduler feature gates (a mapping or ``"Name=true,Other=false"``).
 
     Raises:
         ScenarioError: an invalid scenario or plan.
@@ -153,6 +173,9 @@ def simulate(
     """
     s = _scenario(scenario)
     spec = _config_spec(config, s)
+    if kubernetes_version is not None or feature_gates:
+        released = for_release(spec.config, kubernetes_version, feature_gates, registry)
+        spec = attrs.evolve(spec, config=released)
     plan = s.plan(seed)
     with _log_target(log) as fh:
         return run_plan(

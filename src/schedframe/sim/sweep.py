@@ -326,14 +326,17 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
 
 
 def simulate_task(scenario: str | None = None, config: str | None = None, seed: int = 0,
-                  until: float | None = None) -> dict[str, Any]:
+                  until: float | None = None, kubernetes_version: str | None = None,
+                  feature_gates: str | None = None) -> dict[str, Any]:
     """The ``simulate`` task: one :func:`~schedframe.sim.simulate` run, its metrics flattened
     (``utilisation_mean.cpu``) beside the scenario's and configuration's names. Wall-clock
     measurements are left out (the row's ``seconds`` has the run's time), so rows are equal
-    whichever worker ran them."""
+    whichever worker ran them. *kubernetes_version* and *feature_gates* choose the emulated
+    kube-scheduler release (:doc:`/releases`)."""
     from .run import simulate
 
-    result = simulate(_scenario_param(scenario), config, seed=seed, until=until)
+    result = simulate(_scenario_param(scenario), config, seed=seed, until=until,
+                      kubernetes_version=kubernetes_version, feature_gates=feature_gates)
     out: dict[str, Any] = {"scenario_name": result.scenario, "config_name": result.config}
     _flatten("", result.metrics.to_dict(), out)
     return out

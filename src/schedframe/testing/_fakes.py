@@ -398,6 +398,8 @@ class FakeProfile:
     plugin_args: Mapping[str, Any] = attrs.field(factory=dict)
     scheduler_name: str = "default-scheduler"
     percentage_of_nodes_to_score: int | None = None
+    #: the ``schedframe.ReleaseProfile`` plugins read through their handle; ``None``: the newest
+    release: Any = None
 
     def plugins_at(self, point: str) -> tuple[_Ref, ...]:
         """The enabled plugins at *point*."""

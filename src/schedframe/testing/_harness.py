@@ -78,6 +78,9 @@ class PluginHarness:
             ElasticQuotas, PodGroups, ...) for ``handle.objects``.
         registry: default: the in-tree registry.
         clock: default: a :class:`~schedframe.FakeClock`.
+        kubernetes_version: the kube-scheduler release the plugin runs as (``"1.33"``, or a
+            ``schedframe.ReleaseProfile``); default the newest. See :doc:`/releases`.
+        feature_gates: kube-scheduler feature gates (a mapping or ``"Name=true,..."``).
 
     Statuses returned by the methods are the plugin's own: success is ``Status.OK`` and the
     ``plugin`` attribution the framework adds is cleared, so
@@ -94,7 +97,10 @@ class PluginHarness:
                  pods: Iterable[Pod | Mapping[str, Any]] = (),
                  namespaces: Iterable[Namespace | Mapping[str, Any]] = (), *,
                  objects: Iterable[Any] = (), registry: Registry | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, kubernetes_version: Any = None,
+                 feature_gates: Any = None) -> None:
+        from ..config._releases import release_profile
+
         if registry is None:
             from ..plugins import in_tree_registry
 
@@ -108,6 +114,7 @@ class PluginHarness:
         profile = FakeProfile(
             plugins={"multiPoint": (_Ref(plugin_name),)},
             plugin_args={plugin_name: args} if args is not None else {},
+            release=release_profile(kubernetes_version, feature_gates),
         )
         self.nominator = _nominator(self.pods)
         self.framework = Framework(
