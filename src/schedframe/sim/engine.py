@@ -163,6 +163,27 @@ def _requests(pod: Pod) -> dict[str, int]:
     return out
 
 
+class _RequestItems:
+    """``_requests(pod).items()`` remembered per requests object: the pods of one template share
+    theirs (``Pod.evolve`` keeps it), so a run computes each shape once. The object is kept with
+    its items, so its id is not reused while the entry lives."""
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[object, tuple[tuple[str, int], ...]]] = {}
+
+    def __call__(self, pod: Pod) -> tuple[tuple[str, int], ...]:
+        r = pod.requests
+        hit = self._by_id.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
+        items = tuple(_requests(pod).items())
+        if len(self._by_id) < 65_536:  # a bound: pods built one by one each have their own
+            self._by_id[id(r)] = (r, items)
+        return items
+
+
 #: The most cluster samples a run takes (``sample_every`` against the horizon).
 MAX_SAMPLES: Final = 1_000_000
 
@@ -218,6 +239,7 @@ class _Sim:
         self.schedulable: dict[str, bool] = {}
         self.node_objs: dict[str, Node] = {}
         self.series: dict[str, list[tuple[float, dict[str, int]]]] = {}
+        self.request_items = _RequestItems()
         self.next_index: dict[str, int] = {}
         for a in plan.timeline:
             if a.op == "arrive":
@@ -338,7 +360,7 @@ class _Sim:
         req = self.requested.get(node)
         if req is None:  # a node the cluster does not have: held for it, as the cache's placeholder
             held = self.unknown_req.setdefault(node, {})
-            for k, v in _requests(pod).items():
+            for k, v in self.request_items(pod):
                 held[k] = held.get(k, 0) + sign * v
             if not any(held.values()):
                 del self.unknown_req[node]
@@ -346,7 +368,7 @@ class _Sim:
         alloc = self.allocatable[node]
         before = self._stranded(node, alloc, req)
         tot = self.req_tot
-        for k, v in _requests(pod).items():
+        for k, v in self.request_items(pod):
             v *= sign
             req[k] = req.get(k, 0) + v
             tot[k] = tot.get(k, 0) + v
@@ -693,6 +715,7 @@ class _Sim:
 
     def run(self) -> SimResult:
         wall0 = time.perf_counter()
+        cpu0 = time.process_time()
         plan = self.plan
         sched = self.sched
         check_nodes(plan)
@@ -719,7 +742,8 @@ class _Sim:
         queue = sched.queue
         schedule_one = sched.schedule_one
         perf = time.perf_counter
-        sched_time = 0.0
+        cpu = time.process_time
+        sched_time = sched_cpu = 0.0
         cycles = 0
         idle = 0  # cycles at this instant since the last binding
         bound_mark = -1
@@ -737,9 +761,10 @@ class _Sim:
             if not stalled_now:
                 held = len(waiting)
                 self.cycle_epoch = self.epoch
-                t = perf()
+                t, t_cpu = perf(), cpu()
                 ran = schedule_one()
                 sched_time += perf() - t
+                sched_cpu += cpu() - t_cpu
                 if held or len(waiting):  # a Permit wait began, ended or goes on: things change
                     self.epoch += 1
                 if ran:
@@ -797,7 +822,8 @@ class _Sim:
                     self.emit({**input_record(payload), "reached": False})
         self.counts["cycles"] = cycles
         wall = time.perf_counter() - wall0
-        perf_rec = Perf(wall, sched_time, cycles / sched_time if sched_time > 0 else 0.0)
+        perf_rec = Perf(wall, sched_time, cycles / sched_time if sched_time > 0 else 0.0,
+                        time.process_time() - cpu0, sched_cpu)
         result = self._result(end, perf_rec, end_reason, stopped_at)
         if self.log is not None:
             self.emit({"t": end, "op": "end", "metrics": result.metrics.to_dict()})

@@ -226,17 +226,24 @@ class Metrics:
 @final
 @attrs.frozen
 class Perf:
-    """Wall-clock measurements of a run (not part of the result's equality).
+    """Time measurements of a run (not part of the result's equality).
 
     Attributes:
         wall_seconds: the whole run.
         schedule_seconds: inside ``Scheduler.schedule_one``.
         cycles_per_second: attempts / ``schedule_seconds``.
+        cpu_seconds: the whole run, CPU time of the process.
+        schedule_cpu_seconds: CPU time inside ``Scheduler.schedule_one``; ``cpu_seconds`` minus
+            it is what the simulator itself costs (events, pod creation, informer calls,
+            bookkeeping, samples, the log), a fair measure on a busy machine where wall time is
+            not.
     """
 
     wall_seconds: float = 0.0
     schedule_seconds: float = 0.0
     cycles_per_second: float = 0.0
+    cpu_seconds: float = 0.0
+    schedule_cpu_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
