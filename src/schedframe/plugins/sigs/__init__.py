@@ -16,6 +16,12 @@ from typing import Final
 
 from .capacity_scheduling import CapacityScheduling
 from .elastic_quota_info import QuotaInfo, QuotaInfos
+from .node_resource_topology_match import (
+    NodeResourceTopologyCache,
+    NodeResourceTopologyMatch,
+    NodeResourceTopologyMatchArgs,
+    ScoringStrategy,
+)
 from .node_resources_allocatable import NodeResourcesAllocatable, NodeResourcesAllocatableArgs, ResourceWeight
 from .pod_state import PodState
 from .preemption_toleration import PreemptionToleration, PreemptionTolerationPolicy
@@ -26,6 +32,9 @@ __all__ = [
     "SCHEDULER_PLUGINS",
     "SCHEDULER_PLUGINS_RELEASE",
     "CapacityScheduling",
+    "NodeResourceTopologyCache",
+    "NodeResourceTopologyMatch",
+    "NodeResourceTopologyMatchArgs",
     "NodeResourcesAllocatable",
     "NodeResourcesAllocatableArgs",
     "PodState",
@@ -35,6 +44,7 @@ __all__ = [
     "QuotaInfo",
     "QuotaInfos",
     "ResourceWeight",
+    "ScoringStrategy",
     "pod_qos_class",
 ]
 
@@ -49,10 +59,12 @@ MODULES: Final = (
     "preemption_toleration",
     "pod_state",
     "qos",
+    "node_resource_topology_match",
 )
 
 #: Every registered plugin that comes from kubernetes-sigs/scheduler-plugins (Coscheduling too).
 SCHEDULER_PLUGINS: Final[frozenset[str]] = frozenset({
     "CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
     "PodState", "QOSSort",
+    "NodeResourceTopologyMatch",
 })
