@@ -57,11 +57,12 @@ MINIMAL: dict[str, dict[str, Any]] = {
                                 "dependencies": [{"workload": {"kind": "Deployment", "name": "w2",
                                                                "selector": "w2"}, "maxNetworkCost": 30}]},
                                {"workload": {"kind": "Deployment", "name": "w2", "selector": "w2"}}]},
-                 "status": {"topologyOrder": [{"workload": {"kind": "Deployment", "name": "w1", "selector": "w1"},
-                                               "index": 1}]}},
+                 "status": {"topologyOrder": [
+                     {"workload": {"kind": "Deployment", "name": "w1", "selector": "w1"}, "index": 1}]}},
     "NetworkTopology": {"metadata": {"name": "nt"}, "spec": {"configmapName": "cm", "weights": [
-        {"name": "UserDefined", "topologyList": [{"topologyKey": "topology.kubernetes.io/zone", "originList": [
-            {"origin": "z1", "costList": [{"destination": "z2", "networkCost": 5}]}]}]}]}},
+        {"name": "UserDefined", "topologyList": [{"topologyKey": "topology.kubernetes.io/zone",
+                                                  "originList": [{"origin": "z1", "costList": [
+                                                      {"destination": "z2", "networkCost": 5}]}]}]}]}},
     "ResourceClaim": {"metadata": {"name": "claim"},
                       "spec": {"devices": {"requests": [{"name": "gpu",
                                                          "exactly": {"deviceClassName": "gpu"}}]}}},

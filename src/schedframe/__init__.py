@@ -13,6 +13,8 @@ from .api.manifests import (
     object_from_manifest,
     object_to_manifest,
 )
+from .api.networkaware import AppGroup, NetworkTopology
+from .api.noderesourcetopology import NodeResourceTopology
 from .api.objects import (
     Affinity,
     AWSElasticBlockStoreVolumeSource,
@@ -202,6 +204,9 @@ from .scheduler.scheduler import FitError, PendingPod, RunSummary, Scheduler
 from . import plugins  # noqa: F401  (isort: skip)
 
 __all__ = [
+    "NetworkTopology",
+    "AppGroup",
+    "NodeResourceTopology",
     "AWSElasticBlockStoreVolumeSource",
     "ActionType",
     "Affinity",

@@ -31,6 +31,8 @@ from .manifests import (
     pod_group_from_manifest,
     pod_to_manifest,
 )
+from .networkaware import AppGroup, NetworkTopology
+from .noderesourcetopology import NodeResourceTopology
 from .objects import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -123,6 +125,9 @@ from .workloads import (
 )
 
 __all__ = [
+    "NetworkTopology",
+    "AppGroup",
+    "NodeResourceTopology",
     "AWSElasticBlockStoreVolumeSource",
     "Affinity",
     "AllocationResult",

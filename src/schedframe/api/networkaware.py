@@ -270,6 +270,7 @@ class NetworkTopology:
 
 # ----------------------------------------------------------------------------------- readers
 
+
 def _opt_quantity(m: Mapping[str, Any], key: str, path: str) -> Quantity | None:
     raw = m.get(key)
     return None if raw is None else _quantity(raw, _child(path, key))
@@ -324,7 +325,9 @@ def app_group_from_manifest(manifest: Any) -> AppGroup:
         name=_name(meta),
         namespace=_namespace(meta),
         num_members=_int(spec.get("numMembers"), "spec.numMembers") or 0,
-        topology_sorting_algorithm=_str(spec.get("topologySortingAlgorithm"), "spec.topologySortingAlgorithm"),
+        topology_sorting_algorithm=_str(
+            spec.get("topologySortingAlgorithm"), "spec.topologySortingAlgorithm"
+        ),
         workloads=_items(spec.get("workloads"), "spec.workloads", _workload),
         topology_order=_items(status.get("topologyOrder"), "status.topologyOrder", _topology_info),
         running_workloads=_int(status.get("runningWorkloads"), "status.runningWorkloads") or 0,
@@ -345,20 +348,24 @@ def _cost(value: Any, path: str) -> NetworkCost:
 
 def _origin(value: Any, path: str) -> NetworkTopologyOrigin:
     m = _mapping(value, path)
-    return NetworkTopologyOrigin(_required_str(m, "origin", path),
-                                 _items(m.get("costList"), _child(path, "costList"), _cost))
+    return NetworkTopologyOrigin(
+        _required_str(m, "origin", path), _items(m.get("costList"), _child(path, "costList"), _cost)
+    )
 
 
 def _topology(value: Any, path: str) -> NetworkTopologyTopology:
     m = _mapping(value, path)
-    return NetworkTopologyTopology(_required_str(m, "topologyKey", path),
-                                   _items(m.get("originList"), _child(path, "originList"), _origin))
+    return NetworkTopologyTopology(
+        _required_str(m, "topologyKey", path),
+        _items(m.get("originList"), _child(path, "originList"), _origin),
+    )
 
 
 def _weights(value: Any, path: str) -> NetworkTopologyWeights:
     m = _mapping(value, path)
-    return NetworkTopologyWeights(_required_str(m, "name", path),
-                                  _items(m.get("topologyList"), _child(path, "topologyList"), _topology))
+    return NetworkTopologyWeights(
+        _required_str(m, "name", path), _items(m.get("topologyList"), _child(path, "topologyList"), _topology)
+    )
 
 
 def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
@@ -381,6 +388,7 @@ def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
 
 
 # ----------------------------------------------------------------------------------- writers
+
 
 def _workload_info_out(w: AppGroupWorkloadInfo) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": w.kind, "name": w.name, "selector": w.selector}
@@ -416,17 +424,22 @@ def app_group_to_manifest(ag: AppGroup) -> dict[str, Any]:
             item["dependencies"] = [_dependency_out(d) for d in w.dependencies]
         workloads.append(item)
     out: dict[str, Any] = {
-        "apiVersion": APP_GROUP_API_VERSION, "kind": "AppGroup",
+        "apiVersion": APP_GROUP_API_VERSION,
+        "kind": "AppGroup",
         "metadata": _meta_out(ag.name, ag.namespace, creationTimestamp=_created(ag.creation_timestamp)),
-        "spec": {"numMembers": ag.num_members, "topologySortingAlgorithm": ag.topology_sorting_algorithm,
-                 "workloads": workloads},
+        "spec": {
+            "numMembers": ag.num_members,
+            "topologySortingAlgorithm": ag.topology_sorting_algorithm,
+            "workloads": workloads,
+        },
     }
     status: dict[str, Any] = {}
     if ag.running_workloads:
         status["runningWorkloads"] = ag.running_workloads
     if ag.topology_order:
-        status["topologyOrder"] = [{"workload": _workload_info_out(t.workload), "index": t.index}
-                                   for t in ag.topology_order]
+        status["topologyOrder"] = [
+            {"workload": _workload_info_out(t.workload), "index": t.index} for t in ag.topology_order
+        ]
     if status:
         out["status"] = status
     return out
@@ -448,12 +461,25 @@ def network_topology_to_manifest(nt: NetworkTopology) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
-    weights = [{"name": w.name, "topologyList": [
-        {"topologyKey": t.topology_key, "originList": [
-            {"origin": o.origin, "costList": [_cost_out(c) for c in o.cost_list]} for o in t.origin_list]}
-        for t in w.topology_list]} for w in nt.weights]
+    weights = [
+        {
+            "name": w.name,
+            "topologyList": [
+                {
+                    "topologyKey": t.topology_key,
+                    "originList": [
+                        {"origin": o.origin, "costList": [_cost_out(c) for c in o.cost_list]}
+                        for o in t.origin_list
+                    ],
+                }
+                for t in w.topology_list
+            ],
+        }
+        for w in nt.weights
+    ]
     out: dict[str, Any] = {
-        "apiVersion": NETWORK_TOPOLOGY_API_VERSION, "kind": "NetworkTopology",
+        "apiVersion": NETWORK_TOPOLOGY_API_VERSION,
+        "kind": "NetworkTopology",
         "metadata": _meta_out(nt.name, nt.namespace, creationTimestamp=_created(nt.creation_timestamp)),
         "spec": {"weights": weights, "configmapName": nt.configmap_name},
     }

@@ -138,6 +138,7 @@ def create_numa_node_list(zones: Iterable[TopologyZone]) -> list[NUMANode]:
 
 # ----------------------------------------------------------------------------- resource names
 
+
 def is_native_resource(name: str) -> bool:
     """``v1helper.IsNativeResource``: unprefixed, or in the ``kubernetes.io/`` domain."""
     return "/" not in name or "kubernetes.io/" in name
@@ -166,8 +167,9 @@ def is_resource_set_suitable(qos: str, resource: str, quantity: Fraction, numa_q
 
 def include_non_native(pod: Pod) -> bool:
     """Some container or init container requests a non-native resource (a device)."""
-    return any(not is_native_resource(name)
-               for c in (*pod.init_containers, *pod.containers) for name in c.requests)
+    return any(
+        not is_native_resource(name) for c in (*pod.init_containers, *pod.containers) for name in c.requests
+    )
 
 
 def requests_of(container: Container) -> Resources:
@@ -207,8 +209,13 @@ def whole(value: Fraction) -> int:
 
 # ----------------------------------------------------------------------------------- Filter
 
-def resources_available_in_any_numa_node(numa_nodes: list[NUMANode], allocatable: frozenset[str] | set[str],
-                                         qos: str, resources: Mapping[str, Fraction]) -> tuple[int, bool]:
+
+def resources_available_in_any_numa_node(
+    numa_nodes: list[NUMANode],
+    allocatable: frozenset[str] | set[str],
+    qos: str,
+    resources: Mapping[str, Fraction],
+) -> tuple[int, bool]:
     """The lowest NUMA id every requested resource fits in (host-level resources without NUMA
     affinity are skipped), and whether there is one."""
     bits = (1 << MAX_NUMA_ID) - 1
@@ -235,8 +242,9 @@ def resources_available_in_any_numa_node(numa_nodes: list[NUMANode], allocatable
     return (bits & -bits).bit_length() - 1, True
 
 
-def subtract_from_numa_node(numa_nodes: list[NUMANode], numa_id: int, qos: str,
-                            requests: Mapping[str, Fraction]) -> str | None:
+def subtract_from_numa_node(
+    numa_nodes: list[NUMANode], numa_id: int, qos: str, requests: Mapping[str, Fraction]
+) -> str | None:
     """Take a placed container's requests from NUMA node *numa_id*; an error message when an
     amount would go negative."""
     for node in numa_nodes:
@@ -249,14 +257,17 @@ def subtract_from_numa_node(numa_nodes: list[NUMANode], numa_id: int, qos: str,
                 continue
             left = node.resources[name] - quantity
             if left < 0:
-                return (f"resource {name!r} request {Quantity(quantity)} exceeds NUMA {numa_id} "
-                        f"availability {Quantity(node.resources[name])}")
+                return (
+                    f"resource {name!r} request {Quantity(quantity)} exceeds NUMA {numa_id} "
+                    f"availability {Quantity(node.resources[name])}"
+                )
             node.resources[name] = left
     return None
 
 
-def single_numa_container_level(pod: Pod, numa_nodes: list[NUMANode], allocatable: frozenset[str] | set[str],
-                                qos: str) -> Status | None:
+def single_numa_container_level(
+    pod: Pod, numa_nodes: list[NUMANode], allocatable: frozenset[str] | set[str], qos: str
+) -> Status | None:
     """Every init container, then every app container (taking its share), on one NUMA node."""
     for c in pod.init_containers:
         _, ok = resources_available_in_any_numa_node(numa_nodes, allocatable, qos, requests_of(c))
@@ -274,8 +285,9 @@ def single_numa_container_level(pod: Pod, numa_nodes: list[NUMANode], allocatabl
     return None
 
 
-def single_numa_pod_level(pod: Pod, numa_nodes: list[NUMANode], allocatable: frozenset[str] | set[str],
-                          qos: str) -> Status | None:
+def single_numa_pod_level(
+    pod: Pod, numa_nodes: list[NUMANode], allocatable: frozenset[str] | set[str], qos: str
+) -> Status | None:
     """The pod's effective request on one NUMA node."""
     _, ok = resources_available_in_any_numa_node(numa_nodes, allocatable, qos, pod_effective_request(pod))
     if not ok:
@@ -307,14 +319,16 @@ def _most_allocated(requested: Fraction, capacity: Fraction) -> int:
 
 
 def _weighted(per_resource: Callable[[Fraction, Fraction], int]) -> ScoreStrategy:
-    def strategy(requested: Mapping[str, Fraction], available: Mapping[str, Fraction],
-                 weights: Mapping[str, int]) -> int:
+    def strategy(
+        requested: Mapping[str, Fraction], available: Mapping[str, Fraction], weights: Mapping[str, int]
+    ) -> int:
         total = weight_sum = 0
         for name, quantity in requested.items():
             w = _weight(weights, name)
             total += per_resource(quantity, available.get(name, Fraction(0))) * w
             weight_sum += w
         return total // weight_sum if weight_sum else 0
+
     return strategy
 
 
@@ -325,8 +339,9 @@ most_allocated_strategy: Final = _weighted(_most_allocated)
 _GO_NAN_TO_INT64: Final = -(1 << 63)
 
 
-def balanced_allocation_strategy(requested: Mapping[str, Fraction], available: Mapping[str, Fraction],
-                                 weights: Mapping[str, int]) -> int:
+def balanced_allocation_strategy(
+    requested: Mapping[str, Fraction], available: Mapping[str, Fraction], weights: Mapping[str, int]
+) -> int:
     """``(1 - sample variance of the requested fractions) * 100``; 0 when one does not fit."""
     fractions: list[float] = []
     for name, quantity in requested.items():
@@ -349,8 +364,12 @@ def balanced_allocation_strategy(requested: Mapping[str, Fraction], available: M
     return int((1 - variance) * MAX_NODE_SCORE)
 
 
-def score_for_each_numa_node(requested: Mapping[str, Fraction], numa_nodes: list[NUMANode],
-                             strategy: ScoreStrategy, weights: Mapping[str, int]) -> int:
+def score_for_each_numa_node(
+    requested: Mapping[str, Fraction],
+    numa_nodes: list[NUMANode],
+    strategy: ScoreStrategy,
+    weights: Mapping[str, int],
+) -> int:
     """The lowest non-zero zone score (a zone scoring 0 does not fit)."""
     min_score = 0
     for numa in numa_nodes:
@@ -360,23 +379,27 @@ def score_for_each_numa_node(requested: Mapping[str, Fraction], numa_nodes: list
     return min_score
 
 
-def pod_scope_score(pod: Pod, numa_nodes: list[NUMANode], strategy: ScoreStrategy,
-                    weights: Mapping[str, int]) -> int:
+def pod_scope_score(
+    pod: Pod, numa_nodes: list[NUMANode], strategy: ScoreStrategy, weights: Mapping[str, int]
+) -> int:
     return score_for_each_numa_node(pod_effective_request(pod), numa_nodes, strategy, weights)
 
 
-def container_scope_score(pod: Pod, numa_nodes: list[NUMANode], strategy: ScoreStrategy,
-                          weights: Mapping[str, int]) -> int:
+def container_scope_score(
+    pod: Pod, numa_nodes: list[NUMANode], strategy: ScoreStrategy, weights: Mapping[str, int]
+) -> int:
     """The mean of the containers' (init containers included) scores, truncated."""
     containers = (*pod.init_containers, *pod.containers)
     if not containers:
         return 0
-    scores = [float(score_for_each_numa_node(requests_of(c), numa_nodes, strategy, weights))
-              for c in containers]
+    scores = [
+        float(score_for_each_numa_node(requests_of(c), numa_nodes, strategy, weights)) for c in containers
+    ]
     return int(math.fsum(scores) / len(scores))
 
 
 # ------------------------------------------------------------------------------ LeastNUMANodes
+
 
 def only_non_numa_resources(numa_nodes: list[NUMANode], resources: Mapping[str, Fraction]) -> bool:
     return not any(name in numa.resources for name in resources for numa in numa_nodes)
@@ -393,12 +416,15 @@ def _avg_distance(numa_nodes: list[NUMANode], combination: tuple[int, ...]) -> f
 
 
 def _fits(qos: str, resources: Mapping[str, Fraction], combined: Mapping[str, Fraction]) -> bool:
-    return all(quantity == 0 or is_resource_set_suitable(qos, name, quantity, combined.get(name, Fraction(0)))
-               for name, quantity in resources.items())
+    return all(
+        quantity == 0 or is_resource_set_suitable(qos, name, quantity, combined.get(name, Fraction(0)))
+        for name, quantity in resources.items()
+    )
 
 
-def numa_nodes_required(qos: str, numa_nodes: list[NUMANode],
-                        resources: Mapping[str, Fraction]) -> tuple[list[int] | None, bool]:
+def numa_nodes_required(
+    qos: str, numa_nodes: list[NUMANode], resources: Mapping[str, Fraction]
+) -> tuple[list[int] | None, bool]:
     """The fewest NUMA nodes (their ids) the resources fit in, preferring the smallest average
     distance, and whether that distance is the smallest among all combinations of that size;
     ``None`` when they fit in no combination."""
@@ -429,7 +455,9 @@ def numa_nodes_required(qos: str, numa_nodes: list[NUMANode],
     return None, False
 
 
-def subtract_from_numas(resources: Mapping[str, Fraction], numa_nodes: list[NUMANode], ids: list[int]) -> None:
+def subtract_from_numas(
+    resources: Mapping[str, Fraction], numa_nodes: list[NUMANode], ids: list[int]
+) -> None:
     """Take *resources* from the NUMA nodes *ids* in turn (upstream indexes the list by id)."""
     for name, quantity in resources.items():
         for numa_id in ids:
@@ -454,7 +482,9 @@ def normalize_least_numa(count: int, is_min_avg_distance: bool, max_numa_nodes: 
     return score + per_node // 2 if is_min_avg_distance else score
 
 
-def least_numa_container_scope_score(pod: Pod, numa_nodes: list[NUMANode], qos: str, max_numa_nodes: int) -> int:
+def least_numa_container_scope_score(
+    pod: Pod, numa_nodes: list[NUMANode], qos: str, max_numa_nodes: int
+) -> int:
     max_count = 0
     all_min = True
     for c in (*pod.init_containers, *pod.containers):

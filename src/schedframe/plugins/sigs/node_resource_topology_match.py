@@ -44,10 +44,20 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = [
-    "ARGS_TYPE", "BALANCED_ALLOCATION", "ERR_CANNOT_ALIGN_CONTAINER", "ERR_CANNOT_ALIGN_POD",
-    "ERR_INVALID_TOPOLOGY", "LEAST_ALLOCATED", "LEAST_NUMA_NODES", "MOST_ALLOCATED", "NAME",
-    "NodeResourceTopologyCache", "NodeResourceTopologyMatch", "NodeResourceTopologyMatchArgs",
-    "ScoringStrategy", "new",
+    "ARGS_TYPE",
+    "BALANCED_ALLOCATION",
+    "ERR_CANNOT_ALIGN_CONTAINER",
+    "ERR_CANNOT_ALIGN_POD",
+    "ERR_INVALID_TOPOLOGY",
+    "LEAST_ALLOCATED",
+    "LEAST_NUMA_NODES",
+    "MOST_ALLOCATED",
+    "NAME",
+    "NodeResourceTopologyCache",
+    "NodeResourceTopologyMatch",
+    "NodeResourceTopologyMatchArgs",
+    "ScoringStrategy",
+    "new",
 ]
 
 NAME: Final = "NodeResourceTopologyMatch"
@@ -61,8 +71,9 @@ ERR_CANNOT_ALIGN_CONTAINER: Final = numa.ERR_CANNOT_ALIGN_CONTAINER
 ERR_INVALID_TOPOLOGY: Final = numa.ERR_INVALID_TOPOLOGY
 
 _DEFAULT_RESOURCES: Final = (ResourceSpec(name="cpu", weight=1), ResourceSpec(name="memory", weight=1))
-_ARGS_KEYS: Final = frozenset({"scoringStrategy", "cacheResyncPeriodSeconds", "discardReservedNodes", "cache",
-                               "apiVersion", "kind"})
+_ARGS_KEYS: Final = frozenset(
+    {"scoringStrategy", "cacheResyncPeriodSeconds", "discardReservedNodes", "cache", "apiVersion", "kind"}
+)
 _CACHE_KEYS: Final = frozenset({"foreignPodsDetect", "resyncMethod", "informerMode", "resyncScope"})
 
 
@@ -153,8 +164,12 @@ class NodeResourceTopologyMatchArgs:
             else:
                 errors.extend(check_keys(raw_cache, _CACHE_KEYS, "cache"))
                 values: dict[str, Any] = {}
-                for key, attr in (("foreignPodsDetect", "foreign_pods_detect"), ("resyncMethod", "resync_method"),
-                                  ("informerMode", "informer_mode"), ("resyncScope", "resync_scope")):
+                for key, attr in (
+                    ("foreignPodsDetect", "foreign_pods_detect"),
+                    ("resyncMethod", "resync_method"),
+                    ("informerMode", "informer_mode"),
+                    ("resyncScope", "resync_scope"),
+                ):
                     v = raw_cache.get(key)
                     if v is None:
                         continue
@@ -165,19 +180,27 @@ class NodeResourceTopologyMatchArgs:
                 cache = NodeResourceTopologyCache(**values)
         if errors:
             raise PluginArgsError(errors)
-        return cls(scoring_strategy=strategy, cache_resync_period_seconds=period,
-                   discard_reserved_nodes=discard, cache=cache)
+        return cls(
+            scoring_strategy=strategy,
+            cache_resync_period_seconds=period,
+            discard_reserved_nodes=discard,
+            cache=cache,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The effective args as a camelCase mapping."""
-        cache: dict[str, Any] = {"foreignPodsDetect": self.cache.foreign_pods_detect,
-                                 "resyncMethod": self.cache.resync_method,
-                                 "informerMode": self.cache.informer_mode}
+        cache: dict[str, Any] = {
+            "foreignPodsDetect": self.cache.foreign_pods_detect,
+            "resyncMethod": self.cache.resync_method,
+            "informerMode": self.cache.informer_mode,
+        }
         if self.cache.resync_scope is not None:
             cache["resyncScope"] = self.cache.resync_scope
         out: dict[str, Any] = {
-            "scoringStrategy": {"type": self.scoring_strategy.type,
-                                "resources": [r.to_dict() for r in self.scoring_strategy.resources]},
+            "scoringStrategy": {
+                "type": self.scoring_strategy.type,
+                "resources": [r.to_dict() for r in self.scoring_strategy.resources],
+            },
             "cache": cache,
         }
         if self.cache_resync_period_seconds:
@@ -260,10 +283,12 @@ class NodeResourceTopologyMatch:
         """A pod deleted, a node added or its allocatable changed, an NRT object added or updated."""
         return (
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE,
-                                              ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE_RESOURCE_TOPOLOGY,
-                                              ActionType.ADD | ActionType.UPDATE)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE_RESOURCE_TOPOLOGY, ActionType.ADD | ActionType.UPDATE)
+            ),
         )
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -343,7 +368,9 @@ def new(args: object, handle: Handle) -> NodeResourceTopologyMatch:
     elif isinstance(args, Mapping):
         parsed = NodeResourceTopologyMatchArgs.from_dict(args)
     else:
-        raise PluginArgsError(f"want args to be of type NodeResourceTopologyMatchArgs, got {type(args).__name__}")
+        raise PluginArgsError(
+            f"want args to be of type NodeResourceTopologyMatchArgs, got {type(args).__name__}"
+        )
     parsed.validate()
     cache: NRTCache
     if parsed.discard_reserved_nodes:
