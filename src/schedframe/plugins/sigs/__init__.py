@@ -1,6 +1,9 @@
 """Plugins of kubernetes-sigs/scheduler-plugins, one module each: CapacityScheduling (with
-:class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState and
-QOSSort; Coscheduling lives beside the in-tree plugins (:mod:`schedframe.plugins.coscheduling`).
+:class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState,
+QOSSort, NodeResourceTopologyMatch (with :class:`~schedframe.NodeResourceTopology`),
+TopologicalSort and NetworkOverhead (with :class:`~schedframe.AppGroup` and
+:class:`~schedframe.NetworkTopology`); Coscheduling lives beside the in-tree plugins
+(:mod:`schedframe.plugins.coscheduling`).
 
 They are registered by default (a configuration naming them loads with no user code) but are
 not in the default profile, and :data:`SCHEDULER_PLUGINS` marks their origin (``schedframe
@@ -16,6 +19,7 @@ from typing import Final
 
 from .capacity_scheduling import CapacityScheduling
 from .elastic_quota_info import QuotaInfo, QuotaInfos
+from .network_overhead import NetworkOverhead, NetworkOverheadArgs
 from .node_resource_topology_match import (
     NodeResourceTopologyCache,
     NodeResourceTopologyMatch,
@@ -26,12 +30,15 @@ from .node_resources_allocatable import NodeResourcesAllocatable, NodeResourcesA
 from .pod_state import PodState
 from .preemption_toleration import PreemptionToleration, PreemptionTolerationPolicy
 from .qos import QOSSort, pod_qos_class
+from .topological_sort import TopologicalSort, TopologicalSortArgs
 
 __all__ = [
     "MODULES",
     "SCHEDULER_PLUGINS",
     "SCHEDULER_PLUGINS_RELEASE",
     "CapacityScheduling",
+    "NetworkOverhead",
+    "NetworkOverheadArgs",
     "NodeResourceTopologyCache",
     "NodeResourceTopologyMatch",
     "NodeResourceTopologyMatchArgs",
@@ -45,6 +52,8 @@ __all__ = [
     "QuotaInfos",
     "ResourceWeight",
     "ScoringStrategy",
+    "TopologicalSort",
+    "TopologicalSortArgs",
     "pod_qos_class",
 ]
 
@@ -60,11 +69,13 @@ MODULES: Final = (
     "pod_state",
     "qos",
     "node_resource_topology_match",
+    "topological_sort",
+    "network_overhead",
 )
 
 #: Every registered plugin that comes from kubernetes-sigs/scheduler-plugins (Coscheduling too).
 SCHEDULER_PLUGINS: Final[frozenset[str]] = frozenset({
     "CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
     "PodState", "QOSSort",
-    "NodeResourceTopologyMatch",
+    "NodeResourceTopologyMatch", "TopologicalSort", "NetworkOverhead",
 })
