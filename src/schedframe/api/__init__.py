@@ -125,13 +125,11 @@ from .workloads import (
 )
 
 __all__ = [
-    "NetworkTopology",
-    "AppGroup",
-    "NodeResourceTopology",
     "AWSElasticBlockStoreVolumeSource",
     "Affinity",
     "AllocationResult",
     "ApiObject",
+    "AppGroup",
     "CSIDriver",
     "CSINode",
     "CSINodeDriver",
@@ -171,9 +169,11 @@ __all__ = [
     "LabelSelector",
     "LabelSelectorRequirement",
     "Namespace",
+    "NetworkTopology",
     "Node",
     "NodeAffinity",
     "NodeCondition",
+    "NodeResourceTopology",
     "NodeSelector",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
