@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 import attrs
 
 from ...api.objects import Pod
+from ...cache.listers import ObjectLister
 from ...cache.nodeinfo import NodeInfo
 from ...errors import PluginArgsError
 from ...framework.cycle_state import CycleState
@@ -262,12 +263,18 @@ class NodeResourceTopologyMatch:
     __module__ = "schedframe.plugins.sigs"
     __slots__ = ("_args", "_strategy", "_weights", "cache")
 
-    def __init__(self, args: NodeResourceTopologyMatchArgs, cache: NRTCache) -> None:
+    def __init__(self, args: NodeResourceTopologyMatchArgs, objects: ObjectLister) -> None:
         self._args = args
         self._strategy = args.scoring_strategy.type
         self._weights = {r.name: r.weight for r in args.scoring_strategy.resources}
-        #: the NRT cache (passthrough, discard-reserved or over-reserve, from the args)
-        self.cache = cache
+        # the NRT cache the args select: discard-reserved, passthrough or over-reserve
+        self.cache: NRTCache
+        if args.discard_reserved_nodes:
+            self.cache = DiscardReserved(objects)
+        elif args.cache_resync_period_seconds <= 0:
+            self.cache = Passthrough(objects)
+        else:
+            self.cache = OverReserve(objects)
 
     @property
     def name(self) -> str:
@@ -372,14 +379,7 @@ def new(args: object, handle: Handle) -> NodeResourceTopologyMatch:
             f"want args to be of type NodeResourceTopologyMatchArgs, got {type(args).__name__}"
         )
     parsed.validate()
-    cache: NRTCache
-    if parsed.discard_reserved_nodes:
-        cache = DiscardReserved(handle.objects)
-    elif parsed.cache_resync_period_seconds <= 0:
-        cache = Passthrough(handle.objects)
-    else:
-        cache = OverReserve(handle.objects)
-    return NodeResourceTopologyMatch(parsed, cache)
+    return NodeResourceTopologyMatch(parsed, handle.objects)
 
 
 if TYPE_CHECKING:
