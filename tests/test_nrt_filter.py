@@ -143,6 +143,16 @@ def req(**requests: str) -> Any:
     return pod(_names(requests))
 
 
+def many(count: int, **requests: str) -> Any:  # *count* containers, requests == limits
+    r = _names(requests)
+    return (
+        make_pod("p")
+        .obj()
+        .evolve(containers=tuple(Container(name=f"c{i}", requests=r, limits=r) for i in range(count)))
+    )
+
+
+NO_NIC = "vendor/nic-not-existing"
 ALIGN_C = Status.unschedulable(ERR_CANNOT_ALIGN_CONTAINER)
 ALIGN_P = Status.unschedulable(ERR_CANNOT_ALIGN_POD)
 OK = Status.OK
@@ -255,6 +265,42 @@ CASES = [
         1,
         OK,
     ),
+    ("Burstable QoS with extended resources, pod fit", g(ext="1", cpu="4", nic="3"), 4, OK),
+    ("Guaranteed QoS, hugepages, pod doesn't fit", g(cpu="2", memory="2Gi", hp="256Mi", nic="3"), 1, ALIGN_C),
+    ("Guaranteed QoS, pod doesn't fit", g(cpu="9", memory="1Gi", nic="3"), 0, ALIGN_C),
+    (
+        "Guaranteed QoS, zero request of a missing device, pod fit",
+        g(cpu="2", memory="1Gi", **{NO_NIC: "0"}),
+        0,
+        OK,
+    ),
+    (
+        "Guaranteed QoS Topology Scope, pod doesn't fit",
+        many(3, cpu="3", memory="1Gi", **{NO_NIC: "0"}),
+        2,
+        ALIGN_P,
+    ),
+    ("Guaranteed QoS Topology Scope, minimal, pod fit", g(cpu="1", memory="1Gi"), 2, OK),
+    ("Guaranteed QoS TopologyScope, minimal, saturating zone, pod fit", g(cpu="2", memory="4Gi"), 3, OK),
+    ("Guaranteed QoS Topology Scope, pod fit", many(3, cpu="1", memory="1Gi", **{NO_NIC: "0"}), 2, OK),
+    (
+        "Guaranteed QoS Topology Scope, invalid node",
+        many(3, cpu="1", memory="1Gi", **{NO_NIC: "0"}),
+        3,
+        ALIGN_P,
+    ),
+    (
+        "Guaranteed QoS, hugepages, non-NUMA affine NIC, pod fit",
+        g(cpu="2", memory="2Gi", hp="64Mi", **{NIC_NO_NUMA: "3"}),
+        1,
+        OK,
+    ),
+    (
+        "Guaranteed QoS, ephemeral-storage (non-NUMA), pod fit",
+        g(cpu="2", memory="2Gi", **{"ephemeral-storage": "100Mi"}),
+        1,
+        OK,
+    ),
 ]
 
 
@@ -287,6 +333,74 @@ def test_containers_take_their_zone_share() -> None:
     )
     h = PluginHarness("NodeResourceTopologyMatch", nodes=NODES, objects=OBJECTS)
     assert h.filter(two)["node1"] == ALIGN_C
+
+
+MULTI = nrt(
+    "host0",
+    POD,
+    [res("cpu", "32", "30"), res("memory", "64Gi", "60Gi"), res(HP, "384Mi", "384Mi"), res(NIC, "16", "16")],
+    [res("cpu", "32", "32"), res("memory", "64Gi", "64Gi"), res(HP, "512Mi", "512Mi"), res(NIC, "32", "32")],
+)
+
+
+def multi(*containers: dict[str, str]) -> Any:
+    return (
+        make_pod("testpod")
+        .obj()
+        .evolve(
+            containers=tuple(
+                Container(name=f"c{i}", requests=_names(r), limits=_names(r))
+                for i, r in enumerate(containers)
+            )
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("pod", "want"),
+    [
+        pytest.param(
+            multi(
+                {"cpu": "2", "memory": "2Gi"},
+                {"cpu": "4", "memory": "8Gi"},
+                {"cpu": "26", "memory": "32Gi", "hp": "512Mi", "nic": "26"},
+            ),
+            OK,
+            id="gu pod fits only on a numa node",
+        ),
+        pytest.param(
+            multi(
+                {"cpu": "2", "memory": "2Gi"},
+                {"cpu": "8", "memory": "8Gi"},
+                {"cpu": "26", "memory": "26Gi", "hp": "52Mi", "nic": "26"},
+            ),
+            ALIGN_P,
+            id="gu pod does not fit - not enough CPUs available on any NUMA node",
+        ),
+        pytest.param(
+            multi(
+                {"cpu": "2", "memory": "4Gi"},
+                {"cpu": "4", "memory": "16Gi"},
+                {"cpu": "26", "memory": "52Gi", "hp": "52Mi", "nic": "26"},
+            ),
+            ALIGN_P,
+            id="gu pod does not fit - not enough memory available on any NUMA node",
+        ),
+        pytest.param(
+            multi(
+                {"cpu": "2", "memory": "2Gi"},
+                {"cpu": "4", "memory": "8Gi"},
+                {"cpu": "26", "memory": "32Gi", "hp": "3328Mi", "nic": "26"},
+            ),
+            ALIGN_P,
+            id="gu pod does not fit - not enough Hugepages available on any NUMA node",
+        ),
+    ],
+)
+def test_multi_container_pod_scope(pod: Any, want: Status) -> None:
+    """TestNodeResourceTopologyMultiContainerPodScope (first cases)."""
+    h = PluginHarness("NodeResourceTopologyMatch", nodes=[node_for(MULTI, {})], objects=[MULTI])
+    assert h.filter(pod)["host0"] == want
 
 
 def test_init_container_reason() -> None:
