@@ -493,3 +493,42 @@ def test_overreserve_cache() -> None:
     plugin.reserve(h.state, first, "node1")
     plugin.unreserve(h.state, first, "node1")
     assert h.filter(g(cpu="6", memory="1Gi"))["node1"] == OK
+
+
+@pytest.mark.parametrize(("args", "placed"), [({}, 2), ({"cacheResyncPeriodSeconds": 5}, 1)])
+def test_overreserve_in_a_scheduler(args: dict[str, Any], placed: int) -> None:
+    """In a scheduling loop: with the static NRT object, passthrough places two 3-CPU pods (one per
+    zone); the over-reserve cache takes the first pod's CPUs from both zones, so the second pod
+    cannot be aligned until the node agent publishes a new object."""
+    from schedframe import Scheduler, SchedulerConfiguration
+
+    config = SchedulerConfiguration.from_dict(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {
+                    "plugins": {"multiPoint": {"enabled": [{"name": "NodeResourceTopologyMatch"}]}},
+                    "pluginConfig": [{"name": "NodeResourceTopologyMatch", "args": args}],
+                }
+            ],
+        }
+    )
+    s = Scheduler(config)
+    s.add_node(make_node("n").capacity(cpu="8", memory="16Gi", pods="110").obj())
+    s.add_object(
+        nrt(
+            "n",
+            CONTAINER,
+            [res("cpu", "4", "4"), res("memory", "8Gi", "8Gi")],
+            [res("cpu", "4", "4"), res("memory", "8Gi", "8Gi")],
+        )
+    )
+    for i in range(2):
+        s.add_pod(
+            make_pod(f"p{i}").container(cpu="3", memory="1Gi", limits={"cpu": "3", "memory": "1Gi"}).obj()
+        )
+    s.run_until_idle()
+    assert sum(s.node_of(f"default/p{i}") == "n" for i in range(2)) == placed
+    if placed == 1:
+        assert ERR_CANNOT_ALIGN_CONTAINER in s.pending()[0].message
