@@ -191,3 +191,18 @@ def test_args_validation() -> None:
         PluginHarness("NodeResourceTopologyMatch", {"scoringStrategy": {"type": "Fancy"}}, nodes=NODES)
     with pytest.raises(PluginArgsError, match="unknown field"):
         NodeResourceTopologyMatchArgs.from_dict({"scoringStrategy": {"kind": "x"}})
+
+
+@pytest.mark.parametrize(
+    ("strategy", "node1"), [("MostAllocated", 27), ("LeastAllocated", 73), ("BalancedAllocation", 89)]
+)
+def test_partial_data(strategy: str, node1: int) -> None:
+    """TestNodeResourcePartialDataScorePlugin: nodes without an NRT object score 0; with no object at
+    all every node does."""
+    pod = guaranteed({"cpu": "2", "memory": str(20 * 1024 * 1024)})
+    args = {"scoringStrategy": {"type": strategy}}
+    h = PluginHarness("NodeResourceTopologyMatch", args, nodes=NODES)
+    assert h.score(pod) == {"Node1": 0, "Node2": 0, "Node3": 0}
+    only = [t for t in default_numa_nodes("SingleNUMANodeContainerLevel") if t.name == "Node1"]
+    h = PluginHarness("NodeResourceTopologyMatch", args, nodes=NODES, objects=only)
+    assert h.score(pod) == {"Node1": node1, "Node2": 0, "Node3": 0}
