@@ -283,7 +283,7 @@ def test_args_object_is_accepted_as_pluginconfig_args() -> None:
         ("TaintTolerations", "TaintToleration"),
         ("ImageLocalty", "ImageLocality"),
         ("NodeAfinity", "NodeAffinity"),
-        ("NodeResourceTopologyMatch", None),
+        ("NodeResourceTopologyMatchh", "NodeResourceTopologyMatch"),
         ("LoadVariationRiskBalancing", None),
         ("TargetLoadPacking", None),
         ("NodeResourcesLeastAllocated", None),
@@ -299,12 +299,12 @@ def test_close_plugin_name(name: str, want: str | None) -> None:
 
 def test_unregistered_plugin_is_said_not_registered() -> None:
     """An out-of-tree name unlike any registered one gets 'not registered', no suggestion."""
-    doc = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "NodeResourceTopologyMatch"}]}}}]}
+    doc = {"profiles": [{"plugins": {"score": {"enabled": [{"name": "SySched"}]}}}]}
     with pytest.raises(ConfigurationError) as info:
         SchedulerConfiguration.from_dict(doc)
     (error,) = info.value.errors
     assert error.startswith(
-        "profiles[0].plugins.score.enabled[0]: no plugin named 'NodeResourceTopologyMatch'")
+        "profiles[0].plugins.score.enabled[0]: no plugin named 'SySched'")
     assert "it is not registered" in error
     assert "did you mean" not in error
     with pytest.raises(UnknownPluginError, match="it is not registered") as lookup:

@@ -61,13 +61,19 @@ def _fake(name: str, points: tuple[str, ...]) -> Any:
     return lambda args, handle: cls()
 
 
-#: Files written for an older release of an out-of-tree plugin schedframe also provides, whose
-#: args have changed since: they are read with a fake under that name.
+#: Files written for another release of an out-of-tree plugin schedframe also provides, whose
+#: args or extension points differ from the release schedframe follows (v0.34.7): they are read
+#: with a fake under that name.
 _OLDER_ARGS: dict[str, tuple[str, tuple[str, ...]]] = {
     # scheduler-plugins removed CoschedulingArgs.deniedPGExpirationTimeSeconds in v0.24.9;
     # schedframe's Coscheduling has the current args
     "scheduler-plugins-coscheduling-v1beta2.yaml": (
         "Coscheduling", ("queueSort", "preFilter", "postFilter", "permit", "reserve", "postBind")),
+    # written after v0.34.7, when NodeResourceTopologyMatch gained a PreFilter (NUMA-aware
+    # preemption dry-run); v0.34.7's plugin has none, and kube-scheduler refuses a plugin enabled
+    # at a point it does not implement
+    "scheduler-plugins-noderesourcetopology-v1beta3.yaml": (
+        "NodeResourceTopologyMatch", ("preFilter", "filter", "score")),
 }
 
 
@@ -178,9 +184,12 @@ def test_v1beta3_trimaran_uses_v1beta3_weights() -> None:
 
 
 def test_out_of_tree_args_are_kept() -> None:
-    """Args of plugins without an args type are kept as given (read-only mappings)."""
+    """Args of plugins without an args type are kept as given (read-only mappings); schedframe's
+    NetworkOverhead decodes its own."""
+    assert _profile("scheduler-plugins-sysched-v1beta3.yaml").plugin_args["SySched"][
+        "defaultProfileName"] == "full-seccomp"
     profile = _profile("scheduler-plugins-networktopology-v1.yaml")
-    assert profile.plugin_args["NetworkOverhead"]["networkTopologyName"] == "net-topology-test"
+    assert profile.plugin_args["NetworkOverhead"].network_topology_name == "net-topology-test"
     assert [r.name for r in profile.plugins_at("queueSort")] == ["TopologicalSort"]
     score = {r.name: r.weight for r in profile.plugins_at("score")}
     assert score["NetworkOverhead"] == 5

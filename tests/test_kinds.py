@@ -48,6 +48,21 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "PriorityClass": {"metadata": {"name": "high"}, "value": 1000},
     "PodGroup": {"metadata": {"name": "g"}, "spec": {"minMember": 2}},
     "ElasticQuota": {"metadata": {"name": "q"}, "spec": {"min": {"cpu": "1"}, "max": {"cpu": "2"}}},
+    "NodeResourceTopology": {"metadata": {"name": "n"}, "attributes": [
+        {"name": "topologyManagerPolicy", "value": "single-numa-node"}], "zones": [
+        {"name": "node-0", "type": "Node", "costs": [{"name": "node-0", "value": 10}],
+         "resources": [{"name": "cpu", "capacity": "4", "allocatable": "3", "available": "2"}]}]},
+    "AppGroup": {"metadata": {"name": "a"}, "spec": {"numMembers": 2, "topologySortingAlgorithm": "KahnSort",
+                 "workloads": [{"workload": {"kind": "Deployment", "name": "w1", "selector": "w1"},
+                                "dependencies": [{"workload": {"kind": "Deployment", "name": "w2",
+                                                               "selector": "w2"}, "maxNetworkCost": 30}]},
+                               {"workload": {"kind": "Deployment", "name": "w2", "selector": "w2"}}]},
+                 "status": {"topologyOrder": [
+                     {"workload": {"kind": "Deployment", "name": "w1", "selector": "w1"}, "index": 1}]}},
+    "NetworkTopology": {"metadata": {"name": "nt"}, "spec": {"configmapName": "cm", "weights": [
+        {"name": "UserDefined", "topologyList": [{"topologyKey": "topology.kubernetes.io/zone",
+                                                  "originList": [{"origin": "z1", "costList": [
+                                                      {"destination": "z2", "networkCost": 5}]}]}]}]}},
     "ResourceClaim": {"metadata": {"name": "claim"},
                       "spec": {"devices": {"requests": [{"name": "gpu",
                                                          "exactly": {"deviceClassName": "gpu"}}]}}},
@@ -120,7 +135,7 @@ def test_cluster_scoped_set_is_the_non_namespaced_kinds() -> None:
     assert KINDS.cluster_scoped() == {info.kind for info in KINDS if not info.namespaced}
     assert KINDS.cluster_scoped() == {"Node", "Namespace", "PriorityClass", "DeviceClass", "ResourceSlice",
                                       "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                                      "VolumeAttachment"}
+                                      "VolumeAttachment", "NodeResourceTopology"}
     for info in KINDS:
         obj = object_from_manifest(_manifest(info.kind))
         assert (getattr(obj, "namespace", None) is not None) == info.namespaced, info.kind
@@ -159,7 +174,9 @@ def test_informers_watch_the_watched_kinds() -> None:
     # every kind a plugin registers events for is watched, and nothing else but workloads is
     for info in KINDS:
         if event_resource_for(info.kind) is not None:
-            assert info.watched or info.kind in ("PodGroup", "ElasticQuota", "Workload"), info.kind
+            assert info.watched or info.kind in ("PodGroup", "ElasticQuota", "Workload",
+                                                    "NodeResourceTopology", "AppGroup",
+                                                    "NetworkTopology"), info.kind
 
 
 def test_event_resources_derive_from_the_registry() -> None:
@@ -183,24 +200,24 @@ def test_event_resources_derive_from_the_registry() -> None:
 
 
 @attrs.frozen
-class AppGroup:
+class WidgetQuota:
     name: str
     namespace: str
 
 
-def _read_quota(manifest: Any) -> AppGroup:
+def _read_quota(manifest: Any) -> WidgetQuota:
     meta = manifest.get("metadata") or {}
     if not meta.get("name"):
         raise ManifestError("metadata.name", "required")
-    return AppGroup(meta["name"], meta.get("namespace") or "default")
+    return WidgetQuota(meta["name"], meta.get("namespace") or "default")
 
 
-def _write_quota(q: AppGroup) -> dict[str, Any]:
-    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "AppGroup",
+def _write_quota(q: WidgetQuota) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "WidgetQuota",
             "metadata": {"name": q.name, "namespace": q.namespace}}
 
 
-QUOTA = KindInfo("AppGroup", "scheduling.x-k8s.io/v1alpha1", "appgroups", True, AppGroup,
+QUOTA = KindInfo("WidgetQuota", "scheduling.x-k8s.io/v1alpha1", "widgetquotas", True, WidgetQuota,
                  _read_quota, _write_quota)
 
 
@@ -215,33 +232,33 @@ def quota_kind() -> Iterator[KindInfo]:
 
 
 def test_a_registered_kind_is_read_and_written(quota_kind: KindInfo) -> None:
-    text = ("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: AppGroup\n"
+    text = ("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: WidgetQuota\n"
             "metadata: {name: q, namespace: team}\n")
     [quota] = load_manifests(text, strict=True)
-    assert quota == AppGroup("q", "team")
-    assert object_to_manifest(quota)["kind"] == "AppGroup"
-    assert "AppGroup" in KINDS
-    assert KINDS.by_class(AppGroup) is quota_kind
+    assert quota == WidgetQuota("q", "team")
+    assert object_to_manifest(quota)["kind"] == "WidgetQuota"
+    assert "WidgetQuota" in KINDS
+    assert KINDS.by_class(WidgetQuota) is quota_kind
     assert quota_kind.group == "scheduling.x-k8s.io"
     assert quota_kind.version == "v1alpha1"
-    with pytest.raises(ManifestError, match=r"documents\[0\]\.metadata\.name: required \(in AppGroup\)"):
+    with pytest.raises(ManifestError, match=r"documents\[0\]\.metadata\.name: required \(in WidgetQuota\)"):
         load_manifests(text.replace("name: q, ", ""))
     assert KINDS.ranked()[-1].kind == "Pod"
 
 
 def test_an_unregistered_kind_is_skipped() -> None:
-    assert "AppGroup" not in KINDS
-    with pytest.warns(schedframe.SchedframeWarning, match="AppGroup"):
-        assert load_manifests("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: AppGroup\n"
+    assert "WidgetQuota" not in KINDS
+    with pytest.warns(schedframe.SchedframeWarning, match="WidgetQuota"):
+        assert load_manifests("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: WidgetQuota\n"
                               "metadata: {name: q}\n") == []
 
 
 def test_duplicate_registration_is_refused(quota_kind: KindInfo) -> None:
-    with pytest.raises(DuplicateKindError, match=r"kind 'AppGroup' is already registered"):
+    with pytest.raises(DuplicateKindError, match=r"kind 'WidgetQuota' is already registered"):
         KINDS.register(attrs.evolve(QUOTA, cls=dict))
     with pytest.raises(DuplicateKindError, match=r"kind 'Pod' is already registered \(v1, Pod\)"):
         KINDS.register(attrs.evolve(QUOTA, kind="Pod"))
-    with pytest.raises(DuplicateKindError, match=r"class AppGroup is already registered as kind"):
+    with pytest.raises(DuplicateKindError, match=r"class WidgetQuota is already registered as kind"):
         KINDS.register(attrs.evolve(QUOTA, kind="Other"))
     assert issubclass(DuplicateKindError, ValueError)
     with pytest.raises(TypeError):
@@ -259,7 +276,7 @@ def test_a_separate_registry() -> None:
     assert list(reg) == [QUOTA]
     assert len(reg) == 1
     assert reg.by_kind("Pod") is None
-    assert "AppGroup" in repr(reg)
+    assert "WidgetQuota" in repr(reg)
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,10 +26,14 @@ import attrs
 from ..errors import DuplicateKindError
 from . import _core, _pod, _workload_io
 from . import elasticquota as _elasticquota
+from . import networkaware as _networkaware
+from . import noderesourcetopology as _nrt
 from . import resource as _resource
 from . import storage as _storage
 from ._old_versions import reading_old_versions as _old
 from .elasticquota import ElasticQuota
+from .networkaware import AppGroup, NetworkTopology
+from .noderesourcetopology import NodeResourceTopology
 from .objects import (
     Namespace,
     Node,
@@ -61,6 +65,7 @@ __all__ = ["KINDS", "ApiObject", "KindInfo", "KindRegistry"]
 ApiObject: TypeAlias = ("Pod | Node | Namespace | Service | ReplicationController | ReplicaSet | StatefulSet"
                         " | Deployment | DaemonSet | Job | CronJob"
                         " | PodDisruptionBudget | PriorityClass | PodGroup | ElasticQuota | StorageObject"
+                        " | NodeResourceTopology | AppGroup | NetworkTopology"
                         " | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice")
 
 #: The rank of a kind registered without one: after everything built in but Pods.
@@ -229,6 +234,14 @@ KINDS: Final = KindRegistry((
              _core.pod_group_from_manifest, _core._pod_group_out, rank=150),
     KindInfo("ElasticQuota", _elasticquota._API_VERSIONS, "elasticquotas", True, ElasticQuota,
              _elasticquota.elastic_quota_from_manifest, _elasticquota.elastic_quota_to_manifest, rank=155),
+    KindInfo("NodeResourceTopology", _nrt.NODE_RESOURCE_TOPOLOGY_API_VERSION, "noderesourcetopologies", False,
+             NodeResourceTopology, _nrt.node_resource_topology_from_manifest,
+             _nrt.node_resource_topology_to_manifest, rank=35),
+    KindInfo("AppGroup", _networkaware.APP_GROUP_API_VERSION, "appgroups", True, AppGroup,
+             _networkaware.app_group_from_manifest, _networkaware.app_group_to_manifest, rank=156),
+    KindInfo("NetworkTopology", _networkaware.NETWORK_TOPOLOGY_API_VERSION, "networktopologies", True,
+             NetworkTopology, _networkaware.network_topology_from_manifest,
+             _networkaware.network_topology_to_manifest, rank=157),
     KindInfo("ResourceClaim", RESOURCE_API_VERSION, "resourceclaims", True, ResourceClaim,
              _resource.resource_claim_from_manifest, _resource._claim_out, watched=True, rank=120),
     KindInfo("ResourceClaimTemplate", RESOURCE_API_VERSION, "resourceclaimtemplates", True,

@@ -1,6 +1,9 @@
 """Plugins of kubernetes-sigs/scheduler-plugins, one module each: CapacityScheduling (with
-:class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState and
-QOSSort; Coscheduling lives beside the in-tree plugins (:mod:`schedframe.plugins.coscheduling`).
+:class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState,
+QOSSort, NodeResourceTopologyMatch (with :class:`~schedframe.NodeResourceTopology`),
+TopologicalSort and NetworkOverhead (with :class:`~schedframe.AppGroup` and
+:class:`~schedframe.NetworkTopology`); Coscheduling lives beside the in-tree plugins
+(:mod:`schedframe.plugins.coscheduling`).
 
 They are registered by default (a configuration naming them loads with no user code) but are
 not in the default profile, and :data:`SCHEDULER_PLUGINS` marks their origin (``schedframe
@@ -16,16 +19,29 @@ from typing import Final
 
 from .capacity_scheduling import CapacityScheduling
 from .elastic_quota_info import QuotaInfo, QuotaInfos
+from .network_overhead import NetworkOverhead, NetworkOverheadArgs
+from .node_resource_topology_match import (
+    NodeResourceTopologyCache,
+    NodeResourceTopologyMatch,
+    NodeResourceTopologyMatchArgs,
+    ScoringStrategy,
+)
 from .node_resources_allocatable import NodeResourcesAllocatable, NodeResourcesAllocatableArgs, ResourceWeight
 from .pod_state import PodState
 from .preemption_toleration import PreemptionToleration, PreemptionTolerationPolicy
 from .qos import QOSSort, pod_qos_class
+from .topological_sort import TopologicalSort, TopologicalSortArgs
 
 __all__ = [
     "MODULES",
     "SCHEDULER_PLUGINS",
     "SCHEDULER_PLUGINS_RELEASE",
     "CapacityScheduling",
+    "NetworkOverhead",
+    "NetworkOverheadArgs",
+    "NodeResourceTopologyCache",
+    "NodeResourceTopologyMatch",
+    "NodeResourceTopologyMatchArgs",
     "NodeResourcesAllocatable",
     "NodeResourcesAllocatableArgs",
     "PodState",
@@ -35,6 +51,9 @@ __all__ = [
     "QuotaInfo",
     "QuotaInfos",
     "ResourceWeight",
+    "ScoringStrategy",
+    "TopologicalSort",
+    "TopologicalSortArgs",
     "pod_qos_class",
 ]
 
@@ -49,10 +68,14 @@ MODULES: Final = (
     "preemption_toleration",
     "pod_state",
     "qos",
+    "node_resource_topology_match",
+    "topological_sort",
+    "network_overhead",
 )
 
 #: Every registered plugin that comes from kubernetes-sigs/scheduler-plugins (Coscheduling too).
 SCHEDULER_PLUGINS: Final[frozenset[str]] = frozenset({
     "CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
     "PodState", "QOSSort",
+    "NodeResourceTopologyMatch", "TopologicalSort", "NetworkOverhead",
 })

@@ -1,0 +1,488 @@
+"""The network-aware scheduling objects of diktyo-io, read by scheduler-plugins' TopologicalSort
+and NetworkOverhead plugins.
+
+``AppGroup`` (``appgroup.diktyo.x-k8s.io/v1alpha1``) describes an application's workloads and
+the dependencies between them (with a maximum network cost and a minimum bandwidth); its status
+carries the topological order the AppGroup controller computed. Pods join an AppGroup with the
+label ``appgroup.diktyo.x-k8s.io: <name>`` and name their workload with
+``appgroup.diktyo.x-k8s.io.workload: <selector>``.
+
+``NetworkTopology`` (``networktopology.diktyo.x-k8s.io/v1alpha1``) gives the network costs between
+regions and zones (``topology.kubernetes.io/region`` / ``zone`` node labels), per weights name
+(``UserDefined``, ``NetperfCosts``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, final
+
+import attrs
+
+from ._fields import (
+    _bool,
+    _check_top,
+    _child,
+    _format_time,
+    _int,
+    _items,
+    _mapping,
+    _meta_out,
+    _name,
+    _namespace,
+    _quantity,
+    _required_str,
+    _str,
+    _time,
+)
+from .quantity import Quantity
+
+__all__ = [
+    "APP_GROUP_API_VERSION",
+    "APP_GROUP_LABEL",
+    "APP_GROUP_SELECTOR_LABEL",
+    "NETWORK_TOPOLOGY_API_VERSION",
+    "AppGroup",
+    "AppGroupDependency",
+    "AppGroupTopologyInfo",
+    "AppGroupWorkload",
+    "AppGroupWorkloadInfo",
+    "NetworkCost",
+    "NetworkTopology",
+    "NetworkTopologyOrigin",
+    "NetworkTopologyTopology",
+    "NetworkTopologyWeights",
+    "app_group_from_manifest",
+    "app_group_to_manifest",
+    "network_topology_from_manifest",
+    "network_topology_to_manifest",
+]
+
+#: The API group and version of :class:`AppGroup`.
+APP_GROUP_API_VERSION: Final = "appgroup.diktyo.x-k8s.io/v1alpha1"
+#: The API group and version of :class:`NetworkTopology`.
+NETWORK_TOPOLOGY_API_VERSION: Final = "networktopology.diktyo.x-k8s.io/v1alpha1"
+#: The pod label naming the pod's AppGroup.
+APP_GROUP_LABEL: Final = "appgroup.diktyo.x-k8s.io"
+#: The pod label naming the pod's workload in its AppGroup.
+APP_GROUP_SELECTOR_LABEL: Final = APP_GROUP_LABEL + ".workload"
+
+
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+def _opt_q(value: Quantity | str | int | None) -> Quantity | None:
+    return value if value is None or isinstance(value, Quantity) else Quantity.parse(value)
+
+
+@final
+@attrs.frozen
+class AppGroupWorkloadInfo:
+    """A workload reference (``kind``, ``name``, ``selector``, ``apiVersion``, ``namespace``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    kind: str
+    name: str
+    selector: str
+    api_version: str = ""
+    namespace: str = ""
+
+
+@final
+@attrs.frozen
+class AppGroupDependency:
+    """A workload's dependency: the workload it talks to, the minimum bandwidth and the maximum
+    network cost between them.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    workload: AppGroupWorkloadInfo
+    min_bandwidth: Quantity | None = attrs.field(default=None, converter=_opt_q)
+    max_network_cost: int = 0
+
+
+@final
+@attrs.frozen
+class AppGroupWorkload:
+    """One ``spec.workloads[]`` entry.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    workload: AppGroupWorkloadInfo
+    dependencies: tuple[AppGroupDependency, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class AppGroupTopologyInfo:
+    """One ``status.topologyOrder[]`` entry: a workload and its index in the order.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    workload: AppGroupWorkloadInfo
+    index: int = 0
+
+
+@final
+@attrs.frozen
+class AppGroup:
+    """An ``appgroup.diktyo.x-k8s.io/v1alpha1`` AppGroup.
+
+    Attributes:
+        name, namespace: the object's name and namespace.
+        num_members: ``spec.numMembers``.
+        topology_sorting_algorithm: ``spec.topologySortingAlgorithm`` (``KahnSort``, ...).
+        workloads: ``spec.workloads``.
+        topology_order: ``status.topologyOrder``, as the AppGroup controller wrote it.
+        running_workloads: ``status.runningWorkloads``.
+        creation_timestamp: ``metadata.creationTimestamp``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    num_members: int = 0
+    topology_sorting_algorithm: str = ""
+    workloads: tuple[AppGroupWorkload, ...] = attrs.field(default=(), converter=_tuple)
+    topology_order: tuple[AppGroupTopologyInfo, ...] = attrs.field(default=(), converter=_tuple)
+    running_workloads: int = 0
+    creation_timestamp: float | None = None
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> AppGroup:
+        """Read an AppGroup manifest; raises :class:`~schedframe.ManifestError`."""
+        return app_group_from_manifest(manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """This AppGroup as a manifest (:meth:`from_manifest` reads it back equal)."""
+        return app_group_to_manifest(self)
+
+
+@final
+@attrs.frozen
+class NetworkCost:
+    """One ``costList[]`` entry: the cost from an origin to *destination*.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    destination: str
+    network_cost: int = 0
+    is_allowed: bool = False
+    bandwidth_capacity: Quantity | None = attrs.field(default=None, converter=_opt_q)
+    bandwidth_allocated: Quantity | None = attrs.field(default=None, converter=_opt_q)
+
+
+@final
+@attrs.frozen
+class NetworkTopologyOrigin:
+    """One ``originList[]`` entry: a region or zone name and its costs to the others.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    origin: str
+    cost_list: tuple[NetworkCost, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class NetworkTopologyTopology:
+    """One ``topologyList[]`` entry: the origins of one topology key (region or zone label).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    topology_key: str
+    origin_list: tuple[NetworkTopologyOrigin, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class NetworkTopologyWeights:
+    """One ``spec.weights[]`` entry: the costs of one weights name (``UserDefined``, ...).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    topology_list: tuple[NetworkTopologyTopology, ...] = attrs.field(default=(), converter=_tuple)
+
+
+@final
+@attrs.frozen
+class NetworkTopology:
+    """A ``networktopology.diktyo.x-k8s.io/v1alpha1`` NetworkTopology.
+
+    Attributes:
+        name, namespace: the object's name and namespace.
+        weights: ``spec.weights``.
+        configmap_name: ``spec.configmapName``.
+        node_count: ``status.nodeCount``.
+        creation_timestamp: ``metadata.creationTimestamp``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    name: str
+    namespace: str = "default"
+    weights: tuple[NetworkTopologyWeights, ...] = attrs.field(default=(), converter=_tuple)
+    configmap_name: str = ""
+    node_count: int = 0
+    creation_timestamp: float | None = None
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> NetworkTopology:
+        """Read a NetworkTopology manifest; raises :class:`~schedframe.ManifestError`."""
+        return network_topology_from_manifest(manifest)
+
+    def to_manifest(self) -> dict[str, Any]:
+        """This NetworkTopology as a manifest (:meth:`from_manifest` reads it back equal)."""
+        return network_topology_to_manifest(self)
+
+
+# ----------------------------------------------------------------------------------- readers
+
+
+def _opt_quantity(m: Mapping[str, Any], key: str, path: str) -> Quantity | None:
+    raw = m.get(key)
+    return None if raw is None else _quantity(raw, _child(path, key))
+
+
+def _workload_info(value: Any, path: str) -> AppGroupWorkloadInfo:
+    m = _mapping(value, path)
+    return AppGroupWorkloadInfo(
+        kind=_str(m.get("kind"), _child(path, "kind")),
+        name=_str(m.get("name"), _child(path, "name")),
+        selector=_str(m.get("selector"), _child(path, "selector")),
+        api_version=_str(m.get("apiVersion"), _child(path, "apiVersion")),
+        namespace=_str(m.get("namespace"), _child(path, "namespace")),
+    )
+
+
+def _dependency(value: Any, path: str) -> AppGroupDependency:
+    m = _mapping(value, path)
+    return AppGroupDependency(
+        workload=_workload_info(m.get("workload"), _child(path, "workload")),
+        min_bandwidth=_opt_quantity(m, "minBandwidth", path),
+        max_network_cost=_int(m.get("maxNetworkCost"), _child(path, "maxNetworkCost")) or 0,
+    )
+
+
+def _workload(value: Any, path: str) -> AppGroupWorkload:
+    m = _mapping(value, path)
+    return AppGroupWorkload(
+        workload=_workload_info(m.get("workload"), _child(path, "workload")),
+        dependencies=_items(m.get("dependencies"), _child(path, "dependencies"), _dependency),
+    )
+
+
+def _topology_info(value: Any, path: str) -> AppGroupTopologyInfo:
+    m = _mapping(value, path)
+    return AppGroupTopologyInfo(
+        workload=_workload_info(m.get("workload"), _child(path, "workload")),
+        index=_int(m.get("index"), _child(path, "index")) or 0,
+    )
+
+
+def app_group_from_manifest(manifest: Any) -> AppGroup:
+    """Read an ``appgroup.diktyo.x-k8s.io/v1alpha1`` AppGroup manifest.
+
+    .. versionadded:: 0.1.0
+    """
+    m = _check_top(manifest, "AppGroup", (APP_GROUP_API_VERSION,))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    status = _mapping(m.get("status"), "status")
+    return AppGroup(
+        name=_name(meta),
+        namespace=_namespace(meta),
+        num_members=_int(spec.get("numMembers"), "spec.numMembers") or 0,
+        topology_sorting_algorithm=_str(
+            spec.get("topologySortingAlgorithm"), "spec.topologySortingAlgorithm"
+        ),
+        workloads=_items(spec.get("workloads"), "spec.workloads", _workload),
+        topology_order=_items(status.get("topologyOrder"), "status.topologyOrder", _topology_info),
+        running_workloads=_int(status.get("runningWorkloads"), "status.runningWorkloads") or 0,
+        creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
+    )
+
+
+def _cost(value: Any, path: str) -> NetworkCost:
+    m = _mapping(value, path)
+    return NetworkCost(
+        destination=_required_str(m, "destination", path),
+        network_cost=_int(m.get("networkCost"), _child(path, "networkCost")) or 0,
+        is_allowed=_bool(m.get("isAllowed"), _child(path, "isAllowed")),
+        bandwidth_capacity=_opt_quantity(m, "bandwidthCapacity", path),
+        bandwidth_allocated=_opt_quantity(m, "bandwidthAllocated", path),
+    )
+
+
+def _origin(value: Any, path: str) -> NetworkTopologyOrigin:
+    m = _mapping(value, path)
+    return NetworkTopologyOrigin(
+        _required_str(m, "origin", path), _items(m.get("costList"), _child(path, "costList"), _cost)
+    )
+
+
+def _topology(value: Any, path: str) -> NetworkTopologyTopology:
+    m = _mapping(value, path)
+    return NetworkTopologyTopology(
+        _required_str(m, "topologyKey", path),
+        _items(m.get("originList"), _child(path, "originList"), _origin),
+    )
+
+
+def _weights(value: Any, path: str) -> NetworkTopologyWeights:
+    m = _mapping(value, path)
+    return NetworkTopologyWeights(
+        _required_str(m, "name", path), _items(m.get("topologyList"), _child(path, "topologyList"), _topology)
+    )
+
+
+def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
+    """Read a ``networktopology.diktyo.x-k8s.io/v1alpha1`` NetworkTopology manifest.
+
+    .. versionadded:: 0.1.0
+    """
+    m = _check_top(manifest, "NetworkTopology", (NETWORK_TOPOLOGY_API_VERSION,))
+    meta = _mapping(m.get("metadata"), "metadata")
+    spec = _mapping(m.get("spec"), "spec")
+    status = _mapping(m.get("status"), "status")
+    return NetworkTopology(
+        name=_name(meta),
+        namespace=_namespace(meta),
+        weights=_items(spec.get("weights"), "spec.weights", _weights),
+        configmap_name=_str(spec.get("configmapName"), "spec.configmapName"),
+        node_count=_int(status.get("nodeCount"), "status.nodeCount") or 0,
+        creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
+    )
+
+
+# ----------------------------------------------------------------------------------- writers
+
+
+def _workload_info_out(w: AppGroupWorkloadInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": w.kind, "name": w.name, "selector": w.selector}
+    if w.api_version:
+        out["apiVersion"] = w.api_version
+    if w.namespace:
+        out["namespace"] = w.namespace
+    return out
+
+
+def _dependency_out(d: AppGroupDependency) -> dict[str, Any]:
+    out: dict[str, Any] = {"workload": _workload_info_out(d.workload)}
+    if d.min_bandwidth is not None:
+        out["minBandwidth"] = str(d.min_bandwidth)
+    if d.max_network_cost:
+        out["maxNetworkCost"] = d.max_network_cost
+    return out
+
+
+def _created(value: float | None) -> str | None:
+    return None if value is None else _format_time(value, "metadata.creationTimestamp")
+
+
+def app_group_to_manifest(ag: AppGroup) -> dict[str, Any]:
+    """An AppGroup as a manifest.
+
+    .. versionadded:: 0.1.0
+    """
+    workloads = []
+    for w in ag.workloads:
+        item: dict[str, Any] = {"workload": _workload_info_out(w.workload)}
+        if w.dependencies:
+            item["dependencies"] = [_dependency_out(d) for d in w.dependencies]
+        workloads.append(item)
+    out: dict[str, Any] = {
+        "apiVersion": APP_GROUP_API_VERSION,
+        "kind": "AppGroup",
+        "metadata": _meta_out(ag.name, ag.namespace, creationTimestamp=_created(ag.creation_timestamp)),
+        "spec": {
+            "numMembers": ag.num_members,
+            "topologySortingAlgorithm": ag.topology_sorting_algorithm,
+            "workloads": workloads,
+        },
+    }
+    status: dict[str, Any] = {}
+    if ag.running_workloads:
+        status["runningWorkloads"] = ag.running_workloads
+    if ag.topology_order:
+        status["topologyOrder"] = [
+            {"workload": _workload_info_out(t.workload), "index": t.index} for t in ag.topology_order
+        ]
+    if status:
+        out["status"] = status
+    return out
+
+
+def _cost_out(c: NetworkCost) -> dict[str, Any]:
+    out: dict[str, Any] = {"destination": c.destination, "networkCost": c.network_cost}
+    if c.is_allowed:
+        out["isAllowed"] = True
+    if c.bandwidth_capacity is not None:
+        out["bandwidthCapacity"] = str(c.bandwidth_capacity)
+    if c.bandwidth_allocated is not None:
+        out["bandwidthAllocated"] = str(c.bandwidth_allocated)
+    return out
+
+
+def network_topology_to_manifest(nt: NetworkTopology) -> dict[str, Any]:
+    """A NetworkTopology as a manifest.
+
+    .. versionadded:: 0.1.0
+    """
+    weights = [
+        {
+            "name": w.name,
+            "topologyList": [
+                {
+                    "topologyKey": t.topology_key,
+                    "originList": [
+                        {"origin": o.origin, "costList": [_cost_out(c) for c in o.cost_list]}
+                        for o in t.origin_list
+                    ],
+                }
+                for t in w.topology_list
+            ],
+        }
+        for w in nt.weights
+    ]
+    out: dict[str, Any] = {
+        "apiVersion": NETWORK_TOPOLOGY_API_VERSION,
+        "kind": "NetworkTopology",
+        "metadata": _meta_out(nt.name, nt.namespace, creationTimestamp=_created(nt.creation_timestamp)),
+        "spec": {"weights": weights, "configmapName": nt.configmap_name},
+    }
+    if nt.node_count:
+        out["status"] = {"nodeCount": nt.node_count}
+    return out

@@ -1,0 +1,124 @@
+"""TopologicalSort: orders the pods of an AppGroup by the topological order of their workloads
+(kubernetes-sigs/scheduler-plugins ``pkg/networkaware/topologicalsort``, v0.34.7).
+
+Two pods of the same AppGroup (label ``appgroup.diktyo.x-k8s.io``) are ordered by their workloads'
+indexes in the AppGroup's ``status.topologyOrder`` (lower first; ``a`` goes first on a tie, as
+upstream's ``orderP1 <= orderP2``); the AppGroup is looked up in the configured ``namespaces``
+in turn. Other pairs are ordered as PrioritySort orders them (higher priority, then earlier
+queueing time). Where upstream would dereference a missing AppGroup, both pods get order -1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, final
+
+import attrs
+
+from ...errors import PluginArgsError
+from ...framework.handle import Handle
+from ...framework.interfaces import QueuedPodInfo
+from .._topology import check_keys
+from ._networkaware import (
+    args_mapping,
+    find_app_group,
+    find_pod_order,
+    namespaces_arg,
+    pod_app_group,
+    pod_app_group_selector,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["ARGS_TYPE", "NAME", "TopologicalSort", "TopologicalSortArgs", "new"]
+
+NAME: Final = "TopologicalSort"
+
+
+@final
+@attrs.frozen(kw_only=True)
+class TopologicalSortArgs:
+    """``TopologicalSortArgs``: the namespaces AppGroups are looked up in (default ``["default"]``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.sigs"
+
+    namespaces: tuple[str, ...] = ("default",)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Decode the camelCase ``pluginConfig[].args``; raises :class:`~schedframe.PluginArgsError`."""
+        m = args_mapping(data)
+        errors = check_keys(m, frozenset({"namespaces", "apiVersion", "kind"}), "")
+        namespaces = namespaces_arg(m, errors)
+        if errors:
+            raise PluginArgsError(errors)
+        return cls(namespaces=namespaces)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The effective args as a camelCase mapping."""
+        return {"namespaces": list(self.namespaces)}
+
+
+ARGS_TYPE: Final = TopologicalSortArgs
+
+
+@final
+class TopologicalSort:
+    """The TopologicalSort plugin (QueueSort).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.sigs"
+    __slots__ = ("_args", "_handle")
+
+    def __init__(self, args: TopologicalSortArgs, handle: Handle) -> None:
+        self._args = args
+        self._handle = handle
+
+    @property
+    def name(self) -> str:
+        """``"TopologicalSort"``."""
+        return NAME
+
+    @property
+    def args(self) -> TopologicalSortArgs:
+        """The effective args."""
+        return self._args
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """Same AppGroup: the lower topology index first; otherwise PrioritySort's order."""
+        pa, pb = a.pod_info.pod, b.pod_info.pod
+        ag = pod_app_group(pa)
+        if ag != pod_app_group(pb) or not ag:
+            p1, p2 = pa.priority or 0, pb.priority or 0
+            return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
+        app_group = find_app_group(self._handle.objects, ag, self._args.namespaces)
+        order = app_group.topology_order if app_group is not None else ()
+        return find_pod_order(order, pod_app_group_selector(pa)) <= find_pod_order(
+            order, pod_app_group_selector(pb)
+        )
+
+
+def new(args: object, handle: Handle) -> TopologicalSort:
+    """Factory: *args* is ``None``, a :class:`TopologicalSortArgs` or a camelCase mapping."""
+    if args is None:
+        parsed = TopologicalSortArgs()
+    elif isinstance(args, TopologicalSortArgs):
+        parsed = args
+    elif isinstance(args, Mapping):
+        parsed = TopologicalSortArgs.from_dict(args)
+    else:
+        raise PluginArgsError(f"want args to be of type TopologicalSortArgs, got {type(args).__name__}")
+    return TopologicalSort(parsed, handle)
+
+
+if TYPE_CHECKING:
+    from ...framework.interfaces import QueueSortPlugin
+
+    def _check(p: TopologicalSort) -> None:
+        _a: QueueSortPlugin = p
