@@ -1,6 +1,8 @@
 """Plugins of kubernetes-sigs/scheduler-plugins, one module each: CapacityScheduling (with
 :class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState and
-QOSSort; Coscheduling lives beside the in-tree plugins (:mod:`schedframe.plugins.coscheduling`).
+QOSSort; the load-aware TargetLoadPacking, LoadVariationRiskBalancing, LowRiskOverCommitment
+and Peaks with their load model (:class:`NodeMetricsSource`, :class:`WatcherMetrics`);
+Coscheduling lives beside the in-tree plugins (:mod:`schedframe.plugins.coscheduling`).
 
 They are registered by default (a configuration naming them loads with no user code) but are
 not in the default profile, and :data:`SCHEDULER_PLUGINS` marks their origin (``schedframe
@@ -14,27 +16,64 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._load import (
+    AssignedPodsCache,
+    Collector,
+    LoadMetricsError,
+    LoadWatcherClient,
+    Metric,
+    MetricsProvider,
+    NodeMetricsSource,
+    StaticMetricsProvider,
+    TrimaranSpec,
+    WatcherMetrics,
+    load_metrics_file,
+)
 from .capacity_scheduling import CapacityScheduling
 from .elastic_quota_info import QuotaInfo, QuotaInfos
+from .load_variation_risk_balancing import LoadVariationRiskBalancing, LoadVariationRiskBalancingArgs
+from .low_risk_over_commitment import LowRiskOverCommitment, LowRiskOverCommitmentArgs
 from .node_resources_allocatable import NodeResourcesAllocatable, NodeResourcesAllocatableArgs, ResourceWeight
+from .peaks import Peaks, PeaksArgs, PowerModel
 from .pod_state import PodState
 from .preemption_toleration import PreemptionToleration, PreemptionTolerationPolicy
 from .qos import QOSSort, pod_qos_class
+from .target_load_packing import TargetLoadPacking, TargetLoadPackingArgs
 
 __all__ = [
     "MODULES",
     "SCHEDULER_PLUGINS",
     "SCHEDULER_PLUGINS_RELEASE",
+    "AssignedPodsCache",
     "CapacityScheduling",
+    "Collector",
+    "LoadMetricsError",
+    "LoadVariationRiskBalancing",
+    "LoadVariationRiskBalancingArgs",
+    "LoadWatcherClient",
+    "LowRiskOverCommitment",
+    "LowRiskOverCommitmentArgs",
+    "Metric",
+    "MetricsProvider",
+    "NodeMetricsSource",
     "NodeResourcesAllocatable",
     "NodeResourcesAllocatableArgs",
+    "Peaks",
+    "PeaksArgs",
     "PodState",
+    "PowerModel",
     "PreemptionToleration",
     "PreemptionTolerationPolicy",
     "QOSSort",
     "QuotaInfo",
     "QuotaInfos",
     "ResourceWeight",
+    "StaticMetricsProvider",
+    "TargetLoadPacking",
+    "TargetLoadPackingArgs",
+    "TrimaranSpec",
+    "WatcherMetrics",
+    "load_metrics_file",
     "pod_qos_class",
 ]
 
@@ -49,10 +88,15 @@ MODULES: Final = (
     "preemption_toleration",
     "pod_state",
     "qos",
+    "target_load_packing",
+    "load_variation_risk_balancing",
+    "low_risk_over_commitment",
+    "peaks",
 )
 
 #: Every registered plugin that comes from kubernetes-sigs/scheduler-plugins (Coscheduling too).
 SCHEDULER_PLUGINS: Final[frozenset[str]] = frozenset({
     "CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
-    "PodState", "QOSSort",
+    "PodState", "QOSSort", "TargetLoadPacking", "LoadVariationRiskBalancing", "LowRiskOverCommitment",
+    "Peaks",
 })
