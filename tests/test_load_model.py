@@ -1,0 +1,147 @@
+"""The simulated load model (schedframe.sim.usage): usage models in scenarios and annotations,
+the simulated node metrics, utilisation over time in `simulate --json`, and TargetLoadPacking
+holding busy nodes near its target where the default profile spreads."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schedframe import Node, Pod, ScenarioError, SchedframeWarning
+from schedframe.cli.main import main
+from schedframe.plugins.sigs import NodeMetricsSource
+from schedframe.sim import Scenario
+from schedframe.sim.usage import USAGE_ANNOTATION, SimulatedMetricsProvider, UsageModel, parse_usage, usage_of
+
+DATA = Path(__file__).parent / "data" / "scheduler-plugins"
+DEMO = DATA / "trimaran-target-load.yaml"
+
+
+def _pod(cpu: str = "1", memory: str = "1Gi", usage: Any = None) -> Pod:
+    meta: dict[str, Any] = {"name": "p"}
+    if usage is not None:
+        meta["annotations"] = {USAGE_ANNOTATION: json.dumps(usage)}
+    return Pod.from_manifest({"metadata": meta, "spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}})
+
+
+def test_usage_models() -> None:
+    assert usage_of(_pod(), 10) == (1000.0, float(1 << 30))  # no model: what it requests
+    assert usage_of(_pod(usage={"fraction": 0.5}), 10) == (500.0, float(1 << 29))
+    assert usage_of(_pod(usage={"fraction": {"cpu": 0.25}}), 10) == (250.0, 0.0)
+    assert usage_of(_pod(usage={"cpu": "300m", "memory": "1Mi"}), 10) == (300.0, float(1 << 20))
+    series = {"series": [{"at": 0, "cpu": "100m"}, {"at": 60, "fraction": 1.0}], "repeat": 120}
+    p = _pod(usage=series)
+    got = [usage_of(p, t)[0] for t in (0, 59, 60, 119, 120, 185)]
+    assert got == [100.0, 100.0, 1000.0, 1000.0, 100.0, 1000.0]
+    m = parse_usage(series)
+    assert parse_usage(m.to_dict()) == m
+    assert parse_usage(parse_usage({"fraction": 0.5}).to_dict()) == parse_usage({"fraction": 0.5})
+
+
+@pytest.mark.parametrize(("raw", "where", "what"), [
+    ({"fraction": -1}, "usage.fraction", "want a fraction"),
+    ({"cpu": "lots"}, "usage.cpu", "want a quantity"),
+    ({"fraction": 1, "cpu": "1"}, "usage", "not both"),
+    ({"percent": 5}, "usage.percent", "unknown field"),
+    ({"series": [{"at": 60, "cpu": "1"}, {"at": 0, "cpu": "2"}]}, r"usage.series\[1\].at", "time order"),
+    ({"fraction": 1, "repeat": 5}, "usage.repeat", "only a series repeats"),
+    ("{not json", "usage", "invalid JSON"),
+])
+def test_usage_model_errors(raw: Any, where: str, what: str) -> None:
+    with pytest.raises(ScenarioError, match=f"{where}: .*{what}"):
+        parse_usage(raw)
+
+
+def test_scenario_usage_and_load_window() -> None:
+    s = Scenario.from_text("""
+load: {window: 2m}
+nodes: [{count: 1, template: {status: {capacity: {cpu: "2", memory: 4Gi}}}}]
+workloads:
+- name: w
+  usage: {series: [{at: 0, fraction: 0.5}, {at: 1m, cpu: 1}]}
+  template: {spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}}
+""")
+    assert s.load_window == 120.0
+    assert s.plan().load_window == 120.0
+    tpl = s.workloads[0].template
+    assert parse_usage(tpl.annotations[USAGE_ANNOTATION]) == UsageModel(parse_usage(
+        {"series": [{"at": 0, "fraction": 0.5}, {"at": 60, "cpu": "1"}]}).points)
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.usage\.series\[0\]\.at"):
+        Scenario.from_dict({"workloads": [{"name": "w", "usage": {"series": [{"at": "soon", "cpu": 1}]}}]})
+    with pytest.raises(ScenarioError, match=r"load\.size: unknown field"):
+        Scenario.from_dict({"load": {"size": 1}})
+
+
+def test_simulated_metrics_average_and_deviation_over_the_window() -> None:
+    node = Node.from_manifest({"metadata": {"name": "n1"},
+                               "status": {"capacity": {"cpu": "2", "memory": "2Gi"}}})
+    now = [120.0]
+    steady = _pod(cpu="1", usage={"fraction": 0.5})  # 500m: 25%
+    late = _pod(cpu="1", usage={"cpu": "1"})  # 1000m from t=60: 50%
+    provider = SimulatedMetricsProvider(lambda: now[0], lambda: {"n1": node},
+                                        lambda: [("n1", [(steady, 0.0), (late, 60.0)])], window=120)
+    wm = provider.watcher_metrics()
+    assert (wm.window_start, wm.window_end) == (0, 120)
+    got = {(m.type, m.operator): m.value for m in wm.nodes["n1"]}
+    # 9 samples at 0, 15, ..., 120: 25% before 60, 75% from 60 (5 of 9)
+    values = [25.0] * 4 + [75.0] * 5
+    mean = sum(values) / 9
+    assert got[("CPU", "AVG")] == pytest.approx(mean)
+    assert got[("CPU", "STD")] == pytest.approx((sum((v - mean) ** 2 for v in values) / 9) ** 0.5)
+    assert got[("Memory", "AVG")] == pytest.approx(25.0)  # 512Mi of 2Gi throughout
+    assert isinstance(provider.source(), NodeMetricsSource)
+
+
+def test_target_load_packing_holds_busy_nodes_near_the_target(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.warns(SchedframeWarning, match="TargetLoadPacking: the args name metricProvider Prometheus"):
+        assert main(["simulate", str(DEMO), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by = {r["config"]: r for r in data["results"]}
+    tlp, default = by["target-load-packing"], by["default"]
+    assert sorted(Counter(p["node"] for p in tlp["pods"]).values()) == [3, 3, 3, 3]
+    end_tlp, end_default = tlp["samples"][-1]["used"], default["samples"][-1]["used"]
+    # the same load on the cluster; TargetLoadPacking keeps each busy node near its 40% target
+    assert end_tlp["cpu"] == end_default["cpu"] == pytest.approx(6 / 32)
+    assert end_tlp["cpu_busy_min"] == end_tlp["cpu_busy_max"] == pytest.approx(0.375)
+    assert end_default["busy_nodes"] == 8
+    assert end_default["cpu_busy_max"] <= 0.25
+    # over time: once placed, no busy node passes the target under TargetLoadPacking
+    assert all(s["used"].get("cpu_busy_max", 0) <= 0.4 for s in tlp["samples"])
+
+
+def test_target_load_packing_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "plot.png"
+    with pytest.warns(SchedframeWarning):
+        assert main(["simulate", str(DEMO), "--plain", "--plot", str(out)]) == 0
+    assert out.stat().st_size > 0
+
+
+def test_the_published_trimaran_config_loads_and_simulates(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """manifests/trimaran/scheduler-config.yaml (v1beta3, Prometheus provider) runs unedited: the
+    simulated provider replaces Prometheus, and says so."""
+    config = DATA / "trimaran-scheduler-config.yaml"
+    assert main(["config", "validate", str(config)]) == 0
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"""
+nodes: [{{count: 4, template: {{status: {{capacity: {{cpu: "4", memory: 16Gi, pods: "110"}}}}}}}}]
+workloads:
+- name: web
+  replicas: 8
+  arrival: {{at: 0, every: 30}}
+  usage: {{fraction: 0.8}}
+  template:
+    spec:
+      schedulerName: trimaran
+      containers: [{{name: app, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+configs: [{{name: trimaran, file: {config}}}]
+""")
+    with pytest.warns(SchedframeWarning, match="using the node metrics source 'simulation'"):
+        assert main(["simulate", str(scenario), "--plain", "--fail-on-pending"]) == 0
+    assert "trimaran" in capsys.readouterr().out
