@@ -157,10 +157,10 @@ class Sample:
     allocatable: Mapping[str, int]
     fragmentation: Mapping[str, float]
     used: Mapping[str, float] = attrs.field(factory=dict)
-    """What the running pods use by their usage models (:mod:`schedframe.sim.usage`), when the
-    scenario models usage (empty otherwise): ``cpu`` and ``memory`` (used over allocatable, all
-    nodes), and over the nodes running at least one pod (``busy_nodes``), the CPU used over
-    capacity: ``cpu_busy_mean``, ``cpu_busy_min``, ``cpu_busy_max`` (fractions)."""
+    """What the running pods use by their usage models (:doc:`/load-aware`), when the scenario
+    models usage (empty otherwise): ``cpu`` and ``memory`` (used over allocatable, all nodes),
+    and over the nodes running at least one pod (``busy_nodes``), the CPU used over capacity:
+    ``cpu_busy_mean``, ``cpu_busy_min``, ``cpu_busy_max`` (fractions)."""
 
     def utilisation(self, resource: str = "cpu") -> float:
         """requested / allocatable for *resource* (0 without capacity)."""

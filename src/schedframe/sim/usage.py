@@ -268,14 +268,11 @@ def _capacity(node: Node) -> tuple[int, int]:
     return cpu, mem
 
 
-#: What the simulated provider reads of a simulation: the time, the nodes, and per node the
-#: running pods with the time each was bound.
-RunningPods = Callable[[], Iterable[tuple[str, Iterable[tuple[Pod, float]]]]]
-
-
 @final
 class SimulatedMetricsProvider:
-    """Node metrics computed from the running pods' usage models (see the module docstring).
+    """Node metrics computed from the running pods' usage models (see :doc:`/load-aware`):
+    *now* gives the time, *nodes* the nodes by name, *running* each node's running pods with the
+    time each was bound; *window* is in seconds.
 
     .. versionadded:: 0.1.0
     """
@@ -284,7 +281,8 @@ class SimulatedMetricsProvider:
     __slots__ = ("_nodes", "_now", "_running", "window")
 
     def __init__(self, now: Callable[[], float], nodes: Callable[[], Mapping[str, Node]],
-                 running: RunningPods, *, window: float = DEFAULT_WINDOW) -> None:
+                 running: Callable[[], Iterable[tuple[str, Iterable[tuple[Pod, float]]]]], *,
+                 window: float = DEFAULT_WINDOW) -> None:
         self._now = now
         self._nodes = nodes
         self._running = running

@@ -410,7 +410,7 @@ def _sources(handle: Handle) -> list[NodeMetricsSource]:
 @final
 class Collector:
     """upstream ``trimaran.Collector``: the latest metrics, refreshed every
-    :data:`METRICS_UPDATE_INTERVAL` seconds of the handle's clock. A failed refresh keeps the
+    ``METRICS_UPDATE_INTERVAL`` (30) seconds of the handle's clock. A failed refresh keeps the
     previous metrics (upstream logs and goes on) and warns once.
 
     .. versionadded:: 0.1.0
@@ -515,7 +515,7 @@ class AssignedPodsCache:
 
     def recent(self, node_info: NodeInfo, window_end: int) -> list[Pod]:
         """The node's pods assigned after *window_end*, or less than
-        :data:`METRICS_AGENT_REPORTING_INTERVAL` seconds before it."""
+        ``METRICS_AGENT_REPORTING_INTERVAL`` (60) seconds before it."""
         if not self._started:
             self._start()
         now = self._handle.clock.now()
