@@ -145,3 +145,59 @@ configs: [{{name: trimaran, file: {config}}}]
     with pytest.warns(SchedframeWarning, match="using the node metrics source 'simulation'"):
         assert main(["simulate", str(scenario), "--plain", "--fail-on-pending"]) == 0
     assert "trimaran" in capsys.readouterr().out
+
+
+METRICS_FILE = """{"window": {"duration": "15m", "start": 1700000000, "end": 1700000900},
+ "source": "Prometheus",
+ "data": {"NodeMetricsMap": {
+   "node-0": {"metrics": [{"type": "CPU", "operator": "AVG", "value": 35}]},
+   "node-1": {"metrics": [{"type": "CPU", "operator": "AVG", "value": 5}]}}}}"""
+
+FILE_SCENARIO = """
+name: measured
+nodes: [{count: 2, name: "node-{i}", template: {status: {capacity: {cpu: "4", memory: 16Gi, pods: "110"}}}}]
+workloads:
+- name: web
+  replicas: 3
+  arrival: {at: 0, every: 10}
+  template: {spec: {containers: [{name: app, resources: {requests: {cpu: 200m}, limits: {cpu: 200m}}}]}}
+configs:
+- name: tlp
+  config:
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+    - plugins:
+        score:
+          disabled: [{name: "*"}]
+          enabled: [{name: TargetLoadPacking}]
+"""
+
+
+def test_metrics_given_with_the_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Measured metrics (load.metrics, or --load-metrics beside --cluster) replace the simulated
+    ones; they describe time 0, and TargetLoadPacking adds the pods placed since."""
+    (tmp_path / "metrics.json").write_text(METRICS_FILE)
+    (tmp_path / "s.yaml").write_text(FILE_SCENARIO + "load: {metrics: metrics.json}\n")
+    s = Scenario.from_file(tmp_path / "s.yaml")
+    assert s.load_metrics is not None
+    assert s.load_metrics.nodes["node-0"][0].value == 35
+    # node-0 at 35% (+200m: 40%, the target) beats node-1 at 5%, until the pods placed there
+    # take it past the target: 35% + 5% + 5% = 45%
+    assert main(["simulate", str(tmp_path / "s.yaml"), "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["results"][0]
+    assert [p["node"] for p in run["pods"]] == ["node-0", "node-1", "node-1"]
+    # the same through the command line
+    (tmp_path / "t.yaml").write_text(FILE_SCENARIO)
+    assert main(["simulate", str(tmp_path / "t.yaml"), "--load-metrics", str(tmp_path / "metrics.json"),
+                 "--json", "--log", str(tmp_path / "run.jsonl")]) == 0
+    run = json.loads(capsys.readouterr().out)["results"][0]
+    assert [p["node"] for p in run["pods"]] == ["node-0", "node-1", "node-1"]
+    # the event log keeps the metrics: a replay places the pods the same way
+    from schedframe.sim import replay
+
+    again = replay(str(tmp_path / "run.jsonl"))
+    assert [again.pod(f"default/web-{i}").node for i in range(3)] == ["node-0", "node-1", "node-1"]
+    (tmp_path / "bad.json").write_text('{"data": {"NodeMetricsMap": ["node-0"]}}')
+    with pytest.raises(ScenarioError, match=r"load\.metrics: .*data\.NodeMetricsMap: want a mapping"):
+        Scenario.from_text(FILE_SCENARIO + "load: {metrics: bad.json}\n", base_dir=str(tmp_path))

@@ -66,7 +66,7 @@ from .scenario import (
     check_time,
     pod_from_template,
 )
-from .usage import SimLoad, models_usage
+from .usage import SimLoad, load_record, models_usage
 
 __all__ = ["LOG_VERSION", "Progress", "run_plan"]
 
@@ -203,10 +203,10 @@ class _Sim:
         self._encode = json.JSONEncoder(separators=(",", ":")).encode
         # simulated usage and node metrics (schedframe.sim.usage): the load-aware plugins' source
         self.load = SimLoad(self, plan.load_window, plan.load_window is not None or models_usage(
-            [*plan.pods, *(w.template for w in plan.workloads)]))
+            [*plan.pods, *(w.template for w in plan.workloads)]), plan.load_metrics)
         self.sched = Scheduler(
             config, clock=self.clock, seed=seed, registry=registry,
-            objects=(*plan.objects, self.load.provider.source()), plugin_manager=pm
+            objects=(*plan.objects, self.load.source()), plugin_manager=pm
         )
         self.log = log
         self.progress = progress
@@ -950,6 +950,7 @@ def header_record(
             for w in plan.workloads
         ],
         "durations": dict(plan.durations),
+        **load_record(plan),
     }
 
 

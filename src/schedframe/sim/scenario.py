@@ -356,6 +356,9 @@ class Scenario:
     description: str = ""
     load_window: float | None = None
     """``load.window``: the simulated node metrics' window in seconds (``None``: 5 minutes)."""
+    load_metrics: Any = None
+    """``load.metrics``: node metrics given with the cluster (a
+    :class:`~schedframe.plugins.sigs.WatcherMetrics`) that replace the simulated ones."""
 
     # -- reading ------------------------------------------------------------------------------
     @classmethod
@@ -457,6 +460,7 @@ class Plan:
     until: float | None
     seed: int
     load_window: float | None = None
+    load_metrics: Any = None
 
 
 def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
@@ -649,7 +653,7 @@ def _materialise(s: Scenario, seed: int) -> Plan:
             )
     plan = Plan(
         s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed,
-        s.load_window,
+        s.load_window, s.load_metrics,
     )
     check_nodes(plan)
     _check_events(s)
@@ -904,13 +908,21 @@ class _Reader:
         desc = m.get("description", "")
         if not isinstance(desc, str):
             raise self.fail("description", f"want a string, got {_kind(desc)}")
-        window = None
+        window = metrics = None
         if m.get("load") is not None:
             lm = self.mapping(m["load"], "load")
-            self.known(lm, "load", ("window",))
+            self.known(lm, "load", ("window", "metrics"))
             if lm.get("window") is not None:
                 window = self.number(lm["window"], "load.window", minimum=1.0)
-        scenario = Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc, window)
+            if lm.get("metrics") is not None:
+                from ..plugins.sigs import LoadMetricsError, load_metrics_file
+
+                try:
+                    metrics = load_metrics_file(self.path_of(lm["metrics"], "load.metrics"))
+                except LoadMetricsError as exc:
+                    raise self.fail("load.metrics", str(exc)) from None
+        scenario = Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc, window,
+                            None if metrics is None else metrics.metrics)
         check_limits(scenario, self.source)
         return scenario
 

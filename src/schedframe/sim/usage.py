@@ -36,7 +36,7 @@ import attrs
 from ..api.objects import CPU, MEMORY, Node, Pod
 from ..api.quantity import Quantity
 from ..errors import QuantityError, ScenarioError
-from ..plugins.sigs import Metric, NodeMetricsSource, WatcherMetrics
+from ..plugins.sigs import Metric, MetricsProvider, NodeMetricsSource, StaticMetricsProvider, WatcherMetrics
 from ..plugins.sigs._load import AVERAGE, STD
 from ..plugins.sigs._load import CPU as CPU_METRIC
 from ..plugins.sigs._load import MEMORY as MEMORY_METRIC
@@ -346,13 +346,23 @@ class SimLoad:
     nodes and running pods) and the usage columns of its samples. *sim* is the engine's run
     (``clock``, ``node_objs``, ``on_node``, ``recs``); *active*: whether samples carry usage."""
 
-    __slots__ = ("active", "provider", "sim")
+    __slots__ = ("active", "provider", "sim", "simulated")
 
-    def __init__(self, sim: Any, window: float | None, active: bool) -> None:
+    def __init__(self, sim: Any, window: float | None, active: bool, metrics: WatcherMetrics | None = None
+                 ) -> None:
         self.sim = sim
         self.active = active
-        self.provider = SimulatedMetricsProvider(sim.clock.now, lambda: sim.node_objs, self._running,
-                                                 window=window if window is not None else DEFAULT_WINDOW)
+        self.simulated = SimulatedMetricsProvider(sim.clock.now, lambda: sim.node_objs, self._running,
+                                                  window=window if window is not None else DEFAULT_WINDOW)
+        self.provider: MetricsProvider = self.simulated
+        if metrics is not None:  # given with the cluster: they describe time 0
+            span = metrics.window_end - metrics.window_start
+            self.provider = StaticMetricsProvider(attrs.evolve(
+                metrics, window_start=-span, window_end=0, timestamp=0))
+
+    def source(self) -> NodeMetricsSource:
+        """The source object the plugins find among the scheduler's objects."""
+        return NodeMetricsSource(self.provider, name="simulation")
 
     def _pods_on(self, name: str) -> list[tuple[Pod, float]]:
         recs = self.sim.recs
@@ -380,7 +390,7 @@ class SimLoad:
             pods = self._pods_on(name)
             if not pods:
                 continue
-            cpu, mem = self.provider.node_usage(pods, t)
+            cpu, mem = self.simulated.node_usage(pods, t)
             tot_cpu += cpu
             tot_mem += mem
             cap = _capacity(node)[0]
@@ -396,3 +406,34 @@ class SimLoad:
 def models_usage(pods: Iterable[Pod]) -> bool:
     """Whether any of *pods* carries a usage model."""
     return any(USAGE_ANNOTATION in p.annotations for p in pods)
+
+
+def load_record(plan: Any) -> dict[str, Any]:
+    """The event log header's ``load`` entry (nothing when the plan sets no window or metrics)."""
+    out: dict[str, Any] = {}
+    if plan.load_window is not None:
+        out["window"] = plan.load_window
+    if plan.load_metrics is not None:
+        out["metrics"] = plan.load_metrics.to_dict()
+    return {"load": out} if out else {}
+
+
+def read_load_record(rec: Mapping[str, Any], fail: Callable[[str, str], Exception]
+                     ) -> tuple[float | None, WatcherMetrics | None]:
+    """The (window, metrics) of an event log header's ``load`` entry."""
+    raw = rec.get("load")
+    if raw is None:
+        return None, None
+    if not isinstance(raw, Mapping):
+        raise fail("load", f"want a mapping, got {type(raw).__name__}")
+    window = raw.get("window")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, (int, float))
+                               or window <= 0):
+        raise fail("load.window", f"want a number of seconds > 0, got {window!r}")
+    metrics = None
+    if raw.get("metrics") is not None:
+        try:
+            metrics = WatcherMetrics.from_dict(raw["metrics"], source="load.metrics")
+        except ValueError as exc:
+            raise fail("load.metrics", str(exc)) from None
+    return (None if window is None else float(window)), metrics
