@@ -246,11 +246,13 @@ def test_plugins_lists_extension_points() -> None:
     assert {"filter", "score", "preFilter"} <= set(by["NodeResourcesFit"]["extension_points"])
     assert by["DefaultBinder"]["extension_points"] == ["bind"]
     sigs = {"CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
-            "PodState", "QOSSort"}
+            "PodState", "QOSSort", "TargetLoadPacking", "LoadVariationRiskBalancing",
+            "LowRiskOverCommitment", "Peaks"}
     assert {r["name"]: r["origin"] for r in rows if r["origin"] != "in-tree"} == dict.fromkeys(
         sigs, "scheduler-plugins")
     assert by["CapacityScheduling"]["extension_points"] == ["preFilter", "postFilter", "reserve"]
     assert by["QOSSort"]["extension_points"] == ["queueSort"]
+    assert by["LowRiskOverCommitment"]["extension_points"] == ["preScore", "score"]
     code, text = run("plugins", "--plain")
     assert code == EXIT_OK
     assert "NodeResourcesFit" in text
