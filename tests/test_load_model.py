@@ -201,3 +201,52 @@ def test_metrics_given_with_the_cluster(tmp_path: Path, capsys: pytest.CaptureFi
     (tmp_path / "bad.json").write_text('{"data": {"NodeMetricsMap": ["node-0"]}}')
     with pytest.raises(ScenarioError, match=r"load\.metrics: .*data\.NodeMetricsMap: want a mapping"):
         Scenario.from_text(FILE_SCENARIO + "load: {metrics: bad.json}\n", base_dir=str(tmp_path))
+
+
+SWING = '{"series": [{"at": 0, "cpu": "100m"}, {"at": 30, "cpu": "3900m"}], "repeat": 60}'
+
+
+@pytest.mark.parametrize(("swing", "flat"), [("node-0", "node-1"), ("node-1", "node-0")])
+def test_risk_balancing_avoids_the_node_whose_load_varies(swing: str, flat: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Two nodes with the same average load (50%); on one it swings (a series usage), on the
+    other it is flat: LoadVariationRiskBalancing places the new pod on the flat one, by the
+    standard deviation the simulated metrics report."""
+    (tmp_path / "s.yaml").write_text(f"""
+name: variation
+load: {{window: 120}}
+nodes:
+- count: 2
+  name: "node-{{i}}"
+  template: {{status: {{capacity: {{cpu: "4", memory: 16Gi, pods: "9"}}}}}}
+objects:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: swing
+    namespace: default
+    annotations:
+      schedframe.io/usage: '{SWING}'
+  spec: {{nodeName: {swing}, containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: flat, namespace: default, annotations: {{schedframe.io/usage: '{{"cpu": "2"}}'}}}}
+  spec: {{nodeName: {flat}, containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}
+workloads:
+- name: web
+  arrival: {{at: 300}}
+  template: {{spec: {{containers: [{{name: app, resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}}}]}}}}
+configs:
+- name: lvrb
+  config:
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+    - plugins:
+        score: {{disabled: [{{name: "*"}}], enabled: [{{name: LoadVariationRiskBalancing}}]}}
+until: 400
+""")
+    assert main(["simulate", str(tmp_path / "s.yaml"), "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["results"][0]
+    assert [p["node"] for p in run["pods"] if p["workload"] == "web"] == [flat]
+    assert run["samples"][-1]["used"]["busy_nodes"] == 2
