@@ -250,3 +250,42 @@ until: 400
     run = json.loads(capsys.readouterr().out)["results"][0]
     assert [p["node"] for p in run["pods"] if p["workload"] == "web"] == [flat]
     assert run["samples"][-1]["used"]["busy_nodes"] == 2
+
+
+def test_peaks_in_a_simulation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Peaks (args named as its published deployment names them) places pods where the power jump
+    is the smallest: node-1, whose model rises half as fast; the second pod too, as node-1's jump
+    from 25% to 50% (e - e^0.5 = 1.07) stays under node-0's from 0% to 25% (2 (e^0.5 - 1) = 1.30)."""
+    (tmp_path / "s.yaml").write_text("""
+name: power
+nodes:
+- count: 2
+  name: "node-{i}"
+  template: {status: {capacity: {cpu: "4", memory: 16Gi, pods: "110"}}}
+workloads:
+- name: web
+  replicas: 2
+  arrival: {at: 0, every: 60}
+  template: {spec: {containers: [{name: app, resources: {requests: {cpu: "1"}}}]}}
+configs:
+- name: peaks
+  config:
+    apiVersion: kubescheduler.config.k8s.io/v1
+    kind: KubeSchedulerConfiguration
+    profiles:
+    - plugins:
+        preScore: {disabled: [{name: "*"}]}
+        score: {enabled: [{name: Peaks}], disabled: [{name: "*"}]}
+      pluginConfig:
+      - name: Peaks
+        args:
+          WatcherAddress: http://load-watcher:2020
+          NodePowerModel:
+            node-0: {k0: 100, k1: 2, k2: 0.02}
+            node-1: {k0: 100, k1: 1, k2: 0.02}
+until: 200
+""")
+    with pytest.warns(SchedframeWarning, match="Peaks: the args name watcherAddress http://load-watcher:2020"):
+        assert main(["simulate", str(tmp_path / "s.yaml"), "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)["results"][0]
+    assert [p["node"] for p in run["pods"]] == ["node-1", "node-1"]
