@@ -289,3 +289,15 @@ until: 200
         assert main(["simulate", str(tmp_path / "s.yaml"), "--json"]) == 0
     run = json.loads(capsys.readouterr().out)["results"][0]
     assert [p["node"] for p in run["pods"]] == ["node-1", "node-1"]
+
+
+def test_an_invalid_usage_annotation_is_an_error_before_the_run() -> None:
+    from schedframe.sim import simulate
+
+    s = Scenario.from_dict({
+        "nodes": [{"count": 1, "template": {"status": {"capacity": {"cpu": "1", "pods": "9"}}}}],
+        "objects": [{"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": "p", "namespace": "default", "annotations": {USAGE_ANNOTATION: '{"fraction": "most"}'}},
+            "spec": {"containers": [{"name": "c"}]}}]})
+    with pytest.raises(ScenarioError, match=r"default/p: metadata.annotations\[schedframe.io/usage\]"):
+        simulate(s)

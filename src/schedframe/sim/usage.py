@@ -404,8 +404,14 @@ class SimLoad:
 
 
 def models_usage(pods: Iterable[Pod]) -> bool:
-    """Whether any of *pods* carries a usage model."""
-    return any(USAGE_ANNOTATION in p.annotations for p in pods)
+    """Whether any of *pods* carries a usage model; an invalid one raises
+    :class:`~schedframe.ScenarioError` naming the pod, before the run starts."""
+    found = False
+    for p in pods:
+        if USAGE_ANNOTATION in p.annotations:
+            _MODELS.model(p)
+            found = True
+    return found
 
 
 def load_record(plan: Any) -> dict[str, Any]:
