@@ -246,13 +246,15 @@ def test_plugins_lists_extension_points() -> None:
     assert {"filter", "score", "preFilter"} <= set(by["NodeResourcesFit"]["extension_points"])
     assert by["DefaultBinder"]["extension_points"] == ["bind"]
     sigs = {"CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
-            "PodState", "QOSSort", "NodeResourceTopologyMatch", "TopologicalSort", "NetworkOverhead"}
+            "PodState", "QOSSort", "NodeResourceTopologyMatch", "TopologicalSort", "NetworkOverhead",
+            "TargetLoadPacking", "LoadVariationRiskBalancing", "LowRiskOverCommitment", "Peaks"}
     assert {r["name"]: r["origin"] for r in rows if r["origin"] != "in-tree"} == dict.fromkeys(
         sigs, "scheduler-plugins")
     assert by["CapacityScheduling"]["extension_points"] == ["preFilter", "postFilter", "reserve"]
     assert by["QOSSort"]["extension_points"] == ["queueSort"]
     assert by["NodeResourceTopologyMatch"]["extension_points"] == ["filter", "score", "reserve", "postBind"]
     assert by["NetworkOverhead"]["extension_points"] == ["preFilter", "filter", "score"]
+    assert by["LowRiskOverCommitment"]["extension_points"] == ["preScore", "score"]
     code, text = run("plugins", "--plain")
     assert code == EXIT_OK
     assert "NodeResourcesFit" in text

@@ -38,6 +38,7 @@ READERS: dict[tuple[str, str], Callable[[str], list[str]]] = {
     ("simulate", "scenario"): lambda bad: ["simulate", bad],
     ("simulate", "--cluster"): lambda bad: ["simulate", "--cluster", bad],
     ("simulate", "--config"): lambda bad: ["simulate", "--config", bad],
+    ("simulate", "--load-metrics"): lambda bad: ["simulate", "--load-metrics", bad],
     ("replay", "log"): lambda bad: ["replay", bad],
     ("replay", "--config"): lambda bad: ["replay", GOOD["log"], "--config", bad],
     ("explain", "pod"): lambda bad: ["explain", bad, "--cluster", CLUSTER],

@@ -284,8 +284,8 @@ def test_args_object_is_accepted_as_pluginconfig_args() -> None:
         ("ImageLocalty", "ImageLocality"),
         ("NodeAfinity", "NodeAffinity"),
         ("NodeResourceTopologyMatchh", "NodeResourceTopologyMatch"),
-        ("LoadVariationRiskBalancing", None),
-        ("TargetLoadPacking", None),
+        ("SySched", None),
+        ("CrossNodePreemption", None),
         ("NodeResourcesLeastAllocated", None),
         ("Nope", None),
         ("", None),
@@ -308,7 +308,7 @@ def test_unregistered_plugin_is_said_not_registered() -> None:
     assert "it is not registered" in error
     assert "did you mean" not in error
     with pytest.raises(UnknownPluginError, match="it is not registered") as lookup:
-        in_tree_registry()["TargetLoadPacking"]
+        in_tree_registry()["SySched"]
     assert "did you mean" not in str(lookup.value)
 
 

@@ -40,6 +40,9 @@ def plot_results(results: Sequence[SimResult], path: str) -> None:
         util.plot(
             ts, [100 * s.utilisation("memory") for s in r.samples], linestyle="--", label=f"{r.config} memory"
         )
+        if any(s.used for s in r.samples):  # simulated usage: CPU used on the busy nodes
+            util.plot(ts, [100 * s.used.get("cpu_busy_mean", 0.0) for s in r.samples], linestyle=":",
+                      label=f"{r.config} cpu used (busy nodes)")
         pend.step(ts, [s.pending for s in r.samples], where="post", label=r.config)
         waits = sorted(p.wait for p in r.pods if p.wait is not None)
         if waits:

@@ -70,6 +70,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "SCENARIO, simulate the dump's own pods only",
     )
     p.add_argument(
+        "--load-metrics",
+        metavar="FILE",
+        help="node metrics given with the cluster (load-watcher's JSON or YAML): the load-aware "
+        "plugins read them instead of the simulated ones",
+    )
+    p.add_argument(
         "--config",
         action="append",
         default=[],
@@ -178,6 +184,13 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         if args.config
         else resolve_configs(scenario, None)
     )
+    if args.load_metrics:  # node metrics given with the cluster dump
+        from ..plugins.sigs import LoadMetricsError, load_metrics_file
+
+        try:
+            scenario = attrs.evolve(scenario, load_metrics=load_metrics_file(args.load_metrics).metrics)
+        except LoadMetricsError as exc:
+            raise CliInputError(f"{exc} (--load-metrics)") from None
     specs = resolve_configs(scenario, specs)
     if getattr(args, "kubernetes_version", None) or getattr(args, "feature_gates", None):
         from ..sim.run import for_release

@@ -57,6 +57,7 @@ from .sweep import (
     read_table,
     sweep,
 )
+from .usage import USAGE_ANNOTATION, SimulatedMetricsProvider, UsageModel, UsagePoint, parse_usage
 
 __all__ = [
     "Arrival",
@@ -84,12 +85,16 @@ __all__ = [
     "RunOutcome",
     "SUCCEEDED",
     "Sample",
+    "SimulatedMetricsProvider",
     "Scale",
     "Scenario",
     "SimResult",
     "SweepError",
     "SweepResult",
     "SweepSpec",
+    "USAGE_ANNOTATION",
+    "UsageModel",
+    "UsagePoint",
     "Workload",
     "WorkloadInfo",
     "builtin_scenario",
@@ -99,6 +104,7 @@ __all__ = [
     "large_scenario",
     "load_sweep_spec",
     "moved_pods",
+    "parse_usage",
     "percentile",
     "read_log",
     "read_table",

@@ -66,6 +66,7 @@ from .scenario import (
     check_time,
     pod_from_template,
 )
+from .usage import SimLoad, load_record, models_usage
 
 __all__ = ["LOG_VERSION", "Progress", "run_plan"]
 
@@ -221,8 +222,12 @@ class _Sim:
             )
         )
         self._encode = json.JSONEncoder(separators=(",", ":")).encode
+        # simulated usage and node metrics (schedframe.sim.usage): the load-aware plugins' source
+        self.load = SimLoad(self, plan.load_window, plan.load_window is not None or models_usage(
+            [*plan.pods, *(w.template for w in plan.workloads)]), plan.load_metrics)
         self.sched = Scheduler(
-            config, clock=self.clock, seed=seed, registry=registry, objects=plan.objects, plugin_manager=pm
+            config, clock=self.clock, seed=seed, registry=registry,
+            objects=(*plan.objects, self.load.source()), plugin_manager=pm
         )
         self.log = log
         self.progress = progress
@@ -661,7 +666,8 @@ class _Sim:
             free = alloc.get(res, 0) - req.get(res, 0)
             if free > 0:
                 frag[res] = self.frag_free[i] / free
-        return Sample(t, self.pending, req.get("pods", 0), len(self.allocatable), req, alloc, frag)
+        return Sample(t, self.pending, req.get("pods", 0), len(self.allocatable), req, alloc, frag,
+                      self.load.used(t))
 
     def _samples_until(self, t: float) -> None:
         """Record the (constant) state at every sample time before *t*."""
@@ -678,6 +684,7 @@ class _Sim:
                     s.requested,
                     s.allocatable,
                     s.fragmentation,
+                    self.load.used(self.next_sample) if self.load.active else s.used,
                 )
             )
             self.next_sample += self.sample_every
@@ -969,6 +976,7 @@ def header_record(
             for w in plan.workloads
         ],
         "durations": dict(plan.durations),
+        **load_record(plan),
     }
 
 

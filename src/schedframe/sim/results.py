@@ -156,6 +156,11 @@ class Sample:
     requested: Mapping[str, int]
     allocatable: Mapping[str, int]
     fragmentation: Mapping[str, float]
+    used: Mapping[str, float] = attrs.field(factory=dict)
+    """What the running pods use by their usage models (:doc:`/load-aware`), when the scenario
+    models usage (empty otherwise): ``cpu`` and ``memory`` (used over allocatable, all nodes),
+    and over the nodes running at least one pod (``busy_nodes``), the CPU used over capacity:
+    ``cpu_busy_mean``, ``cpu_busy_min``, ``cpu_busy_max`` (fractions)."""
 
     def utilisation(self, resource: str = "cpu") -> float:
         """requested / allocatable for *resource* (0 without capacity)."""

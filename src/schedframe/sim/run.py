@@ -30,6 +30,7 @@ from .scenario import (
     check_time,
     file_error,
 )
+from .usage import read_load_record
 
 T = TypeVar("T")
 
@@ -417,6 +418,7 @@ class _Header:
     objects: tuple[Any, ...]
     workloads: tuple[WorkloadInfo, ...]
     durations: Mapping[str, float]
+    load: tuple[float | None, Any] = (None, None)
 
 
 def _header(rec: Mapping[str, Any], f: _Fields, registry: Registry | None) -> _Header:
@@ -473,6 +475,7 @@ def _header(rec: Mapping[str, Any], f: _Fields, registry: Registry | None) -> _H
         objects,
         tuple(workloads),
         durations,
+        read_load_record(rec, f.fail),
     )
 
 
@@ -531,6 +534,7 @@ def _read_log(log: Any, registry: Registry | None) -> _LogRun:
         header.durations,
         header.until,
         header.plan_seed,
+        *header.load,
     )
     return _LogRun(
         plan, header.config, header.config_name, header.seed, header.until, end, header.sample_every

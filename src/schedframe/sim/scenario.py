@@ -9,6 +9,7 @@ draws nothing at random except the scheduler's tie-breaks (seeded too).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -353,6 +354,11 @@ class Scenario:
     configs: tuple[ConfigSpec, ...] = attrs.field(default=(), converter=_tuple)
     until: float | None = None
     description: str = ""
+    load_window: float | None = None
+    """``load.window``: the simulated node metrics' window in seconds (``None``: 5 minutes)."""
+    load_metrics: Any = None
+    """``load.metrics``: node metrics given with the cluster (a
+    :class:`~schedframe.plugins.sigs.WatcherMetrics`) that replace the simulated ones."""
 
     # -- reading ------------------------------------------------------------------------------
     @classmethod
@@ -453,6 +459,8 @@ class Plan:
     durations: Mapping[str, float]
     until: float | None
     seed: int
+    load_window: float | None = None
+    load_metrics: Any = None
 
 
 def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
@@ -644,7 +652,8 @@ def _materialise(s: Scenario, seed: int) -> Plan:
                 )
             )
     plan = Plan(
-        s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed
+        s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed,
+        s.load_window, s.load_metrics,
     )
     check_nodes(plan)
     _check_events(s)
@@ -853,6 +862,7 @@ class _Reader:
                 "events",
                 "configs",
                 "until",
+                "load",
             ),
         )
         if "apiVersion" in m and m["apiVersion"] != API_VERSION:
@@ -898,7 +908,21 @@ class _Reader:
         desc = m.get("description", "")
         if not isinstance(desc, str):
             raise self.fail("description", f"want a string, got {_kind(desc)}")
-        scenario = Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc)
+        window = metrics = None
+        if m.get("load") is not None:
+            lm = self.mapping(m["load"], "load")
+            self.known(lm, "load", ("window", "metrics"))
+            if lm.get("window") is not None:
+                window = self.number(lm["window"], "load.window", minimum=1.0)
+            if lm.get("metrics") is not None:
+                from ..plugins.sigs import LoadMetricsError, load_metrics_file
+
+                try:
+                    metrics = load_metrics_file(self.path_of(lm["metrics"], "load.metrics"))
+                except LoadMetricsError as exc:
+                    raise self.fail("load.metrics", str(exc)) from None
+        scenario = Scenario(name, nodes, pods, objects, workloads, events, configs, until, desc, window,
+                            None if metrics is None else metrics.metrics)
         check_limits(scenario, self.source)
         return scenario
 
@@ -993,7 +1017,8 @@ class _Reader:
         self.known(
             m,
             path,
-            ("name", "kind", "namespace", "replicas", "arrival", "duration", "template", "scale", "gang"),
+            ("name", "kind", "namespace", "replicas", "arrival", "duration", "template", "scale", "gang",
+             "usage"),
         )
         name = self.string(m.get("name"), f"{path}.name")
         kind = m.get("kind", "Deployment")
@@ -1006,6 +1031,15 @@ class _Reader:
         meta = dict(self.mapping(tpl.get("metadata", {}) or {}, f"{path}.template.metadata"))
         ns = m.get("namespace", meta.get("namespace", "default"))
         meta.update(name=name, namespace=self.string(ns, f"{path}.namespace"))
+        if m.get("usage") is not None:  # the pods' usage model (schedframe.sim.usage), as their annotation
+            from .usage import USAGE_ANNOTATION, parse_usage
+
+            model = parse_usage(m["usage"], f"{path}.usage", self.source,
+                                seconds=lambda v, p: self.number(v, p))
+            notes = dict(self.mapping(meta.get("annotations", {}) or {},
+                                      f"{path}.template.metadata.annotations"))
+            notes[USAGE_ANNOTATION] = json.dumps(model.to_dict(), separators=(",", ":"))
+            meta["annotations"] = notes
         if m.get("gang") is not None:  # the members name their PodGroup (Coscheduling)
             labels = dict(self.mapping(meta.get("labels", {}) or {}, f"{path}.template.metadata.labels"))
             labels.setdefault("scheduling.x-k8s.io/pod-group", name)

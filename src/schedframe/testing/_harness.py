@@ -182,14 +182,20 @@ class PluginHarness:
 
     def run_score(self, pod: Pod | Mapping[str, Any], nodes: Iterable[str] | None = None
                   ) -> tuple[dict[str, int], Status]:
-        """PreScore, Score and NormalizeScore over *nodes* (names; default all): the unweighted
-        final scores and the status (``({}, status)`` on failure)."""
+        """What a scheduling cycle runs for the plugin up to its scores: PreFilter (when the
+        plugin has one, as a cycle runs it before Filter), PreScore, Score and NormalizeScore over
+        *nodes* (names; default all): the unweighted final scores and the status (``({}, status)``
+        on failure: a PreScore failure, else a PreFilter rejection, else a Score error). A plugin
+        whose Score reads what its PreFilter wrote is thus scored as the framework runs it."""
         p = _pod(pod)
         infos = self._node_infos(nodes)
         self.state = state = CycleState()
+        _, pre_filter, _ = self.framework.run_pre_filter_plugins(state, p)
         status = self.framework.run_pre_score_plugins(state, p, infos)
-        if not status.is_success():
+        if not status.is_success():  # PreScore's own verdict, as without PreFilter
             return {}, _raw(status)
+        if not pre_filter.is_success():
+            return {}, _raw(pre_filter)
         if self.plugin_name in state.skip_score_plugins or not self.framework.has_score_plugins():
             return {ni.name: 0 for ni in infos}, Status.OK
         scores, status = self.framework.run_score_plugins(state, p, infos)

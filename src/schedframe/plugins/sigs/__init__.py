@@ -3,7 +3,9 @@
 QOSSort, NodeResourceTopologyMatch (with :class:`~schedframe.NodeResourceTopology`),
 TopologicalSort and NetworkOverhead (with :class:`~schedframe.AppGroup` and
 :class:`~schedframe.NetworkTopology`); Coscheduling lives beside the in-tree plugins
-(:mod:`schedframe.plugins.coscheduling`).
+(:mod:`schedframe.plugins.coscheduling`). The load-aware TargetLoadPacking,
+LoadVariationRiskBalancing, LowRiskOverCommitment and Peaks come with their load model
+(:class:`NodeMetricsSource`, :class:`WatcherMetrics`).
 
 They are registered by default (a configuration naming them loads with no user code) but are
 not in the default profile, and :data:`SCHEDULER_PLUGINS` marks their origin (``schedframe
@@ -17,8 +19,23 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._load import (
+    AssignedPodsCache,
+    Collector,
+    LoadMetricsError,
+    LoadWatcherClient,
+    Metric,
+    MetricsProvider,
+    NodeMetricsSource,
+    StaticMetricsProvider,
+    TrimaranSpec,
+    WatcherMetrics,
+    load_metrics_file,
+)
 from .capacity_scheduling import CapacityScheduling
 from .elastic_quota_info import QuotaInfo, QuotaInfos
+from .load_variation_risk_balancing import LoadVariationRiskBalancing, LoadVariationRiskBalancingArgs
+from .low_risk_over_commitment import LowRiskOverCommitment, LowRiskOverCommitmentArgs
 from .network_overhead import NetworkOverhead, NetworkOverheadArgs
 from .node_resource_topology_match import (
     NodeResourceTopologyCache,
@@ -27,24 +44,40 @@ from .node_resource_topology_match import (
     ScoringStrategy,
 )
 from .node_resources_allocatable import NodeResourcesAllocatable, NodeResourcesAllocatableArgs, ResourceWeight
+from .peaks import Peaks, PeaksArgs, PowerModel
 from .pod_state import PodState
 from .preemption_toleration import PreemptionToleration, PreemptionTolerationPolicy
 from .qos import QOSSort, pod_qos_class
+from .target_load_packing import TargetLoadPacking, TargetLoadPackingArgs
 from .topological_sort import TopologicalSort, TopologicalSortArgs
 
 __all__ = [
     "MODULES",
     "SCHEDULER_PLUGINS",
     "SCHEDULER_PLUGINS_RELEASE",
+    "AssignedPodsCache",
     "CapacityScheduling",
+    "Collector",
+    "LoadMetricsError",
+    "LoadVariationRiskBalancing",
+    "LoadVariationRiskBalancingArgs",
+    "LoadWatcherClient",
+    "LowRiskOverCommitment",
+    "LowRiskOverCommitmentArgs",
+    "Metric",
+    "MetricsProvider",
     "NetworkOverhead",
     "NetworkOverheadArgs",
+    "NodeMetricsSource",
     "NodeResourceTopologyCache",
     "NodeResourceTopologyMatch",
     "NodeResourceTopologyMatchArgs",
     "NodeResourcesAllocatable",
     "NodeResourcesAllocatableArgs",
+    "Peaks",
+    "PeaksArgs",
     "PodState",
+    "PowerModel",
     "PreemptionToleration",
     "PreemptionTolerationPolicy",
     "QOSSort",
@@ -52,8 +85,14 @@ __all__ = [
     "QuotaInfos",
     "ResourceWeight",
     "ScoringStrategy",
+    "StaticMetricsProvider",
+    "TargetLoadPacking",
+    "TargetLoadPackingArgs",
     "TopologicalSort",
     "TopologicalSortArgs",
+    "TrimaranSpec",
+    "WatcherMetrics",
+    "load_metrics_file",
     "pod_qos_class",
 ]
 
@@ -71,11 +110,15 @@ MODULES: Final = (
     "node_resource_topology_match",
     "topological_sort",
     "network_overhead",
+    "target_load_packing",
+    "load_variation_risk_balancing",
+    "low_risk_over_commitment",
+    "peaks",
 )
 
 #: Every registered plugin that comes from kubernetes-sigs/scheduler-plugins (Coscheduling too).
 SCHEDULER_PLUGINS: Final[frozenset[str]] = frozenset({
     "CapacityScheduling", "Coscheduling", "NodeResourcesAllocatable", "PreemptionToleration",
-    "PodState", "QOSSort",
-    "NodeResourceTopologyMatch", "TopologicalSort", "NetworkOverhead",
+    "PodState", "QOSSort", "NodeResourceTopologyMatch", "TopologicalSort", "NetworkOverhead",
+    "TargetLoadPacking", "LoadVariationRiskBalancing", "LowRiskOverCommitment", "Peaks",
 })
