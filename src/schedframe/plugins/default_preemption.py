@@ -54,6 +54,7 @@ from ._preemption import (
     sort_by_importance,
 )
 from ._topology import check_keys, selector_error
+from ._victims import NodeDryRun
 
 __all__ = [
     "ARGS_TYPE",
@@ -348,69 +349,29 @@ class DefaultPreemption:
         how many of them violate a PDB (upstream ``SelectVictimsOnNode``). *state* and
         *node_info* are clones and get modified."""
         fh = self.handle
-
-        def remove(pi: PodInfo) -> Status | None:
-            if not node_info.remove_pod(pi.pod):
-                return Status(Code.ERROR, (f"no corresponding pod {pi.pod.key} in pods of node "
-                                           f"{node_info.name}",))
-            s = fh.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
-            return None if s.is_success() else _as_error(s)
-
-        def add(pi: PodInfo) -> Status | None:
-            node_info.add_pod(pi)
-            s = fh.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
-            return None if s.is_success() else _as_error(s)
-
+        dry = NodeDryRun(fh, state, pod, node_info)
         potential = [pi for pi in node_info.pods if self._is_preemption_allowed(node_info, pi, pod)]
-        for pi in potential:
-            err = remove(pi)
-            if err is not None:
-                return [], 0, err
+        err = dry.remove_all(potential)
+        if err is not None:
+            return [], 0, err
         if not potential:
             return [], 0, _NO_VICTIMS
 
         # The pod must fit once every eligible victim is gone; otherwise this node cannot help
         # (affinity of the preemptor to its own victims is deliberately not considered).
-        status = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        status = dry.fits()
         if not status.is_success():
             return [], 0, status
 
         now = fh.clock.now()
         sort_by_importance(potential, self.more_important_pod, now)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
-        victims: list[PodInfo] = []
-
-        def reprieve(pi: PodInfo) -> bool | Status:
-            err = add(pi)
-            if err is not None:
-                return err
-            fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
-            if not fits:
-                err = remove(pi)
-                if err is not None:
-                    return err
-                victims.append(pi)
-            return fits
-
-        num_violating = 0
-        for pi in violating:
-            r = reprieve(pi)
-            if isinstance(r, Status):
-                return [], 0, r
-            if not r:
-                num_violating += 1
-        for pi in non_violating:
-            r = reprieve(pi)
-            if isinstance(r, Status):
-                return [], 0, r
+        victims, num_violating, err = dry.reprieve(violating, non_violating)
+        if err is not None:
+            return [], 0, err
         if violating and non_violating:
             sort_by_importance(victims, self.more_important_pod, now)
         return [pi.pod for pi in victims], num_violating, Status.OK
-
-
-def _as_error(status: Status) -> Status:
-    """A failed PreFilter extension as an ERROR status (upstream ``AsStatus(status.AsError())``)."""
-    return status if status.code is Code.ERROR else status.with_code(Code.ERROR)
 
 
 def new(args: object, handle: Handle) -> DefaultPreemption:

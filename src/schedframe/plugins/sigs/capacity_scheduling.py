@@ -38,6 +38,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult
 from ...framework.status import Code, Status
 from .._preemption import Candidate, Evaluator, ScoreFunc, Victims
+from .._victims import NodeDryRun
 from ..default_preemption import filter_pods_with_pdb_violation
 from .elastic_quota_info import QuotaInfo, QuotaInfos, UsageTracker
 
@@ -290,18 +291,8 @@ class _Preemptor:
         if pre is None:
             return [], 0, Status(Code.UNSCHEDULABLE, ("Failed to read preFilterState from cycleState",))
         fh = self.handle
-
-        def remove(pi: PodInfo) -> Status | None:
-            if not node_info.remove_pod(pi.pod):
-                return Status(Code.ERROR, (f"no corresponding pod {pi.pod.key} in pods of node "
-                                           f"{node_info.name}",))
-            s = fh.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
-            return None if s.is_success() else s.with_code(Code.ERROR)
-
-        def add(pi: PodInfo) -> Status | None:
-            node_info.add_pod(pi)
-            s = fh.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
-            return None if s.is_success() else s.with_code(Code.ERROR)
+        dry = NodeDryRun(fh, state, pod, node_info)
+        remove = dry.remove
 
         priority = pod.effective_priority
         own = quotas.get(pod.namespace)
@@ -348,38 +339,16 @@ class _Preemptor:
 
         potential.sort(key=importance)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
-        victims: list[PodInfo] = []
 
-        def reprieve(pi: PodInfo) -> bool | Status:
-            err = add(pi)
-            if err is not None:
-                return err
-            fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
-            if not fits:
-                err = remove(pi)
-                if err is not None:
-                    return err
-                victims.append(pi)
-            if own is not None and (own.used_over_max_with(pre.nominated_in_quota)
-                                    or quotas.aggregated_used_over_min_with(pre.nominated_all)):
-                # kept back, the pod would take the quotas over: evict it after all
-                err = remove(pi)
-                if err is not None:
-                    return err
-                victims.append(pi)
-            return fits
+        def over_quota() -> bool:
+            # kept back, the pod would take the quotas over: evict it after all (upstream asks
+            # after every pod given back, whatever the Filter said)
+            return own is not None and (own.used_over_max_with(pre.nominated_in_quota)
+                                        or quotas.aggregated_used_over_min_with(pre.nominated_all))
 
-        num_violating = 0
-        for pi in violating:
-            r = reprieve(pi)
-            if isinstance(r, Status):
-                return [], 0, r
-            if not r:
-                num_violating += 1
-        for pi in non_violating:
-            r = reprieve(pi)
-            if isinstance(r, Status):
-                return [], 0, r
+        victims, num_violating, err = dry.reprieve(violating, non_violating, evict_anyway=over_quota)
+        if err is not None:
+            return [], 0, err
         if violating and non_violating:
             victims.sort(key=importance)
         return [pi.pod for pi in victims], num_violating, Status.OK

@@ -34,6 +34,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult
 from ...framework.status import Code, Status
 from .._preemption import Candidate, Evaluator, ScoreFunc, Victims, sort_by_importance
+from .._victims import NodeDryRun
 from ..default_preemption import DefaultPreemption, DefaultPreemptionArgs, filter_pods_with_pdb_violation
 
 __all__ = [
@@ -222,17 +223,8 @@ class PreemptionToleration:
         exempted."""
         fh = self._handle
 
-        def remove(pi: PodInfo) -> Status | None:
-            if not node_info.remove_pod(pi.pod):
-                return Status(Code.ERROR, (f"no corresponding pod {pi.pod.key} in pods of node "
-                                           f"{node_info.name}",))
-            s = fh.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
-            return None if s.is_success() else s.with_code(Code.ERROR)
-
-        def add(pi: PodInfo) -> Status | None:
-            node_info.add_pod(pi)
-            s = fh.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
-            return None if s.is_success() else s.with_code(Code.ERROR)
+        dry = NodeDryRun(fh, state, pod, node_info)
+        remove = dry.remove
 
         priority = pod.effective_priority
         potential: list[PodInfo] = []
@@ -258,31 +250,9 @@ class PreemptionToleration:
         now = fh.clock.now()
         sort_by_importance(potential, None, now)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
-        victims: list[PodInfo] = []
-
-        def reprieve(pi: PodInfo) -> bool | Status:
-            err = add(pi)
-            if err is not None:
-                return err
-            fits = fh.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
-            if not fits:
-                err = remove(pi)
-                if err is not None:
-                    return err
-                victims.append(pi)
-            return fits
-
-        num_violating = 0
-        for pi in violating:
-            r = reprieve(pi)
-            if isinstance(r, Status):
-                return [], 0, r
-            if not r:
-                num_violating += 1
-        for pi in non_violating:
-            r = reprieve(pi)
-            if isinstance(r, Status):
-                return [], 0, r
+        victims, num_violating, err = dry.reprieve(violating, non_violating)
+        if err is not None:
+            return [], 0, err
         if violating and non_violating:
             sort_by_importance(victims, None, now)
         return [pi.pod for pi in victims], num_violating, Status.OK
