@@ -1,6 +1,7 @@
-"""DefaultPreemption's remembered dry runs (``schedframe.plugins._victims_memo``): the same
-victims, nominations, events and pending messages as selecting victims afresh on every node,
-whatever changes between preemption attempts."""
+"""Remembered per-node outcomes (``schedframe.plugins._victims_memo``): DefaultPreemption's dry
+runs and the scheduler's Filter runs on nodes with nominated pods give the same victims,
+nominations, placements, events and pending messages as computing afresh on every node,
+whatever changes between attempts."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import FakeClock, LabelSelector, Node, Pod, PodDisruptionBudget, Scheduler
+from schedframe.plugins._victims_memo import NodeOutcomes
 from schedframe.plugins.default_preemption import DefaultPreemption
 from schedframe.testing import make_node, make_pod
 
@@ -18,7 +20,7 @@ T0 = 1_700_000_000.0
 ZONE = "topology.kubernetes.io/zone"
 
 
-def _no_memo(self: DefaultPreemption, *args: Any) -> None:
+def _no_memo(self: object, *args: Any) -> None:
     return None
 
 
@@ -106,6 +108,7 @@ def test_remembered_dry_runs_change_nothing(nodes: list[Node], data: st.DataObje
     with_memo = _run(nodes, bound, waves, pdbs, changes)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(DefaultPreemption, "victims_memo", _no_memo)
+        mp.setattr(NodeOutcomes, "memo", _no_memo)
         without = _run(nodes, bound, waves, pdbs, changes)
     assert with_memo == without
 

@@ -1,4 +1,5 @@
-"""Remembered dry runs of DefaultPreemption's victim selection.
+"""Remembered per-node outcomes for pods of one shape: DefaultPreemption's victim selection, and
+the Filter run with nominated pods.
 
 A preemption attempt dry-runs victim selection on up to every node that failed Filter, and the
 next preemptor of the same shape does it again on nodes that have not changed since. When every
@@ -21,6 +22,10 @@ NodePorts, NodeResourcesFit) and no PreFilter extension runs, the outcome of
 node costs a few identity checks instead of two clones, a pod removal per victim and a Filter
 run per reprieve. Nothing else changes: the same victims, counts and statuses come back (the
 statuses are the very objects first returned).
+
+The scheduler keeps the same kind of memo for ``run_filter_plugins_with_nominated_pods`` (a node
+with nominated pods is filtered one by one, with a clone of the node and the cycle state holding
+them): its outcome depends on the same things, the clock and the PDBs aside.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from .node_resources_fit import NodeResourcesFit
 from .node_unschedulable import NodeUnschedulable
 from .taint_toleration import TaintToleration
 
-__all__ = ["VictimsMemo", "VictimsResult"]
+__all__ = ["NodeOutcomes", "Shapes", "VictimsMemo", "VictimsResult", "node_local_filters"]
 
 #: What ``select_victims_on_node`` returns, with the victims as a tuple.
 VictimsResult = tuple[tuple[Pod, ...], int, Status]
@@ -51,6 +56,25 @@ _NODE_LOCAL: Final = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity
                       NodeResourcesFit)
 #: Pod shapes remembered at once (the least recently used goes first).
 _MAX_SHAPES: Final = 8
+
+
+def node_local_filters(handle: Any, state: CycleState) -> tuple[Any, ...] | None:
+    """The Filter plugins that run for *state* (as ``(name, filter)`` pairs) when each of them
+    judges a node from the pod and that node alone and no PreFilter extension runs; else
+    ``None`` (also for a handle that is not a framework this module knows)."""
+    active = getattr(handle, "_active_filters", None)
+    exts = getattr(handle, "_pre_filter_exts", None)
+    if active is None or exts is None:
+        return None
+    skip = state.skip_filter_plugins
+    for name, _ext in exts:
+        if name not in skip:
+            return None
+    filters: tuple[Any, ...] = active(skip)
+    for _name, fn in filters:
+        if not isinstance(getattr(fn, "__self__", None), _NODE_LOCAL):
+            return None
+    return filters
 
 
 def _shape(pod: Pod) -> Pod:
@@ -73,15 +97,15 @@ class _Entry:
 
 @final
 class VictimsMemo:
-    """The remembered outcomes for one shape of preemptor (see the module's description).
+    """The remembered outcomes for one shape of pod (see the module's description).
 
-    Obtained from :meth:`Shapes.memo` for one preemption attempt; :meth:`get` and :meth:`put`
-    work per node.
+    Obtained from :meth:`Shapes.memo` or :meth:`NodeOutcomes.memo` for one attempt;
+    :meth:`get` and :meth:`put` work per node.
     """
 
     __slots__ = ("_entries", "_nominated_for", "_now", "_pod")
 
-    def __init__(self, entries: dict[str, _Entry], pod: Pod, now: float,
+    def __init__(self, entries: dict[str, _Entry], pod: Pod, now: float | None,
                  nominated_for: Callable[[str], Sequence[Any]]) -> None:
         self._entries = entries
         self._pod = pod
@@ -96,7 +120,7 @@ class VictimsMemo:
         priority, uid = pod.effective_priority, pod.uid
         return tuple(pi for pi in infos if pi.pod.effective_priority >= priority and pi.pod.uid != uid)
 
-    def get(self, node_info: NodeInfo) -> VictimsResult | None:
+    def get(self, node_info: NodeInfo) -> Any:
         """The outcome remembered for *node_info*, if still valid."""
         e = self._entries.get(node_info.name)
         if e is None or e.node_info is not node_info:
@@ -109,10 +133,11 @@ class VictimsMemo:
             return None
         return e.result
 
-    def put(self, node_info: NodeInfo, result: VictimsResult) -> None:
+    def put(self, node_info: NodeInfo, result: Any) -> None:
         """Remember *result* for *node_info*."""
-        starts = {pi.pod.start_time is None for pi in node_info.pods}
-        now = self._now if len(starts) > 1 else None
+        now = None
+        if self._now is not None and len({pi.pod.start_time is None for pi in node_info.pods}) > 1:
+            now = self._now
         self._entries[node_info.name] = _Entry(node_info, self._nominated(node_info.name), now, result)
 
 
@@ -131,20 +156,14 @@ class Shapes:
         """The memo for *pod*'s shape, or ``None`` when outcomes cannot be remembered (a Filter
         plugin that looks beyond the node runs, a PreFilter extension runs, or *handle* is not
         a framework this module knows)."""
-        active = getattr(handle, "_active_filters", None)
-        exts = getattr(handle, "_pre_filter_exts", None)
         nominator = getattr(handle, "nominator", None)
         clock = getattr(handle, "clock", None)
-        if active is None or exts is None or nominator is None or clock is None:
+        if nominator is None or clock is None:
+            return None
+        filters = node_local_filters(handle, state)
+        if filters is None:
             return None
         skip = state.skip_filter_plugins
-        for name, _ext in exts:
-            if name not in skip:
-                return None
-        filters = active(skip)
-        for _name, fn in filters:
-            if not isinstance(getattr(fn, "__self__", None), _NODE_LOCAL):
-                return None
         pdbs = tuple(pdbs)
         old = self._pdbs
         if len(old) != len(pdbs) or any(a is not b for a, b in zip(old, pdbs)):
@@ -166,3 +185,32 @@ class Shapes:
         """Forget everything."""
         self._memos.clear()
         self._pdbs = ()
+
+
+@final
+class NodeOutcomes:
+    """Per pod shape, remembered outcomes of the Filter run with nominated pods (owned by a
+    scheduler, one per profile)."""
+
+    __slots__ = ("_memos",)
+
+    def __init__(self) -> None:
+        self._memos: dict[Hashable, dict[str, _Entry]] = {}
+
+    def memo(self, handle: Any, state: CycleState, pod: Pod,
+             nominated_for: Callable[[str], Sequence[Any]], num_nodes: int) -> VictimsMemo | None:
+        """The memo for *pod*'s shape, or ``None`` when outcomes cannot be remembered."""
+        filters = node_local_filters(handle, state)
+        if filters is None:
+            return None
+        key = (_shape(pod), frozenset(state.skip_filter_plugins), filters)
+        memos = self._memos
+        entries = memos.pop(key, None)
+        if entries is None:
+            entries = {}
+            if len(memos) >= _MAX_SHAPES:
+                del memos[next(iter(memos))]
+        elif len(entries) > 2 * num_nodes + 16:
+            entries = {}
+        memos[key] = entries
+        return VictimsMemo(entries, pod, None, nominated_for)

@@ -37,6 +37,7 @@ from ..framework.diagnosis import (
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ..plugins._victims_memo import VictimsMemo
 from ..queue.scheduling_queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
 from ._state import SchedulerBase, _Binding
 
@@ -329,6 +330,10 @@ class ScheduleOneMixin(SchedulerBase):
         else:
             order, marks = nodes, [n]
         prev = 0
+        # outcomes on nodes with nominated pods, remembered per pod shape while the node and its
+        # nominated pods stay the same (only when every Filter plugin looks at the node alone)
+        memo: VictimsMemo | None = None
+        memo_ready = False
         for mark in marks:
             if prev < mark:
                 found, rejected, err = fwk.run_filter_plugins_on_nodes(
@@ -353,7 +358,16 @@ class ScheduleOneMixin(SchedulerBase):
                 break
             node_info = order[mark]
             prev = mark + 1
-            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if not memo_ready:
+                memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n)
+                memo_ready = True
+            remembered = memo.get(node_info) if memo is not None else None
+            if remembered is not None:
+                status = remembered
+            else:
+                status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+                if memo is not None and status.code is not Code.ERROR:
+                    memo.put(node_info, status)
             code = status.code
             if code is _SUCCESS:
                 feasible.append(node_info)
