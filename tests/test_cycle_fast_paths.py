@@ -15,7 +15,7 @@ from schedframe.plugins.node_resources_fit import (
     _pod_request,
     _status,
 )
-from schedframe.testing import PluginHarness, make_node, make_pod
+from schedframe.testing import FakeScore, PluginHarness, make_framework, make_node, make_pod
 
 _CPU = st.sampled_from([None, "0", "100m", "1", "3", "5"])
 _MEM = st.sampled_from([None, "0", "1Gi", "3Gi", "9Gi"])
@@ -54,3 +54,23 @@ def test_rejections_from_the_row_are_the_full_computation(cpu: str, mem: str, ma
         expected = _status(insufficient)
     assert plugin.filter(state, pod, ni) == expected
     assert plugin.filter_nodes(state, pod, [ni]) == ([] if expected is None else [(0, expected)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(plugins=st.lists(st.tuples(st.lists(st.integers(0, 100), min_size=3, max_size=3), st.integers(1, 5),
+                                  st.booleans()), max_size=5))
+def test_score_totals_with_plugins_giving_every_node_the_same_score(
+        plugins: list[tuple[list[int], int, bool]]) -> None:
+    """run_score_plugins_totals adds the score of a plugin that gave every node the same score
+    once at the end: the totals are still those of run_score_plugins."""
+    names = ["n1", "n2", "n3"]
+    score = [(FakeScore(dict(zip(names, [raw[0]] * 3 if same else raw)), f"S{i}"), w)
+             for i, (raw, w, same) in enumerate(plugins)]
+    fw = make_framework(score=score)
+    infos = [NodeInfo(make_node(n).obj()) for n in names]
+    pod = make_pod("p").obj()
+    full, status = fw.run_score_plugins(CycleState(), pod, infos)
+    totals, status2 = fw.run_score_plugins_totals(CycleState(), pod, infos)
+    assert status.is_success()
+    assert status2.is_success()
+    assert totals == [s.total_score for s in full]
