@@ -457,13 +457,14 @@ class Evaluator:
         memo = memo_of(state, pod, pdbs, n) if memo_of is not None else None
         for i in range(n):
             original = potential_nodes[(offset + i) % n]
-            if no_victims is not None:
+            # (a remembered outcome is one where no_victims said "maybe": the node is the same)
+            remembered = memo.get(original) if memo is not None else None
+            if remembered is None and no_victims is not None:
                 status = no_victims(pod, original)
                 if status is not None:
                     statuses.set(original.name, status)
                     continue
             name = original.name
-            remembered = memo.get(original) if memo is not None else None
             if remembered is not None:
                 victim_pods, num_violations, status = remembered
                 pods = list(victim_pods)

@@ -103,14 +103,16 @@ class VictimsMemo:
     :meth:`get` and :meth:`put` work per node.
     """
 
-    __slots__ = ("_entries", "_nominated_for", "_now", "_pod")
+    __slots__ = ("_entries", "_has_nominated", "_nominated_for", "_now", "_pod")
 
     def __init__(self, entries: dict[str, _Entry], pod: Pod, now: float | None,
-                 nominated_for: Callable[[str], Sequence[Any]]) -> None:
+                 nominated_for: Callable[[str], Sequence[Any]],
+                 has_nominated: Callable[[str], bool] | None = None) -> None:
         self._entries = entries
         self._pod = pod
         self._now = now
         self._nominated_for = nominated_for
+        self._has_nominated = has_nominated
 
     def _nominated(self, name: str) -> tuple[Any, ...]:
         infos = self._nominated_for(name)
@@ -122,13 +124,17 @@ class VictimsMemo:
 
     def get(self, node_info: NodeInfo) -> Any:
         """The outcome remembered for *node_info*, if still valid."""
-        e = self._entries.get(node_info.name)
+        name = node_info.name
+        e = self._entries.get(name)
         if e is None or e.node_info is not node_info:
             return None
         if e.now is not None and e.now != self._now:
             return None
-        nominated = self._nominated(node_info.name)
         old = e.nominated
+        has = self._has_nominated
+        if has is not None and not has(name):  # the usual case: a dict lookup
+            return None if old else e.result
+        nominated = self._nominated(name)
         if len(old) != len(nominated) or any(a is not b for a, b in zip(old, nominated)):
             return None
         return e.result
@@ -179,7 +185,8 @@ class Shapes:
         elif len(entries) > 2 * num_nodes + 16:  # nodes come and go: drop the stale ones
             entries = {}
         memos[key] = entries
-        return VictimsMemo(entries, pod, clock.now(), nominator.nominated_pods_for_node)
+        return VictimsMemo(entries, pod, clock.now(), nominator.nominated_pods_for_node,
+                           getattr(nominator, "has_nominated_pods", None))
 
     def clear(self) -> None:
         """Forget everything."""
@@ -197,8 +204,8 @@ class NodeOutcomes:
     def __init__(self) -> None:
         self._memos: dict[Hashable, dict[str, _Entry]] = {}
 
-    def memo(self, handle: Any, state: CycleState, pod: Pod,
-             nominated_for: Callable[[str], Sequence[Any]], num_nodes: int) -> VictimsMemo | None:
+    def memo(self, handle: Any, state: CycleState, pod: Pod, nominated_for: Callable[[str], Sequence[Any]],
+             num_nodes: int, has_nominated: Callable[[str], bool] | None = None) -> VictimsMemo | None:
         """The memo for *pod*'s shape, or ``None`` when outcomes cannot be remembered."""
         filters = node_local_filters(handle, state)
         if filters is None:
@@ -213,4 +220,4 @@ class NodeOutcomes:
         elif len(entries) > 2 * num_nodes + 16:
             entries = {}
         memos[key] = entries
-        return VictimsMemo(entries, pod, None, nominated_for)
+        return VictimsMemo(entries, pod, None, nominated_for, has_nominated)
