@@ -17,7 +17,7 @@ one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress
+from itertools import compress, pairwise
 from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -139,8 +139,19 @@ def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
     """The indexes where *seen* and *nodes* hold different objects (compared by identity):
     searched by halves, so that the usual few changes in a long run cost a few slice
     comparisons."""
+    m = len(nodes)
+    if m <= _SCAN:
+        return list(compress(range(m), map(is_not, seen, nodes)))
+    # which quarters differ: with changes in three or four of them (many changes: a pattern
+    # revisited after many cycles), one pass over the pairs costs less than halving
+    q = m // 4
+    bounds = (0, q, 2 * q, 3 * q, m)
+    unequal = [(lo, hi) for lo, hi in pairwise(bounds) if seen[lo:hi] != nodes[lo:hi]]
+    if len(unequal) >= 3:
+        return list(compress(range(m), map(is_not, seen, nodes)))
     out: list[int] = []
-    _differences(seen, nodes, 0, len(nodes), out)
+    for lo, hi in unequal:
+        _differences(seen, nodes, lo, hi, out)
     return out
 
 
@@ -171,7 +182,7 @@ def _compute_all(entry: tuple[list[NodeInfo | None], list[Any]], start: int, nod
 
 #: up to this many items :func:`_differences` compares them all in one pass (at C speed; a
 #: pass costs about what a few levels of halving cost)
-_SCAN: Final = 256
+_SCAN: Final = 64
 #: runs longer than this with more than a quarter of changed nodes are computed whole
 _LINEAR: Final = 24
 
