@@ -47,6 +47,7 @@ __all__ = [
     "SKIPPY_CPU_MILLI",
     "SKIPPY_MEMORY_MIB",
     "openb_dir",
+    "mixed_series_workloads",
     "openb_unavailable",
     "realistic_workloads",
     "skippy_pod_size",
@@ -322,3 +323,22 @@ def realistic_workloads() -> list[BenchWorkload]:
                      baseline=uniform, unavailable=openb_unavailable))
     return out
 
+
+
+def mixed_series_workloads() -> list[BenchWorkload]:
+    """MixedShapes' cost growth (group ``series``): 500 measured pods on empty clusters of 1,000
+    to 50,000 nodes, and on 5,000 nodes holding 2,500 or 10,000 pods placed by the scheduler."""
+    out: list[BenchWorkload] = []
+    for nodes in (1000, 5000, 10000, 50000):
+        out.append(BenchWorkload(
+            name=f"SeriesMixed/{nodes}Nodes_0Init", description="MixedShapes, 500 measured pods",
+            nodes=(NodeGroup(count=nodes, make=_mixed_node),),
+            measured=(BenchPodGroup(count=500, make=_mixed_pod("pod")),), group="series"))
+    for init in (2500, 10000):
+        out.append(BenchWorkload(
+            name=f"SeriesMixed/5000Nodes_{init}Init", description="MixedShapes, 500 measured pods",
+            nodes=(NodeGroup(count=5000, make=_mixed_node),),
+            initial=(BenchPodGroup(count=init, make=_mixed_pod("init")),),
+            measured=(BenchPodGroup(count=500, make=_mixed_pod("pod")),), initial_mode="schedule",
+            group="series"))
+    return out

@@ -20,7 +20,7 @@ from typing import Final
 from ..api.objects import ContainerPort, Node, Pod
 from ..testing import PodBuilder, make_node, make_pod, selector
 from ._model import BenchmarkError, BenchPodGroup, BenchWorkload, Churn, NodeGroup
-from ._realistic import realistic_workloads
+from ._realistic import mixed_series_workloads, realistic_workloads
 
 __all__ = [
     "HOSTNAME_LABEL",
@@ -285,7 +285,7 @@ def _builtin() -> list[BenchWorkload]:
         ),
     ]
     # scale series: cost growth with nodes and with bound pods (initial pods bound directly)
-    for nodes in (500, 1000, 5000, 15000):
+    for nodes in (500, 1000, 5000, 15000, 50000):
         out.append(BenchWorkload(
             name=f"Series/{nodes}Nodes_1000Init", description="SchedulingBasic, 1,000 measured pods",
             nodes=(_plain_nodes(nodes),), initial=(_pods(1000, default_pod, "init"),),
@@ -295,6 +295,7 @@ def _builtin() -> list[BenchWorkload]:
             name=f"Series/5000Nodes_{init}Init", description="SchedulingBasic, 1,000 measured pods",
             nodes=(_plain_nodes(5000),), initial=(_pods(init, default_pod, "init"),),
             measured=(_pods(1000, default_pod, "pod"),), initial_mode="bind", group="series"))
+    out.extend(mixed_series_workloads())
 
     out.extend(realistic_workloads())
     return out

@@ -294,7 +294,9 @@ class NodeInfo:
     """A node and what is on it.
 
     Attributes:
-        node: the :class:`~schedframe.Node` (``None`` when the node was deleted but pods remain).
+        node: the :class:`~schedframe.Node` (``None`` when the node was deleted but pods remain);
+            change it with :meth:`set_node` and :meth:`remove_node` only.
+        name: the node's name (``""`` when the node object is gone).
         pods: the pods on the node, as :class:`PodInfo`.
         pods_with_affinity: pods having any pod affinity / anti-affinity term.
         pods_with_required_anti_affinity: pods having required anti-affinity terms.
@@ -318,6 +320,7 @@ class NodeInfo:
         "_requested",
         "generation",
         "image_states",
+        "name",
         "node",
         "pods",
         "pods_with_affinity",
@@ -328,6 +331,7 @@ class NodeInfo:
 
     def __init__(self, node: Node | None = None, pods: Iterable[Pod | PodInfo] = ()) -> None:
         self.node: Node | None = None
+        self.name = ""
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -342,11 +346,6 @@ class NodeInfo:
             self.set_node(node)
         for p in pods:
             self.add_pod(p)
-
-    @property
-    def name(self) -> str:
-        """The node's name (``""`` when the node object is gone)."""
-        return self.node.name if self.node is not None else ""
 
     @property
     def allocatable(self) -> Resources:
@@ -382,6 +381,7 @@ class NodeInfo:
     def set_node(self, node: Node) -> None:
         """Set (or replace) the node object."""
         self.node = node
+        self.name = node.name
         self.allocatable = node.allocatable_resources
         self.generation = next_generation()
 
@@ -389,6 +389,7 @@ class NodeInfo:
         """Drop the node object, keeping its pods (Kubernetes keeps such a NodeInfo until its
         pods are gone)."""
         self.node = None
+        self.name = ""
         self.allocatable = _ZERO
         self.image_states = _NO_IMAGES
         self.generation = next_generation()
@@ -453,6 +454,7 @@ class NodeInfo:
         """A copy sharing the (immutable) node, pods and image states, with its own lists."""
         new = NodeInfo.__new__(NodeInfo)
         new.node = self.node
+        new.name = self.name
         new.pods = list(self.pods)
         new.pods_with_affinity = list(self.pods_with_affinity)
         new.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

@@ -1191,12 +1191,17 @@ class Framework:
         if not normalized:
             return [0] * len(nodes), _OK
         totals: list[int] | None = None
+        same = 0  # the weighted scores of plugins that gave every node the same score
         for lst, w in zip(normalized, weights):
+            if lst and lst.count(lst[0]) == len(lst):
+                same += lst[0] * w
+                continue
             if w != 1:
                 lst = [v * w for v in lst]
             totals = list(lst) if totals is None else list(map(_add, totals, lst))
-        assert totals is not None
-        return totals, _OK
+        if totals is None:
+            return [same] * len(nodes), _OK
+        return ([t + same for t in totals] if same else totals), _OK
 
     def run_score_plugins_detailed(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                                    ) -> tuple[list[str], list[list[int]], list[list[int]], list[int], Status]:

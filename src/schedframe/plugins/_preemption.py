@@ -448,16 +448,30 @@ class Evaluator:
         if no_victims is not None and getattr(no_victims, "__self__", no_victims) is not getattr(
                 select, "__self__", select):
             no_victims = None
+        # Optional too: remembered outcomes of select_victims_on_node on nodes that did not change
+        # (DefaultPreemption's), under the same condition.
+        memo_of = getattr(self.interface, "victims_memo", None)
+        if memo_of is not None and getattr(memo_of, "__self__", memo_of) is not getattr(
+                select, "__self__", select):
+            memo_of = None
+        memo = memo_of(state, pod, pdbs, n) if memo_of is not None else None
         for i in range(n):
             original = potential_nodes[(offset + i) % n]
-            if no_victims is not None:
+            # (a remembered outcome is one where no_victims said "maybe": the node is the same)
+            remembered = memo.get(original) if memo is not None else None
+            if remembered is None and no_victims is not None:
                 status = no_victims(pod, original)
                 if status is not None:
                     statuses.set(original.name, status)
                     continue
-            node_info = original.clone()
-            name = node_info.name
-            pods, num_violations, status = select(state.clone(), pod, node_info, pdbs)
+            name = original.name
+            if remembered is not None:
+                victim_pods, num_violations, status = remembered
+                pods = list(victim_pods)
+            else:
+                pods, num_violations, status = select(state.clone(), pod, original.clone(), pdbs)
+                if memo is not None and status.code is not Code.ERROR:
+                    memo.put(original, (tuple(pods), num_violations, status))
             if status.is_success():
                 if pods:
                     c = Candidate(name, Victims(tuple(pods), num_violations))

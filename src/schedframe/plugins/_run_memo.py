@@ -17,6 +17,8 @@ one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from itertools import compress, pairwise
+from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
 from ..cache.nodeinfo import NodeInfo
@@ -137,8 +139,19 @@ def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
     """The indexes where *seen* and *nodes* hold different objects (compared by identity):
     searched by halves, so that the usual few changes in a long run cost a few slice
     comparisons."""
+    m = len(nodes)
+    if m <= _SCAN:
+        return list(compress(range(m), map(is_not, seen, nodes)))
+    # which quarters differ: with changes in three or four of them (many changes: a pattern
+    # revisited after many cycles), one pass over the pairs costs less than halving
+    q = m // 4
+    bounds = (0, q, 2 * q, 3 * q, m)
+    unequal = [(lo, hi) for lo, hi in pairwise(bounds) if seen[lo:hi] != nodes[lo:hi]]
+    if len(unequal) >= 3:
+        return list(compress(range(m), map(is_not, seen, nodes)))
     out: list[int] = []
-    _differences(seen, nodes, 0, len(nodes), out)
+    for lo, hi in unequal:
+        _differences(seen, nodes, lo, hi, out)
     return out
 
 
@@ -167,7 +180,10 @@ def _compute_all(entry: tuple[list[NodeInfo | None], list[Any]], start: int, nod
     return fresh
 
 
-#: below this many items :func:`_differences` compares one by one
+#: up to this many items :func:`_differences` compares them all in one pass (at C speed; a
+#: pass costs about what a few levels of halving cost)
+_SCAN: Final = 64
+#: runs longer than this with more than a quarter of changed nodes are computed whole
 _LINEAR: Final = 24
 
 
@@ -178,8 +194,8 @@ def _differences(seen: list[Any], nodes: Sequence[Any], lo: int, hi: int, out: l
     searched further, so a few changed nodes in a long run cost a few dozen slice comparisons
     instead of a Python loop over the run.
     """
-    if hi - lo <= _LINEAR:
-        out.extend(k for k in range(lo, hi) if seen[k] is not nodes[k])
+    if hi - lo <= _SCAN:  # one C-level pass over the pairs
+        out.extend(compress(range(lo, hi), map(is_not, seen[lo:hi], nodes[lo:hi])))
         return
     mid = (lo + hi) // 2
     if seen[lo:mid] != nodes[lo:mid]:

@@ -55,6 +55,7 @@ from ._preemption import (
 )
 from ._topology import check_keys, selector_error
 from ._victims import NodeDryRun
+from ._victims_memo import Shapes, VictimsMemo
 
 __all__ = [
     "ARGS_TYPE",
@@ -255,7 +256,7 @@ class DefaultPreemption:
     """
 
     __module__ = "schedframe.plugins.default_preemption"
-    __slots__ = ("args", "evaluator", "handle", "is_eligible_pod", "more_important_pod", "rng")
+    __slots__ = ("_victims", "args", "evaluator", "handle", "is_eligible_pod", "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
         args.validate()
@@ -265,6 +266,7 @@ class DefaultPreemption:
         self.evaluator = Evaluator(NAME, handle, self)
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         self.more_important_pod: MoreImportantPodFunc | None = None
+        self._victims = Shapes()
 
     @property
     def name(self) -> str:
@@ -342,6 +344,14 @@ class DefaultPreemption:
             if pi.pod.effective_priority < priority:
                 return None
         return _NO_VICTIMS
+
+    def victims_memo(self, state: CycleState, pod: Pod, pdbs: Sequence[PodDisruptionBudget],
+                     num_nodes: int) -> VictimsMemo | None:
+        """Remembered outcomes of :meth:`select_victims_on_node` for *pod*'s shape on nodes that
+        did not change since (``None`` when they cannot be trusted: see
+        ``schedframe.plugins._victims_memo``)."""
+        return self._victims.memo(self.handle, state, pod, pdbs,
+                                  (self.is_eligible_pod, self.more_important_pod), num_nodes)
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PodDisruptionBudget]) -> tuple[list[Pod], int, Status]:

@@ -29,6 +29,7 @@ from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_not_found
+from ._run_memo import RunMemo
 from ._topology import Contribution, SumCache, check_keys, selector_error
 
 if TYPE_CHECKING:
@@ -295,6 +296,58 @@ PRE_SCORE_STATE_KEY: Final = StateKey[PreScoreState]("PreScore" + NAME, NAME)
 # Plugin
 
 
+def _verdict(s: PreFilterState, labels: Mapping[str, str]) -> Status | None:
+    """Filter's verdict on a node with *labels* (only the values of :func:`_verdict_keys` are
+    read)."""
+    if s.affinity_terms:
+        pods_exist = True
+        counts = s.affinity_counts
+        for t in s.affinity_terms:
+            key = t.topology_key
+            value = labels.get(key)
+            if value is None:
+                return _AFFINITY_NOT_MATCH
+            if counts.get((key, value), 0) <= 0:
+                pods_exist = False
+        # The first pod of a group with affinity to itself: allowed when no pod anywhere
+        # matches the terms and the pod matches them itself.
+        if not pods_exist and (counts or not s.pod_matches_own_affinity):
+            return _AFFINITY_NOT_MATCH
+    anti = s.anti_affinity_counts
+    if anti:
+        for t in s.anti_affinity_terms:
+            key = t.topology_key
+            value = labels.get(key)
+            if value is not None and anti.get((key, value), 0) > 0:
+                return _ANTI_AFFINITY_NOT_MATCH
+    existing = s.existing_anti_affinity_counts
+    if existing:
+        for key in s.existing_keys:
+            value = labels.get(key)
+            if value is not None and existing.get((key, value), 0) > 0:
+                return _EXISTING_ANTI_AFFINITY_NOT_MATCH
+    return None
+
+
+def _verdict_keys(s: PreFilterState) -> tuple[str, ...]:
+    """The label keys :func:`_verdict` reads for *s*."""
+    keys = [t.topology_key for t in s.affinity_terms]
+    if s.anti_affinity_counts:
+        keys.extend(t.topology_key for t in s.anti_affinity_terms)
+    if s.existing_anti_affinity_counts:
+        keys.extend(sorted(s.existing_keys))
+    return tuple(dict.fromkeys(keys))
+
+
+def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
+    """The node's values of *keys* (None for a missing label), or None when the node is gone."""
+    node = node_info.node
+    if node is None:
+        return None
+    get = node.labels.get
+    return tuple([get(key) for key in keys])
+
+
 @final
 class InterPodAffinity:
     """The InterPodAffinity plugin: PreFilter, Filter (+ extensions), PreScore, Score,
@@ -309,6 +362,7 @@ class InterPodAffinity:
         self.args = args
         self._handle = handle
         self._sums = SumCache()
+        self._label_memo: RunMemo[tuple[str | None, ...] | None] = RunMemo()
 
     @property
     def name(self) -> str:
@@ -461,54 +515,34 @@ class InterPodAffinity:
         node = node_info.node
         if node is None:
             return node_not_found()
-        labels = node.labels
-        if s.affinity_terms:
-            pods_exist = True
-            counts = s.affinity_counts
-            for t in s.affinity_terms:
-                key = t.topology_key
-                value = labels.get(key)
-                if value is None:
-                    return _AFFINITY_NOT_MATCH
-                if counts.get((key, value), 0) <= 0:
-                    pods_exist = False
-            # The first pod of a group with affinity to itself: allowed when no pod anywhere
-            # matches the terms and the pod matches them itself.
-            if not pods_exist and (counts or not s.pod_matches_own_affinity):
-                return _AFFINITY_NOT_MATCH
-        anti = s.anti_affinity_counts
-        if anti:
-            for t in s.anti_affinity_terms:
-                key = t.topology_key
-                value = labels.get(key)
-                if value is not None and anti.get((key, value), 0) > 0:
-                    return _ANTI_AFFINITY_NOT_MATCH
-        existing = s.existing_anti_affinity_counts
-        if existing:
-            for key in s.existing_keys:
-                value = labels.get(key)
-                if value is not None and existing.get((key, value), 0) > 0:
-                    return _EXISTING_ANTI_AFFINITY_NOT_MATCH
-        return None
+        return _verdict(s, node.labels)
 
     def filter_nodes(self, state: CycleState, pod: Pod,
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): the state is
         read once, and when no term constrains the pod (no required terms of its own, no
-        existing pod's anti-affinity matching it) only missing nodes are rejected."""
+        existing pod's anti-affinity matching it) only missing nodes are rejected. Otherwise a
+        node's verdict depends only on its values of the terms' topology keys (remembered by
+        position, as PodTopologySpread does): each distinct combination is judged once."""
         try:
             s = state.read(PRE_FILTER_STATE_KEY)
         except StateNotFoundError as exc:
             return [(i, Status.from_error(exc)) for i in range(len(nodes))]
         if not s.affinity_terms and not s.anti_affinity_counts and not s.existing_anti_affinity_counts:
             return [(i, node_not_found()) for i, ni in enumerate(nodes) if ni.node is None]
-        filter_one = self.filter
-        out: list[tuple[int, Status]] = []
-        for i, ni in enumerate(nodes):
-            status = filter_one(state, pod, ni)
-            if status is not None:
-                out.append((i, status))
-        return out
+        keys = _verdict_keys(s)
+        values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
+                                         lambda some: [_label_values(ni, keys) for ni in some])
+        verdicts: dict[tuple[str | None, ...] | None, Status | None] = {}
+        for combo in set(values):
+            if combo is None:
+                verdicts[combo] = node_not_found()
+            else:
+                verdicts[combo] = _verdict(s, {k: v for k, v in zip(keys, combo) if v is not None})
+        if all(v is None for v in verdicts.values()):
+            return []
+        return [(idx, verdict) for idx, combo in enumerate(values)
+                if (verdict := verdicts[combo]) is not None]
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:

@@ -415,6 +415,24 @@ def _status(insufficient: Sequence[InsufficientResource]) -> Status:
 
 _TOO_MANY_PODS: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON_TOO_MANY_PODS,))
 
+
+def _rejection(bits: int) -> Status | None:
+    """The status of a node lacking pods room (bit 1), CPU (2; 4: more than allocatable) and
+    memory (8; 16: more than allocatable): what ``_status`` gives for the same shortfalls."""
+    if not bits:
+        return None
+    if bits == 1:
+        return _TOO_MANY_PODS
+    named = ((1, ERR_REASON_TOO_MANY_PODS), (2, ERR_REASON_INSUFFICIENT_CPU),
+             (8, ERR_REASON_INSUFFICIENT_MEMORY))
+    reasons = tuple(reason for bit, reason in named if bits & bit)
+    code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if bits & 20 else Code.UNSCHEDULABLE
+    return Status(code, reasons)
+
+
+#: ``_rejection`` of every combination of bits (an unresolvable bit always comes with its own).
+_REJECTIONS: Final = tuple(_rejection(b) for b in range(32))
+
 _PRE_FILTER_KEY: Final[StateKey[_PodRequest]] = StateKey("PreFilter" + NAME, NAME)
 _PRE_SCORE_KEY: Final[StateKey[tuple[int, ...]]] = StateKey("PreScore" + NAME, NAME)
 
@@ -588,6 +606,16 @@ class NodeResourcesFit:
                     break
             else:
                 return None
+        if not req.scalars and not (req.ephemeral_storage > 0 and req.ephemeral_storage > row[2]):
+            # a rejection on pods, CPU or memory: its status from the row alone (the same reasons,
+            # in the same order, and code as below), one shared Status per combination
+            bits = 1 if len(node_info.pods) >= row[3] else 0
+            cpu, mem = req.milli_cpu, req.memory
+            if cpu > 0 and cpu > row[0]:
+                bits |= 6 if cpu > row[4] else 2
+            if mem > 0 and mem > row[1]:
+                bits |= 24 if mem > row[5] else 8
+            return _REJECTIONS[bits]
         insufficient = _fits_request(req, node_info)
         if not insufficient:
             return None

@@ -37,6 +37,7 @@ from ..framework.diagnosis import (
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ..plugins._victims_memo import VictimsMemo
 from ..queue.scheduling_queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
 from ._state import SchedulerBase, _Binding
 
@@ -55,6 +56,9 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
 
 _SUCCESS: Final = Code.SUCCESS
 _CLEAR_NOMINATED: Final = NominatingInfo("", NominatingMode.OVERRIDE)
+#: with more nodes with nominated pods than this in a search (and node-local Filter plugins),
+#: one batch search covers the runs between them
+_MANY_NOMINATED: Final = 8
 
 
 class _CycleError(Exception):
@@ -329,6 +333,18 @@ class ScheduleOneMixin(SchedulerBase):
         else:
             order, marks = nodes, [n]
         prev = 0
+        # outcomes on nodes with nominated pods, remembered per pod shape while the node and its
+        # nominated pods stay the same (only when every Filter plugin looks at the node alone)
+        memo: VictimsMemo | None = None
+        memo_ready = False
+        if len(marks) > _MANY_NOMINATED:
+            memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n)
+            memo_ready = True
+            if memo is not None:  # in-tree node-local Filter plugins: one batch search
+                done = self._search_around_nominated(fwk, state, pod, diagnosis, nodes, start, order, marks,
+                                                     remaining, memo)
+                if done is not None:
+                    return done
         for mark in marks:
             if prev < mark:
                 found, rejected, err = fwk.run_filter_plugins_on_nodes(
@@ -353,7 +369,16 @@ class ScheduleOneMixin(SchedulerBase):
                 break
             node_info = order[mark]
             prev = mark + 1
-            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if not memo_ready:
+                memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n)
+                memo_ready = True
+            remembered = memo.get(node_info) if memo is not None else None
+            if remembered is not None:
+                status = remembered
+            else:
+                status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+                if memo is not None and status.code is not Code.ERROR:
+                    memo.put(node_info, status)
             code = status.code
             if code is _SUCCESS:
                 feasible.append(node_info)
@@ -370,6 +395,78 @@ class ScheduleOneMixin(SchedulerBase):
                     diagnosis.pending_plugins.add(plugin)
                 unsched.add(plugin)
         return feasible, None
+
+    def _search_around_nominated(self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
+                                 nodes: list[NodeInfo], start: int, order: Sequence[NodeInfo],
+                                 marks: list[int], remaining: int, memo: VictimsMemo
+                                 ) -> tuple[list[NodeInfo], Status | None] | None:
+        """The search of :meth:`_find_nodes_that_pass_filters` when some nodes (at *marks* in
+        visiting *order*, the last mark being ``len(order)``) have nominated pods: one batch
+        search over the whole round robin, then those nodes judged in place with their nominated
+        pods. The same outcome as filtering the runs between them one by one: a node that passes
+        with its nominated pods passes without them (the second pass of
+        ``run_filter_plugins_with_nominated_pods`` is the plain Filter run), so among the first
+        ``remaining + len(marks) - 1`` nodes that pass without them are at least *remaining*
+        that pass with them, and the batch has visited every node the search needs. Returns
+        ``None`` (nothing recorded) when the batch met an ERROR on a node with nominated pods:
+        the caller then searches run by run. Used with *memo* only, that is when every Filter
+        plugin is an in-tree node-local one: the plain Filter run it adds on those nodes has no
+        effect but its cost."""
+        n = len(order)
+        marked = len(marks) - 1
+        found, rejected, err = fwk.run_filter_plugins_on_nodes(state, pod, nodes, remaining + marked, start)
+        feasible: list[NodeInfo] = []
+        out: list[tuple[NodeInfo, Status]] = []
+        fi = ri = mi = 0
+        next_mark = marks[0]
+        error: Status | None = None
+        for i in range(n):
+            ni = order[i]
+            plain: Status | None
+            if fi < len(found) and found[fi] is ni:
+                plain = None
+                fi += 1
+            elif ri < len(rejected) and rejected[ri][0] is ni:
+                plain = rejected[ri][1]
+                ri += 1
+            else:  # the batch's ERROR node (it visited every node before it)
+                if err is None:  # pragma: no cover - the batch stops after enough feasible nodes
+                    break
+                if i == next_mark:
+                    return None
+                error = err
+                break
+            if i == next_mark:
+                mi += 1
+                next_mark = marks[mi]
+                remembered = memo.get(ni)
+                if remembered is not None:
+                    status = remembered
+                else:
+                    status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                    if status.code is not Code.ERROR:
+                        memo.put(ni, status)
+                if status.code is Code.ERROR:
+                    error = status
+                    break
+                plain = None if status.code is _SUCCESS else status
+            if plain is None:
+                feasible.append(ni)
+                remaining -= 1
+                if not remaining:
+                    break
+            else:
+                out.append((ni, plain))
+        if out:
+            diagnosis.node_to_status.set_many([(ni.name, status) for ni, status in out])
+            unsched = diagnosis.unschedulable_plugins
+            for status in {id(status): status for _ni, status in out}.values():
+                plugin = status.plugin
+                if plugin:
+                    if status.code is Code.PENDING:
+                        diagnosis.pending_plugins.add(plugin)
+                    unsched.add(plugin)
+        return feasible, error
 
     def _prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                           ) -> list[int]:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..framework.runtime import InMemoryEventRecorder
     from ..framework.status import Status
     from ..framework.waiting_pods import WaitingPods
+    from ..plugins._victims_memo import NodeOutcomes
     from ..queue.nominator import PodNominator
     from ..queue.scheduling_queue import SchedulingQueue
 
@@ -94,6 +95,7 @@ class SchedulerBase:
         _current: tuple[Pod, str] | None
         _last_cycle_pod: str
         _counts: dict[str, int]
+        _nominated_outcomes: NodeOutcomes
         _executor: concurrent.futures.ThreadPoolExecutor | None
         _futures: set[concurrent.futures.Future[None]]
         _closed: bool

@@ -61,6 +61,7 @@ from ..framework.interfaces import QueuedPodInfo
 from ..framework.registry import Registry
 from ..framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
 from ..framework.waiting_pods import WaitingPods
+from ..plugins._victims_memo import NodeOutcomes
 from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
 from ._eventhandlers import EventHandlersMixin, _as_object, _pod_ref_arg
@@ -319,6 +320,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         self._current: tuple[Pod, str] | None = None
         self._last_cycle_pod = ""
         self._counts = {"bound": 0, "failed": 0, "cycles": 0}
+        self._nominated_outcomes = NodeOutcomes()
 
         self.binder: Binder = binder if binder is not None else InMemoryBinder()
         self.client = SchedulerClient(self.binder, self._client_delete_pod, self._client_set_nominated)

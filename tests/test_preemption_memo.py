@@ -1,0 +1,149 @@
+"""Remembered per-node outcomes (``schedframe.plugins._victims_memo``): DefaultPreemption's dry
+runs and the scheduler's Filter runs on nodes with nominated pods give the same victims,
+nominations, placements, events and pending messages as computing afresh on every node,
+whatever changes between attempts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schedframe import FakeClock, LabelSelector, Node, Pod, PodDisruptionBudget, Scheduler
+from schedframe.plugins._victims_memo import NodeOutcomes
+from schedframe.plugins.default_preemption import DefaultPreemption
+from schedframe.scheduler import _schedule_one
+from schedframe.testing import make_node, make_pod
+
+T0 = 1_700_000_000.0
+ZONE = "topology.kubernetes.io/zone"
+
+
+def _no_memo(self: object, *args: Any) -> None:
+    return None
+
+
+def _outcome(s: Scheduler) -> Any:
+    return (s.bindings(), [(e.reason, e.message) for e in s.events],
+            sorted((p.pod.key, p.message, p.pod.nominated_node_name) for p in s.pending()))
+
+
+@st.composite
+def _nodes(draw: st.DrawFn) -> list[Node]:
+    out = []
+    for i in range(draw(st.integers(2, 9))):
+        b = (make_node(f"n{i}").capacity(cpu=draw(st.sampled_from(["2", "3", "4"])), memory="8Gi",
+                                         pods=draw(st.sampled_from([3, 5, 110])))
+             .label(ZONE, "ab"[i % 2]))
+        if draw(st.integers(0, 5)) == 0:
+            b = b.taint("dedicated", "x")
+        out.append(b.obj())
+    return out
+
+
+@st.composite
+def _victim(draw: st.DrawFn, name: str, node: str) -> Pod:
+    b = (make_pod(name).priority(draw(st.integers(0, 3)))
+         .req(cpu=draw(st.sampled_from(["300m", "500m", "900m"])), memory="256Mi")
+         .label("app", draw(st.sampled_from(["a", "b"]))).node(node))
+    start = draw(st.sampled_from([None, T0 - 100, T0 - 50, T0 - 10]))
+    if start is not None:
+        b = b.start_time(start)
+    return b.obj()
+
+
+@st.composite
+def _preemptor(draw: st.DrawFn, name: str) -> Pod:
+    b = (make_pod(name).priority(draw(st.sampled_from([5, 10, 10])))
+         .req(cpu=draw(st.sampled_from(["1", "1500m"])), memory="256Mi"))
+    kind = draw(st.integers(0, 15))
+    if kind == 0:
+        b = b.toleration("dedicated", "x", "NoSchedule")
+    elif kind == 1:
+        b = b.node_selector({ZONE: "a"})
+    elif kind == 2:  # a plugin that looks beyond the node: no memo for this one
+        b = b.label("app", "p").spread_constraint(1, ZONE, "DoNotSchedule", LabelSelector({"app": "p"}))
+    elif kind == 3:
+        b = b.preemption_policy("Never")
+    return b.obj()
+
+
+def _run(nodes: list[Node], bound: list[Pod], waves: list[list[Pod]], pdbs: list[PodDisruptionBudget],
+         changes: list[int]) -> Any:
+    clock = FakeClock(T0)
+    s = Scheduler(clock=clock, objects=pdbs)
+    for n in nodes:
+        s.add_node(n)
+    for p in bound:
+        s.add_pod(p)
+    for k, wave in enumerate(waves):
+        for p in wave:
+            s.add_pod(p)
+        s.run_until_idle()
+        clock.step(7.0)
+        change = changes[k % len(changes)]
+        if change == 1:  # a node gains a taint
+            s.update_node(make_node(nodes[0].name).capacity(cpu="4", memory="8Gi", pods=110)
+                          .label(ZONE, "a").taint("dedicated", "x").obj())
+        elif change == 2 and nodes[-1].name:  # a node gets bigger
+            s.update_node(make_node(nodes[-1].name).capacity(cpu="8", memory="8Gi", pods=110).obj())
+    return _outcome(s)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nodes=_nodes(), data=st.data())
+def test_remembered_dry_runs_change_nothing(nodes: list[Node], data: st.DataObject) -> None:
+    """Waves of preemptors (several shapes, some that turn the memo off), PDBs, node changes and
+    a moving clock: the outcome with the memos (and the one batch search around nodes with
+    nominated pods) is the outcome without them."""
+    bound = [data.draw(_victim(f"v{i}-{k}", n.name)) for i, n in enumerate(nodes)
+             for k in range(data.draw(st.integers(1, 4)))]
+    waves = [[data.draw(_preemptor(f"p{w}-{k}")) for k in range(data.draw(st.integers(1, 5)))]
+             for w in range(data.draw(st.integers(1, 4)))]
+    pdbs = []
+    if data.draw(st.booleans()):
+        pdbs.append(PodDisruptionBudget("guard", selector=LabelSelector({"app": "a"}),
+                                        disruptions_allowed=data.draw(st.integers(0, 2))))
+    changes = data.draw(st.lists(st.integers(0, 2), min_size=1, max_size=3))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_schedule_one, "_MANY_NOMINATED", 0)  # one batch search whenever a node has some
+        with_memo = _run(nodes, bound, waves, pdbs, changes)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DefaultPreemption, "victims_memo", _no_memo)
+        mp.setattr(NodeOutcomes, "memo", _no_memo)
+        without = _run(nodes, bound, waves, pdbs, changes)
+    assert with_memo == without
+
+
+def test_unchanged_nodes_are_not_dry_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second preemptor of the same shape does not select victims again on the nodes the first
+    one left unchanged; a preemptor with a spreading constraint (a plugin looking beyond the node)
+    selects them on every node."""
+    calls: list[str] = []
+    real = DefaultPreemption.select_victims_on_node
+
+    def counting(self: DefaultPreemption, state: Any, pod: Pod, node_info: Any, pdbs: Any) -> Any:
+        calls.append(node_info.name)
+        return real(self, state, pod, node_info, pdbs)
+
+    monkeypatch.setattr(DefaultPreemption, "select_victims_on_node", counting)
+    s = Scheduler(clock=FakeClock(T0))
+    for i in range(4):
+        s.add_node(make_node(f"n{i}").capacity(cpu="2", memory="8Gi", pods=110).label(ZONE, "a").obj())
+        s.add_pod(make_pod(f"low{i}").priority(0).req(cpu="1500m").label("app", "l").node(f"n{i}").obj())
+    s.add_pod(make_pod("p1").priority(10).req(cpu="1500m").obj())
+    s.run_until_idle()
+    assert sorted(calls) == ["n0", "n1", "n2", "n3"]
+    first = s.node_of("default/p1")
+    calls.clear()
+    s.add_pod(make_pod("p2").priority(10).req(cpu="1500m").obj())
+    s.run_until_idle()
+    assert calls == []  # the other nodes did not change; p1's node has no lower-priority pod
+    assert s.node_of("default/p2") not in (None, first)
+    calls.clear()
+    s.add_pod(make_pod("p3").priority(10).req(cpu="1500m").label("app", "p")
+              .spread_constraint(3, ZONE, "DoNotSchedule", LabelSelector({"app": "p"})).obj())
+    s.run_until_idle()
+    assert len(calls) >= 2
