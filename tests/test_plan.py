@@ -37,7 +37,8 @@ def test_example_scale_up_is_verified_and_places_every_helpable_pod(example: Any
     """The built-in example's scale-up passes its simulation check; only the pod no template
     can hold stays pending."""
     up = example.scale_up
-    assert example.verified and up.verified, up.problems
+    assert example.verified, up.problems
+    assert up.verified, up.problems
     assert list(up.unhelpable) == ["default/ingest-0"]
     assert up.node_count == len(up.new_nodes) > 0
 
@@ -85,8 +86,10 @@ def test_scale_down_honours_the_pdb(example: Any) -> None:
     assert down.verified
     assert "a-2" not in down.removable
     reason, detail = down.unremovable["a-2"]
-    assert reason == "BlockedByPod" and "NotEnoughPdb" in detail
-    assert down.removable and set(down.moves) >= {"default/cache-0"}
+    assert reason == "BlockedByPod"
+    assert "NotEnoughPdb" in detail
+    assert down.removable
+    assert set(down.moves) >= {"default/cache-0"}
 
 
 def _cluster(n: int = 1) -> list[Any]:
@@ -110,8 +113,10 @@ def test_resource_only_pods_and_scale_down_rules() -> None:
     r = plan([*nodes, bare, pinned, *pending], [small, big], strategy="price", scale_down=True)
     assert r.verified, (r.scale_up.problems if r.scale_up else None)
     # 4 fit on the existing nodes n0..n3? n0, n1 have 3.9 free: they take two, 4 more need nodes
-    assert r.scale_up is not None and r.scale_down is not None
-    assert len(r.scale_up.placements) == 6 and not r.scale_up.unhelpable
+    assert r.scale_up is not None
+    assert r.scale_down is not None
+    assert len(r.scale_up.placements) == 6
+    assert not r.scale_up.unhelpable
     assert set(r.scale_up.nodes_to_add) == {"small"}
     un = r.scale_down.unremovable
     assert un["n0"] == ("BlockedByPod", "default/bare: NotReplicated")
@@ -122,10 +127,12 @@ def test_resource_only_pods_and_scale_down_rules() -> None:
 def test_max_count_reached_is_a_reason() -> None:
     """When every fitting template is at its maxCount, the pods left say so."""
     pending = [make_pod().name(f"p{i}").req(cpu="3").obj() for i in range(3)]
-    t = NodeTemplate("one", make_node().name("t").capacity(cpu="4", memory="8Gi", pods="110").obj(), max_count=1)
+    node = make_node().name("t").capacity(cpu="4", memory="8Gi", pods="110").obj()
+    t = NodeTemplate("one", node, max_count=1)
     r = plan([*_cluster(), *pending], [t])
     up = r.scale_up
-    assert up is not None and up.nodes_to_add == {"one": 1}
+    assert up is not None
+    assert up.nodes_to_add == {"one": 1}
     assert len(up.unhelpable) == 2
     assert all(v["one"] == ("template maxCount (1) reached",) for v in up.unhelpable.values())
     assert up.verified
@@ -135,7 +142,8 @@ def test_json_output_shape(example: Any) -> None:
     """--json gives the keys the issue promises."""
     d = example.to_dict()
     assert {"nodes_to_add", "placements", "unhelpable"} <= set(d["scale_up"])
-    assert "removable" in d["scale_down"] and d["verified"] is True
+    assert "removable" in d["scale_down"]
+    assert d["verified"] is True
 
 
 @pytest.mark.parametrize(("text", "match"), [
@@ -149,7 +157,8 @@ def test_json_output_shape(example: Any) -> None:
                  "{cpu: '1'}}}\n", r"templates\[0\]\.price: want a number", id="bad price"),
     pytest.param("kind: Pod\n", r"kind: want 'NodeTemplates'", id="wrong kind"),
     pytest.param("apiVersion: v1\nkind: Node\nmetadata:\n  name: x\n  annotations: {schedframe.io/max-count: "
-                 "lots}\nstatus: {allocatable: {cpu: '1'}}\n", r"schedframe.io/max-count", id="bare node annotation"),
+                 "lots}\nstatus: {allocatable: {cpu: '1'}}\n", r"schedframe.io/max-count",
+                 id="bare node annotation"),
 ])
 def test_bad_template_files_name_the_field(tmp_path: Path, text: str, match: str) -> None:
     """A bad template file is a TemplateError naming the file and the field."""
@@ -164,17 +173,22 @@ def test_bad_template_file_from_the_cli_is_one_line_and_exit_2(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """The CLI turns a bad template file into one line with the field path and exit 2."""
     f = tmp_path / "t.yaml"
-    f.write_text("kind: NodeTemplates\ntemplates:\n- name: a\n  maxCount: x\n  node: {status: {allocatable: {cpu: '1'}}}\n")
-    code = main(["plan", "--cluster", str(Path(__file__).parent / "data" / "cluster.yaml"), "--templates", str(f)],
+    f.write_text("kind: NodeTemplates\ntemplates:\n- name: a\n  maxCount: x\n"
+                 "  node: {status: {allocatable: {cpu: '1'}}}\n")
+    cluster = str(Path(__file__).parent / "data" / "cluster.yaml")
+    code = main(["plan", "--cluster", cluster, "--templates", str(f)],
                 stdout=io.StringIO())
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "templates[0].maxCount" in err[0]
+    assert code == 2
+    assert len(err) == 1
+    assert "templates[0].maxCount" in err[0]
 
 
 def test_bare_node_templates_with_annotations(tmp_path: Path) -> None:
     """Node manifests with schedframe.io/ annotations are templates too."""
     f = tmp_path / "t.yaml"
-    f.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: m5\n  annotations: {schedframe.io/price: '0.19', "
+    f.write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: m5\n"
+                 "  annotations: {schedframe.io/price: '0.19', "
                  "schedframe.io/max-count: '3'}\nstatus: {allocatable: {cpu: '4', memory: 16Gi}}\n")
     (t,) = load_templates(f)
     assert (t.name, t.price, t.max_count, t.node.allocatable_resources.pods) == ("m5", 0.19, 3, 110)
@@ -186,5 +200,6 @@ def test_cli_builtin_example_json() -> None:
     assert main(["plan", "--json"], stdout=buf) == 0
     d = json.loads(buf.getvalue())
     assert d["verified"] is True
-    assert d["scale_up"]["nodes_to_add"] and d["scale_down"]["removable"]
+    assert d["scale_up"]["nodes_to_add"]
+    assert d["scale_down"]["removable"]
     assert "default/ingest-0" in d["scale_up"]["unhelpable"]

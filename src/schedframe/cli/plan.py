@@ -7,7 +7,16 @@ import argparse
 import os
 from typing import Any
 
-from ._common import EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_cluster, load_config, output, status
+from ._common import (
+    EXIT_OK,
+    EXIT_PENDING,
+    CliInputError,
+    dump_json,
+    load_cluster,
+    load_config,
+    output,
+    status,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -108,7 +117,8 @@ def _report(out: Any, result: Any, example: bool) -> None:
                 for t, n in up.nodes_to_add.items()]
         total = "-" if up.cost is None else f"{up.cost:g}"
         rows.append(["total", f"{up.node_count}", "", total])
-        out.table(f"nodes to add ({up.strategy})", ["TEMPLATE", "NODES", "PRICE", "COST"], rows, right=(1, 2, 3))
+        out.table(f"nodes to add ({up.strategy})", ["TEMPLATE", "NODES", "PRICE", "COST"], rows,
+                  right=(1, 2, 3))
         new = set(up.new_nodes)
         on_new = sum(1 for n in up.placements.values() if n in new)
         out.line(f"{len(up.placements)} pending pod(s) placed ({on_new} on new nodes); "

@@ -143,8 +143,9 @@ class ScaleDown:
 @final
 @attrs.frozen
 class PlanResult:
-    """A capacity plan: :attr:`scale_up`, :attr:`scale_down` (``None`` when not asked) and
-    whether every part passed its simulation check (:attr:`verified`).
+    """A capacity plan: ``scale_up``, ``scale_down`` (``None`` when not asked), ``pending`` (the
+    pods left pending), ``templates`` and whether every part passed its simulation check
+    (``verified``).
 
     .. versionadded:: 0.1.0
     """
@@ -258,7 +259,8 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
     if strategy not in STRATEGIES:
         from ..errors import did_you_mean
 
-        raise TemplateError("", "strategy", f"unknown strategy {strategy!r}{did_you_mean(strategy, STRATEGIES)} "
+        hint = did_you_mean(strategy, STRATEGIES)
+        raise TemplateError("", "strategy", f"unknown strategy {strategy!r}{hint} "
                                             f"(strategies: {', '.join(STRATEGIES)})")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
         raise TemplateError("", "threshold", f"want a number in [0, 1], got {threshold!r}")
@@ -324,7 +326,8 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
     prices = {t.name: t.price for t in templates}
     cost = None if any(prices[t] is None for t in counts) else sum(
         (prices[t] or 0.0) * n for t, n in counts.items())
-    up = ScaleUp(strategy, dict(sorted(counts.items(), key=lambda kv: [t.name for t in templates].index(kv[0]))),
+    order = [t.name for t in templates]
+    up = ScaleUp(strategy, dict(sorted(counts.items(), key=lambda kv: order.index(kv[0]))),
                  tuple(new), placed, unhelpable, cost, sims, False, tuple(notes))
     problems = [*notes, *verify_scale_up(ctx, templates, up, waiting, helpable)]
     return attrs.evolve(up, verified=not problems, problems=tuple(problems))
@@ -421,9 +424,9 @@ def _invariants(nodes: Sequence[Node], pods: Sequence[Pod], placed: Mapping[str,
             groups.setdefault((p.namespace, g), []).append(p.key in placed)
     mins = {(o.namespace, o.name): o.min_member for o in objects if isinstance(o, PodGroup)}
     for (ns, g), flags in groups.items():
-        n = sum(flags)
-        if n and n < min(mins.get((ns, g), len(flags)), len(flags)):
-            problems.append(f"gang {ns}/{g}: {n} of {len(flags)} member(s) placed (minMember "
+        got = sum(flags)
+        if got and got < min(mins.get((ns, g), len(flags)), len(flags)):
+            problems.append(f"gang {ns}/{g}: {got} of {len(flags)} member(s) placed (minMember "
                             f"{mins.get((ns, g), len(flags))})")
     return problems
 

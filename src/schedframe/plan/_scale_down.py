@@ -73,7 +73,7 @@ def _local_storage(pod: Pod) -> bool:
             continue
         if v.other_source == "hostPath":
             return True
-        if v.other_source == "emptyDir" and (v.other_spec or {}).get("medium") != "Memory":
+        if v.other_source == "emptyDir" and v.other_spec.get("medium") != "Memory":
             return True
     return False
 
@@ -177,8 +177,8 @@ def scale_down_nodes(ctx: Context, threshold: float, protected: frozenset[str] =
                 need[key] = need.get(key, 0) + 1
         short = next((k for k, v in need.items() if v > allowed.get(k, 0)), None)
         if short is not None:
-            unremovable[name] = (BLOCKED_BY_POD, f"{NOT_ENOUGH_PDB}: PodDisruptionBudget {short} allows "
-                                                 f"{allowed.get(short, 0)} disruption(s), {need[short]} needed")
+            unremovable[name] = (BLOCKED_BY_POD, f"{NOT_ENOUGH_PDB}: PodDisruptionBudget {short} "
+                                 f"allows {allowed.get(short, 0)} disruption(s), {need[short]} needed")
             continue
         ok, placed = _try_move(sched, node, here, movers)
         if not ok:

@@ -215,15 +215,15 @@ def choose(options: Sequence[Option], strategy: str, templates: Mapping[str, Nod
     if strategy == "price":
         def per_pod(o: Option) -> tuple[int, float]:
             return (0, o.cost / len(o.pods)) if o.cost is not None else (1, 0.0)
-        low = min(per_pod(o) for o in options)
-        return pick([o for o in options if per_pod(o) == low])
+        cheapest = min(per_pod(o) for o in options)
+        return pick([o for o in options if per_pod(o) == cheapest])
     if strategy == "min-cost":
         priced = all(templates[o.template].price is not None for o in options)
 
         def ratio(o: Option) -> float:
             return (o.cost if priced and o.cost is not None else o.count) / len(o.pods)
-        low = min(ratio(o) for o in options)
-        return pick([o for o in options if ratio(o) <= low * (1 + 1e-12)])
+        best_ratio = min(ratio(o) for o in options)
+        return pick([o for o in options if ratio(o) <= best_ratio * (1 + 1e-12)])
     # least-waste
     low = min(o.waste for o in options)
     best = [o for o in options if o.waste <= low + 1e-12]

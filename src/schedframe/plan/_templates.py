@@ -249,7 +249,8 @@ def _number(value: Any, path: str, source: str) -> float:
             value = float(value)
         except ValueError:
             raise TemplateError(source, path, f"want a number >= 0, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0):
         raise TemplateError(source, path, f"want a number >= 0, got {_kind(value)}")
     return float(value)
 
@@ -307,7 +308,8 @@ def _bare(doc: Any, path: str, source: str) -> NodeTemplate:
 
 
 def _check_dns(name: str, path: str, source: str) -> None:
-    ok = len(name) <= 200 and all(c.isalnum() and c.isascii() and not c.isupper() or c in "-." for c in name)
+    ok = len(name) <= 200 and all((c.isalnum() and c.isascii() and not c.isupper()) or c in "-."
+                                  for c in name)
     if not ok or not name[0].isalnum() or not name[-1].isalnum():
         raise TemplateError(source, path, f"want a DNS subdomain (lower-case letters, digits, '-', '.'; "
                                           f"at most 200 characters), got {name!r}")
