@@ -9,6 +9,7 @@ else a new node) for one template.
 
     python benchmarks/plan.py                   # 2,000 pods, 10 templates
     python benchmarks/plan.py --pods 20000      # the issue's size
+    python benchmarks/plan.py --pods 20000 --naive-only   # only the straightforward FFD
 """
 
 from __future__ import annotations
@@ -81,10 +82,19 @@ def main() -> None:
     ap.add_argument("--templates", type=int, default=10)
     ap.add_argument("--strategy", default="least-waste")
     ap.add_argument("--naive", action="store_true", help="also time the straightforward FFD (one template)")
+    ap.add_argument("--naive-only", action="store_true", help="time only the straightforward FFD")
+    ap.add_argument("--recheck", action="store_true", help="simulate the plan a second time as well")
     a = ap.parse_args()
     cluster, pods, tmpl = workload(a.pods, a.templates)
+    if a.naive_only:
+        c0 = time.process_time()
+        n = naive_ffd(pods, tmpl[0])
+        print(json.dumps({"pods": a.pods, "naive_ffd": {
+            "template": tmpl[0].name, "nodes": n, "lp_bound": lp_bound(pods, tmpl[0]),
+            "cpu_seconds": round(time.process_time() - c0, 2)}}))
+        return
     c0 = time.process_time()
-    r = plan([*cluster, *pods], tmpl, strategy=a.strategy)
+    r = plan([*cluster, *pods], tmpl, strategy=a.strategy, **({"recheck": True} if a.recheck else {}))
     cpu = time.process_time() - c0
     up = r.scale_up
     assert up is not None

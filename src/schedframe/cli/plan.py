@@ -45,6 +45,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=float, default=0.5,
                    help="scale-down utilisation threshold (default 0.5, as Cluster Autoscaler)")
     p.add_argument("--seed", type=int, default=0, help="seed of ties and of --strategy random")
+    p.add_argument("--recheck", action="store_true",
+                   help="simulate the scale-up plan a second time from scratch as well")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     return p
 
@@ -96,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     with status(out, "planning…"):
         result = plan(cluster, templates, pending=pending, config=config, strategy=args.strategy,
                       scale_up=not args.no_scale_up, scale_down=scale_down,
-                      threshold=args.threshold, seed=args.seed)
+                      threshold=args.threshold, seed=args.seed,
+                      recheck=args.recheck)
     if args.json:
         dump_json(result.to_dict(), out.stream)
     else:

@@ -15,12 +15,15 @@ from ..framework.registry import Registry
 from ..sim.results import RUNNING, SimResult
 from ..sim.run import simulate
 from ..sim.scenario import Scenario
+from ._daemons import daemon_pods, daemon_sets
 
-__all__ = ["HORIZON", "Context", "outcome", "run_cluster"]
+__all__ = ["DAEMON_PREFIX", "HORIZON", "Context", "outcome", "run_cluster"]
 
 #: Simulated seconds a plan's simulation runs at most: pods that cannot be placed (a gang
 #: that never fits cycles through Permit timeouts and backoff) would otherwise run for ever.
 HORIZON = 600.0
+#: Put before the names of the DaemonSet pods of new nodes (never a pod of the cluster).
+DAEMON_PREFIX = "plan-"
 
 
 @attrs.define
@@ -37,6 +40,10 @@ class Context:
     @property
     def node_names(self) -> set[str]:
         return {n.name for n in self.nodes}
+
+    def new_daemon_pods(self, new: Sequence[Node]) -> list[Pod]:
+        """The DaemonSet pods the *new* nodes would run, bound to them."""
+        return daemon_pods(daemon_sets(self.objects), new, self.seed, prefix=DAEMON_PREFIX)
 
 
 def run_cluster(ctx: Context, nodes: Sequence[Node], bound: Sequence[Pod], pending: Sequence[Pod]

@@ -17,6 +17,7 @@ from ..api.objects import Node, Pod
 from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..plugins.coscheduling import POD_GROUP_LABEL
+from ..sim.results import SimResult
 from ._context import Context, outcome, run_cluster
 from ._scale_down import removal_outcome, scale_down_nodes
 from ._scale_up import (
@@ -228,7 +229,8 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
          scale_down: bool = False,
          threshold: float = DEFAULT_THRESHOLD,
          registry: Registry | None = None,
-         seed: int = 0) -> PlanResult:
+         seed: int = 0,
+         recheck: bool = False) -> PlanResult:
     """Plan capacity for a cluster the way Cluster Autoscaler does, with kube-scheduler's exact
     semantics, and check the plan by simulating it.
 
@@ -248,6 +250,9 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         threshold: the scale-down utilisation threshold (Cluster Autoscaler's 0.5).
         registry: the plugins (default: in-tree plus the GPU-sharing plugins).
         seed: breaks the scheduler's ties and the ``random`` strategy's choice.
+        recheck: also simulate the final scale-up plan a second time, from scratch, and require
+            the same placements (the check is otherwise made on the plan's own final
+            simulation, itself a fresh simulation of exactly the nodes planned).
 
     Raises:
         TemplateError: bad templates or arguments.
@@ -286,14 +291,14 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
     if scale_up:
         tmpl = (load_templates(templates) if isinstance(templates, (str, os.PathLike))
                 else check_templates(templates))
-    up = _scale_up(ctx, tmpl, waiting, strategy) if scale_up else None
+    up = _scale_up(ctx, tmpl, waiting, strategy, recheck) if scale_up else None
     down = _scale_down(ctx, threshold) if scale_down else None
     left = tuple(sorted(up.unhelpable)) if up is not None else tuple(p.key for p in waiting)
     return PlanResult(up, down, left, tuple(tmpl), time.perf_counter() - t0)
 
 
 def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence[Pod],
-              strategy: str) -> ScaleUp:
+              strategy: str, recheck: bool = False) -> ScaleUp:
     rng = random.Random(ctx.seed)
     # 1. what the cluster as it is places
     first = run_cluster(ctx, ctx.nodes, ctx.bound, waiting)
@@ -310,11 +315,11 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
     counts, promised = _rounds(est, templates, shapes, helps, helpable, strategy, rng)
     # 3. simulate, repair
     if counts or stuck:
-        counts, placed, left, sims, notes, messages = repair_and_run(
+        counts, placed, left, sims, notes, messages, last = repair_and_run(
             ctx, templates, shapes, helps, waiting, counts, promised, strategy, rng)
     else:
         placed, left = outcome(first, [p.key for p in waiting])
-        sims, notes = 1, []
+        sims, notes, last = 1, [], first
         messages = {p.key: p.message for p in first.pods if p.message}
     counts = Counter({k: v for k, v in counts.items() if v > 0})
     by_key = {p.key: p for p in waiting}
@@ -329,7 +334,13 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
     order = [t.name for t in templates]
     up = ScaleUp(strategy, dict(sorted(counts.items(), key=lambda kv: order.index(kv[0]))),
                  tuple(new), placed, unhelpable, cost, sims, False, tuple(notes))
-    problems = [*notes, *verify_scale_up(ctx, templates, up, waiting, helpable)]
+    # the check: the last simulation was a fresh one of exactly the planned nodes (the repair
+    # loop rebuilds the cluster from the counts each time); *recheck* runs another from scratch
+    problems = [*notes, *check_scale_up(ctx, templates, up, waiting, helpable, last)]
+    if recheck:
+        problems.extend(verify_scale_up(ctx, templates, up, waiting, helpable))
+        sims += 1
+        up = attrs.evolve(up, simulations=sims)
     return attrs.evolve(up, verified=not problems, problems=tuple(problems))
 
 
@@ -360,20 +371,42 @@ def verify_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp
                     waiting: Sequence[Pod], helpable: Sequence[Pod] = ()) -> list[str]:
     """Simulate the cluster with *up*'s nodes and *waiting* pods afresh; the problems found
     (none: verified)."""
+    nodes = planned_nodes(ctx, templates, up)
+    if isinstance(nodes, str):
+        return [nodes]
+    bound = [*ctx.bound, *ctx.new_daemon_pods(nodes[len(ctx.nodes):])]
+    return check_scale_up(ctx, templates, up, waiting, helpable,
+                          run_cluster(ctx, nodes, bound, waiting))
+
+
+def planned_nodes(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp) -> list[Node] | str:
+    """The cluster's nodes and *up*'s new ones (or what is wrong with *up*'s node names)."""
     by_name = {t.name: t for t in templates}
     new_nodes: list[Node] = []
     for name in up.new_nodes:
         t = next((by_name[k] for k in up.nodes_to_add if name.startswith(f"{k}-") and
                   name[len(k) + 1:].isdigit()), None)
         if t is None:
-            return [f"new node {name!r} names no template"]
+            return f"new node {name!r} names no template"
         new_nodes.append(t.new_node(name))
     if len(new_nodes) != up.node_count:
-        return [f"{len(new_nodes)} new node name(s) for {up.node_count} node(s) to add"]
-    nodes = [*ctx.nodes, *new_nodes]
-    result = run_cluster(ctx, nodes, ctx.bound, waiting)
+        return f"{len(new_nodes)} new node name(s) for {up.node_count} node(s) to add"
+    return [*ctx.nodes, *new_nodes]
+
+
+def check_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp,
+                   waiting: Sequence[Pod], helpable: Sequence[Pod], result: SimResult) -> list[str]:
+    """The problems of *up* against *result*, a simulation of the cluster with *up*'s nodes
+    and the *waiting* pods: placements and pending pods as planned, every pod a template can
+    hold placed, no node overcommitted, gangs whole or absent."""
+    nodes = planned_nodes(ctx, templates, up)
+    if isinstance(nodes, str):
+        return [nodes]
     placed, left = outcome(result, [p.key for p in waiting])
     problems = []
+    simulated = {n.node for n in result.nodes}
+    if simulated != {n.name for n in nodes}:
+        problems.append(f"the simulation ran {len(simulated)} node(s), the plan has {len(nodes)}")
     if placed != dict(up.placements):
         diff = sorted(set(placed.items()) ^ set(up.placements.items()))
         problems.append(f"{len(diff)} placement(s) differ from the plan's simulation (e.g. {diff[0]})")
@@ -385,7 +418,8 @@ def verify_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp
         r.startswith("template maxCount") for rs in up.unhelpable.get(k, {}).values() for r in rs)]
     if missing:
         problems.append(f"{len(missing)} pod(s) a template can hold stay pending (e.g. {missing[0]})")
-    problems.extend(_invariants(nodes, [*ctx.bound, *waiting], placed, ctx.objects))
+    daemons = ctx.new_daemon_pods(nodes[len(ctx.nodes):])
+    problems.extend(_invariants(nodes, [*ctx.bound, *daemons, *waiting], placed, ctx.objects))
     return problems
 
 

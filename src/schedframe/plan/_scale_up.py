@@ -17,6 +17,7 @@ from ..api.objects import Node, Pod
 from ..errors import SchedframeError
 from ..scheduler.explain import explain
 from ..scheduler.scheduler import Scheduler
+from ..sim.results import SimResult
 from ._context import Context, outcome, run_cluster
 from ._shapes import Shape, capacity, dims_of, ffd_pack, group_shapes, lower_bound, vector
 from ._templates import NodeTemplate
@@ -67,10 +68,10 @@ def helpers(ctx: Context, shapes: Sequence[Shape], templates: Sequence[NodeTempl
 def _fits_template(ctx: Context, s: Shape, t: NodeTemplate) -> tuple[bool, tuple[str, ...]]:
     probe = t.new_node(f"{t.name}-template")
     nodes: list[Node] = [probe]
-    pods: list[Pod] = []
+    pods: list[Pod] = ctx.new_daemon_pods([probe])
     if not s.simple:  # inter-pod terms and spread read the rest of the cluster
         nodes = [*ctx.nodes, probe]
-        pods = ctx.bound
+        pods = [*ctx.bound, *pods]
     try:
         e = explain(s.first, nodes=nodes, pods=pods, objects=ctx.objects, config=ctx.config,
                     registry=ctx.registry, seed=ctx.seed)
@@ -99,7 +100,7 @@ def estimate(ctx: Context, t: NodeTemplate, shapes: Sequence[Shape], pods: Seque
     the simple bins."""
     if limit <= 0 or not pods:
         return 0, set(), []
-    cap = capacity(t.node, dims)
+    cap = free_capacity(ctx, t, dims)
     keys = {p.key for p in pods}
     simple: list[tuple[tuple[int, ...], Pod]] = []
     complex_pods: list[Pod] = []
@@ -123,6 +124,19 @@ def estimate(ctx: Context, t: NodeTemplate, shapes: Sequence[Shape], pods: Seque
     return count, placed, bins
 
 
+def free_capacity(ctx: Context, t: NodeTemplate, dims: Sequence[str]) -> tuple[int, ...]:
+    """A fresh node of *t*'s allocatable over *dims* less what its DaemonSet pods request."""
+    cap = capacity(t.node, dims)
+    daemons = ctx.new_daemon_pods([t.new_node(f"{t.name}-template")])
+    if not daemons:
+        return cap
+    used = [0] * len(dims)
+    for p in daemons:
+        for i, v in enumerate(vector(p.requests, dims, pod=True)):
+            used[i] += v
+    return tuple(c - u for c, u in zip(cap, used))
+
+
 def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: int,
                     dims: Sequence[str], prefix: str, committed: Sequence[Node] = ()
                     ) -> tuple[int, set[str]]:
@@ -130,11 +144,12 @@ def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: i
     copy of the cluster (as many at once as the resource bound of the pods still pending asks,
     at least one) and the scheduler places what it can, until a round places nothing."""
     sched = Scheduler(ctx.config, registry=ctx.registry, seed=ctx.seed,
-                      objects=[*ctx.objects, *ctx.nodes, *committed, *ctx.bound])
+                      objects=[*ctx.objects, *ctx.nodes, *committed, *ctx.bound,
+                               *ctx.new_daemon_pods(committed)])
     for p in pods:
         sched.add_pod(p)
     sched.run_until_idle()
-    cap = capacity(t.node, dims)
+    cap = free_capacity(ctx, t, dims)
     added: list[str] = []
     keys = [p.key for p in pods]
     while len(added) < limit:
@@ -145,11 +160,17 @@ def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: i
         k = min(k, limit - len(added))
         before = len(waiting)
         batch = [f"{prefix}{len(added) + i + 1}" for i in range(k)]
-        for name in batch:
-            sched.add_node(t.new_node(name))
+        new = [t.new_node(name) for name in batch]
+        daemons = ctx.new_daemon_pods(new)
+        for node in new:
+            sched.add_node(node)
+        for d in daemons:
+            sched.add_pod(d)
         added.extend(batch)
         sched.run_until_idle()
         if len(sched.pending()) == before:  # nothing more fits: drop this round's nodes
+            for d in daemons:
+                sched.remove_pod(d.key)
             for name in batch:
                 sched.remove_node(name)
             del added[-k:]
@@ -279,11 +300,13 @@ def new_node_names(templates: Sequence[NodeTemplate], counts: Mapping[str, int],
 def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Shape],
                    helps: Mapping[int, list[str]], pending: Sequence[Pod], counts: Counter[str],
                    promised: set[str], strategy: str, rng: random.Random
-                   ) -> tuple[Counter[str], dict[str, str], list[str], int, list[str], dict[str, str]]:
+                   ) -> tuple[Counter[str], dict[str, str], list[str], int, list[str], dict[str, str],
+                              SimResult]:
     """Simulate the cluster with the planned nodes; while pods the plan promises stay pending,
     plan more nodes for them (and drop nodes left empty) and simulate again. Returns the final
-    counts, the placements and pending keys of that last simulation, the number of simulations
-    and notes."""
+    counts, the placements and pending keys of that last simulation (a fresh simulation of
+    exactly the final counts), the number of simulations, notes, the scheduler's messages and
+    that last simulation."""
     notes: list[str] = []
     keys = [p.key for p in pending]
     by_key = {p.key: p for p in pending}
@@ -291,11 +314,14 @@ def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequ
     placed: dict[str, str] = {}
     left: list[str] = []
     messages: dict[str, str] = {}
+    result: SimResult | None = None
     while True:
         attempts += 1
         new = new_node_names(templates, counts, ctx.node_names)
-        nodes = [*ctx.nodes, *(t.new_node(name) for t, name in new)]
-        result = run_cluster(ctx, nodes, ctx.bound, pending)
+        fresh = [t.new_node(name) for t, name in new]
+        nodes = [*ctx.nodes, *fresh]
+        daemons = ctx.new_daemon_pods(fresh)
+        result = run_cluster(ctx, nodes, [*ctx.bound, *daemons], pending)
         placed, left = outcome(result, keys)
         messages = {p.key: p.message for p in result.pods if p.message}
         missing = [k for k in left if k in promised]
@@ -312,7 +338,7 @@ def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequ
             counts = counts - empty
             continue
         # estimate from the simulated cluster: the planned nodes and the pods placed on them
-        est = attrs.evolve(ctx, nodes=nodes, bound=[*ctx.bound, *(
+        est = attrs.evolve(ctx, nodes=nodes, bound=[*ctx.bound, *daemons, *(
             by_key[k].evolve(node_name=n) for k, n in placed.items())])
         more, _ = plan_rounds(est, templates, shapes, helps, [by_key[k] for k in missing],
                               counts, strategy, rng, commit_used=False)
@@ -321,7 +347,8 @@ def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequ
                          f"(e.g. {missing[0]})")
             break
         counts = counts + more
-    return counts, placed, left, attempts, notes, messages
+    assert result is not None
+    return counts, placed, left, attempts, notes, messages, result
 
 
 def unplaced_reasons(pods: Sequence[Pod], shapes: Sequence[Shape], helps: Mapping[int, list[str]],
