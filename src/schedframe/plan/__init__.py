@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._plan import DEFAULT_THRESHOLD, PlanResult, ScaleDown, ScaleUp, plan
 from ._scale_up import STRATEGIES
+from ._sweep import sweep_task
 from ._templates import NodeTemplate, TemplateError, load_templates, templates_from_data
 from .example import EXAMPLE_CONFIG, example_cluster, example_templates
 
@@ -27,5 +28,6 @@ __all__ = [
     "example_templates",
     "load_templates",
     "plan",
+    "sweep_task",
     "templates_from_data",
 ]
