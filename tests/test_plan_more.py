@@ -125,3 +125,30 @@ def test_min_cost_is_never_dearer_than_least_waste() -> None:
     assert mc.scale_up.cost is not None
     assert dict(lw.scale_up.nodes_to_add) != dict(mc.scale_up.nodes_to_add)
     assert mc.scale_up.cost < lw.scale_up.cost
+
+
+def test_pods_without_room_skip_the_first_run_but_not_the_check() -> None:
+    """A pod whose requests exceed every node's free room is not tried on the cluster as it is
+    (a necessary condition of NodeResourcesFit) unless it could preempt; the estimates still
+    count on the room the others have, and the check simulates every pod."""
+    from schedframe.config.configuration import SchedulerConfiguration
+    from schedframe.plan._context import Context
+    from schedframe.plan._plan import no_room_now
+    from schedframe.plugins import in_tree_registry
+
+    node = make_node().name("n1").capacity(cpu="2", memory="4Gi", pods="110").obj()
+    running = make_pod().name("r").req(cpu="1", memory="1Gi").node("n1").obj()
+    small = [make_pod().name(f"s{i}").req(cpu="500m", memory="256Mi").obj() for i in range(2)]
+    big = make_pod().name("big").req(cpu="1500m", memory="256Mi").obj()
+    urgent = make_pod().name("urgent").req(cpu="1500m", memory="256Mi").priority(100).obj()
+    reg = in_tree_registry()
+    ctx = Context([node], [running], [], SchedulerConfiguration.default(registry=reg), reg)
+    assert no_room_now(ctx, [*small, big, urgent]) == {"default/big"}
+    got = plan([node, running, *small, big], [_template("a")])
+    up = got.scale_up
+    assert up is not None
+    assert got.verified, up.problems
+    # the small pods count on the room of n1: one new node, for the big pod
+    assert dict(up.nodes_to_add) == {"a": 1}
+    assert set(up.placements) == {"default/s0", "default/s1", "default/big"}
+    assert up.placements["default/big"] == "a-1"

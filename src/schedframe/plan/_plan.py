@@ -300,10 +300,12 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
 def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence[Pod],
               strategy: str, recheck: bool = False) -> ScaleUp:
     rng = random.Random(ctx.seed)
-    # 1. what the cluster as it is places
-    first = run_cluster(ctx, ctx.nodes, ctx.bound, waiting)
-    early, stuck_keys = outcome(first, [p.key for p in waiting])
-    stuck_set = set(stuck_keys)
+    # 1. what the cluster as it is places (pods with no room on any node are not tried)
+    no_room = no_room_now(ctx, waiting)
+    tried = [p for p in waiting if p.key not in no_room] if no_room else list(waiting)
+    first = run_cluster(ctx, ctx.nodes, ctx.bound, tried)
+    early, stuck_keys = outcome(first, [p.key for p in tried])
+    stuck_set = set(stuck_keys) | no_room
     # the estimates start from the cluster with what it places already
     est = attrs.evolve(ctx, bound=[*ctx.bound, *(p.evolve(node_name=early[p.key]) for p in waiting
                                                  if p.key in early)])
@@ -342,6 +344,44 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
         sims += 1
         up = attrs.evolve(up, simulations=sims)
     return attrs.evolve(up, verified=not problems, problems=tuple(problems))
+
+
+def no_room_now(ctx: Context, waiting: Sequence[Pod]) -> set[str]:
+    """The pending pods the cluster as it is cannot place, by a necessary condition: their
+    profile filters with NodeResourcesFit, their CPU, memory or pod count exceeds what every node
+    has free (nodes only fill while the pending pods are scheduled), and they cannot preempt (no
+    bound pod has a lower priority). The rest go through the real scheduler."""
+    fit = {pr.scheduler_name for pr in ctx.config.profiles
+           if any(ref.name == "NodeResourcesFit" for ref in pr.plugins_at("filter"))}
+    if not fit:
+        return set()
+    use: dict[str, list[int]] = {}
+    for p in ctx.bound:
+        if p.phase in ("Succeeded", "Failed"):
+            continue
+        u = use.setdefault(p.node_name, [0, 0, 0])
+        u[0] += p.requests.milli_cpu
+        u[1] += p.requests.memory
+        u[2] += 1
+    free = []
+    for n in ctx.nodes:
+        a = n.allocatable_resources
+        u = use.get(n.name, [0, 0, 0])
+        free.append((a.milli_cpu - u[0], a.memory - u[1], a.pods - u[2]))
+    lowest = min((p.effective_priority for p in ctx.bound), default=None)
+    out: set[str] = set()
+    seen: dict[tuple[int, int], bool] = {}
+    for p in waiting:
+        if p.scheduler_name not in fit or (lowest is not None and p.effective_priority > lowest):
+            continue
+        r = p.requests
+        key = (r.milli_cpu, r.memory)
+        room = seen.get(key)
+        if room is None:
+            room = seen[key] = any(key[0] <= f[0] and key[1] <= f[1] and f[2] >= 1 for f in free)
+        if not room:
+            out.add(p.key)
+    return out
 
 
 def _rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Shape],
