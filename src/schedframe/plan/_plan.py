@@ -403,7 +403,9 @@ def _rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Sh
     if len(templates) > 1:
         for t in templates:
             others = Counter({o.name: o.max_count for o in templates if o.name != t.name})
-            candidates.append(plan_rounds(ctx, templates, shapes, helps, helpable, others, "min-cost", rng))
+            # the others count as used up (never chosen), not as nodes the cluster has
+            candidates.append(plan_rounds(ctx, templates, shapes, helps, helpable, others, "min-cost",
+                                          rng, commit_used=False))
     return min(candidates, key=lambda c: objective(*c))
 
 
