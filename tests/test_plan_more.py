@@ -152,3 +152,20 @@ def test_pods_without_room_skip_the_first_run_but_not_the_check() -> None:
     assert dict(up.nodes_to_add) == {"a": 1}
     assert set(up.placements) == {"default/s0", "default/s1", "default/big"}
     assert up.placements["default/big"] == "a-1"
+
+
+def test_daemonset_pods_get_their_priority_class() -> None:
+    """A DaemonSet whose pods name a PriorityClass of the cluster: the pods of new nodes are
+    admitted with it (no warning about a missing PriorityClass) and still take room."""
+    import warnings
+
+    from schedframe import PriorityClass
+
+    tmpl = make_pod().name("agent").req(cpu="1", memory="256Mi").priority_class("node-critical").obj()
+    objs = [*_cluster(8), PriorityClass("node-critical", 2_000_000_000), DaemonSet("agent", template=tmpl)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = plan(objs, [_template("a")])
+    assert got.scale_up is not None
+    assert got.verified, got.scale_up.problems
+    assert dict(got.scale_up.nodes_to_add) == {"a": 3}

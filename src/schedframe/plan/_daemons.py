@@ -8,19 +8,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..api.objects import Node, Pod
+from ..api.objects import Node, Pod, PriorityClass
 from ..api.workloads import DaemonSet, expand_workloads
 from ._shapes import vector
 
 __all__ = ["daemon_load", "daemon_pods", "daemon_sets"]
 
 
-def daemon_sets(objects: Iterable[Any]) -> list[DaemonSet]:
-    """The DaemonSets among *objects* that have a pod template."""
-    return [o for o in objects if isinstance(o, DaemonSet) and o.template is not None]
+def daemon_sets(objects: Iterable[Any]) -> list[Any]:
+    """The DaemonSets among *objects* that have a pod template, and the PriorityClasses (their
+    pods' priority comes from them)."""
+    found = [o for o in objects if isinstance(o, (DaemonSet, PriorityClass))]
+    if not any(isinstance(o, DaemonSet) and o.template is not None for o in found):
+        return []
+    return found
 
 
-def daemon_pods(sets: Sequence[DaemonSet], nodes: Sequence[Node], seed: int = 0,
+def daemon_pods(sets: Sequence[Any], nodes: Sequence[Node], seed: int = 0,
                 prefix: str = "") -> list[Pod]:
     """The DaemonSet pods that *nodes* (new, empty nodes) would run, bound to them; their names
     get *prefix* after the DaemonSet's name so they never clash with the cluster's pods."""
@@ -37,7 +41,7 @@ def daemon_pods(sets: Sequence[DaemonSet], nodes: Sequence[Node], seed: int = 0,
     return out
 
 
-def daemon_load(sets: Sequence[DaemonSet], node: Node, dims: Sequence[str]) -> tuple[int, ...]:
+def daemon_load(sets: Sequence[Any], node: Node, dims: Sequence[str]) -> tuple[int, ...]:
     """The requests, over *dims*, of the DaemonSet pods a fresh *node* would run."""
     total = [0] * len(dims)
     for p in daemon_pods(sets, [node]):

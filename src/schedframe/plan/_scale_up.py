@@ -19,6 +19,7 @@ from ..scheduler.explain import explain
 from ..scheduler.scheduler import Scheduler
 from ..sim.results import SimResult
 from ._context import Context, outcome, run_cluster
+from ._daemons import daemon_load, daemon_sets
 from ._shapes import Shape, capacity, dims_of, ffd_pack, group_shapes, lower_bound, vector
 from ._templates import NodeTemplate
 
@@ -127,13 +128,10 @@ def estimate(ctx: Context, t: NodeTemplate, shapes: Sequence[Shape], pods: Seque
 def free_capacity(ctx: Context, t: NodeTemplate, dims: Sequence[str]) -> tuple[int, ...]:
     """A fresh node of *t*'s allocatable over *dims* less what its DaemonSet pods request."""
     cap = capacity(t.node, dims)
-    daemons = ctx.new_daemon_pods([t.new_node(f"{t.name}-template")])
-    if not daemons:
+    sets = daemon_sets(ctx.objects)
+    if not sets:
         return cap
-    used = [0] * len(dims)
-    for p in daemons:
-        for i, v in enumerate(vector(p.requests, dims, pod=True)):
-            used[i] += v
+    used = daemon_load(sets, t.new_node(f"{t.name}-template"), dims)
     return tuple(c - u for c, u in zip(cap, used))
 
 
