@@ -45,6 +45,12 @@ READERS: dict[tuple[str, str], Callable[[str], list[str]]] = {
     ("explain", "--cluster"): lambda bad: ["explain", GOOD["pod"], "--cluster", bad],
     ("explain", "--config"): lambda bad: ["explain", GOOD["pod"], "--cluster", CLUSTER,
                                           "--config", bad],
+    ("plan", "--cluster"): lambda bad: ["plan", "--cluster", bad, "--templates", GOOD["templates"]],
+    ("plan", "--pending"): lambda bad: ["plan", "--cluster", CLUSTER, "--pending", bad,
+                                        "--templates", GOOD["templates"]],
+    ("plan", "--templates"): lambda bad: ["plan", "--cluster", CLUSTER, "--templates", bad],
+    ("plan", "--config"): lambda bad: ["plan", "--cluster", CLUSTER, "--templates", GOOD["templates"],
+                                       "--config", bad],
     ("sweep", "spec"): lambda bad: ["sweep", bad],
     ("config validate", "file"): lambda bad: ["config", "validate", bad],
     ("config convert", "file"): lambda bad: ["config", "convert", bad],
@@ -68,7 +74,7 @@ OUTPUTS = {
     ("gpushare plot", "--out"),
 }
 #: arguments where a directory of manifests is accepted: an empty directory is the error there
-DIRECTORIES = {("simulate", "--cluster"), ("explain", "--cluster")}
+DIRECTORIES = {("simulate", "--cluster"), ("explain", "--cluster"), ("plan", "--cluster")}
 
 
 def _commands(parser: argparse.ArgumentParser,
@@ -116,6 +122,9 @@ def bad_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     GOOD["pod"] = str(d / "pod.yaml")
     (d / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
                                 "spec: {containers: [{name: c}]}\n")
+    GOOD["templates"] = str(d / "templates.yaml")
+    (d / "templates.yaml").write_text("kind: NodeTemplates\ntemplates:\n- name: t\n  node: {status: "
+                                      "{allocatable: {cpu: '4', memory: 8Gi}}}\n")
     GOOD["nodes"] = str(d / "nodes.csv")
     (d / "nodes.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\nn0,8000,32768,1,T4\n")
     assert main(["simulate", "three-zones", "--until", "5", "--log", str(d / "run.jsonl"), "--json"],

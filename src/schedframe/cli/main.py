@@ -17,14 +17,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Final
 
-from . import bench, config, explain, gpushare, import_, plugins, replay, run, simulate, sweep
+from . import bench, config, explain, gpushare, import_, plan, plugins, replay, run, simulate, sweep
 from ._common import EXIT_INPUT, EXIT_OK, EXIT_PENDING, PASSTHROUGH, Command, run_command
 
 __all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_OK", "EXIT_PENDING", "build_parser", "main"]
 
 #: The command modules, in help order: the one list a new command is added to.
 COMMANDS: Final[tuple[Command, ...]] = (
-    simulate, replay, explain, plugins, sweep, config, bench, gpushare, run, import_,
+    simulate, replay, explain, plan, plugins, sweep, config, bench, gpushare, run, import_,
 )
 
 _COMMAND: Final = "schedframe_command"

@@ -1,7 +1,7 @@
 """Sweeps: many runs (simulations, GPU-sharing experiments, any importable function) in parallel on
 any :class:`concurrent.futures.Executor`, a local process pool by default or a Dask cluster.
 
-A run is a *task* (``"simulate"``, ``"gpushare"``, or ``"package.module:function"``) and its
+A run is a *task* (``"simulate"``, ``"gpushare"``, ``"plan"``, or ``"package.module:function"``) and its
 parameters; every run is a pure function of them, so the table a sweep produces does not depend on
 the executor, the number of workers or the order in which runs finish. Rows stream to the output
 file as runs finish; a run that raises is a row with its error and the others go on; ``resume``
@@ -57,6 +57,7 @@ __all__ = [
 BUILTIN_TASKS: Final[Mapping[str, str]] = {
     "simulate": "schedframe.sim.sweep:simulate_task",
     "gpushare": "schedframe.gpushare.experiment:sweep_task",
+    "plan": "schedframe.plan:sweep_task",
 }
 #: Columns every row has, before the run's parameters and metrics.
 FIXED_COLUMNS: Final = ("run", "task", "status", "error", "seconds")

@@ -1,0 +1,147 @@
+"""``schedframe plan``: nodes to add for pending pods and nodes to remove, each plan checked by
+simulating it (:func:`schedframe.plan.plan`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ._common import (
+    EXIT_OK,
+    EXIT_PENDING,
+    CliInputError,
+    dump_json,
+    load_cluster,
+    load_config,
+    output,
+    status,
+)
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``schedframe plan``."""
+    from ..plan import STRATEGIES
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "plan",
+        help="capacity planning: nodes to add for pending pods, nodes that can go",
+        description="Plan capacity as Cluster Autoscaler does, with kube-scheduler's exact "
+        "semantics: which template nodes to add so the pending pods are placed, and which nodes "
+        "can be removed; every plan is checked by simulating it. With no files: a built-in "
+        "example.",
+    )
+    p.add_argument("--cluster", metavar="DUMP", help="the cluster: manifests or a `kubectl get -A -o "
+                   "yaml` dump (its unbound pods are pending)")
+    p.add_argument("--pending", metavar="FILE", help="more pending pods or workloads (manifests)")
+    p.add_argument("--templates", metavar="FILE", help="node templates (docs/planning.rst)")
+    p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration file")
+    p.add_argument("--strategy", choices=STRATEGIES, default="least-waste",
+                   help="expander strategy (default least-waste)")
+    p.add_argument("--scale-down", action="store_true", help="also plan nodes to remove")
+    p.add_argument("--no-scale-up", action="store_true", help="plan scale-down only")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="scale-down utilisation threshold (default 0.5, as Cluster Autoscaler)")
+    p.add_argument("--seed", type=int, default=0, help="seed of ties and of --strategy random")
+    p.add_argument("--recheck", action="store_true",
+                   help="simulate the scale-up plan a second time from scratch as well")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``schedframe plan``."""
+    from ..api.manifests import load_manifests
+    from ..errors import ManifestError
+    from ..plan import EXAMPLE_CONFIG, example_cluster, example_templates, load_templates, plan
+    from ..plan._templates import templates_from_data
+    from ._common import manifest_input_error
+
+    out = output(args)
+    example = not (args.cluster or args.pending or args.templates)
+    if example:
+        from ..api.manifests import object_from_manifest
+
+        cluster: list[Any] = [object_from_manifest(m) for m in example_cluster()]
+        templates: Any = templates_from_data(example_templates(), source="the built-in example")
+        config: Any = EXAMPLE_CONFIG
+        pending: list[Any] = []
+        scale_down = True
+    else:
+        if not args.cluster:
+            raise CliInputError("--cluster DUMP is needed with --pending or --templates")
+        cluster = load_cluster(args.cluster, "--cluster", out)
+        pending = []
+        if args.pending:
+            if not os.path.exists(args.pending):
+                raise CliInputError(f"{args.pending}: no such file (--pending)")
+            try:
+                from pathlib import Path
+
+                pending = load_manifests(Path(args.pending))
+            except ManifestError as exc:
+                raise manifest_input_error(args.pending, exc) from None
+            if not pending:
+                raise CliInputError(f"{args.pending}: no pod or workload in the file (--pending)")
+        if args.no_scale_up:
+            templates = []
+        elif not args.templates:
+            raise CliInputError("--templates FILE is needed to plan a scale-up (or --no-scale-up)")
+        else:
+            if not os.path.exists(args.templates):
+                raise CliInputError(f"{args.templates}: no such file (--templates)")
+            templates = load_templates(args.templates)
+        config = load_config(args.config) if args.config else None
+        scale_down = args.scale_down
+    with status(out, "planning…"):
+        result = plan(cluster, templates, pending=pending, config=config, strategy=args.strategy,
+                      scale_up=not args.no_scale_up, scale_down=scale_down,
+                      threshold=args.threshold, seed=args.seed,
+                      recheck=args.recheck)
+    if args.json:
+        dump_json(result.to_dict(), out.stream)
+    else:
+        _report(out, result, example)
+    return EXIT_OK if result.verified else EXIT_PENDING
+
+
+def _report(out: Any, result: Any, example: bool) -> None:
+    if example:
+        out.line("the built-in example: 4 nodes in 2 zones; pending: web replicas spread over zones, "
+                 "a gang of 4 (Coscheduling), 2 pods sharing a T4 GPU, a pod no template can hold",
+                 style="bold")
+    prices = {t.name: t.price for t in result.templates}
+    up = result.scale_up
+    if up is not None:
+        rows = [[t, f"{n}", "-" if prices.get(t) is None else f"{prices[t]:g}",
+                 "-" if prices.get(t) is None else f"{n * (prices[t] or 0):g}"]
+                for t, n in up.nodes_to_add.items()]
+        total = "-" if up.cost is None else f"{up.cost:g}"
+        rows.append(["total", f"{up.node_count}", "", total])
+        out.table(f"nodes to add ({up.strategy})", ["TEMPLATE", "NODES", "PRICE", "COST"], rows,
+                  right=(1, 2, 3))
+        new = set(up.new_nodes)
+        on_new = sum(1 for n in up.placements.values() if n in new)
+        out.line(f"{len(up.placements)} pending pod(s) placed ({on_new} on new nodes); "
+                 f"{len(up.unhelpable)} left pending")
+        for key, reasons in up.unhelpable.items():
+            out.line(f"  {key}: " + "; ".join(f"{t}: {', '.join(r)}" for t, r in reasons.items()))
+        out.line(f"scale-up {'verified' if up.verified else 'NOT verified'} "
+                 f"({up.simulations} simulation(s) to plan, one more to check)")
+        for p in up.problems:
+            out.line(f"  {p}")
+    down = result.scale_down
+    if down is not None:
+        rows = [[n, "remove", f"{100 * down.utilisation[n]:.0f}%", ""] for n in down.removable]
+        rows += [[n, "keep", f"{100 * down.utilisation[n]:.0f}%", f"{r}: {d}"]
+                 for n, (r, d) in down.unremovable.items()]
+        out.table(f"scale-down (threshold {down.threshold:.0%})", ["NODE", "ACTION", "UTIL", "WHY"], rows,
+                  right=(2,))
+        for k, n in down.moves.items():
+            out.line(f"  {k} -> {n}")
+        out.line(f"scale-down {'verified' if down.verified else 'NOT verified'}")
+        for p in down.problems:
+            out.line(f"  {p}")
+    out.line("verified" if result.verified else "NOT verified", style="bold")

@@ -1,0 +1,61 @@
+"""DaemonSet pods on new nodes: Cluster Autoscaler counts the DaemonSet pods a template node
+would run (``daemonset.GetDaemonSetPodsForNode``: the DaemonSet controller's predicates --
+node selector, required node affinity, NoSchedule/NoExecute taints against the pod's
+tolerations with the ones the controller adds) as taking room on that node."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..api.objects import Node, Pod, PriorityClass
+from ..api.workloads import DaemonSet, expand_workloads
+from ._shapes import vector
+
+__all__ = ["daemon_load", "daemon_pods", "daemon_sets"]
+
+
+def daemon_sets(objects: Iterable[Any]) -> list[Any]:
+    """The DaemonSets among *objects* that have a pod template, and the PriorityClasses (their
+    pods' priority comes from them)."""
+    found = [o for o in objects if isinstance(o, (DaemonSet, PriorityClass))]
+    if not any(isinstance(o, DaemonSet) and o.template is not None for o in found):
+        return []
+    return found
+
+
+def daemon_pods(sets: Sequence[Any], nodes: Sequence[Node], seed: int = 0,
+                prefix: str = "") -> list[Pod]:
+    """The DaemonSet pods that *nodes* (new, empty nodes) would run, bound to them; their names
+    get *prefix* after the DaemonSet's name so they never clash with the cluster's pods."""
+    if not sets or not nodes:
+        return []
+    by_name = {n.name for n in nodes}
+    out = []
+    for o in expand_workloads([*nodes, *sets], seed=seed):
+        if not isinstance(o, Pod):
+            continue
+        target = _target(o)
+        if target in by_name:
+            out.append(o.evolve(name=f"{prefix}{o.name}", node_name=target))
+    return out
+
+
+def daemon_load(sets: Sequence[Any], node: Node, dims: Sequence[str]) -> tuple[int, ...]:
+    """The requests, over *dims*, of the DaemonSet pods a fresh *node* would run."""
+    total = [0] * len(dims)
+    for p in daemon_pods(sets, [node]):
+        for i, v in enumerate(vector(p.requests, dims, pod=True)):
+            total[i] += v
+    return tuple(total)
+
+
+def _target(pod: Pod) -> str:
+    na = pod.affinity.node_affinity if pod.affinity is not None else None
+    if na is None or na.required is None:
+        return ""
+    for term in na.required.terms:
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In" and len(req.values) == 1:
+                return req.values[0]
+    return ""

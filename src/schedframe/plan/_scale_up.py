@@ -1,0 +1,377 @@
+"""Scale-up: which template nodes to add so the pending pods that some template can help are
+placed. Cluster Autoscaler's loop: estimate, per template, the nodes its pods need
+(binpacking), let an expander strategy choose one template, commit, repeat for the pods left;
+then simulate the cluster with the nodes added and repair until the real scheduler places every
+pod the plan promises."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from ..api.objects import Node, Pod
+from ..errors import SchedframeError
+from ..scheduler.explain import explain
+from ..scheduler.scheduler import Scheduler
+from ..sim.results import SimResult
+from ._context import Context, outcome, run_cluster
+from ._daemons import daemon_load, daemon_sets
+from ._shapes import Shape, capacity, dims_of, ffd_pack, group_shapes, lower_bound, vector
+from ._templates import NodeTemplate
+
+__all__ = ["STRATEGIES", "Option", "choose", "estimate", "helpers", "new_node_names", "plan_rounds",
+           "repair_and_run"]
+
+#: The expander strategies (Cluster Autoscaler's names) and ``min-cost``.
+STRATEGIES: Final = ("least-waste", "most-pods", "price", "priority", "random", "min-cost")
+#: At most this many simulations of the whole plan (the first and the repairs).
+MAX_ATTEMPTS: Final = 6
+#: Reason of a template whose ``maxCount`` is used up.
+MAX_COUNT_REASON: Final = "template maxCount ({}) reached"
+
+
+@attrs.frozen
+class Option:
+    """What one template would do for the pods still pending: add *count* nodes and place
+    *pods* (keys). *waste* is Cluster Autoscaler's least-waste score (unused share of CPU plus
+    that of memory on the new nodes)."""
+
+    template: str
+    count: int
+    pods: frozenset[str]
+    waste: float
+    cost: float | None
+
+
+def helpers(ctx: Context, shapes: Sequence[Shape], templates: Sequence[NodeTemplate]
+            ) -> tuple[dict[int, list[str]], dict[int, dict[str, tuple[str, ...]]]]:
+    """For each shape (by index): the templates whose fresh node passes the profile's
+    PreFilter and Filter for its first pod, and the reasons of the others (kube-scheduler's
+    status reasons on that node)."""
+    ok: dict[int, list[str]] = {}
+    why: dict[int, dict[str, tuple[str, ...]]] = {}
+    for i, s in enumerate(shapes):
+        ok[i] = []
+        why[i] = {}
+        for t in templates:
+            fits, reasons = _fits_template(ctx, s, t)
+            if fits:
+                ok[i].append(t.name)
+            else:
+                why[i][t.name] = reasons
+    return ok, why
+
+
+def _fits_template(ctx: Context, s: Shape, t: NodeTemplate) -> tuple[bool, tuple[str, ...]]:
+    probe = t.new_node(f"{t.name}-template")
+    nodes: list[Node] = [probe]
+    pods: list[Pod] = ctx.new_daemon_pods([probe])
+    if not s.simple:  # inter-pod terms and spread read the rest of the cluster
+        nodes = [*ctx.nodes, probe]
+        pods = [*ctx.bound, *pods]
+    try:
+        e = explain(s.first, nodes=nodes, pods=pods, objects=ctx.objects, config=ctx.config,
+                    registry=ctx.registry, seed=ctx.seed)
+    except SchedframeError as exc:
+        return False, (str(exc),)
+    if not e.pre_filter_status.passed and e.pre_filter_status.plugin:
+        return False, e.pre_filter_status.reasons or (e.message,)
+    for nv in e.nodes:
+        if nv.node == probe.name:
+            if nv.verdict.passed:
+                return True, ()
+            return False, nv.verdict.reasons or (e.message,)
+    return False, (e.message,)
+
+
+def _dominant(req: tuple[int, ...], cap: tuple[int, ...]) -> float:
+    return max((r / c if c else (float("inf") if r else 0.0)) for r, c in zip(req, cap))
+
+
+def estimate(ctx: Context, t: NodeTemplate, shapes: Sequence[Shape], pods: Sequence[Pod], limit: int,
+             dims: Sequence[str], prefix: str, committed: Sequence[Node] = ()
+             ) -> tuple[int, set[str], list[list[Pod]]]:
+    """Binpack *pods* (all of shapes this template helps) onto at most *limit* new nodes of
+    *t*: simple shapes by first-fit decreasing arithmetic, the others by the real scheduler
+    adding template nodes until no more pods place. Returns the node count, the pods placed and
+    the simple bins."""
+    if limit <= 0 or not pods:
+        return 0, set(), []
+    cap = free_capacity(ctx, t, dims)
+    keys = {p.key for p in pods}
+    simple: list[tuple[tuple[int, ...], Pod]] = []
+    complex_pods: list[Pod] = []
+    for s in shapes:
+        members = [p for p in s.pods if p.key in keys]
+        if not members:
+            continue
+        if s.simple:
+            req = vector(s.first.requests, dims, pod=True)
+            simple.extend((req, p) for p in members)
+        else:
+            complex_pods.extend(members)
+    simple.sort(key=lambda rp: (-_dominant(rp[0], cap), rp[0]))
+    bins, _ = ffd_pack(simple, cap, limit)
+    placed = {p.key for b in bins for p in b}
+    count = len(bins)
+    if complex_pods and count < limit:
+        n, done = _scheduler_pack(ctx, t, complex_pods, limit - count, dims, prefix, committed)
+        count += n
+        placed |= done
+    return count, placed, bins
+
+
+def free_capacity(ctx: Context, t: NodeTemplate, dims: Sequence[str]) -> tuple[int, ...]:
+    """A fresh node of *t*'s allocatable over *dims* less what its DaemonSet pods request."""
+    cap = capacity(t.node, dims)
+    sets = daemon_sets(ctx.objects)
+    if not sets:
+        return cap
+    used = daemon_load(sets, t.new_node(f"{t.name}-template"), dims)
+    return tuple(c - u for c, u in zip(cap, used))
+
+
+def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: int,
+                    dims: Sequence[str], prefix: str, committed: Sequence[Node] = ()
+                    ) -> tuple[int, set[str]]:
+    """Cluster Autoscaler's estimator with the real scheduler: template nodes are added to a
+    copy of the cluster (as many at once as the resource bound of the pods still pending asks,
+    at least one) and the scheduler places what it can, until a round places nothing."""
+    sched = Scheduler(ctx.config, registry=ctx.registry, seed=ctx.seed,
+                      objects=[*ctx.objects, *ctx.nodes, *committed, *ctx.bound,
+                               *ctx.new_daemon_pods(committed)])
+    for p in pods:
+        sched.add_pod(p)
+    sched.run_until_idle()
+    cap = free_capacity(ctx, t, dims)
+    added: list[str] = []
+    keys = [p.key for p in pods]
+    while len(added) < limit:
+        waiting = [p.pod for p in sched.pending()]
+        if not waiting:
+            break
+        k = max(1, lower_bound((vector(p.requests, dims, pod=True) for p in waiting), cap))
+        k = min(k, limit - len(added))
+        before = len(waiting)
+        batch = [f"{prefix}{len(added) + i + 1}" for i in range(k)]
+        new = [t.new_node(name) for name in batch]
+        daemons = ctx.new_daemon_pods(new)
+        for node in new:
+            sched.add_node(node)
+        for d in daemons:
+            sched.add_pod(d)
+        added.extend(batch)
+        sched.run_until_idle()
+        if len(sched.pending()) == before:  # nothing more fits: drop this round's nodes
+            for d in daemons:
+                sched.remove_pod(d.key)
+            for name in batch:
+                sched.remove_node(name)
+            del added[-k:]
+            break
+    bindings = sched.bindings()
+    used = {bindings[k] for k in keys if k in bindings} & set(added)
+    return len(used), {k for k in keys if k in bindings}
+
+
+def _waste(t: NodeTemplate, count: int, bins: Sequence[Sequence[Pod]], pods: set[str],
+           by_key: Mapping[str, Pod]) -> float:
+    if count <= 0:
+        return float("inf")
+    alloc = t.node.allocatable_resources
+    cpu = sum(by_key[k].requests.milli_cpu for k in pods)
+    mem = sum(by_key[k].requests.memory for k in pods)
+    score = 0.0
+    for used, total in ((cpu, alloc.milli_cpu * count), (mem, alloc.memory * count)):
+        if total > 0:
+            score += max(total - used, 0) / total
+    return score
+
+
+def _options(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Shape],
+             helps: Mapping[int, list[str]], remaining: Sequence[Pod], used: Counter[str],
+             dims: Sequence[str], committed: Sequence[Node] = ()) -> list[Option]:
+    rem = {p.key for p in remaining}
+    by_key = {p.key: p for p in remaining}
+    out = []
+    for t in templates:
+        limit = t.max_count - used[t.name]
+        if limit <= 0:
+            continue
+        mine = [s for i, s in enumerate(shapes) if t.name in helps[i]]
+        pods = [p for s in mine for p in s.pods if p.key in rem]
+        if not pods:
+            continue
+        count, placed, bins = estimate(ctx, t, mine, pods, limit, dims, f"{t.name}-estimate-", committed)
+        if not placed:
+            continue
+        cost = None if t.price is None else t.price * count
+        out.append(Option(t.name, count, frozenset(placed), _waste(t, count, bins, placed, by_key), cost))
+    return out
+
+
+def choose(options: Sequence[Option], strategy: str, templates: Mapping[str, NodeTemplate],
+           rng: random.Random) -> Option:
+    """The option *strategy* picks (Cluster Autoscaler's expanders; ties by template order)."""
+    order = {name: i for i, name in enumerate(templates)}
+
+    def pick(best: Sequence[Option]) -> Option:
+        return min(best, key=lambda o: order[o.template])
+
+    if strategy == "random":
+        return rng.choice(list(options))
+    if strategy == "most-pods":
+        top = max(len(o.pods) for o in options)
+        return pick(sorted((o for o in options if len(o.pods) == top), key=lambda o: o.count)[:1])
+    if strategy == "priority":
+        top = max(templates[o.template].priority for o in options)
+        best = [o for o in options if templates[o.template].priority == top]
+        return rng.choice(best) if len(best) > 1 else best[0]
+    if strategy == "price":
+        def per_pod(o: Option) -> tuple[int, float]:
+            return (0, o.cost / len(o.pods)) if o.cost is not None else (1, 0.0)
+        cheapest = min(per_pod(o) for o in options)
+        return pick([o for o in options if per_pod(o) == cheapest])
+    if strategy == "min-cost":
+        priced = all(templates[o.template].price is not None for o in options)
+
+        def ratio(o: Option) -> float:
+            return (o.cost if priced and o.cost is not None else o.count) / len(o.pods)
+        best_ratio = min(ratio(o) for o in options)
+        return pick([o for o in options if ratio(o) <= best_ratio * (1 + 1e-12)])
+    # least-waste
+    low = min(o.waste for o in options)
+    best = [o for o in options if o.waste <= low + 1e-12]
+    return pick(best)
+
+
+def plan_rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Shape],
+                helps: Mapping[int, list[str]], remaining: Sequence[Pod], used: Counter[str],
+                strategy: str, rng: random.Random, *, commit_used: bool = True
+                ) -> tuple[Counter[str], set[str]]:
+    """Cluster Autoscaler's scale-up loop: options for the pods left, one chosen, committed,
+    repeated. Returns the nodes added per template and the pods they are expected to place."""
+    dims = dims_of(remaining)
+    added: Counter[str] = Counter()
+    helped: set[str] = set()
+    left = list(remaining)
+    by_name = {t.name: t for t in templates}
+    committed = [t.new_node(name) for t, name in
+                 new_node_names(templates, used if commit_used else {}, ctx.node_names,
+                                infix="-committed-")]
+    while left:
+        options = _options(ctx, templates, shapes, helps, left, used + added, dims, committed)
+        options = [o for o in options if o.count > 0 or o.pods]
+        if not options:
+            break
+        o = choose(options, strategy, by_name, rng)
+        t = by_name[o.template]
+        start = used[o.template] + added[o.template]
+        committed.extend(t.new_node(f"{t.name}-committed-{start + i + 1}") for i in range(o.count))
+        added[o.template] += o.count
+        helped |= o.pods
+        left = [p for p in left if p.key not in o.pods]
+    return added, helped
+
+
+def new_node_names(templates: Sequence[NodeTemplate], counts: Mapping[str, int], taken: set[str],
+                   infix: str = "-") -> list[tuple[NodeTemplate, str]]:
+    """``(template, name)`` of every new node: ``<template>-<n>``, skipping names taken."""
+    out = []
+    used = set(taken)
+    for t in templates:
+        n = 0
+        for _ in range(counts.get(t.name, 0)):
+            n += 1
+            while f"{t.name}{infix}{n}" in used:
+                n += 1
+            name = f"{t.name}{infix}{n}"
+            used.add(name)
+            out.append((t, name))
+    return out
+
+
+def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Shape],
+                   helps: Mapping[int, list[str]], pending: Sequence[Pod], counts: Counter[str],
+                   promised: set[str], strategy: str, rng: random.Random
+                   ) -> tuple[Counter[str], dict[str, str], list[str], int, list[str], dict[str, str],
+                              SimResult]:
+    """Simulate the cluster with the planned nodes; while pods the plan promises stay pending,
+    plan more nodes for them (and drop nodes left empty) and simulate again. Returns the final
+    counts, the placements and pending keys of that last simulation (a fresh simulation of
+    exactly the final counts), the number of simulations, notes, the scheduler's messages and
+    that last simulation."""
+    notes: list[str] = []
+    keys = [p.key for p in pending]
+    by_key = {p.key: p for p in pending}
+    attempts = 0
+    placed: dict[str, str] = {}
+    left: list[str] = []
+    messages: dict[str, str] = {}
+    result: SimResult | None = None
+    while True:
+        attempts += 1
+        new = new_node_names(templates, counts, ctx.node_names)
+        fresh = [t.new_node(name) for t, name in new]
+        nodes = [*ctx.nodes, *fresh]
+        daemons = ctx.new_daemon_pods(fresh)
+        result = run_cluster(ctx, nodes, [*ctx.bound, *daemons], pending)
+        placed, left = outcome(result, keys)
+        messages = {p.key: p.message for p in result.pods if p.message}
+        missing = [k for k in left if k in promised]
+        used_nodes = set(placed.values())
+        empty = Counter(t.name for t, name in new if name not in used_nodes)
+        if not missing and not empty:
+            break
+        if attempts >= MAX_ATTEMPTS:
+            if missing:
+                notes.append(f"{len(missing)} pod(s) the templates can hold stayed pending after "
+                             f"{attempts} simulations (e.g. {missing[0]})")
+            break
+        if empty and not missing:
+            counts = counts - empty
+            continue
+        # estimate from the simulated cluster: the planned nodes and the pods placed on them
+        est = attrs.evolve(ctx, nodes=nodes, bound=[*ctx.bound, *daemons, *(
+            by_key[k].evolve(node_name=n) for k, n in placed.items())])
+        more, _ = plan_rounds(est, templates, shapes, helps, [by_key[k] for k in missing],
+                              counts, strategy, rng, commit_used=False)
+        if not more:
+            notes.append(f"{len(missing)} pod(s) stayed pending and no template has room left "
+                         f"(e.g. {missing[0]})")
+            break
+        counts = counts + more
+    assert result is not None
+    return counts, placed, left, attempts, notes, messages, result
+
+
+def unplaced_reasons(pods: Sequence[Pod], shapes: Sequence[Shape], helps: Mapping[int, list[str]],
+                     why: Mapping[int, Mapping[str, tuple[str, ...]]], templates: Sequence[NodeTemplate],
+                     counts: Mapping[str, int], messages: Mapping[str, str]
+                     ) -> dict[str, dict[str, tuple[str, ...]]]:
+    """For each pod left pending: each template's reason (its Filter reasons on a fresh node, or
+    ``maxCount`` reached, or the scheduler's message when the template's node fits it alone)."""
+    shape_of = {p.key: i for i, s in enumerate(shapes) for p in s.pods}
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for p in pods:
+        i = shape_of[p.key]
+        reasons: dict[str, tuple[str, ...]] = {}
+        for t in templates:
+            if t.name in why[i]:
+                reasons[t.name] = why[i][t.name]
+            elif counts.get(t.name, 0) >= t.max_count:
+                reasons[t.name] = (MAX_COUNT_REASON.format(t.max_count),)
+            else:
+                msg = messages.get(p.key) or "not placed by the scheduler with the planned nodes"
+                reasons[t.name] = (msg,)
+        out[p.key] = reasons
+    return out
+
+
+def shapes_of(pending: Sequence[Pod]) -> list[Shape]:
+    """The shapes of *pending*."""
+    return group_shapes(pending)

@@ -1,0 +1,315 @@
+"""Node templates: the shapes of nodes a planner may add (a Cluster Autoscaler node group,
+a Karpenter instance type), read from a file with field paths in every error."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, final
+
+import attrs
+
+from .._textio import parse_documents, read_text, shown_path
+from ..api.objects import Node
+from ..errors import ManifestError, SchedframeError
+
+__all__ = [
+    "MAX_COUNT_ANNOTATION",
+    "MAX_TEMPLATES",
+    "MAX_TEMPLATE_BYTES",
+    "NodeTemplate",
+    "PRICE_ANNOTATION",
+    "PRIORITY_ANNOTATION",
+    "TemplateError",
+    "load_templates",
+    "templates_from_data",
+]
+
+#: The largest template file read.
+MAX_TEMPLATE_BYTES: Final = 4 * 1024 * 1024
+#: The most templates one file may declare.
+MAX_TEMPLATES: Final = 1000
+#: The most nodes of one template (``maxCount``; the default when none is given).
+MAX_NODES_PER_TEMPLATE: Final = 100_000
+#: Annotations of a bare Node manifest used as a template.
+PRICE_ANNOTATION: Final = "schedframe.io/price"
+MAX_COUNT_ANNOTATION: Final = "schedframe.io/max-count"
+PRIORITY_ANNOTATION: Final = "schedframe.io/priority"
+
+_KIND: Final = "NodeTemplates"
+_TEMPLATE_KEYS: Final = ("name", "price", "maxCount", "priority", "node")
+
+
+class TemplateError(SchedframeError, ValueError):
+    """A node template file (or :class:`NodeTemplate`) is invalid: ``source`` names the file and
+    ``path`` the field, e.g. ``templates.yaml: templates[1].maxCount: want an integer >= 0, got -1``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plan"
+
+    def __init__(self, source: str, path: str, message: str) -> None:
+        self.source = source
+        self.path = path
+        self.detail = message
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
+
+
+def _check_name(t: NodeTemplate, attribute: Any, value: Any) -> None:
+    if not isinstance(value, str) or not value:
+        raise TemplateError("", "name", f"want a non-empty string, got {value!r}")
+
+
+@final
+@attrs.frozen
+class NodeTemplate:
+    """A kind of node the planner may add: a Cluster Autoscaler node group or a Karpenter
+    instance type.
+
+    Attributes:
+        name: the template's name (new nodes are called ``<name>-<n>``).
+        node: the Node every new node copies (labels, taints, allocatable, GPU model).
+        price: cost of one node (any unit, e.g. per hour); ``None``: unknown (counted as 0 by
+            the ``price`` strategy, which then prefers templates with a price).
+        max_count: at most this many new nodes of the template.
+        priority: for the ``priority`` strategy (higher first), as CA's priority expander.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plan"
+
+    name: str = attrs.field(validator=_check_name)
+    node: Node
+    price: float | None = None
+    max_count: int = MAX_NODES_PER_TEMPLATE
+    priority: int = 0
+
+    def new_node(self, name: str) -> Node:
+        """A node of this template named *name* (hostname label included)."""
+        labels = {**self.node.labels, "kubernetes.io/hostname": name}
+        return self.node.evolve(name=name, uid=f"node/{name}", labels=labels)
+
+
+def load_templates(path: str | os.PathLike[str]) -> list[NodeTemplate]:
+    """Read node templates from *path* (YAML or JSON; see ``docs/planning.rst``).
+
+    Two forms: a ``kind: NodeTemplates`` document (``templates: [{name, price, maxCount,
+    priority, node: <Node manifest>}]``), or Node manifests (several documents or a ``List``)
+    whose ``metadata.name`` names the template and whose annotations ``schedframe.io/price``,
+    ``schedframe.io/max-count`` and ``schedframe.io/priority`` give the rest.
+
+    Raises:
+        TemplateError: the file cannot be read or a field is invalid (naming the file and field).
+
+    .. versionadded:: 0.1.0
+    """
+    source = os.fspath(path)
+    shown = shown_path(source)
+
+    def error(message: str) -> TemplateError:
+        return TemplateError("", "", message if shown in message else f"{shown}: {message}")
+
+    text = read_text(source, max_bytes=MAX_TEMPLATE_BYTES, what="the node templates", error=error)
+    docs = parse_documents(text, source=shown, error=error)
+    return templates_from_data(docs, source=shown)
+
+
+def templates_from_data(data: Any, *, source: str = "<templates>") -> list[NodeTemplate]:
+    """Node templates from parsed data: a ``NodeTemplates`` mapping, a Node manifest, a ``List``
+    of them, or a list of documents (as :func:`load_templates` reads them).
+
+    Raises:
+        TemplateError: with the field path.
+
+    .. versionadded:: 0.1.0
+    """
+    docs: Sequence[Any] = data if isinstance(data, list) else [data]
+    docs = [d for d in docs if d is not None]
+    out: list[NodeTemplate] = []
+    multi = len(docs) > 1
+    for di, doc in enumerate(docs):
+        at = f"[{di}]" if multi else ""
+        if not isinstance(doc, Mapping):
+            raise TemplateError(source, at or "(document)", f"want a mapping, got {_kind(doc)}")
+        kind = doc.get("kind")
+        if kind == _KIND:
+            _known(doc, f"{at}", ("apiVersion", "kind", "templates"), source)
+            items = doc.get("templates")
+            if not isinstance(items, list) or not items:
+                raise TemplateError(source, _join(at, "templates"),
+                                    f"want a non-empty list of templates, got {_kind(items)}")
+            for i, item in enumerate(items):
+                out.append(_wrapped(item, _join(at, f"templates[{i}]"), source))
+        elif kind == "List":
+            items = doc.get("items")
+            if not isinstance(items, list):
+                raise TemplateError(source, _join(at, "items"), f"want a list, got {_kind(items)}")
+            for i, item in enumerate(items):
+                out.append(_bare(item, _join(at, f"items[{i}]"), source))
+        elif kind == "Node":
+            out.append(_bare(doc, at, source))
+        else:
+            raise TemplateError(
+                source, _join(at, "kind"),
+                f"want {_KIND!r}, 'Node' or 'List', got {kind!r} (see docs/planning.rst)")
+        if len(out) > MAX_TEMPLATES:
+            raise TemplateError(source, "", f"at most {MAX_TEMPLATES} templates, got more")
+    if not out:
+        raise TemplateError(source, "", "no node template in the file")
+    seen: dict[str, None] = {}
+    for t in out:
+        if t.name in seen:
+            raise TemplateError(source, "", f"two templates are named {t.name!r}; names must differ")
+        seen[t.name] = None
+    return out
+
+
+def check_templates(templates: Iterable[Any]) -> list[NodeTemplate]:
+    """*templates* as a list of :class:`NodeTemplate` (type and name checks)."""
+    out = []
+    for i, t in enumerate(templates):
+        if not isinstance(t, NodeTemplate):
+            raise TemplateError("", f"templates[{i}]", f"want a NodeTemplate, got {_kind(t)}")
+        out.append(t)
+    if not out:
+        raise TemplateError("", "templates", "no node template given")
+    names = [t.name for t in out]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise TemplateError("", "templates", f"two templates are named {dup!r}; names must differ")
+    return out
+
+
+# -- readers -------------------------------------------------------------------------------------
+
+def _join(a: str, b: str) -> str:
+    if not a:
+        return b
+    if not b:
+        return a
+    return f"{a}.{b}" if not b.startswith("[") else f"{a}{b}"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"a string ({value!r})"
+    return f"{type(value).__name__} ({value!r})"
+
+
+def _known(m: Mapping[str, Any], path: str, keys: Sequence[str], source: str) -> None:
+    from ..errors import did_you_mean
+
+    for k in m:
+        if k not in keys:
+            raise TemplateError(source, _join(path, str(k)),
+                                f"unknown field{did_you_mean(str(k), keys)} (fields: {', '.join(keys)})")
+
+
+def _node(raw: Any, path: str, source: str) -> Node:
+    if not isinstance(raw, Mapping):
+        raise TemplateError(source, path or "node", f"want a Node manifest (a mapping), got {_kind(raw)}")
+    manifest = dict(raw)
+    manifest.setdefault("apiVersion", "v1")
+    manifest.setdefault("kind", "Node")
+    if manifest.get("kind") != "Node":
+        raise TemplateError(source, _join(path, "kind"), f"want 'Node', got {manifest.get('kind')!r}")
+    meta = manifest.get("metadata")
+    if meta is None:
+        manifest["metadata"] = {"name": "template"}
+    elif isinstance(meta, Mapping) and not meta.get("name"):
+        manifest["metadata"] = {**meta, "name": "template"}
+    try:
+        node = Node.from_manifest(manifest)
+    except ManifestError as exc:
+        raise TemplateError(source, _join(path, exc.path), exc.detail) from None
+    res = node.allocatable_resources
+    if res.milli_cpu <= 0 and res.memory <= 0:
+        raise TemplateError(source, _join(path, "status.allocatable"),
+                            "a template node needs allocatable (or capacity) cpu or memory")
+    if res.pods <= 0:
+        node = node.evolve(allocatable={**(node.allocatable or node.capacity), "pods": "110"})
+    return node
+
+
+def _number(value: Any, path: str, source: str) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise TemplateError(source, path, f"want a number >= 0, got {value!r}") from None
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0):
+        raise TemplateError(source, path, f"want a number >= 0, got {_kind(value)}")
+    return float(value)
+
+
+def _integer(value: Any, path: str, source: str, *, low: int, high: int) -> int:
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise TemplateError(source, path, f"want an integer in [{low}, {high:,}], got {_kind(value)}")
+    return value
+
+
+def _wrapped(item: Any, path: str, source: str) -> NodeTemplate:
+    if not isinstance(item, Mapping):
+        raise TemplateError(source, path, f"want a mapping (name, node, price, maxCount, priority), "
+                                          f"got {_kind(item)}")
+    _known(item, path, _TEMPLATE_KEYS, source)
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        raise TemplateError(source, _join(path, "name"), f"want a non-empty string, got {_kind(name)}")
+    _check_dns(name, _join(path, "name"), source)
+    if "node" not in item:
+        raise TemplateError(source, _join(path, "node"), "missing: the Node manifest new nodes copy")
+    node = _node(item["node"], _join(path, "node"), source)
+    price = None if item.get("price") is None else _number(item["price"], _join(path, "price"), source)
+    max_count = (MAX_NODES_PER_TEMPLATE if item.get("maxCount") is None else
+                 _integer(item["maxCount"], _join(path, "maxCount"), source, low=0,
+                          high=MAX_NODES_PER_TEMPLATE))
+    priority = (0 if item.get("priority") is None else
+                _integer(item["priority"], _join(path, "priority"), source, low=-(2**31), high=2**31 - 1))
+    return NodeTemplate(name, node, price, max_count, priority)
+
+
+def _bare(doc: Any, path: str, source: str) -> NodeTemplate:
+    if not isinstance(doc, Mapping):
+        raise TemplateError(source, path or "(document)", f"want a Node manifest, got {_kind(doc)}")
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not isinstance(name, str) or not name:
+        raise TemplateError(source, _join(path, "metadata.name"),
+                            "a Node used as a template needs a name (the template's name)")
+    node = _node(doc, path, source)
+    _check_dns(name, _join(path, "metadata.name"), source)
+    ann = node.annotations
+    at = _join(path, "metadata.annotations")
+    price = (None if PRICE_ANNOTATION not in ann else
+             _number(ann[PRICE_ANNOTATION], f"{at}[{PRICE_ANNOTATION!r}]", source))
+    max_count = (MAX_NODES_PER_TEMPLATE if MAX_COUNT_ANNOTATION not in ann else
+                 _integer(ann[MAX_COUNT_ANNOTATION], f"{at}[{MAX_COUNT_ANNOTATION!r}]", source, low=0,
+                          high=MAX_NODES_PER_TEMPLATE))
+    priority = (0 if PRIORITY_ANNOTATION not in ann else
+                _integer(ann[PRIORITY_ANNOTATION], f"{at}[{PRIORITY_ANNOTATION!r}]", source,
+                         low=-(2**31), high=2**31 - 1))
+    return NodeTemplate(name, node, price, max_count, priority)
+
+
+def _check_dns(name: str, path: str, source: str) -> None:
+    ok = len(name) <= 200 and all((c.isalnum() and c.isascii() and not c.isupper()) or c in "-."
+                                  for c in name)
+    if not ok or not name[0].isalnum() or not name[-1].isalnum():
+        raise TemplateError(source, path, f"want a DNS subdomain (lower-case letters, digits, '-', '.'; "
+                                          f"at most 200 characters), got {name!r}")
