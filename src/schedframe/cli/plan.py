@@ -129,7 +129,8 @@ def _report(out: Any, result: Any, example: bool) -> None:
         for key, reasons in up.unhelpable.items():
             out.line(f"  {key}: " + "; ".join(f"{t}: {', '.join(r)}" for t, r in reasons.items()))
         out.line(f"scale-up {'verified' if up.verified else 'NOT verified'} "
-                 f"({up.simulations} simulation(s) to plan, one more to check)")
+                 f"({up.simulations} simulation(s); the last one, of exactly the planned nodes, is "
+                 "the check)")
         for p in up.problems:
             out.line(f"  {p}")
     down = result.scale_down

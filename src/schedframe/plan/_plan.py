@@ -297,32 +297,51 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
     return PlanResult(up, down, left, tuple(tmpl), time.perf_counter() - t0)
 
 
+#: How often a scale-up is planned again when pods the cluster as it is placed lose their place
+#: once the planned nodes and the other pending pods are there (they are then planned for too).
+MAX_REPLANS: Final = 3
+
+
 def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence[Pod],
               strategy: str, recheck: bool = False) -> ScaleUp:
-    rng = random.Random(ctx.seed)
     # 1. what the cluster as it is places (pods with no room on any node are not tried)
     no_room = no_room_now(ctx, waiting)
     tried = [p for p in waiting if p.key not in no_room] if no_room else list(waiting)
     first = run_cluster(ctx, ctx.nodes, ctx.bound, tried)
     early, stuck_keys = outcome(first, [p.key for p in tried])
-    stuck_set = set(stuck_keys) | no_room
-    # the estimates start from the cluster with what it places already
-    est = attrs.evolve(ctx, bound=[*ctx.bound, *(p.evolve(node_name=early[p.key]) for p in waiting
-                                                 if p.key in early)])
-    stuck = [p for p in waiting if p.key in stuck_set]
-    shapes = shapes_of(stuck)
-    helps, why = helpers(est, shapes, templates)
-    helpable = [p for i, s in enumerate(shapes) if helps[i] for p in s.pods]
-    # 2. the scale-up loop
-    counts, promised = _rounds(est, templates, shapes, helps, helpable, strategy, rng)
-    # 3. simulate, repair
-    if counts or stuck:
-        counts, placed, left, sims, notes, messages, last = repair_and_run(
-            ctx, templates, shapes, helps, waiting, counts, promised, strategy, rng)
-    else:
-        placed, left = outcome(first, [p.key for p in waiting])
-        sims, notes, last = 1, [], first
-        messages = {p.key: p.message for p in first.pods if p.message}
+    lost: set[str] = set()  # placed by the cluster as it is, pending once the plan is simulated
+    all_sims = 0  # simulations of every plan tried
+    for _ in range(MAX_REPLANS):
+        rng = random.Random(ctx.seed)
+        stuck_set = set(stuck_keys) | no_room | lost
+        # the estimates start from the cluster with what it places already
+        est = attrs.evolve(ctx, bound=[*ctx.bound, *(p.evolve(node_name=early[p.key]) for p in waiting
+                                                     if p.key in early and p.key not in stuck_set)])
+        stuck = [p for p in waiting if p.key in stuck_set]
+        shapes = shapes_of(stuck)
+        helps, why = helpers(est, shapes, templates)
+        helpable = [p for i, s in enumerate(shapes) if helps[i] for p in s.pods]
+        # 2. the scale-up loop
+        counts, promised = _rounds(est, templates, shapes, helps, helpable, strategy, rng)
+        # 3. simulate, repair
+        if counts or stuck:
+            counts, placed, left, sims, notes, messages, last = repair_and_run(
+                ctx, templates, shapes, helps, waiting, counts, promised, strategy, rng)
+        else:
+            placed, left = outcome(first, [p.key for p in waiting])
+            sims, notes, last = 1, [], first
+            messages = {p.key: p.message for p in first.pods if p.message}
+        all_sims += sims
+        newly_lost = {k for k in left if k not in stuck_set}
+        if not newly_lost:
+            break
+        lost |= newly_lost
+    else:  # still losing pods: report them with the scheduler's words
+        shapes = [*shapes, *shapes_of([p for p in waiting if p.key in newly_lost])]
+        helps, why = helpers(est, shapes, templates)
+        notes = [*notes, f"{len(newly_lost)} pod(s) the cluster as it is places stayed pending "
+                         f"with the planned nodes after {MAX_REPLANS} plans (e.g. {min(newly_lost)})"]
+    sims = all_sims
     counts = Counter({k: v for k, v in counts.items() if v > 0})
     by_key = {p.key: p for p in waiting}
     unhelpable = unplaced_reasons([by_key[k] for k in left], shapes, helps, why, templates, counts,
