@@ -314,3 +314,47 @@ class _no_warning_escapes:
         self._cm.__exit__(*exc)
         assert not self._caught, [str(w.message) for w in self._caught]
 
+
+
+_KEY_DUMP = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1},
+   status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: waiting, namespace: team},
+   spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: running, namespace: team},
+   spec: {nodeName: n1, containers: [{name: c, image: x, resources: {requests: {cpu: "1500m"}}}]}}
+"""
+
+
+def test_explain_takes_the_key_of_a_pending_pod_of_the_dump(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``explain NS/NAME --cluster dump`` explains that pending pod against the rest of the dump;
+    a bound pod or an unknown key is one line and exit 2."""
+    pytest.importorskip("yaml")
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(_KEY_DUMP)
+    out = io.StringIO()
+    assert main(["explain", "team/waiting", "--cluster", str(dump), "--json"], stdout=out) == 0
+    data = json.loads(out.getvalue())
+    assert data["pod"]["name"] == "waiting"  # the dump's pod, not counted twice
+    assert data["message"].startswith("0/1 nodes are available: 1 Insufficient cpu")
+    for key, needle in (("team/running", "is bound to node n1"), ("team/nope", "no pod team/nope"),
+                        ("Not_A_Key", "no such file")):
+        assert main(["explain", key, "--cluster", str(dump)], stdout=io.StringIO()) == 2
+        err = capsys.readouterr().err
+        assert needle in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(capsys: pytest.CaptureFixture[str]) -> None:
+    """``schedframe ... | head``: a broken pipe is exit 141 with nothing on stderr."""
+
+    class Closed(io.StringIO):
+        def write(self, s: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    assert main(["plugins", "--plain"], stdout=Closed()) == _common.EXIT_BROKEN_PIPE
+    assert capsys.readouterr().err == ""

@@ -69,6 +69,8 @@ EXIT_USAGE: Final = 2
 EXIT_INPUT: Final = EXIT_USAGE
 #: Interrupted (Ctrl-C), as a shell reports SIGINT.
 EXIT_INTERRUPTED: Final = 130
+#: The reader of stdout went away (a pipe into ``head``): 128 + SIGPIPE, as a shell reports it.
+EXIT_BROKEN_PIPE: Final = 141
 
 #: The parser default a command sets to ``True`` to parse its own arguments (``args.rest``).
 PASSTHROUGH: Final = "schedframe_passthrough"
@@ -117,6 +119,13 @@ def run_command(command: Command, args: argparse.Namespace, *, stdout: Any = Non
     try:
         with _cli_warnings(name, debug=bool(getattr(args, "debug", False))):
             return command.run(args)
+    except BrokenPipeError:
+        # the reader went away (``schedframe ... | head``): stop quietly, as other tools do, and
+        # keep Python from complaining again when it flushes stdout at exit
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except (SchedframeError, OSError) as exc:
         if getattr(args, "debug", False):
             traceback.print_exc()

@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ._common import (
     EXIT_OK,
@@ -35,7 +35,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "plugin's verdict per node, the scores, kube-scheduler's message, and why "
         "each other node lost.",
     )
-    p.add_argument("pod", metavar="POD.yaml", help="the pod manifest")
+    p.add_argument("pod", metavar="POD.yaml",
+                   help="the pod manifest, or the key (namespace/name) of a pending pod of the dump")
     p.add_argument(
         "--cluster", required=True, metavar="DUMP", help="nodes, pods and objects (manifests or a dump)"
     )
@@ -85,18 +86,24 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import ManifestError
     from ..scheduler.explain import explain
 
-    for path, flag in ((args.pod, "POD.yaml"), (args.cluster, "--cluster")):
-        if not os.path.exists(path):
-            raise CliInputError(f"{path}: no such file ({flag})")
-    if os.path.isdir(args.pod):
-        raise CliInputError(f"{args.pod}: it is a directory; the pod is one manifest file (POD.yaml)")
-    try:
-        pods = [o for o in load_manifests(Path(args.pod)) if isinstance(o, Pod)]
-    except ManifestError as exc:
-        raise manifest_input_error(args.pod, exc) from None
-    if len(pods) != 1:
-        raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
-    objects = load_cluster(args.cluster, "--cluster", out)
+    if not os.path.exists(args.cluster):
+        raise CliInputError(f"{args.cluster}: no such file (--cluster)")
+    if not os.path.exists(args.pod):
+        if not _POD_KEY.fullmatch(args.pod):
+            raise CliInputError(f"{args.pod}: no such file (POD.yaml)")
+        # not a file: the key of a pending pod of the dump
+        objects = load_cluster(args.cluster, "--cluster", out)
+        pods, objects = _pending_pod(args.pod, args.cluster, objects)
+    else:
+        if os.path.isdir(args.pod):
+            raise CliInputError(f"{args.pod}: it is a directory; the pod is one manifest file (POD.yaml)")
+        try:
+            pods = [o for o in load_manifests(Path(args.pod)) if isinstance(o, Pod)]
+        except ManifestError as exc:
+            raise manifest_input_error(args.pod, exc) from None
+        if len(pods) != 1:
+            raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
+        objects = load_cluster(args.cluster, "--cluster", out)
     release = release_option(args)
     config = load_config(args.config, release) if args.config else None
     if config is None and (args.kubernetes_version or args.feature_gates):
@@ -119,6 +126,28 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     render_rich(e, reasons, out.console)
     return EXIT_OK
+
+
+#: ``[namespace/]name`` of a pod (a DNS subdomain name, optionally after a namespace label).
+_POD_KEY: Final = re.compile(r"(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+
+
+def _pending_pod(key: str, cluster: str, objects: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The pending pod *key* (``namespace/name``, or a name in ``default``) of the dump, and the
+    dump's objects without it."""
+    from ..api.objects import Pod
+
+    full = key if "/" in key else f"default/{key}"
+    found = [o for o in objects if isinstance(o, Pod) and o.key == full]
+    if not found:
+        raise CliInputError(f"{key}: no such file, and no pod {full} in {cluster} (POD.yaml: a "
+                            "pod manifest, or the key of a pending pod of the dump)")
+    pod = found[0]
+    if pod.node_name:
+        raise CliInputError(f"{full} is bound to node {pod.node_name} in {cluster}; explain takes a "
+                            "pending pod (write it to a file without spec.nodeName to ask where it "
+                            "would go now)")
+    return [pod], [o for o in objects if o is not pod]
 
 
 def render_rich(e: Any, reasons: Sequence[tuple[str, str]], console: Any) -> None:
