@@ -174,9 +174,7 @@ def test_informers_watch_the_watched_kinds() -> None:
     # every kind a plugin registers events for is watched, and nothing else but workloads is
     for info in KINDS:
         if event_resource_for(info.kind) is not None:
-            assert info.watched or info.kind in ("PodGroup", "ElasticQuota", "Workload",
-                                                    "NodeResourceTopology", "AppGroup",
-                                                    "NetworkTopology"), info.kind
+            assert info.watched, info.kind
 
 
 def test_event_resources_derive_from_the_registry() -> None:

@@ -263,3 +263,21 @@ def test_the_cluster_examples_parse_and_grant_what_the_scheduler_uses() -> None:
                  ("events.k8s.io", "events", "create"), ("coordination.k8s.io", "leases", "update"),
                  ("coordination.k8s.io", "leases", "create"), ("coordination.k8s.io", "leases", "get")):
         assert need in granted, need
+
+
+def test_an_optional_kind_the_role_does_not_grant_is_skipped(api: FakeApi, start: Any,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """A CRD kind (here ElasticQuota) whose list is forbidden (403) is not watched, with a warning
+    naming it; the scheduler syncs and schedules without it instead of waiting for ever."""
+    quotas = next(r for r in SCHEDULER_RESOURCES if r.kind == "ElasticQuota")
+    api.add_collection(quotas.path, "ElasticQuota")
+    api.list_answers[quotas.path] = [403]
+    api.put(NODES, node("n1"))
+    api.put(PODS, pod("p1"))
+    with caplog.at_level("WARNING", logger="schedframe.kube"):
+        ks = start(resources=(*CORE, quotas))
+    informer = next(i for i in ks.informers if i.resource.kind == "ElasticQuota")
+    assert informer.absent
+    assert any("elasticquotas" in r.getMessage() and "forbidden" in r.getMessage() for r in caplog.records)
+    bindings = wait_for(lambda: api.seen("POST", "/binding"), what="a binding")
+    assert [b[1] for b in bindings] == ["/api/v1/namespaces/default/pods/p1/binding"]

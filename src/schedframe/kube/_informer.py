@@ -170,6 +170,15 @@ class Informer:
                 self.absent = True
                 self.synced.set()
                 return None
+            if exc.status == 403 and not self.resource.required:
+                # an optional kind (a CRD of scheduler-plugins...) the scheduler's ClusterRole does
+                # not grant: schedule without it rather than wait for it for ever
+                logger.warning("%s (%s): listing is forbidden to this scheduler (grant list and watch "
+                               "on it in its ClusterRole to use it): not watched",
+                               self.resource.plural, self.resource.api_version)
+                self.absent = True
+                self.synced.set()
+                return None
             raise
         items = (data.get("items") or []) if isinstance(data, Mapping) else []
         fresh: dict[str, Mapping[str, Any]] = {}
