@@ -97,3 +97,16 @@ class NodeDryRun:
                         return [], 0, err
                     victims.append(pi)
         return victims, num_violating, None
+
+    def victims(self, violating: list[PodInfo], non_violating: list[PodInfo],
+                order: Callable[[list[PodInfo]], None], *,
+                evict_anyway: Callable[[], bool] | None = None) -> tuple[list[Pod], int, Status]:
+        """:meth:`reprieve`, then the victims most important first (*order* sorts a list in
+        place, as the plugin ranks pods; needed only when both groups gave victims), as a
+        plugin's ``select_victims_on_node`` returns them."""
+        found, num_violating, err = self.reprieve(violating, non_violating, evict_anyway=evict_anyway)
+        if err is not None:
+            return [], 0, err
+        if violating and non_violating:
+            order(found)
+        return [pi.pod for pi in found], num_violating, Status.OK

@@ -346,12 +346,8 @@ class _Preemptor:
             return own is not None and (own.used_over_max_with(pre.nominated_in_quota)
                                         or quotas.aggregated_used_over_min_with(pre.nominated_all))
 
-        victims, num_violating, err = dry.reprieve(violating, non_violating, evict_anyway=over_quota)
-        if err is not None:
-            return [], 0, err
-        if violating and non_violating:
-            victims.sort(key=importance)
-        return [pi.pod for pi in victims], num_violating, Status.OK
+        return dry.victims(violating, non_violating, lambda infos: infos.sort(key=importance),
+                           evict_anyway=over_quota)
 
 
 def new(args: object, handle: Handle) -> CapacityScheduling:

@@ -248,14 +248,13 @@ class PreemptionToleration:
         if not status.is_success():
             return [], 0, status
         now = fh.clock.now()
-        sort_by_importance(potential, None, now)
+
+        def order(infos: list[PodInfo]) -> None:
+            sort_by_importance(infos, None, now)
+
+        order(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
-        victims, num_violating, err = dry.reprieve(violating, non_violating)
-        if err is not None:
-            return [], 0, err
-        if violating and non_violating:
-            sort_by_importance(victims, None, now)
-        return [pi.pod for pi in victims], num_violating, Status.OK
+        return dry.victims(violating, non_violating, order)
 
 
 def new(args: object, handle: Handle) -> PreemptionToleration:
