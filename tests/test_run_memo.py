@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import schedframe.cache.snapshot as snapshot_module
 from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler, Snapshot
 from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo, _differences
 from schedframe.testing import make_node, make_pod, selector
@@ -255,3 +256,78 @@ def test_differences_finds_every_replaced_item(size: int, changes: list[int]) ->
     out: list[int] = []
     _differences(seen, nodes, 0, size, out)
     assert out == sorted({k for k in changes if k < size})
+
+
+# -- the snapshot's change log: holes instead of position-by-position comparisons ---------------
+
+_LOG_ACTIONS = ("run", "run", "run", "replace", "relist", "other", "restart")
+_LOG_STEPS = st.lists(st.tuples(st.sampled_from(_LOG_ACTIONS), st.integers(0, 10_000), st.integers(1, 12)),
+                      min_size=1, max_size=60)
+
+
+@settings(max_examples=80, deadline=None)
+@given(steps=_LOG_STEPS, keys=st.integers(1, 3))
+def test_runs_follow_the_snapshots_change_log(steps: list[tuple[str, int, int]], keys: int) -> None:
+    """Whatever the snapshot replaces (logged), rebuilds (a new log), or whichever snapshot a run
+    comes from, and however often the log starts over, every run's results are those of its
+    very NodeInfos; once a key has seen every position, a run computes exactly its replaced
+    positions."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snapshot_module, "_MAX_CHANGES", 3)  # the log starts over often
+        _follow_steps(steps, keys)
+
+
+def _swap(snap: Snapshot, pos: int) -> None:
+    """Replace the NodeInfo at *pos* with a clone, as ``Cache.update_snapshot`` does."""
+    clone = snap.list()[pos].clone()
+    snap._map[clone.name] = clone
+    snap._replace(clone)
+
+
+def _follow_steps(steps: list[tuple[str, int, int]], keys: int) -> None:
+    snaps = [_snapshot(12), _snapshot(12)]
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    for action, arg, count in steps:
+        snap = snaps[0]
+        if action == "replace":
+            _swap(snap, arg % 12)
+        elif action == "relist":
+            snap._set_order([ni.name for ni in snap.list()])
+        elif action == "other":
+            snaps.reverse()
+        elif action == "restart":
+            for k in range(8):  # past the (patched) bound: a new log object
+                _swap(snap, (arg + k) % 12)
+        else:
+            base = list(snap.list())
+            run = [base[(arg + k) % 12] for k in range(count)]
+            key = arg % keys
+            before = len(compute.calls)
+            entry = memo._entries.get(key)
+            complete = (entry is not None and entry.unseen == 0 and entry.log is snap._changes)
+            expected = [] if entry is None else [ni.name for ni, had in zip(run, [
+                entry.infos[(arg + k) % 12] for k in range(count)]) if had is not ni]
+            assert memo.values(key, snap, run, compute) == _truth(run)
+            if complete:  # at least the replaced positions (a run mostly replaced: all of it)
+                asked = {n for call in compute.calls[before:] for n in call}
+                assert asked >= set(expected)
+
+
+def test_a_complete_key_recomputes_only_the_replaced_positions() -> None:
+    """After every position was computed once, replacing two NodeInfos makes the next runs
+    compute those two, each once, and nothing else."""
+    snap = _snapshot(40)
+    memo: RunMemo[str] = RunMemo()
+    compute = Counting()
+    memo.values("k", snap, list(snap.list()), compute)
+    _swap(snap, 5)
+    _swap(snap, 33)
+    base = list(snap.list())
+    assert memo.values("k", snap, base[0:20], compute) == _truth(base[0:20])
+    assert compute.calls[-1] == ["n5"]
+    run = base[30:] + base[:6]  # wraps; n5 is known again
+    assert memo.values("k", snap, run, compute) == _truth(run)
+    assert compute.calls[-1] == ["n33"]
+    assert memo.values("k", snap, base, compute) == _truth(base)
+    assert len(compute.calls) == 3

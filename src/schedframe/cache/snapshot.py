@@ -187,6 +187,8 @@ def rebind_images(info: NodeInfo, table: Mapping[str, ImageStateSummary]) -> Non
 
 
 _TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
+#: a snapshot's change log starts over after this many entries beyond twice its node count
+_MAX_CHANGES: Final = 4096
 
 
 @final
@@ -209,6 +211,7 @@ class Snapshot:
         "_affinity_pos",
         "_anti_affinity",
         "_anti_affinity_pos",
+        "_changes",
         "_generation",
         "_images",
         "_list",
@@ -228,6 +231,10 @@ class Snapshot:
         self._images: dict[str, ImageStateSummary] = {}
         self._generation = 0
         self._owner: object = None  # the cache that keeps this snapshot up to date
+        #: the positions of ``_list`` replaced since ``_list`` was built, in order (a new list
+        #: object whenever ``_list`` is rebuilt or this one grows past its bound): per-position
+        #: memos (``plugins._run_memo``) forget exactly these instead of comparing every position
+        self._changes: list[int] = []
 
     @classmethod
     def from_objects(cls, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Snapshot:
@@ -325,6 +332,7 @@ class Snapshot:
         """Rebuild the node list in *names* order (and drop map entries not listed)."""
         m = self._map
         self._list = [m[name] for name in names]
+        self._changes = []
         if len(m) != len(self._list):
             self._map = {info.name: info for info in self._list}
         self._pos = {info.name: i for i, info in enumerate(self._list)}
@@ -339,7 +347,12 @@ class Snapshot:
     def _replace(self, info: NodeInfo) -> None:
         """Swap in *info* for the same-named NodeInfo whose affinity membership did not change."""
         name = info.name
-        self._list[self._pos[name]] = info
+        pos = self._pos[name]
+        self._list[pos] = info
+        changes = self._changes
+        if len(changes) > _MAX_CHANGES + 2 * len(self._list):
+            changes = self._changes = []  # memos holding the old log compare every position once
+        changes.append(pos)
         i = self._affinity_pos.get(name)
         if i is not None:
             self._affinity[i] = info

@@ -7,17 +7,20 @@ NodeInfo in place. A plugin whose result for a node depends only on the NodeInfo
 per-pod *key* can therefore remember each position's NodeInfo and result, and answer a run whose
 NodeInfos are the remembered ones with two list slices, without reading any NodeInfo.
 
-Correctness does not depend on positions: a remembered result is used only for the very
-NodeInfo object it was computed from (compared by identity, C-level), with an equal key.
-Positions only say where to look. A list that is not a run of the snapshot list (the feasible
-nodes when some were filtered out, a preemption's clones) is computed as usual, at the cost of
-one identity comparison.
+A remembered result is used only for the very NodeInfo object it was computed from, with an
+equal key. A run is first compared with the remembered NodeInfos as a whole (identity, C-level);
+where they differ, the positions to compute again come from the snapshot's change log (the
+positions :class:`~schedframe.Snapshot` replaced, which a key reads from where it left off:
+a few entries, whatever the run's length), or, for positions never computed and for listers
+without a log, from comparing the run position by position. A list that is not a run of the
+snapshot list (the feasible nodes when some were filtered out, a preemption's clones) is
+computed as usual, at the cost of one identity comparison.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress, pairwise
+from itertools import chain, compress, pairwise
 from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -58,6 +61,28 @@ def _segment(items: list[Any], start: int, count: int) -> list[Any]:
 
 
 @final
+class _Entry:
+    """One key's remembered NodeInfos and results by position.
+
+    With a snapshot's change log (``log``): ``holes`` holds the positions replaced in the
+    snapshot since their result was stored (read from the log up to ``cursor``), and ``unseen``
+    counts the positions never computed (None in ``infos``); once every position has been
+    computed, the positions of a run to compute again are the holes inside it, found without
+    comparing the run position by position.
+    """
+
+    __slots__ = ("cursor", "holes", "infos", "log", "results", "unseen")
+
+    def __init__(self, n: int, log: list[int] | None) -> None:
+        self.infos: list[NodeInfo | None] = [None] * n
+        self.results: list[Any] = [None] * n
+        self.log = log
+        self.cursor = 0 if log is None else len(log)
+        self.holes: set[int] = set()
+        self.unseen = n
+
+
+@final
 class RunMemo(Generic[V]):
     """Remembers one plugin's per-node results by (key, position), validated by NodeInfo identity.
 
@@ -65,12 +90,17 @@ class RunMemo(Generic[V]):
     list: a NodeInfo replaced in the snapshot stays referenced here until its position is
     computed again (at most one per position and key, for :data:`_MAX_KEYS` keys, fewer on
     clusters of more than ``_MAX_POSITIONS / _MAX_KEYS`` nodes).
+
+    With a :class:`~schedframe.Snapshot` (which logs the positions it replaces), a key's visit
+    first forgets the positions replaced since its last visit (a few, whatever the run's
+    length), so every position still remembered holds the snapshot's NodeInfo and a run needs
+    no per-node comparison. Other listers are compared position by position (by identity).
     """
 
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[Hashable, tuple[list[NodeInfo | None], list[Any]]] = {}
+        self._entries: dict[Hashable, _Entry] = {}
 
     def clear(self) -> None:
         """Forget everything."""
@@ -107,32 +137,75 @@ class RunMemo(Generic[V]):
             return compute(nodes)
         entries = self._entries
         entry = entries.pop(key, None)  # re-inserted last: least recently used first
-        if entry is None or len(entry[0]) != n:
+        log: list[int] | None = getattr(lister, "_changes", None)
+        if entry is None or len(entry.infos) != n:
             limit = max(_MIN_KEYS, min(_MAX_KEYS, _MAX_POSITIONS // n))
             while len(entries) >= limit:
                 del entries[next(iter(entries))]
-            entry = ([None] * n, [None] * n)
-            entries[key] = entry
+            entry = entries[key] = _Entry(n, log)
+            entry.unseen -= m
             return _compute_all(entry, start, nodes, compute, whole, base)
         entries[key] = entry
-        infos, results = entry
+        infos = entry.infos
+        if log is not None:
+            _follow(entry, log, base)
         seen = _segment(infos, start, m)
         if seen == nodes:  # identity first: no NodeInfo is read when they are the same objects
-            return _segment(results, start, m)
-        changed = _changed(seen, nodes)
+            return _segment(entry.results, start, m)
+        if log is None or entry.unseen:
+            changed = _changed(seen, nodes)
+        else:
+            changed = _holes_in(entry.holes, start, m, n)
         if m > _LINEAR and len(changed) * 4 > m:
             # mostly new NodeInfos (nothing repeats): compute them all, store with slices
+            if entry.unseen:
+                entry.unseen -= seen.count(None)
             return _compute_all(entry, start, nodes, compute, whole, base)
         fresh = compute([nodes[k] for k in changed])
         if len(fresh) != len(changed):
             raise ValueError(f"compute returned {len(fresh)} results for {len(changed)} nodes")
+        results = entry.results
+        holes = entry.holes
         for k, value in zip(changed, fresh):
             pos = start + k
             if pos >= n:
                 pos -= n
+            if infos[pos] is None:
+                entry.unseen -= 1
             infos[pos] = nodes[k]
             results[pos] = value
+            holes.discard(pos)
         return _segment(results, start, m)
+
+
+def _follow(entry: _Entry, log: list[int], base: list[NodeInfo]) -> None:
+    """Add to *entry*'s holes the positions the snapshot replaced since its last visit: the
+    log's new entries, or, on a log it has not followed (a rebuilt list, a log started over,
+    another snapshot), every position whose NodeInfo is not *base*'s."""
+    if entry.log is log:
+        end = len(log)
+        if entry.cursor != end:
+            entry.holes.update(log[entry.cursor:end])
+            entry.cursor = end
+        return
+    entry.holes.update(compress(range(len(base)), map(is_not, entry.infos, base)))
+    entry.log = log
+    entry.cursor = len(log)
+
+
+def _holes_in(holes: set[int], start: int, m: int, n: int) -> list[int]:
+    """The indexes, in the run of *m* positions from *start* (wrapping at *n*), of the positions
+    in *holes*, in order."""
+    end = start + m
+    if end <= n:
+        if len(holes) > m:
+            return list(compress(range(m), map(holes.__contains__, range(start, end))))
+        return sorted([p - start for p in holes if start <= p < end])
+    if len(holes) > m:
+        return list(compress(range(m), map(holes.__contains__, chain(range(start, n), range(end - n)))))
+    wrap = end - n
+    head = n - start
+    return sorted([p - start if p >= start else p + head for p in holes if p >= start or p < wrap])
 
 
 def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
@@ -167,7 +240,7 @@ def _store(items: list[Any], start: int, values: Sequence[Any]) -> None:
         items[:end - n] = values[k:]
 
 
-def _compute_all(entry: tuple[list[NodeInfo | None], list[Any]], start: int, nodes: list[NodeInfo],
+def _compute_all(entry: _Entry, start: int, nodes: list[NodeInfo],
                  compute: Callable[[Sequence[NodeInfo]], list[V]],
                  whole: Callable[[list[NodeInfo], int, list[NodeInfo]], list[V]] | None,
                  base: list[NodeInfo]) -> list[V]:
@@ -175,8 +248,17 @@ def _compute_all(entry: tuple[list[NodeInfo | None], list[Any]], start: int, nod
     fresh = compute(nodes) if whole is None else whole(base, start, nodes)
     if len(fresh) != len(nodes):
         raise ValueError(f"compute returned {len(fresh)} results for {len(nodes)} nodes")
-    _store(entry[0], start, nodes)
-    _store(entry[1], start, fresh)
+    _store(entry.infos, start, nodes)
+    _store(entry.results, start, fresh)
+    holes = entry.holes
+    if holes:
+        end = start + len(nodes)
+        n = len(entry.infos)
+        if end <= n:
+            holes.difference_update(range(start, end))
+        else:
+            holes.difference_update(range(start, n))
+            holes.difference_update(range(end - n))
     return fresh
 
 
