@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from schedframe import FakeClock, Node, Registry
+from schedframe.framework import _scoring
 from schedframe.testing import make_node
 
 #: Where the test suite looks for the openb trace when $SCHEDFRAME_OPENB is not set: the shared
@@ -18,9 +19,12 @@ OPENB_BESIDE_CHECKOUT = Path(__file__).resolve().parents[1].parent / "shared" / 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Point $SCHEDFRAME_OPENB at the shared openb trace when it is there and nothing else is set;
-    declare the suite's markers."""
+    declare the suite's markers; range-check every plugin's scores."""
     config.addinivalue_line(
         "markers", "interrupts: script-style Ctrl-C checks in subprocesses (a few seconds each)")
+    # the built-in Score plugins' scores are range-checked in every test, as upstream checks
+    # every plugin's (in production they declare their range and skip the check)
+    _scoring.TRUST_DECLARED_RANGES = False
     if not os.environ.get("SCHEDFRAME_OPENB") and OPENB_BESIDE_CHECKOUT.is_dir():
         os.environ["SCHEDFRAME_OPENB"] = str(OPENB_BESIDE_CHECKOUT)
 

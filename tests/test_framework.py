@@ -686,6 +686,43 @@ def test_score_totals_error() -> None:
         [], Status(Code.ERROR, (RANGE.format(101),), "A"))
 
 
+class _DeclaresRange(FakeScore):
+    """A Score plugin declaring, as the built-in ones do, that its scores need no range check."""
+
+    _schedframe_scores_in_range = True
+
+
+def test_declared_score_ranges_skip_the_check_only_when_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin declaring its scores in range skips the per-cycle check (the built-in plugins'
+    declaration, verified by this suite, which turns trust off); undeclared plugins are always
+    checked, and every built-in Score plugin of the default profile declares it."""
+    from schedframe.framework import _scoring
+
+    infos = _infos("n1")
+    monkeypatch.setattr(_scoring, "TRUST_DECLARED_RANGES", True)
+    fw = make_framework(score=[_DeclaresRange({"n1": 101}, "A")])
+    assert fw.run_score_plugins_totals(CycleState(), POD, infos) == ([101], Status.OK)
+    fw = make_framework(score=[_DeclaresRange({"n1": 101}, "A"), FakeScore({"n1": 150}, "B")])
+    assert fw.run_score_plugins_totals(CycleState(), POD, infos)[1].message == RANGE.format(150).replace(
+        '"A"', '"B"')
+    monkeypatch.setattr(_scoring, "TRUST_DECLARED_RANGES", False)  # the suite's setting
+    fw = make_framework(score=[_DeclaresRange({"n1": 101}, "A")])
+    assert fw.run_score_plugins_totals(CycleState(), POD, infos) == (
+        [], Status(Code.ERROR, (RANGE.format(101),), "A"))
+    from schedframe.plugins.image_locality import ImageLocality
+    from schedframe.plugins.inter_pod_affinity import InterPodAffinity
+    from schedframe.plugins.node_affinity import NodeAffinity
+    from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+    from schedframe.plugins.node_resources_fit import NodeResourcesFit
+    from schedframe.plugins.pod_topology_spread import PodTopologySpread
+    from schedframe.plugins.taint_toleration import TaintToleration
+
+    for cls in (TaintToleration, NodeAffinity, NodeResourcesFit, PodTopologySpread, InterPodAffinity,
+                NodeResourcesBalancedAllocation, ImageLocality):
+        assert _scoring.scores_in_range(cls.__new__(cls)) is False  # trust off here
+        assert cls._schedframe_scores_in_range is True, cls
+
+
 def test_score_errors_before_normalize_errors() -> None:
     """A Score failure of a later plugin wins over a NormalizeScore failure of an earlier one."""
     a = FakeScore(name="A", normalize=lambda s: Status(Code.ERROR, "norm"))

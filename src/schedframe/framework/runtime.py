@@ -35,7 +35,15 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
 from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, SchedulerError
-from ._scoring import _batch_scores, _check_range, _detail, _normalize, _normalize_ints, _status_detail
+from ._scoring import (
+    _batch_scores,
+    _check_range,
+    _detail,
+    _normalize,
+    _normalize_ints,
+    _status_detail,
+    scores_in_range,
+)
 from .clock import Clock, RealClock
 from .cycle_state import CycleState
 from .diagnosis import pre_filter_result_rejection
@@ -102,7 +110,7 @@ _ScoreFn = Callable[[CycleState, Pod, NodeInfo], "tuple[int, Status | None]"]
 _BatchScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[int] | Status"]
 _NormalizeIntsFn = Callable[[CycleState, Pod, Sequence[NodeInfo], "list[int]"], "list[int] | Status"]
 _ScorePlugins = tuple[tuple[str, _ScoreFn, "ScoreExtensions | None", int, "_BatchScoreFn | None",
-                            "_NormalizeIntsFn | None"], ...]
+                            "_NormalizeIntsFn | None", bool], ...]
 _NodeFn = Callable[[CycleState, Pod, str], "Status | None"]
 _UnreserveFn = Callable[[CycleState, Pod, str], None]
 _PermitFn = Callable[[CycleState, Pod, str], "tuple[Status | None, float]"]
@@ -561,14 +569,16 @@ class Framework:
         self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
         self._pre_score: tuple[tuple[str, _PreScoreFn], ...] = _bound(pts["preScore"], "pre_score")
         score: list[tuple[str, _ScoreFn, ScoreExtensions | None, int, _BatchScoreFn | None,
-                          _NormalizeIntsFn | None]] = []
+                          _NormalizeIntsFn | None, bool]] = []
         for p in pts["score"]:
             ext = self._extensions(p, "score_extensions")
             score.append((p.name, p.score, ext, self._weights[p.name],  # type: ignore[attr-defined]
                           _optional_method(p, "score_nodes"),
-                          None if ext is None else _optional_method(ext, "normalize_score_ints")))
-        #: per Score plugin: name, score, its extensions, weight, and the optional batch methods
-        #: ``score_nodes`` / ``normalize_score_ints`` (used instead of the per-node ones)
+                          None if ext is None else _optional_method(ext, "normalize_score_ints"),
+                          not scores_in_range(p)))
+        #: per Score plugin: name, score, its extensions, weight, the optional batch methods
+        #: ``score_nodes`` / ``normalize_score_ints`` (used instead of the per-node ones), and
+        #: whether its scores are range-checked (see ``_scoring.scores_in_range``)
         self._score: _ScorePlugins = tuple(score)
         self._reserve: tuple[tuple[str, _NodeFn, _UnreserveFn], ...] = tuple(
             (p.name, p.reserve, p.unreserve) for p in pts["reserve"]  # type: ignore[attr-defined]
@@ -1232,7 +1242,7 @@ class Framework:
         active = [sp for sp in self._score if sp[0] not in skip] if skip else self._score
         names: list[str] = []
         raw: list[list[int]] = []
-        for name, fn, _ext, _w, batch, _norm in active:
+        for name, fn, _ext, _w, batch, _norm, _check in active:
             if batch is not None:  # one call for all the nodes (BatchScorePlugin)
                 try:
                     result = batch(state, pod, nodes)
@@ -1273,14 +1283,17 @@ class Framework:
         if keep_raw is not None:
             keep_raw.extend([*lst] for lst in raw)
         # NormalizeScore runs once every plugin has scored (Score errors come first, as upstream)
-        for j, (name, _fn, ext, _w, _batch, norm_ints) in enumerate(active):
+        for j, (name, _fn, ext, _w, _batch, norm_ints, _check) in enumerate(active):
             if ext is not None:
                 normalized = (_normalize(state, pod, name, ext, nodes, raw[j]) if norm_ints is None
                               else _normalize_ints(state, pod, name, norm_ints, nodes, raw[j]))
                 if isinstance(normalized, Status):
                     return [], [], [], normalized
                 raw[j] = normalized
-        bad = _check_range(names, raw, len(nodes))
+        checked = [sp[6] for sp in active]
+        bad = (_check_range(names, raw, len(nodes)) if all(checked) else
+               _check_range([x for x, c in zip(names, checked) if c], [x for x, c in zip(raw, checked) if c],
+                            len(nodes)))
         if bad is not None:
             return [], [], [], bad
         return names, raw, [sp[3] for sp in active], _OK

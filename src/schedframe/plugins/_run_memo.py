@@ -20,7 +20,7 @@ computed as usual, at the cost of one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import chain, compress, pairwise
+from itertools import compress, pairwise
 from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -64,22 +64,20 @@ def _segment(items: list[Any], start: int, count: int) -> list[Any]:
 class _Entry:
     """One key's remembered NodeInfos and results by position.
 
-    With a snapshot's change log (``log``): ``holes`` holds the positions replaced in the
-    snapshot since their result was stored (read from the log up to ``cursor``), and ``unseen``
-    counts the positions never computed (None in ``infos``); once every position has been
-    computed, the positions of a run to compute again are the holes inside it, found without
-    comparing the run position by position.
+    With a snapshot's change log (``log``, read up to ``cursor``), ``stale`` flags (1) the
+    positions whose result must be computed (again): never computed, or replaced in the
+    snapshot since; a run's flagged positions are found with C-level scans of its slice of
+    ``stale``, whatever the number of flags elsewhere.
     """
 
-    __slots__ = ("cursor", "holes", "infos", "log", "results", "unseen")
+    __slots__ = ("cursor", "infos", "log", "results", "stale")
 
     def __init__(self, n: int, log: list[int] | None) -> None:
         self.infos: list[NodeInfo | None] = [None] * n
         self.results: list[Any] = [None] * n
         self.log = log
         self.cursor = 0 if log is None else len(log)
-        self.holes: set[int] = set()
-        self.unseen = n
+        self.stale = bytearray(b"\x01") * n
 
 
 @final
@@ -143,69 +141,73 @@ class RunMemo(Generic[V]):
             while len(entries) >= limit:
                 del entries[next(iter(entries))]
             entry = entries[key] = _Entry(n, log)
-            entry.unseen -= m
             return _compute_all(entry, start, nodes, compute, whole, base)
         entries[key] = entry
-        infos = entry.infos
-        if log is not None:
-            _follow(entry, log, base)
-        seen = _segment(infos, start, m)
-        if seen == nodes:  # identity first: no NodeInfo is read when they are the same objects
-            return _segment(entry.results, start, m)
-        if log is None or entry.unseen:
+        if log is None:
+            seen = _segment(entry.infos, start, m)
+            if seen == nodes:  # identity first: no NodeInfo is read when they are the same objects
+                return _segment(entry.results, start, m)
             changed = _changed(seen, nodes)
         else:
-            changed = _holes_in(entry.holes, start, m, n)
+            _follow(entry, log, base)
+            changed = _flagged(entry.stale, start, m, n)
+            if not changed:
+                return _segment(entry.results, start, m)
         if m > _LINEAR and len(changed) * 4 > m:
             # mostly new NodeInfos (nothing repeats): compute them all, store with slices
-            if entry.unseen:
-                entry.unseen -= seen.count(None)
             return _compute_all(entry, start, nodes, compute, whole, base)
         fresh = compute([nodes[k] for k in changed])
         if len(fresh) != len(changed):
             raise ValueError(f"compute returned {len(fresh)} results for {len(changed)} nodes")
+        infos = entry.infos
         results = entry.results
-        holes = entry.holes
+        stale = entry.stale
         for k, value in zip(changed, fresh):
             pos = start + k
             if pos >= n:
                 pos -= n
-            if infos[pos] is None:
-                entry.unseen -= 1
             infos[pos] = nodes[k]
             results[pos] = value
-            holes.discard(pos)
+            stale[pos] = 0
         return _segment(results, start, m)
 
 
 def _follow(entry: _Entry, log: list[int], base: list[NodeInfo]) -> None:
-    """Add to *entry*'s holes the positions the snapshot replaced since its last visit: the
-    log's new entries, or, on a log it has not followed (a rebuilt list, a log started over,
-    another snapshot), every position whose NodeInfo is not *base*'s."""
+    """Flag *entry*'s positions the snapshot replaced since its last visit: the log's new
+    entries, or, on a log it has not followed (a rebuilt list, a log started over, another
+    snapshot), every position whose NodeInfo is not *base*'s."""
+    stale = entry.stale
     if entry.log is log:
         end = len(log)
         if entry.cursor != end:
-            entry.holes.update(log[entry.cursor:end])
+            for pos in log[entry.cursor:end]:
+                stale[pos] = 1
             entry.cursor = end
         return
-    entry.holes.update(compress(range(len(base)), map(is_not, entry.infos, base)))
+    for pos in compress(range(len(base)), map(is_not, entry.infos, base)):
+        stale[pos] = 1
     entry.log = log
     entry.cursor = len(log)
 
 
-def _holes_in(holes: set[int], start: int, m: int, n: int) -> list[int]:
+def _flagged(stale: bytearray, start: int, m: int, n: int) -> list[int]:
     """The indexes, in the run of *m* positions from *start* (wrapping at *n*), of the positions
-    in *holes*, in order."""
+    flagged in *stale*, in order (one C-level scan from each to the next)."""
+    out: list[int] = []
     end = start + m
-    if end <= n:
-        if len(holes) > m:
-            return list(compress(range(m), map(holes.__contains__, range(start, end))))
-        return sorted([p - start for p in holes if start <= p < end])
-    if len(holes) > m:
-        return list(compress(range(m), map(holes.__contains__, chain(range(start, n), range(end - n)))))
-    wrap = end - n
-    head = n - start
-    return sorted([p - start if p >= start else p + head for p in holes if p >= start or p < wrap])
+    find = stale.find
+    stop = end if end <= n else n
+    k = find(1, start, stop)
+    while k >= 0:
+        out.append(k - start)
+        k = find(1, k + 1, stop)
+    if end > n:
+        head = n - start
+        k = find(1, 0, end - n)
+        while k >= 0:
+            out.append(k + head)
+            k = find(1, k + 1, end - n)
+    return out
 
 
 def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
@@ -228,7 +230,7 @@ def _changed(seen: list[Any], nodes: Sequence[Any]) -> list[int]:
     return out
 
 
-def _store(items: list[Any], start: int, values: Sequence[Any]) -> None:
+def _store(items: list[Any] | bytearray, start: int, values: Sequence[Any]) -> None:
     """Write *values* into *items* from *start*, wrapping around its end (slice assignments)."""
     end = start + len(values)
     n = len(items)
@@ -250,15 +252,7 @@ def _compute_all(entry: _Entry, start: int, nodes: list[NodeInfo],
         raise ValueError(f"compute returned {len(fresh)} results for {len(nodes)} nodes")
     _store(entry.infos, start, nodes)
     _store(entry.results, start, fresh)
-    holes = entry.holes
-    if holes:
-        end = start + len(nodes)
-        n = len(entry.infos)
-        if end <= n:
-            holes.difference_update(range(start, end))
-        else:
-            holes.difference_update(range(start, n))
-            holes.difference_update(range(end - n))
+    _store(entry.stale, start, bytes(len(nodes)))
     return fresh
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final, cast, final
+from typing import TYPE_CHECKING, ClassVar, Final, cast, final
 
 from ..framework.interfaces import MAX_NODE_SCORE
 from . import names
@@ -124,6 +124,8 @@ class ImageLocality:
     """
 
     __slots__ = ("_handle", "_no_images")
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     def __init__(self, handle: Handle) -> None:
         self._handle = handle

@@ -14,7 +14,7 @@ and Score are dict lookups per node.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
 
@@ -357,6 +357,8 @@ class InterPodAffinity:
     """
 
     __module__ = "schedframe.plugins.inter_pod_affinity"
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args

@@ -8,7 +8,7 @@ Upstream: ``pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go`` and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
@@ -335,6 +335,9 @@ class NodeAffinity:
 
     .. versionadded:: 0.1.0
     """
+
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     __slots__ = ("_added_preferred", "_added_selector", "args")
 

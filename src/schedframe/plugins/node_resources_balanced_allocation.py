@@ -24,7 +24,7 @@ best-effort pods are not skipped: every node scores its own balance.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
@@ -257,6 +257,9 @@ class NodeResourcesBalancedAllocation:
 
     .. versionadded:: 0.1.0
     """
+
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
     __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer", "_skip_best_effort")

@@ -19,7 +19,7 @@ Mirrors kube-scheduler's ``noderesources/fit.go``:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
@@ -511,6 +511,9 @@ class NodeResourcesFit:
 
     .. versionadded:: 0.1.0
     """
+
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     __module__ = "schedframe.plugins.node_resources_fit"
     __slots__ = (

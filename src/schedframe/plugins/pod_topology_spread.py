@@ -23,7 +23,7 @@ from __future__ import annotations
 import collections
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
 
@@ -484,6 +484,9 @@ class PodTopologySpread:
 
     .. versionadded:: 0.1.0
     """
+
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     __module__ = "schedframe.plugins.pod_topology_spread"
 

@@ -7,7 +7,7 @@ Upstream: ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Toleration
 from ..errors import StateNotFoundError
@@ -86,6 +86,9 @@ class TaintToleration:
 
     .. versionadded:: 0.1.0
     """
+
+    #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
+    _schedframe_scores_in_range: ClassVar[bool] = True
 
     __slots__ = ("_filter_memo", "_handle", "_score_memo")
 
