@@ -150,9 +150,15 @@ class RunMemo(Generic[V]):
             changed = _changed(seen, nodes)
         else:
             _follow(entry, log, base)
-            changed = _flagged(entry.stale, start, m, n)
-            if not changed:
+            stale = entry.stale
+            end = start + m
+            flagged = (stale.count(1, start, end) if end <= n else
+                       stale.count(1, start, n) + stale.count(1, 0, end - n))
+            if not flagged:
                 return _segment(entry.results, start, m)
+            if m > _LINEAR and flagged * 4 > m:  # mostly new: compute them all
+                return _compute_all(entry, start, nodes, compute, whole, base)
+            changed = _flagged(stale, start, m, n)
         if m > _LINEAR and len(changed) * 4 > m:
             # mostly new NodeInfos (nothing repeats): compute them all, store with slices
             return _compute_all(entry, start, nodes, compute, whole, base)
