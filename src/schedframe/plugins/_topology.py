@@ -14,14 +14,16 @@ from typing import Any, Final, final
 from ..api._fields import label_selector_to_manifest
 from ..api._pod import spread_constraint_to_manifest
 from ..api.objects import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
-from ..cache.nodeinfo import NodeInfo
+from ..cache.nodeinfo import NodeInfo, PodInfo
 from ._helpers import FieldErrors, label_key_errors, label_value_errors
 
 __all__ = [
     "LABEL_HOSTNAME",
     "Contribution",
+    "Delta",
     "IncrementalSum",
     "SumCache",
+    "pod_changes",
     "LABEL_TOPOLOGY_ZONE",
     "check_keys",
     "constraint_from_dict",
@@ -203,6 +205,21 @@ def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None
 
 #: What one node adds to an aggregate: ``(key, amount)`` pairs (a key may repeat).
 Contribution = tuple[tuple[Hashable, int], ...]
+#: ``delta(old, new, old_pairs)``: *new*'s contribution from *old*'s (the same node's NodeInfo
+#: when last counted) without recounting every pod, or None to recount it
+Delta = Callable[[NodeInfo, NodeInfo, Contribution], "Contribution | None"]
+
+
+def pod_changes(old: Sequence[PodInfo], new: Sequence[PodInfo]
+                ) -> tuple[Sequence[PodInfo], Sequence[PodInfo]]:
+    """The pods *new* has and *old* has not, and those *old* has and *new* has not (compared by
+    identity: a NodeInfo's clone shares its PodInfos, and an updated pod gets a new one)."""
+    k = len(old)
+    if len(new) >= k and new[:k] == old:  # the usual: pods were added (identity first, C-level)
+        return new[k:], ()
+    before = {id(p) for p in old}
+    after = {id(p) for p in new}
+    return [p for p in new if id(p) not in before], [p for p in old if id(p) not in after]
 
 _CHUNK: Final = 256
 
@@ -237,8 +254,10 @@ class IncrementalSum:
         """How many nodes it keeps contributions of."""
         return len(self._infos)
 
-    def refresh(self, nodes: Sequence[NodeInfo], contribute: Callable[[NodeInfo], Contribution]) -> None:
-        """Bring :attr:`sums` up to date with *nodes*."""
+    def refresh(self, nodes: Sequence[NodeInfo], contribute: Callable[[NodeInfo], Contribution],
+                delta: Delta | None = None) -> None:
+        """Bring :attr:`sums` up to date with *nodes*; *delta*, when given, derives a changed
+        node's contribution from its last one (see :data:`Delta`)."""
         if not isinstance(nodes, list):
             nodes = list(nodes)
         infos = self._infos
@@ -256,7 +275,7 @@ class IncrementalSum:
                     if info is not infos[i]:
                         renamed = renamed or info.name != infos[i].name
                         infos[i] = info
-                        self._set(info, contribute)
+                        self._set(info, contribute, delta)
             if renamed:
                 self._drop_missing(nodes)
             return
@@ -264,16 +283,24 @@ class IncrementalSum:
         for info in nodes:
             entry = by_name.get(info.name)
             if entry is None or entry[0] is not info:
-                self._set(info, contribute)
+                self._set(info, contribute, delta)
         self._infos = list(nodes)
         if len(by_name) > n:
             self._drop_missing(nodes)
 
-    def _set(self, info: NodeInfo, contribute: Callable[[NodeInfo], Contribution]) -> None:
+    def _set(self, info: NodeInfo, contribute: Callable[[NodeInfo], Contribution],
+             delta: Delta | None = None) -> None:
         old = self._by_name.get(info.name)
+        pairs: Contribution | None = None
         if old is not None:
+            if delta is not None:
+                pairs = delta(old[0], info, old[1])
+                if pairs == old[1]:  # the same pairs: nothing to take back and add again
+                    self._by_name[info.name] = (info, pairs)
+                    return
             self._remove(old[1])
-        pairs = contribute(info)
+        if pairs is None:
+            pairs = contribute(info)
         self._by_name[info.name] = (info, pairs)
         self._add(pairs)
 
@@ -335,7 +362,8 @@ class SumCache:
         self._positions = positions
 
     def get(self, signature: Hashable, nodes: Sequence[NodeInfo],
-            contribute: Callable[[NodeInfo], Contribution], *, grouped: bool = False) -> IncrementalSum:
+            contribute: Callable[[NodeInfo], Contribution], *, grouped: bool = False,
+            delta: Delta | None = None) -> IncrementalSum:
         """The :class:`IncrementalSum` of *signature*, refreshed over *nodes*.
 
         Its dicts stay valid until the next call for the same signature; copy what must outlive
@@ -354,5 +382,5 @@ class SumCache:
                     while entries and total > self._positions:
                         total -= entries.pop(next(iter(entries))).positions
             entries[signature] = entry
-            entry.refresh(nodes, contribute)
+            entry.refresh(nodes, contribute, delta)
             return entry

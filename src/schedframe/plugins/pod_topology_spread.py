@@ -58,10 +58,12 @@ from ._topology import (
     LABEL_HOSTNAME,
     LABEL_TOPOLOGY_ZONE,
     Contribution,
+    Delta,
     SumCache,
     check_keys,
     constraint_from_dict,
     constraint_to_dict,
+    pod_changes,
 )
 
 if TYPE_CHECKING:
@@ -332,6 +334,27 @@ def count_pods_match_selector(pods: Sequence[PodInfo], selector: LabelSelector |
     return n
 
 
+def _count_delta(selector: LabelSelector | None, ns: str) -> Delta:
+    """A :data:`~schedframe.plugins._topology.Delta` for contributions ``((domain, matching
+    pods),)`` (or ``()`` for a node that does not count) that depend on the node object and its
+    pods only: the node unchanged, the count moves by the matching pods added and removed."""
+
+    def delta(old: NodeInfo, new: NodeInfo, pairs: Contribution) -> Contribution | None:
+        if old.node is not new.node:
+            return None  # labels, taints, ...: counted again
+        if not pairs or selector is None:
+            return pairs  # a node that does not count, or nothing counted: the same
+        added, removed = pod_changes(old.pods, new.pods)
+        (domain, n), = pairs
+        if added:
+            n += count_pods_match_selector(added, selector, ns)
+        if removed:
+            n -= count_pods_match_selector(removed, selector, ns)
+        return ((domain, n),)
+
+    return delta
+
+
 def _has_required_node_affinity(pod: Pod) -> bool:
     if pod.node_selector:
         return True
@@ -589,7 +612,8 @@ class PodTopologySpread:
             return ((labels.get(key, ""), n),)
 
         sig = (key, selector, ns, required_keys, affinity_sig, taint_sig)
-        return cast("dict[str, int]", self._sums.get(sig, nodes, contribute).sums)
+        sums = self._sums.get(sig, nodes, contribute, delta=_count_delta(selector, ns)).sums
+        return cast("dict[str, int]", sums)
 
     def node_counts(self, nodes: Sequence[NodeInfo], pod: Pod, c: SpreadConstraint) -> dict[str, int]:
         """Matching pods (of *pod*'s namespace) per node name, for hostname constraints' Score
@@ -605,7 +629,8 @@ class PodTopologySpread:
             return ((node.name, count_pods_match_selector(pods, selector, ns) if selector is not None and pods
                      else 0),)
 
-        return cast("dict[str, int]", self._sums.get(("node", selector, ns), nodes, contribute).sums)
+        return cast("dict[str, int]", self._sums.get(("node", selector, ns), nodes, contribute,
+                                                     delta=_count_delta(selector, ns)).sums)
 
     def pre_filter_extensions(self) -> PodTopologySpread:
         """AddPod / RemovePod update the counts."""

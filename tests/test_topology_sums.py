@@ -1,0 +1,84 @@
+"""Incremental per-domain sums (plugins/_topology.py): a node's contribution derived from its
+last one (the pods added and removed) equals counting it again, whatever changes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedframe import Cache, Snapshot
+from schedframe.cache.nodeinfo import NodeInfo, PodInfo
+from schedframe.plugins._topology import Contribution, IncrementalSum, pod_changes
+from schedframe.plugins.pod_topology_spread import _count_delta, count_pods_match_selector
+from schedframe.testing import make_node, make_pod, selector
+
+ZONE = "topology.kubernetes.io/zone"
+SELECTOR = selector({"app": "web"})
+
+
+@given(old=st.lists(st.integers(0, 30), unique=True, max_size=12),
+       new=st.lists(st.integers(0, 30), unique=True, max_size=12))
+def test_pod_changes_are_the_differences_by_identity(old: list[int], new: list[int]) -> None:
+    """Added: in *new* only, in *new*'s order; removed: in *old* only, in *old*'s order."""
+    infos = {i: PodInfo.of(make_pod(f"p{i}").obj()) for i in range(31)}
+    added, removed = pod_changes([infos[i] for i in old], [infos[i] for i in new])
+    assert [p.pod.name for p in added] == [f"p{i}" for i in new if i not in old]
+    assert [p.pod.name for p in removed] == [f"p{i}" for i in old if i not in new]
+
+
+def _contribute(info: NodeInfo) -> Contribution:
+    node = info.node
+    if node is None or ZONE not in node.labels:
+        return ()
+    return ((node.labels[ZONE], count_pods_match_selector(info.pods, SELECTOR, "default")),)
+
+
+_STEPS = st.lists(st.tuples(st.sampled_from(("add", "add", "remove", "relabel", "unlabel", "terminate")),
+                            st.integers(0, 1000)), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=_STEPS)
+def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]]) -> None:
+    """Pods added, removed and terminating, nodes relabelled or losing the key, refreshed now and
+    then: the sums and presence kept with PodTopologySpread's delta are those of recounting."""
+    cache = Cache()
+    for i in range(6):
+        cache.add_node(make_node(f"n{i}").label(ZONE, "ab"[i % 2]).obj())
+    snap = Snapshot()
+    fast, slow = IncrementalSum(), IncrementalSum()
+    delta = _count_delta(SELECTOR, "default")
+    pods: dict[str, object] = {}
+    serial = 0
+    for action, arg in steps:
+        node = f"n{arg % 6}"
+        if action == "add":
+            serial += 1
+            labels = {"app": "web" if arg % 3 else "db"}
+            pod = make_pod(f"p{serial}").labels(labels).node(node).obj()
+            cache.add_pod(pod)
+            pods[pod.uid] = pod
+        elif action == "remove" and pods:
+            uid = sorted(pods)[arg % len(pods)]
+            cache.remove_pod(pods.pop(uid))  # type: ignore[arg-type]
+        elif action == "terminate" and pods:
+            uid = sorted(pods)[arg % len(pods)]
+            old = pods[uid]
+            new = old.evolve(deletion_timestamp=1.0)  # type: ignore[attr-defined]
+            cache.update_pod(old, new)  # type: ignore[arg-type]
+            pods[uid] = new
+        elif action in ("relabel", "unlabel"):
+            b = make_node(node)
+            if action == "relabel":
+                b = b.label(ZONE, "abc"[arg % 3])
+            cache.update_node(None, b.obj())
+        if arg % 2:  # refresh only now and then: several changes between two refreshes
+            cache.update_snapshot(snap)
+            fast.refresh(list(snap.list()), _contribute, delta)
+            slow.refresh(list(snap.list()), _contribute)
+            assert (fast.sums, fast.matches) == (slow.sums, slow.matches)
+    cache.update_snapshot(snap)
+    fast.refresh(list(snap.list()), _contribute, delta)
+    fresh = IncrementalSum()
+    fresh.refresh(list(snap.list()), _contribute)
+    assert (fast.sums, fast.matches) == (fresh.sums, fresh.matches)
