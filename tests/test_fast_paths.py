@@ -777,6 +777,12 @@ class _Filter:
         return out
 
 
+class _WholeRuns(_Filter):
+    """A _Filter declaring, as the memoising built-in plugins do, that it takes whole runs."""
+
+    _schedframe_filters_whole_runs = True
+
+
 FILTER_NODES = [make_node(f"n{i}").obj() for i in range(12)]
 
 
@@ -791,6 +797,15 @@ FILTER_NODES = [make_node(f"n{i}").obj() for i in range(12)]
                  id="filter_nodes raises"),
     pytest.param(lambda: [_Filter("A", reject=["n2"]), _Filter("B", batch="junk")], id="index out of range"),
     pytest.param(lambda: [_Filter("A", batch="lie")], id="index not an int"),
+    pytest.param(lambda: [_Filter("A", reject=["n1", "n5"]), _WholeRuns("B", reject=["n2", "n5", "n9"]),
+                          _Filter("C", reject=["n3", "n9"]), _WholeRuns("D", reject=["n1", "n4"])],
+                 id="whole runs: the first rejection stands"),
+    pytest.param(lambda: [_Filter("A", reject=["n6"]), _WholeRuns("B", fail="status", bad="n6")],
+                 id="whole runs: an error on a node rejected before is not seen"),
+    pytest.param(lambda: [_WholeRuns("A", reject=["n2"]), _WholeRuns("B", fail="raise", bad="n2")],
+                 id="whole runs: a raise on a node rejected before is redone node by node"),
+    pytest.param(lambda: [_WholeRuns("A", fail="status", bad="n7"), _Filter("B", reject=["n7", "n8"])],
+                 id="whole runs: an error first"),
 ])
 @pytest.mark.parametrize("k", [1, 3, 5, 12, 0])
 def test_batch_filter_search_matches_node_by_node(plugins: Callable[[], list[_Filter]], k: int) -> None:
@@ -806,6 +821,21 @@ def test_batch_filter_search_matches_node_by_node(plugins: Callable[[], list[_Fi
         assert _search(ref, CycleState(), POD, order, k) == want
         assert _search(fast, CycleState(), POD, infos, k, start) == want
         assert _search(ref, CycleState(), POD, infos, k, start) == want
+
+
+def test_whole_run_plugins_see_the_whole_run() -> None:
+    """A plugin declaring whole runs is handed every node of the run (those rejected before
+    included); the others only the nodes every earlier plugin passed."""
+    a, b, c = _Filter("A", reject=["n1"]), _WholeRuns("B", reject=["n2"]), _Filter("C")
+    fw = make_framework(filter=[a, b, c])
+    infos = [NodeInfo(n) for n in FILTER_NODES]
+    feasible, rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 0)
+    assert [(ni.name, s.plugin) for ni, s in rejected] == [("n1", "A"), ("n2", "B")]
+    assert b.calls == [ni.name for ni in infos]
+    assert "n1" not in c.calls
+    assert "n2" not in c.calls
+    assert err is None
+    assert len(feasible) == 10
 
 
 def test_mixed_plugins_filter_node_by_node_in_order() -> None:

@@ -103,7 +103,8 @@ _PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "tuple[PreFilterR
 _FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
 _Filters = tuple[tuple[str, _FilterFn], ...]
 _FilterNodesFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[tuple[int, Status]]"]
-_BatchFilters = tuple[tuple[str, _FilterNodesFn], ...]
+#: per plugin: name, ``filter_nodes``, and whether it is handed the whole run (see _filter_run)
+_BatchFilters = tuple[tuple[str, _FilterNodesFn, bool], ...]
 _PostFilterFn = Callable[[CycleState, Pod, NodeToStatus], "tuple[PostFilterResult | None, Status | None]"]
 _PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 _ScoreFn = Callable[[CycleState, Pod, NodeInfo], "tuple[int, Status | None]"]
@@ -331,7 +332,11 @@ def _filter_outcome(name: str, status: object, exc: Exception | None = None) -> 
 
 def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
                 run: Sequence[NodeInfo]) -> dict[int, Status] | None:
-    """Every plugin's ``filter_nodes`` over *run*, each on the nodes the previous ones passed.
+    """Every plugin's ``filter_nodes`` over *run*, each on the nodes the previous ones passed --
+    or, for the plugins that declare it (:func:`_filters_whole_runs`), on the whole run, keeping
+    for each node only the first rejection in plugin order: the same outcome, since
+    ``filter_nodes`` has no side effects, and the whole run is what their per-position memos
+    remember (a run with gaps would be computed again).
 
     Returns run index -> the node's outcome (rejection or ERROR) for the nodes that did not
     pass, or ``None`` when a ``filter_nodes`` raised or returned something malformed.
@@ -339,38 +344,56 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
     failed: dict[int, Status] = {}
     alive: Sequence[NodeInfo] = run
     index: list[int] | None = None  # alive position -> run position (None: the same)
-    last = len(plan) - 1
-    for j, (name, fn) in enumerate(plan):
+    stale = False  # alive misses nodes failed since it was made
+    total = len(run)
+    for name, fn, whole in plan:
+        if whole:
+            nodes, at = run, None
+        else:
+            if stale:
+                keep = [k for k in range(total) if k not in failed]
+                alive = [run[k] for k in keep]
+                index = keep
+                stale = False
+            nodes, at = alive, index
         try:
-            result = fn(state, pod, alive)
+            result = fn(state, pod, nodes)
             if not result:
                 continue
             gone: set[int] = set()
-            n = len(alive)
+            n = len(nodes)
             # plugins return shared status constants: attribute each distinct one once
             outcomes: dict[int, Status | None] = {}
             for k, status in result:
                 if k.__class__ is not int or not 0 <= k < n or k in gone:
                     raise ValueError(f"filter_nodes returned index {k!r} for {n} nodes")
+                gone.add(k)
+                r = k if at is None else at[k]
+                if r in failed:  # an earlier plugin rejected the node: its status stands
+                    continue
                 key = id(status)
                 if key in outcomes:
                     out = outcomes[key]
                 else:
                     out = outcomes[key] = _filter_outcome(name, status)
                 if out is not None:
-                    gone.add(k)
-                    failed[k if index is None else index[k]] = out
+                    failed[r] = out
+                    stale = True
         except Exception as exc:
             logger.warning("filter_nodes of Filter plugin %r failed; filtering node by node", name,
                            exc_info=exc)
             return None
-        if gone and j < last:  # the next plugin sees the nodes this one passed
-            keep = [k for k in range(n) if k not in gone]
-            if not keep:
-                break
-            alive = [alive[k] for k in keep]
-            index = keep if index is None else [index[k] for k in keep]
+        if len(failed) == total:
+            break
     return failed
+
+
+def _filters_whole_runs(plugin: object) -> bool:
+    """Whether *plugin*'s ``filter_nodes`` is handed whole runs of the snapshot's node list,
+    nodes earlier plugins rejected included (class attribute ``_schedframe_filters_whole_runs``:
+    built-in plugins whose results are remembered by position, for which a node already
+    rejected costs a lookup)."""
+    return getattr(type(plugin), "_schedframe_filters_whole_runs", False) is True
 
 
 def _optional_method(obj: object, method: str) -> Any:
@@ -559,11 +582,11 @@ class Framework:
         self._filter_cache: tuple[frozenset[str] | set[str], _Filters] = (_EMPTY, self._filter)
         self._filter_by_skip: dict[frozenset[str], _Filters] = {_EMPTY: self._filter}
         #: Filter plugins with the optional ``filter_nodes`` (BatchFilterPlugin)
-        self._filter_nodes: dict[str, _FilterNodesFn] = {}
+        self._filter_nodes: dict[str, tuple[_FilterNodesFn, bool]] = {}
         for p in pts["filter"]:
             fn = _optional_method(p, "filter_nodes")
             if fn is not None:
-                self._filter_nodes[p.name] = fn
+                self._filter_nodes[p.name] = (fn, _filters_whole_runs(p))
         #: the last active Filter plugins and their filter_nodes (None: some plugin has none)
         self._batch_filter_cache: tuple[_Filters, _BatchFilters | None] = ((), None)
         self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
@@ -963,7 +986,7 @@ class Framework:
             plan = batch_cached[1]
         else:
             by_name = self._filter_nodes
-            plan = (tuple((name, by_name[name]) for name, _fn in filters)
+            plan = (tuple((name, *by_name[name]) for name, _fn in filters)
                     if all(name in by_name for name, _fn in filters) else None)
             self._batch_filter_cache = (filters, plan)
         start %= len(nodes)

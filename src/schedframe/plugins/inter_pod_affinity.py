@@ -359,6 +359,8 @@ class InterPodAffinity:
     __module__ = "schedframe.plugins.inter_pod_affinity"
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
+    #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
+    _schedframe_filters_whole_runs: ClassVar[bool] = True
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args

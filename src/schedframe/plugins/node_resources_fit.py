@@ -514,6 +514,8 @@ class NodeResourcesFit:
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
+    #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
+    _schedframe_filters_whole_runs: ClassVar[bool] = True
 
     __module__ = "schedframe.plugins.node_resources_fit"
     __slots__ = (

@@ -7,7 +7,7 @@ Upstream: ``pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Taint
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -58,6 +58,9 @@ class NodeUnschedulable:
 
     .. versionadded:: 0.1.0
     """
+
+    #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
+    _schedframe_filters_whole_runs: ClassVar[bool] = True
 
     __slots__ = ("_handle", "_memo")
 

@@ -89,6 +89,8 @@ class TaintToleration:
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
+    #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
+    _schedframe_filters_whole_runs: ClassVar[bool] = True
 
     __slots__ = ("_filter_memo", "_handle", "_score_memo")
 
