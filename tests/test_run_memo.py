@@ -322,3 +322,48 @@ def test_a_complete_key_recomputes_only_the_replaced_positions() -> None:
     assert compute.calls[-1] == ["n33"]
     assert memo.values("k", snap, base, compute) == _truth(base)
     assert len(compute.calls) == 3
+
+
+class _SnapshotHandle:
+    """Just enough of a Handle for the memoising plugins: the snapshot they check runs against."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+
+    def snapshot_shared_lister(self) -> Snapshot:
+        return self.snap
+
+
+@settings(max_examples=40, deadline=None)
+@given(shapes=st.lists(st.tuples(st.sampled_from(["0", "1", "3", "64"]),
+                                 st.sampled_from(["0", "1Gi", "3Gi", "1Ti"]), st.integers(0, 3)),
+                       min_size=30, max_size=60),
+       requests=st.lists(st.tuples(st.sampled_from(["0", "100m", "1", "7"]),
+                                   st.sampled_from(["0", "1Mi", "2Gi"])), min_size=1, max_size=6),
+       starts=st.lists(st.integers(0, 10_000), min_size=1, max_size=6))
+def test_balanced_allocation_from_columns_matches_node_by_node(
+        shapes: list[tuple[str, str, int]], requests: list[tuple[str, str]], starts: list[int]) -> None:
+    """NodeResourcesBalancedAllocation's runs scored from columns (the balance without the pod
+    kept per row) give each node's per-node score, zero allocatable and overcommitted nodes
+    included, run after run as nodes gain pods."""
+    from schedframe import CycleState
+    from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+
+    nodes = [make_node(f"n{i:02d}").capacity(cpu=c, memory=m, pods=110).obj()
+             for i, (c, m, _) in enumerate(shapes)]
+    bound = [make_pod(f"b{i}-{k}").req(cpu="2", memory="2Gi").node(f"n{i:02d}").obj()
+             for i, (_, _, count) in enumerate(shapes) for k in range(count)]
+    snap = Snapshot.from_objects(nodes, bound)
+    plugin = NodeResourcesBalancedAllocation(handle=_SnapshotHandle(snap))  # type: ignore[arg-type]
+    n = len(nodes)
+    for j, start in enumerate(starts):
+        cpu, mem = requests[j % len(requests)]
+        pod = make_pod(f"p{j}").req(cpu=cpu, memory=mem).obj()
+        state = CycleState()
+        if plugin.pre_score(state, pod, snap.list()) is not None:
+            continue  # a best-effort pod: skipped
+        base = list(snap.list())
+        run = [base[(start + k) % n] for k in range(min(n, 25 + start % 20))]
+        want = [plugin.score(state, pod, ni)[0] for ni in run]
+        assert plugin.score_nodes(state, pod, run) == want
+        _swap(snap, start % n)  # a changed node for the next run

@@ -27,7 +27,8 @@ from typing import Any, Final, Generic, TypeVar, final
 from ..cache.nodeinfo import NodeInfo
 from ..framework.status import Status
 
-__all__ = ["COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections", "snapshot_of"]
+__all__ = ["COLUMN_DERIVED", "COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections",
+           "snapshot_of"]
 
 V = TypeVar("V")
 
@@ -289,6 +290,8 @@ def _differences(seen: list[Any], nodes: Sequence[Any], lo: int, hi: int, out: l
 #: the column of :class:`NodeColumns` after the ``resource_row`` fields: allocatable pods minus
 #: the node's pods (room for more pods)
 COLUMN_ROOM: Final = 11
+#: the column of :class:`NodeColumns` holding its *derived* value of each row
+COLUMN_DERIVED: Final = 12
 _COLUMNS: Final = 12
 
 
@@ -301,17 +304,19 @@ class NodeColumns:
     in :class:`RunMemo`) and returns each field's values for the run: lists a loop can zip, and
     ``min`` can scan at C speed (a run where even the smallest free amount is enough for the
     pod needs no per-node check at all). Column :data:`COLUMN_ROOM` is allocatable pods minus
-    the node's pods.
+    the node's pods; with *derived*, column :data:`COLUMN_DERIVED` is ``derived(row)`` (a
+    plugin's per-node value that depends on the row only, computed once per row).
 
     Like :class:`RunMemo`, it relies on the snapshot's NodeInfos not changing in place: a
     changed node gets a new NodeInfo object.
     """
 
-    __slots__ = ("_columns", "_infos")
+    __slots__ = ("_columns", "_derived", "_infos")
 
-    def __init__(self) -> None:
+    def __init__(self, derived: Callable[[tuple[int, ...]], int] | None = None) -> None:
         self._infos: list[NodeInfo | None] = []
         self._columns: list[list[int]] = []
+        self._derived = derived
 
     def columns(self, base: list[NodeInfo], start: int, nodes: list[NodeInfo],
                 fields: Sequence[int]) -> list[list[int]]:
@@ -320,9 +325,10 @@ class NodeColumns:
         m = len(nodes)
         infos = self._infos
         columns = self._columns
+        derived = self._derived
         if len(infos) != n:
             infos = self._infos = [None] * n
-            columns = self._columns = [[0] * n for _ in range(_COLUMNS)]
+            columns = self._columns = [[0] * n for _ in range(_COLUMNS + (derived is not None))]
         seen = _segment(infos, start, m)
         if seen != nodes:
             changed = _changed(seen, nodes)
@@ -333,6 +339,8 @@ class NodeColumns:
                     if f < COLUMN_ROOM:
                         _store(columns[f], start, values)
                 _store(columns[COLUMN_ROOM], start, [row[3] - len(ni.pods) for row, ni in zip(rows, nodes)])
+                if derived is not None:
+                    _store(columns[COLUMN_DERIVED], start, list(map(derived, rows)))
                 _store(infos, start, nodes)
                 return [_segment(columns[f], start, m) for f in fields]
             for k in changed:
@@ -345,6 +353,8 @@ class NodeColumns:
                 for f in range(_COLUMNS - 1):
                     columns[f][pos] = row[f]
                 columns[COLUMN_ROOM][pos] = row[3] - len(ni.pods)
+                if derived is not None:
+                    columns[COLUMN_DERIVED][pos] = derived(row)
         return [_segment(columns[f], start, m) for f in fields]
 
 

@@ -48,7 +48,7 @@ from ._resource_scoring import (
     go_div,
     go_value,
 )
-from ._run_memo import RunMemo, snapshot_of
+from ._run_memo import COLUMN_DERIVED, NodeColumns, RunMemo, columns_whole, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -251,6 +251,41 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
     return change_nodes
 
 
+def _balance_without_pod(row: tuple[int, ...]) -> int:
+    """:func:`_cpu_memory_change`'s balance of a node without the pod, from its row alone; -1
+    when an allocatable is zero (such nodes go through the per-node function)."""
+    cap_c = row[_ROW_ALLOC_CPU]
+    cap_m = row[_ROW_ALLOC_MEMORY]
+    if cap_c == 0 or cap_m == 0:
+        return -1
+    fc = float(row[_ROW_REQ_CPU]) / float(cap_c)
+    fm = float(row[_ROW_REQ_MEMORY]) / float(cap_m)
+    return int((1 - abs(((1.0 if fc > 1 else fc) - (1.0 if fm > 1 else fm)) / 2)) * 100.0)
+
+
+#: the NodeColumns fields the columns scorer reads: allocatable and requested cpu and memory, and
+#: the balance without the pod
+_CHANGE_FIELDS: Final = (_ROW_ALLOC_CPU, _ROW_ALLOC_MEMORY, _ROW_REQ_CPU, _ROW_REQ_MEMORY, COLUMN_DERIVED)
+
+
+def _change_columns(single: Callable[[NodeInfo, Sequence[int]], int]) -> Callable[..., list[int]]:
+    """:func:`_cpu_memory_change_nodes` over a run's columns, the balance without the pod read
+    from its column (computed once per row): the same float operations, the same results."""
+
+    def change(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
+               used_m: list[int], without: list[int], pod_requests: Sequence[int]) -> list[int]:
+        pc = pod_requests[0]
+        pm = pod_requests[1]
+        return [_HALF + (d // 2 if (d := _HALF + int((1 - abs((
+                    (1.0 if (fc := float(c + pc) / float(cc)) > 1 else fc)
+                    - (1.0 if (fm := float(m + pm) / float(cm)) > 1 else fm)) / 2)) * 100.0) - w) >= 0
+                         else -(-d // 2))
+                if w >= 0 else single(ni, pod_requests)
+                for cc, cm, c, m, w, ni in zip(caps_c, caps_m, used_c, used_m, without, run)]
+
+    return change
+
+
 @final
 class NodeResourcesBalancedAllocation:
     """The NodeResourcesBalancedAllocation plugin (PreScore, Score).
@@ -262,7 +297,8 @@ class NodeResourcesBalancedAllocation:
     _schedframe_scores_in_range: ClassVar[bool] = True
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer", "_skip_best_effort")
+    __slots__ = ("_args", "_columns", "_handle", "_memo", "_score", "_score_columns", "_score_nodes",
+                 "_scorer", "_skip_best_effort")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -274,9 +310,14 @@ class NodeResourcesBalancedAllocation:
         release = release_of(handle)
         self._skip_best_effort = release.has("BalancedAllocationSkipsBestEffort")
         cpu_memory = [r.name for r in args.resources] == ["cpu", "memory"]
+        #: ``(fields, scorer)`` scoring a whole run from its columns (see columns_whole)
+        self._score_columns: tuple[tuple[int, ...], Callable[..., list[int]]] | None = None
+        self._columns = NodeColumns(_balance_without_pod)
         if release.has("BalancedAllocationScoresChange"):
             score = self._score = _cpu_memory_change(self._scorer)
             batch = _cpu_memory_change_nodes(score) if cpu_memory else None
+            if cpu_memory:
+                self._score_columns = (_CHANGE_FIELDS, _change_columns(score))
         else:
             score = self._score = _cpu_memory_balance(self._scorer)
             batch = None
@@ -323,7 +364,8 @@ class NodeResourcesBalancedAllocation:
         # the score depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
-        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
+        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs),
+                                 columns_whole(self._columns, self._score_columns, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
