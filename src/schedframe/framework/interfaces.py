@@ -174,7 +174,9 @@ class BatchFilterPlugin(FilterPlugin, Protocol):
       out passed.
     * Have no side effects, like ``filter``: the framework may filter nodes past the point where
       a node-by-node search would have stopped, and drops those results. It calls the plugin
-      only with nodes the earlier plugins passed.
+      only with nodes the earlier plugins passed (schedframe's own plugins that remember results
+      by position declare that they take whole runs instead: they also see the nodes an earlier
+      plugin rejected, and for each node only the first rejection in plugin order counts).
     * Do not keep or modify *nodes*.
 
     If ``filter_nodes`` raises or returns something malformed, the framework logs it and filters
