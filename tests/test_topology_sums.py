@@ -82,3 +82,21 @@ def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]])
     fresh = IncrementalSum()
     fresh.refresh(list(snap.list()), _contribute)
     assert (fast.sums, fast.matches) == (fresh.sums, fresh.matches)
+
+
+@given(labels=st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=12),
+       pods=st.lists(st.tuples(st.integers(0, 11), st.booleans()), max_size=30))
+def test_a_first_count_in_one_pass_equals_counting_node_by_node(labels: list[str],
+                                                                pods: list[tuple[int, bool]]) -> None:
+    """The first refresh counts every node in one pass; growing the same sums node by node (a
+    list that grows, counted by name) gives the same sums and presence."""
+    nodes = [make_node(f"n{i}").label(ZONE, v).obj() if v else make_node(f"n{i}").obj()
+             for i, v in enumerate(labels)]
+    bound = [make_pod(f"p{k}").labels({"app": "web" if web else "db"}).node(f"n{i % len(nodes)}").obj()
+             for k, (i, web) in enumerate(pods)]
+    infos = list(Snapshot.from_objects(nodes, bound).list())
+    whole, grown = IncrementalSum(), IncrementalSum()
+    whole.refresh(infos, _contribute)
+    for k in range(1, len(infos) + 1):
+        grown.refresh(infos[:k], _contribute)
+    assert (whole.sums, whole.matches) == (grown.sums, grown.matches)

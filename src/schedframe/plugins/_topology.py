@@ -280,6 +280,9 @@ class IncrementalSum:
                 self._drop_missing(nodes)
             return
         by_name = self._by_name
+        if not by_name:  # the first count: every node, in one pass
+            self._build(nodes, contribute)
+            return
         for info in nodes:
             entry = by_name.get(info.name)
             if entry is None or entry[0] is not info:
@@ -287,6 +290,18 @@ class IncrementalSum:
         self._infos = list(nodes)
         if len(by_name) > n:
             self._drop_missing(nodes)
+
+    def _build(self, nodes: list[NodeInfo], contribute: Callable[[NodeInfo], Contribution]) -> None:
+        """Count every node of *nodes* into empty sums (what :meth:`_set` on each would do)."""
+        contributions = list(map(contribute, nodes))
+        by_name = self._by_name
+        for info, pairs in zip(nodes, contributions):
+            if info.name in by_name:  # a name listed twice: the later NodeInfo counts, as with _set
+                self._remove(by_name[info.name][1])
+            by_name[info.name] = (info, pairs)
+            if pairs:
+                self._add(pairs)
+        self._infos = list(nodes)
 
     def _set(self, info: NodeInfo, contribute: Callable[[NodeInfo], Contribution],
              delta: Delta | None = None) -> None:
