@@ -100,3 +100,55 @@ def test_a_first_count_in_one_pass_equals_counting_node_by_node(labels: list[str
     for k in range(1, len(infos) + 1):
         grown.refresh(infos[:k], _contribute)
     assert (whole.sums, whole.matches) == (grown.sums, grown.matches)
+
+
+class _ListOnly:
+    """An ObjectLister that can only list (no lookup by key)."""
+
+    def __init__(self, objects: list[object]) -> None:
+        self.objects = objects
+
+    def namespace(self, name: str) -> None:
+        return None
+
+    def list(self, kind: type, namespace: str | None = None) -> list[object]:
+        return [o for o in self.objects if type(o) is kind
+                and (namespace is None or getattr(o, "namespace", "") == namespace)]
+
+
+def test_default_selector_finds_the_owner_by_name_in_its_namespace() -> None:
+    """The owning ReplicaSet, StatefulSet or ReplicationController is looked up by name in the
+    pod's namespace (upstream's lister Get), by key in an ObjectStore and in the list of any
+    other lister, with the same selector; an owner of that name elsewhere does not count."""
+    from schedframe import (
+        LabelSelector,
+        ObjectStore,
+        OwnerReference,
+        ReplicaSet,
+        ReplicationController,
+        Service,
+        StatefulSet,
+    )
+    from schedframe.plugins.pod_topology_spread import default_selector
+
+    objects: list[object] = [
+        ReplicaSet("rs", "team", LabelSelector({"app": "web"})),
+        ReplicaSet("rs", "other", LabelSelector({"app": "elsewhere"})),
+        StatefulSet("db", "team", LabelSelector({"app": "db"})),
+        ReplicationController("rc", "team", {"app": "old"}),
+        Service("svc", "team", {"tier": "front"}),
+    ]
+    cases = {
+        ("ReplicaSet", "rs", "team"): selector({"tier": "front"}, ("app", "In", ("web",))),
+        ("StatefulSet", "db", "team"): selector({"tier": "front"}, ("app", "In", ("db",))),
+        ("ReplicationController", "rc", "team"): LabelSelector({"tier": "front", "app": "old"}),
+        ("ReplicaSet", "missing", "team"): LabelSelector({"tier": "front"}),
+        ("ReplicaSet", "rs", "nowhere"): LabelSelector({}),
+    }
+    for (kind, name, ns), want in cases.items():
+        api = "v1" if kind == "ReplicationController" else "apps/v1"
+        pod = make_pod("p", namespace=ns).labels({"tier": "front"}).obj().evolve(
+            owner_references=(OwnerReference(kind, name, api_version=api, controller=True),))
+        got_store = default_selector(pod, ObjectStore(objects))
+        got_list = default_selector(pod, _ListOnly(objects))
+        assert got_store == got_list == want, (kind, name, ns)

@@ -39,6 +39,7 @@ from ..api.objects import (
     TopologySpreadConstraint,
 )
 from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..cache.store import ObjectStore
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -300,13 +301,13 @@ def default_selector(pod: Pod, objects: ObjectLister) -> LabelSelector:
         return LabelSelector(label_set)
     kind, api = owner.kind, owner.api_version
     if kind == "ReplicationController" and api in ("v1", ""):
-        rc = _find(objects.list(ReplicationController, pod.namespace), owner.name)
+        rc = _find(objects, ReplicationController, owner.name, pod.namespace)
         if rc is not None:
             label_set.update(rc.selector)
         return LabelSelector(label_set)
     if kind in ("ReplicaSet", "StatefulSet") and api in ("apps/v1", ""):
         kind_type: type[ReplicaSet] | type[StatefulSet] = ReplicaSet if kind == "ReplicaSet" else StatefulSet
-        obj = _find(objects.list(kind_type, pod.namespace), owner.name)
+        obj = _find(objects, kind_type, owner.name, pod.namespace)
         if obj is not None and obj.selector is not None:
             other = obj.selector
             reqs = tuple(LabelSelectorRequirement(k, "In", (v,)) for k, v in other.match_labels.items())
@@ -314,8 +315,12 @@ def default_selector(pod: Pod, objects: ObjectLister) -> LabelSelector:
     return LabelSelector(label_set)
 
 
-def _find(objs: Sequence[Any], name: str) -> Any:
-    for o in objs:
+def _find(objects: ObjectLister, kind: type[Any], name: str, namespace: str) -> Any:
+    """The object of *kind* named *name* in *namespace* (upstream's lister ``Get``): looked up
+    by key when the lister can (:class:`~schedframe.ObjectStore`), else found in its list."""
+    if isinstance(objects, ObjectStore):
+        return objects.get(kind, name, namespace)
+    for o in objects.list(kind, namespace):
         if o.name == name:
             return o
     return None
