@@ -25,6 +25,8 @@ class ObjectStore:
 
     def __init__(self, objects: Any = ()) -> None:
         self._by_kind: dict[type, dict[tuple[str, str], Any]] = {}
+        #: the same objects per kind and namespace (name -> object), for list(kind, namespace)
+        self._by_namespace: dict[type, dict[str, dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._watchers: list[Callable[[Any, Any], None]] = []
         for obj in objects:
@@ -47,18 +49,26 @@ class ObjectStore:
 
     def add(self, obj: Any, *, notify: bool = True) -> Any:
         """Add or replace *obj*; returns the object it replaced, or ``None``."""
+        key = self._key(obj)
         with self._lock:
             kind = self._by_kind.setdefault(type(obj), {})
-            old = kind.get(self._key(obj))
-            kind[self._key(obj)] = obj
+            old = kind.get(key)
+            kind[key] = obj
+            self._by_namespace.setdefault(type(obj), {}).setdefault(key[0], {})[key[1]] = obj
         if notify and self._watchers:
             self._notify(old, obj)
         return old
 
     def remove(self, obj: Any, *, notify: bool = True) -> Any:
         """Remove the object with *obj*'s key; returns it, or ``None`` if absent."""
+        key = self._key(obj)
         with self._lock:
-            old = self._by_kind.get(type(obj), {}).pop(self._key(obj), None)
+            old = self._by_kind.get(type(obj), {}).pop(key, None)
+            if old is not None:
+                names = self._by_namespace[type(obj)][key[0]]
+                del names[key[1]]
+                if not names:
+                    del self._by_namespace[type(obj)][key[0]]
         if notify and old is not None and self._watchers:
             self._notify(old, None)
         return old
@@ -78,4 +88,5 @@ class ObjectStore:
             return []
         if namespace is None:
             return list(objs.values())
-        return [o for (ns, _), o in objs.items() if ns == namespace]
+        names = self._by_namespace[kind].get(namespace)
+        return list(names.values()) if names else []
