@@ -8,13 +8,15 @@ per-pod *key* can therefore remember each position's NodeInfo and result, and an
 NodeInfos are the remembered ones with two list slices, without reading any NodeInfo.
 
 A remembered result is used only for the very NodeInfo object it was computed from, with an
-equal key. A run is first compared with the remembered NodeInfos as a whole (identity, C-level);
-where they differ, the positions to compute again come from the snapshot's change log (the
-positions :class:`~schedframe.Snapshot` replaced, which a key reads from where it left off:
-a few entries, whatever the run's length), or, for positions never computed and for listers
-without a log, from comparing the run position by position. A list that is not a run of the
-snapshot list (the feasible nodes when some were filtered out, a preemption's clones) is
-computed as usual, at the cost of one identity comparison.
+equal key. With a :class:`~schedframe.Snapshot`, which logs the positions it replaces, each key
+flags the positions replaced since its last visit (read from the log where it left off: a few
+entries, whatever the run's length) and those never computed; a run's flagged positions are the
+ones computed again, found with C-level scans. So correctness rests on the snapshot logging
+every replacement, which it does (its node list changes only there, and a rebuilt list starts a
+new log, which a key meets by comparing every position once). With other listers a run is
+compared with the remembered NodeInfos position by position (identity, C-level). A list that is
+not a run of the snapshot list (a preemption's clones, a list with gaps) is computed as usual,
+at the cost of one identity comparison.
 """
 
 from __future__ import annotations
