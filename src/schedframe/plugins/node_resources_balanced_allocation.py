@@ -222,13 +222,20 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
                              ) -> Callable[[Sequence[NodeInfo], Sequence[int]], list[int]]:
     """:func:`_cpu_memory_change`'s ``change`` over many nodes in one loop, reading each node's
     flat ``resource_row``; nodes with a zero allocatable go through *single* (the same result:
-    the same float operations in the same order)."""
+    the same float operations in the same order). Each row's balance without the pod is
+    remembered by the row itself (a tuple replaced whenever the node's amounts change), so the
+    pod shapes that score a changed node after the first reuse it."""
+    #: id(row) -> (row, balance without the pod); cleared when it outgrows the rows in use
+    without_of: dict[int, tuple[tuple[int, ...], int]] = {}
 
     def change_nodes(nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         pc = pod_requests[0]
         pm = pod_requests[1]
         out: list[int] = []
         append = out.append
+        get = without_of.get
+        if len(without_of) > _MAX_ROWS:
+            without_of.clear()
         for ni in nodes:
             row = ni.resource_row
             cap_c = row[_ROW_ALLOC_CPU]
@@ -241,14 +248,23 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
             fc = float(c + pc) / float(cap_c)
             fm = float(m + pm) / float(cap_m)
             with_pod = int((1 - abs(((1.0 if fc > 1 else fc) - (1.0 if fm > 1 else fm)) / 2)) * 100.0)
-            fc = float(c) / float(cap_c)
-            fm = float(m) / float(cap_m)
-            without = int((1 - abs(((1.0 if fc > 1 else fc) - (1.0 if fm > 1 else fm)) / 2)) * 100.0)
+            known = get(id(row))
+            if known is not None and known[0] is row:
+                without = known[1]
+            else:
+                fc = float(c) / float(cap_c)
+                fm = float(m) / float(cap_m)
+                without = int((1 - abs(((1.0 if fc > 1 else fc) - (1.0 if fm > 1 else fm)) / 2)) * 100.0)
+                without_of[id(row)] = (row, without)
             d = _HALF + with_pod - without
             append(_HALF + (d // 2 if d >= 0 else -(-d // 2)))
         return out
 
     return change_nodes
+
+
+#: rows whose balance without the pod change_nodes remembers before starting over
+_MAX_ROWS: Final = 65_536
 
 
 def _balance_without_pod(row: tuple[int, ...]) -> int:
