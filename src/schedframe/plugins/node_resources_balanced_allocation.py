@@ -222,9 +222,10 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
                              ) -> Callable[[Sequence[NodeInfo], Sequence[int]], list[int]]:
     """:func:`_cpu_memory_change`'s ``change`` over many nodes in one loop, reading each node's
     flat ``resource_row``; nodes with a zero allocatable go through *single* (the same result:
-    the same float operations in the same order). Each row's balance without the pod is
-    remembered by the row itself (a tuple replaced whenever the node's amounts change), so the
-    pod shapes that score a changed node after the first reuse it."""
+    the same float operations in the same order). Each row's balance without the pod
+    (:func:`_balance_without_pod`) is remembered by the row itself (a tuple replaced whenever
+    the node's amounts change), so the pod shapes that score a changed node after the first
+    reuse it; whole runs read it from a column instead (:func:`_change_columns`)."""
     #: id(row) -> (row, balance without the pod); cleared when it outgrows the rows in use
     without_of: dict[int, tuple[tuple[int, ...], int]] = {}
 
@@ -252,9 +253,7 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
             if known is not None and known[0] is row:
                 without = known[1]
             else:
-                fc = float(c) / float(cap_c)
-                fm = float(m) / float(cap_m)
-                without = int((1 - abs(((1.0 if fc > 1 else fc) - (1.0 if fm > 1 else fm)) / 2)) * 100.0)
+                without = _balance_without_pod(row)
                 without_of[id(row)] = (row, without)
             d = _HALF + with_pod - without
             append(_HALF + (d // 2 if d >= 0 else -(-d // 2)))
