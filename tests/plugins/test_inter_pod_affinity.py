@@ -1655,3 +1655,26 @@ def test_cached_counts_follow_cluster_changes(ops: list[Any]) -> None:
                 )
             )
         assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("existing", [
+    pytest.param([], id="the first pod of its group"),
+    pytest.param([pb("e", "a", app="web").obj()], id="a matching pod in z1"),
+    pytest.param([pb("e", "a", app="db").obj()], id="no matching pod"),
+])
+def test_filter_nodes_judges_missing_labels_apart_from_values_counted_nowhere(existing: list[Pod]) -> None:
+    """filter_nodes judges the label combinations no count holds once, and a node lacking a
+    term's topology label on its own: the first pod of a group with affinity to itself passes on
+    the nodes with the label and not on the others, as Filter says node by node."""
+    nodes = [nd("a", {"zone": "z1"}), nd("b", {}), nd("c", {"zone": "z2"}), nd("d", {"zone": "z3"})]
+    pod = pb("p", app="web").pod_affinity_in("app", ["web"], "zone").obj()
+    h = harness(nodes, existing)
+    per_node = h.filter(pod)
+    plugin = h.framework.get_plugin(NAME)
+    infos = [h.framework.snapshot_shared_lister().node_infos().get(n.name) for n in nodes]
+    batch = dict.fromkeys((n.name for n in nodes), OK)
+    for i, status in plugin.filter_nodes(h.state, pod, infos):
+        batch[nodes[i].name] = status
+    assert {k: (v.code, v.reasons) for k, v in batch.items()} == {
+        k: (v.code, v.reasons) for k, v in per_node.items()}
+    assert not per_node["b"].is_success()

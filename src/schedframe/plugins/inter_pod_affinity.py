@@ -329,6 +329,17 @@ def _verdict(s: PreFilterState, labels: Mapping[str, str]) -> Status | None:
     return None
 
 
+#: a label value no count holds (NUL cannot be in a label value)
+_COUNTED_NOWHERE: Final = "\x00"
+
+
+def _counted_pairs(s: PreFilterState) -> set[tuple[str, str]]:
+    """Every (key, value) with a positive count in one of the counts :func:`_verdict` reads
+    (affinity, anti-affinity, existing pods' anti-affinity)."""
+    return {pair for counts in (s.affinity_counts, s.anti_affinity_counts, s.existing_anti_affinity_counts)
+            for pair, n in counts.items() if n > 0}
+
+
 def _verdict_keys(s: PreFilterState) -> tuple[str, ...]:
     """The label keys :func:`_verdict` reads for *s*."""
     keys = [t.topology_key for t in s.affinity_terms]
@@ -527,7 +538,9 @@ class InterPodAffinity:
         read once, and when no term constrains the pod (no required terms of its own, no
         existing pod's anti-affinity matching it) only missing nodes are rejected. Otherwise a
         node's verdict depends only on its values of the terms' topology keys (remembered by
-        position, as PodTopologySpread does): each distinct combination is judged once."""
+        position, as PodTopologySpread does): each distinct combination is judged once, and all
+        the combinations holding no counted value and no missing label together once (with
+        hostname terms, most nodes)."""
         try:
             s = state.read(PRE_FILTER_STATE_KEY)
         except StateNotFoundError as exc:
@@ -537,12 +550,23 @@ class InterPodAffinity:
         keys = _verdict_keys(s)
         values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
                                          lambda some: [_label_values(ni, keys) for ni in some])
+        # A combination holding no counted (key, value) and no missing label gets the verdict of
+        # a value counted nowhere (_verdict reads only counts, and presence): judged once.
+        merged = _counted_pairs(s)
+        counted = [{value for key, value in merged if key == k} for k in keys]
+        neutral: Status | None = None
+        judged = False  # neutral holds the verdict of a combination counted nowhere
         verdicts: dict[tuple[str | None, ...] | None, Status | None] = {}
         for combo in set(values):
             if combo is None:
                 verdicts[combo] = node_not_found()
-            else:
+            elif any(v is None or v in hot for v, hot in zip(combo, counted)):
                 verdicts[combo] = _verdict(s, {k: v for k, v in zip(keys, combo) if v is not None})
+            else:
+                if not judged:
+                    neutral = _verdict(s, dict.fromkeys(keys, _COUNTED_NOWHERE))
+                    judged = True
+                verdicts[combo] = neutral
         if all(v is None for v in verdicts.values()):
             return []
         return [(idx, verdict) for idx, combo in enumerate(values)
