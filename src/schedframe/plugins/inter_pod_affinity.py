@@ -554,23 +554,28 @@ class InterPodAffinity:
         # a value counted nowhere (_verdict reads only counts, and presence): judged once.
         merged = _counted_pairs(s)
         counted = [{value for key, value in merged if key == k} for k in keys]
-        neutral: Status | None = None
-        judged = False  # neutral holds the verdict of a combination counted nowhere
-        verdicts: dict[tuple[str | None, ...] | None, Status | None] = {}
-        for combo in set(values):
-            if combo is None:
-                verdicts[combo] = node_not_found()
-            elif any(v is None or v in hot for v, hot in zip(combo, counted)):
-                verdicts[combo] = _verdict(s, {k: v for k, v in zip(keys, combo) if v is not None})
-            else:
-                if not judged:
-                    neutral = _verdict(s, dict.fromkeys(keys, _COUNTED_NOWHERE))
-                    judged = True
-                verdicts[combo] = neutral
-        if all(v is None for v in verdicts.values()):
-            return []
+        distinct = set(values)
+        if len(keys) == 1:  # the usual: one topology key
+            hot = counted[0]
+            special = [c for c in distinct if c is None or (v := c[0]) is None or v in hot]
+        else:
+            special = [c for c in distinct
+                       if c is None or any(v is None or v in h for v, h in zip(c, counted))]
+        verdicts: dict[tuple[str | None, ...] | None, Status | None] = {
+            c: (node_not_found() if c is None
+                else _verdict(s, {k: v for k, v in zip(keys, c) if v is not None}))
+            for c in special
+        }
+        neutral = (_verdict(s, dict.fromkeys(keys, _COUNTED_NOWHERE)) if len(special) < len(distinct)
+                   else None)
+        if neutral is None:  # only special combinations can be rejected
+            rejected = {c: v for c, v in verdicts.items() if v is not None}
+            if not rejected:
+                return []
+            return [(idx, rejected[combo]) for idx, combo in enumerate(values) if combo in rejected]
+        get = verdicts.get
         return [(idx, verdict) for idx, combo in enumerate(values)
-                if (verdict := verdicts[combo]) is not None]
+                if (verdict := get(combo, neutral)) is not None]
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
