@@ -263,7 +263,7 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
 
 
 #: rows whose balance without the pod change_nodes remembers before starting over
-_MAX_ROWS: Final = 65_536
+_MAX_ROWS: Final = 8_192
 
 
 def _balance_without_pod(row: tuple[int, ...]) -> int:
