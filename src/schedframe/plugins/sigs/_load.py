@@ -29,7 +29,7 @@ import urllib.error
 import urllib.request
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final, runtime_checkable
 
 import attrs
 
@@ -68,6 +68,8 @@ __all__ = [
     "WatcherMetrics",
     "load_metrics_file",
 ]
+
+A = TypeVar("A")
 
 #: load-watcher metric types and operators.
 CPU: Final = "CPU"
@@ -600,7 +602,21 @@ def strip_meta(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in ("apiVersion", "kind")}
 
 
-def args_error(plugin: str, args: object, args_type: type) -> PluginArgsError:
-    """The error for args of the wrong type."""
-    return PluginArgsError(f"want args to be of type {args_type.__name__}, got {type(args).__name__} "
-                           f"(plugin {plugin})")
+def decode_args(plugin: str, args: object, args_type: type[A]) -> A:
+    """The validated args of a load-aware plugin's factory: *args* is ``None`` (defaults), an
+    *args_type* or its camelCase mapping (``args_type.from_dict``).
+
+    Raises:
+        PluginArgsError: args of another type, or invalid args.
+    """
+    if args is None:
+        parsed = args_type()
+    elif isinstance(args, args_type):
+        parsed = args
+    elif isinstance(args, Mapping):
+        parsed = args_type.from_dict(args)  # type: ignore[attr-defined]
+    else:
+        raise PluginArgsError(f"want args to be of type {args_type.__name__}, got {type(args).__name__} "
+                              f"(plugin {plugin})")
+    parsed.validate()  # type: ignore[attr-defined]
+    return parsed

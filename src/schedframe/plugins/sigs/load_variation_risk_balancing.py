@@ -34,7 +34,7 @@ from ._load import (
     Collector,
     Metric,
     TrimaranSpec,
-    args_error,
+    decode_args,
     effective_resource,
     go_round,
     resource_data,
@@ -224,15 +224,7 @@ class LoadVariationRiskBalancing:
 
 def new(args: object, handle: Handle) -> LoadVariationRiskBalancing:
     """Factory: *args* is ``None``, a :class:`LoadVariationRiskBalancingArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = LoadVariationRiskBalancingArgs()
-    elif isinstance(args, LoadVariationRiskBalancingArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = LoadVariationRiskBalancingArgs.from_dict(args)
-    else:
-        raise args_error(NAME, args, LoadVariationRiskBalancingArgs)
-    parsed.validate()
+    parsed = decode_args(NAME, args, LoadVariationRiskBalancingArgs)
     return LoadVariationRiskBalancing(parsed, handle)
 
 

@@ -43,7 +43,7 @@ from ._load import (
     Collector,
     Metric,
     TrimaranSpec,
-    args_error,
+    decode_args,
     effective_resource,
     go_round,
     strip_meta,
@@ -275,15 +275,7 @@ class LowRiskOverCommitment:
 
 def new(args: object, handle: Handle) -> LowRiskOverCommitment:
     """Factory: *args* is ``None``, a :class:`LowRiskOverCommitmentArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = LowRiskOverCommitmentArgs()
-    elif isinstance(args, LowRiskOverCommitmentArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = LowRiskOverCommitmentArgs.from_dict(args)
-    else:
-        raise args_error(NAME, args, LowRiskOverCommitmentArgs)
-    parsed.validate()
+    parsed = decode_args(NAME, args, LowRiskOverCommitmentArgs)
     return LowRiskOverCommitment(parsed, handle)
 
 

@@ -37,7 +37,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from ...framework.status import Status
 from .._topology import check_keys
-from ._load import AVERAGE, LATEST, Collector, TrimaranSpec, args_error, node_cpu_capacity, strip_meta
+from ._load import AVERAGE, LATEST, Collector, TrimaranSpec, decode_args, node_cpu_capacity, strip_meta
 from ._load import CPU as CPU_METRIC
 
 if TYPE_CHECKING:
@@ -229,15 +229,7 @@ class Peaks:
 
 def new(args: object, handle: Handle) -> Peaks:
     """Factory: *args* is ``None``, a :class:`PeaksArgs` or a mapping."""
-    if args is None:
-        parsed = PeaksArgs()
-    elif isinstance(args, PeaksArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = PeaksArgs.from_dict(args)
-    else:
-        raise args_error(NAME, args, PeaksArgs)
-    parsed.validate()
+    parsed = decode_args(NAME, args, PeaksArgs)
     models: Mapping[str, PowerModel] = parsed.node_power_model
     if not models:
         models = read_power_model_file(os.environ.get(POWER_MODEL_ENV, ""))

@@ -35,7 +35,7 @@ from ._load import (
     AssignedPodsCache,
     Collector,
     TrimaranSpec,
-    args_error,
+    decode_args,
     go_round,
     node_cpu_capacity,
     strip_meta,
@@ -225,15 +225,7 @@ class TargetLoadPacking:
 
 def new(args: object, handle: Handle) -> TargetLoadPacking:
     """Factory: *args* is ``None``, a :class:`TargetLoadPackingArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = TargetLoadPackingArgs()
-    elif isinstance(args, TargetLoadPackingArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = TargetLoadPackingArgs.from_dict(args)
-    else:
-        raise args_error(NAME, args, TargetLoadPackingArgs)
-    parsed.validate()
+    parsed = decode_args(NAME, args, TargetLoadPackingArgs)
     return TargetLoadPacking(parsed, handle)
 
 
