@@ -103,3 +103,20 @@ def test_target_load_packing_multiplier_parses_as_go() -> None:
     for bad in (" 1", "1_0", "abc", ""):
         with pytest.raises(ValueError, match="unable to parse DefaultRequestsMultiplier"):
             TargetLoadPackingArgs.from_dict({"defaultRequestsMultiplier": bad}).multiplier()
+
+
+@pytest.mark.parametrize("module", ["target_load_packing", "load_variation_risk_balancing",
+                                    "low_risk_over_commitment", "peaks"])
+def test_load_aware_factories_decode_args_alike(module: str) -> None:
+    """Each load-aware factory refuses args of another type with PluginArgsError naming the
+    plugin; the Trimaran ones take None (their defaults) and their args object."""
+    import importlib
+
+    from schedframe import PluginArgsError
+
+    mod = importlib.import_module(f"schedframe.plugins.sigs.{module}")
+    if module != "peaks":  # Peaks has no valid defaults: it needs a metrics provider
+        plugin = mod.new(None, None)
+        assert mod.new(plugin.args, None).args is plugin.args
+    with pytest.raises(PluginArgsError, match=mod.NAME):
+        mod.new(42, None)
