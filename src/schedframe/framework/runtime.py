@@ -27,6 +27,7 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Final, Protocol, final, overload
 
 import attrs
@@ -84,6 +85,7 @@ _SUCCESS: Final = Code.SUCCESS
 _OK: Final = Status.OK
 _EMPTY: Final[frozenset[str]] = frozenset()
 _add: Final = operator.add
+_mul: Final = operator.mul
 #: the most nodes handed to a ``filter_nodes`` call at once
 _MAX_FILTER_CHUNK: Final = 1024
 
@@ -1223,18 +1225,22 @@ class Framework:
             return [], status
         if not normalized:
             return [0] * len(nodes), _OK
-        totals: list[int] | None = None
         same = 0  # the weighted scores of plugins that gave every node the same score
+        varying: list[Iterable[int]] = []
         for lst, w in zip(normalized, weights):
             if lst and lst.count(lst[0]) == len(lst):
                 same += lst[0] * w
-                continue
-            if w != 1:
-                lst = [v * w for v in lst]
-            totals = list(lst) if totals is None else list(map(_add, totals, lst))
-        if totals is None:
+            else:
+                varying.append(lst if w == 1 else map(_mul, lst, repeat(w)))
+        if not varying:
             return [same] * len(nodes), _OK
-        return ([t + same for t in totals] if same else totals), _OK
+        # one lazy chain of C-level maps, materialized once
+        total: Iterable[int] = varying[0]
+        for lst2 in varying[1:]:
+            total = map(_add, total, lst2)
+        if same:
+            total = map(_add, total, repeat(same))
+        return list(total), _OK
 
     def run_score_plugins_detailed(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                                    ) -> tuple[list[str], list[list[int]], list[list[int]], list[int], Status]:

@@ -17,7 +17,7 @@ import concurrent.futures
 import logging
 import operator
 from collections.abc import Sequence
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from typing import Final
 
 import attrs
@@ -491,10 +491,13 @@ class ScheduleOneMixin(SchedulerBase):
         count = totals.count(max_score)
         if count == 1:
             return nodes[totals.index(max_score)].name
-        ties = list(compress(range(len(totals)), map(operator.eq, totals, repeat(max_score))))
+        ties = compress(range(len(totals)), map(operator.eq, totals, repeat(max_score)))
         if self._tie_break is not None:
             return min((nodes[i].name for i in ties), key=self._tie_break)
-        return nodes[ties[self._rng.randrange(count)]].name
+        r = self._rng.randrange(count)
+        if count == len(totals):  # every node ties
+            return nodes[r].name
+        return nodes[next(islice(ties, r, None))].name  # the r-th tie, scanning no further
 
     # ------------------------------------------------------------------------------------------
     # binding
