@@ -27,6 +27,7 @@ from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
 from ..cache.nodeinfo import NodeInfo
+from ..cache.snapshot import Snapshot
 from ..framework.status import Status
 
 __all__ = ["COLUMN_DERIVED", "COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections",
@@ -73,9 +74,10 @@ class _Entry:
     ``stale``, whatever the number of flags elsewhere.
     """
 
-    __slots__ = ("cursor", "infos", "log", "results", "stale")
+    __slots__ = ("cursor", "infos", "log", "results", "stale", "used")
 
     def __init__(self, n: int, log: list[int] | None) -> None:
+        self.used = 0  # the memo's tick of its last visit (least recently used goes first)
         self.infos: list[NodeInfo | None] = [None] * n
         self.results: list[Any] = [None] * n
         self.log = log
@@ -98,10 +100,11 @@ class RunMemo(Generic[V]):
     no per-node comparison. Other listers are compared position by position (by identity).
     """
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "_tick")
 
     def __init__(self) -> None:
         self._entries: dict[Hashable, _Entry] = {}
+        self._tick = 0
 
     def clear(self) -> None:
         """Forget everything."""
@@ -124,41 +127,56 @@ class RunMemo(Generic[V]):
         m = len(nodes)
         if not m or nodes.__class__ is not list:
             return compute(nodes)
-        index = getattr(lister, "index", None)
-        if index is None:
-            return compute(nodes)
-        start = index(nodes[0].name)
+        if lister.__class__ is Snapshot:  # the scheduler's: its attributes read directly
+            pos_get = lister._pos.get  # type: ignore[attr-defined]
+            base: list[NodeInfo] = lister._list  # type: ignore[attr-defined]
+            log: list[int] | None = lister._changes  # type: ignore[attr-defined]
+        else:
+            index = getattr(lister, "index", None)
+            if index is None:
+                return compute(nodes)
+            pos_get = index
+            base = lister.list()  # type: ignore[attr-defined]
+            log = getattr(lister, "_changes", None)
+        start = pos_get(nodes[0].name)
         if start is None:
             return compute(nodes)
-        base: list[NodeInfo] = lister.list()  # type: ignore[attr-defined]
         n = len(base)
-        if m > n:
+        end = start + m
+        if end <= n:
+            if base[start:end] != nodes:  # not a run of the snapshot list (identity compare)
+                return compute(nodes)
+        elif m > n or _segment(base, start, m) != nodes:
             return compute(nodes)
-        if _segment(base, start, m) != nodes:  # not a run of the snapshot list (identity compare)
-            return compute(nodes)
+        self._tick = tick = self._tick + 1
         entries = self._entries
-        entry = entries.pop(key, None)  # re-inserted last: least recently used first
-        log: list[int] | None = getattr(lister, "_changes", None)
+        entry = entries.get(key)
         if entry is None or len(entry.infos) != n:
-            limit = max(_MIN_KEYS, min(_MAX_KEYS, _MAX_POSITIONS // n))
-            while len(entries) >= limit:
-                del entries[next(iter(entries))]
+            if entry is None:
+                limit = max(_MIN_KEYS, min(_MAX_KEYS, _MAX_POSITIONS // n))
+                while len(entries) >= limit:  # forget the least recently used
+                    del entries[min(entries, key=lambda k: entries[k].used)]
             entry = entries[key] = _Entry(n, log)
+            entry.used = tick
             return _compute_all(entry, start, nodes, compute, whole, base)
-        entries[key] = entry
+        entry.used = tick
         if log is None:
             seen = _segment(entry.infos, start, m)
             if seen == nodes:  # identity first: no NodeInfo is read when they are the same objects
                 return _segment(entry.results, start, m)
             changed = _changed(seen, nodes)
         else:
-            _follow(entry, log, base)
+            if entry.log is not log or entry.cursor != len(log):
+                _follow(entry, log, base)
             stale = entry.stale
-            end = start + m
-            flagged = (stale.count(1, start, end) if end <= n else
-                       stale.count(1, start, n) + stale.count(1, 0, end - n))
-            if not flagged:
-                return _segment(entry.results, start, m)
+            if end <= n:
+                flagged = stale.count(1, start, end)
+                if not flagged:
+                    return entry.results[start:end]
+            else:
+                flagged = stale.count(1, start, n) + stale.count(1, 0, end - n)
+                if not flagged:
+                    return _segment(entry.results, start, m)
             if m > _LINEAR and flagged * 4 > m:  # mostly new: compute them all
                 return _compute_all(entry, start, nodes, compute, whole, base)
             changed = _flagged(stale, start, m, n)
@@ -178,7 +196,7 @@ class RunMemo(Generic[V]):
             infos[pos] = nodes[k]
             results[pos] = value
             stale[pos] = 0
-        return _segment(results, start, m)
+        return results[start:end] if end <= n else _segment(results, start, m)
 
 
 def _follow(entry: _Entry, log: list[int], base: list[NodeInfo]) -> None:
