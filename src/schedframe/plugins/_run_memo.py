@@ -128,9 +128,9 @@ class RunMemo(Generic[V]):
         if not m or nodes.__class__ is not list:
             return compute(nodes)
         if lister.__class__ is Snapshot:  # the scheduler's: its attributes read directly
-            pos_get = lister._pos.get  # type: ignore[attr-defined]
-            base: list[NodeInfo] = lister._list  # type: ignore[attr-defined]
-            log: list[int] | None = lister._changes  # type: ignore[attr-defined]
+            pos_get = lister._pos.get
+            base: list[NodeInfo] = lister._list
+            log: list[int] | None = lister._changes
         else:
             index = getattr(lister, "index", None)
             if index is None:
