@@ -13,7 +13,7 @@ from schedframe import CacheError, ContainerPort, ImageStateSummary, Node, NodeI
 from schedframe.api.objects import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
 from schedframe.cache.cache import Cache, CacheDump
 from schedframe.cache.snapshot import NodeTree, Snapshot
-from schedframe.testing import make_node, make_pod
+from schedframe.testing import make_node, make_pod, selector
 
 MB = 1024 * 1024
 REGION = "topology.kubernetes.io/region"
@@ -945,3 +945,78 @@ def test_snapshot_follows_one_cache():
     assert [i.name for i in snap.list()] == ["b0"]
     first.update_snapshot(snap)
     _check_snapshot(first, snap)
+
+
+def _confirm_shapes() -> list[tuple[str, Pod, Pod]]:
+    """(case, assumed pod, bound pod) pairs: the bound one differs only where the case says."""
+    plain = make_pod("p").uid("u1").req(cpu="500m", memory="1Gi").obj()
+    ported = make_pod("p").uid("u1").req(cpu="500m").host_port(8080).obj()
+    anti = make_pod("p").uid("u1").label("app", "a").req(cpu="500m").pod_anti_affinity(
+        "kubernetes.io/hostname", selector({"app": "a"})).obj()
+    return [
+        ("same", plain, plain.evolve(node_name="n1")),
+        ("bigger", plain, make_pod("p").uid("u1").req(cpu="2", memory="1Gi").obj().evolve(node_name="n1")),
+        ("ports", ported, ported.evolve(node_name="n1")),
+        ("anti-affinity", anti, anti.evolve(node_name="n1")),
+        ("best-effort", make_pod("p").uid("u1").obj(), make_pod("p").uid("u1").obj().evolve(node_name="n1")),
+    ]
+
+
+@pytest.mark.parametrize("last", [True, False])
+@pytest.mark.parametrize("case", [c[0] for c in _confirm_shapes()])
+def test_confirming_an_assumed_pod_equals_removing_and_adding_it(case: str, last: bool) -> None:
+    """Cache.add_pod of an assumed pod gives the NodeInfo a removal and a fresh add give (pods
+    in order, requested amounts, ports, affinity lists), whether or not the pod is the node's
+    last one, and whatever differs between the assumed and the bound version."""
+    _, assumed, bound = next(c for c in _confirm_shapes() if c[0] == case)
+    other = make_pod("q").uid("u2").req(cpu="1").obj().evolve(node_name="n1")
+
+    def build(confirm: bool) -> NodeInfo:
+        cache = Cache()
+        cache.add_node(make_node("n1").capacity(cpu="8", memory="16Gi", pods=10).obj())
+        if not last:
+            cache.assume_pod(assumed.evolve(node_name="n1"))
+            cache.add_pod(other)
+        else:
+            cache.add_pod(other)
+            cache.assume_pod(assumed.evolve(node_name="n1"))
+        if confirm:
+            cache.add_pod(bound)
+        else:  # what confirming did before: remove, then add
+            cache.remove_pod(assumed.evolve(node_name="n1"))
+            cache.add_pod(bound)
+        assert not cache.is_assumed(bound)
+        assert cache.get_pod(bound) is bound
+        info = cache.snapshot().get("n1")
+        assert info is not None
+        return info
+
+    got, want = build(True), build(False)
+    assert got.pods == want.pods  # PodInfos: pods and resolved terms
+    assert [id(p.pod) for p in got.pods] == [id(p.pod) for p in want.pods]  # the bound version
+    assert got.requested == want.requested
+    assert got.non_zero_requested == want.non_zero_requested
+    assert got.resource_row == want.resource_row
+    assert got.used_ports == want.used_ports
+    assert [id(p.pod) for p in got.pods_with_affinity] == [id(p.pod) for p in want.pods_with_affinity]
+    assert [id(p.pod) for p in got.pods_with_required_anti_affinity] == [
+        id(p.pod) for p in want.pods_with_required_anti_affinity]
+
+
+def test_replace_last_pod_refuses_what_it_cannot_swap() -> None:
+    """NodeInfo.replace_last_pod changes nothing (and says False) unless the pod is the last one
+    and both versions account alike."""
+    info = NodeInfo(make_node("n1").capacity(cpu="8").obj())
+    a = make_pod("a").uid("ua").req(cpu="1").obj().evolve(node_name="n1")
+    b = make_pod("b").uid("ub").req(cpu="1").obj().evolve(node_name="n1")
+    info.add_pod(a)
+    info.add_pod(b)
+    gen = info.generation
+    assert not info.replace_last_pod(a, a.evolve(labels={"x": "y"}))  # not the last pod
+    assert not info.replace_last_pod(b, make_pod("b").uid("ub").req(cpu="2").obj())  # more cpu
+    assert info.generation == gen
+    assert [p.pod for p in info.pods] == [a, b]
+    b2 = b.evolve(labels={"x": "y"})
+    assert info.replace_last_pod(b, b2)
+    assert [p.pod for p in info.pods] == [a, b2]
+    assert info.generation > gen

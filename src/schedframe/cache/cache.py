@@ -305,6 +305,14 @@ class Cache:
                 if pod.uid not in self._assumed:
                     raise CacheError(f"{_pod_ref(pod)} was already added to the cache; use update_pod "
                                      "to change it")
+                name = pod.node_name
+                info = self._nodes.get(name) if cur.node_name == name else None
+                if info is not None and info.replace_last_pod(cur, pod):  # confirmed where assumed
+                    self._touch(name, info)
+                    self._pods[pod.uid] = pod
+                    self._assumed.discard(pod.uid)
+                    self._binding_finished.discard(pod.uid)
+                    return
                 self._remove_pod(cur)
             self._add_pod(pod, assumed=False)
 

@@ -406,6 +406,26 @@ class NodeInfo:
         self._account(p, +1)
         self.generation = next_generation()
 
+    def replace_last_pod(self, old: Pod, new: Pod) -> bool:
+        """Put *new* in the place of *old* when *old* is this node's last pod and both account
+        alike (the same requests, no host ports, init containers or pod (anti-)affinity): the
+        NodeInfo :meth:`remove_pod` of *old* then :meth:`add_pod` of *new* would give, without
+        accounting twice. Returns False, changing nothing, otherwise. (A binding confirmed:
+        the bound pod replaces the one assumed moments before.)"""
+        pods = self.pods
+        if not pods or pods[-1].pod.uid != old.uid:
+            return False
+        cur = pods[-1].pod
+        for p in (cur, new):
+            if p.affinity is not None or p.init_containers or any(c.ports for c in p.containers):
+                return False
+        if (new.requests != cur.requests or new.non_zero_milli_cpu != cur.non_zero_milli_cpu
+                or new.non_zero_memory != cur.non_zero_memory):
+            return False
+        pods[-1] = PodInfo(new)
+        self.generation = next_generation()
+        return True
+
     def remove_pod(self, pod: Pod) -> bool:
         """Remove the pod with *pod*'s uid; returns False when it is not here."""
         uid = pod.uid
