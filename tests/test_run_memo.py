@@ -367,3 +367,99 @@ def test_balanced_allocation_from_columns_matches_node_by_node(
         want = [plugin.score(state, pod, ni)[0] for ni in run]
         assert plugin.score_nodes(state, pod, run) == want
         _swap(snap, start % n)  # a changed node for the next run
+
+
+# -- what a snapshot knows of all its nodes ---------------------------------------------------------
+
+_NODE_OPS = st.lists(st.tuples(st.sampled_from(["add", "update", "remove", "pod", "sync"]), st.integers(0, 7),
+                               st.booleans(), st.booleans()), max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=_NODE_OPS)
+def test_snapshot_counts_cordoned_and_tainted_nodes(ops: list[tuple[str, int, bool, bool]]) -> None:
+    """Snapshot.num_unschedulable and num_tainted equal a recount of its nodes after every
+    update, whatever nodes were added, cordoned, tainted, cleared or removed, and whatever pods
+    replaced NodeInfos in between."""
+    from schedframe.cache.cache import Cache
+
+    cache = Cache()
+    snap = Snapshot()
+    present: set[int] = set()
+    pods = 0
+
+    def node(i: int, cordoned: bool, tainted: bool) -> Node:
+        b = make_node(f"n{i}").capacity(cpu="4", pods=110)
+        if cordoned:
+            b = b.unschedulable()
+        if tainted:
+            b = b.taint("k", "v", "NoSchedule")
+        return b.obj()
+
+    for op, i, cordoned, tainted in ops:
+        if op == "add" and i not in present:
+            cache.add_node(node(i, cordoned, tainted))
+            present.add(i)
+        elif op == "update" and i in present:
+            cache.update_node(cache.snapshot().get(f"n{i}").node, node(i, cordoned, tainted))  # type: ignore[union-attr]
+        elif op == "remove" and i in present:
+            cache.remove_node(f"n{i}")
+            present.discard(i)
+        elif op == "pod" and i in present:
+            cache.add_pod(make_pod(f"p{pods}").req(cpu="10m").obj().evolve(node_name=f"n{i}"))
+            pods += 1
+        cache.update_snapshot(snap)
+        nodes = [ni.node for ni in snap.list()]
+        assert snap.num_unschedulable() == sum(1 for n in nodes if n is not None and n.unschedulable)
+        assert snap.num_tainted() == sum(1 for n in nodes if n is not None and n.taints)
+
+
+def test_run_start_accepts_only_runs_of_a_snapshot() -> None:
+    """run_start: the position of a run of the snapshot's list (wrapping too); None for copies,
+    lists with gaps, other NodeInfos, tuples, empty lists and other listers."""
+    from schedframe.plugins._run_memo import run_start
+
+    snap = Snapshot.from_objects([make_node(f"n{i}").obj() for i in range(6)])
+    base = list(snap.list())
+    assert run_start(snap, base[2:5]) == 2
+    assert run_start(snap, base[4:] + base[:2]) == 4
+    assert run_start(snap, base) == 0
+    assert run_start(snap, [base[1], base[3]]) is None
+    assert run_start(snap, [base[1].clone(), base[2]]) is None
+    assert run_start(snap, [base[1], base[2].clone()]) is None
+    assert run_start(snap, tuple(base[1:3])) is None  # type: ignore[arg-type]
+    assert run_start(snap, []) is None
+    assert run_start(snap, base + base[:1]) is None
+    assert run_start(None, base[1:3]) is None
+
+
+def test_no_cordoned_or_tainted_nodes_answers_only_for_the_snapshots_own_nodes() -> None:
+    """NodeUnschedulable and TaintToleration answer "nothing rejected" from the snapshot's
+    counts only for runs of the snapshot: cordoned or tainted NodeInfos from elsewhere, handed
+    to them with the same snapshot, are still judged one by one."""
+    from schedframe.framework.cycle_state import CycleState
+    from schedframe.plugins.node_unschedulable import NodeUnschedulable
+    from schedframe.plugins.taint_toleration import TaintToleration
+
+    snap = Snapshot.from_objects([make_node(f"n{i}").obj() for i in range(4)])
+    assert snap.num_unschedulable() == snap.num_tainted() == 0
+
+    class _Handle:
+        def snapshot_shared_lister(self) -> Snapshot:
+            return snap
+
+    handle: Any = _Handle()
+    pod = make_pod("p").obj()
+    unsched, taints = NodeUnschedulable(handle), TaintToleration(handle)
+    own = list(snap.list())
+    assert unsched.filter_nodes(CycleState(), pod, own) == []
+    assert taints.filter_nodes(CycleState(), pod, own) == []
+    state = CycleState()
+    assert taints.pre_score(state, pod, own) is None
+    assert taints.score_nodes(state, pod, own) == [0, 0, 0, 0]
+    cordoned = NodeInfo(make_node("n1").unschedulable().obj())
+    tainted = NodeInfo(make_node("n1").taint("k", "v", "NoSchedule").obj())
+    soft = NodeInfo(make_node("n1").taint("k", "v", "PreferNoSchedule").obj())
+    assert [k for k, _ in unsched.filter_nodes(CycleState(), pod, [own[0], cordoned])] == [1]
+    assert [k for k, _ in taints.filter_nodes(CycleState(), pod, [own[0], tainted])] == [1]
+    assert taints.score_nodes(state, pod, [own[0], soft]) == [0, 1]

@@ -212,12 +212,14 @@ class Snapshot:
         "_anti_affinity",
         "_anti_affinity_pos",
         "_changes",
+        "_cordoned",
         "_generation",
         "_images",
         "_list",
         "_map",
         "_owner",
         "_pos",
+        "_tainted",
     )
 
     def __init__(self) -> None:
@@ -235,6 +237,10 @@ class Snapshot:
         #: object whenever ``_list`` is rebuilt or this one grows past its bound): per-position
         #: memos (``plugins._run_memo``) forget exactly these instead of comparing every position
         self._changes: list[int] = []
+        #: how many nodes of ``_list`` are cordoned, and how many carry taints (kept up to date
+        #: by ``_set_order`` and ``_replace``)
+        self._cordoned = 0
+        self._tainted = 0
 
     @classmethod
     def from_objects(cls, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Snapshot:
@@ -309,6 +315,16 @@ class Snapshot:
         """How many nodes the snapshot holds."""
         return len(self._list)
 
+    def num_unschedulable(self) -> int:
+        """How many of the snapshot's nodes are cordoned (``spec.unschedulable``): O(1), kept
+        up to date as NodeInfos are replaced (plugins skip the per-node check at 0)."""
+        return self._cordoned
+
+    def num_tainted(self) -> int:
+        """How many of the snapshot's nodes carry at least one taint: O(1), like
+        :meth:`num_unschedulable`."""
+        return self._tainted
+
     @property
     def generation(self) -> int:
         """Cache generation this snapshot reflects; 0 when it was never updated."""
@@ -336,6 +352,9 @@ class Snapshot:
         if len(m) != len(self._list):
             self._map = {info.name: info for info in self._list}
         self._pos = {info.name: i for i, info in enumerate(self._list)}
+        nodes = [info.node for info in self._list]
+        self._cordoned = sum(1 for node in nodes if node is not None and node.unschedulable)
+        self._tainted = sum(1 for node in nodes if node is not None and node.taints)
         self._rebuild_affinity_lists()
 
     def _rebuild_affinity_lists(self) -> None:
@@ -348,6 +367,11 @@ class Snapshot:
         """Swap in *info* for the same-named NodeInfo whose affinity membership did not change."""
         name = info.name
         pos = self._pos[name]
+        prev = self._list[pos].node
+        node = info.node
+        if prev is not node:  # a new Node object: recount what it is
+            self._cordoned += _flag(node, "unschedulable") - _flag(prev, "unschedulable")
+            self._tainted += _flag(node, "taints") - _flag(prev, "taints")
         self._list[pos] = info
         changes = self._changes
         if len(changes) > _MAX_CHANGES + 2 * len(self._list):
@@ -359,6 +383,11 @@ class Snapshot:
         i = self._anti_affinity_pos.get(name)
         if i is not None:
             self._anti_affinity[i] = info
+
+
+def _flag(node: Node | None, field: str) -> int:
+    """1 when *node* has a true *field* (``unschedulable``, non-empty ``taints``), else 0."""
+    return 1 if node is not None and getattr(node, field) else 0
 
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from ..cache.snapshot import Snapshot
 from ..framework.status import Status
 
 __all__ = ["COLUMN_DERIVED", "COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections",
-           "snapshot_of"]
+           "run_start", "snapshot_of"]
 
 V = TypeVar("V")
 
@@ -46,6 +46,24 @@ _MIN_KEYS: Final = 4
 def snapshot_of(handle: Any) -> object:
     """The snapshot a memo checks runs against: the handle's, or None without a handle."""
     return None if handle is None else handle.snapshot_shared_lister()
+
+
+def run_start(lister: object, nodes: Sequence[NodeInfo]) -> int | None:
+    """Where *nodes* starts in the node list of *lister* when *lister* is a
+    :class:`~schedframe.Snapshot` and *nodes* a plain list holding a run of its NodeInfos (the
+    very objects, wrapping around its end); None otherwise. A plugin may then answer from
+    what the snapshot knows of all its nodes (:meth:`Snapshot.num_tainted
+    <schedframe.Snapshot.num_tainted>`...)."""
+    if lister.__class__ is not Snapshot or nodes.__class__ is not list or not nodes:
+        return None
+    base: list[NodeInfo] = lister._list
+    start: int | None = lister._pos.get(nodes[0].name)
+    if start is None:
+        return None
+    end = start + len(nodes)
+    if end <= len(base):
+        return start if base[start:end] == nodes else None
+    return start if len(nodes) <= len(base) and _segment(base, start, len(nodes)) == nodes else None
 
 
 def rejections(results: list[Status | None]) -> list[tuple[int, Status]]:

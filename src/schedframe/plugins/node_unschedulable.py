@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Taint
+from ..cache.snapshot import Snapshot
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
-from ._run_memo import RunMemo, rejections, snapshot_of
+from ._run_memo import RunMemo, rejections, run_start, snapshot_of
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -92,8 +93,11 @@ class NodeUnschedulable:
             return [filter_one(state, pod, ni) if (node := ni.node) is None or node.unschedulable else None
                     for ni in some]
 
-        # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
         lister = snapshot_of(self._handle)
+        if (isinstance(lister, Snapshot) and not lister.num_unschedulable()
+                and run_start(lister, nodes) is not None):
+            return []  # a run of a snapshot without cordoned nodes
+        # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
         results = self._memo.values(tolerates_unschedulable(pod), lister, nodes, compute)
         return rejections(results)
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Toleration
+from ..cache.snapshot import Snapshot
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -26,7 +27,7 @@ from ._helpers import (
     node_not_found,
     tolerations_tolerate_taint,
 )
-from ._run_memo import RunMemo, rejections, snapshot_of
+from ._run_memo import RunMemo, rejections, run_start, snapshot_of
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -125,8 +126,10 @@ class TaintToleration:
             return [filter_one(state, pod, ni) if (node := ni.node) is None or node.taints else None
                     for ni in some]
 
-        # the outcome depends on the pod's tolerations and the NodeInfo only
         lister = snapshot_of(self._handle)
+        if isinstance(lister, Snapshot) and not lister.num_tainted() and run_start(lister, nodes) is not None:
+            return []  # a run of a snapshot without tainted nodes
+        # the outcome depends on the pod's tolerations and the NodeInfo only
         results = self._filter_memo.values(pod.tolerations, lister, nodes, compute)
         return rejections(results)
 
@@ -155,8 +158,10 @@ class TaintToleration:
         tolerations = state.get(PRE_SCORE_STATE_KEY)
         if tolerations is None or not nodes:
             return self._score_each(state, nodes, tolerations)
-        # the score depends on the tolerations and the NodeInfo only
         lister = snapshot_of(self._handle)
+        if isinstance(lister, Snapshot) and not lister.num_tainted() and run_start(lister, nodes) is not None:
+            return [0] * len(nodes)  # a run of a snapshot without tainted nodes
+        # the score depends on the tolerations and the NodeInfo only
         try:
             return self._score_memo.values(tolerations, lister, nodes,
                                            lambda some: _checked(self._score_each(state, some, tolerations)))
