@@ -378,7 +378,7 @@ _NODE_OPS = st.lists(st.tuples(st.sampled_from(["add", "update", "remove", "pod"
 @settings(max_examples=60, deadline=None)
 @given(ops=_NODE_OPS)
 def test_snapshot_counts_cordoned_and_tainted_nodes(ops: list[tuple[str, int, bool, bool]]) -> None:
-    """Snapshot.num_unschedulable and num_tainted equal a recount of its nodes after every
+    """Snapshot.num_unschedulable, num_tainted and num_with_images equal a recount of its nodes after every
     update, whatever nodes were added, cordoned, tainted, cleared or removed, and whatever pods
     replaced NodeInfos in between."""
     from schedframe.cache.cache import Cache
@@ -394,6 +394,8 @@ def test_snapshot_counts_cordoned_and_tainted_nodes(ops: list[tuple[str, int, bo
             b = b.unschedulable()
         if tainted:
             b = b.taint("k", "v", "NoSchedule")
+        if cordoned != tainted:
+            b = b.image(*IMAGES[i % len(IMAGES)])
         return b.obj()
 
     for op, i, cordoned, tainted in ops:
@@ -412,6 +414,7 @@ def test_snapshot_counts_cordoned_and_tainted_nodes(ops: list[tuple[str, int, bo
         nodes = [ni.node for ni in snap.list()]
         assert snap.num_unschedulable() == sum(1 for n in nodes if n is not None and n.unschedulable)
         assert snap.num_tainted() == sum(1 for n in nodes if n is not None and n.taints)
+        assert snap.num_with_images() == sum(1 for ni in snap.list() if ni.image_states)
 
 
 def test_run_start_accepts_only_runs_of_a_snapshot() -> None:
@@ -463,3 +466,27 @@ def test_no_cordoned_or_tainted_nodes_answers_only_for_the_snapshots_own_nodes()
     assert [k for k, _ in unsched.filter_nodes(CycleState(), pod, [own[0], cordoned])] == [1]
     assert [k for k, _ in taints.filter_nodes(CycleState(), pod, [own[0], tainted])] == [1]
     assert taints.score_nodes(state, pod, [own[0], soft]) == [0, 1]
+
+
+def test_no_images_anywhere_scores_zero_only_for_the_snapshots_own_nodes() -> None:
+    """ImageLocality scores 0 at once on a run of a snapshot where no node holds images; a
+    NodeInfo from elsewhere holding the pod's image is still scored."""
+    from schedframe.framework.cycle_state import CycleState
+    from schedframe.plugins.image_locality import ImageLocality
+
+    snap = Snapshot.from_objects([make_node(f"n{i}").obj() for i in range(3)])
+    assert snap.num_with_images() == 0
+
+    class _Handle:
+        def snapshot_shared_lister(self) -> Snapshot:
+            return snap
+
+    plugin = ImageLocality(_Handle())  # type: ignore[arg-type]
+    image, size = IMAGES[1]
+    pod = make_pod("p").container(image).obj()
+    own = list(snap.list())
+    assert plugin.score_nodes(CycleState(), pod, own) == [0, 0, 0]
+    holder = Snapshot.from_objects([make_node("n1").image(image, size).obj()]).list()[0]
+    assert plugin.score_nodes(CycleState(), pod, [own[0], holder]) == [
+        0, plugin.score(CycleState(), pod, holder)[0]]
+    assert plugin.score(CycleState(), pod, holder)[0] > 0

@@ -214,6 +214,7 @@ class Snapshot:
         "_changes",
         "_cordoned",
         "_generation",
+        "_imaged",
         "_images",
         "_list",
         "_map",
@@ -237,10 +238,11 @@ class Snapshot:
         #: object whenever ``_list`` is rebuilt or this one grows past its bound): per-position
         #: memos (``plugins._run_memo``) forget exactly these instead of comparing every position
         self._changes: list[int] = []
-        #: how many nodes of ``_list`` are cordoned, and how many carry taints (kept up to date
+        #: how many nodes of ``_list`` are cordoned, carry taints, hold images (kept up to date
         #: by ``_set_order`` and ``_replace``)
         self._cordoned = 0
         self._tainted = 0
+        self._imaged = 0
 
     @classmethod
     def from_objects(cls, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Snapshot:
@@ -325,6 +327,11 @@ class Snapshot:
         :meth:`num_unschedulable`."""
         return self._tainted
 
+    def num_with_images(self) -> int:
+        """How many of the snapshot's nodes hold images (``status.images``): O(1), like
+        :meth:`num_unschedulable`."""
+        return self._imaged
+
     @property
     def generation(self) -> int:
         """Cache generation this snapshot reflects; 0 when it was never updated."""
@@ -352,10 +359,22 @@ class Snapshot:
         if len(m) != len(self._list):
             self._map = {info.name: info for info in self._list}
         self._pos = {info.name: i for i, info in enumerate(self._list)}
-        nodes = [info.node for info in self._list]
-        self._cordoned = sum(1 for node in nodes if node is not None and node.unschedulable)
-        self._tainted = sum(1 for node in nodes if node is not None and node.taints)
+        self._cordoned = self._tainted = self._imaged = 0
+        for info in self._list:
+            self._count(info, 1)
         self._rebuild_affinity_lists()
+
+    def _count(self, info: NodeInfo, sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) *info* in the counts of cordoned, tainted and
+        image-holding nodes."""
+        node = info.node
+        if node is not None:
+            if node.unschedulable:
+                self._cordoned += sign
+            if node.taints:
+                self._tainted += sign
+        if info.image_states:
+            self._imaged += sign
 
     def _rebuild_affinity_lists(self) -> None:
         self._affinity = [info for info in self._list if info.pods_with_affinity]
@@ -367,11 +386,10 @@ class Snapshot:
         """Swap in *info* for the same-named NodeInfo whose affinity membership did not change."""
         name = info.name
         pos = self._pos[name]
-        prev = self._list[pos].node
-        node = info.node
-        if prev is not node:  # a new Node object: recount what it is
-            self._cordoned += _flag(node, "unschedulable") - _flag(prev, "unschedulable")
-            self._tainted += _flag(node, "taints") - _flag(prev, "taints")
+        prev = self._list[pos]
+        if prev.node is not info.node:  # a new Node object: recount what it is
+            self._count(prev, -1)
+            self._count(info, 1)
         self._list[pos] = info
         changes = self._changes
         if len(changes) > _MAX_CHANGES + 2 * len(self._list):
@@ -383,11 +401,6 @@ class Snapshot:
         i = self._anti_affinity_pos.get(name)
         if i is not None:
             self._anti_affinity[i] = info
-
-
-def _flag(node: Node | None, field: str) -> int:
-    """1 when *node* has a true *field* (``unschedulable``, non-empty ``taints``), else 0."""
-    return 1 if node is not None and getattr(node, field) else 0
 
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from ..cache.snapshot import Snapshot
 from ..framework.status import Status
 
 __all__ = ["COLUMN_DERIVED", "COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections",
-           "run_start", "snapshot_of"]
+           "run_start", "run_without", "snapshot_of"]
 
 V = TypeVar("V")
 
@@ -64,6 +64,14 @@ def run_start(lister: object, nodes: Sequence[NodeInfo]) -> int | None:
     if end <= len(base):
         return start if base[start:end] == nodes else None
     return start if len(nodes) <= len(base) and _segment(base, start, len(nodes)) == nodes else None
+
+
+def run_without(lister: object, nodes: Sequence[NodeInfo], count: Callable[[Snapshot], int]) -> bool:
+    """Whether *lister* is a :class:`~schedframe.Snapshot` for which ``count(snapshot)`` (one of
+    its O(1) counts of nodes, such as :meth:`Snapshot.num_tainted
+    <schedframe.Snapshot.num_tainted>`) is 0 and *nodes* is a run of its node list
+    (:func:`run_start`): then no node of *nodes* has what it counts."""
+    return lister.__class__ is Snapshot and not count(lister) and run_start(lister, nodes) is not None
 
 
 def rejections(results: list[Status | None]) -> list[tuple[int, Status]]:

@@ -13,10 +13,11 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, Final, cast, final
 
+from ..cache.snapshot import Snapshot
 from ..framework.interfaces import MAX_NODE_SCORE
 from . import names
 from ._helpers import go_div, no_args
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, run_without
 
 if TYPE_CHECKING:
     from ..api.objects import Pod
@@ -156,7 +157,10 @@ class ImageLocality:
         """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`): the
         pod's image names are normalized and the cluster's node count read once. Nodes without
         images score 0 (known per NodeInfo: remembered by position)."""
-        zeros = self._no_images.values(None, self._handle.snapshot_shared_lister(), nodes, _zero_if_no_images)
+        lister = self._handle.snapshot_shared_lister()
+        if run_without(lister, nodes, Snapshot.num_with_images):
+            return [0] * len(nodes)  # a run of a snapshot where no node holds images
+        zeros = self._no_images.values(None, lister, nodes, _zero_if_no_images)
         if None not in zeros:
             return cast("list[int]", zeros)
         held = [ni for ni, z in zip(nodes, zeros) if z is None]

@@ -15,7 +15,7 @@ from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, E
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
-from ._run_memo import RunMemo, rejections, run_start, snapshot_of
+from ._run_memo import RunMemo, rejections, run_without, snapshot_of
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -94,8 +94,7 @@ class NodeUnschedulable:
                     for ni in some]
 
         lister = snapshot_of(self._handle)
-        if (isinstance(lister, Snapshot) and not lister.num_unschedulable()
-                and run_start(lister, nodes) is not None):
+        if run_without(lister, nodes, Snapshot.num_unschedulable):
             return []  # a run of a snapshot without cordoned nodes
         # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
         results = self._memo.values(tolerates_unschedulable(pod), lister, nodes, compute)

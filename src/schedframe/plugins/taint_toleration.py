@@ -27,7 +27,7 @@ from ._helpers import (
     node_not_found,
     tolerations_tolerate_taint,
 )
-from ._run_memo import RunMemo, rejections, run_start, snapshot_of
+from ._run_memo import RunMemo, rejections, run_without, snapshot_of
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -127,7 +127,7 @@ class TaintToleration:
                     for ni in some]
 
         lister = snapshot_of(self._handle)
-        if isinstance(lister, Snapshot) and not lister.num_tainted() and run_start(lister, nodes) is not None:
+        if run_without(lister, nodes, Snapshot.num_tainted):
             return []  # a run of a snapshot without tainted nodes
         # the outcome depends on the pod's tolerations and the NodeInfo only
         results = self._filter_memo.values(pod.tolerations, lister, nodes, compute)
@@ -159,7 +159,7 @@ class TaintToleration:
         if tolerations is None or not nodes:
             return self._score_each(state, nodes, tolerations)
         lister = snapshot_of(self._handle)
-        if isinstance(lister, Snapshot) and not lister.num_tainted() and run_start(lister, nodes) is not None:
+        if run_without(lister, nodes, Snapshot.num_tainted):
             return [0] * len(nodes)  # a run of a snapshot without tainted nodes
         # the score depends on the tolerations and the NodeInfo only
         try:
