@@ -499,3 +499,15 @@ def test_fragmentation_is_the_free_share_where_the_typical_pod_does_not_fit() ->
     after = r.samples[-1]  # 3 of 4 used on one node (1 stranded), 2 + 2 on the other
     assert after.requested["cpu"] == 7000
     assert after.fragmentation["cpu"] == pytest.approx(1.0)
+
+
+def test_perf_splits_the_cpu_time_by_the_wall_time_share() -> None:
+    """Perf: the cycles' CPU time is their share of the wall time applied to the run's CPU
+    time (no CPU clock is read around each call), so it never exceeds the run's CPU time."""
+    from schedframe.sim import large_scenario
+
+    perf = simulate(large_scenario(30, 200, rate=50)).perf
+    assert 0 < perf.schedule_seconds <= perf.wall_seconds
+    assert 0 < perf.schedule_cpu_seconds <= perf.cpu_seconds
+    assert perf.schedule_cpu_seconds == pytest.approx(
+        min(perf.cpu_seconds, perf.schedule_seconds * perf.cpu_seconds / perf.wall_seconds))
