@@ -75,8 +75,12 @@ class DeclaredFeature:
 
 
 def _needs_restart_all(pod: Pod) -> bool:
-    return any(rule.action == "RestartAllContainers"
-               for c in (*pod.containers, *pod.init_containers) for rule in c.restart_policy_rules)
+    for containers in (pod.containers, pod.init_containers):
+        for c in containers:
+            if c.restart_policy_rules and any(rule.action == "RestartAllContainers"
+                                              for rule in c.restart_policy_rules):
+                return True
+    return False
 
 
 def _needs_host_network_user_namespace(pod: Pod) -> bool:
@@ -95,6 +99,7 @@ def features_for(release: tuple[int, int]) -> tuple[DeclaredFeature, ...]:
     return tuple(sorted((f for f in REGISTRY if f.since <= release), key=lambda f: f.name))
 
 
+_NONE: Final[frozenset[str]] = frozenset()
 _STATE_KEY: Final[StateKey[frozenset[str]]] = StateKey("PreFilter" + NAME, NAME)
 
 
@@ -131,7 +136,8 @@ class NodeDeclaredFeatures:
 
     def requirements(self, pod: Pod) -> frozenset[str]:
         """The features *pod* needs (upstream ``InferForPodScheduling``)."""
-        return frozenset(f.name for f in self._features if f.infer_for_scheduling(pod))
+        names = [f.name for f in self._features if f.infer_for_scheduling(pod)]
+        return frozenset(names) if names else _NONE
 
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
