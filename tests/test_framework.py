@@ -666,17 +666,28 @@ def test_run_score_plugins_weights_normalize_totals() -> None:
         pytest.param([(FakeScore({"n1": 10, "n2": 40}, "A"), 3)], id="one weighted plugin"),
         pytest.param([(FakeScore({"n1": 10, "n2": 40}, "A", normalize=_double), 2),
                       (FakeScore({"n1": 7}, "B"), 1)], id="two plugins"),
+        pytest.param([(FakeScore({"n1": 5, "n2": 5, "n3": 5}, "A"), 3),
+                      (FakeScore({"n1": 9, "n3": 2}, "B"), 1)], id="one constant plugin"),
+        pytest.param([(FakeScore({"n1": 5, "n2": 5, "n3": 5}, "A"), 2),
+                      (FakeScore({"n1": 1, "n2": 1, "n3": 1}, "B"), 4)], id="only constant plugins"),
+        pytest.param([(FakeScore({"n1": 5, "n2": 6, "n3": 5}, "A"), 2), (FakeScore({"n2": 3}, "B"), 1),
+                      (FakeScore({"n1": 8, "n2": 8, "n3": 8}, "C"), 1), (FakeScore({"n3": 70}, "D"), 5)],
+                     id="three varying plugins and a constant one"),
     ],
 )
 def test_score_totals_match_full_scores(plugins: list[tuple[FakeScore, int]]) -> None:
-    """run_score_plugins_totals gives the totals of run_score_plugins, in node order."""
+    """run_score_plugins_totals gives the totals of run_score_plugins, in node order; the
+    scheduler's variant gives them apart from what every node got alike."""
     fw = make_framework(score=plugins)
-    infos = _infos("n1", "n2")
+    infos = _infos("n1", "n2", "n3")
     full, status = fw.run_score_plugins(CycleState(), POD, infos)
     totals, status2 = fw.run_score_plugins_totals(CycleState(), POD, infos)
+    rest, same, status3 = fw._score_totals_apart(CycleState(), POD, infos)
     assert status.is_success()
     assert status2.is_success()
+    assert status3.is_success()
     assert totals == [s.total_score for s in full]
+    assert [r + same for r in rest] == totals
 
 
 def test_score_totals_error() -> None:

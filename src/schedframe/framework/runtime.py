@@ -1220,12 +1220,24 @@ class Framework:
         """Like :meth:`run_score_plugins` but returns only each node's total weighted score, in
         node order (no per-plugin objects: the scheduler's fast path for host selection)."""
         _check_args("run_score_plugins_totals", state, pod)
-        _names, normalized, weights, status = self._score_lists(state, pod, nodes)
+        varying, same, status = self._score_totals_apart(state, pod, nodes)
         if not status.is_success():
             return [], status
-        if not normalized:
-            return [0] * len(nodes), _OK
-        same = 0  # the weighted scores of plugins that gave every node the same score
+        if same:
+            return list(map(_add, varying, repeat(same))), _OK
+        return list(varying), _OK
+
+    def _score_totals_apart(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                            ) -> tuple[list[int], int, Status]:
+        """Each node's total weighted score as ``(rest, same, status)``: *same* is the weighted
+        scores of the plugins that gave every node the same score, *rest* each node's total of
+        the others (``rest[i] + same`` is node *i*'s total). The scheduler picks the host from
+        *rest* alone: the same maximum nodes and ties, one pass fewer (``rest`` may be a list a
+        plugin returned: not to be modified)."""
+        _names, normalized, weights, status = self._score_lists(state, pod, nodes)
+        if not status.is_success():
+            return [], 0, status
+        same = 0
         varying: list[Iterable[int]] = []
         for lst, w in zip(normalized, weights):
             if lst and lst.count(lst[0]) == len(lst):
@@ -1233,14 +1245,14 @@ class Framework:
             else:
                 varying.append(lst if w == 1 else map(_mul, lst, repeat(w)))
         if not varying:
-            return [same] * len(nodes), _OK
+            return [0] * len(nodes), same, _OK
+        if len(varying) == 1 and varying[0].__class__ is list:
+            return varying[0], same, _OK
         # one lazy chain of C-level maps, materialized once
         total: Iterable[int] = varying[0]
         for lst2 in varying[1:]:
             total = map(_add, total, lst2)
-        if same:
-            total = map(_add, total, repeat(same))
-        return list(total), _OK
+        return list(total), same, _OK
 
     def run_score_plugins_detailed(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                                    ) -> tuple[list[str], list[list[int]], list[list[int]], list[int], Status]:

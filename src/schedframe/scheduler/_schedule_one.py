@@ -471,17 +471,18 @@ class ScheduleOneMixin(SchedulerBase):
     def _prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                           ) -> list[int]:
         """Each node's total weighted score, in node order (all 1 without Score plugins and
-        extenders), extenders' prioritize scores added."""
+        extenders), extenders' prioritize scores added -- less, without extenders, the weighted
+        scores every node got alike (the same host and ties: only ``_select_host`` reads them)."""
         if not fwk.has_score_plugins() and not self.extenders:
             return [1] * len(nodes)
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if status.code is not _SUCCESS:
             raise _CycleError(status)
-        totals, status = fwk.run_score_plugins_totals(state, pod, nodes)
+        totals, same, status = fwk._score_totals_apart(state, pod, nodes)
         if status.code is not _SUCCESS:
             raise _CycleError(status)
         if self.extenders:
-            totals = self._add_extender_scores(pod, nodes, list(totals))
+            totals = self._add_extender_scores(pod, nodes, [t + same for t in totals])
         return totals
 
     def _select_host(self, nodes: Sequence[NodeInfo], totals: Sequence[int]) -> str:
