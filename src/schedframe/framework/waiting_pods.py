@@ -219,6 +219,8 @@ class WaitingPods:
     def next_deadline(self) -> float | None:
         """The earliest pending deadline over all waiting pods (for a deterministic scheduler to
         know how far to advance its clock), or ``None``."""
+        if not self._pods:  # none waiting (the usual case): no lock, no lists
+            return None
         with self._lock:
             entries = list(self._pods.values())
         deadlines = [d for d in (wp.next_deadline() for wp in entries) if d is not None]

@@ -642,6 +642,8 @@ class SchedulingQueue:
         *errors*: ``True`` only the error backoff heap, ``False`` only the other, ``None`` both.
         """
         with self._lock:
+            if errors is None and not self._backoff and not self._error_backoff:  # both empty
+                return None
             heaps = ([self._error_backoff] if errors else [self._backoff] if errors is False
                      else [self._backoff, self._error_backoff])
             times = [self._completion_time(top.expiry) for h in heaps

@@ -22,6 +22,7 @@ import json
 import time
 import warnings
 from collections.abc import Callable, Iterable
+from operator import itemgetter, methodcaller
 from types import SimpleNamespace
 from typing import IO, Any, Final
 
@@ -76,6 +77,8 @@ LOG_VERSION: Final = 1
 #: Stop scheduling at one instant after this many cycles per pending pod without a binding.
 _STALL_CYCLES_PER_POD: Final = 10
 _ZERO: Final = (0, 0)
+_first: Final = itemgetter(0)
+_second: Final = itemgetter(1)
 #: Samples over the expected horizon when no interval is given.
 _DEFAULT_SAMPLES: Final = 200
 
@@ -900,9 +903,10 @@ class _Sim:
         )
         nodes = []
         for name, points in self.series.items():
-            keys = sorted({k for _, d in points for k in d} | set(self.allocatable.get(name, {})))
-            times = tuple(t for t, _ in points)
-            requested = {k: tuple(d.get(k, 0) for _, d in points) for k in keys}
+            dicts = list(map(_second, points))
+            keys = sorted(set(self.allocatable.get(name, {})).union(*dicts))
+            times = tuple(map(_first, points))
+            requested = {k: tuple(map(methodcaller("get", k, 0), dicts)) for k in keys}
             nodes.append(NodeSeries(name, dict(self.allocatable.get(name, {})), times, requested))
         explanations = {k: tuple(v) for k, v in self.explanations.items()}
         return SimResult(
