@@ -975,17 +975,49 @@ def test_node_to_status_set_many_is_set_in_order() -> None:
     assert many.items() == one.items() == [("n1", b), ("n0", b)]
 
 
-def test_memo_scorer_keeps_one_entry_per_node() -> None:
-    """A node scored again after a change replaces its memo entry, so the memo does not grow with
-    the number of cycles."""
+def test_memo_scorer_keeps_one_entry_per_distinct_row() -> None:
+    """The scorer remembers a score per distinct row of amounts: nodes with equal amounts share
+    one tuple (NodeInfo interns its rows) and so one entry, and a node scored again after a
+    change adds the entry of its new amounts only."""
     batch = _resource_scoring.cpu_memory_fast_path_nodes(DEFAULT_RESOURCES, "LeastAllocated",
                                                          use_requested=False)
     assert isinstance(batch, _resource_scoring._MemoNodesScorer)
     infos = [NodeInfo(make_node(f"n{i}").capacity(cpu="4", memory="4Gi", pods=99).obj()) for i in range(5)]
+    assert len({id(ni.resource_row) for ni in infos}) == 1  # equal amounts: one tuple
     for step in range(40):
         ni = infos[step % 5]
         ni.add_pod(make_pod(f"x{step}").uid(f"x{step}").req(cpu="10m").node(ni.name).obj())
         snapshot = [n.clone() for n in infos]
         batch(snapshot, (100, 100))
-    (entries, _nodes), = batch._memos.values()
-    assert len(entries) == 5
+    (entries, rows), = batch._memos.values()
+    # the rows of 0..8 pods of 10m: each node passed through the same amounts
+    assert len(entries) == len(rows) == 9
+    assert all(id(rows[k]) == k for k in entries)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cpus=st.lists(st.sampled_from(["0", "1", "2", "4"]), min_size=1, max_size=12),
+       adds=st.lists(st.tuples(st.integers(0, 11), st.sampled_from(["0", "100m", "1", "3"])), max_size=25),
+       forget=st.booleans())
+def test_memo_scorers_equal_their_loops(cpus: list[str], adds: list[tuple[int, str]], forget: bool) -> None:
+    """LeastAllocated's and BalancedAllocation's row memos give what their loops give, cycle
+    after cycle, with nodes changing in between -- also when the shared rows are forgotten
+    (equal amounts then live in different tuples)."""
+    from schedframe.cache import nodeinfo as nodeinfo_module
+    from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
+
+    least = _resource_scoring.cpu_memory_fast_path_nodes(DEFAULT_RESOURCES, "LeastAllocated",
+                                                         use_requested=False)
+    assert isinstance(least, _resource_scoring._MemoNodesScorer)
+    balanced = NodeResourcesBalancedAllocation()._score_nodes
+    assert isinstance(balanced, _resource_scoring._MemoNodesScorer)
+    infos = [NodeInfo(make_node(f"n{i}").capacity(cpu=c, memory="4Gi", pods=99).obj())
+             for i, c in enumerate(cpus)]
+    for step, (k, cpu) in enumerate([*adds, (0, "0")]):
+        ni = infos[k % len(infos)]
+        ni.add_pod(make_pod(f"x{step}").uid(f"x{step}").req(cpu=cpu, memory="64Mi").node(ni.name).obj())
+        if forget and step % 3 == 0:
+            nodeinfo_module._ROWS.clear()
+        for reqs in ((100, 64 << 20), (1500, 1 << 30), (0, 0)):
+            for scorer in (least, balanced):
+                assert scorer(infos, reqs) == scorer._loop(infos, reqs)

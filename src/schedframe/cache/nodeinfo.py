@@ -272,9 +272,24 @@ ResourceRow = tuple[int, int, int, int, int, int, int, int, int, int, bool]
 
 
 def _row(alloc: Resources, used: Resources, nz: Resources) -> ResourceRow:
-    return (alloc.milli_cpu - used.milli_cpu, alloc.memory - used.memory,
-            alloc.ephemeral_storage - used.ephemeral_storage, alloc.pods, alloc.milli_cpu, alloc.memory,
-            nz.milli_cpu, nz.memory, used.milli_cpu, used.memory, bool(alloc.scalar or used.scalar))
+    """The row of these amounts: the one tuple every NodeInfo with equal amounts shares (while
+    it is in :data:`_ROWS`), so scorers can tell equal rows apart from different ones by
+    identity."""
+    row = (alloc.milli_cpu - used.milli_cpu, alloc.memory - used.memory,
+           alloc.ephemeral_storage - used.ephemeral_storage, alloc.pods, alloc.milli_cpu, alloc.memory,
+           nz.milli_cpu, nz.memory, used.milli_cpu, used.memory, bool(alloc.scalar or used.scalar))
+    shared = _ROWS.get(row)
+    if shared is not None:
+        return shared
+    if len(_ROWS) >= _MAX_ROWS:  # start over: later equal rows are new tuples (only less sharing)
+        _ROWS.clear()
+    _ROWS[row] = row
+    return row
+
+
+#: the rows handed out, by content (see :func:`_row`)
+_ROWS: dict[ResourceRow, ResourceRow] = {}
+_MAX_ROWS: Final = 1 << 16
 
 
 _ZERO_ROW: Final = _row(_ZERO, _ZERO, _ZERO)

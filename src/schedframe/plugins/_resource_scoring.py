@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from typing import Any, Final, final
 
 import attrs
@@ -476,48 +478,6 @@ def cpu_memory_fast_path_nodes(resources: Sequence[ResourceSpec], strategy: str,
     return _MemoNodesScorer(single, loop)
 
 
-#: ``(run, *columns, pod_requests) -> scores``: the scores of a run of the snapshot's nodes from
-#: the columns of :class:`~schedframe.plugins._run_memo.NodeColumns` it names
-ColumnsScorer = Callable[..., "list[int]"]
-
-
-def cpu_memory_fast_path_columns(resources: Sequence[ResourceSpec], strategy: str, *, use_requested: bool
-                                 ) -> tuple[tuple[int, ...], ColumnsScorer] | None:
-    """The columns counterpart of :func:`cpu_memory_fast_path`: ``(fields, scorer)`` where
-    *fields* are the ``resource_row`` columns the scorer takes (allocatable cpu and memory, used
-    cpu and memory), or ``None``. Same results."""
-    single = cpu_memory_fast_path(resources, strategy, use_requested=use_requested)
-    if single is None:
-        return None
-    wc, wm = resources[0].weight, resources[1].weight
-    ws = wc + wm
-    ic, im = _used_indexes(use_requested)
-    fields = (_ALLOC_CPU, _ALLOC_MEMORY, ic, im)
-
-    if strategy == LEAST_ALLOCATED:
-        def least(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
-                  used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
-            pc, pm = pod_requests[0], pod_requests[1]
-            return [((cc - uc) * 100 // cc * wc + (cm - um) * 100 // cm * wm) // ws
-                    if (cc > 0 and (uc := zc + pc) <= cc and cm > 0 and (um := zm + pm) <= cm)
-                    else single(ni, pod_requests)
-                    for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
-
-        return fields, least
-    if strategy == MOST_ALLOCATED:
-        def most(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
-                 used_m: list[int], pod_requests: Sequence[int]) -> list[int]:
-            pc, pm = pod_requests[0], pod_requests[1]
-            return [(uc * 100 // cc * wc + um * 100 // cm * wm) // ws
-                    if (cc > 0 and 0 <= (uc := zc + pc) <= cc and cm > 0 and 0 <= (um := zm + pm) <= cm)
-                    else single(ni, pod_requests)
-                    for cc, cm, zc, zm, ni in zip(caps_c, caps_m, used_c, used_m, run)]
-
-        return fields, most
-
-    return None  # no other strategy has a fast path (cpu_memory_fast_path returned None)
-
-
 #: memos kept per scorer (one per distinct pod request vector), and entries per memo
 _MAX_MEMOS: Final = 8
 _MAX_MEMO_ENTRIES: Final = 1 << 14
@@ -551,8 +511,8 @@ class _MemoNodesScorer:
         self._single = single
         self._loop = loop
         self._rest = 0
-        #: pod requests -> ({generation: (resource_row, score)}, {id(node): generation})
-        self._memos: dict[tuple[int, ...], tuple[dict[int, tuple[tuple[Any, ...], int]], dict[int, int]]] = {}
+        #: pod requests -> ({id(resource_row): score}, {id(resource_row): resource_row})
+        self._memos: dict[tuple[int, ...], tuple[dict[int, int], dict[int, tuple[Any, ...]]]] = {}
 
     def __call__(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         key = pod_requests if isinstance(pod_requests, tuple) else tuple(pod_requests)
@@ -568,53 +528,26 @@ class _MemoNodesScorer:
         elif len(pair[0]) > _MAX_MEMO_ENTRIES:
             pair[0].clear()
             pair[1].clear()
-        memo, last = pair
-        get = memo.get
-        out: list[int] = []
-        append = out.append
-        if len(nodes) < _MIN_REST_NODES:
-            # a few nodes (the changed ones of a run): one pass, each miss scored on its own
-            single = self._single
-            for ni in nodes:
-                row = ni.resource_row
-                generation = ni.generation
-                hit = get(generation)
-                if hit is not None and hit[0] is row:
-                    append(hit[1])
-                    continue
-                score = single(ni, key)
-                node = id(ni.node)
-                previous = last.get(node)
-                if previous is not None and previous != generation:
-                    memo.pop(previous, None)
-                last[node] = generation
-                memo[generation] = (row, score)
-                append(score)
-            return out
-        misses: list[int] = []
-        for k, ni in enumerate(nodes):
-            hit = get(ni.generation)
-            if hit is not None and hit[0] is ni.resource_row:
-                append(hit[1])
-            else:
-                append(0)
-                misses.append(k)
-        if not misses:
-            return out
-        some = [nodes[k] for k in misses]
-        for k, ni, score in zip(misses, some, self._loop(some, key)):
-            out[k] = score
-            # replace the node's previous entry: about one entry per node
-            generation = ni.generation
-            node = id(ni.node)
-            previous = last.get(node)
-            if previous is not None and previous != generation:
-                memo.pop(previous, None)
-            last[node] = generation
-            memo[generation] = (ni.resource_row, score)
-        if len(out) >= _MIN_REST_NODES and len(misses) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
+        scores, rows = pair
+        ids = list(map(id, map(_resource_row, nodes)))
+        out = list(map(scores.get, ids))
+        if None not in out:
+            return out  # type: ignore[return-value]
+        # each distinct missing row once, from the first node holding it
+        first: dict[int, int] = {}
+        for k in compress(range(len(out)), map(is_, out, repeat(None))):
+            first.setdefault(ids[k], k)
+        some = [nodes[k] for k in first.values()]
+        for rid, score, ni in zip(first, self._loop(some, key), some):
+            scores[rid] = score
+            rows[rid] = ni.resource_row  # kept alive: its id names no other tuple meanwhile
+        out = list(map(scores.__getitem__, ids))
+        if len(out) >= _MIN_REST_NODES and len(first) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
             self._rest = _MEMO_REST
-        return out
+        return out  # type: ignore[return-value]
+
+
+_resource_row: Final = attrgetter("resource_row")
 
 
 def _least_score(req: int, cap: int) -> int:

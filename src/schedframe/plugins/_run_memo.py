@@ -30,8 +30,7 @@ from ..cache.nodeinfo import NodeInfo
 from ..cache.snapshot import Snapshot
 from ..framework.status import Status
 
-__all__ = ["COLUMN_DERIVED", "COLUMN_ROOM", "NodeColumns", "RunMemo", "columns_whole", "rejections",
-           "run_start", "run_without", "snapshot_of"]
+__all__ = ["COLUMN_ROOM", "NodeColumns", "RunMemo", "rejections", "run_start", "run_without", "snapshot_of"]
 
 V = TypeVar("V")
 
@@ -336,8 +335,6 @@ def _differences(seen: list[Any], nodes: Sequence[Any], lo: int, hi: int, out: l
 #: the column of :class:`NodeColumns` after the ``resource_row`` fields: allocatable pods minus
 #: the node's pods (room for more pods)
 COLUMN_ROOM: Final = 11
-#: the column of :class:`NodeColumns` holding its *derived* value of each row
-COLUMN_DERIVED: Final = 12
 _COLUMNS: Final = 12
 
 
@@ -350,19 +347,17 @@ class NodeColumns:
     in :class:`RunMemo`) and returns each field's values for the run: lists a loop can zip, and
     ``min`` can scan at C speed (a run where even the smallest free amount is enough for the
     pod needs no per-node check at all). Column :data:`COLUMN_ROOM` is allocatable pods minus
-    the node's pods; with *derived*, column :data:`COLUMN_DERIVED` is ``derived(row)`` (a
-    plugin's per-node value that depends on the row only, computed once per row).
+    the node's pods.
 
     Like :class:`RunMemo`, it relies on the snapshot's NodeInfos not changing in place: a
     changed node gets a new NodeInfo object.
     """
 
-    __slots__ = ("_columns", "_derived", "_infos")
+    __slots__ = ("_columns", "_infos")
 
-    def __init__(self, derived: Callable[[tuple[int, ...]], int] | None = None) -> None:
+    def __init__(self) -> None:
         self._infos: list[NodeInfo | None] = []
         self._columns: list[list[int]] = []
-        self._derived = derived
 
     def columns(self, base: list[NodeInfo], start: int, nodes: list[NodeInfo],
                 fields: Sequence[int]) -> list[list[int]]:
@@ -371,10 +366,9 @@ class NodeColumns:
         m = len(nodes)
         infos = self._infos
         columns = self._columns
-        derived = self._derived
         if len(infos) != n:
             infos = self._infos = [None] * n
-            columns = self._columns = [[0] * n for _ in range(_COLUMNS + (derived is not None))]
+            columns = self._columns = [[0] * n for _ in range(_COLUMNS)]
         seen = _segment(infos, start, m)
         if seen != nodes:
             changed = _changed(seen, nodes)
@@ -385,8 +379,6 @@ class NodeColumns:
                     if f < COLUMN_ROOM:
                         _store(columns[f], start, values)
                 _store(columns[COLUMN_ROOM], start, [row[3] - len(ni.pods) for row, ni in zip(rows, nodes)])
-                if derived is not None:
-                    _store(columns[COLUMN_DERIVED], start, list(map(derived, rows)))
                 _store(infos, start, nodes)
                 return [_segment(columns[f], start, m) for f in fields]
             for k in changed:
@@ -399,21 +391,4 @@ class NodeColumns:
                 for f in range(_COLUMNS - 1):
                     columns[f][pos] = row[f]
                 columns[COLUMN_ROOM][pos] = row[3] - len(ni.pods)
-                if derived is not None:
-                    columns[COLUMN_DERIVED][pos] = derived(row)
         return [_segment(columns[f], start, m) for f in fields]
-
-
-def columns_whole(columns: NodeColumns, scorer: tuple[tuple[int, ...], Callable[..., list[int]]] | None,
-                  reqs: tuple[int, ...]) -> Callable[[list[NodeInfo], int, list[NodeInfo]], list[int]] | None:
-    """A :meth:`RunMemo.values` *whole* that scores a run from its columns: *scorer* is
-    ``(fields, score)`` with ``score(run, *columns_of_fields, reqs)``; None without a scorer."""
-    if scorer is None:
-        return None
-    fields, score = scorer
-    take = columns.columns
-
-    def whole(base: list[NodeInfo], start: int, run: list[NodeInfo]) -> list[int]:
-        return score(run, *take(base, start, run, fields), reqs)
-
-    return whole

@@ -42,13 +42,14 @@ from ._resource_scoring import (
     ArgsDecoder,
     ResourceAllocationScorer,
     ResourceSpec,
+    _MemoNodesScorer,
     balanced_resource_score,
     field_duplicate,
     field_invalid,
     go_div,
     go_value,
 )
-from ._run_memo import COLUMN_DERIVED, NodeColumns, RunMemo, columns_whole, snapshot_of
+from ._run_memo import RunMemo, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -223,9 +224,9 @@ def _cpu_memory_change_nodes(single: Callable[[NodeInfo, Sequence[int]], int]
     """:func:`_cpu_memory_change`'s ``change`` over many nodes in one loop, reading each node's
     flat ``resource_row``; nodes with a zero allocatable go through *single* (the same result:
     the same float operations in the same order). Each row's balance without the pod
-    (:func:`_balance_without_pod`) is remembered by the row itself (a tuple replaced whenever
-    the node's amounts change), so the pod shapes that score a changed node after the first
-    reuse it; whole runs read it from a column instead (:func:`_change_columns`)."""
+    (:func:`_balance_without_pod`) is remembered by the row itself (a tuple shared by the nodes
+    with equal amounts, replaced whenever a node's amounts change), so every pod shape that
+    scores a row after the first reuses it."""
     #: id(row) -> (row, balance without the pod); cleared when it outgrows the rows in use
     without_of: dict[int, tuple[tuple[int, ...], int]] = {}
 
@@ -278,29 +279,6 @@ def _balance_without_pod(row: tuple[int, ...]) -> int:
     return int((1 - abs(((1.0 if fc > 1 else fc) - (1.0 if fm > 1 else fm)) / 2)) * 100.0)
 
 
-#: the NodeColumns fields the columns scorer reads: allocatable and requested cpu and memory, and
-#: the balance without the pod
-_CHANGE_FIELDS: Final = (_ROW_ALLOC_CPU, _ROW_ALLOC_MEMORY, _ROW_REQ_CPU, _ROW_REQ_MEMORY, COLUMN_DERIVED)
-
-
-def _change_columns(single: Callable[[NodeInfo, Sequence[int]], int]) -> Callable[..., list[int]]:
-    """:func:`_cpu_memory_change_nodes` over a run's columns, the balance without the pod read
-    from its column (computed once per row): the same float operations, the same results."""
-
-    def change(run: Sequence[NodeInfo], caps_c: list[int], caps_m: list[int], used_c: list[int],
-               used_m: list[int], without: list[int], pod_requests: Sequence[int]) -> list[int]:
-        pc = pod_requests[0]
-        pm = pod_requests[1]
-        return [_HALF + (d // 2 if (d := _HALF + int((1 - abs((
-                    (1.0 if (fc := float(c + pc) / float(cc)) > 1 else fc)
-                    - (1.0 if (fm := float(m + pm) / float(cm)) > 1 else fm)) / 2)) * 100.0) - w) >= 0
-                         else -(-d // 2))
-                if w >= 0 else single(ni, pod_requests)
-                for cc, cm, c, m, w, ni in zip(caps_c, caps_m, used_c, used_m, without, run)]
-
-    return change
-
-
 @final
 class NodeResourcesBalancedAllocation:
     """The NodeResourcesBalancedAllocation plugin (PreScore, Score).
@@ -312,8 +290,7 @@ class NodeResourcesBalancedAllocation:
     _schedframe_scores_in_range: ClassVar[bool] = True
 
     __module__ = "schedframe.plugins.node_resources_balanced_allocation"
-    __slots__ = ("_args", "_columns", "_handle", "_memo", "_score", "_score_columns", "_score_nodes",
-                 "_scorer", "_skip_best_effort")
+    __slots__ = ("_args", "_handle", "_memo", "_score", "_score_nodes", "_scorer", "_skip_best_effort")
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
@@ -325,14 +302,9 @@ class NodeResourcesBalancedAllocation:
         release = release_of(handle)
         self._skip_best_effort = release.has("BalancedAllocationSkipsBestEffort")
         cpu_memory = [r.name for r in args.resources] == ["cpu", "memory"]
-        #: ``(fields, scorer)`` scoring a whole run from its columns (see columns_whole)
-        self._score_columns: tuple[tuple[int, ...], Callable[..., list[int]]] | None = None
-        self._columns = NodeColumns(_balance_without_pod)
         if release.has("BalancedAllocationScoresChange"):
             score = self._score = _cpu_memory_change(self._scorer)
-            batch = _cpu_memory_change_nodes(score) if cpu_memory else None
-            if cpu_memory:
-                self._score_columns = (_CHANGE_FIELDS, _change_columns(score))
+            batch = _MemoNodesScorer(score, _cpu_memory_change_nodes(score)) if cpu_memory else None
         else:
             score = self._score = _cpu_memory_balance(self._scorer)
             batch = None
@@ -379,8 +351,7 @@ class NodeResourcesBalancedAllocation:
         # the score depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
-        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs),
-                                 columns_whole(self._columns, self._score_columns, reqs))
+        return self._memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""

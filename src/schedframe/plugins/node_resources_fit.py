@@ -42,7 +42,6 @@ from ._resource_scoring import (
     ResourceAllocationScorer,
     ResourceSpec,
     cpu_memory_fast_path,
-    cpu_memory_fast_path_columns,
     cpu_memory_fast_path_nodes,
     field_invalid,
     field_not_supported,
@@ -55,7 +54,7 @@ from ._resource_scoring import (
     requested_to_capacity_ratio_scorer,
     validate_label_name,
 )
-from ._run_memo import COLUMN_ROOM, NodeColumns, RunMemo, columns_whole, rejections, snapshot_of
+from ._run_memo import COLUMN_ROOM, NodeColumns, RunMemo, rejections, snapshot_of
 
 __all__ = [
     "ARGS_TYPE",
@@ -530,7 +529,6 @@ class NodeResourcesFit:
         "_no_resources",
         "_queue_hint",
         "_score",
-        "_score_columns",
         "_score_memo",
         "_score_nodes",
         "_scorer",
@@ -564,7 +562,6 @@ class NodeResourcesFit:
             fast_nodes=cpu_memory_fast_path_nodes(resources, ss.type, use_requested=False))
         self._score = self._scorer.score
         self._score_nodes = self._scorer.score_nodes
-        self._score_columns = cpu_memory_fast_path_columns(resources, ss.type, use_requested=False)
         self._columns = NodeColumns()
         self._filter_memo: RunMemo[Status | None] = RunMemo()
         self._score_memo: RunMemo[int] = RunMemo()
@@ -687,8 +684,7 @@ class NodeResourcesFit:
         # the score depends on the requests and the NodeInfo only: remembered per position
         lister = snapshot_of(self._handle)
         score_nodes = self._score_nodes
-        return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs),
-                                       columns_whole(self._columns, self._score_columns, reqs))
+        return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
