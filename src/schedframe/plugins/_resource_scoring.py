@@ -533,16 +533,16 @@ class _MemoNodesScorer:
         out = list(map(scores.get, ids))
         if None not in out:
             return out  # type: ignore[return-value]
-        # each distinct missing row once, from the first node holding it
-        first: dict[int, int] = {}
-        for k in compress(range(len(out)), map(is_, out, repeat(None))):
-            first.setdefault(ids[k], k)
-        some = [nodes[k] for k in first.values()]
-        for rid, score, ni in zip(first, self._loop(some, key), some):
+        # each distinct missing row once, from one of the nodes holding it (any: equal rows,
+        # equal scores)
+        missing = list(compress(range(len(out)), map(is_, out, repeat(None))))
+        holder = dict(zip(map(ids.__getitem__, missing), missing))
+        some = list(map(nodes.__getitem__, holder.values()))
+        for rid, score, ni in zip(holder, self._loop(some, key), some):
             scores[rid] = score
             rows[rid] = ni.resource_row  # kept alive: its id names no other tuple meanwhile
         out = list(map(scores.__getitem__, ids))
-        if len(out) >= _MIN_REST_NODES and len(first) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
+        if len(out) >= _MIN_REST_NODES and len(holder) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
             self._rest = _MEMO_REST
         return out  # type: ignore[return-value]
 
