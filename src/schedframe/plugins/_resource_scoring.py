@@ -478,9 +478,10 @@ def cpu_memory_fast_path_nodes(resources: Sequence[ResourceSpec], strategy: str,
     return _MemoNodesScorer(single, loop)
 
 
-#: memos kept per scorer (one per distinct pod request vector), and entries per memo
-_MAX_MEMOS: Final = 8
-_MAX_MEMO_ENTRIES: Final = 1 << 14
+#: memos kept per scorer (one per distinct pod request vector; the least recently used goes
+#: first), and entries per memo (cleared past it)
+_MAX_MEMOS: Final = 32
+_MAX_MEMO_ENTRIES: Final = 1 << 13
 #: a call whose memo hits fewer than 1 in this many nodes turns the memo off for a while
 _MIN_HIT_RATIO: Final = 8
 #: ... counted on calls of at least this many nodes
@@ -494,11 +495,12 @@ class _MemoNodesScorer:
     """Scores nodes with a cpu/memory fast path, remembering each node's score.
 
     The fast paths read nothing of a node but its ``resource_row``, a tuple replaced (never
-    changed) whenever the node's allocatable or requested amounts are. So a node whose row is
-    the very tuple a remembered score was computed from, for the same pod requests, gets that
-    score again: the memo keeps the row itself and compares it by identity, which also makes
-    the key (the NodeInfo's ``generation``, shared by a node and its snapshot clone) only a
-    hint. Memos are bounded and simply cleared when full.
+    changed) whenever the node's allocatable or requested amounts are, and shared by the nodes
+    with equal amounts (:class:`~schedframe.NodeInfo` interns it). So the memo keeps, per pod
+    requests, a score per row, by the row's id (the row itself is kept too, so that no other
+    tuple can take its id meanwhile): a call looks its nodes' rows up at C speed and scores
+    each missing row once, whichever nodes hold it. Memos are bounded: at most
+    :data:`_MAX_MEMOS` request vectors, each cleared past :data:`_MAX_MEMO_ENTRIES` rows.
 
     When nothing repeats (mixed node and pod shapes), a memo costs more than it saves: after a
     call where fewer than one node in :data:`_MIN_HIT_RATIO` was remembered, the next
@@ -520,14 +522,15 @@ class _MemoNodesScorer:
             self._rest -= 1
             return self._loop(nodes, key)
         memos = self._memos
-        pair = memos.get(key)
+        pair = memos.pop(key, None)
         if pair is None:
             if len(memos) >= _MAX_MEMOS:
-                memos.clear()
-            pair = memos[key] = ({}, {})
+                del memos[next(iter(memos))]
+            pair = ({}, {})
         elif len(pair[0]) > _MAX_MEMO_ENTRIES:
             pair[0].clear()
             pair[1].clear()
+        memos[key] = pair  # last: the most recently used
         scores, rows = pair
         ids = list(map(id, map(_resource_row, nodes)))
         out = list(map(scores.get, ids))
