@@ -1021,3 +1021,22 @@ def test_memo_scorers_equal_their_loops(cpus: list[str], adds: list[tuple[int, s
         for reqs in ((100, 64 << 20), (1500, 1 << 30), (0, 0)):
             for scorer in (least, balanced):
                 assert scorer(infos, reqs) == scorer._loop(infos, reqs)
+
+
+def test_node_to_status_records_rejections_when_read() -> None:
+    """Rejections the search records in batches read as set() one by one would have left them,
+    interleaved with set() and set_many() in any order."""
+    a, b, c = (Status(Code.UNSCHEDULABLE, (m,)) for m in "abc")
+    n0, n1, n2 = (NodeInfo(make_node(name).obj()) for name in ("n0", "n1", "n2"))
+    lazy, eager = NodeToStatus(), NodeToStatus()
+    lazy._record_rejected([(n1, a), (n0, b)])
+    lazy.set("n1", c)
+    lazy._record_rejected([(n0, c), (n2, a)])
+    lazy._record_rejected([])
+    for name, s in [("n1", a), ("n0", b), ("n1", c), ("n0", c), ("n2", a)]:
+        eager.set(name, s)
+    assert lazy.items() == eager.items()
+    later = NodeToStatus()
+    later._record_rejected([(n2, b)])
+    assert len(later) == 1 and "n2" in later and later.get("n2") is b
+    assert later.nodes_for_code(Code.UNSCHEDULABLE, ["n2", "n9"]) == ["n2"]

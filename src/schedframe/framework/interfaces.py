@@ -228,38 +228,55 @@ class NodeToStatus:
     """
 
     __module__ = "schedframe"
-    __slots__ = ("_map", "absent_nodes_status")
+    __slots__ = ("_map", "_rejected", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None,
                  absent_nodes_status: Status | None = None) -> None:
         self._map: dict[str, Status] = statuses if statuses is not None else {}
+        #: ``(NodeInfo, status)`` batches recorded by the scheduler's search, not yet in ``_map``
+        #: (read only when the pod fails: most cycles never look)
+        self._rejected: list[Sequence[tuple[NodeInfo, Status]]] = []
         self.absent_nodes_status = absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    def _record_rejected(self, rejected: Sequence[tuple[NodeInfo, Status]]) -> None:
+        """Record each ``(NodeInfo, status)`` of *rejected* by node name, in order (as
+        :meth:`set` each), when first read."""
+        self._rejected.append(rejected)
+
+    def _statuses(self) -> dict[str, Status]:
+        if self._rejected:
+            batches, self._rejected = self._rejected, []
+            for batch in batches:
+                self._map.update([(ni.name, status) for ni, status in batch])
+        return self._map
 
     def get(self, node_name: str) -> Status:
         """The status of *node_name* (the absent-nodes status when it has none)."""
-        return self._map.get(node_name, self.absent_nodes_status)
+        return self._statuses().get(node_name, self.absent_nodes_status)
 
     def set(self, node_name: str, status: Status) -> None:
         """Record *status* for *node_name*."""
-        self._map[node_name] = status
+        self._statuses()[node_name] = status
 
     def set_many(self, pairs: Iterable[tuple[str, Status]]) -> None:
         """Record each ``(node_name, status)`` of *pairs*, in order (as :meth:`set` each)."""
-        self._map.update(pairs)
+        self._statuses().update(pairs)
 
     def items(self) -> list[tuple[str, Status]]:
         """The recorded ``(node name, status)`` pairs."""
-        return list(self._map.items())
+        return list(self._statuses().items())
 
     def __len__(self) -> int:
-        return len(self._map)
+        return len(self._statuses())
 
     def __contains__(self, node_name: object) -> bool:
-        return node_name in self._map
+        return node_name in self._statuses()
 
     def nodes_for_code(self, code: Code, all_nodes: Sequence[str]) -> list[str]:
         """Names among *all_nodes* whose status has *code* (absent nodes included)."""
-        return [n for n in all_nodes if self.get(n).code is code]
+        get = self._statuses().get
+        absent = self.absent_nodes_status
+        return [n for n in all_nodes if get(n, absent).code is code]
 
 
 @runtime_checkable

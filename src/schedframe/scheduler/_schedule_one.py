@@ -351,7 +351,7 @@ class ScheduleOneMixin(SchedulerBase):
                     state, pod, order[prev:mark] if prev or mark < n else order, remaining,
                     0 if nominator else start)
                 if rejected:
-                    statuses.set_many([(node_info.name, status) for node_info, status in rejected])
+                    statuses._record_rejected(rejected)
                     # rejections share status objects: note each distinct one's plugin once
                     for status in {id(status): status for _ni, status in rejected}.values():
                         plugin = status.plugin
