@@ -228,7 +228,7 @@ class NodeToStatus:
     """
 
     __module__ = "schedframe"
-    __slots__ = ("_map", "_rejected", "absent_nodes_status")
+    __slots__ = ("_map", "_pending", "_rejected", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None,
                  absent_nodes_status: Status | None = None) -> None:
@@ -236,16 +236,20 @@ class NodeToStatus:
         #: ``(NodeInfo, status)`` batches recorded by the scheduler's search, not yet in ``_map``
         #: (read only when the pod fails: most cycles never look)
         self._rejected: list[Sequence[tuple[NodeInfo, Status]]] = []
+        self._pending = 0  # the pairs in _rejected
         self.absent_nodes_status = absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def _record_rejected(self, rejected: Sequence[tuple[NodeInfo, Status]]) -> None:
         """Record each ``(NodeInfo, status)`` of *rejected* by node name, in order (as
-        :meth:`set` each), when first read."""
+        :meth:`set` each), when first read. The nodes must be ones not recorded yet (the
+        scheduler's search visits each node once), which lets ``len`` count without reading
+        them."""
         self._rejected.append(rejected)
+        self._pending += len(rejected)
 
     def _statuses(self) -> dict[str, Status]:
         if self._rejected:
-            batches, self._rejected = self._rejected, []
+            batches, self._rejected, self._pending = self._rejected, [], 0
             for batch in batches:
                 self._map.update([(ni.name, status) for ni, status in batch])
         return self._map
@@ -267,7 +271,7 @@ class NodeToStatus:
         return list(self._statuses().items())
 
     def __len__(self) -> int:
-        return len(self._statuses())
+        return len(self._map) + self._pending
 
     def __contains__(self, node_name: object) -> bool:
         return node_name in self._statuses()
