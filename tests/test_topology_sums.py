@@ -152,3 +152,54 @@ def test_default_selector_finds_the_owner_by_name_in_its_namespace() -> None:
         got_store = default_selector(pod, ObjectStore(objects))
         got_list = default_selector(pod, _ListOnly(objects))
         assert got_store == got_list == want, (kind, name, ns)
+
+
+_LABELS = st.dictionaries(st.sampled_from(["app", "tier"]), st.sampled_from(["a", "b"]), max_size=2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(pods=st.lists(st.tuples(_LABELS, st.sampled_from(["default", "other"]), st.booleans()), max_size=8),
+       steps=st.lists(st.tuples(st.booleans(), st.integers(0, 7), _LABELS), max_size=6),
+       sel=_LABELS, expression=st.booleans(), ns=st.sampled_from(["default", "other"]))
+def test_counting_from_the_label_index_equals_counting_pods(
+        pods: list[tuple[dict[str, str], str, bool]], steps: list[tuple[bool, int, dict[str, str]]],
+        sel: dict[str, str], expression: bool, ns: str) -> None:
+    """count_on_node (a node's label counts for one-label selectors) equals counting the pods
+    with the selector, for pods in other namespaces, being deleted, added and removed, on the
+    node and on its clones."""
+    from schedframe.plugins.pod_topology_spread import count_on_node
+
+    s = selector(sel, ("tier", "In", ["a"])) if expression else selector(sel)
+    info = NodeInfo(make_node("n").capacity(pods=99).obj())
+    for i, (labels, pod_ns, deleting) in enumerate(pods):
+        b = make_pod(f"p{i}", pod_ns).labels(labels).node("n")
+        if deleting:
+            b = b.terminating()
+        info.add_pod(b.obj())
+    seen = [info]
+    for j, (add, k, labels) in enumerate(steps):
+        assert count_on_node(info, s, ns) == count_pods_match_selector(info.pods, s, ns)
+        info = info.clone()
+        if add:
+            info.add_pod(make_pod(f"q{j}", ns).labels(labels).node("n").obj())
+        elif info.pods:
+            info.remove_pod(info.pods[k % len(info.pods)].pod)
+        seen.append(info)
+    for ni in seen:  # earlier versions keep their own counts
+        assert count_on_node(ni, s, ns) == count_pods_match_selector(ni.pods, s, ns)
+    assert count_on_node(info, None, ns) == 0
+
+
+def test_label_index_skips_pods_being_deleted_and_other_namespaces() -> None:
+    """A one-label selector counted from the index leaves out pods being deleted and pods of
+    other namespaces, as counting the pods does."""
+    from schedframe.plugins.pod_topology_spread import count_on_node
+
+    info = NodeInfo(make_node("n").capacity(pods=9).obj())
+    info.add_pod(make_pod("gone", "default").labels({"app": "a"}).node("n").terminating().obj())
+    info.add_pod(make_pod("away", "other").labels({"app": "a"}).node("n").obj())
+    info.add_pod(make_pod("here", "default").labels({"app": "a", "tier": "b"}).node("n").obj())
+    s = selector({"app": "a"})
+    assert count_on_node(info, s, "default") == count_pods_match_selector(info.pods, s, "default") == 1
+    assert count_on_node(info, s, "other") == 1
+    assert count_on_node(info, selector({"app": "b"}), "default") == 0

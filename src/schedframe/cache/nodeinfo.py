@@ -331,6 +331,7 @@ class NodeInfo:
     __module__ = "schedframe"
     __slots__ = (
         "_allocatable",
+        "_label_counts",
         "_non_zero_requested",
         "_requested",
         "generation",
@@ -345,6 +346,8 @@ class NodeInfo:
     )
 
     def __init__(self, node: Node | None = None, pods: Iterable[Pod | PodInfo] = ()) -> None:
+        #: the pods' label counts (see :meth:`pod_label_counts`), built on first use
+        self._label_counts: dict[tuple[str, str, str], int] | None = None
         self.node: Node | None = None
         self.name = ""
         self.pods: list[PodInfo] = []
@@ -414,12 +417,35 @@ class NodeInfo:
         info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)
         p = info.pod
         self.pods.append(info)
+        self._label_counts = None
         if info.has_affinity:
             self.pods_with_affinity.append(info)
             if info.required_anti_affinity_terms:
                 self.pods_with_required_anti_affinity.append(info)
         self._account(p, +1)
         self.generation = next_generation()
+
+    def pod_label_counts(self) -> Mapping[tuple[str, str, str], int]:
+        """How many of the node's pods that are not being deleted carry each label, by
+        ``(namespace, key, value)``: what a single-label selector counts on this node, read in
+        O(1). Built on first use and kept while the pods stay the same (a changed NodeInfo
+        starts over; the snapshot's NodeInfos never change).
+
+        .. versionadded:: 0.1.0
+        """
+        counts = self._label_counts
+        if counts is None:
+            counts = {}
+            get = counts.get
+            for info in self.pods:
+                p = info.pod
+                if p.deletion_timestamp is None:
+                    ns = p.namespace
+                    for k, v in p.labels.items():
+                        key = (ns, k, v)
+                        counts[key] = get(key, 0) + 1
+            self._label_counts = counts
+        return counts
 
     def replace_last_pod(self, old: Pod, new: Pod) -> bool:
         """Put *new* in the place of *old* when *old* is this node's last pod and both account
@@ -438,6 +464,7 @@ class NodeInfo:
                 or new.non_zero_memory != cur.non_zero_memory):
             return False
         pods[-1] = PodInfo(new)
+        self._label_counts = None
         self.generation = next_generation()
         return True
 
@@ -452,6 +479,7 @@ class NodeInfo:
             if pods[i].pod.uid == uid:
                 info = pods[i]
                 del pods[i]
+                self._label_counts = None
                 break
         else:
             return False
@@ -488,6 +516,7 @@ class NodeInfo:
     def clone(self) -> NodeInfo:
         """A copy sharing the (immutable) node, pods and image states, with its own lists."""
         new = NodeInfo.__new__(NodeInfo)
+        new._label_counts = self._label_counts  # the same pods: the same counts (never changed)
         new.node = self.node
         new.name = self.name
         new.pods = list(self.pods)

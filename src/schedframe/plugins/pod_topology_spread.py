@@ -339,6 +339,19 @@ def count_pods_match_selector(pods: Sequence[PodInfo], selector: LabelSelector |
     return n
 
 
+def count_on_node(info: NodeInfo, selector: LabelSelector | None, ns: str) -> int:
+    """:func:`count_pods_match_selector` over *info*'s pods; a selector of one label (the usual
+    ``app: x``) is read from the node's label counts (:meth:`NodeInfo.pod_label_counts
+    <schedframe.NodeInfo.pod_label_counts>`), shared by every selector that counts there."""
+    if selector is None or not info.pods:
+        return 0
+    labels = selector.match_labels
+    if len(labels) == 1 and not selector.match_expressions:
+        (k, v), = labels.items()
+        return info.pod_label_counts().get((ns, k, v), 0)
+    return count_pods_match_selector(info.pods, selector, ns)
+
+
 def _count_delta(selector: LabelSelector | None, ns: str) -> Delta:
     """A :data:`~schedframe.plugins._topology.Delta` for contributions ``((domain, matching
     pods),)`` (or ``()`` for a node that does not count) that depend on the node object and its
@@ -614,9 +627,7 @@ class PodTopologySpread:
                     return ()
             if check and not c.match_node_inclusion_policies(pod, node, required):
                 return ()
-            pods = info.pods
-            n = count_pods_match_selector(pods, selector, ns) if selector is not None and pods else 0
-            return ((labels.get(key, ""), n),)
+            return ((labels.get(key, ""), count_on_node(info, selector, ns)),)
 
         sig = (key, selector, ns, required_keys, affinity_sig, taint_sig)
         sums = self._sums.get(sig, nodes, contribute, delta=_count_delta(selector, ns)).sums
@@ -632,9 +643,7 @@ class PodTopologySpread:
             node = info.node
             if node is None:
                 return ()
-            pods = info.pods
-            return ((node.name, count_pods_match_selector(pods, selector, ns) if selector is not None and pods
-                     else 0),)
+            return ((node.name, count_on_node(info, selector, ns)),)
 
         return cast("dict[str, int]", self._sums.get(("node", selector, ns), nodes, contribute,
                                                      delta=_count_delta(selector, ns)).sums)
@@ -802,7 +811,7 @@ class PodTopologySpread:
             if is_host:
                 cnt = counts.get(name) if counts is not None else None
                 if cnt is None:
-                    cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+                    cnt = count_on_node(node_info, c.selector, pod.namespace)
             else:
                 cnt = counts.get(value, 0) if counts is not None else 0
             total += cnt * weight + base
@@ -1024,5 +1033,4 @@ def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | Non
     node = node_info.node
     if node is None:
         return None
-    get = node.labels.get
-    return tuple(get(key) for key in keys)
+    return tuple(map(node.labels.get, keys))
