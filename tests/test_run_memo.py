@@ -490,3 +490,46 @@ def test_no_images_anywhere_scores_zero_only_for_the_snapshots_own_nodes() -> No
     assert plugin.score_nodes(CycleState(), pod, [own[0], holder]) == [
         0, plugin.score(CycleState(), pod, holder)[0]]
     assert plugin.score(CycleState(), pod, holder)[0] > 0
+
+
+def test_node_affinity_filter_nodes_follows_relabelled_nodes() -> None:
+    """NodeAffinity remembers verdicts per position for a pod's selector and required terms:
+    a run judged again after nodes were relabelled, gained pods or were swapped gives what
+    filter() gives node by node, and pods with equal selectors share the verdicts."""
+    from schedframe.cache.cache import Cache
+    from schedframe.framework.cycle_state import CycleState
+    from schedframe.plugins.node_affinity import NodeAffinity
+
+    cache = Cache()
+    for i in range(12):
+        cache.add_node(make_node(f"n{i}").label("pool", "ab"[i % 2]).obj())
+    snap = Snapshot()
+
+    class _Handle:
+        def snapshot_shared_lister(self) -> Snapshot:
+            return snap
+
+    plugin = NodeAffinity(handle=_Handle())  # type: ignore[arg-type]
+    pods = [make_pod("p").node_selector({"pool": "a"}).obj(),
+            make_pod("q").node_affinity_in("pool", ("b",)).obj(),
+            make_pod("r").node_selector({"pool": "a"}).obj()]
+
+    def check() -> None:
+        cache.update_snapshot(snap)
+        run = list(snap.list())
+        for pod in pods:
+            state = CycleState()
+            _res, status = plugin.pre_filter(state, pod, run)
+            assert status is None or status.is_success()
+            want = [(i, s) for i, ni in enumerate(run) if (s := plugin.filter(state, pod, ni)) is not None]
+            got = plugin.filter_nodes(state, pod, run)
+            assert [(i, s.code, s.reasons) for i, s in got] == [(i, s.code, s.reasons) for i, s in want]
+            assert plugin.filter_nodes(state, pod, run[3:9]) == [(i - 3, s) for i, s in got if 3 <= i < 9]
+
+    check()
+    old = snap.get("n2").node  # type: ignore[union-attr]
+    cache.update_node(old, make_node("n2").label("pool", "b").obj())
+    cache.add_pod(make_pod("x").node("n5").obj())
+    check()
+    cache.remove_node("n7")
+    check()

@@ -37,6 +37,7 @@ from ._helpers import (
     default_normalize_score_ints,
     node_not_found,
 )
+from ._run_memo import RunMemo, rejections, snapshot_of
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -338,11 +339,15 @@ class NodeAffinity:
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
+    #: filter_nodes remembers verdicts by position: it takes whole runs (framework._filter_run)
+    _schedframe_filters_whole_runs: ClassVar[bool] = True
 
-    __slots__ = ("_added_preferred", "_added_selector", "args")
+    __slots__ = ("_added_preferred", "_added_selector", "_filter_memo", "_handle", "args")
 
-    def __init__(self, args: NodeAffinityArgs | None = None) -> None:
+    def __init__(self, args: NodeAffinityArgs | None = None, handle: Handle | None = None) -> None:
         self.args = args if args is not None else NodeAffinityArgs()
+        self._handle = handle
+        self._filter_memo: RunMemo[Status | None] = RunMemo()
         self._added_selector: LazyNodeSelector | None = None
         self._added_preferred: PreferredSchedulingTerms | None = None
         aff = self.args.added_affinity
@@ -410,8 +415,14 @@ class NodeAffinity:
         if required is None or self._added_selector is not None:
             return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
         matches = required.matches
-        return [(i, _REJECTED_POD if node is not None else node_not_found()) for i, ni in enumerate(nodes)
-                if (node := ni.node) is None or not matches(node)]
+
+        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
+            return [None if (node := ni.node) is not None and matches(node)
+                    else _REJECTED_POD if node is not None else node_not_found() for ni in some]
+
+        # the verdict depends on the node object and the pod's selector and required terms only
+        key = (pod.node_selector, _required(pod))
+        return rejections(self._filter_memo.values(key, snapshot_of(self._handle), nodes, compute))
 
     # -- PreScore / Score -----------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -521,13 +532,13 @@ def new(args: object, handle: Handle) -> NodeAffinity:
         PluginArgsError: args of another type, or invalid args (every error listed).
     """
     if args is None:
-        return NodeAffinity()
+        return NodeAffinity(handle=handle)
     if isinstance(args, Mapping):
-        return NodeAffinity(NodeAffinityArgs.from_dict(args))
+        return NodeAffinity(NodeAffinityArgs.from_dict(args), handle)
     if not isinstance(args, NodeAffinityArgs):
         raise PluginArgsError(f"want args of type NodeAffinityArgs, got {type(args).__name__}")
     args.validate()
-    return NodeAffinity(args)
+    return NodeAffinity(args, handle)
 
 
 if TYPE_CHECKING:
