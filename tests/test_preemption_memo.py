@@ -147,3 +147,35 @@ def test_unchanged_nodes_are_not_dry_run_again(monkeypatch: pytest.MonkeyPatch) 
               .spread_constraint(3, ZONE, "DoNotSchedule", LabelSelector({"app": "p"})).obj())
     s.run_until_idle()
     assert len(calls) >= 2
+
+
+def test_nominations_unchanged_serve_other_pods_unless_they_are_among_them() -> None:
+    """The victims memo answers from the nominator's unchanged tuple of a node's nominated pods
+    for another pod of the shape -- but not when that pod, or the one the outcome was stored
+    for, is itself nominated there (each leaves itself out of what it counts)."""
+    from schedframe import NodeInfo, PodInfo
+    from schedframe.plugins._victims_memo import VictimsMemo
+    from schedframe.queue.nominator import PodNominator
+
+    nominator = PodNominator()
+    other = make_pod("other").uid("u-other").priority(10).obj().evolve(nominated_node_name="n1")
+    a = make_pod("a").uid("u-a").priority(10).obj()
+    b = make_pod("b").uid("u-b").priority(10).obj().evolve(nominated_node_name="n1")
+    nominator.add(PodInfo(other))
+    info = NodeInfo(make_node("n1").obj())
+    entries: dict[str, Any] = {}
+
+    def memo(pod: Pod) -> VictimsMemo:
+        return VictimsMemo(entries, pod, None, nominator.nominated_pods_for_node,
+                           nominator.has_nominated_pods, nominator._nominated_tuple)
+
+    memo(a).put(info, "stored for a")
+    assert memo(a).get(info) == "stored for a"
+    assert memo(make_pod("c").uid("u-c").priority(10).obj()).get(info) == "stored for a"
+    nominator.add(PodInfo(b))  # b is nominated to n1 too: a new tuple
+    assert memo(a).get(info) is None
+    memo(a).put(info, "a with b there")
+    assert memo(b).get(info) is None  # b does not count itself: not what a counted
+    assert memo(a).get(info) == "a with b there"
+    nominator.delete(b)
+    assert memo(a).get(info) is None

@@ -85,14 +85,18 @@ def _shape(pod: Pod) -> Pod:
 
 @final
 class _Entry:
-    __slots__ = ("node_info", "nominated", "now", "result")
+    __slots__ = ("node_info", "nominated", "now", "raw", "result", "uid")
 
     def __init__(self, node_info: NodeInfo, nominated: tuple[Any, ...], now: float | None,
-                 result: VictimsResult) -> None:
+                 result: VictimsResult, raw: tuple[Any, ...] | None = None, uid: str = "") -> None:
         self.node_info = node_info
         self.nominated = nominated
         self.now = now
         self.result = result
+        #: the nominator's own tuple of the node's nominated pods when stored (None: unknown),
+        #: and the uid of the pod it was stored for
+        self.raw = raw
+        self.uid = uid
 
 
 @final
@@ -103,16 +107,20 @@ class VictimsMemo:
     :meth:`get` and :meth:`put` work per node.
     """
 
-    __slots__ = ("_entries", "_has_nominated", "_nominated_for", "_now", "_pod")
+    __slots__ = ("_entries", "_has_nominated", "_nominated_for", "_now", "_pod", "_raw_for")
 
     def __init__(self, entries: dict[str, _Entry], pod: Pod, now: float | None,
                  nominated_for: Callable[[str], Sequence[Any]],
-                 has_nominated: Callable[[str], bool] | None = None) -> None:
+                 has_nominated: Callable[[str], bool] | None = None,
+                 raw_for: Callable[[str], tuple[Any, ...]] | None = None) -> None:
         self._entries = entries
         self._pod = pod
         self._now = now
         self._nominated_for = nominated_for
         self._has_nominated = has_nominated
+        #: the nominator's tuple of a node's nominated pods, the same object while they do not
+        #: change (``PodNominator._nominated_tuple``), or None
+        self._raw_for = raw_for
 
     def _nominated(self, name: str) -> tuple[Any, ...]:
         infos = self._nominated_for(name)
@@ -134,6 +142,14 @@ class VictimsMemo:
         has = self._has_nominated
         if has is not None and not has(name):  # the usual case: a dict lookup
             return None if old else e.result
+        raw_for = self._raw_for
+        if raw_for is not None and e.raw is not None and raw_for(name) is e.raw:
+            # the node's nominations did not change since: what this pod counts of them is what
+            # the stored one counted (same shape, same priority) unless one of the two is itself
+            # among them
+            uid = self._pod.uid
+            if uid == e.uid or not any(pi.pod.uid == uid or pi.pod.uid == e.uid for pi in e.raw):
+                return e.result
         nominated = self._nominated(name)
         if len(old) != len(nominated) or any(a is not b for a, b in zip(old, nominated)):
             return None
@@ -144,7 +160,10 @@ class VictimsMemo:
         now = None
         if self._now is not None and len({pi.pod.start_time is None for pi in node_info.pods}) > 1:
             now = self._now
-        self._entries[node_info.name] = _Entry(node_info, self._nominated(node_info.name), now, result)
+        name = node_info.name
+        raw_for = self._raw_for
+        self._entries[name] = _Entry(node_info, self._nominated(name), now, result,
+                                     raw_for(name) if raw_for is not None else None, self._pod.uid)
 
 
 @final
@@ -186,7 +205,8 @@ class Shapes:
             entries = {}
         memos[key] = entries
         return VictimsMemo(entries, pod, clock.now(), nominator.nominated_pods_for_node,
-                           getattr(nominator, "has_nominated_pods", None))
+                           getattr(nominator, "has_nominated_pods", None),
+                           getattr(nominator, "_nominated_tuple", None))
 
     def clear(self) -> None:
         """Forget everything."""
@@ -205,7 +225,8 @@ class NodeOutcomes:
         self._memos: dict[Hashable, dict[str, _Entry]] = {}
 
     def memo(self, handle: Any, state: CycleState, pod: Pod, nominated_for: Callable[[str], Sequence[Any]],
-             num_nodes: int, has_nominated: Callable[[str], bool] | None = None) -> VictimsMemo | None:
+             num_nodes: int, has_nominated: Callable[[str], bool] | None = None,
+             raw_for: Callable[[str], tuple[Any, ...]] | None = None) -> VictimsMemo | None:
         """The memo for *pod*'s shape, or ``None`` when outcomes cannot be remembered."""
         filters = node_local_filters(handle, state)
         if filters is None:
@@ -220,4 +241,4 @@ class NodeOutcomes:
         elif len(entries) > 2 * num_nodes + 16:
             entries = {}
         memos[key] = entries
-        return VictimsMemo(entries, pod, None, nominated_for, has_nominated)
+        return VictimsMemo(entries, pod, None, nominated_for, has_nominated, raw_for)

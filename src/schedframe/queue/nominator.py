@@ -43,18 +43,21 @@ class PodNominator:
 
     def __init__(self, pod_lookup: PodLookup | None = None) -> None:
         self._lookup = pod_lookup
-        self._by_node: dict[str, list[PodInfo]] = {}
+        #: node name -> its nominated pods, in nomination order: a tuple replaced (never changed)
+        #: on every change, so an unchanged node hands out the very same object
+        self._by_node: dict[str, tuple[PodInfo, ...]] = {}
         self._node_of: dict[str, str] = {}
         self._lock = threading.RLock()
 
     # -- queries ------------------------------------------------------------------------------
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """The pods nominated to *node_name* (a copy of the list, in nomination order)."""
-        pods = self._by_node.get(node_name)
-        if not pods:
-            return []
-        with self._lock:
-            return list(self._by_node.get(node_name, ()))
+        return list(self._by_node.get(node_name, ()))
+
+    def _nominated_tuple(self, node_name: str) -> tuple[PodInfo, ...]:
+        """The pods nominated to *node_name*, as the tuple kept: the same object while the
+        node's nominations do not change (memos compare it by identity)."""
+        return self._by_node.get(node_name, ())
 
     def nominated_node_of(self, pod: Pod) -> str | None:
         """The node *pod* is nominated to here, or ``None``."""
@@ -95,7 +98,7 @@ class PodNominator:
             if live is None or live.node_name:
                 return
         self._node_of[pod.uid] = node_name
-        self._by_node.setdefault(node_name, []).append(pod_info)
+        self._by_node[node_name] = (*self._by_node.get(node_name, ()), pod_info)
 
     def update(self, old_pod: Pod, new_pod_info: PodInfo) -> None:
         """Replace *old_pod* by the new version (upstream ``UpdateNominatedPod``).
@@ -126,11 +129,11 @@ class PodNominator:
         pods = self._by_node.get(node)
         if pods is None:  # pragma: no cover - maps kept in sync
             return
-        for i, info in enumerate(pods):
-            if info.pod.uid == pod.uid:
-                del pods[i]
-                break
-        if not pods:
+        uid = pod.uid
+        rest = tuple(info for info in pods if info.pod.uid != uid)
+        if rest:
+            self._by_node[node] = rest
+        else:
             del self._by_node[node]
 
     def __repr__(self) -> str:

@@ -18,7 +18,7 @@ import logging
 import operator
 from collections.abc import Sequence
 from itertools import compress, islice, repeat
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -338,7 +338,8 @@ class ScheduleOneMixin(SchedulerBase):
         memo: VictimsMemo | None = None
         memo_ready = False
         if len(marks) > _MANY_NOMINATED:
-            memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n)
+            memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n,
+                                                        *_nominator_fast_paths(nominator))
             memo_ready = True
             if memo is not None:  # in-tree node-local Filter plugins: one batch search
                 done = self._search_around_nominated(fwk, state, pod, diagnosis, nodes, start, order, marks,
@@ -370,7 +371,8 @@ class ScheduleOneMixin(SchedulerBase):
             node_info = order[mark]
             prev = mark + 1
             if not memo_ready:
-                memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n)
+                memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n,
+                                                        *_nominator_fast_paths(nominator))
                 memo_ready = True
             remembered = memo.get(node_info) if memo is not None else None
             if remembered is not None:
@@ -715,3 +717,8 @@ def _assigned(pod: Pod, node_name: str) -> Pod:
 def _internal_error(exc: BaseException) -> Status:
     return Status(Code.ERROR, (f"{type(exc).__name__}: {exc}",), error=exc)
 
+
+def _nominator_fast_paths(nominator: object) -> tuple[Any, Any]:
+    """The nominator's ``has_nominated_pods`` and ``_nominated_tuple`` (for the victims memo's
+    quick checks), each None when it has no such method."""
+    return getattr(nominator, "has_nominated_pods", None), getattr(nominator, "_nominated_tuple", None)
