@@ -460,7 +460,7 @@ class ScheduleOneMixin(SchedulerBase):
             else:
                 out.append((ni, plain))
         if out:
-            diagnosis.node_to_status.set_many([(ni.name, status) for ni, status in out])
+            diagnosis.node_to_status._record_rejected(out)
             unsched = diagnosis.unschedulable_plugins
             for status in {id(status): status for _ni, status in out}.values():
                 plugin = status.plugin
