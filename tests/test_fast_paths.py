@@ -1038,5 +1038,7 @@ def test_node_to_status_records_rejections_when_read() -> None:
     assert lazy.items() == eager.items()
     later = NodeToStatus()
     later._record_rejected([(n2, b)])
-    assert len(later) == 1 and "n2" in later and later.get("n2") is b
+    assert len(later) == 1
+    assert "n2" in later
+    assert later.get("n2") is b
     assert later.nodes_for_code(Code.UNSCHEDULABLE, ["n2", "n9"]) == ["n2"]
