@@ -475,7 +475,7 @@ def cpu_memory_fast_path_nodes(resources: Sequence[ResourceSpec], strategy: str,
         loop = _least_nodes(wc, wm, use_requested, single)
     else:  # MOST_ALLOCATED, the only other strategy with a fast path
         loop = _most_nodes(wc, wm, use_requested, single)
-    return _MemoNodesScorer(single, loop)
+    return _MemoNodesScorer(loop)
 
 
 #: memos kept per scorer (one per distinct pod request vector; the least recently used goes
@@ -507,10 +507,9 @@ class _MemoNodesScorer:
     :data:`_MEMO_REST` calls compute every node directly. Either way the scores are the same.
     """
 
-    __slots__ = ("_loop", "_memos", "_rest", "_single")
+    __slots__ = ("_loop", "_memos", "_rest")
 
-    def __init__(self, single: Callable[[NodeInfo, Sequence[int]], int], loop: NodesScorer) -> None:
-        self._single = single
+    def __init__(self, loop: NodesScorer) -> None:
         self._loop = loop
         self._rest = 0
         #: pod requests -> ({id(resource_row): score}, {id(resource_row): resource_row})

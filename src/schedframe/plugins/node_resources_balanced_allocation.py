@@ -304,7 +304,7 @@ class NodeResourcesBalancedAllocation:
         cpu_memory = [r.name for r in args.resources] == ["cpu", "memory"]
         if release.has("BalancedAllocationScoresChange"):
             score = self._score = _cpu_memory_change(self._scorer)
-            batch = _MemoNodesScorer(score, _cpu_memory_change_nodes(score)) if cpu_memory else None
+            batch = _MemoNodesScorer(_cpu_memory_change_nodes(score)) if cpu_memory else None
         else:
             score = self._score = _cpu_memory_balance(self._scorer)
             batch = None
