@@ -1042,3 +1042,20 @@ def test_node_to_status_records_rejections_when_read() -> None:
     assert "n2" in later
     assert later.get("n2") is b
     assert later.nodes_for_code(Code.UNSCHEDULABLE, ["n2", "n9"]) == ["n2"]
+
+
+def test_node_to_status_counts_a_node_recorded_twice_once() -> None:
+    """len(NodeToStatus) counts nodes, whether a node came in two batches (the nominated node
+    tried first, then the whole search) or was set before its batch."""
+    a, b = Status(Code.UNSCHEDULABLE, ("a",)), Status(Code.UNSCHEDULABLE, ("b",))
+    n0, n1, n2 = (NodeInfo(make_node(name).obj()) for name in ("n0", "n1", "n2"))
+    one = NodeToStatus()
+    one._record_rejected([(n1, a)])
+    assert len(one) == 1
+    one._record_rejected([(n0, b), (n1, b), (n2, b)])
+    assert len(one) == 3
+    assert one.get("n1") is b
+    two = NodeToStatus()
+    two.set("n2", a)
+    two._record_rejected([(n2, b), (n0, b)])
+    assert len(two) == 2

@@ -241,9 +241,9 @@ class NodeToStatus:
 
     def _record_rejected(self, rejected: Sequence[tuple[NodeInfo, Status]]) -> None:
         """Record each ``(NodeInfo, status)`` of *rejected* by node name, in order (as
-        :meth:`set` each), when first read. The nodes must be ones not recorded yet (the
-        scheduler's search visits each node once), which lets ``len`` count without reading
-        them."""
+        :meth:`set` each), when first read. *rejected* holds each node once (one search visits
+        a node once), which lets ``len`` count a lone batch without reading it; a node may
+        also be in another batch or already recorded (the nominated node is tried first)."""
         self._rejected.append(rejected)
         self._pending += len(rejected)
 
@@ -271,7 +271,11 @@ class NodeToStatus:
         return list(self._statuses().items())
 
     def __len__(self) -> int:
-        return len(self._map) + self._pending
+        if not self._rejected:
+            return len(self._map)
+        if len(self._rejected) == 1 and not self._map:  # one search's nodes: each once
+            return self._pending
+        return len(self._statuses())
 
     def __contains__(self, node_name: object) -> bool:
         return node_name in self._statuses()
