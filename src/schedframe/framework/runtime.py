@@ -27,7 +27,7 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import repeat
+from itertools import filterfalse, repeat
 from typing import TYPE_CHECKING, Any, Final, Protocol, final, overload
 
 import attrs
@@ -333,7 +333,7 @@ def _filter_outcome(name: str, status: object, exc: Exception | None = None) -> 
 
 
 def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
-                run: Sequence[NodeInfo]) -> dict[int, Status] | None:
+                run: Sequence[NodeInfo]) -> tuple[dict[int, Status], bool] | None:
     """Every plugin's ``filter_nodes`` over *run*, each on the nodes the previous ones passed --
     or, for the plugins that declare it (:func:`_filters_whole_runs`), on the whole run, keeping
     for each node only the first rejection in plugin order: the same outcome, since
@@ -341,9 +341,11 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
     remember (a run with gaps would be computed again).
 
     Returns run index -> the node's outcome (rejection or ERROR) for the nodes that did not
-    pass, or ``None`` when a ``filter_nodes`` raised or returned something malformed.
+    pass, and whether any is an ERROR; ``None`` when a ``filter_nodes`` raised or returned
+    something malformed.
     """
     failed: dict[int, Status] = {}
+    erroneous = False
     alive: Sequence[NodeInfo] = run
     index: list[int] | None = None  # alive position -> run position (None: the same)
     stale = False  # alive misses nodes failed since it was made
@@ -378,6 +380,8 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
                     out = outcomes[key]
                 else:
                     out = outcomes[key] = _filter_outcome(name, status)
+                    if out is not None and out.code is Code.ERROR:
+                        erroneous = True
                 if out is not None:
                     failed[r] = out
                     stale = True
@@ -387,7 +391,7 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
             return None
         if len(failed) == total:
             break
-    return failed
+    return failed, erroneous
 
 
 def _filters_whole_runs(plugin: object) -> bool:
@@ -1049,16 +1053,29 @@ class Framework:
                 run = nodes[a - n:b - n]
             else:
                 run = [*nodes[a:], *nodes[:b - n]]
-            failed = _filter_run(state, pod, plan, run)
-            if failed is None:  # a filter_nodes misbehaved: node by node from this run on
+            outcome = _filter_run(state, pod, plan, run)
+            if outcome is None:  # a filter_nodes misbehaved: node by node from this run on
                 return self._filter_one_by_one(state, pod, filters, _rotated(nodes, start, pos), remaining,
                                                feasible, rejected)
+            failed, erroneous = outcome
             if not failed:
                 if len(run) >= remaining:
                     feasible.extend(run[:remaining])
                     return None
                 feasible.extend(run)
                 remaining -= len(run)
+            elif not erroneous:  # the same walk, with C-level passes
+                ok = list(filterfalse(failed.__contains__, range(len(run))))
+                if len(ok) >= remaining:  # the walk stops at the last feasible node it needs
+                    ok = ok[:remaining]
+                    gone = sorted(filter(ok[-1].__gt__, failed))
+                    feasible.extend(map(run.__getitem__, ok))
+                    rejected.extend(zip(map(run.__getitem__, gone), map(failed.__getitem__, gone)))
+                    return None
+                gone = sorted(failed)
+                feasible.extend(map(run.__getitem__, ok))
+                rejected.extend(zip(map(run.__getitem__, gone), map(failed.__getitem__, gone)))
+                remaining -= len(ok)
             else:
                 get = failed.get
                 for k, node_info in enumerate(run):

@@ -22,7 +22,7 @@ at the cost of one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress, pairwise
+from itertools import compress, pairwise, repeat
 from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -75,9 +75,10 @@ def run_without(lister: object, nodes: Sequence[NodeInfo], count: Callable[[Snap
 
 def rejections(results: list[Status | None]) -> list[tuple[int, Status]]:
     """``filter_nodes``' answer from per-node Filter outcomes: (index, status) of the rejected."""
-    if results.count(None) == len(results):
+    rejected = list(compress(range(len(results)), map(is_not, results, repeat(None))))
+    if not rejected:
         return []
-    return [(i, s) for i, s in enumerate(results) if s is not None]
+    return list(zip(rejected, map(results.__getitem__, rejected)))  # type: ignore[arg-type]
 
 
 def _segment(items: list[Any], start: int, count: int) -> list[Any]:
