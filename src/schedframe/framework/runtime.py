@@ -28,7 +28,7 @@ import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import filterfalse, repeat
-from typing import TYPE_CHECKING, Any, Final, Protocol, final, overload
+from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 import attrs
 
@@ -36,6 +36,17 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
 from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, SchedulerError
+from ._filtering import (
+    _BatchFilters,
+    _filter_outcome,
+    _filter_run,
+    _FilterNodesFn,
+    _filters_whole_runs,
+    _not_status,
+    _plugin_error,
+    _status_error,
+    _wrong_type,
+)
 from ._scoring import (
     _batch_scores,
     _check_range,
@@ -104,9 +115,6 @@ _PreEnqueueFn = Callable[[Pod], "Status | None"]
 _PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "tuple[PreFilterResult | None, Status | None]"]
 _FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
 _Filters = tuple[tuple[str, _FilterFn], ...]
-_FilterNodesFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[tuple[int, Status]]"]
-#: per plugin: name, ``filter_nodes``, and whether it is handed the whole run (see _filter_run)
-_BatchFilters = tuple[tuple[str, _FilterNodesFn, bool], ...]
 _PostFilterFn = Callable[[CycleState, Pod, NodeToStatus], "tuple[PostFilterResult | None, Status | None]"]
 _PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 _ScoreFn = Callable[[CycleState, Pod, NodeInfo], "tuple[int, Status | None]"]
@@ -268,36 +276,12 @@ def _check_args(method: str, state: object = _NO_ARG, pod: object = _NO_ARG, nod
         raise _arg_error(method, "node_name", "a node name (str)", node_name)
 
 
-def _plugin_error(point: str, name: str, exc: BaseException) -> Status:
-    logger.warning("%s plugin %r raised", point, name, exc_info=exc)
-    return Status(Code.ERROR, (f'running {point} plugin "{name}": {_detail(exc)}',), name, exc)
-
-
-def _status_error(point: str, name: str, status: Status) -> Status:
-    return Status(Code.ERROR, (f'running {point} plugin "{name}": {_status_detail(status)}',), name,
-                  status.error)
-
-
-def _wrong_type(point: str, name: str, value: object, want: str = "a Status or None",
-                what: str = "returned") -> Status:
-    """A plugin returned a value of the wrong type (a bug in the plugin): an ERROR naming it."""
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return Status(Code.ERROR, (f'running {point} plugin "{name}": {what} {type(value).__name__} {shown}, '
-                               f"want {want}",), name)
-
-
 def _traced(trace: Callable[[str, Status | None, Any], None] | None, name: str,
             status: Status) -> Status:
     """*status*, after telling *trace* (if any) that plugin *name* ended with it."""
     if trace is not None:
         trace(name, status, None)
     return status
-
-
-def _not_status(value: object, cls: type = Status) -> bool:
-    """True when a plugin's returned *value* is neither ``None`` nor a *cls* (cheap on the hot path)."""
-    return value is not None and value.__class__ is not cls and not isinstance(value, cls)
 
 
 def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
@@ -309,97 +293,6 @@ def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeI
     if not start:
         return nodes[skip:] if skip else nodes
     return [*nodes[start:], *nodes[:start]][skip:]
-
-
-@overload
-def _filter_outcome(name: str, status: object) -> Status | None: ...
-@overload
-def _filter_outcome(name: str, status: None, exc: Exception) -> Status: ...
-def _filter_outcome(name: str, status: object, exc: Exception | None = None) -> Status | None:
-    """What the Filter runtime makes of one plugin's outcome on one node -- *status*, what it
-    returned, or *exc*, what it raised: ``None`` (passed), the rejection attributed to the plugin,
-    or an ERROR. The one conversion of :meth:`Framework.run_filter_plugins`,
-    :meth:`Framework.run_filter_plugins_each` and the node searches."""
-    if exc is not None:
-        return _plugin_error("Filter", name, exc)
-    if status is None or (status.__class__ is Status and status.code is _SUCCESS):
-        return None
-    if _not_status(status):
-        return _wrong_type("Filter", name, status)
-    assert isinstance(status, Status)
-    if status.is_rejected():
-        return status.with_plugin(name)
-    return _status_error("Filter", name, status)
-
-
-def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
-                run: Sequence[NodeInfo]) -> tuple[dict[int, Status], bool] | None:
-    """Every plugin's ``filter_nodes`` over *run*, each on the nodes the previous ones passed --
-    or, for the plugins that declare it (:func:`_filters_whole_runs`), on the whole run, keeping
-    for each node only the first rejection in plugin order: the same outcome, since
-    ``filter_nodes`` has no side effects, and the whole run is what their per-position memos
-    remember (a run with gaps would be computed again).
-
-    Returns run index -> the node's outcome (rejection or ERROR) for the nodes that did not
-    pass, and whether any is an ERROR; ``None`` when a ``filter_nodes`` raised or returned
-    something malformed.
-    """
-    failed: dict[int, Status] = {}
-    erroneous = False
-    alive: Sequence[NodeInfo] = run
-    index: list[int] | None = None  # alive position -> run position (None: the same)
-    stale = False  # alive misses nodes failed since it was made
-    total = len(run)
-    for name, fn, whole in plan:
-        if whole:
-            nodes, at = run, None
-        else:
-            if stale:
-                keep = [k for k in range(total) if k not in failed]
-                alive = [run[k] for k in keep]
-                index = keep
-                stale = False
-            nodes, at = alive, index
-        try:
-            result = fn(state, pod, nodes)
-            if not result:
-                continue
-            gone: set[int] = set()
-            n = len(nodes)
-            # plugins return shared status constants: attribute each distinct one once
-            outcomes: dict[int, Status | None] = {}
-            for k, status in result:
-                if k.__class__ is not int or not 0 <= k < n or k in gone:
-                    raise ValueError(f"filter_nodes returned index {k!r} for {n} nodes")
-                gone.add(k)
-                r = k if at is None else at[k]
-                if r in failed:  # an earlier plugin rejected the node: its status stands
-                    continue
-                key = id(status)
-                if key in outcomes:
-                    out = outcomes[key]
-                else:
-                    out = outcomes[key] = _filter_outcome(name, status)
-                    if out is not None and out.code is Code.ERROR:
-                        erroneous = True
-                if out is not None:
-                    failed[r] = out
-                    stale = True
-        except Exception as exc:
-            logger.warning("filter_nodes of Filter plugin %r failed; filtering node by node", name,
-                           exc_info=exc)
-            return None
-        if len(failed) == total:
-            break
-    return failed, erroneous
-
-
-def _filters_whole_runs(plugin: object) -> bool:
-    """Whether *plugin*'s ``filter_nodes`` is handed whole runs of the snapshot's node list,
-    nodes earlier plugins rejected included (class attribute ``_schedframe_filters_whole_runs``:
-    built-in plugins whose results are remembered by position, for which a node already
-    rejected costs a lookup)."""
-    return getattr(type(plugin), "_schedframe_filters_whole_runs", False) is True
 
 
 def _optional_method(obj: object, method: str) -> Any:
