@@ -55,14 +55,18 @@ def run_start(lister: object, nodes: Sequence[NodeInfo]) -> int | None:
     <schedframe.Snapshot.num_tainted>`...)."""
     if lister.__class__ is not Snapshot or nodes.__class__ is not list or not nodes:
         return None
-    base: list[NodeInfo] = lister._list
     start: int | None = lister._pos.get(nodes[0].name)
-    if start is None:
-        return None
-    end = start + len(nodes)
+    return start if start is not None and _is_run(lister._list, start, nodes) else None
+
+
+def _is_run(base: list[NodeInfo], start: int, nodes: list[NodeInfo]) -> bool:
+    """Whether *nodes* holds the very objects of *base* from *start* on (wrapping around its
+    end): identity comparisons at C speed."""
+    m = len(nodes)
+    end = start + m
     if end <= len(base):
-        return start if base[start:end] == nodes else None
-    return start if len(nodes) <= len(base) and _segment(base, start, len(nodes)) == nodes else None
+        return base[start:end] == nodes
+    return m <= len(base) and _segment(base, start, m) == nodes
 
 
 def run_without(lister: object, nodes: Sequence[NodeInfo], count: Callable[[Snapshot], int]) -> bool:
@@ -167,13 +171,10 @@ class RunMemo(Generic[V]):
         start = pos_get(nodes[0].name)
         if start is None:
             return compute(nodes)
+        if not _is_run(base, start, nodes):  # not a run of the snapshot list
+            return compute(nodes)
         n = len(base)
         end = start + m
-        if end <= n:
-            if base[start:end] != nodes:  # not a run of the snapshot list (identity compare)
-                return compute(nodes)
-        elif m > n or _segment(base, start, m) != nodes:
-            return compute(nodes)
         self._tick = tick = self._tick + 1
         entries = self._entries
         entry = entries.get(key)
