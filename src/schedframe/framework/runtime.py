@@ -959,15 +959,14 @@ class Framework:
                 remaining -= len(run)
             elif not erroneous:  # the same walk, with C-level passes
                 ok = list(filterfalse(failed.__contains__, range(len(run))))
-                if len(ok) >= remaining:  # the walk stops at the last feasible node it needs
+                done = len(ok) >= remaining
+                if done:  # the walk stops at the last feasible node it needs
                     ok = ok[:remaining]
-                    gone = sorted(filter(ok[-1].__gt__, failed))
-                    feasible.extend(map(run.__getitem__, ok))
-                    rejected.extend(zip(map(run.__getitem__, gone), map(failed.__getitem__, gone)))
-                    return None
-                gone = sorted(failed)
+                gone = sorted(filter(ok[-1].__gt__, failed) if done else failed)
                 feasible.extend(map(run.__getitem__, ok))
                 rejected.extend(zip(map(run.__getitem__, gone), map(failed.__getitem__, gone)))
+                if done:
+                    return None
                 remaining -= len(ok)
             else:
                 get = failed.get
