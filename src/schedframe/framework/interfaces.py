@@ -228,7 +228,7 @@ class NodeToStatus:
     """
 
     __module__ = "schedframe"
-    __slots__ = ("_map", "_pending", "_rejected", "absent_nodes_status")
+    __slots__ = ("_map", "_rejected", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None,
                  absent_nodes_status: Status | None = None) -> None:
@@ -236,7 +236,6 @@ class NodeToStatus:
         #: ``(NodeInfo, status)`` batches recorded by the scheduler's search, not yet in ``_map``
         #: (read only when the pod fails: most cycles never look)
         self._rejected: list[Sequence[tuple[NodeInfo, Status]]] = []
-        self._pending = 0  # the pairs in _rejected
         self.absent_nodes_status = absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     def _record_rejected(self, rejected: Sequence[tuple[NodeInfo, Status]]) -> None:
@@ -245,11 +244,10 @@ class NodeToStatus:
         a node once), which lets ``len`` count a lone batch without reading it; a node may
         also be in another batch or already recorded (the nominated node is tried first)."""
         self._rejected.append(rejected)
-        self._pending += len(rejected)
 
     def _statuses(self) -> dict[str, Status]:
         if self._rejected:
-            batches, self._rejected, self._pending = self._rejected, [], 0
+            batches, self._rejected = self._rejected, []
             for batch in batches:
                 self._map.update([(ni.name, status) for ni, status in batch])
         return self._map
@@ -274,7 +272,7 @@ class NodeToStatus:
         if not self._rejected:
             return len(self._map)
         if len(self._rejected) == 1 and not self._map:  # one search's nodes: each once
-            return self._pending
+            return len(self._rejected[0])
         return len(self._statuses())
 
     def __contains__(self, node_name: object) -> bool:
