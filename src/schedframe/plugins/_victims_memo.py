@@ -46,7 +46,7 @@ from .node_resources_fit import NodeResourcesFit
 from .node_unschedulable import NodeUnschedulable
 from .taint_toleration import TaintToleration
 
-__all__ = ["NodeOutcomes", "Shapes", "VictimsMemo", "VictimsResult", "node_local_filters"]
+__all__ = ["NodeOutcomes", "Shapes", "VictimsMemo", "VictimsResult", "node_local_filters", "nominator_checks"]
 
 #: What ``select_victims_on_node`` returns, with the victims as a tuple.
 VictimsResult = tuple[tuple[Pod, ...], int, Status]
@@ -75,6 +75,13 @@ def node_local_filters(handle: Any, state: CycleState) -> tuple[Any, ...] | None
         if not isinstance(getattr(fn, "__self__", None), _NODE_LOCAL):
             return None
     return filters
+
+
+def nominator_checks(nominator: object) -> tuple[Any, Any]:
+    """The nominator's ``has_nominated_pods`` and ``_nominated_tuple`` (a memo's quick checks:
+    :class:`VictimsMemo`'s *has_nominated* and *raw_for*), each None when it has no such
+    method."""
+    return getattr(nominator, "has_nominated_pods", None), getattr(nominator, "_nominated_tuple", None)
 
 
 def _shape(pod: Pod) -> Pod:
@@ -205,8 +212,7 @@ class Shapes:
             entries = {}
         memos[key] = entries
         return VictimsMemo(entries, pod, clock.now(), nominator.nominated_pods_for_node,
-                           getattr(nominator, "has_nominated_pods", None),
-                           getattr(nominator, "_nominated_tuple", None))
+                           *nominator_checks(nominator))
 
     def clear(self) -> None:
         """Forget everything."""

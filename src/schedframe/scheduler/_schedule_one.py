@@ -18,7 +18,7 @@ import logging
 import operator
 from collections.abc import Sequence
 from itertools import compress, islice, repeat
-from typing import Any, Final
+from typing import Final
 
 import attrs
 
@@ -37,7 +37,7 @@ from ..framework.diagnosis import (
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
-from ..plugins._victims_memo import VictimsMemo
+from ..plugins._victims_memo import VictimsMemo, nominator_checks
 from ..queue.scheduling_queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
 from ._state import SchedulerBase, _Binding
 
@@ -339,7 +339,7 @@ class ScheduleOneMixin(SchedulerBase):
         memo_ready = False
         if len(marks) > _MANY_NOMINATED:
             memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n,
-                                                        *_nominator_fast_paths(nominator))
+                                                        *nominator_checks(nominator))
             memo_ready = True
             if memo is not None:  # in-tree node-local Filter plugins: one batch search
                 done = self._search_around_nominated(fwk, state, pod, diagnosis, nodes, start, order, marks,
@@ -372,7 +372,7 @@ class ScheduleOneMixin(SchedulerBase):
             prev = mark + 1
             if not memo_ready:
                 memo = self._nominated_outcomes.memo(fwk, state, pod, nominator.nominated_pods_for_node, n,
-                                                        *_nominator_fast_paths(nominator))
+                                                        *nominator_checks(nominator))
                 memo_ready = True
             remembered = memo.get(node_info) if memo is not None else None
             if remembered is not None:
@@ -716,9 +716,3 @@ def _assigned(pod: Pod, node_name: str) -> Pod:
 
 def _internal_error(exc: BaseException) -> Status:
     return Status(Code.ERROR, (f"{type(exc).__name__}: {exc}",), error=exc)
-
-
-def _nominator_fast_paths(nominator: object) -> tuple[Any, Any]:
-    """The nominator's ``has_nominated_pods`` and ``_nominated_tuple`` (for the victims memo's
-    quick checks), each None when it has no such method."""
-    return getattr(nominator, "has_nominated_pods", None), getattr(nominator, "_nominated_tuple", None)
