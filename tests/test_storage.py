@@ -242,6 +242,15 @@ def test_pod_volumes() -> None:
             "may specify only one volume source",
             id="two sources",
         ),
+        pytest.param(  # YAML's `0: ...` (found by tests/test_fuzz_manifests.py: a TypeError)
+            {
+                "metadata": {"name": "p"},
+                "spec": {"volumes": [{"name": "v", "configMap": {"name": "c"}, 0: [1]}]},
+            },
+            "spec.volumes[0]",
+            "keys must be strings, got 0",
+            id="a key that is not a string",
+        ),
         pytest.param(
             {"metadata": {"name": "p"}, "spec": {"volumes": [{"name": "v"}, {"name": "v"}]}},
             "spec.volumes[1].name",

@@ -47,6 +47,7 @@ from ._fields import (
     _quantities,
     _quantities_out,
     _required_str,
+    _show,
     _str,
     _str_list,
     _str_map,
@@ -547,6 +548,9 @@ def _volume(value: Any, path: str) -> Volume:
     m = _mapping(value, path)
     name = _required_str(m, "name", path)
     sources = [k for k, v in m.items() if k != "name" and v is not None]
+    for k in sources:
+        if not isinstance(k, str):
+            _fail(path, f"keys must be strings, got {_show(k)}")
     if len(sources) > 1:
         _fail(path, f"may specify only one volume source, got {', '.join(sorted(sources))}")
     kw: dict[str, Any] = {}
