@@ -154,5 +154,23 @@ def test_ctrl_c_ends_a_dask_local_sweep_promptly(workdir: Path) -> None:
     assert code == 130, err
     assert waited < GRACE
     assert err.strip().splitlines()[-1] == "schedframe sweep: interrupted", err
-    assert "KeyboardInterrupt" not in err, err
+    for wrong in ("Traceback", "KeyboardInterrupt", "Exception ignored"):
+        assert wrong not in err, err
     _check_rows(workdir / "x.csv")
+
+
+@pytest.mark.parametrize("after", [0.6, 0.9])
+def test_ctrl_c_while_a_local_dask_cluster_starts(workdir: Path, after: float) -> None:
+    """Ctrl-C while --dask local imports Dask and starts its LocalCluster: exit 130 with the one
+    line, no traceback from the command or from a worker still importing, nothing left running."""
+    pytest.importorskip("distributed")
+    code, waited, err = _interrupt(workdir, after, "--dask", "local")
+    assert code == 130, err
+    assert waited < GRACE
+    assert err.strip().splitlines()[-1] == "schedframe sweep: interrupted", err
+    for wrong in ("Traceback", "KeyboardInterrupt", "Exception ignored"):
+        assert wrong not in err, err
+    deadline = time.monotonic() + 5
+    while _still_running(workdir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _still_running(workdir)

@@ -21,14 +21,15 @@ import importlib
 import io
 import itertools
 import json
+import logging
 import math
 import os
 import re
 import signal
-import threading
 import time
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO, final
@@ -37,6 +38,7 @@ import attrs
 
 from .._textio import parse_data, parse_json, read_text, shown_path
 from ..errors import SchedframeError, SchedframeWarning, bounded_repr, bounded_text
+from ._interrupts import HeldInterrupts, ignore_interrupts, started_without_interrupts
 
 __all__ = [
     "BUILTIN_TASKS",
@@ -424,6 +426,7 @@ def dask_executor(address: str = "local", *, workers: int | None = None) -> conc
     """A :class:`concurrent.futures.Executor` on a Dask cluster: ``"local"`` starts a LocalCluster
     of *workers* single-threaded processes (default: the machine's cores), anything else is a
     scheduler address such as ``tcp://host:8786``. Needs ``pip install 'schedframe[distributed]'``.
+    A LocalCluster's own log lines are silenced (a run's failure is its row).
 
     Close the executor (or use it in a ``with`` block) to close its client and cluster;
     ``shutdown(cancel_futures=True)`` cancels the runs and closes them without waiting for the runs
@@ -437,19 +440,44 @@ def dask_executor(address: str = "local", *, workers: int | None = None) -> conc
             "a Dask executor needs dask.distributed: pip install 'schedframe[distributed]'") from None
     if address == "local":
         n = workers or os.cpu_count() or 1
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)  # type: ignore[no-untyped-call]
-        # Ctrl-C reaches the whole process group: the workers leave it to this process
-        client.run(_ignore_interrupts)
+        cluster = client = None
+        try:
+            # Ctrl-C while the cluster starts: taken once it is up (and closed again); its workers
+            # start with SIGINT blocked, then ignore it (it reaches the whole process group) and
+            # leave it to this process
+            with HeldInterrupts(), started_without_interrupts():
+                cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                    # a run's failure is its row; Dask's own lines (tracebacks of heartbeats cut
+                    # short when the cluster closes on Ctrl-C) only alarm
+                    silence_logs=logging.CRITICAL)
+                client = Client(cluster)  # type: ignore[no-untyped-call]
+                client.run(ignore_interrupts)
+        except BaseException:
+            _close_dask(client, cluster)
+            raise
     else:
         cluster = None
         client = Client(address)  # type: ignore[no-untyped-call]
     return _DaskExecutor(client, cluster)
 
 
+def _close_dask(client: Any, cluster: Any) -> None:
+    """Close *client* and *cluster* (either may be ``None``), each within a few seconds; a Ctrl-C
+    meanwhile is taken after."""
+    with HeldInterrupts():
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close(timeout=_CLOSE_SECONDS)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=_CLOSE_SECONDS)
+
+
 #: How long closing a Dask client or LocalCluster may take after an interrupt.
 _CLOSE_SECONDS: Final = 5
+#: How often a sweep waiting for runs looks for a Ctrl-C held meanwhile (``HeldInterrupts``).
+_POLL_SECONDS: Final = 0.1
 
 
 class _DaskExecutor(concurrent.futures.Executor):
@@ -459,20 +487,24 @@ class _DaskExecutor(concurrent.futures.Executor):
         self._client = client
         self._cluster = cluster
         self._executor = client.get_executor(pure=False)
+        self._futures: weakref.WeakSet[concurrent.futures.Future[Any]] = weakref.WeakSet()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
         future: concurrent.futures.Future[Any] = self._executor.submit(fn, *args, **kwargs)
+        self._futures.add(future)
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Wait for the submitted runs (or, with *cancel_futures* or ``wait=False``, cancel them),
-        then close the client and the cluster it started, each within a few seconds."""
-        self._executor.shutdown(wait=wait and not cancel_futures)
-        with contextlib.suppress(Exception):
-            self._client.close(timeout=_CLOSE_SECONDS)
-        if self._cluster is not None:
-            with contextlib.suppress(Exception):
-                self._cluster.close(timeout=_CLOSE_SECONDS)
+        then close the client and the cluster it started, each within a few seconds. Ctrl-C ends
+        the wait (the runs are cancelled); while the client and cluster close, it is taken after."""
+        try:
+            with HeldInterrupts() as interrupts:
+                if wait and not cancel_futures:
+                    _wait(list(self._futures), interrupts, first=False)
+                self._executor.shutdown(wait=False)
+        finally:
+            _close_dask(self._client, self._cluster)
 
 
 _KEY: Final = re.compile(r"[0-9a-f]{16}")
@@ -696,7 +728,7 @@ class _Writer:
 
     def write(self, row: Mapping[str, Any]) -> None:
         """Append *row* whole: a Ctrl-C arriving meanwhile takes effect once it is written."""
-        with _interrupt_deferred():
+        with HeldInterrupts():
             self._write(row)
             self.rows += 1
 
@@ -737,7 +769,7 @@ class _Writer:
         """Close a streamed file (an interrupted sweep: the rows written stay, whole, and so do
         failed rows still waiting for a CSV header)."""
         if self._file is not None and not self._file.closed:
-            with _interrupt_deferred():
+            with HeldInterrupts():
                 self._flush_waiting()
                 self._file.close()
 
@@ -786,31 +818,6 @@ def _csv_value(value: Any) -> Any:
     if isinstance(value, (list, dict)):
         return json.dumps(value, separators=(",", ":"))
     return value
-
-
-@contextlib.contextmanager
-def _interrupt_deferred() -> Iterator[None]:
-    """Hold a SIGINT (Ctrl-C) back until the block ends, so that a row is never cut in half; then
-    the handler that was installed runs (``KeyboardInterrupt`` by default). Outside the main thread
-    (where Python delivers signals) it does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[tuple[int, Any]] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append((signum, frame)))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if held and callable(previous):
-            previous(*held[0])
-
-
-def _ignore_interrupts() -> None:
-    """Run in each worker (a process pool's initializer, a LocalCluster's workers): Ctrl-C goes
-    to the whole process group, and the main process alone decides what it means (it ends the
-    workers itself)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _abandon_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:
@@ -887,7 +894,9 @@ class _Pools:
     died is replaced by a new one of ours (the runs it held are told apart by running them again
     one at a time, each in a pool of one worker)."""
 
-    def __init__(self, executor: concurrent.futures.Executor | None, workers: int) -> None:
+    def __init__(self, executor: concurrent.futures.Executor | None, workers: int,
+                 interrupts: HeldInterrupts) -> None:
+        self.interrupts = interrupts
         self.own = executor is None
         self.workers = workers
         self.pool: concurrent.futures.Executor = executor if executor is not None else self._new(workers)
@@ -901,7 +910,7 @@ class _Pools:
 
     @staticmethod
     def _new(workers: int) -> concurrent.futures.ProcessPoolExecutor:
-        return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+        return concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts)
 
     def submit(self, run: Run, index: int) -> concurrent.futures.Future[Any]:
         future = self.pool.submit(_work, run, index)
@@ -923,6 +932,7 @@ class _Pools:
         try:
             future = self._alone.submit(_work, run, index)
             processes = list((getattr(self._alone, "_processes", None) or {}).values())
+            _wait([future], self.interrupts, first=True)
             try:
                 outcome: RunOutcome = future.result()
             except concurrent.futures.process.BrokenProcessPool:
@@ -936,14 +946,14 @@ class _Pools:
 
     def close(self, completed: bool, pending: Iterable[concurrent.futures.Future[Any]]) -> None:
         if self._alone is not None:
-            with _interrupt_deferred():
+            with HeldInterrupts():
                 _abandon_pool(self._alone)
         if self.own:
             assert isinstance(self.pool, concurrent.futures.ProcessPoolExecutor)
             if completed:
                 self.pool.shutdown(wait=True)
             else:
-                with _interrupt_deferred():  # a second Ctrl-C waits for the workers' end
+                with HeldInterrupts():  # a second Ctrl-C waits for the workers' end
                     _abandon_pool(self.pool)
         elif not completed:
             for f in pending:
@@ -971,12 +981,12 @@ def _run_on(pools: _Pools, items: Iterator[tuple[int, Run]],
                 break
         if not pending:
             return
-        finished, _ = concurrent.futures.wait(list(pending), return_when=concurrent.futures.FIRST_COMPLETED)
+        finished = _wait(list(pending), pools.interrupts, first=True)
         outcomes, suspects = _collect(finished, pending)
         emit(outcomes)
         if suspects:
             # the pool broke: every run it held fails the same way, promptly
-            finished, _ = concurrent.futures.wait(list(pending), timeout=2 * _CLOSE_SECONDS)
+            finished = _wait(list(pending), pools.interrupts, first=False, timeout=2 * _CLOSE_SECONDS)
             outcomes, more = _collect(finished, pending)
             emit(outcomes)
             suspects += more + list(pending.values())
@@ -988,6 +998,22 @@ def _run_on(pools: _Pools, items: Iterator[tuple[int, Run]],
             else:  # which one? each alone, in the runs' order
                 for index, run in sorted(suspects, key=lambda item: item[0]):
                     emit([pools.alone(run, index)])
+
+
+def _wait(futures: list[concurrent.futures.Future[Any]], interrupts: HeldInterrupts, *, first: bool,
+          timeout: float | None = None) -> set[concurrent.futures.Future[Any]]:
+    """The *futures* done once the first is (*first*) or all are, or *timeout* seconds have passed;
+    a Ctrl-C held by *interrupts* meanwhile is taken within ``_POLL_SECONDS``."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    when = concurrent.futures.FIRST_COMPLETED if first else concurrent.futures.ALL_COMPLETED
+    while True:
+        left = _POLL_SECONDS
+        if deadline is not None:
+            left = max(0.0, min(left, deadline - time.monotonic()))
+        done, not_done = concurrent.futures.wait(futures, timeout=left, return_when=when)
+        interrupts.check()
+        if (done if first else not not_done) or (deadline is not None and time.monotonic() >= deadline):
+            return done
 
 
 def _collect(finished: Iterable[concurrent.futures.Future[Any]],
@@ -1056,7 +1082,17 @@ def sweep(
     Interrupted (``KeyboardInterrupt``, Ctrl-C), the sweep cancels the runs not started, kills the
     workers of its own process pool (the executor's futures are cancelled when one is given), keeps
     the rows already written (whole: a row is never cut; ``resume`` goes on from them) and re-raises.
+    In the main thread, Ctrl-C is held while the sweep works and taken where it waits for runs
+    (within a tenth of a second), never in the middle of a lock's bookkeeping; a second Ctrl-C
+    while it cleans up is taken after.
     """
+    with HeldInterrupts() as interrupts:  # Ctrl-C is taken where nothing is half done
+        return _sweep(runs, executor, workers, out, resume, progress, on_outcome, interrupts)
+
+
+def _sweep(runs: SweepSpec | Iterable[Run], executor: concurrent.futures.Executor | None,
+           workers: int | None, out: str | os.PathLike[str] | None, resume: bool, progress: bool | None,
+           on_outcome: Callable[[RunOutcome], None] | None, interrupts: HeldInterrupts) -> SweepResult:
     all_runs, count, params = _counted(runs)
     path = Path(out) if out is not None else None
     writer = _Writer(path, resume, params or [])
@@ -1094,7 +1130,7 @@ def sweep(
     try:
         if first:  # even one run goes to a worker: a task that ends its process ends only that
             n = max(1, min(workers or os.cpu_count() or 1, count or MAX_IN_FLIGHT))
-            pools = _Pools(executor, n)
+            pools = _Pools(executor, n, interrupts)
             _run_on(pools, items, emit, pending)
         completed = True
     finally:
