@@ -91,3 +91,46 @@ def test_sum_cache_keeps_signatures_within_its_size_and_positions() -> None:
     for sig in ("x", "y", "z", "x"):
         small.get(sig, nodes, counting(sig))
     assert calls["x"] == 20  # evicted by size when z came
+
+
+def test_equal_contributions_are_kept_as_one_tuple_and_the_sharing_table_stays_bounded() -> None:
+    """Most nodes contribute one of a few tuples (``((zone, 0),)``): one object each, so that a
+    signature costs a list slot per node; the table that shares them never outgrows the list."""
+    nodes = [_info(f"n{i}", _ZONES[i % 3], 0) for i in range(300)]
+    acc = IncrementalSum()
+    acc.refresh(nodes, _contribute)
+    assert len({id(p) for p in acc._pairs}) == 3
+    for round_ in range(1, 40):  # every node's count changes, again and again
+        nodes = [_info(f"n{i}", _ZONES[i % 3], (i + round_) % 4) for i in range(300)]
+        acc.refresh(nodes, _contribute)
+        assert (acc.sums, acc.matches) == _scratch(nodes)
+    by_name = IncrementalSum()
+    for round_ in range(40):  # a count per node name: a new tuple for every node, every time
+        nodes = [_info(f"n{i}", _ZONES[i % 3], round_ % 2) for i in range(300)]
+        by_name.refresh(nodes, lambda info, r=round_: ((info.name, r),))
+        assert len(by_name._interned) <= 4 * len(nodes) + 64
+        assert by_name.sums == {f"n{i}": round_ for i in range(300)}
+
+
+def test_sum_cache_weighs_a_signature_by_its_positions_and_keys() -> None:
+    """A count per node name holds a key per node and weighs twice a count per zone: the same
+    budget keeps three zone signatures but two name signatures."""
+    nodes = [_info(f"n{i}", _ZONES[i % 3], 0) for i in range(10)]
+    calls: Counter[str] = Counter()
+
+    def by_zone(info: NodeInfo) -> tuple[tuple[str, int], ...]:
+        calls["zone"] += 1
+        assert info.node is not None
+        return ((info.node.labels["zone"], 0),)
+
+    def by_name(info: NodeInfo) -> tuple[tuple[str, int], ...]:
+        calls["name"] += 1
+        return ((info.name, 0),)
+
+    for count, kind in ((by_zone, "zone"), (by_name, "name")):
+        cache = SumCache(size=10, positions=45)
+        for sig in ("a", "b", "c", "a"):
+            entry = cache.get(sig, nodes, count)
+        assert entry.weight == (13 if kind == "zone" else 20)
+        # zone: a, b and c fit (39), a was kept; name: c pushed a out (b and c weigh 40)
+        assert calls[kind] == (30 if kind == "zone" else 40)
