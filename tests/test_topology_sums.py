@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedframe import Cache, Snapshot
+from schedframe.api.objects import LabelSelector, LabelSelectorRequirement
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
 from schedframe.plugins._topology import Contribution, IncrementalSum, pod_changes
 from schedframe.plugins.pod_topology_spread import _count_delta, count_pods_match_selector
@@ -14,6 +15,9 @@ from schedframe.testing import make_node, make_pod, selector
 
 ZONE = "topology.kubernetes.io/zone"
 SELECTOR = selector({"app": "web"})
+#: the same pods, by an expression: its delta counts the pods added and removed (a selector of
+#: one label reads the node's label counts)
+BY_EXPRESSION = LabelSelector({}, (LabelSelectorRequirement("app", "In", ("web",)),))
 
 
 @given(old=st.lists(st.integers(0, 30), unique=True, max_size=12),
@@ -46,8 +50,9 @@ def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]])
     for i in range(6):
         cache.add_node(make_node(f"n{i}").label(ZONE, "ab"[i % 2]).obj())
     snap = Snapshot()
-    fast, slow = IncrementalSum(), IncrementalSum()
+    fast, expr, slow = IncrementalSum(), IncrementalSum(), IncrementalSum()
     delta = _count_delta(SELECTOR, "default")
+    by_expression = _count_delta(BY_EXPRESSION, "default")
     pods: dict[str, object] = {}
     serial = 0
     for action, arg in steps:
@@ -75,13 +80,17 @@ def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]])
         if arg % 2:  # refresh only now and then: several changes between two refreshes
             cache.update_snapshot(snap)
             fast.refresh(list(snap.list()), _contribute, delta)
+            expr.refresh(list(snap.list()), _contribute, by_expression)
             slow.refresh(list(snap.list()), _contribute)
             assert (fast.sums, fast.matches) == (slow.sums, slow.matches)
+            assert (expr.sums, expr.matches) == (slow.sums, slow.matches)
     cache.update_snapshot(snap)
     fast.refresh(list(snap.list()), _contribute, delta)
+    expr.refresh(list(snap.list()), _contribute, by_expression)
     fresh = IncrementalSum()
     fresh.refresh(list(snap.list()), _contribute)
     assert (fast.sums, fast.matches) == (fresh.sums, fresh.matches)
+    assert (expr.sums, expr.matches) == (fresh.sums, fresh.matches)
 
 
 @given(labels=st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=12),

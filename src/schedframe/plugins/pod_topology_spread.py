@@ -355,15 +355,24 @@ def count_on_node(info: NodeInfo, selector: LabelSelector | None, ns: str) -> in
 def _count_delta(selector: LabelSelector | None, ns: str) -> Delta:
     """A :data:`~schedframe.plugins._topology.Delta` for contributions ``((domain, matching
     pods),)`` (or ``()`` for a node that does not count) that depend on the node object and its
-    pods only: the node unchanged, the count moves by the matching pods added and removed."""
+    pods only: the node unchanged, the count moves by the matching pods added and removed (for
+    a selector of one label, the usual ``app: x``, it is read from the node's label counts)."""
+
+    one: tuple[str, str, str] | None = None
+    if selector is not None and len(selector.match_labels) == 1 and not selector.match_expressions:
+        (k, v), = selector.match_labels.items()
+        one = (ns, k, v)
 
     def delta(old: NodeInfo, new: NodeInfo, pairs: Contribution) -> Contribution | None:
         if old.node is not new.node:
             return None  # labels, taints, ...: counted again
         if not pairs or selector is None:
             return pairs  # a node that does not count, or nothing counted: the same
-        added, removed = pod_changes(old.pods, new.pods)
         (domain, n), = pairs
+        if one is not None:
+            m = new.pod_label_counts().get(one, 0) if new.pods else 0
+            return pairs if m == n else ((domain, m),)
+        added, removed = pod_changes(old.pods, new.pods)
         if added:
             n += count_pods_match_selector(added, selector, ns)
         if removed:
