@@ -3,13 +3,15 @@ last one (the pods added and removed) equals counting it again, whatever changes
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedframe import Cache, Snapshot
 from schedframe.api.objects import LabelSelector, LabelSelectorRequirement
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
-from schedframe.plugins._topology import Contribution, IncrementalSum, pod_changes
+from schedframe.plugins._topology import Contribution, IncrementalSum, per_pod, pod_changes
 from schedframe.plugins.pod_topology_spread import _count_delta, count_pods_match_selector
 from schedframe.testing import make_node, make_pod, selector
 
@@ -37,6 +39,18 @@ def _contribute(info: NodeInfo) -> Contribution:
     return ((node.labels[ZONE], count_pods_match_selector(info.pods, SELECTOR, "default")),)
 
 
+def _pod_pairs(labels: Mapping[str, str], info: PodInfo) -> list[tuple[Hashable, int]]:
+    """As InterPodAffinity's per-pod sums: pairs keyed by the node's domain, the same pair from
+    several pods of a node (taken out one at a time when pods leave)."""
+    zone = labels.get(ZONE)
+    if zone is None:
+        return []
+    pairs: list[tuple[Hashable, int]] = [((zone, "any"), 2)]
+    if info.pod.labels.get("app") == "web":
+        pairs.append(((zone, "web"), 1))
+    return pairs
+
+
 _STEPS = st.lists(st.tuples(st.sampled_from(("add", "add", "remove", "relabel", "unlabel", "terminate")),
                             st.integers(0, 1000)), min_size=1, max_size=40)
 
@@ -45,7 +59,8 @@ _STEPS = st.lists(st.tuples(st.sampled_from(("add", "add", "remove", "relabel", 
 @given(steps=_STEPS)
 def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]]) -> None:
     """Pods added, removed and terminating, nodes relabelled or losing the key, refreshed now and
-    then: the sums and presence kept with PodTopologySpread's delta are those of recounting."""
+    then: the sums and presence kept with PodTopologySpread's delta, and with a per-pod sum's
+    (InterPodAffinity's), are those of recounting."""
     cache = Cache()
     for i in range(6):
         cache.add_node(make_node(f"n{i}").label(ZONE, "ab"[i % 2]).obj())
@@ -53,6 +68,8 @@ def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]])
     fast, expr, slow = IncrementalSum(), IncrementalSum(), IncrementalSum()
     delta = _count_delta(SELECTOR, "default")
     by_expression = _count_delta(BY_EXPRESSION, "default")
+    per_pod_sum, per_pod_slow = IncrementalSum(), IncrementalSum()
+    per_pod_contribute, per_pod_delta = per_pod(lambda info: info.pods, _pod_pairs)
     pods: dict[str, object] = {}
     serial = 0
     for action, arg in steps:
@@ -84,6 +101,9 @@ def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]])
             slow.refresh(list(snap.list()), _contribute)
             assert (fast.sums, fast.matches) == (slow.sums, slow.matches)
             assert (expr.sums, expr.matches) == (slow.sums, slow.matches)
+            per_pod_sum.refresh(list(snap.list()), per_pod_contribute, per_pod_delta)
+            per_pod_slow.refresh(list(snap.list()), per_pod_contribute)
+            assert (per_pod_sum.sums, per_pod_sum.matches) == (per_pod_slow.sums, per_pod_slow.matches)
     cache.update_snapshot(snap)
     fast.refresh(list(snap.list()), _contribute, delta)
     expr.refresh(list(snap.list()), _contribute, by_expression)
@@ -91,6 +111,10 @@ def test_sums_with_deltas_equal_sums_counted_again(steps: list[tuple[str, int]])
     fresh.refresh(list(snap.list()), _contribute)
     assert (fast.sums, fast.matches) == (fresh.sums, fresh.matches)
     assert (expr.sums, expr.matches) == (fresh.sums, fresh.matches)
+    per_pod_sum.refresh(list(snap.list()), per_pod_contribute, per_pod_delta)
+    per_pod_fresh = IncrementalSum()
+    per_pod_fresh.refresh(list(snap.list()), per_pod_contribute)
+    assert (per_pod_sum.sums, per_pod_sum.matches) == (per_pod_fresh.sums, per_pod_fresh.matches)
 
 
 @given(labels=st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=1, max_size=12),

@@ -21,8 +21,10 @@ __all__ = [
     "LABEL_HOSTNAME",
     "Contribution",
     "Delta",
+    "PodPairs",
     "IncrementalSum",
     "SumCache",
+    "per_pod",
     "pod_changes",
     "LABEL_TOPOLOGY_ZONE",
     "check_keys",
@@ -220,6 +222,53 @@ def pod_changes(old: Sequence[PodInfo], new: Sequence[PodInfo]
     before = {id(p) for p in old}
     after = {id(p) for p in new}
     return [p for p in new if id(p) not in before], [p for p in old if id(p) not in after]
+
+#: ``pairs_of(node_labels, pod)``: what one pod on a node adds to a per-pod sum
+PodPairs = Callable[[Mapping[str, str], PodInfo], Sequence[tuple[Hashable, int]]]
+
+
+def per_pod(pods_of: Callable[[NodeInfo], Sequence[PodInfo]], pairs_of: PodPairs
+            ) -> tuple[Callable[[NodeInfo], Contribution], Delta]:
+    """The ``contribute`` and :data:`Delta` of a sum whose node contribution is the pairs of its
+    pods (``pods_of(node)``, in order) joined: ``pairs_of(labels, pod)`` for each. The node object
+    unchanged, a changed node's contribution is its last one without the pairs of the pods
+    removed and with those of the pods added; the pods are compared by identity."""
+
+    def contribute(info: NodeInfo) -> Contribution:
+        node = info.node
+        if node is None:
+            return ()
+        labels = node.labels
+        out: list[tuple[Hashable, int]] = []
+        for p in pods_of(info):
+            found = pairs_of(labels, p)
+            if found:
+                out.extend(found)
+        return tuple(out)
+
+    def delta(old: NodeInfo, new: NodeInfo, pairs: Contribution) -> Contribution | None:
+        node = new.node
+        if old.node is not node or node is None:
+            return None  # labels, taints, ...: counted again
+        added, removed = pod_changes(pods_of(old), pods_of(new))
+        if not added and not removed:
+            return pairs
+        labels = node.labels
+        gone = [pair for p in removed for pair in pairs_of(labels, p)]
+        extra = [pair for p in added for pair in pairs_of(labels, p)]
+        if not gone and not extra:
+            return pairs
+        out = list(pairs)
+        try:
+            for pair in gone:
+                out.remove(pair)
+        except ValueError:  # not what was counted: count it again
+            return None
+        out.extend(extra)
+        return tuple(out)
+
+    return contribute, delta
+
 
 _CHUNK: Final = 256
 

@@ -30,7 +30,7 @@ from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_not_found
 from ._run_memo import RunMemo
-from ._topology import Contribution, SumCache, check_keys, selector_error
+from ._topology import SumCache, check_keys, per_pod, selector_error
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -168,6 +168,18 @@ class IncomingTerm:
             return False
         sel = self.selector
         return sel is not None and sel.matches(pod.labels)
+
+
+def _all_pods(info: NodeInfo) -> Sequence[PodInfo]:
+    return info.pods
+
+
+def _with_affinity(info: NodeInfo) -> Sequence[PodInfo]:
+    return info.pods_with_affinity
+
+
+def _with_required_anti_affinity(info: NodeInfo) -> Sequence[PodInfo]:
+    return info.pods_with_required_anti_affinity
 
 
 def _matches_all(terms: Sequence[IncomingTerm], pod: Pod) -> bool:
@@ -424,76 +436,50 @@ class InterPodAffinity:
         terms of existing pods that match *pod* (cached, refreshed incrementally; the counts
         are the cache's), and the topology keys among them."""
 
-        def contribute(ni: NodeInfo) -> Contribution:
-            node = ni.node
-            if node is None:
-                return ()
-            labels = node.labels
+        def pairs_of(labels: Mapping[str, str], existing: PodInfo) -> list[tuple[Hashable, int]]:
             pairs: list[tuple[Hashable, int]] = []
-            for existing in ni.pods_with_required_anti_affinity:
-                for t in existing.required_anti_affinity_terms:
-                    if t.matches(pod, ns_labels):
-                        value = labels.get(t.topology_key)
-                        if value is not None:
-                            pairs.append(((t.topology_key, value), 1))
-            return tuple(pairs)
+            for t in existing.required_anti_affinity_terms:
+                if t.matches(pod, ns_labels):
+                    value = labels.get(t.topology_key)
+                    if value is not None:
+                        pairs.append(((t.topology_key, value), 1))
+            return pairs
 
+        contribute, delta = per_pod(_with_required_anti_affinity, pairs_of)
         sig = ("existing", pod.namespace, pod.labels, ns_labels)
-        entry = self._sums.get(sig, nodes, contribute, grouped=True)
+        entry = self._sums.get(sig, nodes, contribute, grouped=True, delta=delta)
         return cast("Counts", entry.sums), cast("set[str]", set(entry.heads))
 
     def _incoming_affinity_counts(self, terms: tuple[IncomingTerm, ...], nodes: Sequence[NodeInfo]) -> Counts:
         """Per domain of each term, the existing pods matching *all* the pod's required
         affinity terms (upstream ``getIncomingAffinityAntiAffinityCounts``)."""
-        keys = frozenset(t.topology_key for t in terms)
 
-        def contribute(ni: NodeInfo) -> Contribution:
-            node = ni.node
-            if node is None or not ni.pods:
+        def pairs_of(labels: Mapping[str, str], existing: PodInfo) -> Sequence[tuple[Hashable, int]]:
+            if not _matches_all(terms, existing.pod):
                 return ()
-            labels = node.labels
-            if keys.isdisjoint(labels):
-                return ()
-            n = 0
-            for existing in ni.pods:
-                if _matches_all(terms, existing.pod):
-                    n += 1
-            if not n:
-                return ()
-            return tuple(((t.topology_key, labels[t.topology_key]), n) for t in terms
-                         if t.topology_key in labels)
+            return [((t.topology_key, labels[t.topology_key]), 1) for t in terms if t.topology_key in labels]
 
+        contribute, delta = per_pod(_all_pods, pairs_of)
         sig = ("affinity", tuple(t.signature for t in terms))
-        return cast("Counts", self._sums.get(sig, nodes, contribute).sums)
+        return cast("Counts", self._sums.get(sig, nodes, contribute, delta=delta).sums)
 
     def _incoming_anti_affinity_counts(self, terms: tuple[IncomingTerm, ...],
                                        nodes: Sequence[NodeInfo]) -> Counts:
         """Per domain of each term, the existing pods matching that required anti-affinity term
         of the pod (upstream ``getIncomingAffinityAntiAffinityCounts``)."""
-        keys = frozenset(t.topology_key for t in terms)
 
-        def contribute(ni: NodeInfo) -> Contribution:
-            node = ni.node
-            if node is None or not ni.pods:
-                return ()
-            labels = node.labels
-            if keys.isdisjoint(labels):
-                return ()
+        def pairs_of(labels: Mapping[str, str], existing: PodInfo) -> list[tuple[Hashable, int]]:
             pairs: list[tuple[Hashable, int]] = []
             for t in terms:
-                value = labels.get(t.topology_key)
-                if value is None:
-                    continue
-                n = 0
-                for existing in ni.pods:
-                    if t.matches(existing.pod):
-                        n += 1
-                if n:
-                    pairs.append(((t.topology_key, value), n))
-            return tuple(pairs)
+                if t.matches(existing.pod):
+                    value = labels.get(t.topology_key)
+                    if value is not None:
+                        pairs.append(((t.topology_key, value), 1))
+            return pairs
 
+        contribute, delta = per_pod(_all_pods, pairs_of)
         sig = ("anti", tuple(t.signature for t in terms))
-        return cast("Counts", self._sums.get(sig, nodes, contribute).sums)
+        return cast("Counts", self._sums.get(sig, nodes, contribute, delta=delta).sums)
 
     def pre_filter_extensions(self) -> InterPodAffinity:
         """AddPod / RemovePod update the counts."""
@@ -601,15 +587,9 @@ class InterPodAffinity:
         ns_labels = self._namespace_labels(pod.namespace)
         hard_weight = self.args.hard_pod_affinity_weight
 
-        def contribute(ni: NodeInfo) -> Contribution:
-            node = ni.node
-            if node is None:
-                return ()
-            labels = node.labels
-            if not labels:
-                return ()
+        def pairs_of(labels: Mapping[str, str], existing: PodInfo) -> list[tuple[Hashable, int]]:
             pairs: list[tuple[Hashable, int]] = []
-            for existing in (ni.pods if has_constraints else ni.pods_with_affinity):
+            if labels:
                 if incoming_terms:
                     p = existing.pod
                     for it, weight in incoming_terms:
@@ -633,11 +613,12 @@ class InterPodAffinity:
                         value = labels.get(wt.term.topology_key)
                         if value is not None:
                             pairs.append(((wt.term.topology_key, value), -wt.weight))
-            return tuple(pairs)
+            return pairs
 
+        contribute, delta = per_pod(_all_pods if has_constraints else _with_affinity, pairs_of)
         sig = ("score", tuple((it.signature, weight) for it, weight in incoming_terms), pod.namespace,
                pod.labels, ns_labels, hard_weight, has_constraints)
-        sums = cast("Counts", self._sums.get(sig, all_nodes, contribute).sums)
+        sums = cast("Counts", self._sums.get(sig, all_nodes, contribute, delta=delta).sums)
         if not sums:
             return Status.skip()
         topo: dict[str, dict[str, int]] = {}
