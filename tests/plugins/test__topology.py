@@ -134,3 +134,24 @@ def test_sum_cache_weighs_a_signature_by_its_positions_and_keys() -> None:
         assert entry.weight == (13 if kind == "zone" else 20)
         # zone: a, b and c fit (39), a was kept; name: c pushed a out (b and c weigh 40)
         assert calls[kind] == (30 if kind == "zone" else 40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.booleans()), max_size=40), min_size=1, max_size=8),
+       st.booleans())
+def test_lists_that_grow_shrink_repeat_and_reorder_sum_exactly(steps, with_delta):
+    """As a snapshot's lists of nodes with affinity pods change: nodes from a pool join, leave
+    and move, some NodeInfos are replaced by new ones of the same name, some are listed twice.
+    Each refresh sums the list as counting it from scratch does."""
+    pool = {i: _info(f"n{i}", _ZONES[i % 3], i % 3) for i in range(31)}
+    acc = IncrementalSum()
+    delta = (lambda old, new, pairs: _contribute(new)) if with_delta else None
+    for step in steps:
+        nodes = []
+        for idx, replace in step:
+            if replace:
+                pool[idx] = _info(f"n{idx}", _ZONES[(idx + len(nodes)) % 3], len(nodes) % 4)
+            nodes.append(pool[idx])
+        acc.refresh(nodes, _contribute, delta)
+        assert (acc.sums, acc.matches) == _scratch(nodes)
+        assert acc.positions == len(nodes)

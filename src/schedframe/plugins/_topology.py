@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import eq
 from typing import Any, Final, final
 
 from ..api._fields import label_selector_to_manifest
@@ -273,6 +275,34 @@ def per_pod(pods_of: Callable[[NodeInfo], Sequence[PodInfo]], pairs_of: PodPairs
 _CHUNK: Final = 256
 
 
+def _common_head(a: list[NodeInfo], b: list[NodeInfo]) -> int:
+    """How many leading items *a* and *b* share (the same objects), found a chunk at a time."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n:
+        j = min(i + _CHUNK, n)
+        if a[i:j] != b[i:j]:
+            while a[i] is b[i]:
+                i += 1
+            return i
+        i = j
+    return n
+
+
+def _common_tail(a: list[NodeInfo], b: list[NodeInfo], limit: int) -> int:
+    """How many trailing items, at most *limit*, *a* and *b* share (the same objects)."""
+    na, nb = len(a), len(b)
+    k = 0
+    while k < limit:
+        m = min(k + _CHUNK, limit)
+        if a[na - m:na - k] != b[nb - m:nb - k]:
+            while a[na - 1 - k] is b[nb - 1 - k]:
+                k += 1
+            return k
+        k = m
+    return limit
+
+
 @final
 class IncrementalSum:
     """Sums per-node contributions over a node list, refreshed incrementally across cycles.
@@ -373,7 +403,58 @@ class IncrementalSum:
 
     def _regroup(self, nodes: list[NodeInfo], contribute: Callable[[NodeInfo], Contribution],
                  delta: Delta | None) -> None:
-        """A list of another length: each node's last contribution is found by name."""
+        """A list of another length (a node joined or left a snapshot's list of nodes with
+        affinity pods, say): what the two lists share at their head and tail is kept as it is
+        (C-level slice comparisons); in between, the NodeInfos still there are found by identity
+        at C speed and the others by name, to be recounted from their last contribution."""
+        infos, had = self._infos, self._pairs
+        n_old, n_new = len(infos), len(nodes)
+        head = _common_head(infos, nodes)
+        tail = _common_tail(infos, nodes, min(n_old, n_new) - head)
+        old_mid, new_mid, had_mid = infos[head:n_old - tail], nodes[head:n_new - tail], had[head:n_old - tail]
+        at = dict(zip(map(id, old_mid), range(len(old_mid))))
+        absent = len(old_mid)
+        found = list(map(at.get, map(id, new_mid), repeat(absent)))
+        fresh = list(compress(range(len(found)), map(eq, found, repeat(absent))))
+        taken = set(found)
+        taken.discard(absent)
+        if len(taken) != len(found) - len(fresh):  # a NodeInfo listed twice: count position by position
+            self._regroup_by_name(nodes, contribute, delta)
+            return
+        kept: list[Contribution] = list(map([*had_mid, ()].__getitem__, found))
+        free = set(range(len(old_mid))) - taken
+        if fresh:
+            where = {old_mid[i].name: i for i in free}
+            for j in fresh:
+                info = new_mid[j]
+                i = where.pop(info.name, None)
+                if i is None:
+                    pairs = self._intern(contribute(info))
+                    self._add(pairs)
+                else:
+                    free.discard(i)
+                    pairs = self._moved(old_mid[i], info, had_mid[i], contribute, delta)
+                kept[j] = pairs
+        for i in free:
+            self._remove(had_mid[i])
+        self._infos = list(nodes)
+        self._pairs = [*had[:head], *kept, *had[n_old - tail:]]
+
+    def _moved(self, old: NodeInfo, info: NodeInfo, pairs: Contribution,
+               contribute: Callable[[NodeInfo], Contribution], delta: Delta | None) -> Contribution:
+        """*info*'s contribution, counted in place of *old*'s *pairs* (the same node's)."""
+        new = delta(old, info, pairs) if delta is not None else None
+        if new is None:
+            new = contribute(info)
+        if new != pairs:
+            self._remove(pairs)
+            pairs = self._intern(new)
+            self._add(pairs)
+        return pairs
+
+    def _regroup_by_name(self, nodes: list[NodeInfo], contribute: Callable[[NodeInfo], Contribution],
+                         delta: Delta | None) -> None:
+        """:meth:`_regroup` one node at a time: each node's last contribution found by name."""
         infos, had = self._infos, self._pairs
         where = {info.name: i for i, info in enumerate(infos)}
         taken: set[int] = set()
@@ -383,18 +464,9 @@ class IncrementalSum:
             if i is None or i in taken:
                 pairs = self._intern(contribute(info))
                 self._add(pairs)
-                kept.append(pairs)
-                continue
-            taken.add(i)
-            old, pairs = infos[i], had[i]
-            if old is not info:
-                new = delta(old, info, pairs) if delta is not None else None
-                if new is None:
-                    new = contribute(info)
-                if new != pairs:
-                    self._remove(pairs)
-                    pairs = self._intern(new)
-                    self._add(pairs)
+            else:
+                taken.add(i)
+                pairs = had[i] if infos[i] is info else self._moved(infos[i], info, had[i], contribute, delta)
             kept.append(pairs)
         for i, pairs in enumerate(had):
             if i not in taken:
