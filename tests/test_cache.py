@@ -66,6 +66,8 @@ def _check_snapshot(cache: Cache, snap: Snapshot) -> None:
         i.name for i in fresh.have_pods_with_affinity_list()]
     assert [i.name for i in snap.have_pods_with_required_anti_affinity_list()] == [
         i.name for i in fresh.have_pods_with_required_anti_affinity_list()]
+    for info in (*snap.have_pods_with_affinity_list(), *snap.have_pods_with_required_anti_affinity_list()):
+        assert snap.get(info.name) is info  # the snapshot's own NodeInfos, not earlier ones
     for info in snap.list():
         assert snap.get(info.name) is info
     assert snap.num_nodes() == len(cache.nodes())
@@ -716,19 +718,31 @@ def test_update_snapshot_is_incremental(monkeypatch):
     changed = [i for i, (x, y) in enumerate(zip(before, after)) if x is not y]
     assert [after[i].name for i in changed] == ["n7"]
 
+    # a node's first pod with affinity: it joins the list at its place, nothing is relisted
     cache.add_pod(make_pod("aff").uid("aff").node("n8").pod_affinity_exists("x", ZONE).obj())
     cache.update_snapshot(snap)
-    assert (clones.calls, orders.calls, affinity.calls) == (2, 0, 1)
+    assert (clones.calls, orders.calls, affinity.calls) == (2, 0, 0)
     assert [i.name for i in snap.have_pods_with_affinity_list()] == ["n8"]
+    handed_out = snap.have_pods_with_affinity_list()
 
     cache.add_pod(make_pod("aff2").uid("aff2").node("n8").pod_affinity_exists("x", ZONE).obj())
     cache.update_snapshot(snap)
-    assert (clones.calls, orders.calls, affinity.calls) == (3, 0, 1)
+    assert (clones.calls, orders.calls, affinity.calls) == (3, 0, 0)
     assert snap.have_pods_with_affinity_list()[0] is snap.get("n8")
+
+    cache.add_pod(make_pod("aff3").uid("aff3").node("n3").pod_affinity_exists("x", ZONE).obj())
+    cache.update_snapshot(snap)
+    assert [i.name for i in snap.have_pods_with_affinity_list()] == [
+        i.name for i in snap.list() if i.name in ("n3", "n8")]  # in the list's order
+    assert len(handed_out) == 1  # a list handed out earlier keeps its length
+    cache.remove_pod(make_pod("aff3").uid("aff3").node("n3").pod_affinity_exists("x", ZONE).obj())
+    cache.update_snapshot(snap)
+    assert [i.name for i in snap.have_pods_with_affinity_list()] == ["n8"]
+    assert affinity.calls == 0
 
     cache.add_node(make_node("late").obj())
     cache.update_snapshot(snap)
-    assert (clones.calls, orders.calls) == (4, 1)
+    assert (clones.calls, orders.calls) == (6, 1)
     _check_snapshot(cache, snap)
 
 

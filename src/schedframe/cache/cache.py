@@ -451,8 +451,9 @@ class Cache:
         :attr:`~Snapshot.generation` (upstream ``UpdateSnapshot``).
 
         Changed NodeInfos are cloned and replace the snapshot's; the node order is recomputed only
-        when nodes were added, removed or moved to another zone, and the affinity lists only when
-        a node gained its first or lost its last pod with (anti-)affinity. A snapshot follows one
+        when nodes were added, removed or moved to another zone; a node that gained its first or
+        lost its last pod with (anti-)affinity joins or leaves the affinity lists at its place
+        (binary search, C-level copies). A snapshot follows one
         cache: one built by :meth:`Snapshot.from_objects` or updated by another cache starts over.
         """
         if not isinstance(snapshot, Snapshot):
@@ -473,7 +474,6 @@ class Cache:
                     table[name] = ImageStateSummary(gone.size, 0)
 
             relist = self._tree_generation > gen
-            relist_affinity = False
             replaced: list[NodeInfo] = []
             smap = snapshot._map
             for info in reversed(self._nodes.values()):
@@ -490,18 +490,12 @@ class Cache:
                     relist = True
                 elif not relist:
                     replaced.append(clone)
-                    if (bool(prev.pods_with_affinity) != bool(clone.pods_with_affinity)
-                            or bool(prev.pods_with_required_anti_affinity)
-                            != bool(clone.pods_with_required_anti_affinity)):
-                        relist_affinity = True
 
             if relist:
                 snapshot._set_order(self._tree.names())
             else:
                 for clone in replaced:
                     snapshot._replace(clone)
-                if relist_affinity:
-                    snapshot._rebuild_affinity_lists()
             snapshot._generation = self._generation
 
     def verify_snapshot(self, snapshot: Snapshot, *, repair: bool = False) -> list[str]:

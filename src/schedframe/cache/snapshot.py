@@ -13,7 +13,10 @@ copying only the NodeInfos that changed since the snapshot's :attr:`~Snapshot.ge
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Final, final
 
 from ..api.objects import Node, Pod
@@ -208,9 +211,9 @@ class Snapshot:
     __module__ = "schedframe"
     __slots__ = (
         "_affinity",
-        "_affinity_pos",
+        "_affinity_at",
         "_anti_affinity",
-        "_anti_affinity_pos",
+        "_anti_affinity_at",
         "_changes",
         "_cordoned",
         "_generation",
@@ -228,9 +231,10 @@ class Snapshot:
         self._list: list[NodeInfo] = []
         self._pos: dict[str, int] = {}
         self._affinity: list[NodeInfo] = []
-        self._affinity_pos: dict[str, int] = {}
+        #: the positions in ``_list`` of the NodeInfos in ``_affinity``, ascending
+        self._affinity_at: list[int] = []
         self._anti_affinity: list[NodeInfo] = []
-        self._anti_affinity_pos: dict[str, int] = {}
+        self._anti_affinity_at: list[int] = []
         self._images: dict[str, ImageStateSummary] = {}
         self._generation = 0
         self._owner: object = None  # the cache that keeps this snapshot up to date
@@ -377,13 +381,15 @@ class Snapshot:
             self._imaged += sign
 
     def _rebuild_affinity_lists(self) -> None:
-        self._affinity = [info for info in self._list if info.pods_with_affinity]
-        self._affinity_pos = {info.name: i for i, info in enumerate(self._affinity)}
-        self._anti_affinity = [info for info in self._list if info.pods_with_required_anti_affinity]
-        self._anti_affinity_pos = {info.name: i for i, info in enumerate(self._anti_affinity)}
+        lst = self._list
+        at = list(compress(range(len(lst)), map(_with_affinity, lst)))
+        self._affinity, self._affinity_at = list(map(lst.__getitem__, at)), at
+        at = list(compress(range(len(lst)), map(_with_anti_affinity, lst)))
+        self._anti_affinity, self._anti_affinity_at = list(map(lst.__getitem__, at)), at
 
     def _replace(self, info: NodeInfo) -> None:
-        """Swap in *info* for the same-named NodeInfo whose affinity membership did not change."""
+        """Swap in *info* for the same-named NodeInfo (in the affinity lists too: joining or
+        leaving them when it gained its first or lost its last pod with (anti-)affinity)."""
         name = info.name
         pos = self._pos[name]
         prev = self._list[pos]
@@ -395,12 +401,38 @@ class Snapshot:
         if len(changes) > _MAX_CHANGES + 2 * len(self._list):
             changes = self._changes = []  # memos holding the old log compare every position once
         changes.append(pos)
-        i = self._affinity_pos.get(name)
-        if i is not None:
-            self._affinity[i] = info
-        i = self._anti_affinity_pos.get(name)
-        if i is not None:
-            self._anti_affinity[i] = info
+        if info.pods_with_affinity or prev.pods_with_affinity:
+            self._affinity, self._affinity_at = _placed(
+                self._affinity, self._affinity_at, pos, info, bool(info.pods_with_affinity))
+        if info.pods_with_required_anti_affinity or prev.pods_with_required_anti_affinity:
+            self._anti_affinity, self._anti_affinity_at = _placed(
+                self._anti_affinity, self._anti_affinity_at, pos, info,
+                bool(info.pods_with_required_anti_affinity))
+
+
+_with_affinity: Final = attrgetter("pods_with_affinity")
+_with_anti_affinity: Final = attrgetter("pods_with_required_anti_affinity")
+
+
+def _placed(members: list[NodeInfo], at: list[int], pos: int, info: NodeInfo, member: bool
+            ) -> tuple[list[NodeInfo], list[int]]:
+    """An affinity list (*members*, at the list positions *at*) with *info*, at list position
+    *pos*, in it (*member*) or not: the same lists when *info* takes its own place, new ones
+    (copied at C speed) when it joins or leaves, so that a list handed out keeps its length."""
+    k = bisect_left(at, pos)
+    present = k < len(at) and at[k] == pos
+    if present and member:
+        members[k] = info
+        return members, at
+    if present == member:  # neither in nor to be
+        return members, at
+    members, at = members.copy(), at.copy()
+    if member:
+        members.insert(k, info)
+        at.insert(k, pos)
+    else:
+        del members[k], at[k]
+    return members, at
 
 
 if TYPE_CHECKING:
