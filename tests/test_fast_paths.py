@@ -767,6 +767,13 @@ class _Filter:
             return [(len(nodes), Status(Code.UNSCHEDULABLE))]
         if self.batch == "lie":
             return [("0", None)]
+        no = Status(Code.UNSCHEDULABLE, (f"{self.name} says no",))
+        if self.batch == "twice":
+            return [(0, no), (1, no), (0, no)]
+        if self.batch == "triple":
+            return [(0, no), (1, no, "extra")]
+        if self.batch == "bool":
+            return [(True, no)]
         out = []
         for i, ni in enumerate(nodes):
             if ni.name == self.bad and self.fail == "raise":
@@ -797,6 +804,9 @@ FILTER_NODES = [make_node(f"n{i}").obj() for i in range(12)]
                  id="filter_nodes raises"),
     pytest.param(lambda: [_Filter("A", reject=["n2"]), _Filter("B", batch="junk")], id="index out of range"),
     pytest.param(lambda: [_Filter("A", batch="lie")], id="index not an int"),
+    pytest.param(lambda: [_Filter("A", reject=["n3"]), _Filter("B", batch="twice")], id="an index twice"),
+    pytest.param(lambda: [_WholeRuns("A", batch="triple")], id="not a pair"),
+    pytest.param(lambda: [_Filter("A", batch="bool")], id="index a bool"),
     pytest.param(lambda: [_Filter("A", reject=["n1", "n5"]), _WholeRuns("B", reject=["n2", "n5", "n9"]),
                           _Filter("C", reject=["n3", "n9"]), _WholeRuns("D", reject=["n1", "n4"])],
                  id="whole runs: the first rejection stands"),
