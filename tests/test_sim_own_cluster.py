@@ -277,6 +277,24 @@ def test_an_event_naming_an_unknown_node_is_an_error(
     )
 
 
+def test_a_workload_pod_named_as_a_dump_pod_says_where_each_comes_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workload whose generated pod is named as a pod of the dump: the error says which pod is
+    bound in the starting cluster and which workload made the other."""
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                                    "items": [_node("node-0", "zone-0"), _pod("web-0", node="node-0")]}))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: clash\nworkloads:\n- name: web\n  replicas: 2\n  template:\n    spec:\n"
+                        "      containers: [{name: c, resources: {requests: {cpu: 100m}}}]\n")
+    code, _ = run("simulate", str(scenario), "--cluster", str(dump))
+    assert code == EXIT_INPUT
+    assert capsys.readouterr().err.strip() == (
+        "schedframe simulate: error: <plan>: pods[default/web-0]: a pod with this name or uid already "
+        "exists, bound in the starting cluster; this one is from workload 'web'")
+
+
 # -- 5. honest numbers -----------------------------------------------------------------------------
 
 

@@ -91,6 +91,13 @@ _COMPLETE: Final = 1
 _RECREATE: Final = 2
 
 
+def _origin(workload: str, bound: bool) -> str:
+    """Where a pod of a simulation comes from, for an error naming two pods."""
+    if workload:
+        return f"from workload {workload!r}"
+    return "bound in the starting cluster" if bound else "one of the scenario's pods"
+
+
 class _Rec:
     __slots__ = (
         "arrival",
@@ -434,7 +441,11 @@ class _Sim:
             pod = admit_priority(pod, self.classes)
         rec = _Rec(pod, workload, self.now, duration)
         if pod.uid in self.recs or pod.key in self.by_key:
-            raise ScenarioError("<plan>", f"pods[{pod.key}]", "a pod with this name or uid already exists")
+            other = self.recs.get(pod.uid) or self.recs[self.by_key[pod.key]]
+            raise ScenarioError(
+                "<plan>", f"pods[{pod.key}]",
+                f"a pod with this name or uid already exists, {_origin(other.workload, other.initial)}; this "
+                f"one is {_origin(workload, bool(pod.node_name))}")
         self.recs[pod.uid] = rec
         self.by_key[pod.key] = pod.uid
         if workload:
