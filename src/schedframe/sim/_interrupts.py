@@ -63,10 +63,14 @@ class HeldInterrupts:
         ``KeyboardInterrupt`` by default); nothing when none is held."""
         if self._outer is not None:
             self._outer.check()
-        elif self._held and self._previous is not None:
+        elif self._previous is not None:
+            self._hand_on(self._previous)
+
+    def _hand_on(self, handler: _Handler) -> None:
+        if self._held:
             signum, frame = self._held[0]
             self._held.clear()
-            self._previous(signum, frame)
+            handler(signum, frame)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
@@ -74,10 +78,8 @@ class HeldInterrupts:
         if previous is None:
             return
         signal.signal(signal.SIGINT, previous)  # a signal pending this moment is held first
-        if exc_type is None and self._held:
-            signum, frame = self._held[0]
-            self._held.clear()
-            previous(signum, frame)
+        if exc_type is None:
+            self._hand_on(previous)
 
 
 def ignore_interrupts() -> None:

@@ -654,7 +654,8 @@ def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
 class _Writer:
     """Streams rows as runs finish: to the CSV / JSON Lines output itself, or, for JSON and
     Parquet (written at the end), to a JSON Lines file beside it (``NAME.rows.jsonl``), removed
-    once the output is written.
+    once the output is written. It runs within the sweep's :class:`HeldInterrupts`, so a Ctrl-C
+    never cuts a row in half.
 
     Everything that can be checked is checked before the first run: the format, the directory
     (created), that a file can be written there, pyarrow for Parquet, and on resume the rows
@@ -727,10 +728,9 @@ class _Writer:
         _replace_atomically(path, write)
 
     def write(self, row: Mapping[str, Any]) -> None:
-        """Append *row* whole: a Ctrl-C arriving meanwhile takes effect once it is written."""
-        with HeldInterrupts():
-            self._write(row)
-            self.rows += 1
+        """Append *row* whole (the sweep holds Ctrl-C meanwhile)."""
+        self._write(row)
+        self.rows += 1
 
     def _write(self, row: Mapping[str, Any]) -> None:
         if self._file is None:
@@ -769,9 +769,8 @@ class _Writer:
         """Close a streamed file (an interrupted sweep: the rows written stay, whole, and so do
         failed rows still waiting for a CSV header)."""
         if self._file is not None and not self._file.closed:
-            with HeldInterrupts():
-                self._flush_waiting()
-                self._file.close()
+            self._flush_waiting()
+            self._file.close()
 
     def _flush_waiting(self) -> None:
         if self._waiting:  # only failures: a header without metrics
@@ -892,7 +891,8 @@ def _failed(run: Run, index: int, error: str) -> RunOutcome:
 class _Pools:
     """Where runs go: the executor given, or a process pool of ours. A process pool whose worker
     died is replaced by a new one of ours (the runs it held are told apart by running them again
-    one at a time, each in a pool of one worker)."""
+    one at a time, each in a pool of one worker). It runs within the sweep's
+    :class:`HeldInterrupts`: its waits take a Ctrl-C, its clean-up holds a second one."""
 
     def __init__(self, executor: concurrent.futures.Executor | None, workers: int,
                  interrupts: HeldInterrupts) -> None:
@@ -946,15 +946,13 @@ class _Pools:
 
     def close(self, completed: bool, pending: Iterable[concurrent.futures.Future[Any]]) -> None:
         if self._alone is not None:
-            with HeldInterrupts():
-                _abandon_pool(self._alone)
+            _abandon_pool(self._alone)
         if self.own:
             assert isinstance(self.pool, concurrent.futures.ProcessPoolExecutor)
             if completed:
                 self.pool.shutdown(wait=True)
             else:
-                with HeldInterrupts():  # a second Ctrl-C waits for the workers' end
-                    _abandon_pool(self.pool)
+                _abandon_pool(self.pool)  # a second Ctrl-C (held by the sweep) waits for it
         elif not completed:
             for f in pending:
                 f.cancel()
