@@ -311,8 +311,9 @@ class IncrementalSum:
     :meth:`refresh` only nodes whose NodeInfo object differs from last time are recounted.
     Contributions are kept by position, beside the NodeInfo they were counted from: when the list
     keeps its length, changed positions are found at C speed; when it grows or shrinks (a node
-    gained its first pod with affinity, say), one pass by name recounts only the nodes that
-    changed and drops the ones that left. Equal contributions are kept as one tuple (most nodes
+    gained its first pod with affinity, say), the common head and tail are kept, the NodeInfos
+    still there are found by identity and the others by name: only the nodes that changed are
+    recounted, and the ones that left dropped. Equal contributions are kept as one tuple (most nodes
     contribute one of a few, such as ``((zone, 0),)``).
 
     ``sums[key]`` is the total amount of *key* and ``matches[key]`` how many pairs contributed it;
@@ -357,10 +358,14 @@ class IncrementalSum:
                 end = start + _CHUNK
                 if nodes[start:end] == infos[start:end]:
                     continue
+                pairs = self._pairs
                 for i in range(start, min(end, n)):
                     info = nodes[i]
-                    if info is not infos[i]:
-                        self._recount(i, info, contribute, delta)
+                    old = infos[i]
+                    if info is not old:
+                        infos[i] = info
+                        pairs[i] = self._moved(old, info, pairs[i], contribute,
+                                               delta if old.name == info.name else None)
             return
         if not infos:  # the first count: every node, in one pass
             self._build(nodes, contribute)
@@ -374,7 +379,7 @@ class IncrementalSum:
         return interned.setdefault(pairs, pairs)
 
     def _build(self, nodes: list[NodeInfo], contribute: Callable[[NodeInfo], Contribution]) -> None:
-        """Count every node of *nodes* into empty sums (what :meth:`_recount` on each would do)."""
+        """Count every node of *nodes* into empty sums (what :meth:`_moved` on each would do)."""
         interned = self._interned
         pairs_list = [interned.setdefault(p, p) for p in map(contribute, nodes)]
         add = self._add
@@ -383,23 +388,6 @@ class IncrementalSum:
                 add(pairs)
         self._infos = list(nodes)
         self._pairs = pairs_list
-
-    def _recount(self, i: int, info: NodeInfo, contribute: Callable[[NodeInfo], Contribution],
-                 delta: Delta | None) -> None:
-        """Position *i* holds *info* now."""
-        old = self._infos[i]
-        had = self._pairs[i]
-        pairs: Contribution | None = None
-        if delta is not None and old.name == info.name:
-            pairs = delta(old, info, had)
-        if pairs is None:
-            pairs = contribute(info)
-        self._infos[i] = info
-        if pairs != had:  # the same pairs: nothing to take back and add again
-            self._remove(had)
-            pairs = self._intern(pairs)
-            self._add(pairs)
-            self._pairs[i] = pairs
 
     def _regroup(self, nodes: list[NodeInfo], contribute: Callable[[NodeInfo], Contribution],
                  delta: Delta | None) -> None:
@@ -442,11 +430,12 @@ class IncrementalSum:
 
     def _moved(self, old: NodeInfo, info: NodeInfo, pairs: Contribution,
                contribute: Callable[[NodeInfo], Contribution], delta: Delta | None) -> Contribution:
-        """*info*'s contribution, counted in place of *old*'s *pairs* (the same node's)."""
+        """*info*'s contribution, counted in place of *old*'s *pairs* (from them with *delta*, given
+        for the same node's)."""
         new = delta(old, info, pairs) if delta is not None else None
         if new is None:
             new = contribute(info)
-        if new != pairs:
+        if new != pairs:  # the same pairs: nothing to take back and add again
             self._remove(pairs)
             pairs = self._intern(new)
             self._add(pairs)
