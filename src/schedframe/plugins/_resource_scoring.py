@@ -14,8 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Any, Final, final
 
 import attrs
@@ -531,19 +530,27 @@ class _MemoNodesScorer:
             pair[1].clear()
         memos[key] = pair  # last: the most recently used
         scores, rows = pair
-        ids = list(map(id, map(_resource_row, nodes)))
-        out = list(map(scores.get, ids))
+        out = list(map(scores.get, map(id, map(_resource_row, nodes))))
         if None not in out:
             return out  # type: ignore[return-value]
-        # each distinct missing row once, from one of the nodes holding it (any: equal rows,
-        # equal scores)
-        missing = list(compress(range(len(out)), map(is_, out, repeat(None))))
-        holder = dict(zip(map(ids.__getitem__, missing), missing))
+        # the positions not yet scored, found by one C-level scan in all; each distinct missing
+        # row scored once, from one of the nodes holding it (any: equal rows, equal scores)
+        positions: list[int] = []
+        find = out.index
+        i = -1
+        try:
+            while True:
+                i = find(None, i + 1)
+                positions.append(i)
+        except ValueError:
+            pass
+        holder = {id(nodes[i].resource_row): i for i in positions}
         some = list(map(nodes.__getitem__, holder.values()))
         for rid, score, ni in zip(holder, self._loop(some, key), some):
             scores[rid] = score
             rows[rid] = ni.resource_row  # kept alive: its id names no other tuple meanwhile
-        out = list(map(scores.__getitem__, ids))
+        for i in positions:
+            out[i] = scores[id(nodes[i].resource_row)]
         if len(out) >= _MIN_REST_NODES and len(holder) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
             self._rest = _MEMO_REST
         return out  # type: ignore[return-value]

@@ -13,7 +13,9 @@ and Score are dict lookups per node.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from itertools import repeat
+from operator import add, attrgetter, is_
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
@@ -63,6 +65,8 @@ _EXISTING_ANTI_AFFINITY_NOT_MATCH: Final = Status(
     Code.UNSCHEDULABLE, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,))
 
 _NO_LABELS: Final[Mapping[str, str]] = freeze(None)
+_node_of: Final = attrgetter("node")
+_labels_of: Final = attrgetter("labels")
 
 
 # --------------------------------------------------------------------------------------------
@@ -654,20 +658,18 @@ class InterPodAffinity:
             s = state.read(PRE_SCORE_STATE_KEY)
         except StateNotFoundError as exc:
             return Status.from_error(exc) if nodes else []
-        domains = list(s.topology_score.items())
-        out: list[int] = []
-        for ni in nodes:
-            node = ni.node
-            if node is None:
-                return node_not_found()
-            labels = node.labels
-            total = 0
-            for key, inner in domains:
-                value = labels.get(key)
-                if value is not None:
-                    total += inner.get(value, 0)
-            out.append(total)
-        return out
+        node_objects = list(map(_node_of, nodes))
+        if any(map(is_, node_objects, repeat(None))):
+            return node_not_found()
+        # one C-level pass per topology key: the node's value of the key, then the domain's sum
+        # (a node without the key reads None, which no domain is: 0)
+        labels = list(map(_labels_of, node_objects))
+        out: list[int] | None = None
+        for key, inner in s.topology_score.items():
+            get: Any = inner.get  # called with None too (a node without the key)
+            column: Iterator[int] = map(get, map(dict.get, labels, repeat(key)), repeat(0))
+            out = list(column) if out is None else list(map(add, out, column))
+        return [0] * len(nodes) if out is None else out
 
     def score_extensions(self) -> InterPodAffinity:
         """NormalizeScore min-max scales the scores."""
