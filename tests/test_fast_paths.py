@@ -529,6 +529,30 @@ def test_empty_node_lists() -> None:
             assert plugin.filter_nodes(CycleState(), pod, []) == [], plugin.name
 
 
+@pytest.mark.parametrize("gone_at", [0, 1])
+def test_batch_score_without_state_fails_at_the_first_failing_node(gone_at: int) -> None:
+    """Without PreScore state, a node gone first fails as that node, a node gone later after the
+    state: score_nodes fails as the per-node loop's first failure."""
+    nodes = [make_node("n0").capacity(cpu="4", memory="4Gi", pods=3).taint("k", "v", "PreferNoSchedule").obj()]
+    pod = make_pod("p").req(cpu="1").obj()
+    handle, _snap = _framework(in_tree_registry(), nodes, [])
+    infos = _node_infos(nodes, [], False)
+    gone = NodeInfo(make_node("gone").capacity(cpu="1", memory="1Gi", pods=3).obj())
+    gone.remove_node()
+    infos.insert(gone_at, gone)
+    for plugin in _all_plugins(handle):
+        if not isinstance(plugin, BatchScorePlugin):
+            continue
+        want = next((s for ni in infos if (s := plugin.score(CycleState(), pod, ni)[1]) is not None
+                     and not s.is_success()), None)
+        got = plugin.score_nodes(CycleState(), pod, infos)
+        if want is None:
+            assert not isinstance(got, Status), plugin.name
+        else:
+            assert isinstance(got, Status), plugin.name
+            assert status_key(got) == status_key(want), plugin.name
+
+
 def test_no_resources_error_matches() -> None:
     """NodeResourcesFit with no scored resources fails the same way in both paths."""
     plugin = NodeResourcesFit()

@@ -22,7 +22,7 @@ at the cost of one identity comparison.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import compress, pairwise, repeat
+from itertools import compress, pairwise
 from operator import is_not
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -79,10 +79,11 @@ def run_without(lister: object, nodes: Sequence[NodeInfo], count: Callable[[Snap
 
 def rejections(results: list[Status | None]) -> list[tuple[int, Status]]:
     """``filter_nodes``' answer from per-node Filter outcomes: (index, status) of the rejected."""
-    rejected = list(compress(range(len(results)), map(is_not, results, repeat(None))))
+    # a Status is always true and None false: C-level truth tests pick the rejected
+    rejected = list(compress(range(len(results)), results))
     if not rejected:
         return []
-    return list(zip(rejected, map(results.__getitem__, rejected)))  # type: ignore[arg-type]
+    return list(zip(rejected, filter(None, results)))
 
 
 def _segment(items: list[Any], start: int, count: int) -> list[Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from itertools import repeat
-from operator import add, attrgetter, is_
+from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
@@ -659,7 +659,7 @@ class InterPodAffinity:
         except StateNotFoundError as exc:
             return Status.from_error(exc) if nodes else []
         node_objects = list(map(_node_of, nodes))
-        if any(map(is_, node_objects, repeat(None))):
+        if not all(node_objects):  # a Node is always true
             return node_not_found()
         # one C-level pass per topology key: the node's value of the key, then the domain's sum
         # (a node without the key reads None, which no domain is: 0)

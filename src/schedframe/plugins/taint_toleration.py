@@ -7,6 +7,8 @@ Upstream: ``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Toleration
@@ -62,6 +64,8 @@ ERR_REASON_NOT_MATCH: Final = "node(s) had taints that the pod didn't tolerate"
 
 #: CycleState key: the pod's tolerations with effect PreferNoSchedule or no effect.
 PRE_SCORE_STATE_KEY: Final[StateKey[tuple[Toleration, ...]]] = StateKey("PreScore" + NAME, NAME)
+_node_of: Final = attrgetter("node")
+_taints_of: Final = attrgetter("taints")
 
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNTOLERATED,))
 
@@ -171,26 +175,28 @@ class TaintToleration:
     @staticmethod
     def _score_each(state: CycleState, nodes: Sequence[NodeInfo],
                     tolerations: tuple[Toleration, ...] | None) -> list[int] | Status:
-        out: list[int] = []
-        append = out.append
-        for ni in nodes:
-            node = ni.node
-            if node is None:
+        # as node by node: a first node gone, then the state, then any node gone; the nodes
+        # without taints (most) read at C speed, the others one by one
+        if not nodes:
+            return []
+        node_objects = list(map(_node_of, nodes))
+        if tolerations is None:
+            if node_objects[0] is None:
                 return node_not_found()
-            if tolerations is None:
-                try:
-                    tolerations = state.read(PRE_SCORE_STATE_KEY)
-                except StateNotFoundError as exc:
-                    return Status.from_error(exc)
-            taints = node.taints
-            if not taints:
-                append(0)
-                continue
+            try:
+                tolerations = state.read(PRE_SCORE_STATE_KEY)
+            except StateNotFoundError as exc:
+                return Status.from_error(exc)
+        if not all(node_objects):  # a Node is always true
+            return node_not_found()
+        taints = list(map(_taints_of, node_objects))
+        out = [0] * len(taints)
+        for i in compress(range(len(taints)), taints):
             count = 0
-            for taint in taints:
+            for taint in taints[i]:
                 if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(tolerations, taint):
                     count += 1
-            append(count)
+            out[i] = count
         return out
 
     def score_extensions(self) -> ScoreExtensions | None:
