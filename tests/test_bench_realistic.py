@@ -291,8 +291,8 @@ _OPS = st.lists(st.tuples(st.sampled_from(["add", "remove", "node", "clone", "po
 @given(ops=_OPS)
 def test_resource_row_follows_every_change(ops):
     """``resource_row`` holds the amounts of ``allocatable``, ``requested`` and
-    ``non_zero_requested`` after every kind of change, assignments included; a clone shares
-    the very tuple."""
+    ``non_zero_requested`` after every kind of change, assignments included, and
+    ``resource_row_key`` names them; a clone shares the very tuple."""
     assert len(RESOURCE_ROW_FIELDS) == len(_expected_row(NodeInfo()))
     infos = [NodeInfo(make_node(f"n{i}").capacity(cpu="4", memory="4Gi", pods=5).obj()) for i in range(4)]
     for step, (op, i, cpu) in enumerate(ops):
@@ -309,14 +309,21 @@ def test_resource_row_follows_every_change(ops):
         elif op == "clone":
             infos[i] = ni.clone()
             assert infos[i].resource_row is ni.resource_row
-        elif op == "poke":
-            ni.requested = Resources(milli_cpu=step, memory=step << 20)
-            ni.non_zero_requested = Resources(milli_cpu=step + 1)
-            ni.allocatable = Resources(milli_cpu=9, memory=1, ephemeral_storage=step, pods=2)
+        elif op == "poke":  # one assignment a step (each then checked on its own)
+            if step % 3 == 0:
+                ni.requested = Resources(milli_cpu=step, memory=step << 20)
+            elif step % 3 == 1:
+                ni.non_zero_requested = Resources(milli_cpu=step + 1)
+            else:
+                ni.allocatable = Resources(milli_cpu=9, memory=1, ephemeral_storage=step, pods=2)
         elif op == "drop":
             ni.remove_node()
         for x in infos:
             assert x.resource_row == _expected_row(x)
+        # row keys name amounts: equal keys exactly for equal rows
+        for x in infos:
+            for y in infos:
+                assert (x.resource_row_key == y.resource_row_key) == (x.resource_row == y.resource_row)
 
 
 class _Lister:

@@ -533,7 +533,8 @@ def test_empty_node_lists() -> None:
 def test_batch_score_without_state_fails_at_the_first_failing_node(gone_at: int) -> None:
     """Without PreScore state, a node gone first fails as that node, a node gone later after the
     state: score_nodes fails as the per-node loop's first failure."""
-    nodes = [make_node("n0").capacity(cpu="4", memory="4Gi", pods=3).taint("k", "v", "PreferNoSchedule").obj()]
+    nodes = [make_node("n0").capacity(cpu="4", memory="4Gi", pods=3)
+             .taint("k", "v", "PreferNoSchedule").obj()]
     pod = make_pod("p").req(cpu="1").obj()
     handle, _snap = _framework(in_tree_registry(), nodes, [])
     infos = _node_infos(nodes, [], False)
@@ -1023,10 +1024,36 @@ def test_memo_scorer_keeps_one_entry_per_distinct_row() -> None:
         ni.add_pod(make_pod(f"x{step}").uid(f"x{step}").req(cpu="10m").node(ni.name).obj())
         snapshot = [n.clone() for n in infos]
         batch(snapshot, (100, 100))
-    (entries, rows), = batch._memos.values()
+    entries, = batch._memos.values()
     # the rows of 0..8 pods of 10m: each node passed through the same amounts
-    assert len(entries) == len(rows) == 9
-    assert all(id(rows[k]) == k for k in entries)
+    assert len(entries) == 9
+    assert set(entries) <= {n.resource_row_key for step in range(9) for n in [_with_pods(step)]}
+
+
+def _with_pods(k: int) -> NodeInfo:
+    ni = NodeInfo(make_node("other").capacity(cpu="4", memory="4Gi", pods=99).obj())
+    for j in range(k):
+        ni.add_pod(make_pod(f"y{j}").uid(f"y{j}").req(cpu="10m").node("other").obj())
+    return ni
+
+
+def test_row_keys_name_amounts() -> None:
+    """Equal amounts share a row key and different ones do not; a NodeInfo copied or
+    unpickled gets this process's key for its amounts, whatever key it carried."""
+    import copy
+    import pickle
+
+    a, b, c = _with_pods(2), _with_pods(2), _with_pods(3)
+    assert a.resource_row_key == b.resource_row_key != c.resource_row_key
+    assert b.clone().resource_row_key == b.resource_row_key
+    for twin in (copy.copy(a), copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+        assert twin.resource_row == a.resource_row
+        assert twin.resource_row_key == a.resource_row_key
+    state: Any = a.__reduce_ex__(2)[2]  # what pickle and copy hand to __setstate__
+    state[1]["resource_row_key"] = c.resource_row_key  # as from another process
+    foreign = NodeInfo.__new__(NodeInfo)
+    foreign.__setstate__(state)
+    assert foreign.resource_row_key == a.resource_row_key
 
 
 @settings(max_examples=60, deadline=None)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import schedframe.cache.snapshot as snapshot_module
 from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler, Snapshot
-from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo, _differences
+from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo, _differences, _is_run
 from schedframe.testing import make_node, make_pod, selector
 
 from .test_fast_paths import IMAGES, TAINTS, ZONE, _outcome, per_node_registry
@@ -533,3 +533,25 @@ def test_node_affinity_filter_nodes_follows_relabelled_nodes() -> None:
     check()
     cache.remove_node("n7")
     check()
+
+
+@given(n=st.integers(1, 12), start=st.integers(0, 11), m=st.integers(0, 14), data=st.data())
+def test_is_run_is_the_identity_walk_from_start(n: int, start: int, m: int, data: st.DataObject) -> None:
+    """A list is a run of the base from *start* exactly when its items are the base's very
+    objects from there on, wrapping around: also with a gap, a stranger or a wrong last item."""
+    base: list[Any] = [object() for _ in range(n)]
+    start %= n
+    walk = [base[(start + i) % n] for i in range(min(m, n))]
+    change = data.draw(st.sampled_from(["none", "drop", "stranger", "last"]))
+    nodes = list(walk)
+    if nodes and change == "drop":
+        del nodes[data.draw(st.integers(0, len(nodes) - 1))]
+    elif nodes and change == "stranger":
+        nodes[data.draw(st.integers(0, len(nodes) - 1))] = object()
+    elif nodes and change == "last":
+        nodes[-1] = base[(start + len(nodes)) % n]
+    if m > n:
+        nodes += [base[(start + i) % n] for i in range(n, m)]
+    from_start = [base[(start + i) % n] for i in range(len(nodes))]
+    want = len(nodes) <= n and all(a is b for a, b in zip(nodes, from_start))
+    assert _is_run(base, start, nodes) == want

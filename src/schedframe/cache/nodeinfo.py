@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import Final, final
+from typing import Any, Final, final
 
 import attrs
 
@@ -271,28 +271,35 @@ RESOURCE_ROW_FIELDS: Final = (
 ResourceRow = tuple[int, int, int, int, int, int, int, int, int, int, bool]
 
 
-def _row(alloc: Resources, used: Resources, nz: Resources) -> ResourceRow:
-    """The row of these amounts: the one tuple every NodeInfo with equal amounts shares (while
-    it is in :data:`_ROWS`), so scorers can tell equal rows apart from different ones by
-    identity."""
-    row = (alloc.milli_cpu - used.milli_cpu, alloc.memory - used.memory,
-           alloc.ephemeral_storage - used.ephemeral_storage, alloc.pods, alloc.milli_cpu, alloc.memory,
-           nz.milli_cpu, nz.memory, used.milli_cpu, used.memory, bool(alloc.scalar or used.scalar))
+def _row(alloc: Resources, used: Resources, nz: Resources) -> tuple[ResourceRow, int]:
+    """The row of these amounts and its key (see :func:`_intern_row`)."""
+    return _intern_row((alloc.milli_cpu - used.milli_cpu, alloc.memory - used.memory,
+                        alloc.ephemeral_storage - used.ephemeral_storage, alloc.pods, alloc.milli_cpu,
+                        alloc.memory, nz.milli_cpu, nz.memory, used.milli_cpu, used.memory,
+                        bool(alloc.scalar or used.scalar)))
+
+
+def _intern_row(row: ResourceRow) -> tuple[ResourceRow, int]:
+    """The one tuple every NodeInfo with these amounts shares (while it is in :data:`_ROWS`), so
+    that scorers can tell equal rows apart from different ones by identity, and its key: a
+    number no other row content ever gets in this process (a row interned again after
+    :data:`_ROWS` started over gets a new one: only less sharing)."""
     shared = _ROWS.get(row)
     if shared is not None:
         return shared
     if len(_ROWS) >= _MAX_ROWS:  # start over: later equal rows are new tuples (only less sharing)
         _ROWS.clear()
-    _ROWS[row] = row
-    return row
+    entry = _ROWS[row] = (row, next(_row_keys))
+    return entry
 
 
-#: the rows handed out, by content (see :func:`_row`)
-_ROWS: dict[ResourceRow, ResourceRow] = {}
+#: the rows handed out and their keys, by content (see :func:`_intern_row`)
+_ROWS: dict[ResourceRow, tuple[ResourceRow, int]] = {}
 _MAX_ROWS: Final = 1 << 16
+_row_keys = itertools.count(1)
 
 
-_ZERO_ROW: Final = _row(_ZERO, _ZERO, _ZERO)
+_ZERO_ROW, _ZERO_ROW_KEY = _row(_ZERO, _ZERO, _ZERO)
 _NO_IMAGES: Final[Mapping[str, ImageStateSummary]] = freeze(None)
 
 
@@ -324,6 +331,9 @@ class NodeInfo:
             by ``schedframe.cache.nodeinfo.RESOURCE_ROW_FIELDS``), replaced (never changed)
             whenever ``allocatable``, ``requested`` or ``non_zero_requested`` is: the same
             tuple object means the same amounts.
+        resource_row_key: a number naming ``resource_row``'s amounts, replaced with it: equal
+            keys mean equal amounts (within one process; a NodeInfo unpickled or copied gets
+            this process's key).
 
     .. versionadded:: 0.1.0
     """
@@ -342,6 +352,7 @@ class NodeInfo:
         "pods_with_affinity",
         "pods_with_required_anti_affinity",
         "resource_row",
+        "resource_row_key",
         "used_ports",
     )
 
@@ -357,6 +368,7 @@ class NodeInfo:
         self._non_zero_requested: Resources = _ZERO
         self._allocatable: Resources = _ZERO
         self.resource_row: ResourceRow = _ZERO_ROW
+        self.resource_row_key: int = _ZERO_ROW_KEY
         self.used_ports = HostPortInfo()
         self.image_states: Mapping[str, ImageStateSummary] = _NO_IMAGES
         self.generation = 0
@@ -364,6 +376,14 @@ class NodeInfo:
             self.set_node(node)
         for p in pods:
             self.add_pod(p)
+
+    def __setstate__(self, state: Any) -> None:
+        """Unpickled or copied: the attributes as they were, the row interned in this process
+        (a key from another process could name other amounts here)."""
+        slots = state[1] if isinstance(state, tuple) else state
+        for name, value in slots.items():
+            object.__setattr__(self, name, value)
+        self.resource_row, self.resource_row_key = _intern_row(self.resource_row)
 
     @property
     def allocatable(self) -> Resources:
@@ -373,7 +393,7 @@ class NodeInfo:
     @allocatable.setter
     def allocatable(self, value: Resources) -> None:
         self._allocatable = value
-        self.resource_row = _row(value, self._requested, self._non_zero_requested)
+        self.resource_row, self.resource_row_key = _row(value, self._requested, self._non_zero_requested)
 
     @property
     def requested(self) -> Resources:
@@ -383,7 +403,7 @@ class NodeInfo:
     @requested.setter
     def requested(self, value: Resources) -> None:
         self._requested = value
-        self.resource_row = _row(self._allocatable, value, self._non_zero_requested)
+        self.resource_row, self.resource_row_key = _row(self._allocatable, value, self._non_zero_requested)
 
     @property
     def non_zero_requested(self) -> Resources:
@@ -394,7 +414,7 @@ class NodeInfo:
     @non_zero_requested.setter
     def non_zero_requested(self, value: Resources) -> None:
         self._non_zero_requested = value
-        self.resource_row = _row(self._allocatable, self._requested, value)
+        self.resource_row, self.resource_row_key = _row(self._allocatable, self._requested, value)
 
     def set_node(self, node: Node) -> None:
         """Set (or replace) the node object."""
@@ -509,7 +529,7 @@ class NodeInfo:
         nz = Resources(nz.milli_cpu + sign * pod.non_zero_milli_cpu, nz.memory + sign * pod.non_zero_memory)
         self._requested = req
         self._non_zero_requested = nz
-        self.resource_row = _row(self._allocatable, req, nz)
+        self.resource_row, self.resource_row_key = _row(self._allocatable, req, nz)
         if any(c.ports for c in pod.containers) or pod.init_containers:
             _add_ports(self.used_ports, pod.host_ports(), sign)
 
@@ -526,6 +546,7 @@ class NodeInfo:
         new._non_zero_requested = self._non_zero_requested
         new._allocatable = self._allocatable
         new.resource_row = self.resource_row  # the same amounts: the same tuple
+        new.resource_row_key = self.resource_row_key
         new.used_ports = self.used_ports.clone()
         new.image_states = self.image_states  # read-only; replaced, never mutated
         new.generation = self.generation

@@ -493,13 +493,12 @@ _MEMO_REST: Final = 16
 class _MemoNodesScorer:
     """Scores nodes with a cpu/memory fast path, remembering each node's score.
 
-    The fast paths read nothing of a node but its ``resource_row``, a tuple replaced (never
-    changed) whenever the node's allocatable or requested amounts are, and shared by the nodes
-    with equal amounts (:class:`~schedframe.NodeInfo` interns it). So the memo keeps, per pod
-    requests, a score per row, by the row's id (the row itself is kept too, so that no other
-    tuple can take its id meanwhile): a call looks its nodes' rows up at C speed and scores
-    each missing row once, whichever nodes hold it. Memos are bounded: at most
-    :data:`_MAX_MEMOS` request vectors, each cleared past :data:`_MAX_MEMO_ENTRIES` rows.
+    The fast paths read nothing of a node but its ``resource_row``, whose amounts its
+    ``resource_row_key`` names (equal keys, equal amounts; a key never names other amounts in
+    the process). So the memo keeps, per pod requests, a score per row key: a call looks its
+    nodes' keys up at C speed and scores each missing row once, whichever nodes hold it. Memos
+    are bounded: at most :data:`_MAX_MEMOS` request vectors, each cleared past
+    :data:`_MAX_MEMO_ENTRIES` rows.
 
     When nothing repeats (mixed node and pod shapes), a memo costs more than it saves: after a
     call where fewer than one node in :data:`_MIN_HIT_RATIO` was remembered, the next
@@ -511,8 +510,8 @@ class _MemoNodesScorer:
     def __init__(self, loop: NodesScorer) -> None:
         self._loop = loop
         self._rest = 0
-        #: pod requests -> ({id(resource_row): score}, {id(resource_row): resource_row})
-        self._memos: dict[tuple[int, ...], tuple[dict[int, int], dict[int, tuple[Any, ...]]]] = {}
+        #: pod requests -> {resource_row_key: score}
+        self._memos: dict[tuple[int, ...], dict[int, int]] = {}
 
     def __call__(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         key = pod_requests if isinstance(pod_requests, tuple) else tuple(pod_requests)
@@ -520,17 +519,15 @@ class _MemoNodesScorer:
             self._rest -= 1
             return self._loop(nodes, key)
         memos = self._memos
-        pair = memos.pop(key, None)
-        if pair is None:
+        scores = memos.pop(key, None)
+        if scores is None:
             if len(memos) >= _MAX_MEMOS:
                 del memos[next(iter(memos))]
-            pair = ({}, {})
-        elif len(pair[0]) > _MAX_MEMO_ENTRIES:
-            pair[0].clear()
-            pair[1].clear()
-        memos[key] = pair  # last: the most recently used
-        scores, rows = pair
-        out = list(map(scores.get, map(id, map(_resource_row, nodes))))
+            scores = {}
+        elif len(scores) > _MAX_MEMO_ENTRIES:
+            scores.clear()
+        memos[key] = scores  # last: the most recently used
+        out = list(map(scores.get, map(_row_key, nodes)))
         if None not in out:
             return out  # type: ignore[return-value]
         # the positions not yet scored, found by one C-level scan in all; each distinct missing
@@ -544,19 +541,17 @@ class _MemoNodesScorer:
                 positions.append(i)
         except ValueError:
             pass
-        holder = {id(nodes[i].resource_row): i for i in positions}
+        holder = {nodes[i].resource_row_key: i for i in positions}
         some = list(map(nodes.__getitem__, holder.values()))
-        for rid, score, ni in zip(holder, self._loop(some, key), some):
-            scores[rid] = score
-            rows[rid] = ni.resource_row  # kept alive: its id names no other tuple meanwhile
+        scores.update(zip(holder, self._loop(some, key)))
         for i in positions:
-            out[i] = scores[id(nodes[i].resource_row)]
+            out[i] = scores[nodes[i].resource_row_key]
         if len(out) >= _MIN_REST_NODES and len(holder) * _MIN_HIT_RATIO > len(out) * (_MIN_HIT_RATIO - 1):
             self._rest = _MEMO_REST
         return out  # type: ignore[return-value]
 
 
-_resource_row: Final = attrgetter("resource_row")
+_row_key: Final = attrgetter("resource_row_key")
 
 
 def _least_score(req: int, cap: int) -> int:

@@ -63,10 +63,16 @@ def _is_run(base: list[NodeInfo], start: int, nodes: list[NodeInfo]) -> bool:
     """Whether *nodes* holds the very objects of *base* from *start* on (wrapping around its
     end): identity comparisons at C speed."""
     m = len(nodes)
+    n = len(base)
+    if not 0 < m <= n:
+        return m == 0
     end = start + m
-    if end <= len(base):
+    # the last node first: a list with a gap (nodes a Filter rejected) fails here in O(1)
+    if base[end - 1 if end <= n else end - 1 - n] is not nodes[-1]:
+        return False
+    if end <= n:
         return base[start:end] == nodes
-    return m <= len(base) and _segment(base, start, m) == nodes
+    return _segment(base, start, m) == nodes
 
 
 def run_without(lister: object, nodes: Sequence[NodeInfo], count: Callable[[Snapshot], int]) -> bool:
