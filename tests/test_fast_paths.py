@@ -442,6 +442,7 @@ def _all_plugins(handle: Framework) -> list[Any]:
         ImageLocality(handle),
         NodeUnschedulable(),
         handle.get_plugin("PodTopologySpread"),
+        handle.get_plugin("InterPodAffinity"),
         NodeName(),
         VolumeRestrictions(handle),
         VolumeZone(handle),
@@ -552,6 +553,31 @@ def test_batch_score_without_state_fails_at_the_first_failing_node(gone_at: int)
         else:
             assert isinstance(got, Status), plugin.name
             assert status_key(got) == status_key(want), plugin.name
+
+
+@pytest.mark.parametrize("anti", [True, False])
+def test_inter_pod_affinity_one_key_filter_judges_every_kind_of_node(anti: bool) -> None:
+    """InterPodAffinity's one-key batch Filter gives each node what Filter gives it: a node
+    in a counted zone, one in a zone counted nowhere, one without the zone label, and one gone."""
+    nodes = [make_node("n0").label(ZONE, "a").obj(), make_node("n1").label(ZONE, "b").obj(),
+             make_node("n2").obj(), make_node("n3").label(ZONE, "a").obj()]
+    bound = [make_pod("web").label("app", "web").node("n0").obj()]
+    handle, _snap = _framework(in_tree_registry(), nodes, bound)
+    infos = _node_infos(nodes, bound, False)
+    gone = NodeInfo(make_node("gone").label(ZONE, "a").obj())
+    gone.remove_node()
+    infos.insert(2, gone)
+    b = make_pod("p").label("app", "web")
+    pod = (b.pod_anti_affinity(ZONE, selector({"app": "web"})) if anti
+           else b.pod_affinity(ZONE, selector({"app": "web"}))).obj()
+    plugin = handle.get_plugin("InterPodAffinity")
+    state = CycleState()
+    assert _prepare(plugin, state, pod, infos, "filter")
+    want = [(i, status_key(st)) for i, ni in enumerate(infos)
+            if (st := plugin.filter(state, pod, ni)) is not None]
+    got = [(i, status_key(st)) for i, st in plugin.filter_nodes(state, pod, infos)]
+    assert got == want
+    assert {i for i, _ in want} == ({0, 2, 4} if anti else {1, 2, 3})
 
 
 def test_no_resources_error_matches() -> None:

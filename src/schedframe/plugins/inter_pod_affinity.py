@@ -31,7 +31,7 @@ from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_not_found
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, rejections
 from ._topology import SumCache, check_keys, per_pod, selector_error
 
 if TYPE_CHECKING:
@@ -366,6 +366,19 @@ def _verdict_keys(s: PreFilterState) -> tuple[str, ...]:
     return tuple(dict.fromkeys(keys))
 
 
+def _label_value(node_info: NodeInfo, key: str) -> object:
+    """The node's value of *key* (None for a missing label), or :data:`_GONE` when the node is
+    gone."""
+    node = node_info.node
+    if node is None:
+        return _GONE
+    return node.labels.get(key)
+
+
+#: what :func:`_label_value` gives for a node that is gone
+_GONE: Final = object()
+
+
 def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
     """The node's values of *keys* (None for a missing label), or None when the node is gone."""
     node = node_info.node
@@ -394,6 +407,7 @@ class InterPodAffinity:
         self._handle = handle
         self._sums = SumCache()
         self._label_memo: RunMemo[tuple[str | None, ...] | None] = RunMemo()
+        self._value_memo: RunMemo[object] = RunMemo()  # one key's values (_filter_one_key)
 
     @property
     def name(self) -> str:
@@ -538,19 +552,16 @@ class InterPodAffinity:
         if not s.affinity_terms and not s.anti_affinity_counts and not s.existing_anti_affinity_counts:
             return [(i, node_not_found()) for i, ni in enumerate(nodes) if ni.node is None]
         keys = _verdict_keys(s)
-        values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
-                                         lambda some: [_label_values(ni, keys) for ni in some])
         # A combination holding no counted (key, value) and no missing label gets the verdict of
         # a value counted nowhere (_verdict reads only counts, and presence): judged once.
         merged = _counted_pairs(s)
+        if len(keys) == 1:  # the usual: one topology key
+            return self._filter_one_key(s, keys[0], nodes, merged)
+        values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
+                                         lambda some: [_label_values(ni, keys) for ni in some])
         counted = [{value for key, value in merged if key == k} for k in keys]
         distinct = set(values)
-        if len(keys) == 1:  # the usual: one topology key
-            hot = counted[0]
-            special = [c for c in distinct if c is None or (v := c[0]) is None or v in hot]
-        else:
-            special = [c for c in distinct
-                       if c is None or any(v is None or v in h for v, h in zip(c, counted))]
+        special = [c for c in distinct if c is None or any(v is None or v in h for v, h in zip(c, counted))]
         verdicts: dict[tuple[str | None, ...] | None, Status | None] = {
             c: (node_not_found() if c is None
                 else _verdict(s, {k: v for k, v in zip(keys, c) if v is not None}))
@@ -566,6 +577,24 @@ class InterPodAffinity:
         get = verdicts.get
         return [(idx, verdict) for idx, combo in enumerate(values)
                 if (verdict := get(combo, neutral)) is not None]
+
+    def _filter_one_key(self, s: PreFilterState, key: str, nodes: Sequence[NodeInfo],
+                        merged: set[tuple[str, str]]) -> list[tuple[int, Status]]:
+        """:meth:`filter_nodes` when the verdict reads one label key: the nodes' values of it
+        (remembered by position) are judged apart only when counted somewhere or missing, and
+        every other value together, as one counted nowhere."""
+        values = self._value_memo.values(key, self._handle.snapshot_shared_lister(), nodes,
+                                         lambda some: [_label_value(ni, key) for ni in some])
+        hot: set[object] = {value for k, value in merged if k == key}
+        verdicts: dict[object, Status | None] = {
+            value: _verdict(s, {key: cast(str, value)}) for value in hot.intersection(values)}
+        verdicts[None] = _verdict(s, {})  # the label missing
+        verdicts[_GONE] = node_not_found()
+        neutral = _verdict(s, {key: _COUNTED_NOWHERE})
+        if neutral is None:  # only the values judged apart can be rejected
+            rejected = {value: v for value, v in verdicts.items() if v is not None}
+            return rejections(list(map(rejected.get, values)))
+        return rejections(list(map(verdicts.get, values, repeat(neutral))))
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
