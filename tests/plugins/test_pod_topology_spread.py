@@ -2725,4 +2725,3 @@ def test_cached_counts_follow_cluster_changes(ops: list[Any], honor: bool) -> No
         if want[1] is not None:
             assert got[1] is not None
             assert got[1].counts == want[1].counts
-            assert got[1].host_counts == want[1].host_counts

@@ -476,12 +476,10 @@ _ScorePlan = tuple[tuple[str, "dict[str, int] | None", bool, float, int, SpreadC
 class PreScoreState:
     """What PreScore computed for Score and NormalizeScore (upstream ``preScoreState``)."""
 
-    __slots__ = ("_plan", "constraints", "counts", "host_counts", "ignored_nodes", "weights")
+    __slots__ = ("_plan", "constraints", "counts", "ignored_nodes", "weights")
 
     def __init__(self) -> None:
         self.constraints: tuple[SpreadConstraint, ...] = ()
-        #: per constraint: node name -> matching pods on it (hostname constraints only)
-        self.host_counts: list[dict[str, int] | None] = []
         #: names of nodes lacking some constraint's topology key (scored 0)
         self.ignored_nodes: set[str] = set()
         #: per constraint: topology value -> matching pods (hostname constraints count in Score)
@@ -491,12 +489,12 @@ class PreScoreState:
         self._plan: _ScorePlan | None = None
 
     def plan(self) -> _ScorePlan:
-        """Per constraint ``(key, counts, is hostname, weight, maxSkew - 1, constraint)`` for Score."""
+        """Per constraint ``(key, counts, is hostname, weight, maxSkew - 1, constraint)`` for Score
+        (no counts for a hostname constraint: Score counts on the node)."""
         plan = self._plan
         if plan is None:
-            host = self.host_counts or [None] * len(self.constraints)
             plan = self._plan = tuple(
-                (c.topology_key, host[i] if c.topology_key == LABEL_HOSTNAME else self.counts[i],
+                (c.topology_key, None if c.topology_key == LABEL_HOSTNAME else self.counts[i],
                  c.topology_key == LABEL_HOSTNAME, self.weights[i], c.max_skew - 1, c)
                 for i, c in enumerate(self.constraints))
         return plan
@@ -642,21 +640,6 @@ class PodTopologySpread:
         sums = self._sums.get(sig, nodes, contribute, delta=_count_delta(selector, ns)).sums
         return cast("dict[str, int]", sums)
 
-    def node_counts(self, nodes: Sequence[NodeInfo], pod: Pod, c: SpreadConstraint) -> dict[str, int]:
-        """Matching pods (of *pod*'s namespace) per node name, for hostname constraints' Score
-        (cached and refreshed incrementally like :meth:`domain_counts`)."""
-        selector = c.selector if c.counts_pods() else None
-        ns = pod.namespace
-
-        def contribute(info: NodeInfo) -> Contribution:
-            node = info.node
-            if node is None:
-                return ()
-            return ((node.name, count_on_node(info, selector, ns)),)
-
-        return cast("dict[str, int]", self._sums.get(("node", selector, ns), nodes, contribute,
-                                                     delta=_count_delta(selector, ns)).sums)
-
     def pre_filter_extensions(self) -> PodTopologySpread:
         """AddPod / RemovePod update the counts."""
         return self
@@ -794,8 +777,6 @@ class PodTopologySpread:
                 for value in per_value:
                     per_value[value] = totals.get(value, 0)
         s.counts = counts
-        s.host_counts = [self.node_counts(all_nodes, pod, c) if c.topology_key == LABEL_HOSTNAME else None
-                         for c in constraints]
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
@@ -817,10 +798,8 @@ class PodTopologySpread:
             value = labels.get(key)
             if value is None:
                 continue
-            if is_host:
-                cnt = counts.get(name) if counts is not None else None
-                if cnt is None:
-                    cnt = count_on_node(node_info, c.selector, pod.namespace)
+            if is_host:  # counted on the node itself, as upstream does
+                cnt = count_on_node(node_info, c.selector, pod.namespace)
             else:
                 cnt = counts.get(value, 0) if counts is not None else 0
             total += cnt * weight + base
