@@ -937,8 +937,9 @@ def test_batch_search_skips_skipped_plugins() -> None:
 
 
 def test_batch_search_grows_its_runs() -> None:
-    """When few nodes pass, later runs grow (one filter_nodes call per plugin and run) and the
-    search still stops at the node where a node-by-node search stops."""
+    """When few nodes pass, later runs grow (one filter_nodes call per plugin and run): twice
+    the last while none passed, then what the pass rate says the rest needs, a quarter more and
+    16 nodes to spare; the search still stops at the node where a node-by-node search stops."""
     calls: list[int] = []
 
     class Sparse:
@@ -958,15 +959,43 @@ def test_batch_search_grows_its_runs() -> None:
     assert [ni.name for ni in feasible] == ["m0007", "m0017", "m0027"]
     assert err is None
     assert len(rejected) == 25
-    assert calls == [3, 6, 12, 24]
+    # 3 and 6 nodes, none passing then one in 9: the 2 left need 18, and 4 + 16 to spare
+    assert calls == [3, 6, 38]
     # from the end of the list: the second run wraps around, the later ones start past the end
     calls.clear()
     ref = make_framework(filter=[PerNodeOnly(Sparse())])
     want = _reference_filter(ref, CycleState(), POD, infos[2995:] + infos[:2995], 3)
     assert want[0] == ["m2997", "m0007", "m0017"]
     assert _search(fw, CycleState(), POD, infos, 3, 2995) == want
-    assert calls == [3, 6, 12, 24]
+    assert calls == [3, 23]  # one in 3 passed: the 2 left need 6, and 1 + 16 to spare
 
+
+
+@pytest.mark.parametrize("every", [1, 2, 3, 10])
+def test_batch_search_visits_about_what_the_pass_rate_needs(every: int) -> None:
+    """One node in *every* passing, a search for 200 visits runs sized by the pass rate (not runs
+    that double past it): at most a quarter more than a node-by-node search, and finds the
+    nodes it finds."""
+    calls: list[int] = []
+
+    class Every:
+        name = "Every"
+
+        def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+            return None if int(node_info.name[1:]) % every == 0 else Status(Code.UNSCHEDULABLE, ("no",))
+
+        def filter_nodes(self, state: CycleState, pod: Pod,
+                         nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+            calls.append(len(nodes))
+            return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
+
+    fw = make_framework(filter=[Every()])
+    infos = [NodeInfo(make_node(f"m{i:05d}").obj()) for i in range(20000)]
+    feasible, _rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 200)
+    assert err is None
+    assert [ni.name for ni in feasible] == [f"m{i:05d}" for i in range(0, 200 * every, every)]
+    needed = 199 * every + 1  # up to the 200th node that passes
+    assert needed <= sum(calls) <= needed + needed // 4 + 16  # runs that doubled: 600 for 399
 
 
 def _reference_select_host(rng: random.Random, nodes: Sequence[NodeInfo], totals: Sequence[int]) -> str:

@@ -930,14 +930,22 @@ class Framework:
         """The batch search: runs of nodes through every plugin's ``filter_nodes``.
 
         The first run holds *remaining* nodes (all of which a node-by-node search would visit
-        should they all pass); later runs grow. Results past the node where a node-by-node search
-        would stop are dropped (``filter_nodes`` has no side effects), so the outcome is the same.
+        should they all pass); a later run holds what the pass rate so far says the rest needs,
+        with a margin (or twice the last run while no node passed). Results past the node where
+        a node-by-node search would stop are dropped (``filter_nodes`` has no side effects), so
+        the outcome is the same whatever the runs' sizes.
         """
         n = len(nodes)
         pos = 0  # in visiting order: nodes[(start + pos) % n]
         size = 0
+        passed = 0  # nodes that passed so far
         while pos < n:
-            size = max(1, min(max(remaining, 2 * size), _MAX_FILTER_CHUNK))
+            if passed:  # remaining / (passed / pos), a quarter more and 16 nodes to spare
+                want = -(-remaining * pos // passed)
+                want += want // 4 + 16
+            else:
+                want = 2 * size
+            size = max(1, min(max(remaining, want), _MAX_FILTER_CHUNK))
             a = start + pos
             b = a + min(size, n - pos)
             if b <= n:
@@ -957,6 +965,7 @@ class Framework:
                     return None
                 feasible.extend(run)
                 remaining -= len(run)
+                passed += len(run)
             elif not erroneous:  # the same walk, with C-level passes
                 ok = list(filterfalse(failed.__contains__, range(len(run))))
                 done = len(ok) >= remaining
@@ -968,6 +977,7 @@ class Framework:
                 if done:
                     return None
                 remaining -= len(ok)
+                passed += len(ok)
             else:
                 get = failed.get
                 for k, node_info in enumerate(run):
@@ -975,6 +985,7 @@ class Framework:
                     if status is None:
                         feasible.append(node_info)
                         remaining -= 1
+                        passed += 1
                         if not remaining:
                             return None
                     elif status.code is Code.ERROR:
