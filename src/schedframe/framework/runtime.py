@@ -27,7 +27,7 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import filterfalse, repeat
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 import attrs
@@ -967,7 +967,10 @@ class Framework:
                 remaining -= len(run)
                 passed += len(run)
             elif not erroneous:  # the same walk, with C-level passes
-                ok = list(filterfalse(failed.__contains__, range(len(run))))
+                passing = [True] * len(run)
+                for k in failed:
+                    passing[k] = False
+                ok = list(compress(range(len(run)), passing))
                 done = len(ok) >= remaining
                 if done:  # the walk stops at the last feasible node it needs
                     ok = ok[:remaining]
