@@ -34,6 +34,7 @@ from schedframe.plugins import _resource_scoring, in_tree_registry
 from schedframe.plugins._helpers import default_normalize_score, default_normalize_score_ints
 from schedframe.plugins._resource_scoring import DEFAULT_RESOURCES, ResourceSpec, cpu_memory_fast_path
 from schedframe.plugins.image_locality import ImageLocality
+from schedframe.plugins.inter_pod_affinity import InterPodAffinity
 from schedframe.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
 from schedframe.plugins.node_name import NodeName
 from schedframe.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
@@ -571,6 +572,7 @@ def test_inter_pod_affinity_one_key_filter_judges_every_kind_of_node(anti: bool)
     pod = (b.pod_anti_affinity(ZONE, selector({"app": "web"})) if anti
            else b.pod_affinity(ZONE, selector({"app": "web"}))).obj()
     plugin = handle.get_plugin("InterPodAffinity")
+    assert isinstance(plugin, InterPodAffinity)
     state = CycleState()
     assert _prepare(plugin, state, pod, infos, "filter")
     want = [(i, status_key(st)) for i, ni in enumerate(infos)
@@ -940,20 +942,9 @@ def test_batch_search_grows_its_runs() -> None:
     """When few nodes pass, later runs grow (one filter_nodes call per plugin and run): twice
     the last while none passed, then what the pass rate says the rest needs, a quarter more and
     16 nodes to spare; the search still stops at the node where a node-by-node search stops."""
-    calls: list[int] = []
-
-    class Sparse:
-        name = "Sparse"
-
-        def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-            return None if node_info.name.endswith("7") else Status(Code.UNSCHEDULABLE, ("no",))
-
-        def filter_nodes(self, state: CycleState, pod: Pod,
-                         nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-            calls.append(len(nodes))
-            return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
-
-    fw = make_framework(filter=[Sparse()])
+    sparse = _Passing("Sparse", lambda name: name.endswith("7"))
+    calls = sparse.calls
+    fw = make_framework(filter=[sparse])
     infos = [NodeInfo(make_node(f"m{i:04d}").obj()) for i in range(3000)]
     feasible, rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 3)
     assert [ni.name for ni in feasible] == ["m0007", "m0017", "m0027"]
@@ -963,12 +954,29 @@ def test_batch_search_grows_its_runs() -> None:
     assert calls == [3, 6, 38]
     # from the end of the list: the second run wraps around, the later ones start past the end
     calls.clear()
-    ref = make_framework(filter=[PerNodeOnly(Sparse())])
+    ref = make_framework(filter=[PerNodeOnly(_Passing("Sparse", lambda name: name.endswith("7")))])
     want = _reference_filter(ref, CycleState(), POD, infos[2995:] + infos[:2995], 3)
     assert want[0] == ["m2997", "m0007", "m0017"]
     assert _search(fw, CycleState(), POD, infos, 3, 2995) == want
     assert calls == [3, 23]  # one in 3 passed: the 2 left need 6, and 1 + 16 to spare
 
+
+class _Passing:
+    """A batch Filter plugin passing the nodes whose name *passes* says, recording the length of
+    each list ``filter_nodes`` is handed."""
+
+    def __init__(self, name: str, passes: Callable[[str], bool]) -> None:
+        self.name = name
+        self.passes = passes
+        self.calls: list[int] = []
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        return None if self.passes(node_info.name) else Status(Code.UNSCHEDULABLE, ("no",))
+
+    def filter_nodes(self, state: CycleState, pod: Pod,
+                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        self.calls.append(len(nodes))
+        return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
 
 
 @pytest.mark.parametrize("every", [1, 2, 3, 10])
@@ -976,20 +984,9 @@ def test_batch_search_visits_about_what_the_pass_rate_needs(every: int) -> None:
     """One node in *every* passing, a search for 200 visits runs sized by the pass rate (not runs
     that double past it): at most a quarter more than a node-by-node search, and finds the
     nodes it finds."""
-    calls: list[int] = []
-
-    class Every:
-        name = "Every"
-
-        def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
-            return None if int(node_info.name[1:]) % every == 0 else Status(Code.UNSCHEDULABLE, ("no",))
-
-        def filter_nodes(self, state: CycleState, pod: Pod,
-                         nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-            calls.append(len(nodes))
-            return [(i, s) for i, ni in enumerate(nodes) if (s := self.filter(state, pod, ni)) is not None]
-
-    fw = make_framework(filter=[Every()])
+    plugin = _Passing("Every", lambda name: int(name[1:]) % every == 0)
+    calls = plugin.calls
+    fw = make_framework(filter=[plugin])
     infos = [NodeInfo(make_node(f"m{i:05d}").obj()) for i in range(20000)]
     feasible, _rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 200)
     assert err is None
