@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,18 @@ from schedframe.sim._interrupts import HeldInterrupts, started_without_interrupt
 from schedframe.sim.sweep import Run, sweep
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+@pytest.fixture(autouse=True)
+def _python_ctrl_c() -> Iterator[None]:
+    """Ctrl-C as Python sets it up (KeyboardInterrupt), whatever the runner started the tests
+    with: a test runner started in the background of a non-interactive shell has SIGINT
+    ignored, and an ignored Ctrl-C is left ignored by design."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_ctrl_c_is_held_until_checked() -> None:
