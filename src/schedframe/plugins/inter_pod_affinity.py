@@ -30,7 +30,7 @@ from ..framework.handle import Handle, ObjectLister
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import FieldErrors, node_not_found
+from ._helpers import FieldErrors, node_not_found, nodes_of
 from ._run_memo import RunMemo, rejections
 from ._topology import SumCache, check_keys, per_pod, selector_error
 
@@ -65,7 +65,6 @@ _EXISTING_ANTI_AFFINITY_NOT_MATCH: Final = Status(
     Code.UNSCHEDULABLE, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,))
 
 _NO_LABELS: Final[Mapping[str, str]] = freeze(None)
-_node_of: Final = attrgetter("node")
 _labels_of: Final = attrgetter("labels")
 
 
@@ -379,6 +378,13 @@ def _label_value(node_info: NodeInfo, key: str) -> object:
 _GONE: Final = object()
 
 
+def _judged(values: Sequence[Any], verdicts: Mapping[Any, Status | None],
+            neutral: Status | None) -> list[tuple[int, Status]]:
+    """``filter_nodes``' answer for nodes with these label *values* (or combinations of them):
+    each one's own verdict where it was judged apart, *neutral* where not."""
+    return rejections(list(map(verdicts.get, values, repeat(neutral))))
+
+
 def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
     """The node's values of *keys* (None for a missing label), or None when the node is gone."""
     node = node_info.node
@@ -569,14 +575,7 @@ class InterPodAffinity:
         }
         neutral = (_verdict(s, dict.fromkeys(keys, _COUNTED_NOWHERE)) if len(special) < len(distinct)
                    else None)
-        if neutral is None:  # only special combinations can be rejected
-            rejected = {c: v for c, v in verdicts.items() if v is not None}
-            if not rejected:
-                return []
-            return [(idx, rejected[combo]) for idx, combo in enumerate(values) if combo in rejected]
-        get = verdicts.get
-        return [(idx, verdict) for idx, combo in enumerate(values)
-                if (verdict := get(combo, neutral)) is not None]
+        return _judged(values, verdicts, neutral)
 
     def _filter_one_key(self, s: PreFilterState, key: str, nodes: Sequence[NodeInfo],
                         merged: set[tuple[str, str]]) -> list[tuple[int, Status]]:
@@ -590,11 +589,7 @@ class InterPodAffinity:
             value: _verdict(s, {key: cast(str, value)}) for value in hot.intersection(values)}
         verdicts[None] = _verdict(s, {})  # the label missing
         verdicts[_GONE] = node_not_found()
-        neutral = _verdict(s, {key: _COUNTED_NOWHERE})
-        if neutral is None:  # only the values judged apart can be rejected
-            rejected = {value: v for value, v in verdicts.items() if v is not None}
-            return rejections(list(map(rejected.get, values)))
-        return rejections(list(map(verdicts.get, values, repeat(neutral))))
+        return _judged(values, verdicts, _verdict(s, {key: _COUNTED_NOWHERE}))
 
     # -- PreScore / Score -----------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
@@ -687,7 +682,7 @@ class InterPodAffinity:
             s = state.read(PRE_SCORE_STATE_KEY)
         except StateNotFoundError as exc:
             return Status.from_error(exc) if nodes else []
-        node_objects = list(map(_node_of, nodes))
+        node_objects = nodes_of(nodes)
         if not all(node_objects):  # a Node is always true
             return node_not_found()
         # one C-level pass per topology key: the node's value of the key, then the domain's sum

@@ -27,6 +27,7 @@ from ._helpers import (
     find_matching_untolerated_taint,
     no_args,
     node_not_found,
+    nodes_of,
     tolerations_tolerate_taint,
 )
 from ._run_memo import RunMemo, rejections, run_without, snapshot_of
@@ -64,7 +65,6 @@ ERR_REASON_NOT_MATCH: Final = "node(s) had taints that the pod didn't tolerate"
 
 #: CycleState key: the pod's tolerations with effect PreferNoSchedule or no effect.
 PRE_SCORE_STATE_KEY: Final[StateKey[tuple[Toleration, ...]]] = StateKey("PreScore" + NAME, NAME)
-_node_of: Final = attrgetter("node")
 _taints_of: Final = attrgetter("taints")
 
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNTOLERATED,))
@@ -179,7 +179,7 @@ class TaintToleration:
         # without taints (most) read at C speed, the others one by one
         if not nodes:
             return []
-        node_objects = list(map(_node_of, nodes))
+        node_objects = nodes_of(nodes)
         if tolerations is None:
             if node_objects[0] is None:
                 return node_not_found()
