@@ -9,7 +9,7 @@ plugins clones that do not change during a cycle. Plugins must treat NodeInfo as
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, final
 
 import attrs
@@ -554,3 +554,15 @@ class NodeInfo:
 
     def __repr__(self) -> str:
         return f"NodeInfo(node={self.name!r}, pods={len(self.pods)}, requested={self.requested!r})"
+
+
+def pod_changes(old: Sequence[PodInfo], new: Sequence[PodInfo]
+                ) -> tuple[Sequence[PodInfo], Sequence[PodInfo]]:
+    """The pods *new* has and *old* has not, and those *old* has and *new* has not (compared by
+    identity: a NodeInfo's clone shares its PodInfos, and an updated pod gets a new one)."""
+    k = len(old)
+    if len(new) >= k and new[:k] == old:  # the usual: pods were added (identity first, C-level)
+        return new[k:], ()
+    before = {id(p) for p in old}
+    after = {id(p) for p in new}
+    return [p for p in new if id(p) not in before], [p for p in old if id(p) not in after]

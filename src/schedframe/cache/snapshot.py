@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final, final
 
 from ..api.objects import Node, Pod
 from .listers import NodeInfoLister, SharedLister
-from .nodeinfo import ImageStateSummary, NodeInfo
+from .nodeinfo import ImageStateSummary, NodeInfo, pod_changes
 
 __all__ = ["Snapshot", "zone_key"]
 
@@ -193,6 +193,38 @@ _TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
 #: a snapshot's change log starts over after this many entries beyond twice its node count
 _MAX_CHANGES: Final = 4096
 
+#: in a change's tag (``Snapshot._change_tags``): the Node object was replaced (its labels,
+#: taints... may differ: anything counted of the node may have changed)
+CHANGED_NODE: Final = "changed-node"
+#: in a change's tag: a pod added or removed has a pod affinity or anti-affinity term
+CHANGED_AFFINITY: Final = "changed-affinity"
+_NODE_CHANGED: Final = frozenset({CHANGED_NODE})
+_NOTHING: Final[frozenset[object]] = frozenset()
+
+
+def _change_tag(prev: NodeInfo, info: NodeInfo) -> frozenset[object]:
+    """What replacing *prev* by *info* (the same node's) may have changed: :data:`CHANGED_NODE`
+    for a new Node object; else the label items (``(key, value)``) of the pods added or removed
+    (compared by identity) and :data:`CHANGED_AFFINITY` when one of them has pod (anti-)affinity
+    terms. A sum over nodes that depends on the node object and on the pods carrying one of some
+    label items only (a selector's ``app: x``) did not change when the tag holds none of them."""
+    if prev.node is not info.node:
+        return _NODE_CHANGED
+    added, removed = pod_changes(prev.pods, info.pods)
+    if not removed and len(added) == 1:  # the usual: one pod placed
+        p = added[0]
+        items = p.pod.labels.items()
+        return frozenset((*items, CHANGED_AFFINITY)) if p.has_affinity else frozenset(items)
+    if not added and not removed:
+        return _NOTHING
+    tag: set[object] = set()
+    for group in (added, removed):
+        for p in group:
+            tag.update(p.pod.labels.items())
+            if p.has_affinity:
+                tag.add(CHANGED_AFFINITY)
+    return frozenset(tag)
+
 
 @final
 class Snapshot:
@@ -214,6 +246,7 @@ class Snapshot:
         "_affinity_at",
         "_anti_affinity",
         "_anti_affinity_at",
+        "_change_tags",
         "_changes",
         "_cordoned",
         "_generation",
@@ -242,6 +275,9 @@ class Snapshot:
         #: object whenever ``_list`` is rebuilt or this one grows past its bound): per-position
         #: memos (``plugins._run_memo``) forget exactly these instead of comparing every position
         self._changes: list[int] = []
+        #: what each change of ``_changes`` may have changed (:func:`_change_tag`), by log index;
+        #: replaced with it
+        self._change_tags: list[frozenset[object]] = []
         #: how many nodes of ``_list`` are cordoned, carry taints, hold images (kept up to date
         #: by ``_set_order`` and ``_replace``)
         self._cordoned = 0
@@ -360,6 +396,7 @@ class Snapshot:
         m = self._map
         self._list = [m[name] for name in names]
         self._changes = []
+        self._change_tags = []
         if len(m) != len(self._list):
             self._map = {info.name: info for info in self._list}
         self._pos = {info.name: i for i, info in enumerate(self._list)}
@@ -400,7 +437,9 @@ class Snapshot:
         changes = self._changes
         if len(changes) > _MAX_CHANGES + 2 * len(self._list):
             changes = self._changes = []  # memos holding the old log compare every position once
+            self._change_tags = []
         changes.append(pos)
+        self._change_tags.append(_change_tag(prev, info))
         if info.pods_with_affinity or prev.pods_with_affinity:
             self._affinity, self._affinity_at = _placed(
                 self._affinity, self._affinity_at, pos, info, bool(info.pods_with_affinity))

@@ -10,23 +10,28 @@ import functools
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import eq
+from operator import eq, not_
 from typing import Any, Final, final
 
 from ..api._fields import label_selector_to_manifest
 from ..api._pod import spread_constraint_to_manifest
 from ..api.objects import LabelSelector, LabelSelectorRequirement, TopologySpreadConstraint
-from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..cache.nodeinfo import NodeInfo, PodInfo, pod_changes
+from ..cache.snapshot import CHANGED_AFFINITY, CHANGED_NODE, Snapshot
 from ._helpers import FieldErrors, label_key_errors, label_value_errors
 
 __all__ = [
     "LABEL_HOSTNAME",
     "Contribution",
     "Delta",
+    "Follow",
     "PodPairs",
     "IncrementalSum",
     "SumCache",
+    "following",
     "per_pod",
+    "probe_of",
+    "selector_probe",
     "pod_changes",
     "LABEL_TOPOLOGY_ZONE",
     "check_keys",
@@ -214,16 +219,54 @@ Contribution = tuple[tuple[Hashable, int], ...]
 Delta = Callable[[NodeInfo, NodeInfo, Contribution], "Contribution | None"]
 
 
-def pod_changes(old: Sequence[PodInfo], new: Sequence[PodInfo]
-                ) -> tuple[Sequence[PodInfo], Sequence[PodInfo]]:
-    """The pods *new* has and *old* has not, and those *old* has and *new* has not (compared by
-    identity: a NodeInfo's clone shares its PodInfos, and an updated pod gets a new one)."""
-    k = len(old)
-    if len(new) >= k and new[:k] == old:  # the usual: pods were added (identity first, C-level)
-        return new[k:], ()
-    before = {id(p) for p in old}
-    after = {id(p) for p in new}
-    return [p for p in new if id(p) not in before], [p for p in old if id(p) not in after]
+#: ``(log, tags, probe)``: a snapshot's change log (``Snapshot._changes``: the positions of its
+#: node list replaced, in order), each change's tag (``Snapshot._change_tags``) and the tag items
+#: that may change a sum (:func:`selector_probe`...): a change whose tag holds none of them left
+#: every node's contribution as it was (the node object is the same, and the pods added or
+#: removed are none a sum counts). See :func:`following`.
+Follow = tuple[list[int], list[frozenset[object]], frozenset[object]]
+
+
+def following(lister: object, nodes: Sequence[NodeInfo], probe: frozenset[object] | None) -> Follow | None:
+    """What :meth:`IncrementalSum.refresh` follows when *nodes* is the very node list of
+    *lister*, a :class:`~schedframe.Snapshot`, and a sum's *probe* is known; else None (every
+    NodeInfo is compared by identity)."""
+    if probe is None or lister.__class__ is not Snapshot or nodes is not lister._list:
+        return None
+    return lister._changes, lister._change_tags, probe
+
+
+def selector_probe(selector: LabelSelector | None) -> frozenset[object] | None:
+    """Label items of which every pod *selector* matches carries one (None when there are none
+    to name, such as for ``Exists`` alone or an empty selector): a pod carrying none of them is not
+    matched. A ``None`` selector matches no pod: an empty set."""
+    if selector is None:
+        return frozenset()
+    for item in selector.match_labels.items():
+        return frozenset((item,))
+    for req in selector.match_expressions:
+        if req.operator == "In":
+            return frozenset((req.key, v) for v in req.values)
+    return None
+
+
+def probe_of(*probes: frozenset[object] | None, node: bool = True, affinity: bool = False
+             ) -> frozenset[object] | None:
+    """The probe of a sum counting pods that some of *probes* select (their union; None when
+    one is None), with :data:`~schedframe.cache.snapshot.CHANGED_NODE` (*node*: the contribution
+    depends on the node object) and :data:`~schedframe.cache.snapshot.CHANGED_AFFINITY`
+    (*affinity*: on the terms of the pods with pod (anti-)affinity)."""
+    items: set[object] = set()
+    for p in probes:
+        if p is None:
+            return None
+        items.update(p)
+    if node:
+        items.add(CHANGED_NODE)
+    if affinity:
+        items.add(CHANGED_AFFINITY)
+    return frozenset(items)
+
 
 #: ``pairs_of(node_labels, pod)``: what one pod on a node adds to a per-pod sum
 PodPairs = Callable[[Mapping[str, str], PodInfo], Sequence[tuple[Hashable, int]]]
@@ -321,9 +364,12 @@ class IncrementalSum:
     *grouped*, keys are tuples and ``heads[key[0]]`` counts the present keys with that first item.
     """
 
-    __slots__ = ("_infos", "_interned", "_pairs", "grouped", "heads", "matches", "sums")
+    __slots__ = ("_cursor", "_infos", "_interned", "_log", "_pairs", "grouped", "heads", "matches", "sums")
 
     def __init__(self, grouped: bool = False) -> None:
+        #: the snapshot change log the positions follow, read up to ``_cursor`` (see :data:`Follow`)
+        self._log: list[int] | None = None
+        self._cursor = 0
         self._infos: list[NodeInfo] = []
         self._pairs: list[Contribution] = []
         self._interned: dict[Contribution, Contribution] = {}
@@ -344,9 +390,27 @@ class IncrementalSum:
         return len(self._infos) + len(self.sums)
 
     def refresh(self, nodes: Sequence[NodeInfo], contribute: Callable[[NodeInfo], Contribution],
-                delta: Delta | None = None) -> None:
+                delta: Delta | None = None, follow: Follow | None = None) -> None:
         """Bring :attr:`sums` up to date with *nodes*; *delta*, when given, derives a changed
-        node's contribution from its last one (see :data:`Delta`)."""
+        node's contribution from its last one (see :data:`Delta`). With *follow* (*nodes* being a
+        snapshot's node list, see :data:`Follow`), the nodes recounted are those the snapshot
+        replaced since the last refresh with that log whose tags meet the probe."""
+        log = self._log
+        self._log = None  # set again once counted: a refresh that raised leaves nothing to follow
+        if follow is None:
+            self._refresh(nodes, contribute, delta)
+            return
+        followed, tags, probe = follow
+        end = len(followed)
+        if log is followed and len(self._infos) == len(nodes) and len(tags) == end:
+            self._follow(nodes, followed, tags, probe, contribute, delta)  # type: ignore[arg-type]
+        else:
+            self._refresh(nodes, contribute, delta)  # every NodeInfo compared: now as the log says
+        self._log, self._cursor = followed, end
+
+    def _refresh(self, nodes: Sequence[NodeInfo], contribute: Callable[[NodeInfo], Contribution],
+                 delta: Delta | None) -> None:
+        """:meth:`refresh` by identity: the positions whose NodeInfo is not the one counted."""
         if not isinstance(nodes, list):
             nodes = list(nodes)
         infos = self._infos
@@ -362,15 +426,43 @@ class IncrementalSum:
                 for i in range(start, min(end, n)):
                     info = nodes[i]
                     old = infos[i]
-                    if info is not old:
-                        infos[i] = info
+                    if info is not old:  # counted first: a count that raised leaves the old pair
                         pairs[i] = self._moved(old, info, pairs[i], contribute,
                                                delta if old.name == info.name else None)
+                        infos[i] = info
             return
         if not infos:  # the first count: every node, in one pass
             self._build(nodes, contribute)
             return
         self._regroup(nodes, contribute, delta)
+
+    def _follow(self, nodes: list[NodeInfo], log: list[int], tags: list[frozenset[object]],
+                probe: frozenset[object], contribute: Callable[[NodeInfo], Contribution],
+                delta: Delta | None) -> None:
+        """:meth:`refresh` from the snapshot's log: the positions replaced since ``_cursor`` whose
+        tag meets *probe* are recounted (each once, from the NodeInfo last counted there); the
+        others take their new NodeInfo with the contribution they had."""
+        cursor = self._cursor
+        end = len(log)
+        if cursor == end:
+            return
+        self._cursor = end
+        positions = log[cursor:end]
+        infos = self._infos
+        pairs = self._pairs
+        # C-level passes: the positions whose tag holds an item of the probe, each once, in order
+        relevant = dict.fromkeys(compress(positions, map(not_, map(probe.isdisjoint, tags[cursor:end]))))
+        for pos in relevant:
+            info = nodes[pos]
+            old = infos[pos]
+            if info is not old:
+                pairs[pos] = self._moved(old, info, pairs[pos], contribute,
+                                         delta if old.name == info.name else None)
+                infos[pos] = info
+        if len(positions) * 8 > len(nodes):
+            self._infos = nodes[:]
+        else:
+            list(map(infos.__setitem__, positions, map(nodes.__getitem__, positions)))
 
     def _intern(self, pairs: Contribution) -> Contribution:
         interned = self._interned
@@ -520,7 +612,7 @@ class SumCache:
 
     def get(self, signature: Hashable, nodes: Sequence[NodeInfo],
             contribute: Callable[[NodeInfo], Contribution], *, grouped: bool = False,
-            delta: Delta | None = None) -> IncrementalSum:
+            delta: Delta | None = None, follow: Follow | None = None) -> IncrementalSum:
         """The :class:`IncrementalSum` of *signature*, refreshed over *nodes*.
 
         Its dicts stay valid until the next call for the same signature; copy what must outlive
@@ -539,5 +631,5 @@ class SumCache:
                     while entries and total > self._positions:
                         total -= entries.pop(next(iter(entries))).weight
             entries[signature] = entry
-            entry.refresh(nodes, contribute, delta)
+            entry.refresh(nodes, contribute, delta, follow)
             return entry

@@ -13,7 +13,7 @@ and Score are dict lookups per node.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
@@ -23,6 +23,7 @@ import attrs
 from ..api.frozendict import freeze
 from ..api.objects import LabelSelector, Namespace, Node, Pod, PodAffinityTerm
 from ..cache.nodeinfo import AffinityTerm, NodeInfo, PodInfo
+from ..cache.snapshot import Snapshot
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -31,8 +32,8 @@ from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_not_found, nodes_of
-from ._run_memo import RunMemo, rejections
-from ._topology import SumCache, check_keys, per_pod, selector_error
+from ._run_memo import RunMemo, rejections, snapshot_of
+from ._topology import SumCache, check_keys, following, per_pod, probe_of, selector_error, selector_probe
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -183,6 +184,34 @@ def _with_affinity(info: NodeInfo) -> Sequence[PodInfo]:
 
 def _with_required_anti_affinity(info: NodeInfo) -> Sequence[PodInfo]:
     return info.pods_with_required_anti_affinity
+
+
+def _terms_probe(terms: Iterable[IncomingTerm], affinity: bool = False) -> frozenset[object] | None:
+    """The probe (:func:`~schedframe.plugins._topology.probe_of`) of a count of the existing pods
+    that *terms* select on each node (with *affinity*, of the terms of the pods with affinity
+    too)."""
+    return probe_of(*(selector_probe(t.selector) for t in terms), affinity=affinity)
+
+
+#: the probe of a count of the terms of the existing pods with pod (anti-)affinity
+_TERMS_OF_PODS: Final = probe_of(affinity=True)
+
+
+def _with_terms(lister: Any, listed: Callable[[], Sequence[NodeInfo]]) -> Sequence[NodeInfo]:
+    """The nodes over which to count what the existing pods' (anti-)affinity terms say: *listed*
+    (the lister's nodes having such pods), or, when they are more than one in
+    :data:`_FOLLOW_SHARE` of a snapshot's nodes, its whole node list, which a count follows by its
+    change log instead of comparing a list that grows and shrinks (a node without such pods adds
+    nothing: the same counts)."""
+    some = listed()
+    if lister.__class__ is not Snapshot:
+        return some
+    every: Sequence[NodeInfo] = lister.list()
+    return every if len(some) * _FOLLOW_SHARE > len(every) else some
+
+
+#: see :func:`_with_terms`
+_FOLLOW_SHARE: Final = 16
 
 
 def _matches_all(terms: Sequence[IncomingTerm], pod: Pod) -> bool:
@@ -443,7 +472,7 @@ class InterPodAffinity:
                            self._resolve(info.required_anti_affinity_terms),
                            self._namespace_labels(pod.namespace))
         existing, s.existing_keys = self._existing_anti_affinity_counts(
-            pod, s.namespace_labels, lister.have_pods_with_required_anti_affinity_list())
+            pod, s.namespace_labels, _with_terms(lister, lister.have_pods_with_required_anti_affinity_list))
         s.existing_anti_affinity_counts = existing
         if not existing and not s.affinity_terms and not s.anti_affinity_terms:
             return None, Status.skip()
@@ -471,7 +500,8 @@ class InterPodAffinity:
 
         contribute, delta = per_pod(_with_required_anti_affinity, pairs_of)
         sig = ("existing", pod.namespace, pod.labels, ns_labels)
-        entry = self._sums.get(sig, nodes, contribute, grouped=True, delta=delta)
+        follow = following(snapshot_of(self._handle), nodes, _TERMS_OF_PODS)
+        entry = self._sums.get(sig, nodes, contribute, grouped=True, delta=delta, follow=follow)
         return cast("Counts", entry.sums), cast("set[str]", set(entry.heads))
 
     def _incoming_affinity_counts(self, terms: tuple[IncomingTerm, ...], nodes: Sequence[NodeInfo]) -> Counts:
@@ -485,7 +515,8 @@ class InterPodAffinity:
 
         contribute, delta = per_pod(_all_pods, pairs_of)
         sig = ("affinity", tuple(t.signature for t in terms))
-        return cast("Counts", self._sums.get(sig, nodes, contribute, delta=delta).sums)
+        follow = following(snapshot_of(self._handle), nodes, _terms_probe(terms))
+        return cast("Counts", self._sums.get(sig, nodes, contribute, delta=delta, follow=follow).sums)
 
     def _incoming_anti_affinity_counts(self, terms: tuple[IncomingTerm, ...],
                                        nodes: Sequence[NodeInfo]) -> Counts:
@@ -503,7 +534,8 @@ class InterPodAffinity:
 
         contribute, delta = per_pod(_all_pods, pairs_of)
         sig = ("anti", tuple(t.signature for t in terms))
-        return cast("Counts", self._sums.get(sig, nodes, contribute, delta=delta).sums)
+        follow = following(snapshot_of(self._handle), nodes, _terms_probe(terms))
+        return cast("Counts", self._sums.get(sig, nodes, contribute, delta=delta, follow=follow).sums)
 
     def pre_filter_extensions(self) -> InterPodAffinity:
         """AddPod / RemovePod update the counts."""
@@ -606,7 +638,8 @@ class InterPodAffinity:
         if parse_error is not None:
             return Status.from_error(ValueError(f"failed to parse pod: {parse_error}"))
         lister = self._handle.snapshot_shared_lister().node_infos()
-        all_nodes = lister.list() if has_constraints else lister.have_pods_with_affinity_list()
+        all_nodes = (lister.list() if has_constraints
+                     else _with_terms(lister, lister.have_pods_with_affinity_list))
         objects = self._handle.objects
         info = PodInfo.of(pod)
         aff_terms = [(IncomingTerm(w.term, objects), w.weight) for w in info.preferred_affinity_terms]
@@ -646,7 +679,9 @@ class InterPodAffinity:
         contribute, delta = per_pod(_all_pods if has_constraints else _with_affinity, pairs_of)
         sig = ("score", tuple((it.signature, weight) for it, weight in incoming_terms), pod.namespace,
                pod.labels, ns_labels, hard_weight, has_constraints)
-        sums = cast("Counts", self._sums.get(sig, all_nodes, contribute, delta=delta).sums)
+        # the pods the incoming terms select, and the terms of the pods with affinity, count
+        follow = following(lister, all_nodes, _terms_probe([it for it, _ in incoming_terms], affinity=True))
+        sums = cast("Counts", self._sums.get(sig, all_nodes, contribute, delta=delta, follow=follow).sums)
         if not sums:
             return Status.skip()
         topo: dict[str, dict[str, int]] = {}

@@ -54,7 +54,7 @@ from ._helpers import (
     find_matching_untolerated_taint,
     label_key_errors,
 )
-from ._run_memo import RunMemo
+from ._run_memo import RunMemo, snapshot_of
 from ._topology import (
     LABEL_HOSTNAME,
     LABEL_TOPOLOGY_ZONE,
@@ -64,7 +64,10 @@ from ._topology import (
     check_keys,
     constraint_from_dict,
     constraint_to_dict,
+    following,
     pod_changes,
+    probe_of,
+    selector_probe,
 )
 
 if TYPE_CHECKING:
@@ -637,7 +640,9 @@ class PodTopologySpread:
             return ((labels.get(key, ""), count_on_node(info, selector, ns)),)
 
         sig = (key, selector, ns, required_keys, affinity_sig, taint_sig)
-        sums = self._sums.get(sig, nodes, contribute, delta=_count_delta(selector, ns)).sums
+        # what a node contributes depends on its Node object and its pods the selector matches
+        follow = following(snapshot_of(self._handle), nodes, probe_of(selector_probe(selector)))
+        sums = self._sums.get(sig, nodes, contribute, delta=_count_delta(selector, ns), follow=follow).sums
         return cast("dict[str, int]", sums)
 
     def pre_filter_extensions(self) -> PodTopologySpread:
