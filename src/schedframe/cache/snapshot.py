@@ -193,7 +193,7 @@ _TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
 #: a snapshot's change log starts over after this many entries beyond twice its node count
 _MAX_CHANGES: Final = 4096
 
-#: in a change's tag (``Snapshot._change_tags``): the Node object was replaced (its labels,
+#: in a change's tag (``Snapshot._change_index``): the Node object was replaced (its labels,
 #: taints... may differ: anything counted of the node may have changed)
 CHANGED_NODE: Final = "changed-node"
 #: in a change's tag: a pod added or removed has a pod affinity or anti-affinity term
@@ -246,7 +246,7 @@ class Snapshot:
         "_affinity_at",
         "_anti_affinity",
         "_anti_affinity_at",
-        "_change_tags",
+        "_change_index",
         "_changes",
         "_cordoned",
         "_generation",
@@ -275,9 +275,9 @@ class Snapshot:
         #: object whenever ``_list`` is rebuilt or this one grows past its bound): per-position
         #: memos (``plugins._run_memo``) forget exactly these instead of comparing every position
         self._changes: list[int] = []
-        #: what each change of ``_changes`` may have changed (:func:`_change_tag`), by log index;
-        #: replaced with it
-        self._change_tags: list[frozenset[object]] = []
+        #: each item of the changes' tags (:func:`_change_tag`: what a change may have changed)
+        #: -> the indexes in ``_changes`` of the changes tagged with it, ascending; replaced with it
+        self._change_index: dict[object, list[int]] = {}
         #: how many nodes of ``_list`` are cordoned, carry taints, hold images (kept up to date
         #: by ``_set_order`` and ``_replace``)
         self._cordoned = 0
@@ -396,7 +396,7 @@ class Snapshot:
         m = self._map
         self._list = [m[name] for name in names]
         self._changes = []
-        self._change_tags = []
+        self._change_index = {}
         if len(m) != len(self._list):
             self._map = {info.name: info for info in self._list}
         self._pos = {info.name: i for i, info in enumerate(self._list)}
@@ -435,11 +435,18 @@ class Snapshot:
             self._count(info, 1)
         self._list[pos] = info
         changes = self._changes
+        index = self._change_index
         if len(changes) > _MAX_CHANGES + 2 * len(self._list):
             changes = self._changes = []  # memos holding the old log compare every position once
-            self._change_tags = []
+            index = self._change_index = {}
+        at = len(changes)
         changes.append(pos)
-        self._change_tags.append(_change_tag(prev, info))
+        for item in _change_tag(prev, info):
+            tagged = index.get(item)
+            if tagged is None:
+                index[item] = [at]
+            else:
+                tagged.append(at)
         if info.pods_with_affinity or prev.pods_with_affinity:
             self._affinity, self._affinity_at = _placed(
                 self._affinity, self._affinity_at, pos, info, bool(info.pods_with_affinity))

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import eq, not_
+from operator import eq
 from typing import Any, Final, final
 
 from ..api._fields import label_selector_to_manifest
@@ -219,12 +220,13 @@ Contribution = tuple[tuple[Hashable, int], ...]
 Delta = Callable[[NodeInfo, NodeInfo, Contribution], "Contribution | None"]
 
 
-#: ``(log, tags, probe)``: a snapshot's change log (``Snapshot._changes``: the positions of its
-#: node list replaced, in order), each change's tag (``Snapshot._change_tags``) and the tag items
-#: that may change a sum (:func:`selector_probe`...): a change whose tag holds none of them left
-#: every node's contribution as it was (the node object is the same, and the pods added or
-#: removed are none a sum counts). See :func:`following`.
-Follow = tuple[list[int], list[frozenset[object]], frozenset[object]]
+#: ``(log, index, probe)``: a snapshot's change log (``Snapshot._changes``: the positions of its
+#: node list replaced, in order), the index of its changes' tags (``Snapshot._change_index``: tag
+#: item -> the log indexes of the changes tagged with it) and the tag items that may change a sum
+#: (:func:`selector_probe`...): a change whose tag holds none of them left every node's
+#: contribution as it was (the node object is the same, and the pods added or removed are none a
+#: sum counts). See :func:`following`.
+Follow = tuple[list[int], dict[object, list[int]], frozenset[object]]
 
 
 def following(lister: object, nodes: Sequence[NodeInfo], probe: frozenset[object] | None) -> Follow | None:
@@ -233,7 +235,7 @@ def following(lister: object, nodes: Sequence[NodeInfo], probe: frozenset[object
     NodeInfo is compared by identity)."""
     if probe is None or lister.__class__ is not Snapshot or nodes is not lister._list:
         return None
-    return lister._changes, lister._change_tags, probe
+    return lister._changes, lister._change_index, probe
 
 
 def selector_probe(selector: LabelSelector | None) -> frozenset[object] | None:
@@ -400,10 +402,10 @@ class IncrementalSum:
         if follow is None:
             self._refresh(nodes, contribute, delta)
             return
-        followed, tags, probe = follow
+        followed, index, probe = follow
         end = len(followed)
-        if log is followed and len(self._infos) == len(nodes) and len(tags) == end:
-            self._follow(nodes, followed, tags, probe, contribute, delta)  # type: ignore[arg-type]
+        if log is followed and len(self._infos) == len(nodes):
+            self._follow(nodes, followed, index, probe, contribute, delta)  # type: ignore[arg-type]
         else:
             self._refresh(nodes, contribute, delta)  # every NodeInfo compared: now as the log says
         self._log, self._cursor = followed, end
@@ -436,32 +438,38 @@ class IncrementalSum:
             return
         self._regroup(nodes, contribute, delta)
 
-    def _follow(self, nodes: list[NodeInfo], log: list[int], tags: list[frozenset[object]],
+    def _follow(self, nodes: list[NodeInfo], log: list[int], index: dict[object, list[int]],
                 probe: frozenset[object], contribute: Callable[[NodeInfo], Contribution],
                 delta: Delta | None) -> None:
         """:meth:`refresh` from the snapshot's log: the positions replaced since ``_cursor`` whose
-        tag meets *probe* are recounted (each once, from the NodeInfo last counted there); the
-        others take their new NodeInfo with the contribution they had."""
+        tag meets *probe* (found in the tags' index) are recounted, each once, from the NodeInfo
+        last counted there; the others take their new NodeInfo with the contribution they had."""
         cursor = self._cursor
         end = len(log)
         if cursor == end:
             return
         self._cursor = end
-        positions = log[cursor:end]
+        hits: list[int] = []
+        for item in probe:
+            tagged = index.get(item)
+            if tagged and tagged[-1] >= cursor:
+                hits += tagged[bisect_left(tagged, cursor):]
         infos = self._infos
-        pairs = self._pairs
-        # C-level passes: the positions whose tag holds an item of the probe, each once, in order
-        relevant = dict.fromkeys(compress(positions, map(not_, map(probe.isdisjoint, tags[cursor:end]))))
-        for pos in relevant:
-            info = nodes[pos]
-            old = infos[pos]
-            if info is not old:
-                pairs[pos] = self._moved(old, info, pairs[pos], contribute,
-                                         delta if old.name == info.name else None)
-                infos[pos] = info
-        if len(positions) * 8 > len(nodes):
+        if hits:
+            if len(hits) > 1:
+                hits = sorted(set(hits))  # each change once, in log order
+            pairs = self._pairs
+            for pos in dict.fromkeys(map(log.__getitem__, hits)):
+                info = nodes[pos]
+                old = infos[pos]
+                if info is not old:
+                    pairs[pos] = self._moved(old, info, pairs[pos], contribute,
+                                             delta if old.name == info.name else None)
+                    infos[pos] = info
+        if (end - cursor) * 8 > len(nodes):
             self._infos = nodes[:]
         else:
+            positions = log[cursor:end]
             list(map(infos.__setitem__, positions, map(nodes.__getitem__, positions)))
 
     def _intern(self, pairs: Contribution) -> Contribution:

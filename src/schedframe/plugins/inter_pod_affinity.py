@@ -204,7 +204,7 @@ def _with_terms(lister: Any, listed: Callable[[], Sequence[NodeInfo]]) -> Sequen
     change log instead of comparing a list that grows and shrinks (a node without such pods adds
     nothing: the same counts)."""
     some = listed()
-    if lister.__class__ is not Snapshot:
+    if not some or lister.__class__ is not Snapshot:
         return some
     every: Sequence[NodeInfo] = lister.list()
     return every if len(some) * _FOLLOW_SHARE > len(every) else some
