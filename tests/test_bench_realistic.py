@@ -174,6 +174,30 @@ def test_openb_sizes_come_from_the_trace(monkeypatch, tmp_path):
         rl._openb_nodes_largest_first.cache_clear()
 
 
+def test_openb_uniform_sizes_follow_the_trace_read(monkeypatch, tmp_path):
+    """The uniform variant's node shape and pod size are computed once per trace read, not once
+    per node or pod, and follow another trace read later (none kept from the first)."""
+    (tmp_path / "first").mkdir()
+    first = _fake_openb(tmp_path / "first")
+    second = tmp_path / "second"
+    second.mkdir()
+    (second / "openb_node_list_gpu_node.csv").write_text(
+        "sn,cpu_milli,memory_mib,gpu,model\nopenb-node-0000,8000,32768,1,T4\n"
+        "openb-node-0001,8000,32768,1,T4\nopenb-node-0002,96000,393216,8,V100M32\n")
+    (second / "openb_pod_list_default.csv").write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\nopenb-pod-0000,2000,1024,1,1000\n")
+    u = get_workload("OpenBUniform/1213Nodes_4000Pods")
+    try:
+        for folder, node_cpu, pod_cpu in ((first, 96000, 4000), (second, 8000, 2000)):
+            monkeypatch.setenv(rl.OPENB_ENV, str(folder))
+            rl._openb_rows.cache_clear()
+            assert {u.nodes[0].make(i).allocatable_resources.milli_cpu for i in range(3)} == {node_cpu}
+            assert {u.measured[0].make(i).requests.milli_cpu for i in range(3)} == {pod_cpu}
+    finally:
+        rl._openb_rows.cache_clear()
+        rl._openb_nodes_largest_first.cache_clear()
+
+
 def test_openb_bad_file_is_a_benchmark_error(monkeypatch, tmp_path):
     """A trace file without the expected columns is a BenchmarkError naming the file."""
     (tmp_path / "openb_node_list_gpu_node.csv").write_text("sn,cpu\nx,1\n")
