@@ -466,7 +466,7 @@ class IncrementalSum:
                     pairs[pos] = self._moved(old, info, pairs[pos], contribute,
                                              delta if old.name == info.name else None)
                     infos[pos] = info
-        if (end - cursor) * 8 > len(nodes):
+        if (end - cursor) * 100 > len(nodes):  # a copy costs about what 1 in 100 items set costs
             self._infos = nodes[:]
         else:
             positions = log[cursor:end]

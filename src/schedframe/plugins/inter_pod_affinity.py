@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
-from operator import add, attrgetter
+from operator import add
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
@@ -31,7 +31,7 @@ from ..framework.handle import Handle, ObjectLister
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import FieldErrors, node_not_found, nodes_of
+from ._helpers import FieldErrors, node_labels, node_not_found, nodes_of
 from ._run_memo import RunMemo, rejections, snapshot_of
 from ._topology import SumCache, check_keys, following, per_pod, probe_of, selector_error, selector_probe
 
@@ -66,7 +66,6 @@ _EXISTING_ANTI_AFFINITY_NOT_MATCH: Final = Status(
     Code.UNSCHEDULABLE, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,))
 
 _NO_LABELS: Final[Mapping[str, str]] = freeze(None)
-_labels_of: Final = attrgetter("labels")
 
 
 # --------------------------------------------------------------------------------------------
@@ -722,7 +721,7 @@ class InterPodAffinity:
             return node_not_found()
         # one C-level pass per topology key: the node's value of the key, then the domain's sum
         # (a node without the key reads None, which no domain is: 0)
-        labels = list(map(_labels_of, node_objects))
+        labels = node_labels(cast("list[Node]", node_objects))  # none is None (checked)
         out: list[int] | None = None
         for key, inner in s.topology_score.items():
             get: Any = inner.get  # called with None too (a node without the key)

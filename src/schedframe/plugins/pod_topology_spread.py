@@ -23,6 +23,8 @@ from __future__ import annotations
 import collections
 import math
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import not_
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
@@ -53,6 +55,8 @@ from ._helpers import (
     do_not_schedule_taint,
     find_matching_untolerated_taint,
     label_key_errors,
+    node_labels,
+    nodes_of,
 )
 from ._run_memo import RunMemo, snapshot_of
 from ._topology import (
@@ -758,16 +762,20 @@ class PodTopologySpread:
         ignored = s.ignored_nodes
         non_host = [(i, c.topology_key) for i, c in enumerate(constraints)
                     if c.topology_key != LABEL_HOSTNAME]
-        for info in nodes:
-            node = info.node
-            if node is None:
-                continue
-            labels = node.labels
-            if require_all and not _node_has_keys(labels, keys):
-                ignored.add(node.name)
-                continue
-            for i, key in non_host:
-                counts[i].setdefault(labels.get(key, ""), 0)
+        # C-level passes over the nodes still there: those lacking a key are ignored (with every
+        # key required), the others' values of each key are its domains, in the order first seen
+        objects = list(filter(None, nodes_of(nodes)))  # a Node is always true
+        labels = node_labels(objects)
+        lacking: set[int] = set()
+        if require_all:
+            for key in keys:
+                has = map(dict.__contains__, labels, repeat(key))
+                lacking.update(compress(range(len(labels)), map(not_, has)))
+        if lacking:
+            ignored.update(objects[i].name for i in lacking)
+            labels = [lab for i, lab in enumerate(labels) if i not in lacking]
+        for i, key in non_host:
+            counts[i] = dict.fromkeys(map(dict.get, labels, repeat(key), repeat("")), 0)
         s.weights = [
             topology_normalizing_weight(len(nodes) - len(ignored) if c.topology_key == LABEL_HOSTNAME
                                         else len(counts[i]))
