@@ -487,6 +487,8 @@ class InterPodAffinity:
         """Upstream ``getExistingAntiAffinityCounts``: per domain, the required anti-affinity
         terms of existing pods that match *pod* (cached, refreshed incrementally; the counts
         are the cache's), and the topology keys among them."""
+        if not nodes:
+            return {}, set()  # no pod with required anti-affinity: nothing to count
 
         def pairs_of(labels: Mapping[str, str], existing: PodInfo) -> list[tuple[Hashable, int]]:
             pairs: list[tuple[Hashable, int]] = []
@@ -639,6 +641,8 @@ class InterPodAffinity:
         lister = self._handle.snapshot_shared_lister().node_infos()
         all_nodes = (lister.list() if has_constraints
                      else _with_terms(lister, lister.have_pods_with_affinity_list))
+        if not all_nodes:
+            return Status.skip()  # nothing to count: the sums would be empty
         objects = self._handle.objects
         info = PodInfo.of(pod)
         aff_terms = [(IncomingTerm(w.term, objects), w.weight) for w in info.preferred_affinity_terms]
