@@ -2725,3 +2725,51 @@ def test_cached_counts_follow_cluster_changes(ops: list[Any], honor: bool) -> No
         if want[1] is not None:
             assert got[1] is not None
             assert got[1].counts == want[1].counts
+
+
+# --------------------------------------------------------------------------------------------
+# the batch Score's columns against Score node by node
+
+_ZONE = "topology.kubernetes.io/zone"
+_HOST = "kubernetes.io/hostname"
+
+
+@settings(max_examples=60, deadline=None)
+@given(nodes=st.lists(st.tuples(st.sampled_from([None, "a", "b"]), st.booleans(),
+                                st.sampled_from([None, "r1", "r2"])), min_size=1, max_size=8),
+       bound=st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["web", "db"]),
+                                st.sampled_from(["default", "other"])), max_size=14),
+       keys=st.lists(st.sampled_from([_ZONE, _HOST, "rack"]), max_size=3, unique=True),
+       by_expression=st.booleans())
+def test_batch_score_columns_equal_score_node_by_node(nodes: list[tuple[str | None, bool, str | None]],
+                                                      bound: list[tuple[int, str, str]], keys: list[str],
+                                                      by_expression: bool) -> None:
+    """``score_nodes`` (a column per constraint, each distinct total rounded once) gives every
+    node what ``score`` gives it: nodes without a key (counted as nothing) or ignored, hostname
+    constraints counted on the node with pods of another namespace there, several constraints
+    added in order, and the system default constraints (no constraint of the pod's own: zone
+    and hostname, with nodes lacking them not ignored)."""
+    node_objs = []
+    for i, (zone, host, rack) in enumerate(nodes):
+        b = make_node(f"n{i}")
+        if zone is not None:
+            b = b.label(_ZONE, zone)
+        if host:
+            b = b.label(_HOST, f"n{i}")
+        if rack is not None:
+            b = b.label("rack", rack)
+        node_objs.append(b.obj())
+    pods = [make_pod(f"b{k}", ns).labels({"app": app}).node(f"n{i % len(nodes)}").obj()
+            for k, (i, app, ns) in enumerate(bound)]
+    sel = selector(None, ("app", "In", ("web",))) if by_expression else selector({"app": "web"})
+    incoming = make_pod("p", "default").labels({"app": "web"})
+    for n, key in enumerate(keys):
+        incoming = incoming.spread_constraint(n + 1, key, "ScheduleAnyway", sel)
+    pod = incoming.obj()
+    h = harness(node_objs, pods, objects=[Service("svc", "default", {"app": "web"})])
+    if not h.pre_score(pod).is_success():
+        return
+    infos = h._node_infos(None)
+    plugin: Any = h.plugin
+    want = [plugin.score(h.state, pod, ni)[0] for ni in infos]
+    assert plugin.score_nodes(h.state, pod, infos) == want

@@ -24,7 +24,7 @@ import collections
 import math
 from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
-from operator import not_
+from operator import add, attrgetter, is_, mul, not_
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
 
 import attrs
@@ -854,12 +854,49 @@ class PodTopologySpread:
                         if counts is not None else _go_round(0 * weight + base)
                 append(score)
             return out
-        one = self.score
+        node_objects = nodes_of(nodes)
+        if all(node_objects):  # a Node is always true
+            return self._score_columns(plan, s.ignored_nodes, pod.namespace, nodes,
+                                       cast("list[Node]", node_objects))
+        one = self.score  # a node gone: node by node, for the same first failure
         for ni in nodes:
             score, status = one(state, pod, ni)
             if status is not None:
                 return status
             append(score)
+        return out
+
+    @staticmethod
+    def _score_columns(plan: _ScorePlan, ignored: set[str], namespace: str, nodes: Sequence[NodeInfo],
+                       node_objects: list[Node]) -> list[int]:
+        """:meth:`score` of each node (every one with its Node), a column per constraint: a
+        node's total adds the constraints' terms in the same order (the same float), a node
+        without the key adds nothing (0.0), a hostname constraint counts on the node; each
+        distinct total is rounded once and ignored nodes score 0."""
+        labels = node_labels(node_objects)
+        totals: list[float] | None = None
+        for key, counts, is_host, weight, base, c in plan:
+            values = list(map(dict.get, labels, repeat(key)))
+            column: list[float]
+            if is_host:  # counted on the node itself, as upstream does
+                found = map(count_on_node, nodes, repeat(c.selector), repeat(namespace))
+                column = list(map(add, map(mul, found, repeat(weight)), repeat(base)))
+                for i in compress(range(len(values)), map(is_, values, repeat(None))):
+                    column[i] = 0.0
+            else:
+                term = {v: (counts.get(v, 0) if counts is not None else 0) * weight + base
+                        for v in set(values) if v is not None}
+                term[None] = 0.0
+                column = list(map(term.__getitem__, values))
+            totals = column if totals is None else list(map(add, totals, column))
+        if totals is None:
+            out = [0] * len(nodes)
+        else:
+            rounded = {t: _go_round(t) for t in set(totals)}
+            out = list(map(rounded.__getitem__, totals))
+        if ignored:
+            for i in compress(range(len(out)), map(ignored.__contains__, map(_NAME_OF, node_objects))):
+                out[i] = 0
         return out
 
     def score_extensions(self) -> PodTopologySpread:
@@ -1019,6 +1056,9 @@ if TYPE_CHECKING:
         _f: ScoreExtensions = p
         _g: EnqueueExtensions = p
         _h: BatchFilterPlugin = p
+
+
+_NAME_OF: Final = attrgetter("name")
 
 
 def _go_round(total: float) -> int:
