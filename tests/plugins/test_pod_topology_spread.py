@@ -2773,3 +2773,40 @@ def test_batch_score_columns_equal_score_node_by_node(nodes: list[tuple[str | No
     plugin: Any = h.plugin
     want = [plugin.score(h.state, pod, ni)[0] for ni in infos]
     assert plugin.score_nodes(h.state, pod, infos) == want
+
+
+def test_default_constraints_follow_the_objects_selecting_the_pod() -> None:
+    """The default constraints are remembered per pod shape while no Service, ReplicaSet,
+    StatefulSet or ReplicationController comes or goes: a Service added, replaced or removed, or
+    the owner gone, is seen at the next cycle; another namespace or other labels have their own."""
+    from schedframe.plugins.pod_topology_spread import SCHEDULE_ANYWAY
+
+    owner = OwnerReference("ReplicaSet", "rs", api_version="apps/v1", controller=True)
+    pod = make_pod("p", "team").labels({"app": "web", "tier": "front"}).obj()
+    pod = pod.evolve(owner_references=(owner,))
+    h = harness([make_node("n0").label("kubernetes.io/hostname", "n0").obj()],
+                objects=[ReplicaSet("rs", "team", LabelSelector({"app": "web"}))])
+    plugin: Any = h.plugin
+    store = h.objects
+
+    def selectors(p: Pod = pod) -> set[LabelSelector | None]:
+        return {c.selector for c in plugin.get_constraints(p, SCHEDULE_ANYWAY)}
+
+    by_owner = selector(None, ("app", "In", ("web",)))
+    assert selectors() == {by_owner}
+    assert selectors() == {by_owner}  # remembered: the same
+    svc = Service("svc", "team", {"tier": "front"})
+    store.add(svc)
+    assert selectors() == {selector({"tier": "front"}, ("app", "In", ("web",)))}
+    store.add(Service("svc", "team", {"tier": "back"}))  # replaced: no longer selects the pod
+    assert selectors() == {by_owner}
+    store.remove(ReplicaSet("rs", "team", LabelSelector({"app": "web"})))
+    assert selectors() == set()  # nothing selects it: no default constraint
+    store.add(svc)
+    assert selectors() == {selector({"tier": "front"})}
+    here = make_pod("q", "team").labels({"tier": "front"}).obj()
+    assert selectors(here) == {selector({"tier": "front"})}
+    elsewhere = make_pod("q", "other").labels({"tier": "front"}).obj()  # the same but its namespace
+    assert selectors(elsewhere) == set()
+    other_labels = make_pod("r", "team").labels({"tier": "back"}).obj()
+    assert selectors(other_labels) == set()

@@ -29,6 +29,9 @@ class ObjectStore:
         self._by_namespace: dict[type, dict[str, dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._watchers: list[Callable[[Any, Any], None]] = []
+        #: per kind, how many times objects of it were added or removed: what is derived from a
+        #: kind's objects stays valid while its count does
+        self._revisions: dict[type, int] = {}
         for obj in objects:
             self.add(obj)
 
@@ -54,6 +57,7 @@ class ObjectStore:
             kind = self._by_kind.setdefault(type(obj), {})
             old = kind.get(key)
             kind[key] = obj
+            self._revisions[type(obj)] = self._revisions.get(type(obj), 0) + 1
             self._by_namespace.setdefault(type(obj), {}).setdefault(key[0], {})[key[1]] = obj
         if notify and self._watchers:
             self._notify(old, obj)
@@ -65,6 +69,7 @@ class ObjectStore:
         with self._lock:
             old = self._by_kind.get(type(obj), {}).pop(key, None)
             if old is not None:
+                self._revisions[type(obj)] += 1
                 names = self._by_namespace[type(obj)][key[0]]
                 del names[key[1]]
                 if not names:
@@ -72,6 +77,10 @@ class ObjectStore:
         if notify and old is not None and self._watchers:
             self._notify(old, None)
         return old
+
+    def _revision(self, kind: type) -> int:
+        """How many times objects of *kind* were added or removed (0: never)."""
+        return self._revisions.get(kind, 0)
 
     def get(self, kind: type[T], name: str, namespace: str = "") -> T | None:
         """The object of *kind* named *name* in *namespace*."""

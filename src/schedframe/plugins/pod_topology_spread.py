@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import collections
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import add, attrgetter, is_, mul, not_
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, final
@@ -558,6 +558,9 @@ class PodTopologySpread:
         self._has_soft_defaults = any(c.when_unsatisfiable == SCHEDULE_ANYWAY
                                       for c in self.default_constraints)
         self._sums = SumCache()
+        #: (the selecting kinds' store revisions, action, namespace, labels, controller) -> the
+        #: pod's default constraints (see :meth:`build_default_constraints`)
+        self._defaults: dict[Hashable, tuple[SpreadConstraint, ...]] = {}
         #: each node's label values of the constraints' keys, by position (see filter_nodes)
         self._label_memo: RunMemo[tuple[str | None, ...] | None] = RunMemo()
 
@@ -577,10 +580,25 @@ class PodTopologySpread:
         constraints = filter_constraints(self.default_constraints, pod.labels, action)
         if not constraints:
             return []
-        selector = default_selector(pod, self._handle.objects)
-        if selector.is_empty():
-            return []
-        return [attrs.evolve(c, selector=selector) for c in constraints]
+        objects = self._handle.objects
+        key: Hashable = None
+        if objects.__class__ is ObjectStore:
+            # the same while no Service, ReplicationController, ReplicaSet or StatefulSet comes
+            # or goes: remembered, instead of listing the namespace's Services every cycle
+            revision = objects._revision
+            owner = next((o for o in pod.owner_references if o.controller), None)
+            key = (revision(Service), revision(ReplicationController), revision(ReplicaSet),
+                   revision(StatefulSet), action, pod.namespace, pod.labels, owner)
+            known = self._defaults.get(key)
+            if known is not None:
+                return list(known)
+        selector = default_selector(pod, objects)
+        found = [] if selector.is_empty() else [attrs.evolve(c, selector=selector) for c in constraints]
+        if key is not None:
+            if len(self._defaults) >= _MAX_DEFAULTS:
+                self._defaults.clear()
+            self._defaults[key] = tuple(found)
+        return found
 
     def get_constraints(self, pod: Pod, action: str = DO_NOT_SCHEDULE) -> list[SpreadConstraint]:
         """The pod's constraints with *action*, or the default ones when it has none."""
@@ -1059,6 +1077,8 @@ if TYPE_CHECKING:
 
 
 _NAME_OF: Final = attrgetter("name")
+#: at most this many pods' default constraints remembered (then forgotten at once)
+_MAX_DEFAULTS: Final = 4096
 
 
 def _go_round(total: float) -> int:
