@@ -349,13 +349,26 @@ def count_pods_match_selector(pods: Sequence[PodInfo], selector: LabelSelector |
 def count_on_node(info: NodeInfo, selector: LabelSelector | None, ns: str) -> int:
     """:func:`count_pods_match_selector` over *info*'s pods; a selector of one label (the usual
     ``app: x``) is read from the node's label counts (:meth:`NodeInfo.pod_label_counts
-    <schedframe.NodeInfo.pod_label_counts>`), shared by every selector that counts there."""
+    <schedframe.NodeInfo.pod_label_counts>`), shared by every selector that counts there, and
+    any other is 0 without a pod looked at when a label it requires (of ``matchLabels``, or every
+    value of an ``In``) is on none of the node's pods (the system default selectors: a Service's
+    labels and ``In`` requirements from the owner's)."""
     if selector is None or not info.pods:
         return 0
     labels = selector.match_labels
-    if len(labels) == 1 and not selector.match_expressions:
+    exprs = selector.match_expressions
+    counts = info.pod_label_counts()
+    if len(labels) == 1 and not exprs:
         (k, v), = labels.items()
-        return info.pod_label_counts().get((ns, k, v), 0)
+        return counts.get((ns, k, v), 0)
+    # a pod the selector matches carries every label of matchLabels and one value of each In:
+    # where the node's pods (of the namespace, not being deleted) lack one, none matches
+    for k, v in labels.items():
+        if (ns, k, v) not in counts:
+            return 0
+    for req in exprs:
+        if req.operator == "In" and not any((ns, req.key, v) in counts for v in req.values):
+            return 0
     return count_pods_match_selector(info.pods, selector, ns)
 
 
@@ -476,14 +489,14 @@ class PreFilterState:
 
 
 #: Per constraint ``(key, counts, is hostname, weight, maxSkew - 1, constraint)``.
-_ScorePlan = tuple[tuple[str, "dict[str, int] | None", bool, float, int, SpreadConstraint], ...]
+_ScorePlan = tuple[tuple[str, "Mapping[str, int] | None", bool, float, int, SpreadConstraint], ...]
 
 
 @final
 class PreScoreState:
     """What PreScore computed for Score and NormalizeScore (upstream ``preScoreState``)."""
 
-    __slots__ = ("_plan", "constraints", "counts", "ignored_nodes", "weights")
+    __slots__ = ("_plan", "constraints", "counts", "host_counts", "ignored_nodes", "weights")
 
     def __init__(self) -> None:
         self.constraints: tuple[SpreadConstraint, ...] = ()
@@ -491,17 +504,23 @@ class PreScoreState:
         self.ignored_nodes: set[str] = set()
         #: per constraint: topology value -> matching pods (hostname constraints count in Score)
         self.counts: list[dict[str, int]] = []
+        #: per constraint: for a hostname constraint, node name -> its matching pods where there
+        #: are some (what Score counts on each node, counted ahead by a count that follows the
+        #: snapshot; the cache's: not to be modified), else None
+        self.host_counts: list[Mapping[str, int] | None] = []
         #: per constraint: ``log(number of domains + 2)``
         self.weights: list[float] = []
         self._plan: _ScorePlan | None = None
 
     def plan(self) -> _ScorePlan:
         """Per constraint ``(key, counts, is hostname, weight, maxSkew - 1, constraint)`` for Score
-        (no counts for a hostname constraint: Score counts on the node)."""
+        (for a hostname constraint, the counts per node name of :attr:`host_counts`, or None:
+        Score counts on the node)."""
         plan = self._plan
         if plan is None:
+            host = self.host_counts or [None] * len(self.constraints)
             plan = self._plan = tuple(
-                (c.topology_key, None if c.topology_key == LABEL_HOSTNAME else self.counts[i],
+                (c.topology_key, host[i] if c.topology_key == LABEL_HOSTNAME else self.counts[i],
                  c.topology_key == LABEL_HOSTNAME, self.weights[i], c.max_skew - 1, c)
                 for i, c in enumerate(self.constraints))
         return plan
@@ -808,8 +827,26 @@ class PodTopologySpread:
                 for value in per_value:
                     per_value[value] = totals.get(value, 0)
         s.counts = counts
+        if any(c.topology_key == LABEL_HOSTNAME for c in constraints):
+            s.host_counts = [self._host_counts(all_nodes, c.selector, pod.namespace)
+                             if c.topology_key == LABEL_HOSTNAME else None for c in constraints]
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
+
+    def _host_counts(self, nodes: Sequence[NodeInfo], selector: LabelSelector | None,
+                     ns: str) -> Mapping[str, int]:
+        """Per node name, the pods of *nodes* that *selector* matches in namespace *ns* (only the
+        nodes with some): what Score counts on each node (:func:`count_on_node`), kept across
+        cycles by a count that follows the snapshot's log, so that Score reads it at C speed."""
+        if selector is None:
+            return {}
+
+        def contribute(info: NodeInfo) -> Contribution:
+            n = count_on_node(info, selector, ns)
+            return ((info.name, n),) if n else ()
+
+        follow = following(snapshot_of(self._handle), nodes, probe_of(selector_probe(selector)))
+        return self._sums.get(("host", selector, ns), nodes, contribute, follow=follow).sums  # type: ignore[return-value]
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """The weighted number of matching pods in the node's domains (lower is better)."""
@@ -896,8 +933,9 @@ class PodTopologySpread:
         for key, counts, is_host, weight, base, c in plan:
             values = list(map(dict.get, labels, repeat(key)))
             column: list[float]
-            if is_host:  # counted on the node itself, as upstream does
-                found = map(count_on_node, nodes, repeat(c.selector), repeat(namespace))
+            if is_host:  # counted on the node itself, as upstream does (ahead, in PreScore)
+                found = (map(counts.get, map(_NAME_OF, nodes), repeat(0)) if counts is not None
+                         else map(count_on_node, nodes, repeat(c.selector), repeat(namespace)))
                 column = list(map(add, map(mul, found, repeat(weight)), repeat(base)))
                 for i in compress(range(len(values)), map(is_, values, repeat(None))):
                     column[i] = 0.0
