@@ -8,6 +8,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,7 +37,8 @@ from .test_bench import _result
 
 ROOT = Path(__file__).resolve().parent.parent
 REALISTIC = ["SkippyComparison/5000Nodes_3000Pods", "UniformShapes/5000Nodes_5000Pods",
-             "MixedShapes/5000Nodes_5000Pods", "OpenBUniform/1213Nodes_4000Pods", "OpenB/1213Nodes_4000Pods",
+             "MixedShapes/5000Nodes_5000Pods", "DefaultSpread/5000Nodes_5000Pods",
+             "OpenBUniform/1213Nodes_4000Pods", "OpenB/1213Nodes_4000Pods",
              "OpenBUniform/10000Nodes_10000Pods", "OpenB/10000Nodes_10000Pods"]
 
 
@@ -106,6 +108,38 @@ def test_mixed_shapes_are_mixed():
                 for n in (uniform.nodes[0].make(i) for i in range(50))}) == 1
     assert all(not p.topology_spread_constraints and p.affinity is None
                for p in (uniform.measured[0].make(i) for i in range(50)))
+
+
+def test_default_spread_is_uniform_shapes_under_the_default_constraints(monkeypatch):
+    """DefaultSpread's pods are UniformShapes' with an owner; the runner hands the scheduler the
+    ReplicaSets and Services, so PodTopologySpread's system default constraints (zone and
+    hostname) apply to every pod, with the owner's and the Service's selector."""
+    from schedframe import ReplicaSet, Scheduler, Service
+    from schedframe.plugins.pod_topology_spread import SCHEDULE_ANYWAY
+
+    w = get_workload("DefaultSpread/5000Nodes_5000Pods")
+    uniform = get_workload("UniformShapes/5000Nodes_5000Pods")
+    assert w.baseline == uniform.name
+    pods = [w.measured[0].make(i) for i in range(3)]
+    assert [p.evolve(owner_references=()) for p in pods] == [uniform.measured[0].make(i) for i in range(3)]
+    made: list[Scheduler] = []
+    init = Scheduler.__init__
+
+    def keep(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(Scheduler, "__init__", keep)
+    r = run_workload(w.scaled(0.002))
+    assert (r.scheduled, r.unscheduled) == (10, 0)
+    s = made[-1]
+    assert len(s.objects.list(ReplicaSet)) == len(s.objects.list(Service)) == 60
+    plugin: Any = s.frameworks["default-scheduler"].get_plugin("PodTopologySpread")
+    constraints = plugin.get_constraints(pods[1], SCHEDULE_ANYWAY)
+    keys = sorted(c.topology_key for c in constraints)
+    assert keys == ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]
+    assert all(c.selector.matches(pods[1].labels) and not c.selector.matches(pods[2].labels)
+               for c in constraints)
 
 
 def test_items_depend_on_their_index_only():

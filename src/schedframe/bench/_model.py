@@ -10,7 +10,7 @@ workload).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import final
 
 import attrs
@@ -87,6 +87,8 @@ class BenchWorkload:
         scale: the factor this workload was scaled by (1.0: upstream's size).
         baseline: the name of the workload this one is compared with (the uniform variant of
             the same size): the report gives the ratio of their pods per CPU second.
+        objects: makes the other cluster objects the plugins read (Services, ReplicaSets...),
+            added before the nodes (``None``: none but the namespaces).
         unavailable: returns why the workload cannot run here (data files missing), or
             ``None``; such a workload is skipped with that reason.
     """
@@ -105,6 +107,7 @@ class BenchWorkload:
     scale: float = 1.0
     baseline: str | None = None
     unavailable: Callable[[], str | None] | None = None
+    objects: Callable[[], Sequence[object]] | None = None
 
     def skip_reason(self) -> str | None:
         """Why this workload cannot run here, or ``None`` when it can."""
@@ -151,5 +154,9 @@ class BenchWorkload:
     def build_namespaces(self) -> list[Namespace]:
         """The Namespace objects."""
         return [Namespace(ns) for ns in self.namespaces]
+
+    def build_objects(self) -> list[object]:
+        """The Namespace objects, then the other objects (:attr:`objects`)."""
+        return [*self.build_namespaces(), *(self.objects() if self.objects is not None else ())]
 
 

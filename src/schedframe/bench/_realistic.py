@@ -12,6 +12,11 @@ once. These workloads are what they are not good at:
   node affinity (required and preferred), a node selector, zone and hostname spreading, and
   pod anti-affinity (preferred and required). ``UniformShapes/5000Nodes_5000Pods`` is the same
   size with one node shape and one pod size and no constraints.
+* ``DefaultSpread/5000Nodes_5000Pods``: UniformShapes' nodes and pods, each pod owned by its
+  app's ReplicaSet and selected by its app's Service, so that PodTopologySpread's system default
+  constraints (zone and hostname, ``ScheduleAnyway``) score every pod, as they score a
+  Deployment's pods in a real cluster; its uniform variant is UniformShapes (no owner, no
+  Service: no default constraint).
 * ``OpenB/1213Nodes_4000Pods`` and ``OpenB/10000Nodes_10000Pods``: node and pod CPU / memory
   sizes of Alibaba's openb GPU-cluster trace (GPUs left out), read from the trace's CSV files
   (the folder ``$SCHEDFRAME_OPENB`` names, read by :mod:`schedframe.gpushare.openb`); skipped
@@ -36,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from ..api.objects import Node, Pod
+from ..api.objects import LabelSelector, Node, OwnerReference, Pod, ReplicaSet, Service
 from ..errors import GpuShareError
 from ..gpushare.openb import read_nodes, read_tasks
 from ..testing import make_node, make_pod, selector
@@ -195,6 +200,26 @@ def _uniform_pod(prefix: str, cpu_milli: int = 1000, memory_mib: int = 2048) -> 
     return make
 
 
+def _owned_pod(prefix: str) -> Callable[[int], Pod]:
+    """UniformShapes' pod *i*, owned by its app's ReplicaSet (see :func:`_app_objects`)."""
+    uniform = _uniform_pod(prefix)
+
+    def make(i: int) -> Pod:
+        owner = OwnerReference("ReplicaSet", f"app-{i % _APPS}", api_version="apps/v1", controller=True)
+        return uniform(i).evolve(owner_references=(owner,))
+
+    return make
+
+
+def _app_objects() -> list[object]:
+    """Per app, the ReplicaSet owning its pods and the Service selecting them."""
+    out: list[object] = []
+    for a in range(_APPS):
+        out.append(ReplicaSet(f"app-{a}", "default", LabelSelector({APP_LABEL: f"app-{a}"})))
+        out.append(Service(f"app-{a}", "default", {APP_LABEL: f"app-{a}"}))
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # openb
 
@@ -309,13 +334,15 @@ def realistic_workloads() -> list[BenchWorkload]:
     def w(name: str, description: str, nodes: tuple[int, Callable[[int], Node]],
           initial: tuple[int, Callable[[int], Pod]] | None, measured: tuple[int, Callable[[int], Pod]],
           baseline: str | None = None, unavailable: Callable[[], str | None] | None = None,
-          initial_mode: str | None = None) -> BenchWorkload:
+          initial_mode: str | None = None,
+          objects: Callable[[], list[object]] | None = None) -> BenchWorkload:
         return BenchWorkload(
             name=name, description=description,
             nodes=(NodeGroup(count=nodes[0], make=nodes[1]),),
             initial=(BenchPodGroup(count=initial[0], make=initial[1]),) if initial else (),
             measured=(BenchPodGroup(count=measured[0], make=measured[1]),),
-            group="realistic", baseline=baseline, unavailable=unavailable, initial_mode=initial_mode)
+            group="realistic", baseline=baseline, unavailable=unavailable, initial_mode=initial_mode,
+            objects=objects)
 
     out: list[BenchWorkload] = [
         w("SkippyComparison/5000Nodes_3000Pods",
@@ -330,6 +357,10 @@ def realistic_workloads() -> list[BenchWorkload]:
           "12 node shapes, labels, zones, taints; 24 pod sizes with tolerations, affinity, spreading",
           (5000, _mixed_node), (5000, _mixed_pod("init")), (5000, _mixed_pod("pod")),
           baseline="UniformShapes/5000Nodes_5000Pods", initial_mode="schedule"),
+        w("DefaultSpread/5000Nodes_5000Pods",
+          "UniformShapes with each pod's ReplicaSet and Service: the system default spreading scores",
+          (5000, _uniform_node), (5000, _owned_pod("init")), (5000, _owned_pod("pod")),
+          baseline="UniformShapes/5000Nodes_5000Pods", initial_mode="schedule", objects=_app_objects),
     ]
     for nodes, pods in ((1213, 4000), (10000, 10000)):
         uniform = f"OpenBUniform/{nodes}Nodes_{pods}Pods"

@@ -382,7 +382,7 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
 
     say(f"{workload.name}: {workload.node_count} nodes")
     t = pc()
-    sched = Scheduler(config, seed=seed, registry=registry, objects=workload.build_namespaces())
+    sched = Scheduler(config, seed=seed, registry=registry, objects=workload.build_objects())
     nodes = workload.build_nodes()
     for node in nodes:
         sched.add_node(node)
