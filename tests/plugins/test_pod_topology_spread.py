@@ -2773,6 +2773,11 @@ def test_batch_score_columns_equal_score_node_by_node(nodes: list[tuple[str | No
     plugin: Any = h.plugin
     want = [plugin.score(h.state, pod, ni)[0] for ni in infos]
     assert plugin.score_nodes(h.state, pod, infos) == want
+    # NodeInfos that are not the snapshot's (one more web pod on the first): counted on them
+    first = infos[0].clone()
+    first.add_pod(make_pod("extra", "default").labels({"app": "web"}).node(first.name).obj())
+    others = [first, *infos[1:]]
+    assert plugin.score_nodes(h.state, pod, others) == [plugin.score(h.state, pod, ni)[0] for ni in others]
 
 
 def test_default_constraints_follow_the_objects_selecting_the_pod() -> None:

@@ -41,6 +41,7 @@ from ..api.objects import (
     TopologySpreadConstraint,
 )
 from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..cache.snapshot import Snapshot
 from ..cache.store import ObjectStore
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
@@ -911,6 +912,10 @@ class PodTopologySpread:
             return out
         node_objects = nodes_of(nodes)
         if all(node_objects):  # a Node is always true
+            if s.host_counts and not _the_snapshots(snapshot_of(self._handle), nodes):
+                # hostname counts were counted ahead on the snapshot's NodeInfos: count these
+                plan = tuple((key, None if is_host else counts, is_host, weight, base, c)
+                             for key, counts, is_host, weight, base, c in plan)
             return self._score_columns(plan, s.ignored_nodes, pod.namespace, nodes,
                                        cast("list[Node]", node_objects))
         one = self.score  # a node gone: node by node, for the same first failure
@@ -1115,6 +1120,14 @@ if TYPE_CHECKING:
 
 
 _NAME_OF: Final = attrgetter("name")
+
+
+def _the_snapshots(lister: object, nodes: Sequence[NodeInfo]) -> bool:
+    """Whether *nodes* are NodeInfos of *lister*, a :class:`~schedframe.Snapshot` (the very
+    objects, compared at C speed)."""
+    if lister.__class__ is not Snapshot:
+        return False
+    return all(map(is_, map(lister.get, map(_NAME_OF, nodes)), nodes))
 #: at most this many pods' default constraints remembered (then forgotten at once)
 _MAX_DEFAULTS: Final = 4096
 
