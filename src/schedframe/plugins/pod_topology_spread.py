@@ -1127,7 +1127,7 @@ def _the_snapshots(lister: object, nodes: Sequence[NodeInfo]) -> bool:
     objects, compared at C speed)."""
     if lister.__class__ is not Snapshot:
         return False
-    return all(map(is_, map(lister.get, map(_NAME_OF, nodes)), nodes))
+    return all(map(is_, map(lister._map.get, map(_NAME_OF, nodes)), nodes))
 #: at most this many pods' default constraints remembered (then forgotten at once)
 _MAX_DEFAULTS: Final = 4096
 
