@@ -912,12 +912,14 @@ class PodTopologySpread:
             return out
         node_objects = nodes_of(nodes)
         if all(node_objects):  # a Node is always true
-            if s.host_counts and not _the_snapshots(snapshot_of(self._handle), nodes):
+            # read once: for the hostname counts counted ahead and the ignored nodes
+            names = list(map(_NAME_OF, nodes)) if s.host_counts or s.ignored_nodes else []
+            if s.host_counts and not _the_snapshots(snapshot_of(self._handle), nodes, names):
                 # hostname counts were counted ahead on the snapshot's NodeInfos: count these
                 plan = tuple((key, None if is_host else counts, is_host, weight, base, c)
                              for key, counts, is_host, weight, base, c in plan)
             return self._score_columns(plan, s.ignored_nodes, pod.namespace, nodes,
-                                       cast("list[Node]", node_objects))
+                                       cast("list[Node]", node_objects), names)
         one = self.score  # a node gone: node by node, for the same first failure
         for ni in nodes:
             score, status = one(state, pod, ni)
@@ -928,18 +930,19 @@ class PodTopologySpread:
 
     @staticmethod
     def _score_columns(plan: _ScorePlan, ignored: set[str], namespace: str, nodes: Sequence[NodeInfo],
-                       node_objects: list[Node]) -> list[int]:
+                       node_objects: list[Node], names: list[str]) -> list[int]:
         """:meth:`score` of each node (every one with its Node), a column per constraint: a
         node's total adds the constraints' terms in the same order (the same float), a node
         without the key adds nothing (0.0), a hostname constraint counts on the node; each
-        distinct total is rounded once and ignored nodes score 0."""
+        distinct total is rounded once and ignored nodes score 0. *names* are the nodes' names
+        (needed with hostname counts or ignored nodes)."""
         labels = node_labels(node_objects)
         totals: list[float] | None = None
         for key, counts, is_host, weight, base, c in plan:
             values = list(map(dict.get, labels, repeat(key)))
             column: list[float]
             if is_host:  # counted on the node itself, as upstream does (ahead, in PreScore)
-                found = (map(counts.get, map(_NAME_OF, nodes), repeat(0)) if counts is not None
+                found = (map(counts.get, names, repeat(0)) if counts is not None
                          else map(count_on_node, nodes, repeat(c.selector), repeat(namespace)))
                 column = list(map(add, map(mul, found, repeat(weight)), repeat(base)))
                 for i in compress(range(len(values)), map(is_, values, repeat(None))):
@@ -956,7 +959,7 @@ class PodTopologySpread:
             rounded = {t: _go_round(t) for t in set(totals)}
             out = list(map(rounded.__getitem__, totals))
         if ignored:
-            for i in compress(range(len(out)), map(ignored.__contains__, map(_NAME_OF, node_objects))):
+            for i in compress(range(len(out)), map(ignored.__contains__, names)):
                 out[i] = 0
         return out
 
@@ -1122,12 +1125,12 @@ if TYPE_CHECKING:
 _NAME_OF: Final = attrgetter("name")
 
 
-def _the_snapshots(lister: object, nodes: Sequence[NodeInfo]) -> bool:
-    """Whether *nodes* are NodeInfos of *lister*, a :class:`~schedframe.Snapshot` (the very
-    objects, compared at C speed)."""
+def _the_snapshots(lister: object, nodes: Sequence[NodeInfo], names: list[str]) -> bool:
+    """Whether *nodes* (named *names*) are NodeInfos of *lister*, a
+    :class:`~schedframe.Snapshot` (the very objects, compared at C speed)."""
     if lister.__class__ is not Snapshot:
         return False
-    return all(map(is_, map(lister._map.get, map(_NAME_OF, nodes)), nodes))
+    return all(map(is_, map(lister._map.get, names), nodes))
 #: at most this many pods' default constraints remembered (then forgotten at once)
 _MAX_DEFAULTS: Final = 4096
 
