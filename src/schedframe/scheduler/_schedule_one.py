@@ -39,7 +39,7 @@ from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..plugins._victims_memo import VictimsMemo, nominator_checks
 from ..queue.scheduling_queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
-from ._state import SchedulerBase, _Binding
+from ._state import FilterPhase, SchedulerBase, _Binding
 
 __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
@@ -249,7 +249,12 @@ class ScheduleOneMixin(SchedulerBase):
         num_nodes = snapshot.num_nodes()
         if num_nodes == 0:
             raise _CycleError(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_NO_NODES_AVAILABLE,)))
+        start = self._next_start_node_index
         feasible, diagnosis = self._find_nodes_that_fit_pod(fwk, state, pod, snapshot)
+        probe = self._on_filtered
+        if probe is not None:
+            probe(FilterPhase(pod, fwk, snapshot, start, self._next_start_node_index,
+                              tuple(ni.name for ni in feasible), diagnosis))
         if not feasible:
             raise FitError(pod, num_nodes, diagnosis)
         if len(feasible) == 1:

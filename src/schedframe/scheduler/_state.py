@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ..queue.nominator import PodNominator
     from ..queue.scheduling_queue import SchedulingQueue
 
-__all__ = ["SchedulerBase"]
+__all__ = ["FilterPhase", "SchedulerBase"]
 
 logger = logging.getLogger("schedframe")
 
@@ -57,6 +57,29 @@ class _Binding:
     bound: bool = False
     #: the failure path (Unreserve, forget, requeue) ran
     undone: bool = False
+
+
+@attrs.frozen
+class FilterPhase:
+    """The end of a scheduling cycle's filtering (internal; the oracle harness reads it).
+
+    Attributes:
+        pod: the pod being scheduled.
+        framework: its profile's framework.
+        snapshot: the snapshot the cycle reads.
+        start_index: the round-robin start before the cycle.
+        next_start_index: the round-robin start after it.
+        feasible: the feasible nodes found (the nodes to score), in visiting order.
+        diagnosis: the rejections recorded.
+    """
+
+    pod: Pod
+    framework: Framework
+    snapshot: Snapshot
+    start_index: int
+    next_start_index: int
+    feasible: tuple[str, ...]
+    diagnosis: Diagnosis
 
 
 class SchedulerBase:
@@ -77,6 +100,7 @@ class SchedulerBase:
         frameworks: dict[str, Framework]
         extenders: tuple[Extender, ...]
         on_pop: Callable[[QueuedPodInfo], None] | None
+        _on_filtered: Callable[[FilterPhase], None] | None
         _lock: threading.RLock
         _pm: Any
         _rng: random.Random

@@ -292,6 +292,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         if on_pop is not None and not callable(on_pop):
             raise ArgumentTypeError(f"Scheduler: on_pop must be callable, got {type(on_pop).__name__}")
         self.on_pop: Callable[[QueuedPodInfo], None] | None = on_pop
+        self._on_filtered = None
         self._pm = plugin_manager
         self._lock = threading.RLock()
 

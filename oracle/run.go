@@ -1,0 +1,701 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+)
+
+// minFeasibleNodesToFind and minFeasibleNodesPercentageToFind are upstream's constants of
+// numFeasibleNodesToFind (pkg/scheduler/schedule_one.go), used to check the cycle's window.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// waitFor bounds every wait on the scheduler's goroutines and informers.
+const waitFor = 30 * time.Second
+
+type statusRecord struct {
+	Code    string   `json:"code"`
+	Plugin  string   `json:"plugin,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+type nodeStatus struct {
+	Node string `json:"node"`
+	statusRecord
+}
+
+type pluginScore struct {
+	Plugin string `json:"plugin"`
+	Score  int64  `json:"score"`
+}
+
+type nodeScore struct {
+	Node   string        `json:"node"`
+	Scores []pluginScore `json:"scores"`
+	Raw    []pluginScore `json:"raw,omitempty"`
+	Total  int64         `json:"total"`
+}
+
+// cycleRecord is one scheduling attempt of one pod.
+type cycleRecord struct {
+	Pod     string `json:"pod"`
+	Attempt int    `json:"attempt"`
+	Profile string `json:"profile"`
+	// bound, unschedulable, error, gated (a PreEnqueue plugin kept it out of the queue)
+	Outcome string `json:"outcome"`
+	Node    string `json:"node,omitempty"`
+	Message string `json:"message,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Plugin  string `json:"plugin,omitempty"`
+
+	NumAllNodes    int `json:"numAllNodes"`
+	StartIndex     int `json:"startIndex"`
+	NextStartIndex int `json:"nextStartIndex"`
+	// from the cycle's ScheduleResult, or its FitError
+	Evaluated int `json:"evaluated"`
+	Feasible  int `json:"feasible"`
+	// search (the round robin), nominated (the nominated node passed), hint (opportunistic
+	// batching's node hint passed), prefilter (rejected in PreFilter), none (no filtering ran)
+	Path string `json:"path"`
+
+	PreFilter      statusRecord `json:"preFilter"`
+	PreFilterNodes []string     `json:"preFilterNodes,omitempty"`
+	// every node, in the snapshot's order, judged on its own (run with nominated pods)
+	Filter []nodeStatus `json:"filter"`
+	// the cycle's own diagnosis: the nodes it rejected
+	Diagnosis            []nodeStatus `json:"diagnosis,omitempty"`
+	UnschedulablePlugins []string     `json:"unschedulablePlugins,omitempty"`
+	PendingPlugins       []string     `json:"pendingPlugins,omitempty"`
+
+	Scored   []string    `json:"scored,omitempty"`
+	Scores   []nodeScore `json:"scores,omitempty"`
+	Top      []string    `json:"top,omitempty"`
+	TopScore int64       `json:"topScore,omitempty"`
+
+	NominatedNode string   `json:"nominatedNode,omitempty"`
+	Victims       []string `json:"victims,omitempty"`
+
+	// the oracle's own consistency checks that failed: the record is not to be trusted
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+type runOutput struct {
+	Case    string `json:"case"`
+	Release string `json:"release"`
+	// the case could not be run (a malformed file, a scheduler that hung): why
+	Error  string          `json:"error,omitempty"`
+	Gates  map[string]bool `json:"gates"`
+	Config map[string]any  `json:"config,omitempty"`
+	// each profile's plugins per extension point, multiPoint expanded, as the framework runs them
+	Plugins map[string]any `json:"plugins,omitempty"`
+	// the configuration was refused (kube-scheduler would not start): its error
+	ConfigError string        `json:"configError,omitempty"`
+	Cycles      []cycleRecord `json:"cycles,omitempty"`
+}
+
+// kubernetesRelease is the version of the k8s.io/kubernetes module this binary was built with.
+func kubernetesRelease() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == "k8s.io/kubernetes" {
+				return strings.TrimPrefix(dep.Version, "v")
+			}
+		}
+	}
+	return "unknown"
+}
+
+type builtScheduler struct {
+	sched    *scheduler.Scheduler
+	profiles []schedconfig.KubeSchedulerProfile
+}
+
+// buildScheduler builds the scheduler as kube-scheduler's Setup does, with parallelism 1 so
+// that the nodes a cycle visits do not depend on goroutine timing.
+func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfig.KubeSchedulerConfiguration) (*builtScheduler, error) {
+	if len(cfg.Extenders) > 0 {
+		return nil, fmt.Errorf("the oracle does not run extenders")
+	}
+	informerFactory := newInformerFactory(client)
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+	var mu sync.Mutex
+	var captured []schedconfig.KubeSchedulerProfile
+	sched, err := scheduler.New(ctx, client, informerFactory, nil, profile.NewRecorderFactory(broadcaster),
+		scheduler.WithComponentConfigVersion(cfg.TypeMeta.APIVersion),
+		scheduler.WithProfiles(cfg.Profiles...),
+		scheduler.WithPercentageOfNodesToScore(cfg.PercentageOfNodesToScore),
+		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
+		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
+		scheduler.WithParallelism(1),
+		scheduler.WithBuildFrameworkCapturer(func(p schedconfig.KubeSchedulerProfile) {
+			mu.Lock()
+			defer mu.Unlock()
+			captured = append(captured, p)
+		}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	informerFactory.Start(ctx.Done())
+	informerFactory.WaitForCacheSync(ctx.Done())
+	if err := sched.WaitForHandlersSync(ctx); err != nil {
+		return nil, err
+	}
+	startAPIDispatcher(ctx, sched)
+	// the frameworks are built in profile order
+	order := map[string]int{}
+	for i, p := range cfg.Profiles {
+		order[p.SchedulerName] = i
+	}
+	sort.SliceStable(captured, func(i, j int) bool { return order[captured[i].SchedulerName] < order[captured[j].SchedulerName] })
+	return &builtScheduler{sched: sched, profiles: captured}, nil
+}
+
+// expandedPlugins lists each profile's plugins per extension point as its framework holds them.
+func expandedPlugins(s *scheduler.Scheduler) map[string]any {
+	out := map[string]any{}
+	for name, fw := range s.Profiles {
+		out[name] = fw.ListPlugins()
+	}
+	return out
+}
+
+func status(st statusT) statusRecord {
+	if st.IsSuccess() {
+		return statusRecord{Code: "Success"}
+	}
+	return statusRecord{Code: st.Code().String(), Plugin: st.Plugin(), Reasons: st.Reasons()}
+}
+
+func podKey(pod *v1.Pod) string { return pod.Namespace + "/" + pod.Name }
+
+func sortedSet(s sets.Set[string]) []string {
+	if s.Len() == 0 {
+		return nil
+	}
+	return sets.List(s)
+}
+
+// nextStartNodeIndex reads the scheduler's round-robin start (a private field, read only).
+func nextStartNodeIndex(s *scheduler.Scheduler) int {
+	return int(reflect.ValueOf(s).Elem().FieldByName("nextStartNodeIndex").Int())
+}
+
+// numFeasibleNodesToFind is upstream's function of the same name, to check the cycle's window.
+func numFeasibleNodesToFind(percentage int32, numAllNodes int32) int32 {
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes
+	}
+	if percentage == 0 {
+		percentage = int32(50) - numAllNodes/125
+		if percentage < minFeasibleNodesPercentageToFind {
+			percentage = minFeasibleNodesPercentageToFind
+		}
+	}
+	n := numAllNodes * percentage / 100
+	if n < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return n
+}
+
+// runner drives one scheduler over one case.
+type runner struct {
+	ctx     context.Context
+	client  *fake.Clientset
+	built   *builtScheduler
+	cfg     *schedconfig.KubeSchedulerConfiguration
+	mu      sync.Mutex
+	cur     *cycleRecord
+	curPod  *v1.Pod
+	bound   map[string]string // pod key -> node, from the binding subresource
+	victims []*v1.Pod
+	failed  bool
+	// the pods the last attempt deleted
+	lastVictims []*v1.Pod
+}
+
+func runCaseFile(path string) (*runOutput, error) {
+	c, err := readCase(path)
+	if err != nil {
+		return nil, err
+	}
+	// preemption runs synchronously: the same victims and nomination as the asynchronous
+	// default, and nothing left running when the next cycle starts
+	forceGate("SchedulerAsyncPreemption", false)
+	out := &runOutput{Release: kubernetesRelease(), Gates: gateOverrides(), Cycles: []cycleRecord{}}
+	doc := c.config
+	if doc == nil {
+		doc = []byte(defaultConfigDocument)
+	}
+	cfg, err := decodeConfig(doc)
+	if err != nil {
+		var invalid *configInvalid
+		if errors.As(err, &invalid) {
+			out.ConfigError = err.Error()
+			return out, nil
+		}
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := fake.NewSimpleClientset()
+	for _, obj := range c.objects {
+		if err := client.Tracker().Add(obj); err != nil {
+			return nil, fmt.Errorf("adding %T: %w", obj, err)
+		}
+	}
+	r := &runner{ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}}
+	r.installReactors()
+	built, err := buildScheduler(ctx, client, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.built = built
+	full := *cfg
+	full.Profiles = built.profiles
+	if out.Config, err = encodeConfig(&full); err != nil {
+		return nil, err
+	}
+	out.Plugins = expandedPlugins(built.sched)
+	r.hook()
+	for _, pod := range c.pending {
+		records, err := r.schedule(pod)
+		out.Cycles = append(out.Cycles, records...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (r *runner) installReactors() {
+	r.client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		binding := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+		gvr := v1.SchemeGroupVersion.WithResource("pods")
+		obj, err := r.client.Tracker().Get(gvr, binding.Namespace, binding.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		pod := obj.(*v1.Pod).DeepCopy()
+		pod.Spec.NodeName = binding.Target.Name
+		if err := r.client.Tracker().Update(gvr, pod, pod.Namespace); err != nil {
+			return true, nil, err
+		}
+		r.mu.Lock()
+		r.bound[binding.Namespace+"/"+binding.Name] = binding.Target.Name
+		r.mu.Unlock()
+		return true, binding, nil
+	})
+	r.client.PrependReactor("delete", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		d := action.(clienttesting.DeleteAction)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.cur != nil {
+			if obj, err := r.client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), d.GetNamespace(), d.GetName()); err == nil {
+				r.victims = append(r.victims, obj.(*v1.Pod))
+			}
+		}
+		return false, nil, nil
+	})
+}
+
+// hook wraps the scheduler's SchedulePod (to record the cycle) and its failure handler.
+func (r *runner) hook() {
+	s := r.built.sched
+	var start int
+	wrapSchedulePod(s,
+		func() { start = nextStartNodeIndex(s) },
+		func(fw framework.Framework, pod *v1.Pod, result scheduler.ScheduleResult, err error) {
+			r.recordAlgorithm(fw, pod, start, nextStartNodeIndex(s), result, err)
+		})
+	wrapFailureHandler(s, func(st statusT, nominated string) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.cur == nil {
+			return
+		}
+		r.cur.Outcome = "unschedulable"
+		if !st.IsRejected() {
+			r.cur.Outcome = "error"
+		}
+		r.cur.Message = st.Message()
+		r.cur.Code = st.Code().String()
+		r.cur.Plugin = st.Plugin()
+		r.cur.Node = ""
+		r.cur.NominatedNode = nominated
+		if fit, ok := asFitError(st.AsError()); ok {
+			r.cur.Diagnosis = nil
+			forEachExplicitNode(fit, func(node string, ns statusT) {
+				r.cur.Diagnosis = append(r.cur.Diagnosis, nodeStatus{node, status(ns)})
+			})
+			sort.Slice(r.cur.Diagnosis, func(i, j int) bool { return r.cur.Diagnosis[i].Node < r.cur.Diagnosis[j].Node })
+			r.cur.UnschedulablePlugins = sortedSet(fit.Diagnosis.UnschedulablePlugins)
+			r.cur.PendingPlugins = sortedSet(fit.Diagnosis.PendingPlugins)
+			if r.cur.Evaluated == 0 {
+				r.cur.Evaluated = fit.Diagnosis.NodeToStatus.Len()
+			}
+		}
+		r.failed = true
+	})
+}
+
+// recordAlgorithm records the filter and score phases: every node judged with a fresh cycle
+// state (the same plugins and snapshot as the cycle), the cycle's window reconstructed from its
+// round-robin start and checked against its ScheduleResult, and the scores of that window.
+func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, start, next int, result scheduler.ScheduleResult, err error) {
+	rec := r.cur
+	if rec == nil {
+		return
+	}
+	ctx := r.ctx
+	rec.Profile = fw.ProfileName()
+	rec.StartIndex, rec.NextStartIndex = start, next
+	rec.Evaluated, rec.Feasible = result.EvaluatedNodes, result.FeasibleNodes
+	nodes, lerr := fw.SnapshotSharedLister().NodeInfos().List()
+	if lerr != nil {
+		rec.Warnings = append(rec.Warnings, "listing nodes: "+lerr.Error())
+		return
+	}
+	rec.NumAllNodes = len(nodes)
+	state := newCycleState()
+	preRes, preStatus, _ := fw.RunPreFilterPlugins(ctx, state, pod)
+	rec.PreFilter = status(preStatus)
+	var allowed sets.Set[string]
+	if preStatus.IsSuccess() && preRes != nil && !preRes.AllNodes() {
+		allowed = preRes.NodeNames
+		rec.PreFilterNodes = sets.List(preRes.NodeNames)
+	}
+	passed := make([]bool, len(nodes))
+	rec.Filter = make([]nodeStatus, len(nodes))
+	for i, ni := range nodes {
+		name := ni.Node().Name
+		var st statusT
+		switch {
+		case !preStatus.IsSuccess():
+			rec.Filter[i] = nodeStatus{name, status(preStatus)}
+			continue
+		case allowed != nil && !allowed.Has(name):
+			rec.Filter[i] = nodeStatus{name, statusRecord{Code: "UnschedulableAndUnresolvable", Reasons: []string{"(outside PreFilterResult)"}}}
+			continue
+		default:
+			st = fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		}
+		rec.Filter[i] = nodeStatus{name, status(st)}
+		passed[i] = st.IsSuccess()
+	}
+	if !preStatus.IsSuccess() {
+		rec.Path = "prefilter"
+		return
+	}
+	if err != nil {
+		rec.Path = "search"
+		return
+	}
+	// the window: nominated node or hint first (no round robin), else the round robin
+	byName := map[string]int{}
+	for i, ni := range nodes {
+		byName[ni.Node().Name] = i
+	}
+	var feasible []int
+	shortcut := result.EvaluatedNodes == 1 && result.FeasibleNodes == 1 && next == start && len(nodes) > 1
+	if nnn := pod.Status.NominatedNodeName; shortcut && nnn != "" && result.SuggestedHost == nnn {
+		rec.Path = "nominated"
+		feasible = []int{byName[nnn]}
+	} else if shortcut && allowed == nil {
+		rec.Path = "hint"
+		feasible = []int{byName[result.SuggestedHost]}
+	} else {
+		rec.Path = "search"
+		candidates := make([]int, 0, len(nodes))
+		for i, ni := range nodes {
+			if allowed == nil || allowed.Has(ni.Node().Name) {
+				candidates = append(candidates, i)
+			}
+		}
+		if allowed != nil && len(candidates) > minFeasibleNodesToFind {
+			rec.Warnings = append(rec.Warnings, "the window over a PreFilterResult of more than 100 nodes follows Go's map order")
+		}
+		toFind := int(numFeasibleNodesToFind(r.percentage(fw), int32(len(candidates))))
+		if !fw.HasScorePlugins() {
+			toFind = 1
+		}
+		processed := 0
+		for k := 0; k < len(candidates); k++ {
+			i := candidates[(start+k)%len(candidates)]
+			if passed[i] {
+				if len(feasible) == toFind {
+					break // the node that cancels the search: filtered, not counted
+				}
+				feasible = append(feasible, i)
+			}
+			processed++
+		}
+		if want := (start + processed) % len(nodes); want != next {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("window: reconstructed next start %d, the scheduler's %d", want, next))
+		}
+	}
+	if len(feasible) != result.FeasibleNodes {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("window: reconstructed %d feasible nodes, the scheduler found %d", len(feasible), result.FeasibleNodes))
+		return
+	}
+	if len(feasible) < 2 {
+		return
+	}
+	window := make([]nodeInfoT, len(feasible))
+	for k, i := range feasible {
+		window[k] = nodes[i]
+		rec.Scored = append(rec.Scored, nodes[i].Node().Name)
+	}
+	if st := fw.RunPreScorePlugins(ctx, state, pod, window); !st.IsSuccess() {
+		rec.Warnings = append(rec.Warnings, "PreScore: "+st.Message())
+		return
+	}
+	scores, st := fw.RunScorePlugins(ctx, state, pod, window)
+	if !st.IsSuccess() {
+		rec.Warnings = append(rec.Warnings, "Score: "+st.Message())
+		return
+	}
+	var top int64 = -1 << 62
+	for _, nps := range scores {
+		ns := nodeScore{Node: nps.Name, Total: nps.TotalScore}
+		for _, s := range nps.Scores {
+			ns.Scores = append(ns.Scores, pluginScore{s.Name, s.Score})
+		}
+		ns.Raw = rawScoresOf(nps)
+		rec.Scores = append(rec.Scores, ns)
+		if nps.TotalScore > top {
+			top = nps.TotalScore
+			rec.Top = nil
+		}
+		if nps.TotalScore == top {
+			rec.Top = append(rec.Top, nps.Name)
+		}
+	}
+	rec.TopScore = top
+	sort.Strings(rec.Top)
+	if i := sort.SearchStrings(rec.Top, result.SuggestedHost); i == len(rec.Top) || rec.Top[i] != result.SuggestedHost {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("scores: the scheduler chose %s, not among the top-scoring %v", result.SuggestedHost, rec.Top))
+	}
+}
+
+func (r *runner) percentage(fw framework.Framework) int32 {
+	if p := fw.PercentageOfNodesToScore(); p != nil {
+		return *p
+	}
+	if r.cfg.PercentageOfNodesToScore != nil {
+		return *r.cfg.PercentageOfNodesToScore
+	}
+	return 0
+}
+
+// schedule runs the cycles of one pending pod: one attempt; after a preemption the victims are
+// gone and the pod is tried once more (as the queue would retry it); a pod left unscheduled is
+// deleted, so that every later cycle sees the same cluster on both sides.
+func (r *runner) schedule(pod *v1.Pod) ([]cycleRecord, error) {
+	var records []cycleRecord
+	if _, err := r.client.CoreV1().Pods(pod.Namespace).Create(r.ctx, pod, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("creating pod %s: %w", podKey(pod), err)
+	}
+	if err := r.waitQueued(pod); err != nil {
+		return nil, err
+	}
+	for attempt := 1; attempt <= 2; attempt++ {
+		rec, err := r.attempt(pod, attempt)
+		if err != nil {
+			return records, err
+		}
+		records = append(records, *rec)
+		if rec.Outcome == "bound" {
+			return records, nil
+		}
+		if rec.Outcome != "unschedulable" || rec.NominatedNode == "" || attempt == 2 {
+			break
+		}
+		// the preemptor back in activeQ, as the victims' deletion would move it
+		if err := r.waitVictimsGone(r.lastVictims); err != nil {
+			return records, err
+		}
+		current, err := r.client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), pod.Namespace, pod.Name)
+		if err != nil {
+			return records, err
+		}
+		if err := r.waitNominated(current.(*v1.Pod)); err != nil {
+			return records, err
+		}
+		r.built.sched.SchedulingQueue.Activate(klog.FromContext(r.ctx), map[string]*v1.Pod{podKey(pod): current.(*v1.Pod)})
+		if err := r.waitQueued(pod); err != nil {
+			return records, err
+		}
+	}
+	return records, r.remove(pod)
+}
+
+func (r *runner) attempt(pod *v1.Pod, attempt int) (*cycleRecord, error) {
+	rec := &cycleRecord{Pod: podKey(pod), Attempt: attempt, Profile: pod.Spec.SchedulerName}
+	active, err := r.activeCount()
+	if err != nil {
+		return nil, err
+	}
+	if active == 0 {
+		rec.Outcome = "gated"
+		return rec, nil
+	}
+	r.mu.Lock()
+	r.cur, r.curPod, r.victims, r.failed = rec, pod, nil, false
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.cur, r.curPod = nil, nil
+		r.mu.Unlock()
+	}()
+	r.built.sched.ScheduleOne(r.ctx)
+	key := podKey(pod)
+	deadline := time.Now().Add(waitFor)
+	for {
+		r.mu.Lock()
+		node, bound := r.bound[key]
+		failed := r.failed
+		r.mu.Unlock()
+		if failed {
+			break
+		}
+		if bound {
+			assumed, err := r.built.sched.Cache.IsAssumedPod(pod)
+			if err == nil && !assumed {
+				if _, err := r.built.sched.Cache.GetPod(pod); err == nil {
+					rec.Outcome, rec.Node = "bound", node
+					break
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("pod %s: neither bound nor failed after %s", key, waitFor)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	r.mu.Lock()
+	for _, v := range r.victims {
+		rec.Victims = append(rec.Victims, podKey(v))
+	}
+	r.lastVictims = r.victims
+	r.mu.Unlock()
+	sort.Strings(rec.Victims)
+	return rec, nil
+}
+
+// activeCount is the number of pods in activeQ (the queue's summary).
+func (r *runner) activeCount() (int, error) {
+	_, summary := r.built.sched.SchedulingQueue.PendingPods()
+	for _, part := range strings.Split(summary, ";") {
+		part = strings.TrimSpace(part)
+		if strings.HasPrefix(part, "activeQ:") {
+			return strconv.Atoi(strings.TrimPrefix(part, "activeQ:"))
+		}
+	}
+	return 0, fmt.Errorf("cannot read the queue's summary %q", summary)
+}
+
+func (r *runner) poll(what string, cond func() bool) error {
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s waiting for %s", waitFor, what)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return nil
+}
+
+func (r *runner) waitQueued(pod *v1.Pod) error {
+	return r.poll("pod "+podKey(pod)+" in the scheduling queue", func() bool {
+		pods, _ := r.built.sched.SchedulingQueue.PendingPods()
+		for _, p := range pods {
+			if p.UID == pod.UID {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func (r *runner) waitNominated(pod *v1.Pod) error {
+	if pod.Status.NominatedNodeName == "" {
+		return fmt.Errorf("pod %s: preemption nominated a node, but the pod's status has none", podKey(pod))
+	}
+	return nil
+}
+
+func (r *runner) waitVictimsGone(victims []*v1.Pod) error {
+	return r.poll("the victims' deletion to reach the cache", func() bool {
+		for _, v := range victims {
+			if p, err := r.built.sched.Cache.GetPod(v); err == nil && p != nil {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// remove deletes a pod that stays unscheduled, and waits until the queue has let it go.
+func (r *runner) remove(pod *v1.Pod) error {
+	if err := r.client.CoreV1().Pods(pod.Namespace).Delete(r.ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+		return fmt.Errorf("deleting pod %s: %w", podKey(pod), err)
+	}
+	return r.poll("pod "+podKey(pod)+" to leave the queue", func() bool {
+		pods, _ := r.built.sched.SchedulingQueue.PendingPods()
+		for _, p := range pods {
+			if p.UID == pod.UID {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func forceGate(name string, value bool) {
+	for gate, spec := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+		if string(gate) == name && !spec.LockToDefault {
+			_ = utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{name: value})
+		}
+	}
+}
+
+// gateOverrides lists the gates whose value differs from the release's default.
+func gateOverrides() map[string]bool {
+	out := map[string]bool{}
+	for gate, spec := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+		if v := utilfeature.DefaultFeatureGate.Enabled(gate); v != spec.Default {
+			out[string(gate)] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,464 @@
+"""Lock-step comparison of schedframe with the oracle's record of a case.
+
+Both sides start from the same cluster: the case's objects, nodes and bound pods added in
+namespace/name order (as an informer lists them from the API server). Then, for each attempt
+the oracle recorded, in order:
+
+* schedframe schedules the same pod (its first attempt: the pod is created; its second, after a
+  preemption: it is put back into activeQ, as the victims' deletion would);
+* every field the oracle wrote is compared: the outcome, the node (schedframe's choice must be
+  among the oracle's top-scoring nodes: upstream breaks ties at random), the failure message,
+  the round-robin start before and after the cycle, the nodes scored, every node's filter
+  status (code, plugin, reasons; each node judged on its own with the pods nominated to it, by
+  the framework's own runtime on both sides), every scored node's weighted score per plugin and
+  total, the nominated node and the victims;
+* schedframe is brought to the oracle's state where it went elsewhere (a pod moved to the
+  oracle's node, victims removed or put back, the round-robin start set), so a difference is
+  reported once and later cycles are compared from the same cluster.
+
+A pod left unscheduled is deleted on both sides after its last attempt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+__all__ = ["CaseReport", "Difference", "diff_case", "read_case"]
+
+_CODES: Final = {
+    "SUCCESS": "Success",
+    "ERROR": "Error",
+    "UNSCHEDULABLE": "Unschedulable",
+    "UNSCHEDULABLE_AND_UNRESOLVABLE": "UnschedulableAndUnresolvable",
+    "WAIT": "Wait",
+    "SKIP": "Skip",
+    "PENDING": "Pending",
+}
+
+#: gates the oracle sets for its own running (never passed to schedframe)
+_ORACLE_GATES: Final = frozenset({"SchedulerAsyncPreemption"})
+
+
+@attrs.frozen
+class Difference:
+    """One field on which schedframe and the oracle disagree."""
+
+    case: str
+    pod: str
+    attempt: int
+    field: str
+    oracle: Any
+    schedframe: Any
+    node: str | None = None
+    plugin: str | None = None
+
+    def line(self) -> str:
+        where = self.pod + (f"#{self.attempt}" if self.attempt > 1 else "")
+        if self.node:
+            where += f" node {self.node}"
+        if self.plugin:
+            where += f" plugin {self.plugin}"
+        return (f"{self.case}: {where}: {self.field}: oracle {_short(self.oracle)}, "
+                f"schedframe {_short(self.schedframe)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
+@attrs.frozen
+class CaseReport:
+    """The comparison of one case."""
+
+    case: str
+    release: str
+    cycles: int
+    differences: tuple[Difference, ...]
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences and self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case": self.case, "release": self.release, "cycles": self.cycles,
+                "differences": [d.to_dict() for d in self.differences],
+                "warnings": list(self.warnings), "error": self.error}
+
+
+# -- reading a case ----------------------------------------------------------------------------
+
+def read_case(path: Path) -> list[dict[str, Any]]:
+    """The items of a case file (a List, YAML or JSON)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        doc = json.loads(text)
+    else:
+        import yaml
+
+        doc = yaml.safe_load(text)
+    if not isinstance(doc, dict) or not str(doc.get("kind", "")).endswith("List"):
+        raise ValueError(f"{path}: want a List")
+    items = doc.get("items") or []
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError(f"{path}: items must be a list of objects")
+    return items
+
+
+def _key(m: Mapping[str, Any]) -> tuple[str, str]:
+    meta = m.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+def _pod_key(m: Mapping[str, Any]) -> str:
+    ns, name = _key(m)
+    return f"{ns or 'default'}/{name}"
+
+
+def _is_pending_pod(m: Mapping[str, Any]) -> bool:
+    return m.get("kind") == "Pod" and not (m.get("spec") or {}).get("nodeName")
+
+
+# -- the schedframe side ----------------------------------------------------------------------
+
+def _code(status: Any) -> str:
+    return _CODES[status.code.name]
+
+
+def _status_record(status: Any) -> dict[str, Any]:
+    if status.code.name == "SUCCESS":
+        return {"code": "Success"}
+    out: dict[str, Any] = {"code": _code(status)}
+    if status.plugin:
+        out["plugin"] = status.plugin
+    if status.reasons:
+        out["reasons"] = list(status.reasons)
+    return out
+
+
+class _Probe:
+    """What schedframe's cycle did, captured at the end of its filtering."""
+
+    def __init__(self) -> None:
+        self.phase: Any = None
+        self.filter: list[dict[str, Any]] = []
+        self.pre_filter: dict[str, Any] = {}
+        self.scores: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+
+    def __call__(self, phase: Any) -> None:
+        from schedframe import CycleState
+
+        self.phase = phase
+        fwk, snapshot, pod = phase.framework, phase.snapshot, phase.pod
+        try:
+            state = CycleState()
+            pre_res, pstatus, rejectors = fwk.run_pre_filter_plugins(state, pod)
+            self.pre_filter = _status_record(pstatus)
+            allowed = None
+            if pstatus.is_success() and pre_res is not None and pre_res.node_names is not None:
+                allowed = set(pre_res.node_names)
+            self.filter = []
+            for ni in snapshot.list():
+                if not pstatus.is_success():
+                    rec = _status_record(pstatus)
+                elif allowed is not None and ni.name not in allowed:
+                    rec = {"code": "UnschedulableAndUnresolvable", "reasons": ["(outside PreFilterResult)"]}
+                else:
+                    rec = _status_record(fwk.run_filter_plugins_with_nominated_pods(state, pod, ni))
+                self.filter.append({"node": ni.name, **rec})
+            window = [snapshot.get(name) for name in phase.feasible]
+            if len(window) >= 2 and pstatus.is_success():
+                ps = fwk.run_pre_score_plugins(state, pod, window)
+                if not ps.is_success():
+                    self.errors.append(f"PreScore: {ps.message}")
+                    return
+                names, _raw, normalized, weights, st = fwk.run_score_plugins_detailed(state, pod, window)
+                if not st.is_success():
+                    self.errors.append(f"Score: {st.message}")
+                    return
+                for i, ni in enumerate(window):
+                    per = [{"plugin": n, "score": normalized[k][i] * weights[k]} for k, n in enumerate(names)]
+                    self.scores.append({"node": ni.name, "scores": per,
+                                        "total": sum(p["score"] for p in per)})
+        except Exception as exc:  # a bug in schedframe: reported as the record's error
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+
+
+@attrs.define
+class _World:
+    """The cluster as the oracle has it between cycles (what schedframe is brought back to)."""
+
+    others: list[dict[str, Any]]
+    nodes: list[dict[str, Any]]
+    bound: dict[str, dict[str, Any]]  # pod key -> manifest with nodeName
+
+
+def _manifests_text(items: Iterable[Mapping[str, Any]]) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": list(items)})
+
+
+class _Side:
+    """schedframe's scheduler for one case, rebuilt from the world when it drifted."""
+
+    def __init__(self, config: Mapping[str, Any] | None, release: str,
+                 gates: Mapping[str, bool] | None, world: _World) -> None:
+        self.config = config
+        self.release = release
+        self.gates = dict(gates) if gates else None
+        self.sched: Any = None
+        self.rebuild(world, start_index=0)
+
+    def rebuild(self, world: _World, *, start_index: int, pending: Sequence[Mapping[str, Any]] = ()) -> None:
+        from schedframe import Scheduler, load_manifests
+
+        ordered = sorted(world.others, key=_key) + sorted(world.nodes, key=_key) + \
+            sorted(world.bound.values(), key=_key)
+        objects = load_manifests(_manifests_text(ordered), expand_workloads=False) if ordered else []
+        sched = Scheduler(dict(self.config) if self.config is not None else None, seed=0,
+                          kubernetes_version=self.release, feature_gates=self.gates,
+                          objects=objects, load_entry_points=False)
+        sched._next_start_node_index = start_index
+        for m in pending:
+            sched.add_pod(m)
+        self.sched = sched
+
+
+def _profile_plugins(sched: Any) -> dict[str, dict[str, list[list[Any]]]]:
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    for name, fwk in sched.frameworks.items():
+        points: dict[str, list[list[Any]]] = {}
+        for point, plugins in fwk.list_plugins().items():
+            if plugins:
+                points[point.lower()] = [[p, fwk.score_weight(p) if point.lower() == "score" else 0]
+                                         for p in plugins]
+        out[name] = points
+    return out
+
+
+def _oracle_plugins(record: Mapping[str, Any]) -> dict[str, dict[str, list[list[Any]]]]:
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    for profile, points in (record.get("plugins") or {}).items():
+        got: dict[str, list[list[Any]]] = {}
+        for point, plugin_set in points.items():
+            enabled = (plugin_set or {}).get("Enabled") or []
+            if enabled and point != "MultiPoint":
+                got[point.lower()] = [[p["Name"], p["Weight"] if point == "Score" else 0] for p in enabled]
+        out[profile] = got
+    return out
+
+
+def _compare_config(case: str, record: Mapping[str, Any], sched: Any) -> list[Difference]:
+    diffs: list[Difference] = []
+    want, got = _oracle_plugins(record), _profile_plugins(sched)
+    for profile in sorted(set(want) | set(got)):
+        w, g = want.get(profile, {}), got.get(profile, {})
+        for point in sorted(set(w) | set(g)):
+            if w.get(point) != g.get(point):
+                diffs.append(Difference(case, "-", 0, f"config.profiles[{profile}].plugins.{point}",
+                                        w.get(point), g.get(point)))
+    # plugin args as defaulted, per profile
+    theirs = {p.get("schedulerName"): p for p in (record.get("config") or {}).get("profiles") or []}
+    ours = {p.get("schedulerName"): p for p in sched.config.to_dict().get("profiles") or []}
+    for profile in sorted(set(theirs) | set(ours)):
+        wa = {pc["name"]: _strip_meta(pc.get("args")) for pc in (theirs.get(profile) or {}).get("pluginConfig") or []}
+        ga = {pc["name"]: _strip_meta(pc.get("args")) for pc in (ours.get(profile) or {}).get("pluginConfig") or []}
+        for plugin in sorted(set(wa) | set(ga)):
+            if plugin in wa and plugin in ga and wa[plugin] != ga[plugin]:
+                diffs.append(Difference(case, "-", 0, f"config.profiles[{profile}].pluginConfig.args",
+                                        wa[plugin], ga[plugin], plugin=plugin))
+            elif plugin in wa and plugin not in ga and _enabled_anywhere(want.get(profile, {}), plugin):
+                diffs.append(Difference(case, "-", 0, f"config.profiles[{profile}].pluginConfig",
+                                        wa[plugin], None, plugin=plugin))
+    return diffs
+
+
+def _enabled_anywhere(points: Mapping[str, list[list[Any]]], plugin: str) -> bool:
+    return any(p[0] == plugin for plugins in points.values() for p in plugins)
+
+
+def _strip_meta(args: Any) -> Any:
+    if isinstance(args, dict):
+        return {k: v for k, v in args.items() if k not in ("apiVersion", "kind")}
+    return args
+
+
+# -- comparing ---------------------------------------------------------------------------------
+
+def _compare_cycle(case: str, want: Mapping[str, Any], got: Mapping[str, Any]) -> list[Difference]:
+    pod, attempt = want["pod"], want["attempt"]
+
+    def diff(field: str, w: Any, g: Any, node: str | None = None, plugin: str | None = None) -> None:
+        out.append(Difference(case, pod, attempt, field, w, g, node, plugin))
+
+    out: list[Difference] = []
+    if want["outcome"] != got["outcome"]:
+        diff("outcome", want["outcome"], got["outcome"])
+    if want["outcome"] == "gated" or got["outcome"] == "gated":
+        return out
+    w_nodes = [f["node"] for f in want.get("filter") or []]
+    g_nodes = [f["node"] for f in got.get("filter") or []]
+    if w_nodes != g_nodes:
+        diff("nodeOrder", w_nodes, g_nodes)
+    if want.get("preFilter") != got.get("preFilter"):
+        diff("preFilter", want.get("preFilter"), got.get("preFilter"))
+    g_filter = {f["node"]: f for f in got.get("filter") or []}
+    for f in want.get("filter") or []:
+        g = g_filter.get(f["node"])
+        if g != f:
+            diff("filter", _without_node(f), _without_node(g), node=f["node"])
+    if want["outcome"] == "bound" and got["outcome"] == "bound":
+        top = want.get("top")
+        if top:
+            if got["node"] not in top:
+                diff("node", f"one of {top}", got["node"])
+        elif want["node"] != got["node"]:
+            diff("node", want["node"], got["node"])
+    if want.get("message", "") != got.get("message", ""):
+        diff("message", want.get("message", ""), got.get("message", ""))
+    path = want.get("path")
+    if path == "search" and want["outcome"] in ("bound", "unschedulable"):
+        for field in ("startIndex", "nextStartIndex"):
+            if want.get(field) != got.get(field):
+                diff(field, want.get(field), got.get(field))
+    if (want.get("scored") or []) != (got.get("scored") or []) and path == "search":
+        diff("scored", want.get("scored"), got.get("scored"))
+    g_scores = {s["node"]: s for s in got.get("scores") or []}
+    for s in want.get("scores") or []:
+        g = g_scores.get(s["node"])
+        if g is None:
+            continue  # reported as "scored"
+        ws = {p["plugin"]: p["score"] for p in s["scores"]}
+        gs = {p["plugin"]: p["score"] for p in g["scores"]}
+        for plugin in sorted(set(ws) | set(gs)):
+            if ws.get(plugin) != gs.get(plugin):
+                diff("score", ws.get(plugin), gs.get(plugin), node=s["node"], plugin=plugin)
+        if s["total"] != g["total"]:
+            diff("total", s["total"], g["total"], node=s["node"])
+    if want.get("nominatedNode", "") != got.get("nominatedNode", ""):
+        diff("nominatedNode", want.get("nominatedNode", ""), got.get("nominatedNode", ""))
+    if sorted(want.get("victims") or []) != sorted(got.get("victims") or []):
+        diff("victims", sorted(want.get("victims") or []), sorted(got.get("victims") or []))
+    return out
+
+
+def _without_node(rec: Mapping[str, Any] | None) -> Any:
+    if rec is None:
+        return None
+    return {k: v for k, v in rec.items() if k != "node"}
+
+
+def diff_case(case: Path, record: Mapping[str, Any], *, release: str,
+              feature_gates: Mapping[str, bool] | None = None) -> CaseReport:
+    """Replay *case* through schedframe against the oracle's *record* of it."""
+    name = str(case)
+    if record.get("error"):
+        return CaseReport(name, release, 0, (), error=f"the oracle could not run the case: {record['error']}")
+    items = read_case(case)
+    config = next((i for i in items if str(i.get("apiVersion", "")).startswith("kubescheduler.config.k8s.io/")),
+                  None)
+    user_gates = {k: v for k, v in (feature_gates or {}).items() if k not in _ORACLE_GATES}
+    if record.get("configError"):
+        from schedframe import SchedulerConfiguration
+
+        try:
+            SchedulerConfiguration.from_dict(config or {}, kubernetes_version=release,
+                                             feature_gates=user_gates or None)
+        except ValueError:
+            return CaseReport(name, release, 0, ())
+        return CaseReport(name, release, 0, (Difference(name, "-", 0, "configError", record["configError"],
+                                                        "accepted"),))
+    objects = [i for i in items if i is not config]
+    pending = [i for i in objects if _is_pending_pod(i)]
+    world = _World(
+        others=[i for i in objects if i.get("kind") not in ("Node", "Pod")],
+        nodes=[i for i in objects if i.get("kind") == "Node"],
+        bound={_pod_key(i): i for i in objects if i.get("kind") == "Pod" and not _is_pending_pod(i)},
+    )
+    try:
+        side = _Side(config, release, user_gates or None, world)
+    except Exception as exc:
+        return CaseReport(name, release, 0, (), error=f"schedframe refused the case: {type(exc).__name__}: {exc}")
+    diffs = _compare_config(name, record, side.sched)
+    warnings: list[str] = []
+    by_key = {_pod_key(p): p for p in pending}
+    cycles = record.get("cycles") or []
+    for index, want in enumerate(cycles):
+        for w in want.get("warnings") or []:
+            warnings.append(f"{name}: {want['pod']}#{want['attempt']}: the oracle's own check: {w}")
+        key = want["pod"]
+        manifest = by_key[key]
+        sched = side.sched
+        if want["attempt"] == 1:
+            sched.add_pod(manifest)
+        else:
+            current = sched.get_pod(key)
+            sched.queue.activate([current])
+        got = _attempt(sched, key)
+        found = _compare_cycle(name, want, got)
+        diffs.extend(found)
+        last = index + 1 == len(cycles) or cycles[index + 1]["pod"] != key
+        # bring schedframe to the oracle's state
+        for victim in want.get("victims") or []:
+            world.bound.pop(victim, None)
+        if want["outcome"] == "bound":
+            bound = json.loads(json.dumps(manifest))
+            bound.setdefault("spec", {})["nodeName"] = want["node"]
+            world.bound[key] = bound
+        drifted = bool(found) or got["outcome"] != want["outcome"] or \
+            (want["outcome"] == "bound" and got.get("node") != want.get("node"))
+        if drifted:
+            retry: list[Mapping[str, Any]] = []
+            if want["outcome"] == "unschedulable" and not last and want.get("nominatedNode"):
+                nominated = json.loads(json.dumps(manifest))
+                nominated.setdefault("status", {})["nominatedNodeName"] = want["nominatedNode"]
+                retry.append(nominated)
+            side.rebuild(world, start_index=want.get("nextStartIndex", 0), pending=retry)
+        elif last and want["outcome"] != "bound":
+            sched.remove_pod(key)
+        elif want.get("path") == "search":
+            sched._next_start_node_index = want.get("nextStartIndex", sched._next_start_node_index)
+    return CaseReport(name, release, len(cycles), tuple(diffs), tuple(warnings))
+
+
+def _attempt(sched: Any, key: str) -> dict[str, Any]:
+    """One scheduling cycle of schedframe for pod *key*, as the oracle records it."""
+    probe = _Probe()
+    sched._on_filtered = probe
+    before = {p.key for p in sched.pods() if p.node_name}
+    gated = next((p for p in sched.pending() if p.pod.key == key and p.where == "Gated"), None)
+    if gated is not None:
+        return {"outcome": "gated", "message": gated.message}
+    try:
+        sched.schedule_one()
+    finally:
+        sched._on_filtered = None
+    pod = sched.get_pod(key)
+    after = {p.key for p in sched.pods() if p.node_name}
+    victims = sorted(before - after)
+    out: dict[str, Any] = {"victims": victims, "filter": probe.filter, "preFilter": probe.pre_filter,
+                           "scores": probe.scores, "errors": probe.errors}
+    phase = probe.phase
+    if phase is not None:
+        out["startIndex"] = phase.start_index
+        out["nextStartIndex"] = phase.next_start_index
+        out["scored"] = list(phase.feasible) if len(phase.feasible) >= 2 else []
+    if pod is not None and pod.node_name:
+        out["outcome"] = "bound"
+        out["node"] = pod.node_name
+    else:
+        failure = next((p for p in sched.pending() if p.pod.key == key), None)
+        out["outcome"] = "unschedulable"
+        out["message"] = failure.message if failure is not None else ""
+        out["nominatedNode"] = pod.nominated_node_name if pod is not None else ""
+    return out
