@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -72,6 +73,11 @@ func readCase(path string) (*caseFile, error) {
 		obj, _, err := decoder.Decode(raw, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: items[%d] (%s %s): %w", path, i, tm.APIVersion, tm.Kind, err)
+		}
+		if pod, ok := obj.(*v1.Pod); ok && (pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed) {
+			// the scheduler's pod informer lists non-terminal pods only (a field selector the
+			// fake clientset would not apply)
+			continue
 		}
 		// what the API server does on create: defaulting, its strategy's mutations, validation
 		legacyscheme.Scheme.Default(obj)
@@ -192,9 +198,13 @@ func admit(c *caseFile) error {
 		}
 		pod.Spec.Priority = &value
 	}
+	// every object a uid, as the API server gives one (claims need theirs: a PV's claimRef
+	// names it, and a provisioned PV is named after it)
 	for _, obj := range c.objects {
-		if node, ok := obj.(*v1.Node); ok && node.UID == "" {
-			node.UID = types.UID("uid-node-" + node.Name)
+		if m, err := meta.Accessor(obj); err == nil && m.GetUID() == "" {
+			kind := strings.ToLower(fmt.Sprintf("%T", obj))
+			kind = kind[strings.LastIndex(kind, ".")+1:]
+			m.SetUID(types.UID("uid-" + kind + "-" + m.GetNamespace() + "-" + m.GetName()))
 		}
 	}
 	return nil

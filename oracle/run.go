@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -13,9 +14,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -37,6 +41,10 @@ const (
 
 // waitFor bounds every wait on the scheduler's goroutines and informers.
 const waitFor = 30 * time.Second
+
+// startTimeBase is the start time of the first pod bound during a case (later ones follow a
+// second apart): after the start times a case's bound pods carry, before the wall clock.
+var startTimeBase = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 
 type statusRecord struct {
 	Code    string   `json:"code"`
@@ -99,6 +107,10 @@ type cycleRecord struct {
 
 	NominatedNode string   `json:"nominatedNode,omitempty"`
 	Victims       []string `json:"victims,omitempty"`
+	// the start time the pod was given once bound (RFC 3339)
+	StartTime string `json:"startTime,omitempty"`
+	// the PersistentVolumes and claims the emulated storage controllers wrote
+	Storage []runtime.Object `json:"storage,omitempty"`
 
 	// the oracle's own consistency checks that failed: the record is not to be trusted
 	Warnings []string `json:"warnings,omitempty"`
@@ -236,6 +248,10 @@ type runner struct {
 	bound   map[string]string // pod key -> node, from the binding subresource
 	victims []*v1.Pod
 	failed  bool
+	rv      int64
+	started int
+	// pod key -> the start time given at binding
+	startTimes map[string]string
 	// the pods the last attempt deleted
 	lastVictims []*v1.Pod
 }
@@ -265,13 +281,19 @@ func runCaseFile(path string) (*runOutput, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := fake.NewSimpleClientset()
+	r := &runner{ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}, startTimes: map[string]string{}}
 	for _, obj := range c.objects {
+		if m, err := meta.Accessor(obj); err == nil {
+			m.SetResourceVersion(r.nextResourceVersion())
+		}
 		if err := client.Tracker().Add(obj); err != nil {
 			return nil, fmt.Errorf("adding %T: %w", obj, err)
 		}
 	}
-	r := &runner{ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}}
 	r.installReactors()
+	r.emulateStorageControllers()
+	r.recordClaimWrites()
+	r.stampResourceVersions() // runs first: every write gets its resourceVersion
 	built, err := buildScheduler(ctx, client, cfg)
 	if err != nil {
 		return nil, err
@@ -294,19 +316,74 @@ func runCaseFile(path string) (*runOutput, error) {
 	return out, nil
 }
 
+// nextResourceVersion gives each write of a pod a new resourceVersion, as the API server does
+// (the fake clientset's tracker leaves it empty, and the scheduler ignores a pod update whose
+// resourceVersion did not change).
+func (r *runner) nextResourceVersion() string {
+	r.rv++
+	return strconv.FormatInt(r.rv, 10)
+}
+
 func (r *runner) installReactors() {
+	gvr := v1.SchemeGroupVersion.WithResource("pods")
+	// status patches (a failure's condition and nominated node, preemption's DisruptionTarget)
+	// applied here, with a new resourceVersion
+	r.client.PrependReactor("patch", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		pa := action.(clienttesting.PatchAction)
+		if pa.GetPatchType() != types.StrategicMergePatchType {
+			return false, nil, nil
+		}
+		obj, err := r.client.Tracker().Get(gvr, pa.GetNamespace(), pa.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		original, err := json.Marshal(obj)
+		if err != nil {
+			return true, nil, err
+		}
+		patched, err := strategicpatch.StrategicMergePatch(original, pa.GetPatch(), &v1.Pod{})
+		if err != nil {
+			return true, nil, err
+		}
+		pod := &v1.Pod{}
+		if err := json.Unmarshal(patched, pod); err != nil {
+			return true, nil, err
+		}
+		r.mu.Lock()
+		pod.ResourceVersion = r.nextResourceVersion()
+		r.mu.Unlock()
+		if err := r.client.Tracker().Update(gvr, pod, pod.Namespace); err != nil {
+			return true, nil, err
+		}
+		return true, pod, nil
+	})
 	r.client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if action.GetSubresource() != "binding" {
+			if pod, ok := action.(clienttesting.CreateAction).GetObject().(*v1.Pod); ok {
+				r.mu.Lock()
+				pod.ResourceVersion = r.nextResourceVersion()
+				r.mu.Unlock()
+			}
 			return false, nil, nil
 		}
 		binding := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
-		gvr := v1.SchemeGroupVersion.WithResource("pods")
 		obj, err := r.client.Tracker().Get(gvr, binding.Namespace, binding.Name)
 		if err != nil {
 			return true, nil, err
 		}
 		pod := obj.(*v1.Pod).DeepCopy()
 		pod.Spec.NodeName = binding.Target.Name
+		r.mu.Lock()
+		pod.ResourceVersion = r.nextResourceVersion()
+		// the kubelet starts the pod: a start time, one second after the previous binding's,
+		// so that preemption (which prefers victims that started last) meets no tie between
+		// pods bound during the case
+		r.started++
+		start := metav1.NewTime(startTimeBase.Add(time.Duration(r.started) * time.Second))
+		pod.Status.StartTime = &start
+		pod.Status.Phase = v1.PodRunning
+		r.startTimes[binding.Namespace+"/"+binding.Name] = start.UTC().Format(time.RFC3339)
+		r.mu.Unlock()
 		if err := r.client.Tracker().Update(gvr, pod, pod.Namespace); err != nil {
 			return true, nil, err
 		}
@@ -593,6 +670,9 @@ func (r *runner) attempt(pod *v1.Pod, attempt int) (*cycleRecord, error) {
 			if err == nil && !assumed {
 				if _, err := r.built.sched.Cache.GetPod(pod); err == nil {
 					rec.Outcome, rec.Node = "bound", node
+					r.mu.Lock()
+					rec.StartTime = r.startTimes[key]
+					r.mu.Unlock()
 					break
 				}
 			}
@@ -647,11 +727,21 @@ func (r *runner) waitQueued(pod *v1.Pod) error {
 	})
 }
 
+// waitNominated waits until the scheduling queue holds the pod with the nominated node its
+// status was given (the informer's update), so the retry starts from the nominated node.
 func (r *runner) waitNominated(pod *v1.Pod) error {
 	if pod.Status.NominatedNodeName == "" {
 		return fmt.Errorf("pod %s: preemption nominated a node, but the pod's status has none", podKey(pod))
 	}
-	return nil
+	return r.poll("pod "+podKey(pod)+" nominated in the scheduling queue", func() bool {
+		pods, _ := r.built.sched.SchedulingQueue.PendingPods()
+		for _, p := range pods {
+			if p.UID == pod.UID {
+				return p.Status.NominatedNodeName == pod.Status.NominatedNodeName
+			}
+		}
+		return false
+	})
 }
 
 func (r *runner) waitVictimsGone(victims []*v1.Pod) error {

@@ -61,8 +61,11 @@ def test_v1beta2_defaults_are_kube_scheduler_1_27s() -> None:
     profile = config.profiles[0]
     assert known(profile.plugins_at("preEnqueue")) == ["SchedulingGates"]
     assert known(profile.plugins_at("queueSort")) == ["PrioritySort"]
+    # v1beta2 lists TaintToleration at preFilter too; the plugin has a PreFilter from 1.37 on,
+    # the release this reads the document for
     assert known(profile.plugins_at("preFilter")) == [
-        "NodeResourcesFit", "NodePorts", "PodTopologySpread", "InterPodAffinity", "NodeAffinity"]
+        "NodeResourcesFit", "NodePorts", "PodTopologySpread", "InterPodAffinity", "NodeAffinity",
+        "TaintToleration"]
     assert known(profile.plugins_at("filter")) == [
         "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
         "PodTopologySpread", "InterPodAffinity"]

@@ -284,7 +284,7 @@ def test_filter_rejecting_every_node_reports_the_extenders_reasons(ext: Extender
     (pending,) = s.pending()
     # failedAndUnresolvableNodes wins over failedNodes for n2
     assert pending.message.startswith(
-        "0/3 nodes are available: 1 ext says no, 2 gone. no new claims to deallocate, preemption: ")
+        "0/3 nodes are available: 1 ext says no, 2 gone. preemption: ")
     # preemption tries only the node that failed resolvably
     assert pending.message.endswith("2 Preemption is not helpful for scheduling.")
     assert "Extender" in pending.plugins

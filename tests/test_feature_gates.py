@@ -12,34 +12,32 @@ import schedframe
 from schedframe import ConfigurationError, Scheduler, SchedulerConfiguration, release_profile
 from schedframe.cli.main import main
 from schedframe.config import FEATURE_GATES, SUPPORTED_RELEASES
-from schedframe.config._features import parse_feature_gates
+from schedframe.config._features import parse_feature_gates, release_facts
 from schedframe.testing import make_node, make_pod
 
-# (gate, {release: default}; None: the gate does not exist in that release). From the versioned
-# specs of pkg/features/kube_features.go (1.35) and the scheduler's versioned_kube_features.go.
-DEFAULTS = [
-    ("DynamicResourceAllocation", {"1.32": False, "1.33": False, "1.34": True, "1.35": True, "1.36": True}),
-    ("SchedulerAsyncPreemption", {"1.32": False, "1.33": True, "1.34": True, "1.35": True, "1.36": True}),
-    ("SchedulerPopFromBackoffQ", {"1.32": None, "1.33": True, "1.34": True, "1.35": True, "1.36": True}),
-    ("SchedulerQueueingHints", {"1.32": True, "1.33": True, "1.34": True, "1.35": True, "1.36": True}),
-    ("NodeDeclaredFeatures", {"1.32": None, "1.34": None, "1.35": False, "1.36": True}),
-    ("GenericWorkload", {"1.34": None, "1.35": False, "1.36": False}),
-    ("PodLevelResources", {"1.32": False, "1.33": False, "1.34": True, "1.36": True}),
-    ("DRAPrioritizedList", {"1.32": None, "1.33": False, "1.34": True, "1.36": True}),
-    ("NominatedNodeNameForExpectation", {"1.33": None, "1.34": False, "1.35": True}),
-    ("OpportunisticBatching", {"1.34": None, "1.35": True}),
-]
+FACTS = release_facts()
 
 
-@pytest.mark.parametrize(("gate", "by_release"), DEFAULTS, ids=[g for g, _ in DEFAULTS])
-def test_gate_defaults_per_release(gate: str, by_release: dict[str, bool | None]) -> None:
-    """Each release has upstream's default for each gate; a gate newer than the release is absent."""
-    for release, want in by_release.items():
-        gates = release_profile(release).feature_gates
-        if want is None:
-            assert gate not in gates, release
+@pytest.mark.parametrize("release", SUPPORTED_RELEASES)
+def test_gate_defaults_per_release(release: str) -> None:
+    """Each release has, for every scheduler gate it has, the default its own kube-scheduler
+    gives (the facts generated from it by the oracle); a gate the release lacks is absent."""
+    gates = release_profile(release).feature_gates
+    known = FACTS[release]["gates"]
+    for name in FEATURE_GATES:
+        if name in known:
+            assert gates[name] is known[name][0], (release, name)
         else:
-            assert gates[gate] is want, release
+            assert name not in gates, (release, name)
+
+
+def test_every_scheduler_gate_has_a_behaviour() -> None:
+    """Every gate the scheduler's code reads at some release is in the table, and says what
+    schedframe does with it: modelled, or how schedframe behaves without."""
+    for release, facts in FACTS.items():
+        for name in facts["schedulerGates"]:
+            gate = FEATURE_GATES[name]
+            assert gate.modelled or gate.note, (release, name)
 
 
 def test_every_release_knows_the_modelled_gates() -> None:
@@ -47,7 +45,20 @@ def test_every_release_knows_the_modelled_gates() -> None:
     for release in SUPPORTED_RELEASES:
         gates = release_profile(release).feature_gates
         assert set(gates) <= set(FEATURE_GATES)
-        assert "SchedulerQueueingHints" in gates
+        assert set(FACTS[release]["schedulerGates"]) <= set(gates)
+
+
+def test_gates_the_scheduler_does_not_read_are_accepted() -> None:
+    """A gate kube-scheduler accepts that the scheduler never reads (the kubelet's, the API
+    server's) is accepted at any value it may take, and changes nothing."""
+    facts = FACTS["1.37"]
+    needed = {n for deps in facts["dependencies"].values() for n in deps}
+    name, spec = next((n, g) for n, g in sorted(facts["gates"].items())
+                      if n not in FEATURE_GATES and not g[2] and n not in needed
+                      and n not in facts["dependencies"])
+    profile = release_profile("1.37", {name: not spec[0]})
+    assert profile.feature_gates[name] is (not spec[0])
+    assert profile.default_plugins == release_profile("1.37").default_plugins
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -91,10 +102,13 @@ def test_locked_gate_refuses_the_other_value() -> None:
 
 
 def test_gate_not_yet_in_the_release_is_refused() -> None:
-    """Setting a gate that does not exist at the emulated release is refused (PreAlpha)."""
-    with pytest.raises(ConfigurationError, match=r"NodeDeclaredFeatures to true, feature is PreAlpha at "
-                                                 r"emulated version 1.34"):
+    """A gate newer than the emulated release is unknown to it, as to that release's binary."""
+    with pytest.raises(ConfigurationError, match=r"feature_gates\['NodeDeclaredFeatures'\]: "
+                                                 r"unrecognized feature gate: NodeDeclaredFeatures"):
         release_profile("1.34", {"NodeDeclaredFeatures": True})
+    # and a gate removed by a release is unknown to it: GangScheduling went in 1.37
+    with pytest.raises(ConfigurationError, match=r"unrecognized feature gate: GangScheduling"):
+        release_profile("1.37", {"GangScheduling": True})
 
 
 def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
@@ -109,15 +123,20 @@ def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
 
 
 def test_gang_scheduling_needs_generic_workload() -> None:
-    """GangScheduling depends on GenericWorkload, as upstream declares; together they add the
-    GangScheduling plugin to the default profile."""
-    with pytest.raises(ConfigurationError, match=r"feature gate GangScheduling depends on GenericWorkload"):
-        release_profile("1.36", {"GangScheduling": True})
-    both = SchedulerConfiguration.default(feature_gates="GenericWorkload=true,GangScheduling=true")
+    """GangScheduling depends on GenericWorkload, as 1.35's kube-scheduler declares (its own
+    words); together they add the GangScheduling plugin to 1.35's default profile. From 1.36 on
+    the Workload API they read is not modelled: the gates are refused away from their default."""
+    with pytest.raises(ConfigurationError, match=r"GangScheduling is enabled, but depends on features "
+                                                 r"that are disabled: \[GenericWorkload\]"):
+        release_profile("1.35", {"GangScheduling": True})
+    both = SchedulerConfiguration.default(kubernetes_version="1.35",
+                                          feature_gates="GenericWorkload=true,GangScheduling=true")
     assert [r.name for r in both.profiles[0].plugins["permit"]] == ["GangScheduling"]
     assert "GangScheduling" not in SchedulerConfiguration.default().profiles[0].plugin_names()
-    with pytest.raises(ConfigurationError, match=r"PreAlpha at emulated version 1\.34"):
+    with pytest.raises(ConfigurationError, match=r"unrecognized feature gate: GenericWorkload"):
         release_profile("1.34", {"GenericWorkload": True})
+    with pytest.raises(ConfigurationError, match=r"GenericWorkload is not modelled by schedframe"):
+        release_profile("1.36", {"GenericWorkload": True})
 
 
 def test_gate_values_must_be_bools() -> None:
@@ -186,14 +205,15 @@ def test_pop_from_backoff_q_gate() -> None:
 
 
 def test_node_declared_features_gate_adds_the_plugin_to_the_defaults() -> None:
-    """NodeDeclaredFeatures (on by default in 1.36) adds its plugin to the default profile."""
+    """NodeDeclaredFeatures (on by default from 1.36, locked on in 1.37) adds its plugin to the
+    default profile."""
     def has_it(config: SchedulerConfiguration) -> bool:
         assert config.omitted_upstream_plugins == ()
         return "NodeDeclaredFeatures" in config.profiles[0].plugin_names()
 
     assert not has_it(SchedulerConfiguration.default(kubernetes_version="1.35"))
     assert has_it(SchedulerConfiguration.default(kubernetes_version="1.36"))
-    assert not has_it(SchedulerConfiguration.default(feature_gates="NodeDeclaredFeatures=false"))
+    assert has_it(SchedulerConfiguration.default())
     assert has_it(SchedulerConfiguration.default(kubernetes_version="1.35",
                                                  feature_gates="NodeDeclaredFeatures=true"))
 

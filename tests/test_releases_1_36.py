@@ -12,6 +12,7 @@ import pytest
 
 from schedframe import (
     Code,
+    ConfigurationError,
     Container,
     ContainerRestartRule,
     CSINode,
@@ -356,8 +357,9 @@ def test_node_declared_features_inference_1_36(pod: Pod, want: set[str]) -> None
 
 
 def test_node_declared_features_schedules_by_release() -> None:
-    """1.36 (gate on by default) places a pod needing a feature only on a node declaring it;
-    1.35 (gate off) ignores declarations; 1.36 with the gate off too."""
+    """1.36 on (gate on by default) places a pod needing a feature only on a node declaring it;
+    1.35 (gate off) ignores declarations. 1.36 cannot turn the gate off (gates on by default
+    depend on it, as kube-scheduler 1.36 says) and 1.37 locks it on."""
     def place(**kw: Any) -> dict[str, str | None]:
         s = Scheduler(objects=[node_with("a"), node_with("b", "UserNamespacesHostNetworkSupport")], **kw)
         s.add_pod(HOST_NETWORK_USERNS)
@@ -365,9 +367,13 @@ def test_node_declared_features_schedules_by_release() -> None:
         return {"node": s.node_of(HOST_NETWORK_USERNS)}
 
     assert place() == {"node": "b"}
+    assert place(kubernetes_version="1.36") == {"node": "b"}
     assert {place(kubernetes_version="1.35", seed=seed)["node"] for seed in range(8)} == {"a", "b"}
-    assert {place(feature_gates="NodeDeclaredFeatures=false", seed=seed)["node"] for seed in range(8)} == {
-        "a", "b"}
+    with pytest.raises(ConfigurationError, match="depends on features that are disabled: "
+                                                 r"\[NodeDeclaredFeatures\]"):
+        place(kubernetes_version="1.36", feature_gates="NodeDeclaredFeatures=false")
+    with pytest.raises(ConfigurationError, match="NodeDeclaredFeatures to false, feature is locked to true"):
+        place(feature_gates="NodeDeclaredFeatures=false")
 
 
 def test_node_declared_features_message() -> None:
@@ -378,7 +384,7 @@ def test_node_declared_features_message() -> None:
     [pending] = s.pending()
     assert pending.message == (
         "0/2 nodes are available: 2 node declared features check failed - unsatisfied requirements: "
-        "RestartAllContainersOnContainerExits. no new claims to deallocate, preemption: 0/2 nodes are "
+        "RestartAllContainersOnContainerExits. preemption: 0/2 nodes are "
         "available: 2 Preemption is not helpful for scheduling.")
 
 
@@ -534,9 +540,10 @@ def _nodes(n: int) -> list[Node]:
 
 
 def test_gang_scheduling_all_or_nothing() -> None:
-    """With the gates on, a gang of 3 waits for its third pod, then binds at once; on 2 nodes no
-    pod of it binds (each times out at Permit and is retried)."""
-    s = Scheduler(objects=[*_nodes(3), gang_workload()], feature_gates=GANG_GATES)
+    """With the gates on (1.35: the v1alpha1 Workload API, the one schedframe models), a gang of 3
+    waits for its third pod, then binds at once; on 2 nodes no pod of it binds (each times out at
+    Permit and is retried)."""
+    s = Scheduler(objects=[*_nodes(3), gang_workload()], feature_gates=GANG_GATES, kubernetes_version="1.35")
     s.add_pod(member("a"))
     s.add_pod(member("b"))
     s.run_until_idle()
@@ -546,7 +553,7 @@ def test_gang_scheduling_all_or_nothing() -> None:
     s.run_until_idle()
     assert sorted(s.node_of(member(n)) or "" for n in "abc") == ["n0", "n1", "n2"]
 
-    s = Scheduler(objects=[*_nodes(2), gang_workload()], feature_gates=GANG_GATES)
+    s = Scheduler(objects=[*_nodes(2), gang_workload()], feature_gates=GANG_GATES, kubernetes_version="1.35")
     for n in "abc":
         s.add_pod(member(n))
     s.run_until_idle()
@@ -593,9 +600,9 @@ def test_scenario_with_a_native_gang(tmp_path: Path) -> None:
     path = tmp_path / "gang.yaml"
     path.write_text(NATIVE_GANG_SCENARIO)
     scenario = Scenario.from_file(path)
-    together = simulate(scenario, feature_gates=GANG_GATES)
+    together = simulate(scenario, feature_gates=GANG_GATES, kubernetes_version="1.35")
     assert [p.bound_at for p in together.pods] == [3.0, 3.0, 3.0, 3.0]
-    apart = simulate(scenario)
+    apart = simulate(scenario, kubernetes_version="1.35")
     assert [p.bound_at for p in apart.pods] == [0.0, 1.0, 2.0, 3.0]
 
 

@@ -49,7 +49,7 @@ from schedframe.testing import (
 )
 
 T0 = 1_700_000_000.0
-NOT_HELPFUL = (" no new claims to deallocate, preemption: 0/{n} nodes are available: {n} Preemption is not "
+NOT_HELPFUL = (" preemption: 0/{n} nodes are available: {n} Preemption is not "
                "helpful for scheduling.")
 
 
@@ -94,7 +94,7 @@ def test_places_pods_on_fitting_nodes() -> None:
     assert sorted(s.bindings().values()) == ["big", "big"]
     [pending] = s.pending()
     assert pending.message == (f"0/2 nodes are available: 2 {ERR_REASON_INSUFFICIENT_CPU}. "
-                               "no new claims to deallocate, preemption: 0/2 "
+                               "preemption: 0/2 "
                                "nodes are available: 1 No preemption victims found for incoming pod, "
                                "1 Preemption is not helpful for scheduling.")
     assert (pending.plugins, pending.where, pending.attempts) == (frozenset({"NodeResourcesFit"}),
@@ -335,14 +335,29 @@ def test_round_robin_start_without_scoring() -> None:
 
 
 def test_search_stops_after_enough_feasible_nodes() -> None:
-    """Filter runs on numFeasibleNodesToFind nodes only (percentage of 200 nodes)."""
+    """Filter runs on numFeasibleNodesToFind nodes (percentage of 200 nodes: 100) and, as
+    upstream's search does, on one more feasible node, which ends it without being counted:
+    the next cycle starts there."""
     flt = FakeFilter(name="Count")
     s = scheduler_with(flt, pct=10)
     for i in range(200):
         s.add_node(node(f"n{i:03}").obj())
     s.add_pod(pod("p").obj())
     s.run_until_idle()
-    assert len(flt.calls) == 100
+    assert len(flt.calls) == 101
+    assert s._next_start_node_index == 100
+
+
+def test_search_counts_the_rejections_before_the_node_that_ends_it() -> None:
+    """Nodes rejected after the last feasible node needed, before the one that ends the search,
+    are visited: the round robin moves past them (upstream's processedNodes)."""
+    flt = FakeFilter(name="Reject", failed={f"n{i:03}": Code.UNSCHEDULABLE for i in range(100, 105)})
+    s = scheduler_with(flt, pct=10)
+    for i in range(200):
+        s.add_node(node(f"n{i:03}").obj())
+    s.add_pod(pod("p").obj())
+    s.run_until_idle()
+    assert s._next_start_node_index == 105
 
 
 def test_nominated_node_tried_first() -> None:
@@ -864,11 +879,11 @@ def test_preemption_evicts_victims_and_places_preemptor() -> None:
     ("preemptor", "want_suffix"),
     [
         pytest.param(pod("hp", cpu="2").priority(100),
-                     "no new claims to deallocate, preemption: 0/2 nodes are available: 1 No preemption "
+                     "preemption: 0/2 nodes are available: 1 No preemption "
                      "victims found for incoming "
                      "pod, 1 Preemption is not helpful for scheduling.", id="no victims"),
         pytest.param(pod("never", cpu="2").priority(1000).preemption_policy("Never"),
-                     "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
+                     "preemption: not eligible due to preemptionPolicy=Never.",
                      id="policy never"),
     ],
 )

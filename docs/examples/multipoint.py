@@ -215,7 +215,7 @@ def main() -> None:
     # UNSCHEDULABLE lets preemption try: it finds no lower-priority pod to evict.
     assert pending.message == (
         f"0/2 nodes are available: 2 {ERR_REASON}. "
-        "no new claims to deallocate, preemption: 0/2 nodes are available: "
+        "preemption: 0/2 nodes are available: "
         "2 No preemption victims found for incoming pod."
     ), pending.message
     print(sched.bindings())

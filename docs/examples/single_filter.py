@@ -121,7 +121,7 @@ def main() -> None:
     # which no eviction can change (UNSCHEDULABLE_AND_UNRESOLVABLE).
     assert pending.message == (
         "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) are reserved for GPU pods. "
-        "no new claims to deallocate, preemption: 0/2 nodes are available: "
+        "preemption: 0/2 nodes are available: "
         "1 No preemption victims found for incoming pod, "
         "1 Preemption is not helpful for scheduling."
     ), pending.message

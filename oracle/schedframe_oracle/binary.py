@@ -78,7 +78,7 @@ def _tags(minor: str) -> list[str]:
 def _source_hash(minor: str) -> str:
     h = hashlib.sha256()
     mod = _modfile(minor)
-    for path in sorted(ORACLE_DIR.glob("*.go")) + [mod, mod.with_suffix(".sum")]:
+    for path in [*sorted(ORACLE_DIR.glob("*.go")), mod, mod.with_suffix(".sum")]:
         h.update(path.name.encode())
         h.update(path.read_bytes() if path.exists() else b"")
     return h.hexdigest()[:16]
@@ -88,8 +88,7 @@ def _minor(release: str) -> str:
     parts = release.lstrip("v").split(".")
     minor = ".".join(parts[:2])
     if minor not in RELEASES:
-        raise OracleError(f"no oracle for Kubernetes {release}: the oracle emulates "
-                          f"{', '.join(RELEASES)}")
+        raise OracleError(f"no oracle for Kubernetes {release}: the oracle emulates {', '.join(RELEASES)}")
     return minor
 
 
@@ -103,8 +102,10 @@ def oracle_binary(release: str) -> Path:
         return Path(given)
     path = cache_dir() / f"{RELEASES[minor]}-{_source_hash(minor)}" / "oracle"
     if not path.exists():
-        raise OracleUnavailable(f"the oracle of Kubernetes {minor} is not built "
-                                f"(scripts/oracle build --release {minor}; needs Go)")
+        raise OracleUnavailable(
+            f"the oracle of Kubernetes {minor} is not built "
+            f"(scripts/oracle build --release {minor}; needs Go)"
+        )
     return path
 
 
@@ -121,26 +122,65 @@ def build(release: str, *, log: Any = None) -> tuple[Path, float]:
     except OracleUnavailable:
         pass
     if not go_available():
-        raise OracleUnavailable("no Go toolchain (the go command) on this machine: the oracle cannot be built")
+        raise OracleUnavailable(
+            "no Go toolchain (the go command) on this machine: the oracle cannot be built"
+        )
     out = cache_dir() / f"{RELEASES[minor]}-{_source_hash(minor)}"
     out.mkdir(parents=True, exist_ok=True)
     target = out / "oracle"
-    cmd = ["go", "build", "-trimpath", f"-modfile={_modfile(minor)}", *_tags(minor), "-o", str(target) + ".tmp", "."]
+    cmd = [
+        "go",
+        "build",
+        "-trimpath",
+        f"-modfile={_modfile(minor)}",
+        *_tags(minor),
+        "-o",
+        str(target) + ".tmp",
+        ".",
+    ]
     if log is not None:
         log(f"building the oracle of Kubernetes {RELEASES[minor]}: {' '.join(cmd)}")
     started = time.monotonic()
     env = {**os.environ, "GOFLAGS": os.environ.get("GOFLAGS", "") + " -mod=readonly"}
     proc = subprocess.run(cmd, cwd=ORACLE_DIR, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
-        raise OracleError(f"building the oracle of Kubernetes {RELEASES[minor]} failed:\n"
-                          f"{proc.stdout}{proc.stderr}")
+        raise OracleError(
+            f"building the oracle of Kubernetes {RELEASES[minor]} failed:\n{proc.stdout}{proc.stderr}"
+        )
     os.replace(str(target) + ".tmp", target)
+    for stale in cache_dir().glob(f"{RELEASES[minor]}-*"):
+        if stale != out and stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)  # built from older sources
     return target, time.monotonic() - started
 
 
-def run_oracle(release: str, cases: Sequence[os.PathLike[str] | str], *,
-               feature_gates: Mapping[str, bool] | None = None, timeout: float = 600.0,
-               binary: Path | None = None) -> list[dict[str, Any]]:
+def vet(release: str) -> str:
+    """``go vet`` of the oracle's sources as *release* builds them (its module file and build
+    tags); the output, empty when clean.
+
+    Raises:
+        OracleUnavailable: no ``go`` command.
+        OracleError: vet found something, or failed (its output in the message).
+    """
+    minor = _minor(release)
+    if not go_available():
+        raise OracleUnavailable("no Go toolchain (the go command) on this machine")
+    cmd = ["go", "vet", f"-modfile={_modfile(minor)}", *_tags(minor), "."]
+    env = {**os.environ, "GOFLAGS": os.environ.get("GOFLAGS", "") + " -mod=readonly"}
+    proc = subprocess.run(cmd, cwd=ORACLE_DIR, capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        raise OracleError(f"go vet of the oracle of Kubernetes {minor}:\n{proc.stdout}{proc.stderr}")
+    return proc.stdout + proc.stderr
+
+
+def run_oracle(
+    release: str,
+    cases: Sequence[os.PathLike[str] | str],
+    *,
+    feature_gates: Mapping[str, bool] | None = None,
+    timeout: float = 600.0,
+    binary: Path | None = None,
+) -> list[dict[str, Any]]:
     """Run the oracle of *release* on *cases* (one process for all of them); its record of
     each case, in order.
 
@@ -155,8 +195,9 @@ def run_oracle(release: str, cases: Sequence[os.PathLike[str] | str], *,
     cmd += [os.fspath(c) for c in cases]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     if proc.returncode != 0:
-        raise OracleError(f"the oracle of Kubernetes {release} exited with {proc.returncode}: "
-                          f"{proc.stderr.strip()[-4000:]}")
+        raise OracleError(
+            f"the oracle of Kubernetes {release} exited with {proc.returncode}: {proc.stderr.strip()[-4000:]}"
+        )
     records = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     if len(records) != len(cases):
         raise OracleError(f"the oracle printed {len(records)} records for {len(cases)} cases")
@@ -170,8 +211,9 @@ def facts(release: str, *, feature_gates: Mapping[str, bool] | None = None) -> d
         cmd += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in feature_gates.items())]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     if proc.returncode != 0:
-        raise OracleError(f"the oracle of Kubernetes {release} exited with {proc.returncode}: "
-                          f"{proc.stderr.strip()[-4000:]}")
+        raise OracleError(
+            f"the oracle of Kubernetes {release} exited with {proc.returncode}: {proc.stderr.strip()[-4000:]}"
+        )
     result: dict[str, Any] = json.loads(proc.stdout)
     return result
 

@@ -16,6 +16,7 @@ alone, so a failing case is named by its seed (``scripts/oracle gen --seed N``).
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -23,9 +24,24 @@ __all__ = ["FAMILIES", "generate"]
 
 ZONES: Final = ("zone-a", "zone-b", "zone-c")
 APPS: Final = ("web", "db", "cache", "batch")
-IMAGES: Final = (("registry.k8s.io/pause:3.10", 300_000), ("nginx:1.27", 70_000_000),
-                 ("postgres:16", 400_000_000), ("redis:7", 120_000_000), ("python:3.12", 1_000_000_000))
-FAMILIES: Final = ("mixed", "resources", "affinity", "spread", "preemption", "volumes", "config", "large")
+IMAGES: Final = (
+    ("registry.k8s.io/pause:3.10", 300_000),
+    ("nginx:1.27", 70_000_000),
+    ("postgres:16", 400_000_000),
+    ("redis:7", 120_000_000),
+    ("python:3.12", 1_000_000_000),
+)
+FAMILIES: Final = (
+    "mixed",
+    "resources",
+    "affinity",
+    "spread",
+    "preemption",
+    "volumes",
+    "devices",
+    "config",
+    "large",
+)
 
 
 def _minor(release: str) -> int:
@@ -96,13 +112,22 @@ class _Gen:
         allocatable = dict(capacity)
         if r.random() < 0.3:
             allocatable["cpu"] = f"{cpu * 1000 - 100}m"
-        status: dict[str, Any] = {"capacity": capacity, "allocatable": allocatable,
-                                  "conditions": [{"type": "Ready", "status": "True"}]}
+        status: dict[str, Any] = {
+            "capacity": capacity,
+            "allocatable": allocatable,
+            "conditions": [{"type": "Ready", "status": "True"}],
+        }
         if r.random() < 0.5:
-            status["images"] = [{"names": [img], "sizeBytes": size}
-                                for img, size in r.sample(IMAGES, r.randint(1, 3))]
-        node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": name, "labels": labels}, "spec": spec, "status": status}
+            status["images"] = [
+                {"names": [img], "sizeBytes": size} for img, size in r.sample(IMAGES, r.randint(1, 3))
+            ]
+        node = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "spec": spec,
+            "status": status,
+        }
         self.free[name] = [int(_cpu_milli(allocatable["cpu"])), mem * 1024, pods]
         return node
 
@@ -113,11 +138,17 @@ class _Gen:
         requests: dict[str, str] = {}
         limits: dict[str, str] = {}
         if r.random() < 0.85:
-            requests["cpu"] = r.choice(("50m", "100m", "250m", "500m", "1", "2", "3")) if not big else \
-                r.choice(("4", "6", "12", "20"))
+            requests["cpu"] = (
+                r.choice(("50m", "100m", "250m", "500m", "1", "2", "3"))
+                if not big
+                else r.choice(("4", "6", "12", "20"))
+            )
         if r.random() < 0.8:
-            requests["memory"] = r.choice(("64Mi", "256Mi", "1Gi", "2Gi", "4Gi")) if not big else \
-                r.choice(("16Gi", "40Gi", "100Gi"))
+            requests["memory"] = (
+                r.choice(("64Mi", "256Mi", "1Gi", "2Gi", "4Gi"))
+                if not big
+                else r.choice(("16Gi", "40Gi", "100Gi"))
+            )
         if self.chance(0.15, "resources"):
             requests["ephemeral-storage"] = r.choice(("1Gi", "20Gi", "80Gi"))
         if self.chance(0.15, "resources"):
@@ -141,8 +172,13 @@ class _Gen:
         if res:
             c["resources"] = res
         if self.chance(0.12, "resources"):
-            c["ports"] = [{"containerPort": 8080, "hostPort": r.choice((8080, 9090)),
-                           "protocol": r.choice(("TCP", "TCP", "UDP"))}]
+            c["ports"] = [
+                {
+                    "containerPort": 8080,
+                    "hostPort": r.choice((8080, 9090)),
+                    "protocol": r.choice(("TCP", "TCP", "UDP")),
+                }
+            ]
         return c
 
     def selector(self, app: str | None = None) -> dict[str, Any]:
@@ -160,19 +196,39 @@ class _Gen:
         r = self.r
         kind = r.random()
         if kind < 0.35:
-            return {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": r.choice(("In", "NotIn")),
-                                          "values": sorted(r.sample(ZONES, r.randint(1, 2)))}]}
+            return {
+                "matchExpressions": [
+                    {
+                        "key": "topology.kubernetes.io/zone",
+                        "operator": r.choice(("In", "NotIn")),
+                        "values": sorted(r.sample(ZONES, r.randint(1, 2))),
+                    }
+                ]
+            }
         if kind < 0.55:
-            return {"matchExpressions": [{"key": "pool", "operator": r.choice(("In", "Exists", "DoesNotExist")),
-                                          **({} if r.random() < 0.5 else {"values": ["general", "compute"]})}]}
+            return {
+                "matchExpressions": [
+                    {
+                        "key": "pool",
+                        "operator": r.choice(("In", "Exists", "DoesNotExist")),
+                        **({} if r.random() < 0.5 else {"values": ["general", "compute"]}),
+                    }
+                ]
+            }
         if kind < 0.7:
-            return {"matchExpressions": [{"key": "cores", "operator": r.choice(("Gt", "Lt")),
-                                          "values": [str(r.choice((2, 4, 8)))]}]}
+            return {
+                "matchExpressions": [
+                    {"key": "cores", "operator": r.choice(("Gt", "Lt")), "values": [str(r.choice((2, 4, 8)))]}
+                ]
+            }
         if kind < 0.85 and self.nodes:
             # the API server allows one value for a metadata.name field selector
             name = r.choice(self.nodes)["metadata"]["name"]
-            return {"matchFields": [{"key": "metadata.name", "operator": r.choice(("In", "In", "NotIn")),
-                                     "values": [name]}]}
+            return {
+                "matchFields": [
+                    {"key": "metadata.name", "operator": r.choice(("In", "In", "NotIn")), "values": [name]}
+                ]
+            }
         return {"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]}]}
 
     def fix_selector_term(self, term: dict[str, Any]) -> dict[str, Any]:
@@ -193,8 +249,12 @@ class _Gen:
                 na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
             if r.random() < 0.6:
                 na["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                    {"weight": r.randint(1, 100), "preference": self.fix_selector_term(self.node_selector_term())}
-                    for _ in range(r.randint(1, 2))]
+                    {
+                        "weight": r.randint(1, 100),
+                        "preference": self.fix_selector_term(self.node_selector_term()),
+                    }
+                    for _ in range(r.randint(1, 2))
+                ]
             if na:
                 aff["nodeAffinity"] = na
         for kind in ("podAffinity", "podAntiAffinity"):
@@ -203,9 +263,12 @@ class _Gen:
             pa: dict[str, Any] = {}
 
             def term() -> dict[str, Any]:
-                t: dict[str, Any] = {"labelSelector": self.selector(),
-                                     "topologyKey": r.choice(("kubernetes.io/hostname", "topology.kubernetes.io/zone",
-                                                              "kubernetes.io/hostname"))}
+                t: dict[str, Any] = {
+                    "labelSelector": self.selector(),
+                    "topologyKey": r.choice(
+                        ("kubernetes.io/hostname", "topology.kubernetes.io/zone", "kubernetes.io/hostname")
+                    ),
+                }
                 if r.random() < 0.15:
                     t["namespaces"] = r.choice((["default"], ["team-a"], ["default", "team-a"]))
                 if r.random() < 0.1:
@@ -215,10 +278,13 @@ class _Gen:
                 return t
 
             if r.random() < 0.6:
-                pa["requiredDuringSchedulingIgnoredDuringExecution"] = [term() for _ in range(r.randint(1, 2))]
+                pa["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                    term() for _ in range(r.randint(1, 2))
+                ]
             if r.random() < 0.6:
                 pa["preferredDuringSchedulingIgnoredDuringExecution"] = [
-                    {"weight": r.randint(1, 100), "podAffinityTerm": term()} for _ in range(r.randint(1, 2))]
+                    {"weight": r.randint(1, 100), "podAffinityTerm": term()} for _ in range(r.randint(1, 2))
+                ]
             if pa:
                 aff[kind] = pa
         return aff or None
@@ -233,7 +299,9 @@ class _Gen:
                 "maxSkew": r.choice((1, 1, 2, 3)),
                 "topologyKey": r.choice(("topology.kubernetes.io/zone", "kubernetes.io/hostname", "pool")),
                 "whenUnsatisfiable": r.choice(("DoNotSchedule", "ScheduleAnyway")),
-                "labelSelector": {"matchLabels": {"app": labels["app"]}} if r.random() < 0.85 else self.selector(),
+                "labelSelector": {"matchLabels": {"app": labels["app"]}}
+                if r.random() < 0.85
+                else self.selector(),
             }
             if r.random() < 0.15 and c["whenUnsatisfiable"] == "DoNotSchedule":
                 c["minDomains"] = r.choice((2, 3, 4))
@@ -284,7 +352,9 @@ class _Gen:
         if r.random() < 0.3:
             labels["tier"] = r.choice(("front", "back"))
         name = self.name(app)
-        spec: dict[str, Any] = {"containers": [self.container(big=pending and self.chance(0.08, "resources"))]}
+        spec: dict[str, Any] = {
+            "containers": [self.container(big=pending and self.chance(0.08, "resources"))]
+        }
         if r.random() < 0.15:
             second = self.container()
             if "ports" in second and "ports" in spec["containers"][0]:
@@ -302,18 +372,29 @@ class _Gen:
             # pod-level requests, at least what the containers ask for (the API server checks)
             def need(c: dict[str, Any], key: str, parse: Callable[[str], int]) -> int:
                 res = c.get("resources") or {}
-                return max(parse((res.get("requests") or {}).get(key, "0")),
-                           parse((res.get("limits") or {}).get(key, "0")))
+                return max(
+                    parse((res.get("requests") or {}).get(key, "0")),
+                    parse((res.get("limits") or {}).get(key, "0")),
+                )
 
             every = spec["containers"] + spec.get("initContainers", [])
             cpu = sum(need(c, "cpu", _cpu_milli) for c in every)
             mem = sum(need(c, "memory", _mem_mib) for c in every)
-            spec["resources"] = {"requests": {"cpu": f"{cpu + r.choice((0, 500, 1000))}m",
-                                              "memory": f"{mem + r.choice((0, 512, 1024))}Mi"}}
+            spec["resources"] = {
+                "requests": {
+                    "cpu": f"{cpu + r.choice((0, 500, 1000))}m",
+                    "memory": f"{mem + r.choice((0, 512, 1024))}Mi",
+                }
+            }
         if pending:
             if self.chance(0.15, "affinity"):
-                spec["nodeSelector"] = r.choice(({"disktype": "ssd"}, {"pool": "general"},
-                                                  {"topology.kubernetes.io/zone": r.choice(ZONES)}))
+                spec["nodeSelector"] = r.choice(
+                    (
+                        {"disktype": "ssd"},
+                        {"pool": "general"},
+                        {"topology.kubernetes.io/zone": r.choice(ZONES)},
+                    )
+                )
             aff = self.affinity()
             if aff:
                 spec["affinity"] = aff
@@ -333,15 +414,27 @@ class _Gen:
             if aff:
                 spec["affinity"] = aff
         if self.chance(0.3, "preemption"):
-            spec["priorityClassName"] = r.choice(("low", "high", "low")) if not pending else \
-                r.choice(("high", "high", "low", "critical"))
-        pod = {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {"name": name, "namespace": namespace, "labels": labels,
-                            "creationTimestamp": f"2026-01-01T00:{self.counter // 60 % 60:02d}:{self.counter % 60:02d}Z"},
-               "spec": spec}
+            spec["priorityClassName"] = (
+                r.choice(("low", "high", "low"))
+                if not pending
+                else r.choice(("high", "high", "low", "critical"))
+            )
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": namespace,
+                "labels": labels,
+                "creationTimestamp": f"2026-01-01T00:{self.counter // 60 % 60:02d}:{self.counter % 60:02d}Z",
+            },
+            "spec": spec,
+        }
         if not pending:
-            pod["status"] = {"phase": "Running",
-                             "startTime": f"2026-01-01T00:{self.counter // 60 % 60:02d}:{self.counter % 60:02d}Z"}
+            pod["status"] = {
+                "phase": "Running",
+                "startTime": f"2026-01-01T00:{self.counter // 60 % 60:02d}:{self.counter % 60:02d}Z",
+            }
         return pod
 
     def place(self, pod: dict[str, Any]) -> bool:
@@ -362,7 +455,7 @@ class _Gen:
         # ports and extended resources of bound pods are left out of the draw
         for c in pod["spec"]["containers"]:
             c.pop("ports", None)
-            req = (c.get("resources") or {})
+            req = c.get("resources") or {}
             for part in ("requests", "limits"):
                 (req.get(part) or {}).pop("example.com/gpu", None)
                 (req.get(part) or {}).pop("ephemeral-storage", None)
@@ -375,8 +468,12 @@ class _Gen:
     # -- other objects -------------------------------------------------------------------------
     def priority_classes(self) -> None:
         for name, value in (("low", 100), ("high", 1000), ("critical", 100000)):
-            pc: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                                  "metadata": {"name": name}, "value": value}
+            pc: dict[str, Any] = {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
             if name == "high" and self.r.random() < 0.2:
                 pc["preemptionPolicy"] = "Never"
             self.items.append(pc)
@@ -390,25 +487,52 @@ class _Gen:
             spec["minAvailable"] = self.r.choice((1, 2))
         else:
             spec["maxUnavailable"] = self.r.choice((0, 1))
-        self.items.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                           "metadata": {"name": self.name("pdb"), "namespace": "default"}, "spec": spec,
-                           "status": {"disruptionsAllowed": self.r.choice((0, 1)), "currentHealthy": 1,
-                                      "desiredHealthy": 1, "expectedPods": 1}})
+        self.items.append(
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": self.name("pdb"), "namespace": "default"},
+                "spec": spec,
+                "status": {
+                    "disruptionsAllowed": self.r.choice((0, 1)),
+                    "currentHealthy": 1,
+                    "desiredHealthy": 1,
+                    "expectedPods": 1,
+                },
+            }
+        )
 
     def services(self) -> None:
         if not self.chance(0.3, "spread"):
             return
         for app in self.r.sample(APPS, self.r.randint(1, 2)):
-            self.items.append({"apiVersion": "v1", "kind": "Service",
-                               "metadata": {"name": f"svc-{app}", "namespace": "default"},
-                               "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}})
+            self.items.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Service",
+                    "metadata": {"name": f"svc-{app}", "namespace": "default"},
+                    "spec": {"selector": {"app": app}, "ports": [{"port": 80}]},
+                }
+            )
 
     def namespaces(self) -> None:
-        self.items.append({"apiVersion": "v1", "kind": "Namespace",
-                           "metadata": {"name": "default", "labels": {"kubernetes.io/metadata.name": "default"}}})
-        self.items.append({"apiVersion": "v1", "kind": "Namespace",
-                           "metadata": {"name": "team-a", "labels": {"kubernetes.io/metadata.name": "team-a",
-                                                                     "team": "a"}}})
+        self.items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": "default", "labels": {"kubernetes.io/metadata.name": "default"}},
+            }
+        )
+        self.items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {
+                    "name": "team-a",
+                    "labels": {"kubernetes.io/metadata.name": "team-a", "team": "a"},
+                },
+            }
+        )
 
     def config(self) -> dict[str, Any] | None:
         r = self.r
@@ -419,42 +543,490 @@ class _Gen:
         plugin_config: list[dict[str, Any]] = []
         choice = r.randint(0, 6)
         if choice == 0:
-            plugins["score"] = {"enabled": [{"name": "NodeResourcesBalancedAllocation", "weight": r.randint(2, 5)},
-                                            {"name": "ImageLocality", "weight": r.randint(2, 5)}]}
+            plugins["score"] = {
+                "enabled": [
+                    {"name": "NodeResourcesBalancedAllocation", "weight": r.randint(2, 5)},
+                    {"name": "ImageLocality", "weight": r.randint(2, 5)},
+                ]
+            }
         elif choice == 1:
-            plugins["multiPoint"] = {"disabled": [{"name": r.choice(("PodTopologySpread", "InterPodAffinity",
-                                                                      "TaintToleration", "ImageLocality"))}]}
+            plugins["multiPoint"] = {
+                "disabled": [
+                    {
+                        "name": r.choice(
+                            ("PodTopologySpread", "InterPodAffinity", "TaintToleration", "ImageLocality")
+                        )
+                    }
+                ]
+            }
         elif choice == 2:
             strategy = r.choice(("MostAllocated", "LeastAllocated", "RequestedToCapacityRatio"))
-            ss: dict[str, Any] = {"type": strategy, "resources": [{"name": "cpu", "weight": r.randint(1, 3)},
-                                                                   {"name": "memory", "weight": 1}]}
+            ss: dict[str, Any] = {
+                "type": strategy,
+                "resources": [{"name": "cpu", "weight": r.randint(1, 3)}, {"name": "memory", "weight": 1}],
+            }
             if strategy == "RequestedToCapacityRatio":
-                ss["requestedToCapacityRatio"] = {"shape": [{"utilization": 0, "score": 0},
-                                                            {"utilization": 100, "score": 10}]}
+                ss["requestedToCapacityRatio"] = {
+                    "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]
+                }
             plugin_config.append({"name": "NodeResourcesFit", "args": {"scoringStrategy": ss}})
         elif choice == 3:
-            plugin_config.append({"name": "PodTopologySpread", "args": {
-                "defaultingType": "List",
-                "defaultConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
-                                        "whenUnsatisfiable": "ScheduleAnyway"}]}})
+            plugin_config.append(
+                {
+                    "name": "PodTopologySpread",
+                    "args": {
+                        "defaultingType": "List",
+                        "defaultConstraints": [
+                            {
+                                "maxSkew": 1,
+                                "topologyKey": "topology.kubernetes.io/zone",
+                                "whenUnsatisfiable": "ScheduleAnyway",
+                            }
+                        ],
+                    },
+                }
+            )
         elif choice == 4:
-            plugin_config.append({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": r.randint(0, 10)}})
+            plugin_config.append(
+                {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": r.randint(0, 10)}}
+            )
         elif choice == 5:
-            plugin_config.append({"name": "NodeResourcesBalancedAllocation", "args": {
-                "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
-                              {"name": "example.com/gpu", "weight": 2}]}})
+            plugin_config.append(
+                {
+                    "name": "NodeResourcesBalancedAllocation",
+                    "args": {
+                        "resources": [
+                            {"name": "cpu", "weight": 1},
+                            {"name": "memory", "weight": 1},
+                            {"name": "example.com/gpu", "weight": 2},
+                        ]
+                    },
+                }
+            )
         else:
-            plugins["score"] = {"disabled": [{"name": "*"}],
-                                "enabled": [{"name": "NodeResourcesFit", "weight": 1}]}
+            plugins["score"] = {
+                "disabled": [{"name": "*"}],
+                "enabled": [{"name": "NodeResourcesFit", "weight": 1}],
+            }
         if plugins:
             profile["plugins"] = plugins
         if plugin_config:
             profile["pluginConfig"] = plugin_config
-        doc: dict[str, Any] = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                               "profiles": [profile]}
+        doc: dict[str, Any] = {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [profile],
+        }
         if r.random() < 0.3:
             doc["percentageOfNodesToScore"] = r.choice((10, 50, 100))
         return doc
+
+
+class _Storage:
+    """StorageClasses, PersistentVolumes, claims, CSINodes and the volumes pods mount
+    (VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits)."""
+
+    DRIVER: Final = "ebs.csi.example.com"
+
+    def __init__(self, g: _Gen) -> None:
+        self.g = g
+        self.claims: list[tuple[str, str]] = []  # (namespace, name) of claims pods may use
+        self.rwop: list[tuple[str, str]] = []
+
+    def objects(self) -> list[dict[str, Any]]:
+        g, r = self.g, self.g.r
+        out: list[dict[str, Any]] = [
+            {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "StorageClass",
+                "metadata": {"name": "local"},
+                "provisioner": "kubernetes.io/no-provisioner",
+                "volumeBindingMode": "WaitForFirstConsumer",
+            },
+            {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "StorageClass",
+                "metadata": {"name": "fast"},
+                "provisioner": self.DRIVER,
+                "volumeBindingMode": "WaitForFirstConsumer",
+                **(
+                    {
+                        "allowedTopologies": [
+                            {
+                                "matchLabelExpressions": [
+                                    {
+                                        "key": "topology.kubernetes.io/zone",
+                                        "values": sorted(r.sample(ZONES, 2)),
+                                    }
+                                ]
+                            }
+                        ]
+                    }
+                    if r.random() < 0.4
+                    else {}
+                ),
+            },
+            {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "StorageClass",
+                "metadata": {"name": "now"},
+                "provisioner": self.DRIVER,
+                "volumeBindingMode": "Immediate",
+            },
+            {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "CSIDriver",
+                "metadata": {"name": self.DRIVER},
+                "spec": {"attachRequired": True},
+            },
+        ]
+        for node in g.nodes:
+            name = node["metadata"]["name"]
+            if r.random() < 0.6:
+                out.append(
+                    {
+                        "apiVersion": "storage.k8s.io/v1",
+                        "kind": "CSINode",
+                        "metadata": {"name": name},
+                        "spec": {
+                            "drivers": [
+                                {
+                                    "name": self.DRIVER,
+                                    "nodeID": name,
+                                    "topologyKeys": ["topology.kubernetes.io/zone"],
+                                    "allocatable": {"count": r.choice((1, 2, 8))},
+                                }
+                            ]
+                        },
+                    }
+                )
+        # local PVs on some nodes, zonal PVs labelled with their zone
+        for i in range(r.randint(1, 4)):
+            node = r.choice(g.nodes)
+            out.append(
+                self.pv(
+                    f"local-{i}",
+                    "local",
+                    r.choice((5, 10, 50)),
+                    {"kubernetes.io/hostname": [node["metadata"]["name"]]},
+                )
+            )
+        for i in range(r.randint(0, 3)):
+            zone = r.choice(ZONES)
+            pv = self.pv(f"zonal-{i}", "fast", r.choice((10, 100)), {"topology.kubernetes.io/zone": [zone]})
+            pv["metadata"]["labels"] = {"topology.kubernetes.io/zone": zone}
+            if r.random() < 0.5:
+                # bound to a claim already
+                claim = f"data-{i}"
+                pv["spec"]["claimRef"] = {
+                    "namespace": "default",
+                    "name": claim,
+                    "kind": "PersistentVolumeClaim",
+                    "apiVersion": "v1",
+                }
+                pv["status"] = {"phase": "Bound"}
+                out.append(
+                    self.pvc(claim, "fast", pv["spec"]["capacity"]["storage"], volume=pv["metadata"]["name"])
+                )
+                self.claims.append(("default", claim))
+            out.append(pv)
+        for i in range(r.randint(1, 4)):
+            cls = r.choice(("local", "fast", "fast", "now"))
+            name = f"claim-{i}"
+            modes = ["ReadWriteOncePod"] if r.random() < 0.15 else ["ReadWriteOnce"]
+            out.append(
+                self.pvc(
+                    name,
+                    cls,
+                    f"{r.choice((1, 5, 20))}Gi",
+                    modes=modes,
+                    immediate_unbound=cls == "now" and r.random() < 0.5,
+                )
+            )
+            (self.rwop if modes == ["ReadWriteOncePod"] else self.claims).append(("default", name))
+        if r.random() < 0.3:
+            out.append(self.pvc("missing-class", "gold", "1Gi"))
+            self.claims.append(("default", "missing-class"))
+        return out
+
+    def pv(self, name: str, cls: str, gib: int, affinity: dict[str, list[str]]) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": name},
+            "spec": {
+                "capacity": {"storage": f"{gib}Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": cls,
+                "persistentVolumeReclaimPolicy": "Retain",
+                "local": {"path": f"/mnt/{name}"} if cls == "local" else None,
+                "csi": None if cls == "local" else {"driver": self.DRIVER, "volumeHandle": name},
+                "nodeAffinity": {
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": k, "operator": "In", "values": v} for k, v in affinity.items()
+                                ]
+                            }
+                        ]
+                    }
+                },
+            },
+            "status": {"phase": "Available"},
+        }
+
+    def pvc(
+        self,
+        name: str,
+        cls: str,
+        size: str,
+        *,
+        volume: str = "",
+        modes: list[str] | None = None,
+        immediate_unbound: bool = False,
+    ) -> dict[str, Any]:
+        spec: dict[str, Any] = {
+            "accessModes": modes or ["ReadWriteOnce"],
+            "storageClassName": cls,
+            "resources": {"requests": {"storage": size}},
+        }
+        status: dict[str, Any] = {"phase": "Pending"}
+        # a uid, as the API server gives: a provisioned volume is named after it
+        meta: dict[str, Any] = {
+            "name": name,
+            "namespace": "default",
+            "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"case-{self.g.seed}/default/{name}")),
+        }
+        if volume:
+            spec["volumeName"] = volume
+            status = {"phase": "Bound", "capacity": {"storage": size}, "accessModes": spec["accessModes"]}
+            meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
+        return {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": meta,
+            "spec": spec,
+            "status": status,
+        }
+
+    def volumes(self, pod: dict[str, Any]) -> None:
+        """Give *pod* some volumes (pods in the default namespace only: the claims live there)."""
+        g, r = self.g, self.g.r
+        if pod["metadata"]["namespace"] != "default":
+            return
+        vols: list[dict[str, Any]] = []
+        if self.claims and r.random() < 0.5:
+            _ns, name = r.choice(self.claims)
+            vols.append({"name": "data", "persistentVolumeClaim": {"claimName": name}})
+        if self.rwop and r.random() < 0.3:
+            vols.append({"name": "excl", "persistentVolumeClaim": {"claimName": r.choice(self.rwop)[1]}})
+        if r.random() < 0.15:
+            vols.append(
+                {
+                    "name": "scratch",
+                    "ephemeral": {
+                        "volumeClaimTemplate": {
+                            "spec": {
+                                "accessModes": ["ReadWriteOnce"],
+                                "storageClassName": "fast",
+                                "resources": {"requests": {"storage": "1Gi"}},
+                            }
+                        }
+                    },
+                }
+            )
+        if r.random() < 0.15:
+            vols.append(
+                {
+                    "name": "disk",
+                    "gcePersistentDisk": {"pdName": r.choice(("pd-a", "pd-b")), "readOnly": r.random() < 0.5},
+                }
+            )
+        if vols:
+            pod["spec"]["volumes"] = vols
+            pod["spec"]["containers"][0]["volumeMounts"] = [
+                {"name": v["name"], "mountPath": f"/{v['name']}"} for v in vols
+            ]
+        del g
+
+
+class _Devices:
+    """Dynamic resource allocation with structured parameters (``resource.k8s.io/v1``, 1.34 on):
+    DeviceClasses, ResourceSlices on some nodes, ResourceClaims (one device or several, by CEL
+    selector, all of a class, prioritized alternatives, a matchAttribute constraint), claims
+    already allocated to running pods, and pods naming claims (some shared, some missing)."""
+
+    GPU: Final = "gpu.example.com"
+    NIC: Final = "nic.example.com"
+    MODELS: Final = (("a100", 80), ("t4", 16), ("h100", 80), ("l4", 24))
+
+    def __init__(self, g: _Gen) -> None:
+        self.g = g
+        self.claims: list[str] = []
+        self.devices: dict[str, list[tuple[str, str, str]]] = {}  # node -> (driver, pool, device)
+
+    def objects(self) -> list[dict[str, Any]]:
+        g, r = self.g, self.g.r
+        out: list[dict[str, Any]] = [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "DeviceClass",
+                "metadata": {"name": drv},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{drv}"'}}]},
+            }
+            for drv in (self.GPU, self.NIC)
+        ]
+        for node in g.nodes:
+            name = node["metadata"]["name"]
+            if r.random() < 0.35:
+                continue
+            devices = []
+            for i in range(r.randint(1, 4)):
+                model, gib = r.choice(self.MODELS)
+                devices.append(
+                    {
+                        "name": f"gpu-{i}",
+                        "attributes": {"model": {"string": model}, "index": {"int": i}},
+                        "capacity": {"memory": {"value": f"{gib}Gi"}},
+                    }
+                )
+            out.append(self.slice(name, self.GPU, devices))
+            self.devices[name] = [(self.GPU, name, str(d["name"])) for d in devices]
+            if r.random() < 0.4:
+                nics = [
+                    {"name": f"nic-{i}", "attributes": {"speed": {"int": r.choice((25, 100))}}}
+                    for i in range(2)
+                ]
+                out.append(self.slice(name, self.NIC, nics))
+                self.devices[name] += [(self.NIC, name, str(d["name"])) for d in nics]
+        for i in range(r.randint(2, 6)):
+            out.append(self.claim(f"claim-{i}"))
+            self.claims.append(f"claim-{i}")
+        return out
+
+    def slice(self, node: str, driver: str, devices: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-{driver.split('.')[0]}"},
+            "spec": {
+                "driver": driver,
+                "nodeName": node,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                "devices": devices,
+            },
+        }
+
+    def request(self, name: str) -> dict[str, Any]:
+        r = self.r
+        exact: dict[str, Any] = {"deviceClassName": self.GPU if r.random() < 0.8 else self.NIC}
+        if exact["deviceClassName"] == self.GPU:
+            roll = r.random()
+            if roll < 0.3:
+                model = r.choice(self.MODELS)[0]
+                exact["selectors"] = [
+                    {"cel": {"expression": f'device.attributes["{self.GPU}"].model == "{model}"'}}
+                ]
+            elif roll < 0.5:
+                exact["selectors"] = [
+                    {
+                        "cel": {
+                            "expression": f'device.capacity["{self.GPU}"].memory.compareTo('
+                            f'quantity("{r.choice((20, 40))}Gi")) >= 0'
+                        }
+                    }
+                ]
+        roll = r.random()
+        if roll < 0.1:
+            exact["allocationMode"] = "All"
+        elif roll < 0.35:
+            exact["count"] = 2
+        if r.random() < 0.2:
+            # a prioritized list: the first alternative that fits on the node
+            return {
+                "name": name,
+                "firstAvailable": [
+                    {"name": "best", **exact},
+                    {"name": "fallback", "deviceClassName": self.GPU},
+                ],
+            }
+        return {"name": name, "exactly": exact}
+
+    @property
+    def r(self) -> random.Random:
+        return self.g.r
+
+    def claim(self, name: str) -> dict[str, Any]:
+        r = self.r
+        requests = [self.request("dev")]
+        spec: dict[str, Any] = {"devices": {"requests": requests}}
+        if r.random() < 0.2:
+            requests.append({"name": "other", "exactly": {"deviceClassName": self.GPU}})
+            if r.random() < 0.5:
+                spec["devices"]["constraints"] = [
+                    {"requests": ["dev", "other"], "matchAttribute": f"{self.GPU}/model"}
+                ]
+        return {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": spec,
+        }
+
+    def hold(self, pod: dict[str, Any]) -> dict[str, Any] | None:
+        """A claim allocated to the bound *pod*: one device of its node (None: the node has none
+        left)."""
+        node = pod["spec"]["nodeName"]
+        free = self.devices.get(node) or []
+        if not free or pod["metadata"]["namespace"] != "default":
+            return None
+        driver, pool, device = free.pop(self.r.randrange(len(free)))
+        name = f"held-{pod['metadata']['name']}"
+        uid = f"uid-{pod['metadata']['namespace']}-{pod['metadata']['name']}"
+        pod["metadata"]["uid"] = uid
+        self.attach(pod, name)
+        return {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {
+                "name": name,
+                "namespace": "default",
+                "finalizers": ["resource.kubernetes.io/delete-protection"],
+            },
+            "spec": {"devices": {"requests": [{"name": "dev", "exactly": {"deviceClassName": driver}}]}},
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [{"request": "dev", "driver": driver, "pool": pool, "device": device}]
+                    },
+                    "nodeSelector": {
+                        "nodeSelectorTerms": [
+                            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+                        ]
+                    },
+                },
+                "reservedFor": [{"resource": "pods", "name": pod["metadata"]["name"], "uid": uid}],
+            },
+        }
+
+    @staticmethod
+    def attach(pod: dict[str, Any], claim: str) -> None:
+        spec = pod["spec"]
+        spec.setdefault("resourceClaims", []).append({"name": "dev", "resourceClaimName": claim})
+        spec["containers"][0].setdefault("resources", {})["claims"] = [{"name": "dev"}]
+
+    def use(self, pod: dict[str, Any]) -> None:
+        """Give the pending *pod* a claim, now and then one another pod has, or one that does
+        not exist."""
+        r = self.r
+        if pod["metadata"]["namespace"] != "default" or r.random() < 0.4:
+            return
+        if r.random() < 0.08:
+            self.attach(pod, "no-such-claim")
+        elif self.claims:
+            # mostly a claim of its own; a claim already taken is shared
+            self.attach(pod, self.claims.pop(0) if r.random() < 0.8 else r.choice(self.claims))
 
 
 def _cpu_milli(text: str) -> int:
@@ -480,13 +1052,36 @@ def generate(seed: int, *, release: str = "1.37", family: str = "mixed") -> dict
     g.services()
     g.pdbs()
     g.nodes = [g.node(i) for i in range(n_nodes)]
+    storage = _Storage(g) if g.chance(0.15, "volumes") else None
+    if storage is not None:
+        g.items.extend(storage.objects())
+    devices = _Devices(g) if g.minor >= 34 and g.chance(0.12, "devices") else None
+    if devices is not None:
+        g.items.extend(devices.objects())
     bound = []
     for _ in range(r.randint(0, n_nodes * (3 if family != "large" else 1))):
         pod = g.pod(pending=False, namespace="team-a" if r.random() < 0.15 else "default")
+        if storage is not None and r.random() < 0.3:
+            # a bound pod with an inline disk, for VolumeRestrictions' conflicts
+            pod["spec"]["volumes"] = [
+                {"name": "disk", "gcePersistentDisk": {"pdName": r.choice(("pd-a", "pd-b"))}}
+            ]
         if g.place(pod):
             bound.append(pod)
-    pending = [g.pod(pending=True, namespace="team-a" if r.random() < 0.1 else "default")
-               for _ in range(r.randint(2, 8) if family != "large" else r.randint(20, 40))]
+            if devices is not None and r.random() < 0.2:
+                held = devices.hold(pod)
+                if held is not None:
+                    g.items.append(held)
+    pending = [
+        g.pod(pending=True, namespace="team-a" if r.random() < 0.1 else "default")
+        for _ in range(r.randint(2, 8) if family != "large" else r.randint(20, 40))
+    ]
+    if storage is not None:
+        for pod in pending:
+            storage.volumes(pod)
+    if devices is not None:
+        for pod in pending:
+            devices.use(pod)
     items = list(g.items) + g.nodes + bound + pending
     config = g.config()
     if config is not None:

@@ -48,8 +48,12 @@ _FEATURE_REF: Final = re.compile(r"\bfeatures\.([A-Z][A-Za-z0-9]+)\b")
 def module_dir(release: str) -> Path:
     """The k8s.io/kubernetes module source of *release* in the Go module cache."""
     version = binary.RELEASES[release]
-    proc = subprocess.run(["go", "mod", "download", "-json", f"k8s.io/kubernetes@v{version}"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["go", "mod", "download", "-json", f"k8s.io/kubernetes@v{version}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise binary.OracleError(f"go mod download k8s.io/kubernetes@v{version}: {proc.stderr.strip()}")
     return Path(json.loads(proc.stdout)["Dir"])
@@ -61,7 +65,9 @@ def scheduler_gates(source: Path, known: set[str]) -> list[str]:
     for path in (source / "pkg" / "scheduler").rglob("*.go"):
         if path.name.endswith("_test.go") or "/testing/" in str(path):
             continue
-        found.update(m.group(1) for m in _FEATURE_REF.finditer(path.read_text(encoding="utf-8", errors="replace")))
+        found.update(
+            m.group(1) for m in _FEATURE_REF.finditer(path.read_text(encoding="utf-8", errors="replace"))
+        )
     return sorted(found & known)
 
 
@@ -77,8 +83,10 @@ def collect(release: str) -> dict[str, Any]:
     gates = {g["name"]: g for g in base["gates"]}
     out: dict[str, Any] = {
         "release": base["release"],
-        "gates": {name: [g["default"], g["stage"].capitalize() if g["stage"] != "GA" else "GA", g["locked"]]
-                  for name, g in sorted(gates.items())},
+        "gates": {
+            name: [g["default"], g["stage"].capitalize() if g["stage"] != "GA" else "GA", g["locked"]]
+            for name, g in sorted(gates.items())
+        },
         "dependencies": {name: g["dependsOn"] for name, g in sorted(gates.items()) if g.get("dependsOn")},
         "schedulerGates": scheduler_gates(module_dir(release), set(gates)),
         "defaultPlugins": {"": _multipoint(base)},
@@ -96,12 +104,23 @@ def collect(release: str) -> dict[str, Any]:
             continue  # a combination the release refuses
         label = ",".join(f"{k}={str(v).lower()}" for k, v in sorted(flip.items()))
         out["defaultPlugins"][label] = _multipoint(variant)
+    expanded = (base.get("plugins") or {}).get("default-scheduler") or {}
+    out["expandedPlugins"] = {
+        point[0].lower() + point[1:]: [[p["Name"], p["Weight"]] for p in ps["Enabled"]]
+        for point, ps in expanded.items()
+        if ps and ps.get("Enabled")
+    }
     profile = base["config"]["profiles"][0]
-    out["pluginArgs"] = {pc["name"]: {k: v for k, v in (pc.get("args") or {}).items() if k not in ("apiVersion", "kind")}
-                         for pc in profile.get("pluginConfig") or []}
-    out["config"] = {k: v for k, v in base["config"].items()
-                     if k in ("parallelism", "percentageOfNodesToScore", "podInitialBackoffSeconds",
-                              "podMaxBackoffSeconds")}
+    out["pluginArgs"] = {
+        pc["name"]: {k: v for k, v in (pc.get("args") or {}).items() if k not in ("apiVersion", "kind")}
+        for pc in profile.get("pluginConfig") or []
+    }
+    out["config"] = {
+        k: v
+        for k, v in base["config"].items()
+        if k
+        in ("parallelism", "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds")
+    }
     return out
 
 

@@ -169,7 +169,7 @@ def test_an_unschedulable_pod_gets_the_condition_and_the_event(api: FakeApi, sta
     cond = patch["status"]["conditions"][0]
     assert (cond["status"], cond["reason"]) == ("False", "Unschedulable")
     # upstream's FitError message, PostFilter plugins' verdicts appended
-    assert cond["message"] == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+    assert cond["message"] == ("0/1 nodes are available: 1 Insufficient cpu. "
                                "preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
                                "scheduling.")
     event = next(b for _m, _p, _q, b in api.seen("POST", "/events") if b["reason"] == "FailedScheduling")

@@ -228,7 +228,7 @@ CASES = [
         [],
         make_pod("foo", NS).obj(),
         [],
-        Want(pre_filter=Status.skip(), post_filter=unschedulable(dra.REASON_NO_CLAIMS_TO_DEALLOCATE)),
+        Want(pre_filter=Status.skip(), post_filter=Status(Code.UNSCHEDULABLE)),
         id="empty",
     ),
     pytest.param(
@@ -369,7 +369,7 @@ CASES = [
         [PENDING_CLAIM],
         Want(
             pre_filter=unresolvable(f"request req-1: device class {CLASS} does not exist"),
-            post_filter=unschedulable(dra.REASON_NO_CLAIMS_TO_DEALLOCATE),
+            post_filter=Status(Code.UNSCHEDULABLE),
         ),
         id="missing-class",
     ),
@@ -408,7 +408,7 @@ CASES = [
         [with_class(CLAIM, "does-not-exist")],
         Want(
             pre_filter=unresolvable("request req-1: device class does-not-exist does not exist"),
-            post_filter=unschedulable(dra.REASON_NO_CLAIMS_TO_DEALLOCATE),
+            post_filter=Status(Code.UNSCHEDULABLE),
         ),
         id="claim-with-request-with-unknown-device-class",
     ),
@@ -418,7 +418,7 @@ CASES = [
         [with_class(CLAIM_WITH_PRIORITIZED_LIST, "does-not-exist")],
         Want(
             pre_filter=unresolvable("request req-1/subreq-1: device class does-not-exist does not exist"),
-            post_filter=unschedulable(dra.REASON_NO_CLAIMS_TO_DEALLOCATE),
+            post_filter=Status(Code.UNSCHEDULABLE),
         ),
         id="claim-with-prioritized-list-unknown-device-class",
     ),

@@ -9,7 +9,7 @@ from schedframe.cache.nodeinfo import NodeInfo
 from schedframe.framework.events import ActionType, EventResource
 from schedframe.framework.interfaces import PreFilterPlugin
 from schedframe.plugins import node_name
-from schedframe.plugins.node_name import ERR_REASON, NodeName
+from schedframe.plugins.node_name import ERR_REASON, NodeName, NodeNameWithPreFilter
 from schedframe.testing import PluginHarness, make_node, make_pod
 
 
@@ -31,17 +31,30 @@ def test_filter(pod: Pod, node: Node, want: Status | None) -> None:
     assert NodeName().filter(CycleState(), pod, NodeInfo(node)) == want
 
 
-def test_no_pre_filter() -> None:
-    """NodeName is Filter-only, as upstream: it has no PreFilter to narrow the nodes."""
+def test_no_pre_filter_up_to_1_36() -> None:
+    """Up to Kubernetes 1.36 NodeName is Filter-only, as upstream: no PreFilter narrows the
+    nodes; from 1.37 it has one."""
     assert not hasattr(NodeName(), "pre_filter")
     assert not isinstance(NodeName(), PreFilterPlugin)
+    assert isinstance(NodeNameWithPreFilter(), PreFilterPlugin)
 
 
-def test_filter_through_framework() -> None:
-    """Every node other than the named one gets NodeName's own reason."""
-    h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()])
+def test_filter_through_framework_1_36() -> None:
+    """Up to 1.36, every node other than the named one gets NodeName's own Filter reason."""
+    h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()],
+                      kubernetes_version="1.36")
     assert h.filter(make_pod().node("foo").obj()) == {"foo": Status.OK,
                                                      "bar": Status.unresolvable(ERR_REASON)}
+    assert h.filter(Pod("p")) == {"foo": Status.OK, "bar": Status.OK}
+
+
+def test_pre_filter_narrows_to_the_named_node_from_1_37() -> None:
+    """From 1.37 the PreFilter narrows a pod naming a node to it: the other nodes get the
+    framework's "didn't satisfy plugin(s)" reason without being filtered; a pod naming none
+    fits everywhere."""
+    h = PluginHarness("NodeName", nodes=[make_node("foo").obj(), make_node("bar").obj()])
+    assert h.filter(make_pod().node("foo").obj()) == {
+        "foo": Status.OK, "bar": Status.unresolvable("node(s) didn't satisfy plugin(s) [NodeName]")}
     assert h.filter(Pod("p")) == {"foo": Status.OK, "bar": Status.OK}
 
 

@@ -34,6 +34,7 @@ from schedframe import (
     StorageClass,
     TopologySelectorRequirement,
     TopologySelectorTerm,
+    release_profile,
 )
 from schedframe.framework.events import EventResource, QueueingHint
 from schedframe.plugins import volume_binding
@@ -350,16 +351,38 @@ def test_volume_binding(
         assert [plugin.score(state, pod, ni)[0] for ni in infos] == want_scores
 
 
-def test_scoring_is_off_by_default() -> None:
-    """Without the StorageCapacityScoring gate, PreScore skips and Score is 0 (the default)."""
+def test_scoring_is_off_by_default_up_to_1_36() -> None:
+    """Without the StorageCapacityScoring gate (off by default up to Kubernetes 1.36), PreScore
+    skips and Score is 0."""
+    h = PluginHarness(
+        "VolumeBinding",
+        nodes=[make_node("node-a")],
+        objects=[WAIT, make_pvc("c", WAIT.name, storage="1Gi"), *local_pvs(WAIT.name, "2Gi", "node-a", "pv")],
+        kubernetes_version="1.36",
+    )
+    pod = pod_with_pvcs("p", ["c"])
+    assert h.pre_score(pod) == Status.skip()
+    assert h.score(pod) == {"node-a": 0}
+
+
+def test_scoring_is_on_by_default_from_1_37() -> None:
+    """From 1.37 the gate is on by default: every pod is scored, a pod without claims 0, a pod
+    binding a PV by the default shape at its utilisation (1Gi of 2Gi: 50 %, so 5 of 10, 50)."""
     h = PluginHarness(
         "VolumeBinding",
         nodes=[make_node("node-a")],
         objects=[WAIT, make_pvc("c", WAIT.name, storage="1Gi"), *local_pvs(WAIT.name, "2Gi", "node-a", "pv")],
     )
+    assert h.pre_score(Pod("plain")) == Status.OK
+    assert h.score(Pod("plain")) == {"node-a": 0}
+    plugin = volume_binding.new(None, h.framework)
     pod = pod_with_pvcs("p", ["c"])
-    assert h.pre_score(pod) == Status.skip()
-    assert h.score(pod) == {"node-a": 0}
+    state = CycleState()
+    [info] = h.framework.snapshot_shared_lister().node_infos().list()
+    assert plugin.pre_filter(state, pod, []) == (None, None)
+    assert plugin.filter(state, pod, info) is None
+    assert plugin.pre_score(state, pod, [info]) is None
+    assert plugin.score(state, pod, info) == (50, None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -838,14 +861,19 @@ def test_args_validation(args: VolumeBindingArgs, scoring: bool, want: list[str]
 
 def test_factory() -> None:
     """new() takes None, a mapping or the args object, and rejects anything else."""
-    assert volume_binding.new(None, None).args == VolumeBindingArgs()  # type: ignore[arg-type]
+    # the newest release has StorageCapacityScoring on: the default shape comes with the args
+    assert volume_binding.new(None, None).args == VolumeBindingArgs(  # type: ignore[arg-type]
+        shape=volume_binding.DEFAULT_CAPACITY_SHAPE)
     assert volume_binding.new({"bindTimeoutSeconds": 5}, None).args.bind_timeout_seconds == 5  # type: ignore[arg-type]
     with pytest.raises(PluginArgsError, match="want args of type VolumeBindingArgs, got int"):
         volume_binding.new(3, None)  # type: ignore[arg-type]
     with pytest.raises(PluginArgsError, match="unknown field"):
         VolumeBindingArgs.from_dict({"bindTimeout": 1})
+    # a shape is refused where the release has StorageCapacityScoring off (up to 1.36)
+    shaped = VolumeBindingArgs.from_dict({"shape": [{"utilization": 0, "score": 1}]})
     with pytest.raises(PluginArgsError, match="unexpected field `shape`"):
-        VolumeBindingArgs.from_dict({"shape": [{"utilization": 0, "score": 1}]})
+        shaped.defaulted(release_profile("1.36"))
+    assert shaped.defaulted(release_profile("1.37")) == shaped
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1096,7 +1096,8 @@ def _pod_level_requests_set(pod: Pod) -> bool:
     return any(_is_pod_level_resource(name) for name in pod.resources)
 
 
-def _aggregate(pod: Pod, defaults: Mapping[str, Quantity] | None) -> dict[str, Fraction]:
+def _aggregate(pod: Pod, defaults: Mapping[str, Quantity] | None, *, pod_level: bool = True
+               ) -> dict[str, Fraction]:
     """Kubernetes ``resourcehelper.PodRequests``: containers summed, max with init containers
     (sidecars accumulating), pod-level requests overriding, overhead added.
 
@@ -1134,13 +1135,29 @@ def _aggregate(pod: Pod, defaults: Mapping[str, Quantity] | None) -> dict[str, F
                     tmp[k] = tmp.get(k, 0) + v
                 _max_into(init_max, tmp)
         _max_into(total, init_max)
-    if pod.resources and _pod_level_requests_set(pod):
+    if pod_level and pod.resources and _pod_level_requests_set(pod):
         for name, q in pod.resources.items():
             if _is_pod_level_resource(name):
                 total[name] = q.exact
     if pod.overhead:
         _add_into(total, pod.overhead)
     return total
+
+
+def container_level_scoring_requests(pod: Pod) -> tuple[Resources, int, int]:
+    """The pod's requests as upstream's NodeResourcesFit *scores* them: its containers' (pod-level
+    requests left out) and their non-zero CPU and memory (100m / 200Mi for a container that
+    requests none). Upstream's NodeResourcesFit builds its scorer without the pod-level resources
+    switch (``NewFit`` in every release 1.32 to 1.37), so its Score reads the containers even
+    when the pod has pod-level requests (its Filter and BalancedAllocation read the pod level).
+    The same as ``(pod.requests, pod.non_zero_milli_cpu, pod.non_zero_memory)`` for a pod without
+    pod-level requests."""
+    if not (pod.resources and _pod_level_requests_set(pod)):
+        return pod.requests, pod.non_zero_milli_cpu, pod.non_zero_memory
+    exact = _aggregate(pod, None, pod_level=False)
+    nz = _aggregate(pod, _NON_ZERO_DEFAULTS, pod_level=False)
+    return (Resources._from_exact(exact), _ceil(Fraction(nz.get(CPU, 0)) * 1000),
+            _ceil(Fraction(nz.get(MEMORY, 0))))
 
 
 _DEFAULT_CPU_Q: Final = Quantity.from_milli(DEFAULT_MILLI_CPU_REQUEST)

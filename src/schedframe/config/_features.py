@@ -1,22 +1,27 @@
 """kube-scheduler's feature gates, per release (``--feature-gates``).
 
-The table below holds the scheduler-relevant gates of kube-scheduler with their versioned
-specs, as upstream declares them (``pkg/features/kube_features.go`` and, since 1.36, the
-scheduler's own ``versioned_kube_features.go``): each spec says from which release on the gate
-has which default, stage and lock. The default of a gate at a release is that of its newest
-spec not newer than the release; a gate whose first spec is newer does not exist there.
+Which gates a release has, with their defaults, stages, locks and dependencies, is read from
+``_release_facts.json``: generated from each release's own kube-scheduler (the oracle,
+``scripts/oracle facts --write``), never written by hand. That file also lists, per release,
+the gates the scheduler's code reads (``features.X`` under ``pkg/scheduler``).
 
-Each gate is *modelled* (schedframe switches what kube-scheduler switches: the default plugins,
-the scheduling queue's behaviour, ...) or not. A gate that is not modelled is accepted only at
-its release's default (schedframe behaves as kube-scheduler does with that default); the other
-value is refused naming the gate, never ignored. Upstream's own refusals are kept: an
-unrecognised gate, a gate locked to its default set to the other value, a gate that does not
-exist yet at the release.
+What schedframe does with each of those scheduler gates is the hand-written part below
+(:data:`_BEHAVIOUR`): a gate is *modelled* (schedframe switches what kube-scheduler switches: the
+default plugins, the scheduling queue's behaviour, ...) in the releases it names, or not. A gate
+that is not modelled is accepted only at its release's default (schedframe behaves as
+kube-scheduler does with that default); the other value is refused naming the gate, never
+ignored. The gates the scheduler does not read (kubelet's, the API server's, ...) are accepted
+at any value they can take, as kube-scheduler accepts them, and change nothing. Upstream's own
+refusals are kept, worded as upstream words them: an unrecognised gate, a gate locked to its
+default set to the other value, a gate enabled while a gate it depends on is off.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final, final
 
 import attrs
@@ -29,6 +34,7 @@ __all__ = [
     "FeatureGate",
     "GateSpec",
     "parse_feature_gates",
+    "release_facts",
     "resolve_feature_gates",
 ]
 
@@ -38,16 +44,29 @@ GA: Final = "GA"
 
 Release = tuple[int, int]
 
+_FACTS_FILE: Final = Path(__file__).with_name("_release_facts.json")
+
 
 def _release(text: str) -> Release:
     major, minor = text.split(".")
     return int(major), int(minor)
 
 
+def _text(release: Release) -> str:
+    return f"{release[0]}.{release[1]}"
+
+
+@functools.cache
+def release_facts() -> Mapping[str, Any]:
+    """The facts of every emulated release, as the oracle generated them (read once)."""
+    data: dict[str, Any] = json.loads(_FACTS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
 @final
 @attrs.frozen
 class GateSpec:
-    """From release ``since`` on, the gate's default, stage and lock."""
+    """At release ``since``, the gate's default, stage and lock."""
 
     since: Release
     default: bool
@@ -58,96 +77,129 @@ class GateSpec:
 @final
 @attrs.frozen
 class FeatureGate:
-    """One gate: its versioned specs (oldest first) and what schedframe does with it.
+    """One scheduler gate: its spec at each emulated release that has it (oldest first) and
+    what schedframe does with it.
 
     Attributes:
         modelled: what the gate switches in schedframe, or ``""`` when schedframe models only
             the release's default.
-        note: for a gate that is not modelled, how schedframe behaves.
+        note: for a gate that is not modelled (or not in every release), how schedframe behaves.
+        modelled_in: the releases in which the gate is modelled; empty: every release that has it.
     """
 
     name: str
     specs: tuple[GateSpec, ...]
     modelled: str = ""
     note: str = ""
+    modelled_in: frozenset[str] = frozenset()
 
     def at(self, release: Release) -> GateSpec | None:
-        """The spec in force at *release*, ``None`` when the gate does not exist there yet."""
-        found = None
+        """The spec at *release*, ``None`` when that release does not have the gate."""
         for spec in self.specs:
-            if spec.since <= release:
-                found = spec
-        return found
+            if spec.since == release:
+                return spec
+        return None
+
+    def modelled_at(self, release: Release) -> bool:
+        """Whether schedframe switches what the gate switches at *release*."""
+        return bool(self.modelled) and (not self.modelled_in or _text(release) in self.modelled_in)
 
 
-def _gate(name: str, *specs: tuple[str, bool, str] | tuple[str, bool, str, bool], modelled: str = "",
-          note: str = "") -> FeatureGate:
-    return FeatureGate(name, tuple(GateSpec(_release(s[0]), *s[1:]) for s in specs), modelled, note)
-
-
+_NOT_MODELLED: Final = "not modelled: schedframe behaves as with the release's default"
 _NOT_MODELLED_DRA: Final = "schedframe's DynamicResources plugin behaves as with the release's default"
+_WORKLOAD_API: Final = ("the Workload API of 1.36 on (v1alpha2 Workload and PodGroup) is not modelled: "
+                        "schedframe behaves as with the gate off")
 
-#: The scheduler-relevant gates, with their specs up to Kubernetes 1.36.
-FEATURE_GATES: Final[Mapping[str, FeatureGate]] = FrozenDict({g.name: g for g in (
-    _gate("DRAAdminAccess", ("1.32", False, ALPHA), ("1.34", True, BETA), ("1.36", True, GA, True),
-          note=_NOT_MODELLED_DRA),
-    _gate("DRAConsumableCapacity", ("1.34", False, ALPHA), ("1.36", True, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRADeviceBindingConditions", ("1.34", False, ALPHA), ("1.36", True, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRADeviceTaintRules", ("1.35", False, ALPHA), ("1.36", False, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRADeviceTaints", ("1.33", False, ALPHA), ("1.36", True, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRAExtendedResource", ("1.34", False, ALPHA), ("1.36", True, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRAListTypeAttributes", ("1.36", False, ALPHA), note=_NOT_MODELLED_DRA),
-    _gate("DRANodeAllocatableResources", ("1.36", False, ALPHA), note=_NOT_MODELLED_DRA),
-    _gate("DRAPartitionableDevices", ("1.33", False, ALPHA), ("1.36", True, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRAPrioritizedList", ("1.33", False, ALPHA), ("1.34", True, BETA), ("1.36", True, GA),
-          note=_NOT_MODELLED_DRA),
-    _gate("DRAResourceClaimDeviceStatus", ("1.32", False, ALPHA), ("1.33", True, BETA),
-          note=_NOT_MODELLED_DRA),
-    _gate("DRASchedulerFilterTimeout", ("1.34", True, BETA), note=_NOT_MODELLED_DRA),
-    _gate("DRAWorkloadResourceClaims", ("1.36", False, ALPHA), note=_NOT_MODELLED_DRA),
-    _gate("DynamicResourceAllocation", ("1.26", False, ALPHA), ("1.32", False, BETA), ("1.34", True, GA),
-          ("1.35", True, GA, True),
-          modelled="adds DynamicResources to the default plugins (before DefaultPreemption)"),
-    _gate("GangScheduling", ("1.35", False, ALPHA),
-          modelled="adds GangScheduling to the default plugins (needs GenericWorkload)"),
-    _gate("GenericWorkload", ("1.35", False, ALPHA),
-          modelled="the GangScheduling plugin honours Workloads and pods' workloadRef (off: it is inert)"),
-    _gate("InPlacePodLevelResourcesVerticalScaling", ("1.35", False, ALPHA), ("1.36", True, BETA),
-          note="pod resources are read as the pod gives them"),
-    _gate("InPlacePodVerticalScaling", ("1.27", False, ALPHA), ("1.33", True, BETA), ("1.35", True, GA, True),
-          note="pod resources are read as the pod gives them"),
-    _gate("MatchLabelKeysInPodAffinity", ("1.29", False, ALPHA), ("1.31", True, BETA),
-          ("1.33", True, GA, True),
-          note="matchLabelKeys and mismatchLabelKeys are always honoured"),
-    _gate("MatchLabelKeysInPodTopologySpread", ("1.25", False, ALPHA), ("1.27", True, BETA),
-          note="matchLabelKeys is always honoured"),
-    _gate("NodeDeclaredFeatures", ("1.35", False, ALPHA), ("1.36", True, BETA),
-          modelled="adds NodeDeclaredFeatures to the default plugins, and turns that plugin on"),
-    _gate("NodeInclusionPolicyInPodTopologySpread", ("1.25", False, ALPHA), ("1.26", True, BETA),
-          ("1.33", True, GA, True), note="nodeAffinityPolicy and nodeTaintsPolicy are always honoured"),
-    _gate("NominatedNodeNameForExpectation", ("1.34", False, ALPHA), ("1.35", True, BETA),
-          note="nominated node names are set by preemption only"),
-    _gate("OpportunisticBatching", ("1.35", True, BETA),
-          note="every pod has its own scheduling cycle (batching does not change placements)"),
-    _gate("PodLevelResources", ("1.32", False, ALPHA), ("1.34", True, BETA),
-          note="pod-level resources are honoured when a pod gives them"),
-    _gate("SchedulerAsyncAPICalls", ("1.34", False, BETA), note="API calls complete at once"),
-    _gate("SchedulerAsyncPreemption", ("1.32", False, ALPHA), ("1.33", True, BETA),
-          note="preemption deletes its victims before PostFilter returns"),
-    _gate("SchedulerPopFromBackoffQ", ("1.33", True, BETA),
-          modelled="an empty activeQ pops the head of backoffQ"),
-    _gate("SchedulerQueueingHints", ("1.28", False, BETA), ("1.32", True, BETA), ("1.34", True, GA, True),
-          modelled="plugins' queueing hints decide which events requeue a pod (off: every registered "
-                   "event requeues it)"),
-    _gate("StorageCapacityScoring", ("1.33", False, ALPHA), note="VolumeBinding does not score capacity"),
-    _gate("TaintTolerationComparisonOperators", ("1.35", False, ALPHA),
-          note="tolerations compare with Equal and Exists only"),
-    _gate("TopologyAwareWorkloadScheduling", ("1.36", False, ALPHA),
-          note="the Workload API is not modelled"),
-    _gate("VolumeAttributesClass", ("1.29", False, ALPHA), ("1.31", False, BETA), ("1.34", True, GA),
-          ("1.36", True, GA, True), note="volume attributes classes are not read"),
-    _gate("VolumeLimitScaling", ("1.35", False, ALPHA), note="CSI volume limits are read as given"),
-)})
+#: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
+#: ``name: (modelled, note, releases modelled in)``. Every gate of a release's
+#: ``schedulerGates`` must be here (tests/test_feature_gates.py checks it).
+_BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]]] = {
+    "CSIMigrationPortworx": ("", "Portworx in-tree volumes are counted as their CSI driver's"),
+    "CompositePodGroup": ("", _WORKLOAD_API),
+    "DRAAdminAccess": ("", _NOT_MODELLED_DRA),
+    "DRAConsumableCapacity": ("", _NOT_MODELLED_DRA),
+    "DRADerivedAttributes": ("", _NOT_MODELLED_DRA),
+    "DRADeviceBindingConditions": ("", _NOT_MODELLED_DRA),
+    "DRADeviceCompatibilityGroups": ("", _NOT_MODELLED_DRA),
+    "DRADeviceTaintRules": ("", _NOT_MODELLED_DRA),
+    "DRADeviceTaints": ("", _NOT_MODELLED_DRA),
+    "DRAExtendedResource": ("", _NOT_MODELLED_DRA),
+    "DRAFractionalCapacityRange": ("", _NOT_MODELLED_DRA),
+    "DRAListTypeAttributes": ("", _NOT_MODELLED_DRA),
+    "DRANodeAllocatableResources": ("", _NOT_MODELLED_DRA),
+    "DRAOptionalNodeOperations": ("", _NOT_MODELLED_DRA),
+    "DRAPartitionableDevices": ("", _NOT_MODELLED_DRA),
+    "DRAPrioritizedList": ("", _NOT_MODELLED_DRA),
+    "DRAResourceClaimDeviceStatus": ("", _NOT_MODELLED_DRA),
+    "DRASchedulerFilterTimeout": ("", _NOT_MODELLED_DRA),
+    "DRAWorkloadResourceClaims": ("", _NOT_MODELLED_DRA),
+    "DynamicResourceAllocation": (
+        "adds DynamicResources to the default plugins (before DefaultPreemption)", ""),
+    "GangScheduling": (
+        "adds GangScheduling to the default plugins (needs GenericWorkload)", _WORKLOAD_API,
+        frozenset({"1.35"})),
+    "GenericWorkload": (
+        "the GangScheduling plugin honours Workloads and pods' workloadRef (off: it is inert)", _WORKLOAD_API,
+        frozenset({"1.35"})),
+    "InPlacePodLevelResourcesVerticalScaling": ("", "pod resources are read as the pod gives them"),
+    "InPlacePodVerticalScaling": ("", "pod resources are read as the pod gives them"),
+    "InPlacePodVerticalScalingSchedulerPreemption": (
+        "", "pods with a deferred resize are not treated apart (no DeferredPodScheduling plugin)"),
+    "InterPodAffinityHostnameFastPath": ("", "InterPodAffinity counts hostname terms as any other key"),
+    "MatchLabelKeysInPodAffinity": ("", "matchLabelKeys and mismatchLabelKeys are always honoured"),
+    "MatchLabelKeysInPodTopologySpread": ("", "matchLabelKeys is always honoured"),
+    "NodeDeclaredFeatures": (
+        "adds NodeDeclaredFeatures to the default plugins, and turns that plugin on", ""),
+    "NodeInclusionPolicyInPodTopologySpread": (
+        "", "nodeAffinityPolicy and nodeTaintsPolicy are always honoured"),
+    "NominatedNodeNameForExpectation": ("", "nominated node names are set by preemption only"),
+    "OpportunisticBatching": (
+        "", "every pod has its own scheduling cycle (batching does not change placements)"),
+    "PodGroupPreemptionPolicy": ("", _WORKLOAD_API),
+    "PodLevelResources": (
+        "pods' spec.resources are read (off: the scheduler reads the containers only, as the API "
+        "server drops the field)", ""),
+    "SchedulerAsyncAPICalls": ("", "API calls complete at once"),
+    "SchedulerAsyncPreemption": ("", "preemption deletes its victims before PostFilter returns"),
+    "SchedulerPopFromBackoffQ": ("an empty activeQ pops the head of backoffQ", ""),
+    "SchedulerPreQueueingHints": ("", "every event is run through the queueing hints"),
+    "SchedulerQueueingHints": (
+        "plugins' queueing hints decide which events requeue a pod (off: every registered "
+        "event requeues it)", ""),
+    "SidecarContainers": ("", "restartable init containers are counted as sidecars"),
+    "StorageCapacityScoring": (
+        "VolumeBinding scores every pod, by the utilisation of the storage its claims bind (the "
+        "args' shape, defaulted with the gate on)", ""),
+    "TaintTolerationComparisonOperators": ("", "tolerations compare with Equal and Exists only"),
+    "TopologyAwareWorkloadScheduling": ("", _WORKLOAD_API),
+    "VolumeAttributesClass": ("", "volume attributes classes are not read"),
+    "VolumeCapacityPriority": ("", "VolumeBinding does not score capacity"),
+    "VolumeLimitScaling": ("", "CSI volume limits are read as given"),
+    "WorkloadAwarePreemption": ("", _WORKLOAD_API),
+    "WorkloadWithJob": ("", _WORKLOAD_API),
+}
+
+
+def _table() -> FrozenDict[str, FeatureGate]:
+    facts = release_facts()
+    names = set(_BEHAVIOUR)
+    for rel in facts.values():
+        names.update(rel["schedulerGates"])
+    out: dict[str, FeatureGate] = {}
+    for name in sorted(names):
+        specs = []
+        for release in sorted(facts, key=_release):
+            g = facts[release]["gates"].get(name)
+            if g is not None:
+                specs.append(GateSpec(_release(release), bool(g[0]), str(g[1]), bool(g[2])))
+        behaviour = _BEHAVIOUR.get(name, ("", _NOT_MODELLED))
+        releases = behaviour[2] if len(behaviour) == 3 else frozenset()
+        out[name] = FeatureGate(name, tuple(specs), behaviour[0], behaviour[1], releases)
+    return FrozenDict(out)
+
+
+#: The gates the scheduler reads in some emulated release, with their spec at each release.
+FEATURE_GATES: Final[Mapping[str, FeatureGate]] = _table()
 
 
 def parse_feature_gates(text: str, *, path: str = "--feature-gates") -> dict[str, bool]:
@@ -180,18 +232,23 @@ def parse_feature_gates(text: str, *, path: str = "--feature-gates") -> dict[str
 
 def resolve_feature_gates(release: Release, overrides: Mapping[str, bool] | str | None,
                           *, path: str = "feature_gates") -> FrozenDict[str, bool]:
-    """Every gate known at *release* with its value: the release's default, or the override.
+    """The scheduler gates of *release* with their values (the release's default, or the
+    override), plus the other gates set in *overrides*.
 
     Raises:
-        ConfigurationError: listing every gate that is unknown, not yet in the release, locked to
-            the other value, or not modelled by schedframe away from its default.
+        ConfigurationError: listing every gate that is unknown at the release, locked to the
+            other value, not modelled by schedframe away from its default, or enabled while a
+            gate it depends on is off.
     """
     if isinstance(overrides, str):
         overrides = parse_feature_gates(overrides, path=path)
     elif overrides is not None and not isinstance(overrides, Mapping):
         raise ConfigurationError(f"{path}: must be a mapping of gate name to bool or a "
                                  f"'Name=true,Other=false' string, got {type(overrides).__name__}")
-    shown = f"{release[0]}.{release[1]}"
+    facts = release_facts().get(_text(release))
+    if facts is None:
+        raise ConfigurationError(f"{path}: no facts for Kubernetes {_text(release)}")
+    known: Mapping[str, list[Any]] = facts["gates"]
     values = {name: spec.default for name, gate in FEATURE_GATES.items()
               if (spec := gate.at(release)) is not None}
     errors: list[str] = []
@@ -201,37 +258,36 @@ def resolve_feature_gates(release: Release, overrides: Mapping[str, bool] | str 
         if not isinstance(value, bool):
             errors.append(f"{where}: must be a bool, got {type(value).__name__}")
             continue
-        gate = FEATURE_GATES.get(name) if isinstance(name, str) else None
-        if gate is None:
-            hint = did_you_mean(str(name), sorted(FEATURE_GATES))
+        spec_row = known.get(name) if isinstance(name, str) else None
+        if spec_row is None:
+            hint = did_you_mean(str(name), sorted(known))
             errors.append(f"{where}: unrecognized feature gate: {bounded_repr(name)[1:-1]}{hint}")
             continue
-        spec = gate.at(release)
-        if spec is None:
-            errors.append(f"{where}: cannot set feature gate {name} to {str(value).lower()}, feature is "
-                          f"PreAlpha at emulated version {shown}")
-            continue
-        if value == spec.default:
+        default, _stage, locked = bool(spec_row[0]), spec_row[1], bool(spec_row[2])
+        if value == default:
             values[name] = value
             continue
-        if spec.locked:
+        if locked:
             errors.append(f"{where}: cannot set feature gate {name} to {str(value).lower()}, feature is "
-                          f"locked to {str(spec.default).lower()}")
+                          f"locked to {str(default).lower()}")
             continue
-        if not gate.modelled:
+        gate = FEATURE_GATES.get(name)
+        if gate is not None and not gate.modelled_at(release):
             errors.append(f"{where}: feature gate {name} is not modelled by schedframe: only its "
-                          f"Kubernetes {shown} default, {str(spec.default).lower()}, is accepted "
+                          f"Kubernetes {_text(release)} default, {str(default).lower()}, is accepted "
                           f"({gate.note})")
             continue
         values[name] = value
-    for dependent, needs in _DEPENDENCIES.items():
-        if values.get(dependent) and not values.get(needs):
-            errors.append(f"{path}[{bounded_repr(dependent)}]: feature gate {dependent} depends on {needs}, "
-                          f"which is off: enable {needs} too")
+    if not errors:
+        def on(gate: str) -> bool:
+            row = known.get(gate)
+            return values.get(gate, bool(row[0]) if row is not None else False)
+
+        for dependent, needs in sorted(facts.get("dependencies", {}).items()):
+            off = [n for n in needs if not on(n)]
+            if on(dependent) and off:
+                errors.append(f"{path}: {dependent} is enabled, but depends on features that are "
+                              f"disabled: [{' '.join(off)}]")
     if errors:
         raise ConfigurationError(errors, prefix="invalid feature gates: ")
     return FrozenDict(dict(sorted(values.items())))
-
-
-#: gate -> the gate it needs on (upstream's feature dependencies).
-_DEPENDENCIES: Final = {"GangScheduling": "GenericWorkload"}

@@ -5,6 +5,10 @@ into a :class:`ReleaseProfile`: its default plugins (upstream ``getDefaultPlugin
 gates applied), its feature gates, and the behaviour switches of :data:`RELEASE_DIFFERENCES`.
 The configuration reads its defaults from it; plugins read it through their handle
 (:func:`release_of`); nothing is global. The default is the newest release.
+
+The releases, their default plugins (under their default gates and with each gate that changes
+them switched) and their gates come from ``_release_facts.json``, generated from each release's
+own kube-scheduler (``scripts/oracle facts --write``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import attrs
 
 from ..api.frozendict import FrozenDict
 from ..errors import ConfigurationError, bounded_repr
-from ._features import FEATURE_GATES, parse_feature_gates, resolve_feature_gates
+from ._features import FEATURE_GATES, parse_feature_gates, release_facts, resolve_feature_gates
 
 __all__ = [
     "NEWEST_RELEASE",
@@ -31,7 +35,7 @@ __all__ = [
 ]
 
 #: The Kubernetes minors schedframe emulates, oldest first.
-SUPPORTED_RELEASES: Final = ("1.32", "1.33", "1.34", "1.35", "1.36")
+SUPPORTED_RELEASES: Final = ("1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
 #: The default release.
 NEWEST_RELEASE: Final = SUPPORTED_RELEASES[-1]
 
@@ -56,34 +60,77 @@ RELEASE_DIFFERENCES: Final[Mapping[str, ReleaseDifference]] = FrozenDict({d.key:
         "NodeResourcesBalancedAllocation skips best-effort pods in PreScore (before: every node "
         "was scored by its own balance)"),
     ReleaseDifference(
+        "FitUnresolvableBeyondAllocatable", "1.34",
+        "pkg/scheduler/framework/plugins/noderesources/fit.go (v1.33.13 against v1.34.4)",
+        "NodeResourcesFit rejects a node with UnschedulableAndUnresolvable when the pod asks for "
+        "more than the node's whole allocatable of a resource, so preemption does not try it "
+        "(before: Unschedulable, and preemption looks for victims there)"),
+    ReleaseDifference(
+        "TaintTolerationGenericReason", "1.34",
+        "pkg/scheduler/framework/plugins/tainttoleration (v1.33.13 against v1.34.4)",
+        "TaintToleration's Filter reason is 'node(s) had untolerated taint(s)' (before: it named "
+        "the first untolerated taint, 'node(s) had untolerated taint {key: value}')"),
+    ReleaseDifference(
+        "DynamicResourcesScore", "1.35",
+        "pkg/scheduler/framework/plugins/dynamicresources (v1.34.4 against v1.35.4)",
+        "DynamicResources scores nodes (weight 2 in the default profile): a claim's firstAvailable "
+        "alternative allocated earlier in its list scores more (before: no Score)"),
+    ReleaseDifference(
+        "DynamicResourcesBindingTimeout", "1.36",
+        "pkg/scheduler/apis/config (DynamicResourcesArgs, v1.35.4 against v1.36.3)",
+        "DynamicResourcesArgs has bindingTimeout (default 10m0s); before, the field is unknown"),
+    ReleaseDifference(
+        "DynamicResourcesQuietPostFilter", "1.37",
+        "pkg/scheduler/framework/plugins/dynamicresources (v1.36.3 against v1.37.2)",
+        "DynamicResources' PostFilter says nothing for a pod without claims (before: 'no new "
+        "claims to deallocate', which every unschedulable pod's message carried)"),
+    ReleaseDifference(
+        "DeferredResizePreFilters", "1.37",
+        "pkg/scheduler/framework/plugins/{nodename,nodeunschedulable,tainttoleration} "
+        "(v1.36.3 against v1.37.2)",
+        "NodeName, NodeUnschedulable and TaintToleration gain a PreFilter: NodeName narrows a pod "
+        "that names a node to that node (an assigned pod whose resize is deferred); the other two "
+        "skip such a pod with InPlacePodVerticalScalingSchedulerPreemption on. For a pending pod "
+        "they change no decision; they appear at preFilter in the configuration"),
+    ReleaseDifference(
+        "PreemptionSuccessMessage", "1.37",
+        "pkg/scheduler/framework/preemption/preemption.go (v1.36.3 against v1.37.2)",
+        "a successful preemption says so in the pod's failure message: 'preemption: found a "
+        "potential placement for pod on node N, preempting K victims' (before: nothing after the "
+        "filter reasons)"),
+    ReleaseDifference(
         "BalancedAllocationScoresChange", "1.36", "kubernetes/kubernetes#135573",
         "NodeResourcesBalancedAllocation scores the change in balance the pod causes, "
         "50 + (50 + with - without) / 2 (before: the balance with the pod, (1 - std) * 100)"),
 )})
 
-# upstream getDefaultPlugins before applyFeatureGates: (name, weight), same in 1.32-1.36
-_BASE_PLUGINS: Final = (
-    ("SchedulingGates", 0), ("PrioritySort", 0), ("NodeUnschedulable", 0), ("NodeName", 0),
-    ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", 0), ("NodeResourcesFit", 1),
-    ("VolumeRestrictions", 0), ("NodeVolumeLimits", 0), ("VolumeBinding", 0), ("VolumeZone", 0),
-    ("PodTopologySpread", 2), ("InterPodAffinity", 2), ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", 0),
-)
-
-
-def _default_plugins(gates: Mapping[str, bool]) -> tuple[tuple[str, int], ...]:
-    """upstream ``applyFeatureGates``: DynamicResources before DefaultPreemption; NodeDeclaredFeatures
-    (after NodeName: schedframe's choice, the upstream position is not verified) and GangScheduling
-    (appended) with their gates."""
-    out: list[tuple[str, int]] = []
-    for name, weight in _BASE_PLUGINS:
-        if name == "DefaultPreemption" and gates.get("DynamicResourceAllocation"):
-            out.append(("DynamicResources", 0))
-        out.append((name, weight))
-    if gates.get("NodeDeclaredFeatures"):
-        out.insert(out.index(("NodeName", 0)) + 1, ("NodeDeclaredFeatures", 0))
-    if gates.get("GangScheduling"):
-        out.append(("GangScheduling", 0))
+def _default_plugins(version: str, gates: Mapping[str, bool]) -> tuple[tuple[str, int], ...]:
+    """upstream ``getDefaultPlugins`` with ``applyFeatureGates``: the release's default-gate list,
+    then, for each gate that changes it and is set away from its default, the plugins that
+    setting adds (at the place upstream puts them) and removes, as the release's own
+    kube-scheduler gives them (the facts' variants)."""
+    facts = release_facts()[version]
+    variants: Mapping[str, list[list[Any]]] = facts["defaultPlugins"]
+    known: Mapping[str, list[Any]] = facts["gates"]
+    out = [(str(n), int(w)) for n, w in variants[""]]
+    for label in sorted(variants):
+        if not label:
+            continue
+        flips = dict(part.split("=") for part in label.split(","))
+        if not all(gates.get(g, bool(known[g][0])) == (v == "true") for g, v in flips.items()):
+            continue
+        variant = [(str(n), int(w)) for n, w in variants[label]]
+        base = {n for n, _ in variants[""]}
+        have = {n for n, _ in variant}
+        out = [p for p in out if p[0] in have or p[0] not in base]
+        names = [n for n, _ in out]
+        for i, (name, weight) in enumerate(variant):
+            if name in names:
+                continue
+            before = next((variant[j][0] for j in range(i - 1, -1, -1) if variant[j][0] in names), None)
+            at = names.index(before) + 1 if before is not None else 0
+            out.insert(at, (name, weight))
+            names.insert(at, name)
     return tuple(out)
 
 
@@ -107,6 +154,12 @@ class ReleaseProfile:
     version: str
     feature_gates: FrozenDict[str, bool]
     default_plugins: tuple[tuple[str, int], ...] = attrs.field(eq=False)
+
+    @property
+    def patch(self) -> str:
+        """The patch release whose facts schedframe's emulation of this minor is generated
+        from (``"1.37.2"``)."""
+        return str(release_facts()[self.version]["release"])
 
     @property
     def minor(self) -> tuple[int, int]:
@@ -165,7 +218,7 @@ def normalise_version(value: Any, *, path: str = "kubernetes_version") -> str:
 @functools.cache
 def _defaults(version: str) -> ReleaseProfile:
     gates = resolve_feature_gates(_minor(version), None)
-    return ReleaseProfile(version, gates, _default_plugins(gates))
+    return ReleaseProfile(version, gates, _default_plugins(version, gates))
 
 
 def release_profile(kubernetes_version: str | ReleaseProfile | None = None,
@@ -189,7 +242,7 @@ def release_profile(kubernetes_version: str | ReleaseProfile | None = None,
     if not feature_gates:
         return _defaults(version)
     gates = resolve_feature_gates(_minor(version), feature_gates, path=paths[1])
-    return ReleaseProfile(version, gates, _default_plugins(gates))
+    return ReleaseProfile(version, gates, _default_plugins(version, gates))
 
 
 def _as_mapping(feature_gates: Mapping[str, bool] | str, path: str) -> Mapping[str, bool]:

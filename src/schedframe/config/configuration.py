@@ -646,10 +646,19 @@ class _Inert:
         return None
 
 
-class _ProbeHandle:
-    """An inert :class:`~schedframe.Handle` for building a plugin only to inspect it."""
+@attrs.frozen
+class _ProbeProfile:
+    """What a probed plugin reads of its profile: the release (``release_of``)."""
 
-    def __init__(self) -> None:
+    release: ReleaseProfile
+
+
+class _ProbeHandle:
+    """An inert :class:`~schedframe.Handle` for building a plugin only to inspect it, under the
+    release being read (a plugin's extension points may differ between releases)."""
+
+    def __init__(self, release: ReleaseProfile | None = None) -> None:
+        self.profile = _ProbeProfile(release if release is not None else release_profile())
         self._snapshot = _EmptySnapshot()
         self._objects = ObjectStore()
         self._inert = _Inert()
@@ -706,24 +715,27 @@ class _ProbeHandle:
         return None
 
 
-_PROBE_CACHE: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
+_PROBE_CACHE: weakref.WeakKeyDictionary[Any, dict[ReleaseProfile, frozenset[str]]] = \
+    weakref.WeakKeyDictionary()
 
 
-def _probe(name: str, entry: RegistryEntry, args: Any = None) -> frozenset[str]:
+def _probe(name: str, entry: RegistryEntry, args: Any = None, release: ReleaseProfile | None = None
+           ) -> frozenset[str]:
     """Build the plugin once with *args* (its decoded ``pluginConfig`` args, or the args type's
-    defaults, or ``None``) and an inert handle; raises on failure. Successes are cached per
-    factory."""
+    defaults, or ``None``) and an inert handle of *release*; raises on failure. Successes are
+    cached per factory and release."""
     factory = entry.factory
+    release = release if release is not None else release_profile()
     try:
-        return _PROBE_CACHE[factory]
+        return _PROBE_CACHE[factory][release]
     except (KeyError, TypeError):
         pass
-    plugin = factory(args, _ProbeHandle())
+    plugin = factory(args, _ProbeHandle(release))
     if not isinstance(plugin, Plugin):
         raise TypeError(f"the factory returned {type(plugin).__name__}, which has no 'name'")
     points = extension_points_of(plugin)
     with contextlib.suppress(TypeError):  # factories that cannot be weakly referenced
-        _PROBE_CACHE[factory] = points
+        _PROBE_CACHE.setdefault(factory, {})[release] = points
     return points
 
 
@@ -1007,8 +1019,12 @@ class _Parser:
                         args = entry.args_type()
                     except Exception:  # mandatory fields: the factory gets None, as before
                         args = None
+                    else:
+                        args = self.release_defaults(args, path)
+                        if args is _INVALID:
+                            args = None
             try:
-                points = _probe(name, entry, args)
+                points = _probe(name, entry, args, self.release)
             except Exception as exc:
                 self.error(path, f"cannot tell which extension points plugin {_q(name)} implements: "
                                  f"building it with {which} failed ({type(exc).__name__}: "
@@ -1165,6 +1181,26 @@ class _Parser:
         return out
 
     def decode_args(self, name: str, raw: Any, path: str) -> Any:
+        args = self._decode_args(name, raw, path)
+        if args is _INVALID or args is None:
+            return args
+        return self.release_defaults(args, path)
+
+    def release_defaults(self, args: Any, path: str) -> Any:
+        """The args with the defaults that depend on the release and its gates applied (upstream
+        ``SetDefaults_<Plugin>Args`` reading feature gates): an args type may define
+        ``defaulted(release) -> args``."""
+        defaulted = getattr(args, "defaulted", None)
+        if not callable(defaulted):
+            return args
+        try:
+            return defaulted(self.release)
+        except PluginArgsError as exc:
+            for err in exc.errors:
+                self.add(_join_args_error(path, err))
+            return _INVALID
+
+    def _decode_args(self, name: str, raw: Any, path: str) -> Any:
         args_type = self.registry[name].args_type
         if raw is None:
             return self.default_args(name, args_type, path)
@@ -1194,6 +1230,13 @@ class _Parser:
             except RecursionError:
                 self.error(path, "nested too deeply")
                 return _INVALID
+        # fields a release does not have yet are unknown to it (upstream's strict decoding)
+        since: Mapping[str, str] = getattr(args_type, "FIELDS_SINCE", {})
+        for key in [k for k in data if k in since and not self.release.has(since[k])]:
+            self.error(_child(path, key), f"unknown field {_fmt(key)} (Kubernetes "
+                                          f"{self.release.version} has no {_fmt(key)} in "
+                                          f"{args_type.__name__})")
+            ok = False
         from_dict = getattr(args_type, "from_dict", None)
         if not callable(from_dict):
             self.error(path, f"the args type {args_type.__name__} of plugin {_q(name)} has no from_dict()")
@@ -1281,7 +1324,7 @@ class _Parser:
                 default = self.default_args(ref_name, self.registry[ref_name].args_type,
                                             _child(path, "pluginConfig"))
                 if default is not None and default is not _INVALID:
-                    args[ref_name] = default
+                    args[ref_name] = self.release_defaults(default, _child(path, "pluginConfig"))
         args = {k: v for k, v in args.items() if v is not _INVALID}
         shown = bounded_repr(name) if name else "(unnamed)"
         queue_sort = plugins["queueSort"]

@@ -1067,8 +1067,10 @@ class Framework:
                 return None, _wrong_type("PostFilter", name, s)
             if _not_status(r, PostFilterResult):
                 return None, _wrong_type("PostFilter", name, r, "a PostFilterResult or None")
-            if s is None or s.code is _SUCCESS:
+            if s is None:
                 return r, _OK
+            if s.code is _SUCCESS:
+                return r, s  # upstream keeps a success's message (1.37 preemption says where)
             if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return r, s.with_plugin(name)
             if not s.is_rejected():

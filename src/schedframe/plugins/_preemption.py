@@ -41,6 +41,7 @@ import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
 from ..cache.nodeinfo import NodeInfo, PodInfo
+from ..config._releases import release_of
 from ..errors import ExtenderError
 from ..framework.cycle_state import CycleState
 from ..framework.handle import Handle
@@ -373,7 +374,12 @@ class Evaluator:
         status = self.prepare_candidate(best, pod)
         if not status.is_success():
             return None, status
-        return PostFilterResult(NominatingInfo(best.name, NominatingMode.OVERRIDE)), Status.OK
+        result = PostFilterResult(NominatingInfo(best.name, NominatingMode.OVERRIDE))
+        if release_of(self.handle).has("PreemptionSuccessMessage"):
+            return result, Status(Code.SUCCESS, (
+                f"found a potential placement for pod on node {best.name}, preempting "
+                f"{len(best.victims.pods)} victims",))
+        return result, Status.OK
 
     def call_extenders(self, pod: Pod, candidates: Sequence[Candidate]) -> tuple[list[Candidate], Status]:
         """Let the extenders that support preemption and are interested in *pod* trim the

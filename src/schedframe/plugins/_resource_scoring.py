@@ -20,7 +20,7 @@ from typing import Any, Final, final
 import attrs
 
 from ..api._names import is_extended_resource_name, qualified_name_errors
-from ..api.objects import Pod
+from ..api.objects import Pod, container_level_scoring_requests
 from ..cache.nodeinfo import NodeInfo
 from ..framework.interfaces import MAX_NODE_SCORE
 
@@ -376,14 +376,20 @@ class ResourceAllocationScorer:
         self.score_nodes: NodesScorer = fast_nodes if fast_nodes is not None else self._score_nodes
 
     def pod_requests(self, pod: Pod) -> tuple[int, ...]:
-        """The pod's request of each resource (upstream ``calculatePodResourceRequestList``)."""
-        reqs = pod.requests
+        """The pod's request of each resource (upstream ``calculatePodResourceRequestList``):
+        BalancedAllocation's (*use_requested*) as the pod asks, pod-level requests included;
+        NodeResourcesFit's the containers' non-zero requests (see
+        :func:`~schedframe.api.objects.container_level_scoring_requests`)."""
+        if self.use_requested:
+            reqs, nz_cpu, nz_mem = pod.requests, 0, 0
+        else:
+            reqs, nz_cpu, nz_mem = container_level_scoring_requests(pod)
         out: list[int] = []
         for kind, name in zip(self._kinds, self._names):
             if kind == _K_CPU:
-                out.append(reqs.milli_cpu if self.use_requested else pod.non_zero_milli_cpu)
+                out.append(reqs.milli_cpu if self.use_requested else nz_cpu)
             elif kind == _K_MEMORY:
-                out.append(reqs.memory if self.use_requested else pod.non_zero_memory)
+                out.append(reqs.memory if self.use_requested else nz_mem)
             else:
                 out.append(reqs.get(name))
         return tuple(out)

@@ -283,6 +283,13 @@ class DefaultPreemption:
             return result, Status(status.code, (MESSAGE_PREFIX + msg,), error=status.error)
         return result, status
 
+    def pre_enqueue(self, pod: Pod) -> Status:
+        """Always let the pod in. Upstream's PreEnqueue holds a pod back while its asynchronous
+        preemption is still deleting victims; schedframe's preemption deletes them before
+        PostFilter returns, so no pod ever waits for one (upstream with
+        ``SchedulerAsyncPreemption`` off does the same)."""
+        return Status.OK
+
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """None: with synchronous preemption the plugin never rejects a pod by itself (upstream
         registers events only for asynchronous preemption's PreEnqueue)."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, final
 
+from ..config._releases import release_of
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from ..framework.interfaces import PreFilterResult
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import no_args, node_not_found
@@ -18,9 +20,9 @@ if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
     from ..framework.cycle_state import CycleState
     from ..framework.handle import Handle
-    from ..framework.interfaces import BatchFilterPlugin, EnqueueExtensions, FilterPlugin
+    from ..framework.interfaces import BatchFilterPlugin, EnqueueExtensions, FilterPlugin, PreFilterPlugin
 
-__all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodeName", "fits", "new"]
+__all__ = ["ARGS_TYPE", "ERR_REASON", "NAME", "NodeName", "NodeNameWithPreFilter", "fits", "new"]
 
 NAME: Final = names.NODE_NAME
 ARGS_TYPE: Final = None
@@ -36,13 +38,12 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
     return not pod.node_name or pod.node_name == node_info.name
 
 
-@final
 class NodeName:
     """Filter plugin for ``spec.nodeName``.
 
-    As upstream, NodeName is Filter-only: a pod naming a node is filtered on every node, and
-    every other node gets this plugin's own reason (:data:`ERR_REASON`) with
-    ``UNSCHEDULABLE_AND_UNRESOLVABLE``.
+    Up to Kubernetes 1.36, as upstream, NodeName is Filter-only: a pod naming a node is filtered
+    on every node, and every other node gets this plugin's own reason (:data:`ERR_REASON`) with
+    ``UNSCHEDULABLE_AND_UNRESOLVABLE``. From 1.37 on it is :class:`NodeNameWithPreFilter`.
 
     .. versionadded:: 0.1.0
     """
@@ -84,9 +85,35 @@ class NodeName:
         return (ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD)),)
 
 
+@final
+class NodeNameWithPreFilter(NodeName):
+    """NodeName as Kubernetes 1.37 has it: its PreFilter narrows a pod that names a node to that
+    node (the other nodes get upstream's "didn't satisfy plugin(s) [NodeName]" without being
+    filtered). Only a pod that is already assigned is ever scheduled with ``spec.nodeName`` set
+    (a deferred resize), so for pending pods nothing changes.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ()
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """``PreFilterResult({spec.nodeName})`` for a pod naming a node, else all nodes."""
+        if pod.node_name:
+            return PreFilterResult(frozenset({pod.node_name})), None
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        """None."""
+        return None
+
+
 def new(args: object, handle: Handle) -> NodeName:
-    """Create the plugin (it takes no args)."""
+    """Create the plugin (it takes no args): :class:`NodeNameWithPreFilter` from Kubernetes 1.37."""
     no_args(args)
+    if release_of(handle).has("DeferredResizePreFilters"):
+        return NodeNameWithPreFilter()
     return NodeName()
 
 
@@ -94,3 +121,4 @@ if TYPE_CHECKING:
     _filter: FilterPlugin = NodeName()
     _batch_filter: BatchFilterPlugin = NodeName()
     _enqueue: EnqueueExtensions = NodeName()
+    _pre_filter: PreFilterPlugin = NodeNameWithPreFilter()

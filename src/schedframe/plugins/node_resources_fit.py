@@ -25,6 +25,7 @@ import attrs
 
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import NodeInfo
+from ..config._releases import release_of
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -403,12 +404,13 @@ def fits(pod: Pod, node_info: NodeInfo, *, ignored_resources: Iterable[str] = ()
                          node_info)
 
 
-def _status(insufficient: Sequence[InsufficientResource]) -> Status:
+def _status(insufficient: Sequence[InsufficientResource], unresolvable: bool = True) -> Status:
     code = Code.UNSCHEDULABLE
-    for r in insufficient:
-        if r.unresolvable:
-            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-            break
+    if unresolvable:
+        for r in insufficient:
+            if r.unresolvable:
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+                break
     return Status(code, tuple(r.reason for r in insufficient))
 
 
@@ -431,6 +433,8 @@ def _rejection(bits: int) -> Status | None:
 
 #: ``_rejection`` of every combination of bits (an unresolvable bit always comes with its own).
 _REJECTIONS: Final = tuple(_rejection(b) for b in range(32))
+#: the same up to Kubernetes 1.33, which never calls a shortfall unresolvable
+_REJECTIONS_RESOLVABLE: Final = tuple(_rejection(b & ~20) for b in range(32))
 
 _PRE_FILTER_KEY: Final[StateKey[_PodRequest]] = StateKey("PreFilter" + NAME, NAME)
 _PRE_SCORE_KEY: Final[StateKey[tuple[int, ...]]] = StateKey("PreScore" + NAME, NAME)
@@ -528,10 +532,12 @@ class NodeResourcesFit:
         "_in_place_scaling",
         "_no_resources",
         "_queue_hint",
+        "_rejections",
         "_score",
         "_score_memo",
         "_score_nodes",
         "_scorer",
+        "_unresolvable",
     )
 
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Handle | None = None, *,
@@ -567,6 +573,9 @@ class NodeResourcesFit:
         self._score_memo: RunMemo[int] = RunMemo()
         self._no_resources = not resources
         self._events = self._build_events()
+        #: from Kubernetes 1.34 a request beyond the node's whole allocatable is unresolvable
+        self._unresolvable = release_of(handle).has("FitUnresolvableBeyondAllocatable")
+        self._rejections = _REJECTIONS if self._unresolvable else _REJECTIONS_RESOLVABLE
 
     @property
     def name(self) -> str:
@@ -617,13 +626,13 @@ class NodeResourcesFit:
                 bits |= 6 if cpu > row[4] else 2
             if mem > 0 and mem > row[1]:
                 bits |= 24 if mem > row[5] else 8
-            return _REJECTIONS[bits]
+            return self._rejections[bits]
         insufficient = _fits_request(req, node_info)
         if not insufficient:
             return None
         if len(insufficient) == 1 and insufficient[0].reason == ERR_REASON_TOO_MANY_PODS:
             return _TOO_MANY_PODS
-        return _status(insufficient)
+        return _status(insufficient, self._unresolvable)
 
     def filter_nodes(self, state: CycleState, pod: Pod,
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:

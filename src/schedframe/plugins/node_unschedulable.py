@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Taint
 from ..cache.snapshot import Snapshot
+from ..config._releases import release_of
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
@@ -21,15 +22,22 @@ if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
     from ..framework.cycle_state import CycleState
     from ..framework.handle import Handle
-    from ..framework.interfaces import BatchFilterPlugin, EnqueueExtensions, FilterPlugin
+    from ..framework.interfaces import (
+        BatchFilterPlugin,
+        EnqueueExtensions,
+        FilterPlugin,
+        PreFilterPlugin,
+        PreFilterResult,
+    )
 
 __all__ = [
     "ARGS_TYPE",
     "ERR_REASON_UNKNOWN_CONDITION",
     "ERR_REASON_UNSCHEDULABLE",
     "NAME",
-    "TAINT_NODE_UNSCHEDULABLE",
     "NodeUnschedulable",
+    "NodeUnschedulableWithPreFilter",
+    "TAINT_NODE_UNSCHEDULABLE",
     "new",
 ]
 
@@ -52,7 +60,6 @@ def tolerates_unschedulable(pod: Pod) -> bool:
     return bool(pod.tolerations) and tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT)
 
 
-@final
 class NodeUnschedulable:
     """Filter plugin rejecting cordoned nodes (``UNSCHEDULABLE_AND_UNRESOLVABLE``: preemption
     cannot uncordon a node).
@@ -133,9 +140,32 @@ class NodeUnschedulable:
         return QueueingHint.QUEUE if tolerates_unschedulable(modified) else QueueingHint.QUEUE_SKIP
 
 
+@final
+class NodeUnschedulableWithPreFilter(NodeUnschedulable):
+    """NodeUnschedulable as Kubernetes 1.37 has it, with a PreFilter. Upstream's skips a pod whose resize is
+    deferred when ``InPlacePodVerticalScalingSchedulerPreemption`` is on (not modelled: the gate
+    stays off); for every other pod it lets the Filter run, as here.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ()
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """All nodes, nothing skipped."""
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        """None."""
+        return None
+
+
 def new(args: object, handle: Handle) -> NodeUnschedulable:
-    """Create the plugin (it takes no args)."""
+    """Create the plugin (no args); :class:`NodeUnschedulableWithPreFilter` from Kubernetes 1.37."""
     no_args(args)
+    if release_of(handle).has("DeferredResizePreFilters"):
+        return NodeUnschedulableWithPreFilter(handle)
     return NodeUnschedulable(handle)
 
 
@@ -143,3 +173,4 @@ if TYPE_CHECKING:
     _filter: FilterPlugin = NodeUnschedulable()
     _batch_filter: BatchFilterPlugin = NodeUnschedulable()
     _enqueue: EnqueueExtensions = NodeUnschedulable()
+    _pre_filter: PreFilterPlugin = NodeUnschedulableWithPreFilter()

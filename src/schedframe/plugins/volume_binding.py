@@ -16,9 +16,12 @@ Upstream: ``pkg/scheduler/framework/plugins/volumebinding/`` (``volume_binding.g
   ``UNSCHEDULABLE_AND_UNRESOLVABLE``.
 * **Reserve** assumes the chosen bindings (other pods see the PVs as taken); **Unreserve**
   reverts them; **PreBind** writes them to the object store.
-* **Score**: only with the ``StorageCapacityScoring`` feature (alpha, off by default in the
-  Kubernetes release schedframe follows), ``storage_capacity_scoring=True``: the utilisation of
-  the statically bound PVs through the args' ``shape``. Off, PreScore SKIPs and Score is 0.
+* **Score**: only with the ``StorageCapacityScoring`` feature (alpha and off up to Kubernetes
+  1.36, beta and on from 1.37; ``storage_capacity_scoring=True``): the utilisation of the
+  statically bound PVs through the args' ``shape``, else of the classes' capacity on the node
+  for dynamically provisioned claims (0 here: CSIStorageCapacity is not modelled). Every pod is
+  scored then, 0 for a pod without claims. Off, PreScore SKIPs (unless the pod binds existing
+  PVs) and Score is 0.
 
 schedframe runs no PV controller or provisioner, so PreBind does their part at once, as they
 would on success: a static binding sets the PV's ``claimRef`` and phase ``Bound`` and the
@@ -53,6 +56,7 @@ from ..api.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from ..config._releases import release_of
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -186,7 +190,23 @@ class VolumeBindingArgs:
         if dec.errors:
             raise PluginArgsError(dec.errors)
         args = cls(bind_timeout_seconds=timeout, shape=shape)
+        # the shape against the gate is checked by defaulted(), which knows the release
         args.validate()
+        return args
+
+    def defaulted(self, release: Any) -> VolumeBindingArgs:
+        """The args as *release* defaults them (upstream ``SetDefaults_VolumeBindingArgs``): the
+        default shape when ``StorageCapacityScoring`` is on (on by default from Kubernetes 1.37)
+        and none is given; with the gate off, a shape is refused.
+
+        Raises:
+            PluginArgsError: the shape is invalid, or given with the gate off.
+        """
+        on = bool(release.feature_gates.get("StorageCapacityScoring", False))
+        args = self
+        if on and self.shape is None:
+            args = attrs.evolve(self, shape=DEFAULT_CAPACITY_SHAPE)
+        args.validate(storage_capacity_scoring=on)
         return args
 
     def to_dict(self) -> dict[str, Any]:
@@ -196,13 +216,18 @@ class VolumeBindingArgs:
             out["shape"] = [{"utilization": p.utilization, "score": p.score} for p in self.shape]
         return out
 
-    def errors(self, *, storage_capacity_scoring: bool = False) -> list[str]:
-        """Every validation problem (upstream ``ValidateVolumeBindingArgsWithOptions``)."""
+    def errors(self, *, storage_capacity_scoring: bool | None = None) -> list[str]:
+        """Every validation problem (upstream ``ValidateVolumeBindingArgsWithOptions``);
+        *storage_capacity_scoring* is the gate (``None``: not known here, a shape given is
+        checked as with the gate on; :meth:`defaulted` checks it against the release)."""
         errs: list[str] = []
         if self.bind_timeout_seconds < 0:
             errs.append(field_invalid("bindTimeoutSeconds", self.bind_timeout_seconds,
                                       "invalid BindTimeoutSeconds, should not be a negative value"))
-        if storage_capacity_scoring:
+        if storage_capacity_scoring is None:
+            if self.shape is not None:
+                errs.extend(_shape_errors(self.shape, "shape"))
+        elif storage_capacity_scoring:
             errs.extend(_shape_errors(self.shape or (), "shape"))
         elif self.shape is not None:
             shown = ("[]config.UtilizationShapePoint{" + ", ".join(
@@ -212,7 +237,7 @@ class VolumeBindingArgs:
                         "the feature gate StorageCapacityScoring")
         return errs
 
-    def validate(self, *, storage_capacity_scoring: bool = False) -> None:
+    def validate(self, *, storage_capacity_scoring: bool | None = None) -> None:
         """Raise :class:`~schedframe.PluginArgsError` listing every problem, if any."""
         errs = self.errors(storage_capacity_scoring=storage_capacity_scoring)
         if errs:
@@ -374,7 +399,8 @@ class VolumeBinding:
     """
 
     __module__ = "schedframe.plugins.volume_binding"
-    __slots__ = ("_args", "_assumed_pvcs", "_assumed_pvs", "_lock", "_objects", "_scorer")
+    __slots__ = ("_args", "_assumed_pvcs", "_assumed_pvs", "_capacity_scoring", "_lock", "_objects",
+                 "_scorer")
 
     def __init__(self, args: VolumeBindingArgs | None = None, handle: Handle | None = None, *,
                  storage_capacity_scoring: bool = False) -> None:
@@ -386,6 +412,7 @@ class VolumeBinding:
         self._assumed_pvcs: dict[str, PersistentVolumeClaim] = {}
         self._lock = threading.Lock()
         self._scorer = None
+        self._capacity_scoring = storage_capacity_scoring
         if storage_capacity_scoring:
             shape = args.shape or DEFAULT_CAPACITY_SHAPE
             self._scorer = broken_linear_function(
@@ -614,6 +641,8 @@ class VolumeBinding:
         """SKIP unless capacity scoring is on and the pod binds existing PVs."""
         if self._scorer is None:
             return Status.skip()
+        if self._capacity_scoring:
+            return None  # upstream scores every pod then (0 for a pod without claims)
         try:
             s = state.read(_STATE_KEY)
         except StateNotFoundError as exc:
@@ -627,6 +656,8 @@ class VolumeBinding:
         try:
             s = state.read(_STATE_KEY)
         except StateNotFoundError as exc:
+            if self._capacity_scoring:
+                return 0, None  # a pod without claims (upstream: its empty state)
             return 0, Status.from_error(exc)
         volumes = s.by_node.get(node_info.name)
         if volumes is None:
@@ -915,7 +946,9 @@ def new(args: object, handle: Handle) -> VolumeBinding:
         args = VolumeBindingArgs.from_dict(args)
     elif not isinstance(args, VolumeBindingArgs):
         raise PluginArgsError(f"want args of type VolumeBindingArgs, got {type(args).__name__}")
-    return VolumeBinding(args, handle)
+    release = release_of(handle)
+    on = release.feature_gates.get("StorageCapacityScoring", False)
+    return VolumeBinding(args.defaulted(release), handle, storage_capacity_scoring=on)
 
 
 if TYPE_CHECKING:

@@ -116,6 +116,15 @@ class EventHandlersMixin(SchedulerBase):
     # ------------------------------------------------------------------------------------------
     # event handlers: pods
 
+    def _drop_disabled_fields(self, pod: Pod) -> Pod:
+        """*pod* without the fields its release's gates switch off, as kube-scheduler reads it:
+        with ``PodLevelResources`` off (Kubernetes 1.32 and 1.33) no pod-level resources (the
+        API server drops them on create; the scheduler skips them)."""
+        if (pod.resources or pod.resource_limits) and \
+                not self.config.release.feature_gates.get("PodLevelResources", False):
+            return pod.evolve(resources={}, resource_limits={})
+        return pod
+
     def add_pod(self, pod: Pod | Mapping[str, Any]) -> Pod:
         """A pod was created (an api object or a v1 manifest); returns the Pod.
 
@@ -126,7 +135,7 @@ class EventHandlersMixin(SchedulerBase):
         reaches the cache, the queue or the pod listers, as upstream's informers filter terminal
         pods out.
         """
-        p = _as_pod(pod, "Scheduler.add_pod: pod")
+        p = self._drop_disabled_fields(_as_pod(pod, "Scheduler.add_pod: pod"))
         with self._lock:
             if p.uid in self._pods or p.uid in self._terminal or p.key in self._keys:
                 raise SchedulerError(f"pod {p.key!r} already exists; use update_pod to change it")
@@ -161,7 +170,7 @@ class EventHandlersMixin(SchedulerBase):
         does. A pod turning Succeeded or Failed is removed from the cache and the queue, releasing
         everything it held.
         """
-        new = _as_pod(pod, "Scheduler.update_pod: pod")
+        new = self._drop_disabled_fields(_as_pod(pod, "Scheduler.update_pod: pod"))
         with self._lock:
             old = self._pods.get(new.uid)
             if old is None:

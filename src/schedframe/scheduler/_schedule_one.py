@@ -322,7 +322,21 @@ class ScheduleOneMixin(SchedulerBase):
         start = self._next_start_node_index % n
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(min(to_find, n))], None
+        feasible, err = self._search(fwk, state, pod, diagnosis, nodes, start,
+                                     to_find + 1 if to_find < n else to_find)
+        if len(feasible) > to_find:
+            # Upstream's search (one worker) goes on after the last feasible node it needs,
+            # filtering, until it meets one more feasible node: the nodes rejected on the way
+            # count as visited (the next cycle's round robin starts after them); that node is
+            # filtered but neither counted nor scored.
+            del feasible[to_find:]
+        return feasible, err
 
+    def _search(self, fwk: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis,
+                nodes: list[NodeInfo], start: int, to_find: int) -> tuple[list[NodeInfo], Status | None]:
+        """The round robin from *start* until *to_find* nodes pass (see
+        :meth:`_find_nodes_that_pass_filters`)."""
+        n = len(nodes)
         feasible: list[NodeInfo] = []
         remaining = to_find
         statuses = diagnosis.node_to_status

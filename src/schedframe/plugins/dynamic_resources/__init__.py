@@ -21,10 +21,11 @@ import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
+from ...api.frozendict import FrozenDict
 from ...api.objects import OwnerReference, Pod, PodResourceClaim
 from ...api.resource import (
     FINALIZER,
@@ -35,13 +36,21 @@ from ...api.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from ...config._releases import release_of
 from ...errors import PluginArgsError
 from ...framework.cycle_state import StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ...framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ...framework.status import Code, Status
 from ...framework.waiting_pods import format_go_duration
 from .. import names
-from .._helpers import FieldErrors, as_objects, node_not_found
+from .._helpers import (
+    FieldErrors,
+    as_objects,
+    default_normalize_score,
+    default_normalize_score_ints,
+    node_not_found,
+)
 from ._allocator import AllocationError, AllocationTimeout, Allocator, allocated_devices
 
 if TYPE_CHECKING:
@@ -60,6 +69,7 @@ if TYPE_CHECKING:
         PreFilterPlugin,
         PreFilterResult,
         ReservePlugin,
+        ScorePlugin,
     )
 
 __all__ = [
@@ -76,6 +86,7 @@ __all__ = [
     "REASON_STILL_NOT_SCHEDULABLE",
     "DynamicResources",
     "DynamicResourcesArgs",
+    "DynamicResourcesWithScore",
     "generated_claim_name",
     "new",
 ]
@@ -115,14 +126,25 @@ class DynamicResourcesArgs:
     Attributes:
         filter_timeout: seconds the device search may take per node in Filter before the node
             is rejected with :data:`REASON_TIMED_OUT` (default 10; 0 disables the timeout).
-        binding_timeout: upstream's wait for device binding conditions in PreBind (default 600);
-            accepted and validated, without effect: binding conditions are not modelled.
+        binding_timeout: upstream's wait for device binding conditions in PreBind (default 600;
+            ``None`` before Kubernetes 1.36, which has no such field); accepted and validated,
+            without effect: binding conditions are not modelled.
 
     .. versionadded:: 0.1.0
     """
 
     filter_timeout: float = 10.0
-    binding_timeout: float = 600.0
+    binding_timeout: float | None = 600.0
+
+    #: fields a release has only from some release on (the release difference naming it)
+    FIELDS_SINCE: ClassVar[Mapping[str, str]] = FrozenDict(
+        {"bindingTimeout": "DynamicResourcesBindingTimeout"})
+
+    def defaulted(self, release: Any) -> DynamicResourcesArgs:
+        """The args of *release*: no ``bindingTimeout`` before Kubernetes 1.36."""
+        if self.binding_timeout is not None and not release.has("DynamicResourcesBindingTimeout"):
+            return attrs.evolve(self, binding_timeout=None)
+        return self
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DynamicResourcesArgs:
@@ -154,15 +176,17 @@ class DynamicResourcesArgs:
 
     def to_dict(self) -> dict[str, Any]:
         """The camelCase mapping, durations as Go writes them."""
-        return {"filterTimeout": format_go_duration(self.filter_timeout),
-                "bindingTimeout": format_go_duration(self.binding_timeout)}
+        out = {"filterTimeout": format_go_duration(self.filter_timeout)}
+        if self.binding_timeout is not None:
+            out["bindingTimeout"] = format_go_duration(self.binding_timeout)
+        return out
 
     def errors(self) -> list[str]:
         """Every validation error, with field paths."""
         errs = FieldErrors()
         if self.filter_timeout < 0:
             errs.invalid("filterTimeout", format_go_duration(self.filter_timeout), "must be zero or positive")
-        if self.binding_timeout < 1:
+        if self.binding_timeout is not None and self.binding_timeout < 1:
             errs.invalid("bindingTimeout", format_go_duration(self.binding_timeout), "must be at least 1s")
         return errs.errors
 
@@ -235,7 +259,6 @@ class _StateData:
         return self
 
 
-@final
 class DynamicResources:
     """The DynamicResources plugin (PreEnqueue, PreFilter, Filter, PostFilter, Reserve,
     PreBind, EnqueueExtensions).
@@ -446,6 +469,8 @@ class DynamicResources:
         no other pod, so the next attempt can allocate it elsewhere."""
         s = state.get(_STATE_KEY)
         if s is None or not s.claims:
+            if release_of(self._handle).has("DynamicResourcesQuietPostFilter"):
+                return None, Status(Code.UNSCHEDULABLE)
             return None, Status.unschedulable(REASON_NO_CLAIMS_TO_DEALLOCATE)
         for i in sorted(s.unavailable):
             claim = s.claims[i]
@@ -606,21 +631,84 @@ def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
     return any(o.controller and o.uid == pod.uid for o in claim.owner_references)
 
 
+#: upstream ``resourceapi.FirstAvailableDeviceRequestMaxSize``
+_FIRST_AVAILABLE_MAX: Final = 8
+
+
+@final
+class DynamicResourcesWithScore(DynamicResources):
+    """DynamicResources as Kubernetes 1.35 on has it, with Score: a node scores, for each claim
+    of the pod, ``8 - i`` for the ``firstAvailable`` alternative ``i`` it got allocated there
+    (the first alternative is the best), normalised to [0, 100] by the highest node; 0
+    everywhere for a pod without claims (upstream ``computeScore``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ()
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """The prioritized-list score of the node's allocation for the pod's claims."""
+        s = state.get(_STATE_KEY)
+        if s is None or not s.claims:
+            return 0, None
+        node = node_info.node
+        if node is None:
+            return 0, node_not_found()
+        allocations = s.allocations.get(node.name)
+        if allocations is None and any(c.allocation is None for c in s.claims):
+            return 0, None
+        score = 0
+        fresh = 0
+        for claim in s.claims:
+            allocation = claim.allocation
+            if allocation is None:
+                if allocations is None or fresh >= len(allocations):
+                    return 0, Status(Code.ERROR, (
+                        f"number of allocations {len(allocations or ())} is smaller than number of "
+                        "claims needing allocation",))
+                allocation = allocations[fresh]
+                fresh += 1
+            chosen = {r.request for r in allocation.results if "/" in r.request}
+            for req in claim.requests:
+                if req.exactly is not None:
+                    continue
+                for i, sub in enumerate(req.first_available):
+                    if f"{req.name}/{sub.name}" in chosen:
+                        score += _FIRST_AVAILABLE_MAX - i
+        return score, None
+
+    def score_extensions(self) -> DynamicResourcesWithScore:
+        """This plugin normalizes its scores."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Scale to [0, 100] by the highest score (all zero stays zero)."""
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints."""
+        return default_normalize_score_ints(MAX_NODE_SCORE, False, scores)
+
+
 def new(args: object, handle: Handle) -> DynamicResources:
     """Create the plugin from ``None`` (defaults), a :class:`DynamicResourcesArgs` or a
-    camelCase mapping.
+    camelCase mapping; with Score (:class:`DynamicResourcesWithScore`) from Kubernetes 1.35.
 
     Raises:
         PluginArgsError: args of another type, or invalid args (every error listed).
     """
+    cls = DynamicResourcesWithScore if release_of(handle).has("DynamicResourcesScore") else DynamicResources
     if args is None:
-        return DynamicResources(handle)
+        return cls(handle)
     if isinstance(args, Mapping):
-        return DynamicResources(handle, DynamicResourcesArgs.from_dict(args))
+        return cls(handle, DynamicResourcesArgs.from_dict(args))
     if not isinstance(args, DynamicResourcesArgs):
         raise PluginArgsError(f"want args of type DynamicResourcesArgs, got {type(args).__name__}")
     args.validate()
-    return DynamicResources(handle, args)
+    return cls(handle, args)
 
 
 if TYPE_CHECKING:
@@ -631,3 +719,4 @@ if TYPE_CHECKING:
     _reserve: ReservePlugin = DynamicResources()
     _pre_bind: PreBindPlugin = DynamicResources()
     _enqueue: EnqueueExtensions = DynamicResources()
+    _score: ScorePlugin = DynamicResourcesWithScore()
