@@ -60,6 +60,19 @@ RELEASE_DIFFERENCES: Final[Mapping[str, ReleaseDifference]] = FrozenDict({d.key:
         "NodeResourcesBalancedAllocation skips best-effort pods in PreScore (before: every node "
         "was scored by its own balance)"),
     ReleaseDifference(
+        "VolumeBindingNodeAffinityReason", "1.33",
+        "pkg/scheduler/framework/plugins/volumebinding/binder.go (v1.32.13 against v1.33.13)",
+        "VolumeBinding's reason for a bound volume whose node affinity excludes the node is "
+        "'node(s) didn't match PersistentVolume's node affinity' (before: 'node(s) had volume "
+        "node affinity conflict')"),
+    ReleaseDifference(
+        "VolumeRestrictionsInUseReason", "1.34",
+        "pkg/scheduler/framework/plugins/volumerestrictions (v1.33.13 against v1.34.4)",
+        "VolumeRestrictions' reason for a ReadWriteOncePod claim another pod uses is 'node(s) "
+        "unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use "
+        "by another pod' (before: 'node has pod using PersistentVolumeClaim with the same name and "
+        "ReadWriteOncePod access mode')"),
+    ReleaseDifference(
         "FitUnresolvableBeyondAllocatable", "1.34",
         "pkg/scheduler/framework/plugins/noderesources/fit.go (v1.33.13 against v1.34.4)",
         "NodeResourcesFit rejects a node with UnschedulableAndUnresolvable when the pod asks for "
@@ -82,8 +95,9 @@ RELEASE_DIFFERENCES: Final[Mapping[str, ReleaseDifference]] = FrozenDict({d.key:
     ReleaseDifference(
         "DynamicResourcesQuietPostFilter", "1.37",
         "pkg/scheduler/framework/plugins/dynamicresources (v1.36.3 against v1.37.2)",
-        "DynamicResources' PostFilter says nothing for a pod without claims (before: 'no new "
-        "claims to deallocate', which every unschedulable pod's message carried)"),
+        "DynamicResources' PostFilter says nothing when it deallocates nothing (before: 'no new "
+        "claims to deallocate' for a pod without claims, which every unschedulable pod's message "
+        "carried, and 'still not schedulable' for a pod with claims)"),
     ReleaseDifference(
         "DeferredResizePreFilters", "1.37",
         "pkg/scheduler/framework/plugins/{nodename,nodeunschedulable,tainttoleration} "
