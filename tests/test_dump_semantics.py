@@ -309,7 +309,7 @@ def test_provisioned_claim_keeps_a_rescheduled_statefulset_pod_in_its_zone() -> 
     s.run_until_idle()
     assert s.node_of(third) is None
     (pending,) = s.pending()
-    assert "2 node(s) had volume node affinity conflict" in pending.message
+    assert "2 node(s) didn't match PersistentVolume's node affinity" in pending.message
 
 
 def test_rescheduled_statefulset_pod_stays_in_its_zone_in_a_simulation() -> None:

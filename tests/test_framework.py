@@ -580,7 +580,7 @@ NOOP = PostFilterResult(NominatingInfo("", NominatingMode.NOOP))
         pytest.param([FakePostFilter(None, Status.unresolvable("u"), "A"), FakePostFilter(name="B")], None,
                      Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "u", "A"), [1, 0], id="unresolvable stops"),
         pytest.param([FakePostFilter(None, Status(Code.ERROR, "e"), "A"), FakePostFilter(name="B")], None,
-                     Status(Code.ERROR, 'running PostFilter plugin "A": e', "A"), [1, 0], id="error stops"),
+                     Status(Code.ERROR, "e", "A"), [1, 0], id="error stops"),
         pytest.param([FakePostFilter(None, None, "A", raises=ValueError("x"))], None,
                      Status(Code.ERROR, 'running PostFilter plugin "A": ValueError: x', "A"), [1],
                      id="exception"),

@@ -467,7 +467,7 @@ def test_post_filter_errors(pods, nodes, want_result, want_code, want_message):
 
 
 def test_post_filter_through_framework():
-    """The framework attributes the plugin, keeps the clearing result and wraps errors."""
+    """The framework attributes the plugin, keeps the clearing result and the errors' messages."""
     env = Env([one_pod_node("node1")], [pod("p1", "node1")])
     preemptor = pod("p")
     result, status = env.fw.run_post_filter_plugins(
@@ -486,10 +486,11 @@ def test_post_filter_through_framework():
     )
     assert result is None
     assert status.code is Code.ERROR
+    # upstream keeps the plugin's own message (AsStatus(s.AsError())) and names the plugin
     assert status.message == (
-        'running PostFilter plugin "DefaultPreemption": preemption: running RemovePod '
-        'on PreFilter plugin "test-plugin": failed to remove pod: p'
+        'preemption: running RemovePod on PreFilter plugin "test-plugin": failed to remove pod: p'
     )
+    assert status.plugin == dp.NAME
 
 
 def test_post_filter_not_eligible_and_no_nodes():

@@ -219,6 +219,11 @@ def unschedulable(reason: str) -> Status:
     return Status(Code.UNSCHEDULABLE, (reason,))
 
 
+#: PostFilter when no claim could be deallocated: 1.37 gives no reason (1.32 to 1.36:
+#: "still not schedulable", test_post_filter_words_per_release)
+NOTHING_DEALLOCATED = Status(Code.UNSCHEDULABLE)
+
+
 def error(reason: str) -> Status:
     return Status(Code.ERROR, (reason,))
 
@@ -277,7 +282,7 @@ CASES = [
         [PENDING_CLAIM, DEVICE_CLASS],
         Want(
             filter={NODE: unresolvable(dra.REASON_CANNOT_ALLOCATE)},
-            post_filter=unschedulable(dra.REASON_STILL_NOT_SCHEDULABLE),
+            post_filter=NOTHING_DEALLOCATED,
         ),
         id="no-resources",
     ),
@@ -308,7 +313,7 @@ CASES = [
         [PENDING_CLAIM, OTHER_ALLOCATED_CLAIM, DEVICE_CLASS, WORKER_SLICE],
         Want(
             filter={NODE: unresolvable(dra.REASON_CANNOT_ALLOCATE)},
-            post_filter=unschedulable(dra.REASON_STILL_NOT_SCHEDULABLE),
+            post_filter=NOTHING_DEALLOCATED,
         ),
         id="exhausted-resources",
     ),
@@ -1307,3 +1312,36 @@ def test_prebind_conflicts(change: Callable[[ResourceClaim], ResourceClaim], wan
     status = plugin.pre_bind(state, POD_WITH_CLAIM_NAME, NODE)
     assert status == error(f"claim default/my-pod-my-resource {want}")
     assert plugin._in_flight == {}
+
+
+@pytest.mark.parametrize(
+    ("release", "words"),
+    [
+        ("1.36", ("no new claims to deallocate, ", "still not schedulable, ")),
+        ("1.37", ("", "")),
+    ],
+)
+def test_post_filter_words_per_release(release: str, words: tuple[str, str]) -> None:
+    """Up to 1.36 DynamicResources' PostFilter puts a reason into every unschedulable pod's
+    message, with claims or without; 1.37 says nothing when it deallocates nothing."""
+    without_claims, with_claims = words
+    objects = [
+        DEVICE_CLASS,
+        ResourceClaim("wants-gpu", requests=(DeviceRequest("gpu", ExactDeviceRequest(CLASS)),)),
+    ]
+    sched = Scheduler(objects=objects, kubernetes_version=release)
+    sched.add_node(make_node("n1").capacity(cpu="2", memory="4Gi", pods=10).obj())
+    sched.add_pod(make_pod("big").req(cpu="4").obj())
+    sched.add_pod(make_pod("gpu").req(cpu="1").obj().evolve(
+        resource_claims=(PodResourceClaim("gpu", resource_claim_name="wants-gpu"),)))
+    sched.run_until_idle()
+    messages = {p.pod.name: p.message for p in sched.pending()}
+    assert messages["big"] == (
+        "0/1 nodes are available: 1 Insufficient cpu. "
+        f"{without_claims}preemption: 0/1 nodes are available: "
+        "1 Preemption is not helpful for scheduling."
+    )
+    assert messages["gpu"] == (
+        "0/1 nodes are available: 1 cannot allocate all claims. "
+        f"{with_claims}preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    )

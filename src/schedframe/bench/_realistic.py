@@ -205,7 +205,8 @@ def _owned_pod(prefix: str) -> Callable[[int], Pod]:
     uniform = _uniform_pod(prefix)
 
     def make(i: int) -> Pod:
-        owner = OwnerReference("ReplicaSet", f"app-{i % _APPS}", api_version="apps/v1", controller=True)
+        owner = OwnerReference("ReplicaSet", f"app-{i % _APPS}", uid=f"uid-replicaset-app-{i % _APPS}",
+                               api_version="apps/v1", controller=True)
         return uniform(i).evolve(owner_references=(owner,))
 
     return make
@@ -215,7 +216,8 @@ def _app_objects() -> list[object]:
     """Per app, the ReplicaSet owning its pods and the Service selecting them."""
     out: list[object] = []
     for a in range(_APPS):
-        out.append(ReplicaSet(f"app-{a}", "default", LabelSelector({APP_LABEL: f"app-{a}"})))
+        out.append(ReplicaSet(f"app-{a}", "default", LabelSelector({APP_LABEL: f"app-{a}"}),
+                              uid=f"uid-replicaset-app-{a}"))
         out.append(Service(f"app-{a}", "default", {APP_LABEL: f"app-{a}"}))
     return out
 

@@ -1074,7 +1074,8 @@ class Framework:
             if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return r, s.with_plugin(name)
             if not s.is_rejected():
-                return None, _status_error("PostFilter", name, s)
+                # upstream keeps the plugin's own message (AsStatus(s.AsError())), unwrapped
+                return None, Status(Code.ERROR, (s.message,), name, s.error)
             if r is not None and r.nominating_info is not None and \
                     r.nominating_info.mode != NominatingMode.NOOP:
                 result = r

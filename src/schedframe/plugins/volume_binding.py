@@ -95,6 +95,7 @@ __all__ = [
     "DEFAULT_BIND_TIMEOUT_SECONDS",
     "ERR_REASON_BIND_CONFLICT",
     "ERR_REASON_NODE_CONFLICT",
+    "ERR_REASON_NODE_CONFLICT_1_32",
     "ERR_REASON_NOT_ENOUGH_SPACE",
     "ERR_REASON_PV_NOT_EXIST",
     "NAME",
@@ -113,8 +114,10 @@ _NODE_ADD_OR_LABEL: Final = ActionType.ADD | ActionType.UPDATE_NODE_LABEL
 
 #: Reason: no available PV to bind an unbound claim to, and no way to provision one.
 ERR_REASON_BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
-#: Reason: a bound claim's PV does not allow the node.
-ERR_REASON_NODE_CONFLICT: Final = "node(s) had volume node affinity conflict"
+#: Reason: a bound claim's PV does not allow the node (Kubernetes 1.33 on).
+ERR_REASON_NODE_CONFLICT: Final = "node(s) didn't match PersistentVolume's node affinity"
+#: The same reason up to Kubernetes 1.32.
+ERR_REASON_NODE_CONFLICT_1_32: Final = "node(s) had volume node affinity conflict"
 #: Reason: not enough storage capacity to provision a volume (CSIStorageCapacity).
 ERR_REASON_NOT_ENOUGH_SPACE: Final = "node(s) did not have enough free storage"
 #: Reason: a claim is bound to a PV that does not exist.
@@ -399,8 +402,8 @@ class VolumeBinding:
     """
 
     __module__ = "schedframe.plugins.volume_binding"
-    __slots__ = ("_args", "_assumed_pvcs", "_assumed_pvs", "_capacity_scoring", "_lock", "_objects",
-                 "_scorer")
+    __slots__ = ("_args", "_assumed_pvcs", "_assumed_pvs", "_capacity_scoring", "_lock", "_node_conflict",
+                 "_objects", "_scorer")
 
     def __init__(self, args: VolumeBindingArgs | None = None, handle: Handle | None = None, *,
                  storage_capacity_scoring: bool = False) -> None:
@@ -413,6 +416,8 @@ class VolumeBinding:
         self._lock = threading.Lock()
         self._scorer = None
         self._capacity_scoring = storage_capacity_scoring
+        self._node_conflict = ERR_REASON_NODE_CONFLICT if release_of(handle).has(
+            "VolumeBindingNodeAffinityReason") else ERR_REASON_NODE_CONFLICT_1_32
         if storage_capacity_scoring:
             shape = args.shape or DEFAULT_CAPACITY_SHAPE
             self._scorer = broken_linear_function(
@@ -520,22 +525,9 @@ class VolumeBinding:
         if claims.unbound_immediate:
             return None, Status.unresolvable(ERR_REASON_UNBOUND_IMMEDIATE)
         state.write(_STATE_KEY, _State(claims))
-        eligible = self._eligible_nodes(claims.bound)
-        return (PreFilterResult(eligible) if eligible is not None else None), None
-
-    def _eligible_nodes(self, bound: Sequence[PersistentVolumeClaim]) -> frozenset[str] | None:
-        """Upstream ``GetEligibleNodes``: the nodes the bound claims' local PVs pin the pod to
-        (``kubernetes.io/hostname In`` terms), intersected; ``None`` for no restriction (or a
-        PV that cannot be found)."""
-        eligible: frozenset[str] | None = None
-        for pvc in bound:
-            pv = self._pv(pvc.volume_name)
-            if pv is None:
-                return None
-            names = local_pv_node_names(pv)
-            if names:
-                eligible = names if eligible is None else eligible & names
-        return eligible
+        # no PreFilterResult: kube-scheduler 1.32 to 1.37 has no GetEligibleNodes (a bound local
+        # PV's node is found by Filter, which rejects the others with its own reason)
+        return None, None
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
         """None."""
@@ -590,7 +582,7 @@ class VolumeBinding:
                 unbound_ok, enough_space, dynamic = self._check_provisions(to_provision, labels)
         reasons = []
         if not bound_ok:
-            reasons.append(ERR_REASON_NODE_CONFLICT)
+            reasons.append(self._node_conflict)
         if not unbound_ok:
             reasons.append(ERR_REASON_BIND_CONFLICT)
         if not enough_space:

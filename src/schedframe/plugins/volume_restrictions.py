@@ -22,6 +22,7 @@ import attrs
 
 from ..api.objects import Pod, Volume
 from ..api.storage import PersistentVolumeClaim
+from ..config._releases import release_of
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -45,6 +46,7 @@ __all__ = [
     "ARGS_TYPE",
     "ERR_REASON_DISK_CONFLICT",
     "ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT",
+    "ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_1_33",
     "NAME",
     "VolumeRestrictions",
     "is_volume_conflict",
@@ -56,12 +58,17 @@ ARGS_TYPE: Final = None
 
 #: Filter reason for a disk already mounted on the node.
 ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"
-#: Filter reason for a ReadWriteOncePod claim in use by another pod.
+#: Filter reason for a ReadWriteOncePod claim in use by another pod (Kubernetes 1.34 on).
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT: Final = (
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by "
+    "another pod")
+#: The same reason up to Kubernetes 1.33.
+ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_1_33: Final = (
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode")
 
 _DISK_CONFLICT: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON_DISK_CONFLICT,))
 _RWOP_CONFLICT: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,))
+_RWOP_CONFLICT_1_33: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_1_33,))
 
 
 @final
@@ -131,9 +138,11 @@ class VolumeRestrictions:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_handle", "_objects")
+    __slots__ = ("_handle", "_objects", "_rwop_conflict")
 
     def __init__(self, handle: Handle | None = None) -> None:
+        self._rwop_conflict = _RWOP_CONFLICT if release_of(handle).has(
+            "VolumeRestrictionsInUseReason") else _RWOP_CONFLICT_1_33
         self._handle = handle
         self._objects = VolumeObjects(handle)
 
@@ -211,7 +220,7 @@ class VolumeRestrictions:
         except StateNotFoundError as exc:
             return Status.from_error(exc)
         if s.conflicting_pvc_ref_count > 0:
-            return _RWOP_CONFLICT
+            return self._rwop_conflict
         return None
 
     def filter_nodes(self, state: CycleState, pod: Pod,

@@ -87,6 +87,8 @@ _OWNER_KIND: Final = {
     "StatefulSet": "StatefulSet",
     "Job": "Job",
 }
+#: the API group of each owner kind (an owner reference names it, as the API server requires)
+_OWNER_API_VERSION: Final = {"ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1"}
 #: The actions of a timed event.
 NODE_ACTIONS: Final = (
     "add",
@@ -470,7 +472,8 @@ def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
     if w.recreate and not owners:
         owners = (
             OwnerReference(
-                kind=_OWNER_KIND.get(w.kind, w.kind), name=w.name, uid=f"{w.kind}/{w.name}", controller=True
+                kind=_OWNER_KIND.get(w.kind, w.kind), name=w.name, uid=f"{w.kind}/{w.name}", controller=True,
+                api_version=_OWNER_API_VERSION.get(_OWNER_KIND.get(w.kind, w.kind), "v1"),
             ),
         )
     labels: Mapping[str, str] = t.labels

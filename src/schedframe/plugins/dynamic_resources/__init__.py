@@ -83,6 +83,7 @@ __all__ = [
     "REASON_DEALLOCATED",
     "REASON_NOT_AVAILABLE_ON_NODE",
     "REASON_NO_CLAIMS_TO_DEALLOCATE",
+    "REASON_STATE_NOT_FOUND",
     "REASON_STILL_NOT_SCHEDULABLE",
     "DynamicResources",
     "DynamicResourcesArgs",
@@ -205,9 +206,12 @@ REASON_NOT_AVAILABLE_ON_NODE: Final = "resourceclaim not available on the node"
 REASON_CANNOT_ALLOCATE: Final = "cannot allocate all claims"
 #: PreFilter: an allocated claim cannot be reserved for another pod.
 REASON_CLAIM_IN_USE: Final = "resourceclaim in use"
-#: PostFilter: the pod has no claims (every pod without claims gets this in its message).
+#: PostFilter: the pod has no claims (up to 1.36 every pod without claims gets this in its
+#: message).
 REASON_NO_CLAIMS_TO_DEALLOCATE: Final = "no new claims to deallocate"
-#: PostFilter: no claim could be deallocated.
+#: PostFilter: the cycle state PreFilter writes is missing (upstream's ``fwk.ErrNotFound``).
+REASON_STATE_NOT_FOUND: Final = "not found"
+#: PostFilter: no claim could be deallocated (up to 1.36; 1.37 says nothing).
 REASON_STILL_NOT_SCHEDULABLE: Final = "still not schedulable"
 #: Filter: the device search exceeded ``filterTimeout`` on the node.
 REASON_TIMED_OUT: Final = "timed out trying to allocate devices"
@@ -381,12 +385,12 @@ class DynamicResources:
     def pre_filter(self, state: CycleState, pod: Pod,
                    nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]:
         """Gather the pod's claims, check their classes, and prepare the allocator; SKIP for a
-        pod without claims (writing no state: PostFilter then reports no claims, as upstream
-        does for the empty state it writes)."""
-        if not pod.resource_claims:
-            return None, Status.skip()
+        pod without claims. The state is written first either way, as upstream's (PostFilter
+        tells "no claims" from "PreFilter never ran")."""
         s = _StateData()
         state.write(_STATE_KEY, s)
+        if not pod.resource_claims:
+            return None, Status.skip()
         try:
             claims = self._pod_claims(pod, generate=True)
         except _NotSchedulable as exc:
@@ -468,8 +472,13 @@ class DynamicResources:
         """Deallocate one allocated claim that was unavailable on some node and is reserved for
         no other pod, so the next attempt can allocate it elsewhere."""
         s = state.get(_STATE_KEY)
-        if s is None or not s.claims:
-            if release_of(self._handle).has("DynamicResourcesQuietPostFilter"):
+        if s is None:
+            # PreFilter never ran (another plugin's PreFilter rejected the pod first): upstream
+            # fails reading its state, an ERROR that ends PostFilter (no preemption either)
+            return None, Status(Code.ERROR, (REASON_STATE_NOT_FOUND,))
+        quiet = release_of(self._handle).has("DynamicResourcesQuietPostFilter")
+        if not s.claims:
+            if quiet:
                 return None, Status(Code.UNSCHEDULABLE)
             return None, Status.unschedulable(REASON_NO_CLAIMS_TO_DEALLOCATE)
         for i in sorted(s.unavailable):
@@ -480,6 +489,8 @@ class DynamicResources:
                     current = self._get(ResourceClaim, claim.name, claim.namespace) or claim
                     self._store(current.evolve(allocation=None, reserved_for=()))
                 return None, Status.unschedulable(REASON_DEALLOCATED)
+        if quiet:
+            return None, Status(Code.UNSCHEDULABLE)
         return None, Status.unschedulable(REASON_STILL_NOT_SCHEDULABLE)
 
     # -- Reserve / Unreserve ----------------------------------------------------------------
