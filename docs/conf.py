@@ -92,6 +92,51 @@ def _openb_results(app: object) -> None:
     plot_alloc(rows, "default", png)
 
 
+# The release pages' tables (what differs between releases, the feature gates per release) come
+# from the facts generated from each release's kube-scheduler and schedframe's own tables.
+def _release_tables(app: object) -> None:
+    import pathlib
+
+    from schedframe.config._release_tables import write
+
+    write(pathlib.Path(__file__).parent / "_generated")
+
+
+# The fidelity page's table comes from the oracle matrix (docs/data/oracle-matrix.json, written by
+# `scripts/oracle matrix --write`) and its deviations from the comparator's own list.
+def _oracle_tables(app: object) -> None:
+    import json
+    import pathlib
+    import sys
+
+    here = pathlib.Path(__file__).parent
+    out = here / "_generated"
+    out.mkdir(exist_ok=True)
+    rows = json.loads((here / "data" / "oracle-matrix.json").read_text())
+    lines = [".. list-table::", "   :header-rows: 1", "",
+             "   * - Release", "     - Cases: generated, hand-written, benchmarks and scenarios",
+             "     - Scheduling cycles", "     - Cases that differ", "     - Deliberate deviations met",
+             "     - Run time"]
+    for r in rows:
+        met = ", ".join(f"``{k}`` ({n} cases)" for k, n in sorted(r["deviations"].items())) or "none"
+        lines += [f"   * - {r['release']} (v{r['patch']})",
+                  f"     - {r['generated']}, {r['handWritten']}, {r.get('sources', 0)}",
+                  f"     - {r['cycles']:,}", f"     - **{r['differ']}**", f"     - {met}",
+                  f"     - {r['seconds']:.0f} s"]
+    (out / "oracle-matrix.rst").write_text("\n".join(lines) + "\n")
+    sys.path.insert(0, str(here.parent / "oracle"))
+    try:
+        from schedframe_oracle.diff import DEVIATIONS
+    finally:
+        sys.path.pop(0)
+    text = []
+    for d in DEVIATIONS:
+        text.append(f"* ``{d.key}`` ({', '.join(sorted(d.releases))}): {d.reason}.")
+    (out / "oracle-deviations.rst").write_text("\n".join(text) + "\n")
+
+
 def setup(app: object) -> None:
+    app.connect("builder-inited", _oracle_tables)  # type: ignore[attr-defined]
+    app.connect("builder-inited", _release_tables)  # type: ignore[attr-defined]
     app.connect("builder-inited", _simulator_plot)  # type: ignore[attr-defined]
     app.connect("builder-inited", _openb_results)  # type: ignore[attr-defined]

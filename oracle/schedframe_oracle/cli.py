@@ -68,9 +68,17 @@ def run_cases(
     List is annotated for other releases (``oracle.schedframe.io/releases: ">=1.34"``) is left
     out, saying so on stderr."""
     reports: list[CaseReport] = []
-    kept = [c for c in cases if case_applies(c, release)]
+    kept = []
     for c in cases:
-        if c not in kept:
+        try:
+            applies = case_applies(c, release)
+        except Exception as exc:  # not a List, not text, not there: a failed case
+            reason = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            reports.append(CaseReport(str(c), release, 0, (), error=f"cannot read the case: {reason}"))
+            continue
+        if applies:
+            kept.append(c)
+        else:
             print(f"{c}: not for {release} (its {RELEASES_ANNOTATION} annotation)", file=sys.stderr)
     cases = kept
     for i in range(0, len(cases), batch):
@@ -162,10 +170,16 @@ def _matrix(releases: list[str], count: int, write: bool) -> int:
             sources = run_cases(release, source_cases(Path(tmp)), {})
         hand = run_cases(release, _case_files([str(HAND_WRITTEN)]), {})
         reports = generated + hand + sources
+        for r in reports:
+            if r.error:
+                print(f"{r.case}: error: {r.error}")
+            elif r.differences:
+                more = f" (+{len(r.differences) - 1} more)" if len(r.differences) > 1 else ""
+                print(r.differences[0].line() + more)
         deviations: dict[str, int] = {}
         for r in reports:
-            for key, _d in r.deviations:
-                deviations[key] = deviations.get(key, 0) + 1
+            for key in {k for k, _d in r.deviations}:
+                deviations[key] = deviations.get(key, 0) + 1  # cases that met it
         row = {
             "release": release,
             "patch": binary.RELEASES[release],
@@ -314,6 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 141
+    except KeyboardInterrupt:
+        print("oracle: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -93,9 +93,8 @@ def _pending(manifest: dict[str, Any]) -> dict[str, Any]:
 def scenario_cases(name: str, *, seed: int = 0, pods: int = 150) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(configuration name, case)`` for each configuration of the built-in scenario *name*
     (upstream's default when it names none), with its first *pods* arrivals."""
-    from schedframe import SchedulerConfiguration
     from schedframe.api._dump import object_to_manifest
-    from schedframe.sim import builtin_scenario
+    from schedframe.sim import BUILTIN_SCENARIOS, builtin_scenario
     from schedframe.sim.scenario import pod_from_template
 
     scenario = builtin_scenario(name)
@@ -110,18 +109,12 @@ def scenario_cases(name: str, *, seed: int = 0, pods: int = 150) -> Iterator[tup
             items.append(_pending(object_to_manifest(pod_from_template(workloads[a.workload], a.name, a.at))))
         elif a.op == "pod" and a.pod is not None:
             items.append(_pending(object_to_manifest(a.pod)))
-    from schedframe.sim import ConfigSpec
-
-    for spec in scenario.configs or (ConfigSpec("default"),):
-        config = spec.config
-        doc: Mapping[str, Any] | None
-        if config is None:
-            doc = None
-        elif isinstance(config, SchedulerConfiguration):
-            doc = config.to_dict()
-        else:
-            doc = config
-        case = _list(list(items), f"scenario {name} ({spec.name})")
+    # the configurations as the scenario writes them (not as one release defaulted them)
+    configs: list[Mapping[str, Any]] = list(BUILTIN_SCENARIOS[name]().get("configs") or ())
+    default: Mapping[str, Any] = {"name": "default"}
+    for spec in configs or (default,):
+        doc: Mapping[str, Any] | None = spec.get("config")
+        case = _list(list(items), f"scenario {name} ({spec['name']})")
         if doc is not None:
             case["items"].append(dict(doc))
-        yield spec.name, case
+        yield str(spec["name"]), case
