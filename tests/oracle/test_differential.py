@@ -98,3 +98,15 @@ def test_the_oracle_records_what_it_decides() -> None:
         assert len(cycle["filter"]) == cycle["numAllNodes"]
         if cycle["outcome"] == "bound" and cycle.get("top"):
             assert cycle["node"] in cycle["top"]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_release_facts_are_the_releases_own(release: str) -> None:
+    """schedframe's release table (feature gates, default plugins and weights, plugin args,
+    the defaulted configuration: src/schedframe/config/_release_facts.json) is what the
+    release's kube-scheduler reports now (``scripts/oracle facts --write`` regenerates it)."""
+    _oracle(release)
+    from schedframe_oracle import facts
+
+    committed = json.loads(facts.FACTS_FILE.read_text())
+    assert facts.collect(release) == committed[release]
