@@ -1037,6 +1037,15 @@ class Pod:
         """True when a deletion timestamp is set."""
         return self.deletion_timestamp is not None
 
+    @property
+    def is_terminal(self) -> bool:
+        """In phase ``Succeeded`` or ``Failed``: the pod has finished and holds nothing on its
+        node (kube-scheduler's informers leave such pods out).
+
+        .. versionadded:: 0.1.0
+        """
+        return self.phase in ("Succeeded", "Failed")
+
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> Pod:
         """Build from a Kubernetes v1 Pod manifest; raises :class:`~schedframe.ManifestError`."""
