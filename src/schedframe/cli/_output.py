@@ -7,8 +7,9 @@ a terminal (a pipe, a file), ``COLUMNS`` when it is a positive number, else
 
 Tables (:meth:`Out.table`) take the first layout that fits the width without cutting anything:
 
-1. a table: numbers and names (cells without a space) never wrap, text wraps at spaces (a word
-   longer than its column is folded, never cut), headers wrap at their spaces;
+1. a table: the first column (a row's key), numbers and names (cells without a space) never
+   wrap, text wraps at spaces (a word longer than its column is folded, never cut), headers
+   wrap at their spaces;
 2. with few rows (at most :data:`TRANSPOSE_ROWS`), the same table turned over: one column per
    row, one row per header;
 3. stacked: each row as ``HEADER: value`` items, the first on a line of its own and the others
@@ -175,9 +176,9 @@ def _fits(console: Any, renderable: Any) -> bool:
 
 
 def _grid_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *, right: set[int]) -> Any:
-    """A rich table: a column whose cells have no space (numbers, names) is as wide as its widest
-    cell and never wraps (its header wraps at spaces); other columns wrap at spaces and fold a
-    word longer than the column."""
+    """A rich table: the first column (a row's key) and a column whose cells have no space
+    (numbers, names) are as wide as their widest cell and never wrap (their headers wrap at
+    spaces); other columns wrap at spaces and fold a word longer than the column."""
     from rich.table import Table
     from rich.text import Text
 
@@ -185,7 +186,7 @@ def _grid_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
     for i, header in enumerate(columns):
         values = [r[i] for r in rows if i < len(r)]
         justify = "right" if i in right else "left"
-        if any(" " in v for v in values):
+        if i and any(" " in v for v in values):  # the first column, a row's key, never wraps
             t.add_column(Text(header, overflow="fold"), justify=justify, overflow="fold")
         else:
             words = header.split() or [header]
