@@ -39,7 +39,9 @@ def test_simulate_until_5m_stops_at_300_seconds() -> None:
 
 
 @pytest.mark.parametrize("text", ["5x", "-5s", "m", "inf", ""])
-def test_a_bad_duration_is_a_usage_error_naming_the_flag(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_duration_is_a_usage_error_naming_the_flag(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A value that is no duration is exit 2 with one line naming ``--until`` and the value."""
     assert main(["simulate", f"--until={text}"]) == _common.EXIT_USAGE
     err = capsys.readouterr().err.strip().splitlines()[-1]

@@ -110,7 +110,7 @@ def rich_tables(text: str, expected: list[Table]) -> list[Table]:
     lines = text.splitlines()
     found: list[Table] = []
     at = 0
-    for columns, rows in expected:
+    for columns, _ in expected:
         start = next(i for i in range(at, len(lines))
                      if lines[i].startswith("┏") or lines[i].startswith(f"{columns[0]}: "))
         if lines[start].startswith("┏"):
@@ -124,7 +124,7 @@ def rich_tables(text: str, expected: list[Table]) -> list[Table]:
             at = end + 1
         else:
             end = start + 1
-            while end < len(lines) and (lines[end].startswith("  ") or lines[end].startswith(f"{columns[0]}: ")):
+            while end < len(lines) and lines[end].startswith(("  ", f"{columns[0]}: ")):
                 end += 1
             found.append(_stacked(lines[start:end], columns))
             at = end
@@ -188,24 +188,26 @@ def test_the_readmes_first_command_keeps_its_headers_at_80_columns(monkeypatch: 
 
 def test_scale_down_names_each_node_and_its_action_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """``plan --scale-down``: each node's NODE and ACTION cells are filled (they came out empty)."""
-    code, plain = _run(["plan", "--scale-down", "--plain"], monkeypatch, 80)
-    columns, rows = next(t for t in plain_tables(plain) if t[0][0] == "NODE")
+    plain = _run(["plan", "--scale-down", "--plain"], monkeypatch, 80)[1]
+    rows = next(t for t in plain_tables(plain) if t[0][0] == "NODE")[1]
     text = _run(["plan", "--scale-down"], monkeypatch, 80)[1]
     assert max(len(line) for line in text.splitlines()) <= 80
     _, shown = rich_tables(text, plain_tables(plain))[-1]
     assert [r[:2] for r in shown] == [r[:2] for r in rows]
-    assert {r[1] for r in rows} <= {"remove", "keep"} and rows
+    assert rows
+    assert {r[1] for r in rows} <= {"remove", "keep"}
 
 
 def test_a_table_too_wide_for_its_rows_is_stacked(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many rows that do not fit are stacked as HEADER: value items, and read back whole."""
-    out = _output.Out(io.StringIO())
+    stream = io.StringIO()
+    out = _output.Out(stream)
     monkeypatch.setenv("COLUMNS", "40")
     columns = ["POD", "STATE", "NODE", "NOTE"]
     rows = [[f"default/a-very-long-pod-name-{i}", "Pending", "", "0/3 nodes are available: " * 3]
             for i in range(6)]
     out.table("pods", columns, rows)
-    text = out.stream.getvalue()  # type: ignore[attr-defined]
+    text = stream.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 40
     shown = rich_tables(text, [(columns, rows)])
     _same(shown[0], (columns, rows))
@@ -276,7 +278,8 @@ def test_a_reader_going_away_is_exit_141_and_silence(argv: list[str]) -> None:
     """``schedframe ... | head -2``: the reader closes after two lines (the output is far larger
     than a pipe holds, so the writer must meet the closed pipe): exit 141, nothing on stderr."""
     proc = _cli(*argv)
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     for _ in range(2):
         assert proc.stdout.readline()
     proc.stdout.close()

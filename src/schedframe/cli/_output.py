@@ -24,7 +24,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import IO, Any, Final
+from typing import IO, Any, Final, Literal
 
 __all__ = ["DEFAULT_WIDTH", "TRANSPOSE_ROWS", "Out", "have_rich", "output_width"]
 
@@ -185,7 +185,7 @@ def _grid_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
     t = Table(title=title or None, title_justify="left", header_style="bold")
     for i, header in enumerate(columns):
         values = [r[i] for r in rows if i < len(r)]
-        justify = "right" if i in right else "left"
+        justify: Literal["left", "right"] = "right" if i in right else "left"
         if i and any(" " in v for v in values):  # the first column, a row's key, never wraps
             t.add_column(Text(header, overflow="fold"), justify=justify, overflow="fold")
         else:
