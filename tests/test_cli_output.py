@@ -289,6 +289,28 @@ def test_a_reader_going_away_is_exit_141_and_silence(argv: list[str]) -> None:
     assert err == ""
 
 
+@pytest.mark.parametrize("argv", [
+    pytest.param(["plugins"], id="plugins"),
+    pytest.param(["simulate", "--list"], id="simulate --list"),
+    pytest.param(["plan"], id="plan"),
+    pytest.param(["config", "default"], id="config default"),
+    pytest.param(["--help"], id="--help"),
+    pytest.param(["simulate", "--help"], id="simulate --help"),
+    pytest.param(["--version"], id="--version"),
+])
+def test_a_reader_gone_before_the_first_line_is_exit_141(argv: list[str]) -> None:
+    """The reader closes the pipe before anything is written (``| true``): every command,
+    argparse's help and version included (argparse drops the error and exits 0), ends 141."""
+    proc = _cli(*argv)
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait() == _common.EXIT_BROKEN_PIPE, err
+    assert err == ""
+
+
 def test_ctrl_c_ends_a_run_with_130_and_one_line() -> None:
     """SIGINT to a run that is under way (it has written its first line and waits on the pipe):
     exit 130 and ``schedframe simulate: interrupted``, no traceback."""
