@@ -9,7 +9,7 @@ Tables (:meth:`Out.table`) take the first layout that fits the width without cut
 
 1. a table: the first column (a row's key), numbers and names (cells without a space) never
    wrap, text wraps at spaces (a word longer than its column is folded, never cut), headers
-   wrap at their spaces;
+   wrap at their spaces and after ``_``, ``.`` and ``/``;
 2. with few rows (at most :data:`TRANSPOSE_ROWS`), the same table turned over: one column per
    row, one row per header;
 3. stacked: each row as ``HEADER: value`` items, the first on a line of its own and the others
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, Final, Literal
@@ -154,17 +155,23 @@ def rich_table(
 ) -> Any:
     """The rich renderable of a table for *console*: the first layout of the module docstring
     that fits its width."""
-    table = _grid_table(title, columns, rows, right=set(right))
+    from rich.console import Group
+    from rich.text import Text
+
+    def titled(table: Any) -> Any:  # the title as wide as the console, not as the table
+        return Group(Text(title, style="italic"), table) if title else table
+
+    table = _grid_table(columns, rows, right=set(right), break_headers=True)
     if _fits(console, table):
-        return table
+        return titled(table)
     if 0 < len(rows) <= TRANSPOSE_ROWS:
         turned = _grid_table(
-            title, [columns[0], *(r[0] for r in rows)],
+            [columns[0], *(r[0] for r in rows)],
             [[h, *(r[i] for r in rows)] for i, h in enumerate(columns) if i],
             right=set(range(1, len(rows) + 1)) if set(right) >= set(range(1, len(columns))) else set(),
         )
         if _fits(console, turned):
-            return turned
+            return titled(turned)
     return _stacked(title, columns, rows)
 
 
@@ -175,24 +182,48 @@ def _fits(console: Any, renderable: Any) -> bool:
     return bool(Measurement.get(console, unbounded, renderable).minimum <= console.width)
 
 
-def _grid_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *, right: set[int]) -> Any:
+#: Where a header breaks: after ``_``, ``.``, ``/`` (``utilisation_`` / ``mean.cpu``); spaces are
+#: rich's own breaks.
+_HEADER_PIECE: Final = re.compile(r"[^_./]*[_./]+|[^_./]+")
+
+
+def _header_lines(header: str, width: int) -> str:
+    """*header* broken into lines of at most *width* at spaces and after ``_``, ``.``, ``/``
+    (a piece longer than *width* stays whole)."""
+    lines: list[str] = []
+    for w, word in enumerate(header.split() or [header]):
+        for p, piece in enumerate(_HEADER_PIECE.findall(word)):
+            sep = " " if w and not p else ""
+            if lines and len(lines[-1]) + len(sep) + len(piece) <= width:
+                lines[-1] += sep + piece
+            else:
+                lines.append(piece)
+    return "\n".join(lines)
+
+
+def _grid_table(
+    columns: Sequence[str], rows: Sequence[Sequence[str]], *, right: set[int], break_headers: bool = False
+) -> Any:
     """A rich table: the first column (a row's key) and a column whose cells have no space
     (numbers, names) are as wide as their widest cell and never wrap (their headers wrap at
-    spaces); other columns wrap at spaces and fold a word longer than the column."""
+    spaces and, with *break_headers*, after ``_``, ``.`` and ``/``); other columns wrap at
+    spaces and fold a word longer than the column."""
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=title or None, title_justify="left", header_style="bold")
+    t = Table(header_style="bold")
     for i, header in enumerate(columns):
         values = [r[i] for r in rows if i < len(r)]
         justify: Literal["left", "right"] = "right" if i in right else "left"
         if i and any(" " in v for v in values):  # the first column, a row's key, never wraps
             t.add_column(Text(header, overflow="fold"), justify=justify, overflow="fold")
-        else:
-            words = header.split() or [header]
-            width = max([len(v) for v in values] + [len(w) for w in words])
-            t.add_column(Text(header, overflow="fold", no_wrap=False), justify=justify, width=width,
-                         no_wrap=True)
+            continue
+        pieces = [q for word in header.split() for q in (_HEADER_PIECE.findall(word) if break_headers
+                                                          else [word])] or [header]
+        width = max([len(v) for v in values] + [len(q) for q in pieces])
+        shown = _header_lines(header, width) if break_headers else header
+        t.add_column(Text(shown, overflow="fold", no_wrap=False), justify=justify, width=width,
+                     no_wrap=True)
     for r in rows:
         t.add_row(*(Text(c) for c in r))
     return t
