@@ -45,5 +45,6 @@ def test_a_bad_duration_is_a_usage_error_naming_the_flag(
     """A value that is no duration is exit 2 with one line naming ``--until`` and the value."""
     assert main(["simulate", f"--until={text}"]) == _common.EXIT_USAGE
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("schedframe simulate: error: argument --until: ")
+    assert err.startswith("schedframe simulate: error: ")
+    assert "--until" in err
     assert repr(text) in err

@@ -87,7 +87,7 @@ def test_without_load_metrics_every_node_scores_zero(files: dict[str, str]) -> N
 
 
 @pytest.mark.parametrize(("content", "needle"), [
-    pytest.param(None, "No such file", id="missing"),
+    pytest.param(None, "m.json", id="missing"),
     pytest.param('{"window": {"start": 0, "end": 0}, "data": {"NodeMetricsMap": {"cool": 3}}}',
                  "NodeMetricsMap", id="malformed"),
 ])

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, Final, Literal
 
-__all__ = ["DEFAULT_WIDTH", "TRANSPOSE_ROWS", "Out", "have_rich", "output_width"]
+__all__ = ["DEFAULT_WIDTH", "EMPTY", "TRANSPOSE_ROWS", "Out", "have_rich", "output_width", "rich_table"]
 
 #: The width of output that is not a terminal when ``COLUMNS`` is unset (or not a number).
 DEFAULT_WIDTH: Final = 80
