@@ -45,6 +45,8 @@ READERS: dict[tuple[str, str], Callable[[str], list[str]]] = {
     ("explain", "--cluster"): lambda bad: ["explain", GOOD["pod"], "--cluster", bad],
     ("explain", "--config"): lambda bad: ["explain", GOOD["pod"], "--cluster", CLUSTER,
                                           "--config", bad],
+    ("explain", "--load-metrics"): lambda bad: ["explain", GOOD["pod"], "--cluster", CLUSTER,
+                                                "--load-metrics", bad],
     ("plan", "--cluster"): lambda bad: ["plan", "--cluster", bad, "--templates", GOOD["templates"]],
     ("plan", "--pending"): lambda bad: ["plan", "--cluster", CLUSTER, "--pending", bad,
                                         "--templates", GOOD["templates"]],

@@ -41,6 +41,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--cluster", required=True, metavar="DUMP", help="nodes, pods and objects (manifests or a dump)"
     )
     p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration file")
+    p.add_argument("--load-metrics", metavar="FILE",
+                   help="node metrics given with the cluster (load-watcher's WatcherMetrics JSON or "
+                   "YAML), read by the load-aware plugins (Trimaran, Peaks), as simulate takes them")
     p.add_argument("--seed", type=int, default=0, help="tie-break seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     add_release_options(p)
@@ -104,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         if len(pods) != 1:
             raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
         objects = load_cluster(args.cluster, "--cluster", out)
+    if args.load_metrics:  # node metrics given with the cluster dump, as simulate reads them
+        objects = [*objects, _metrics_source(args.load_metrics)]
     release = release_option(args)
     config = load_config(args.config, release) if args.config else None
     if config is None and (args.kubernetes_version or args.feature_gates):
@@ -126,6 +131,17 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     render_rich(e, reasons, out.console)
     return EXIT_OK
+
+
+def _metrics_source(path: str) -> Any:
+    """The node metrics file *path* (``--load-metrics``) as the source object the load-aware
+    plugins find among the scheduler's objects."""
+    from ..plugins.sigs import LoadMetricsError, NodeMetricsSource, load_metrics_file
+
+    try:
+        return NodeMetricsSource(load_metrics_file(path), name="load-metrics")
+    except LoadMetricsError as exc:
+        raise CliInputError(f"{exc} (--load-metrics)") from None
 
 
 #: ``[namespace/]name`` of a pod (a DNS subdomain name, optionally after a namespace label).

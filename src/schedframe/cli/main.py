@@ -6,21 +6,46 @@ module of this package with ``add_parser(subparsers)`` and ``run(args)``
 (:class:`schedframe.cli._common.Command`), and exit codes and error handling are
 :mod:`schedframe.cli._common`'s.
 
-Exit codes: 0 ok; 1 when ``--fail-on-pending`` and pods stay pending; 2 for usage and input
-errors (one line naming the file and field; ``--debug`` shows the traceback); 130 interrupted.
+Exit codes (docs/cli.rst has them per command): 0 ok; 1 findings (``--fail-on-pending`` and pods
+stay pending, a sweep run failed); 2 for usage and input errors (one line naming the file and
+field; ``--debug`` shows the traceback); 3 ``plan`` not verified; 130 interrupted (Ctrl-C, one
+line); 141 the reader of the output went away (``| head``), silently, ``--help`` included.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from . import bench, config, explain, gpushare, import_, plan, plugins, replay, run, simulate, sweep
-from ._common import EXIT_INPUT, EXIT_OK, EXIT_PENDING, PASSTHROUGH, Command, run_command
+from ._common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PENDING,
+    PASSTHROUGH,
+    Command,
+    run_command,
+)
 
-__all__ = ["COMMANDS", "EXIT_INPUT", "EXIT_OK", "EXIT_PENDING", "build_parser", "main"]
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+__all__ = [
+    "COMMANDS",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INPUT",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_PENDING",
+    "build_parser",
+    "main",
+]
 
 #: The command modules, in help order: the one list a new command is added to.
 COMMANDS: Final[tuple[Command, ...]] = (
@@ -34,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``schedframe`` argument parser."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="schedframe",
         description="The Kubernetes scheduling framework in Python: simulate clusters, "
         "explain placements, check configurations.",
@@ -47,6 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_parser(sub).set_defaults(**{_COMMAND: command})
     _common_flags(parser)
     return parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that writing help or usage to a reader that went away raises
+    the ``BrokenPipeError`` (argparse drops it and exits 0) for :func:`main` to make it 141. The
+    commands' parsers are of this class too (argparse makes subparsers of the parent's class)."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if message:
+            (sys.stderr if file is None else file).write(message)
 
 
 def _common_flags(parser: argparse.ArgumentParser) -> None:
@@ -96,8 +131,26 @@ def main(argv: Sequence[str] | None = None, *, stdout: Any = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
-        args = _parse(parser, args_list)
-        command: Command = getattr(args, _COMMAND)
-        return run_command(command, args, stdout=stdout)
-    except SystemExit as exc:  # argparse: usage errors exit 2, --help 0 (also a command's own)
-        return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_INPUT)
+        try:
+            args = _parse(parser, args_list)
+            command: Command = getattr(args, _COMMAND)
+            code = run_command(command, args, stdout=stdout)
+        except SystemExit as exc:  # argparse: usage errors exit 2, --help 0 (also a command's own)
+            code = exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_INPUT)
+        if stdout is None and code != EXIT_BROKEN_PIPE:
+            sys.stdout.flush()  # what is still buffered meets a reader gone away here, not at exit
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
+    except KeyboardInterrupt:  # outside a command (while parsing)
+        print("schedframe: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away: stop quietly with 141, and keep Python from complaining
+    again when it flushes stdout at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE

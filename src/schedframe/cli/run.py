@@ -6,6 +6,7 @@ import argparse
 import logging
 from typing import Any
 
+from ._args import duration
 from ._common import add_release_options, load_config, release_option
 from ._kube import KubeSetupError, api_client, cluster_options
 
@@ -33,9 +34,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-event-bytes", type=int, default=16 * 1024 * 1024, metavar="N",
                    help="the longest watch event line; a longer one ends the watch and its informer "
                    "lists again (default 16 MiB)")
-    p.add_argument("--event-deadline", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--event-deadline", type=duration, default=30.0, metavar="SECONDS",
                    help="restart a watch whose event takes longer than this to arrive once its first "
-                   "byte came (default 30)")
+                   "byte came: seconds or a duration such as 30s, 1m (default 30)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug log output")
     add_release_options(p)
     return p

@@ -11,6 +11,7 @@ from typing import IO, Any, Final
 
 import attrs
 
+from ._args import duration
 from ._common import (
     EXIT_INPUT,
     EXIT_OK,
@@ -85,7 +86,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=0, help="seed of arrivals, run times and tie-breaks (default 0)"
     )
-    p.add_argument("--until", type=float, metavar="T", help="stop at simulated second T")
+    p.add_argument("--until", type=duration, metavar="T",
+                   help="stop at simulated time T: seconds, or a duration such as 90s, 5m, 1h30m")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the results as JSON")
     out.add_argument(

@@ -240,6 +240,8 @@ class _Sim:
             objects=(*plan.objects, self.load.source()), plugin_manager=pm
         )
         self.log = log
+        #: The error writing to the log raised (raised by run() as soon as it can).
+        self.log_error: OSError | None = None
         self.progress = progress
         self.workloads: dict[str, WorkloadInfo] = {w.name: w for w in plan.workloads}
         self.recs: dict[str, _Rec] = {}  # uid -> record, in creation order
@@ -355,7 +357,13 @@ class _Sim:
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.log is not None:
-            self.log.write(self._encode(record) + "\n")
+            try:
+                self.log.write(self._encode(record) + "\n")
+            except OSError as exc:
+                # the log's reader went away (``--jsonl | head``) or its disk is full: stop
+                # writing, and let run() raise it after the cycle (an observer hook's exception
+                # would be logged and swallowed by the scheduler)
+                self.log, self.log_error = None, exc
 
     def _account(self, name: str, sign: int) -> None:
         """Add (``sign=1``) or take back (``-1``) node *name*'s share of the cluster totals."""
@@ -784,6 +792,8 @@ class _Sim:
                 t = perf()
                 ran = schedule_one()
                 sched_time += perf() - t
+                if self.log_error is not None:
+                    raise self.log_error
                 if held or len(waiting):  # a Permit wait began, ended or goes on: things change
                     self.epoch += 1
                 if ran:
@@ -850,6 +860,8 @@ class _Sim:
         result = self._result(end, perf_rec, end_reason, stopped_at)
         if self.log is not None:
             self.emit({"t": end, "op": "end", "metrics": result.metrics.to_dict()})
+        if self.log_error is not None:
+            raise self.log_error
         if progress is not None:
             progress(end, self.horizon, result.metrics.placed, result.metrics.pending)
         return result
