@@ -643,8 +643,8 @@ def _scale_down(ctx: Context, threshold: float, protected: frozenset[str] = froz
     problems: list[str] = []
     if set(removed) & protected:
         problems.append(f"a node this plan adds is removed ({sorted(set(removed) & protected)[0]})")
-    if removed:
-        nodes, stay, movers = removal_outcome(ctx, removed)
+    nodes, stay, movers = removal_outcome(ctx, removed)
+    if removed and movers:  # (no pod to move: nothing to simulate, even with no node left)
         movers = sorted(movers, key=_size)
         result = run_cluster(ctx, nodes, stay, movers)
         moves, left = outcome(result, [p.key for p in movers])
