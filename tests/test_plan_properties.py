@@ -79,8 +79,8 @@ def dumps(draw: st.DrawFn) -> tuple[list[Any], list[NodeTemplate], bool]:
         objs.append(PodGroup("g", min_member=gang))
     templates = []
     for z in draw(st.lists(st.sampled_from(["zone-a", "zone-b"]), min_size=1, max_size=2, unique=True)):
-        node = make_node().name("t").capacity(cpu="4", memory="8Gi", pods="110").label(ZONE, z).obj()
-        templates.append(NodeTemplate(f"t-{z[-1]}", node, price=1.0))
+        shape = make_node().name("t").capacity(cpu="4", memory="8Gi", pods="110").label(ZONE, z).obj()
+        templates.append(NodeTemplate(f"t-{z[-1]}", shape, price=1.0))
     return objs, templates, draw(st.booleans())
 
 
