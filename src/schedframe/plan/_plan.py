@@ -62,19 +62,15 @@ class ScaleUp:
             every pod that some template can hold is placed, no node is overcommitted and every
             gang is placed whole or not at all.
         problems: what the check found, when not verified.
-        lower_bound: no plan adds fewer nodes for the pods placed: for each resource, what
-            those pods ask beyond the cluster's free room over the largest template capacity,
-            rounded up; the largest over the resources.
+        lower_bound: no plan adds fewer nodes for the pending pods it places: for each
+            resource, what those pods ask beyond the cluster's free room over the largest
+            template capacity, rounded up, and a count bound (see :doc:`/planning`); the largest.
         cost_lower_bound: the same bound on the price (the lowest price per unit of each
             resource); ``None`` when a template has no price.
         preempted: the bound pods the scheduler preempted to place pending pods on the cluster
             as it is.
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0
-       The pending pods the cluster as it is places are placed first and stay there; the
-       plan drops nodes a simulation shows are not needed; ``lower_bound``,
-       ``cost_lower_bound``, ``above_bound`` and ``preempted``.
     """
 
     __module__ = "schedframe.plan"
@@ -175,8 +171,6 @@ class PlanResult:
     its simulation check (``verified``).
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0
-       ``finished``.
     """
 
     __module__ = "schedframe.plan"
@@ -267,7 +261,8 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
     Args:
         cluster: the cluster: a manifest file, a directory, a ``kubectl get -o yaml`` dump or
             the objects (nodes, pods, workloads, PDBs, PodGroups, ...). Its unbound pods (and
-            the pods its workloads would create) are pending.
+            the pods its workloads would create) are pending; its Succeeded and Failed pods
+            are left out (:attr:`PlanResult.finished`).
         templates: the node templates (a file, see :func:`load_templates`, or
             :class:`NodeTemplate` objects); needed for scale-up.
         pending: more pending pods (or workloads): a file or objects.
@@ -276,12 +271,14 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         strategy: the expander: ``least-waste``, ``most-pods``, ``price``, ``priority``,
             ``random`` (seeded) or ``min-cost``.
         scale_up: plan nodes to add for the pending pods.
-        scale_down: plan nodes to remove.
+        scale_down: plan nodes to remove, given the pending pods placed (on the cluster as it
+            is, then on the nodes the scale-up adds, which are never removed).
         threshold: the scale-down utilisation threshold (Cluster Autoscaler's 0.5).
         registry: the plugins (default: in-tree plus the GPU-sharing plugins).
         seed: breaks the scheduler's ties and the ``random`` strategy's choice.
-        recheck: also simulate the final scale-up plan a second time, from scratch, and require
-            the same placements (the check is otherwise made on the plan's own final
+        recheck: also simulate the final scale-up plan a second time, from scratch (both
+            steps: the cluster as it is, then with the nodes added), and require the same
+            placements (the check is otherwise made on the plan's own final
             simulation, itself a fresh simulation of exactly the nodes planned).
 
     Raises:

@@ -22,8 +22,6 @@ def sweep_task(cluster: str | None = None, templates: str | None = None, pending
     ``simulations``.
 
     .. versionadded:: 0.1.0
-    .. versionchanged:: 0.2.0
-       ``lower_bound`` and ``above_bound``.
     """
     from .example import EXAMPLE_CONFIG, example_cluster, example_templates
 
