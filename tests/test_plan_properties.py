@@ -87,7 +87,8 @@ def dumps(draw: st.DrawFn) -> tuple[list[Any], list[NodeTemplate], bool]:
 @PLANS
 @given(dumps())
 def test_plans_hold_on_generated_dumps(case: tuple[list[Any], list[NodeTemplate], bool]) -> None:
-    """No crash; a verified plan overcommits no node (counted here from its own placements);
+    """No crash; a verified plan overcommits no node (counted here from its own placements)
+    and adds no fewer nodes than its lower bound;
     finished pods are listed, never placed, moved or counted in a node's utilisation; no node
     the plan adds is removed; a pod placed on a removed node moves elsewhere."""
     objs, templates, scale_down = case
@@ -120,7 +121,11 @@ def test_plans_hold_on_generated_dumps(case: tuple[list[Any], list[NodeTemplate]
         for name in new:
             if all(nodes[name].labels.get(a) == b for a, b in sel.items()):
                 cpu[name] += agent.template.requests.milli_cpu
-    if up.verified:
+    if up.verified:  # the bound is a bound: no verified plan goes below it
+        assert up.node_count >= up.lower_bound
+        assert up.cost is not None
+        assert up.cost_lower_bound is not None
+        assert up.cost >= up.cost_lower_bound - 1e-9
         for name, used in cpu.items():
             assert used <= nodes[name].allocatable_resources.milli_cpu, (name, used, up.placements)
     down = r.scale_down

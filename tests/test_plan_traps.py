@@ -180,3 +180,16 @@ def test_scale_down_of_every_empty_node_does_not_crash() -> None:
     assert r.scale_down is not None
     assert r.verified, r.scale_down.problems
     assert set(r.scale_down.removable) == {"n0", "n1"}
+
+
+def test_lower_bound_ignores_room_no_pod_may_use() -> None:
+    """Free room on a node whose taint none of the pods tolerates lends the bound nothing: two
+    3-CPU pods beside an empty tainted node need two new nodes, and the bound says 2."""
+    tainted = make_node().name("db").capacity(cpu="8", memory="16Gi", pods="110").taint(
+        "dedicated", "db", "NoSchedule").obj()
+    pending = [_owned(make_pod().name(f"p{i}").req(cpu="3", memory="1Gi")) for i in range(2)]
+    r = plan([tainted, *pending], [_template("t")])
+    up = r.scale_up
+    assert up is not None
+    assert r.verified, up.problems
+    assert (up.node_count, up.lower_bound) == (2, 2)

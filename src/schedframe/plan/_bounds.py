@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..api.objects import Pod
+from ..api.objects import Node, Pod
+from ..plugins.taint_toleration import untolerated
 from ._context import Context
 from ._scale_up import free_capacity
 from ._shapes import capacity, dims_of, vector
@@ -22,7 +23,8 @@ def plan_lower_bound(ctx: Context, templates: Sequence[NodeTemplate], pods: Sequ
     of *templates*.
 
     For each resource the pods request (CPU, memory, ephemeral storage, the pod count and
-    extended resources), what they ask beyond the room the cluster's nodes have free must come
+    extended resources), what they ask beyond the room the cluster's nodes have free (nodes whose
+    taints or labels none of the pods accepts lend none) must come
     from new nodes, each offering at most the largest free capacity (allocatable less its
     DaemonSet pods) of any template: the node bound is the largest ``ceil(need / capacity)``
     over the resources. The cost bound is, likewise, the largest over the resources of the need
@@ -32,7 +34,7 @@ def plan_lower_bound(ctx: Context, templates: Sequence[NodeTemplate], pods: Sequ
     request, resource by resource, so the pods beyond what the cluster's nodes can hold that way,
     over the most any template node holds, need that many nodes (and cost at least that many
     times the cheapest price). No plan, however packed, goes below either."""
-    usable = [t for t in templates if t.max_count > 0]
+    usable = [t for t in templates if t.max_count > 0 and _usable(t.node, pods)]
     if not pods or not usable:
         return 0, (0.0 if all(t.price is not None for t in templates) else None)
     dims = dims_of(pods)
@@ -47,8 +49,9 @@ def plan_lower_bound(ctx: Context, templates: Sequence[NodeTemplate], pods: Sequ
         u = used.setdefault(p.node_name, [0] * len(dims))
         for i, v in enumerate(vector(p.requests, dims, pod=True)):
             u[i] += v
+    nodes_usable = [n for n in ctx.nodes if _usable(n, pods)]
     free = [0] * len(dims)
-    for n in ctx.nodes:
+    for n in nodes_usable:
         u = used.get(n.name, [0] * len(dims))
         for i, c in enumerate(capacity(n, dims)):
             free[i] += max(c - u[i], 0)
@@ -60,7 +63,7 @@ def plan_lower_bound(ctx: Context, templates: Sequence[NodeTemplate], pods: Sequ
         return min((max(r, 0) // m for r, m in zip(room, smallest) if m > 0), default=len(pods))
 
     held = sum(most([c - u for c, u in zip(capacity(n, dims), used.get(n.name, [0] * len(dims)))])
-               for n in ctx.nodes)
+               for n in nodes_usable)
     per_node = max(most(c) for _, c in caps)
     nodes = math.ceil((len(pods) - held) / per_node) if len(pods) > held and per_node > 0 else 0
     cost = 0.0
@@ -78,3 +81,11 @@ def plan_lower_bound(ctx: Context, templates: Sequence[NodeTemplate], pods: Sequ
     if priced:  # every node costs at least the cheapest template's price
         cost = max(cost, nodes * min(t.price or 0.0 for t in usable))
     return nodes, (round(cost, 6) if priced else None)
+
+
+def _usable(node: Node, pods: Sequence[Pod]) -> bool:
+    """Whether some of *pods* may run on *node* at all: its NoSchedule and NoExecute taints
+    tolerated and its labels matching the pod's node selector (a node none of them may use
+    lends the bound no room)."""
+    return any(not untolerated(node, p.tolerations)
+               and all(node.labels.get(k) == v for k, v in p.node_selector.items()) for p in pods)
