@@ -193,3 +193,17 @@ def test_lower_bound_ignores_room_no_pod_may_use() -> None:
     assert up is not None
     assert r.verified, up.problems
     assert (up.node_count, up.lower_bound) == (2, 2)
+
+
+def test_preempted_running_pods_are_reported() -> None:
+    """A high-priority pending pod placed by preempting a running one: the plan names the
+    victim (it no longer holds room in the plan) and stays verified."""
+    low = _owned(make_pod().name("low").req(cpu="3", memory="1Gi").node("n0").priority(0))
+    high = _owned(make_pod().name("high").req(cpu="3", memory="1Gi").priority(1000))
+    r = plan([_node("n0"), low, high], [_template("t")])
+    up = r.scale_up
+    assert up is not None
+    assert r.verified, up.problems
+    assert up.placements == {"default/high": "n0"}
+    assert up.preempted == ("default/low",)
+    assert up.to_dict()["preempted"] == ["default/low"]

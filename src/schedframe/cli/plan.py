@@ -132,6 +132,9 @@ def _report(out: Any, result: Any, example: bool) -> None:
         on_new = sum(1 for n in up.placements.values() if n in new)
         out.line(f"{len(up.placements)} pending pod(s) placed ({on_new} on new nodes); "
                  f"{len(up.unhelpable)} left pending")
+        if up.preempted:
+            out.line(f"{len(up.preempted)} running pod(s) preempted to place pending pods on the "
+                     f"cluster as it is (e.g. {up.preempted[0]})")
         for key, reasons in up.unhelpable.items():
             out.line(f"  {key}: " + "; ".join(f"{t}: {', '.join(r)}" for t, r in reasons.items()))
         out.line(f"scale-up {'verified' if up.verified else 'NOT verified'}: {_bound_text(up)} "
