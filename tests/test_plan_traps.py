@@ -207,3 +207,18 @@ def test_preempted_running_pods_are_reported() -> None:
     assert up.placements == {"default/high": "n0"}
     assert up.preempted == ("default/low",)
     assert up.to_dict()["preempted"] == ["default/low"]
+
+
+def test_required_pod_affinity_elsewhere_is_unhelpable_not_a_failed_check() -> None:
+    """A pod that must share a zone with a web pod, whose zone is full, cannot be helped by a
+    template in another zone: it is reported with the scheduler's reason and the plan is
+    verified (the spread-only relaxation of the template check does not apply to it)."""
+    web = _owned(make_pod().name("web").req(cpu="2", memory="1Gi").label("app", "web").node("n0"))
+    follower = _owned(make_pod().name("f").req(cpu="1", memory="1Gi").label("app", "web")
+                      .pod_affinity(ZONE, WEB))
+    r = plan([_node("n0", "zone-a", cpu="2"), web, follower], [_template("tb", "zone-b")])
+    up = r.scale_up
+    assert up is not None
+    assert r.verified, up.problems
+    assert up.node_count == 0
+    assert list(up.unhelpable) == ["default/f"]

@@ -79,14 +79,24 @@ def _fits_template(ctx: Context, s: Shape, t: NodeTemplate) -> tuple[bool, tuple
         pod = pod.evolve(labels={k: v for k, v in pod.labels.items() if k != POD_GROUP_LABEL})
     if s.simple:
         return _fits_probe(ctx, pod, probe, [probe], alone)
-    # inter-pod terms and spread read the rest of the cluster, and change as pods are placed:
-    # a template that does not fit the first pod now (a zone at the skew limit) fits it once
-    # other zones grow, so it helps when it fits now or on an empty cluster of its own
+    # inter-pod terms and spread read the rest of the cluster. A spread changes as pods are
+    # placed: a template whose zone is at the skew limit now fits the pod once the other zones
+    # grow, so for a pod whose only inter-pod rule is a spread, a template helps when it fits
+    # now or on a cluster of its own. (Required pod (anti-)affinity never opens up that way:
+    # the pods it counts stay where they are.)
     fits, why = _fits_probe(ctx, pod, probe, [*ctx.nodes, probe], [*ctx.bound, *alone])
-    if fits:
+    if fits or not pod.topology_spread_constraints or _required_pod_terms(pod):
         return fits, why
     fits_alone, _ = _fits_probe(ctx, pod, probe, [probe], alone)
     return (True, ()) if fits_alone else (False, why)
+
+
+def _required_pod_terms(pod: Pod) -> bool:
+    a = pod.affinity
+    if a is None:
+        return False
+    return bool((a.pod_affinity is not None and a.pod_affinity.required)
+                or (a.pod_anti_affinity is not None and a.pod_anti_affinity.required))
 
 
 def _fits_probe(ctx: Context, pod: Pod, probe: Node, nodes: Sequence[Node], pods: Sequence[Pod]
