@@ -105,14 +105,15 @@ def test_resource_only_pods_and_scale_down_rules() -> None:
     bare = make_pod().name("bare").req(cpu="100m").node("n0").obj()
     pinned = make_pod().name("pinned").req(cpu="100m").node("n1").obj().evolve(
         annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"})
-    pending = [make_pod().name(f"p{i}").req(cpu="3", memory="1Gi").obj() for i in range(6)]
+    # 3.95 CPU: too much for n0 and n1 (3.9 free), which keep their rule-based reasons; the
+    # empty n2 takes one (pending pods are placed first) and the rest go to new nodes
+    pending = [make_pod().name(f"p{i}").req(cpu="3950m", memory="1Gi").obj() for i in range(6)]
     small = NodeTemplate("small", make_node().name("t").capacity(cpu="4", memory="8Gi", pods="110").obj(),
                          price=1.0)
     big = NodeTemplate("big", make_node().name("t").capacity(cpu="16", memory="32Gi", pods="110").obj(),
                        price=10.0)
     r = plan([*nodes, bare, pinned, *pending], [small, big], strategy="price", scale_down=True)
     assert r.verified, (r.scale_up.problems if r.scale_up else None)
-    # 4 fit on the existing nodes n0..n3? n0, n1 have 3.9 free: they take two, 4 more need nodes
     assert r.scale_up is not None
     assert r.scale_down is not None
     assert len(r.scale_up.placements) == 6

@@ -1,15 +1,17 @@
 """``schedframe plan``: nodes to add for pending pods and nodes to remove, each plan checked by
-simulating it (:func:`schedframe.plan.plan`)."""
+simulating it (:func:`schedframe.plan.plan`).
+
+Exit codes: :data:`EXIT_OK` (0) verified, :data:`EXIT_NOT_VERIFIED` (3) not verified, 2 a usage
+or input error, 130 interrupted, 141 a broken pipe (the last three as every command gives them)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from typing import Any, Final
 
 from ._common import (
     EXIT_OK,
-    EXIT_PENDING,
     CliInputError,
     dump_json,
     load_cluster,
@@ -18,7 +20,11 @@ from ._common import (
     status,
 )
 
-__all__ = ["add_parser", "run"]
+__all__ = ["EXIT_NOT_VERIFIED", "add_parser", "run"]
+
+#: The plan did not pass its simulation check ("NOT verified"): distinct from an input error
+#: (2), an interrupt (130) and a broken pipe (141).
+EXIT_NOT_VERIFIED: Final = 3
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -104,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         dump_json(result.to_dict(), out.stream)
     else:
         _report(out, result, example)
-    return EXIT_OK if result.verified else EXIT_PENDING
+    return EXIT_OK if result.verified else EXIT_NOT_VERIFIED
 
 
 def _report(out: Any, result: Any, example: bool) -> None:
@@ -126,9 +132,12 @@ def _report(out: Any, result: Any, example: bool) -> None:
         on_new = sum(1 for n in up.placements.values() if n in new)
         out.line(f"{len(up.placements)} pending pod(s) placed ({on_new} on new nodes); "
                  f"{len(up.unhelpable)} left pending")
+        if up.preempted:
+            out.line(f"{len(up.preempted)} running pod(s) preempted to place pending pods on the "
+                     f"cluster as it is (e.g. {up.preempted[0]})")
         for key, reasons in up.unhelpable.items():
             out.line(f"  {key}: " + "; ".join(f"{t}: {', '.join(r)}" for t, r in reasons.items()))
-        out.line(f"scale-up {'verified' if up.verified else 'NOT verified'} "
+        out.line(f"scale-up {'verified' if up.verified else 'NOT verified'}: {_bound_text(up)} "
                  f"({up.simulations} simulation(s); the last one, of exactly the planned nodes, is "
                  "the check)")
         for p in up.problems:
@@ -145,4 +154,18 @@ def _report(out: Any, result: Any, example: bool) -> None:
         out.line(f"scale-down {'verified' if down.verified else 'NOT verified'}")
         for p in down.problems:
             out.line(f"  {p}")
-    out.line("verified" if result.verified else "NOT verified", style="bold")
+    if result.finished:
+        out.line(f"{len(result.finished)} finished pod(s) (Succeeded or Failed) left out: they hold "
+                 "no room")
+    verdict = "verified" if result.verified else "NOT verified"
+    if up is not None:
+        verdict += f": {_bound_text(up)}"
+    out.line(verdict, style="bold")
+
+
+def _bound_text(up: Any) -> str:
+    """``10 node(s), lower bound 9 (+1)``: the nodes added against the plan's lower bound."""
+    text = f"{up.node_count} node(s), lower bound {up.lower_bound} (+{up.above_bound})"
+    if up.cost is not None and up.cost_lower_bound is not None:
+        text += f", cost {up.cost:g} (lower bound {up.cost_lower_bound:g})"
+    return text

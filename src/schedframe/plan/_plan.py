@@ -18,6 +18,7 @@ from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..plugins.coscheduling import POD_GROUP_LABEL
 from ..sim.results import SimResult
+from ._bounds import plan_lower_bound
 from ._context import Context, outcome, run_cluster
 from ._scale_down import removal_outcome, scale_down_nodes
 from ._scale_up import (
@@ -61,6 +62,13 @@ class ScaleUp:
             every pod that some template can hold is placed, no node is overcommitted and every
             gang is placed whole or not at all.
         problems: what the check found, when not verified.
+        lower_bound: no plan adds fewer nodes for the pending pods it places: for each
+            resource, what those pods ask beyond the cluster's free room over the largest
+            template capacity, rounded up, and a count bound (see :doc:`/planning`); the largest.
+        cost_lower_bound: the same bound on the price (the lowest price per unit of each
+            resource); ``None`` when a template has no price.
+        preempted: the bound pods the scheduler preempted to place pending pods on the cluster
+            as it is.
 
     .. versionadded:: 0.1.0
     """
@@ -76,11 +84,19 @@ class ScaleUp:
     simulations: int
     verified: bool
     problems: tuple[str, ...] = ()
+    lower_bound: int = 0
+    cost_lower_bound: float | None = None
+    preempted: tuple[str, ...] = ()
 
     @property
     def node_count(self) -> int:
         """The number of nodes to add."""
         return sum(self.nodes_to_add.values())
+
+    @property
+    def above_bound(self) -> int:
+        """How many nodes the plan adds beyond :attr:`lower_bound` (0: no plan adds fewer)."""
+        return self.node_count - self.lower_bound
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
@@ -94,6 +110,11 @@ class ScaleUp:
             "simulations": self.simulations,
             "verified": self.verified,
             "problems": list(self.problems),
+            "node_count": self.node_count,
+            "lower_bound": self.lower_bound,
+            "above_bound": self.above_bound,
+            "cost_lower_bound": self.cost_lower_bound,
+            "preempted": list(self.preempted),
         }
 
 
@@ -145,8 +166,9 @@ class ScaleDown:
 @attrs.frozen
 class PlanResult:
     """A capacity plan: ``scale_up``, ``scale_down`` (``None`` when not asked), ``pending`` (the
-    pods left pending), ``templates`` and whether every part passed its simulation check
-    (``verified``).
+    pods left pending), ``templates``, ``finished`` (the Succeeded and Failed pods of the input,
+    which the plan leaves out: they hold no room and need none) and whether every part passed
+    its simulation check (``verified``).
 
     .. versionadded:: 0.1.0
     """
@@ -158,6 +180,7 @@ class PlanResult:
     pending: tuple[str, ...]
     templates: tuple[NodeTemplate, ...]
     wall_seconds: float = attrs.field(default=0.0, eq=False)
+    finished: tuple[str, ...] = ()
 
     @property
     def verified(self) -> bool:
@@ -175,6 +198,7 @@ class PlanResult:
             "scale_up": up,
             "scale_down": self.scale_down.to_dict() if self.scale_down is not None else None,
             "pending": list(self.pending),
+            "finished": list(self.finished),
             "verified": self.verified,
             "wall_seconds": round(self.wall_seconds, 3),
         }
@@ -237,7 +261,8 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
     Args:
         cluster: the cluster: a manifest file, a directory, a ``kubectl get -o yaml`` dump or
             the objects (nodes, pods, workloads, PDBs, PodGroups, ...). Its unbound pods (and
-            the pods its workloads would create) are pending.
+            the pods its workloads would create) are pending; its Succeeded and Failed pods
+            are left out (:attr:`PlanResult.finished`).
         templates: the node templates (a file, see :func:`load_templates`, or
             :class:`NodeTemplate` objects); needed for scale-up.
         pending: more pending pods (or workloads): a file or objects.
@@ -246,12 +271,14 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         strategy: the expander: ``least-waste``, ``most-pods``, ``price``, ``priority``,
             ``random`` (seeded) or ``min-cost``.
         scale_up: plan nodes to add for the pending pods.
-        scale_down: plan nodes to remove.
+        scale_down: plan nodes to remove, given the pending pods placed (on the cluster as it
+            is, then on the nodes the scale-up adds, which are never removed).
         threshold: the scale-down utilisation threshold (Cluster Autoscaler's 0.5).
         registry: the plugins (default: in-tree plus the GPU-sharing plugins).
         seed: breaks the scheduler's ties and the ``random`` strategy's choice.
-        recheck: also simulate the final scale-up plan a second time, from scratch, and require
-            the same placements (the check is otherwise made on the plan's own final
+        recheck: also simulate the final scale-up plan a second time, from scratch (both
+            steps: the cluster as it is, then with the nodes added), and require the same
+            placements (the check is otherwise made on the plan's own final
             simulation, itself a fresh simulation of exactly the nodes planned).
 
     Raises:
@@ -283,67 +310,60 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         if p.key in seen:
             raise TemplateError("", "pending", f"two pods are named {p.key!r}")
         seen.add(p.key)
-    bound = [p for p in pods if p.node_name]
-    waiting = sorted((p for p in pods if not p.node_name and p.phase not in ("Succeeded", "Failed")),
-                     key=_size)
+    # finished pods (Succeeded, Failed) hold nothing, ask for nothing and block nothing
+    finished = tuple(sorted(p.key for p in pods if p.is_terminal))
+    live = [p for p in pods if not p.is_terminal]
+    bound = [p for p in live if p.node_name]
+    waiting = sorted((p for p in live if not p.node_name), key=_size)
     ctx = Context(nodes, bound, others, _config(config, reg), reg, seed)
     tmpl: list[NodeTemplate] = []
     if scale_up:
         tmpl = (load_templates(templates) if isinstance(templates, (str, os.PathLike))
                 else check_templates(templates))
     up = _scale_up(ctx, tmpl, waiting, strategy, recheck) if scale_up else None
-    down = _scale_down(ctx, threshold) if scale_down else None
     left = tuple(sorted(up.unhelpable)) if up is not None else tuple(p.key for p in waiting)
-    return PlanResult(up, down, left, tuple(tmpl), time.perf_counter() - t0)
-
-
-#: How often a scale-up is planned again when pods the cluster as it is placed lose their place
-#: once the planned nodes and the other pending pods are there (they are then planned for too).
-MAX_REPLANS: Final = 3
+    down = None
+    if scale_down:
+        # scale-down sees the cluster the scale-up leaves: the pending pods where they were
+        # placed (a node they went to is removed only when they move elsewhere) and the new
+        # nodes, which are never candidates (Cluster Autoscaler's upcoming nodes)
+        after, new, placed = _after_scale_up(ctx, tmpl, up, waiting)
+        down = _scale_down(after, threshold, protected=frozenset(new), placed=placed)
+        if up is None:
+            left = tuple(p.key for p in waiting if p.key not in placed)
+    return PlanResult(up, down, left, tuple(tmpl), time.perf_counter() - t0, finished)
 
 
 def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence[Pod],
               strategy: str, recheck: bool = False) -> ScaleUp:
-    # 1. what the cluster as it is places (pods with no room on any node are not tried)
-    no_room = no_room_now(ctx, waiting)
-    tried = [p for p in waiting if p.key not in no_room] if no_room else list(waiting)
-    first = run_cluster(ctx, ctx.nodes, ctx.bound, tried)
-    early, stuck_keys = outcome(first, [p.key for p in tried])
-    lost: set[str] = set()  # placed by the cluster as it is, pending once the plan is simulated
-    all_sims = 0  # simulations of every plan tried
-    for _ in range(MAX_REPLANS):
-        rng = random.Random(ctx.seed)
-        stuck_set = set(stuck_keys) | no_room | lost
-        # the estimates start from the cluster with what it places already
-        est = attrs.evolve(ctx, bound=[*ctx.bound, *(p.evolve(node_name=early[p.key]) for p in waiting
-                                                     if p.key in early and p.key not in stuck_set)])
-        stuck = [p for p in waiting if p.key in stuck_set]
-        shapes = shapes_of(stuck)
-        helps, why = helpers(est, shapes, templates)
-        helpable = [p for i, s in enumerate(shapes) if helps[i] for p in s.pods]
-        # 2. the scale-up loop
-        counts, promised = _rounds(est, templates, shapes, helps, helpable, strategy, rng)
-        # 3. simulate, repair
-        if counts or stuck:
-            counts, placed, left, sims, notes, messages, last = repair_and_run(
-                ctx, templates, shapes, helps, waiting, counts, promised, strategy, rng)
-        else:
-            placed, left = outcome(first, [p.key for p in waiting])
-            sims, notes, last = 1, [], first
-            messages = {p.key: p.message for p in first.pods if p.message}
-        all_sims += sims
-        newly_lost = {k for k in left if k not in stuck_set}
-        if not newly_lost:
-            break
-        lost |= newly_lost
-    else:  # still losing pods: report them with the scheduler's words
-        shapes = [*shapes, *shapes_of([p for p in waiting if p.key in newly_lost])]
-        helps, why = helpers(est, shapes, templates)
-        notes = [*notes, f"{len(newly_lost)} pod(s) the cluster as it is places stayed pending "
-                         f"with the planned nodes after {MAX_REPLANS} plans (e.g. {min(newly_lost)})"]
-    sims = all_sims
+    # Cluster Autoscaler's order (``FilterOutSchedulable``, then the scale-up): the pending pods
+    # that the cluster as it is places are placed first and stay where they are -- the scheduler
+    # binds them at once, long before a new node joins -- and only the pods left ask for nodes.
+    first, early, victims = place_on_existing(ctx, waiting)
+    base = with_placed(ctx, waiting, early, victims)
+    stuck = [p for p in waiting if p.key not in early]
+    rng = random.Random(ctx.seed)
+    shapes = shapes_of(stuck)
+    helps, why = helpers(base, shapes, templates)
+    helpable = [p for i, s in enumerate(shapes) if helps[i] for p in s.pods]
+    counts, promised = _rounds(base, templates, shapes, helps, helpable, strategy, rng)
+    notes: list[str] = []
+    messages = {p.key: p.message for p in first.pods if p.message}
+    placed: dict[str, str] = {}
+    left: list[str] = []
+    last = first
+    sims = 1
+    if stuck:
+        counts, placed, left, more_sims, notes, messages, last = repair_and_run(
+            base, templates, shapes, helps, stuck, counts, promised, strategy, rng)
+        sims += more_sims
+    by_key = {p.key: p for p in stuck}
+    bound_nodes, bound_cost = plan_lower_bound(base, templates, [by_key[k] for k in placed])
+    if stuck and counts and not notes and sum(counts.values()) > bound_nodes:
+        counts, placed, left, trimmed_sims, messages, last = trim(
+            base, templates, stuck, counts, placed, left, messages, last, bound_nodes)
+        sims += trimmed_sims
     counts = Counter({k: v for k, v in counts.items() if v > 0})
-    by_key = {p.key: p for p in waiting}
     unhelpable = unplaced_reasons([by_key[k] for k in left], shapes, helps, why, templates, counts,
                                   messages)
     from ._scale_up import new_node_names
@@ -354,15 +374,74 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
         (prices[t] or 0.0) * n for t, n in counts.items())
     order = [t.name for t in templates]
     up = ScaleUp(strategy, dict(sorted(counts.items(), key=lambda kv: order.index(kv[0]))),
-                 tuple(new), placed, unhelpable, cost, sims, False, tuple(notes))
+                 tuple(new), {**early, **placed}, unhelpable, cost, sims, False, tuple(notes),
+                 lower_bound=bound_nodes, cost_lower_bound=bound_cost, preempted=tuple(victims))
     # the check: the last simulation was a fresh one of exactly the planned nodes (the repair
-    # loop rebuilds the cluster from the counts each time); *recheck* runs another from scratch
-    problems = [*notes, *check_scale_up(ctx, templates, up, waiting, helpable, last)]
+    # loop rebuilds the cluster from the counts each time); *recheck* runs both steps again
+    problems = [*notes, *check_scale_up(base, templates, up, stuck, helpable, last)]
     if recheck:
         problems.extend(verify_scale_up(ctx, templates, up, waiting, helpable))
-        sims += 1
+        sims += 2
         up = attrs.evolve(up, simulations=sims)
     return attrs.evolve(up, verified=not problems, problems=tuple(problems))
+
+
+def place_on_existing(ctx: Context, waiting: Sequence[Pod]
+                      ) -> tuple[SimResult, dict[str, str], list[str]]:
+    """Simulate the cluster as it is with the *waiting* pods (those with no room on any node
+    are not tried): the run, where it places pods (``{key: node}``) and the bound pods it
+    preempted to do so."""
+    no_room = no_room_now(ctx, waiting)
+    tried = [p for p in waiting if p.key not in no_room] if no_room else list(waiting)
+    first = run_cluster(ctx, ctx.nodes, ctx.bound, tried)
+    early, _ = outcome(first, [p.key for p in tried])
+    _, victims = outcome(first, [p.key for p in ctx.bound])
+    return first, early, victims
+
+
+def with_placed(ctx: Context, pods: Sequence[Pod], placed: Mapping[str, str],
+                victims: Iterable[str] = ()) -> Context:
+    """*ctx* with the *pods* that *placed* places bound there (and the *victims* gone)."""
+    gone = set(victims)
+    return attrs.evolve(ctx, bound=[*(p for p in ctx.bound if p.key not in gone),
+                                    *(p.evolve(node_name=placed[p.key]) for p in pods if p.key in placed)])
+
+
+def trim(ctx: Context, templates: Sequence[NodeTemplate], pending: Sequence[Pod], counts: Counter[str],
+         placed: dict[str, str], left: list[str], messages: dict[str, str], last: SimResult,
+         floor: int = 0) -> tuple[Counter[str], dict[str, str], list[str], int, dict[str, str], SimResult]:
+    """Drop planned nodes the simulation shows are not needed: one node fewer of a template
+    (the most expensive first, then the largest count) is kept off when a fresh simulation still
+    places every pod the plan placed; at most :data:`MAX_TRIMS` simulations, never below
+    *floor* nodes (the lower bound)."""
+    from ._scale_up import new_node_names
+
+    sims = 0
+    price = {t.name: (t.price if t.price is not None else 0.0) for t in templates}
+    need = set(placed)
+    tried: set[str] = set()
+    while sims < MAX_TRIMS and sum(counts.values()) > floor:
+        names = sorted((t for t, n in counts.items() if n > 0 and t not in tried),
+                       key=lambda t: (-price[t], -counts[t], t))
+        if not names:
+            break
+        name = names[0]
+        fewer = counts - Counter({name: 1})
+        fresh = [t.new_node(n) for t, n in new_node_names(templates, fewer, ctx.node_names)]
+        result = run_cluster(ctx, [*ctx.nodes, *fresh], [*ctx.bound, *ctx.new_daemon_pods(fresh)],
+                             pending)
+        sims += 1
+        got, still = outcome(result, [p.key for p in pending])
+        if need <= set(got):
+            counts, placed, left, last = fewer, got, still, result
+            messages = {p.key: p.message for p in result.pods if p.message}
+        else:
+            tried.add(name)
+    return counts, placed, left, sims, messages, last
+
+
+#: At most this many simulations try a plan with one node fewer (:func:`trim`).
+MAX_TRIMS: Final = 8
 
 
 def no_room_now(ctx: Context, waiting: Sequence[Pod]) -> set[str]:
@@ -376,7 +455,7 @@ def no_room_now(ctx: Context, waiting: Sequence[Pod]) -> set[str]:
         return set()
     use: dict[str, list[int]] = {}
     for p in ctx.bound:
-        if p.phase in ("Succeeded", "Failed"):
+        if p.is_terminal:
             continue
         u = use.setdefault(p.node_name, [0, 0, 0])
         u[0] += p.requests.milli_cpu
@@ -430,14 +509,23 @@ def _rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Sh
 
 def verify_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp,
                     waiting: Sequence[Pod], helpable: Sequence[Pod] = ()) -> list[str]:
-    """Simulate the cluster with *up*'s nodes and *waiting* pods afresh; the problems found
-    (none: verified)."""
-    nodes = planned_nodes(ctx, templates, up)
+    """Simulate *up* afresh, in its two steps -- the *waiting* pods on the cluster as it is,
+    then those left with *up*'s nodes added -- and return the problems found (none: verified)."""
+    _, early, victims = place_on_existing(ctx, waiting)
+    problems = []
+    planned = {k: v for k, v in up.placements.items() if k in early}
+    if early != planned:
+        diff = sorted(set(early.items()) ^ set(planned.items()))
+        problems.append(f"{len(diff)} placement(s) on the cluster as it is differ in a second "
+                        f"simulation (e.g. {diff[0]})")
+    base = with_placed(ctx, waiting, early, victims)
+    stuck = [p for p in waiting if p.key not in early]
+    nodes = planned_nodes(base, templates, up)
     if isinstance(nodes, str):
-        return [nodes]
-    bound = [*ctx.bound, *ctx.new_daemon_pods(nodes[len(ctx.nodes):])]
-    return check_scale_up(ctx, templates, up, waiting, helpable,
-                          run_cluster(ctx, nodes, bound, waiting))
+        return [*problems, nodes]
+    bound = [*base.bound, *base.new_daemon_pods(nodes[len(base.nodes):])]
+    return [*problems, *check_scale_up(base, templates, up, stuck, helpable,
+                                       run_cluster(base, nodes, bound, stuck))]
 
 
 def planned_nodes(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp) -> list[Node] | str:
@@ -463,13 +551,15 @@ def check_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp,
     nodes = planned_nodes(ctx, templates, up)
     if isinstance(nodes, str):
         return [nodes]
+    keys = {p.key for p in waiting}
     placed, left = outcome(result, [p.key for p in waiting])
     problems = []
     simulated = {n.node for n in result.nodes}
     if simulated != {n.name for n in nodes}:
         problems.append(f"the simulation ran {len(simulated)} node(s), the plan has {len(nodes)}")
-    if placed != dict(up.placements):
-        diff = sorted(set(placed.items()) ^ set(up.placements.items()))
+    planned = {k: v for k, v in up.placements.items() if k in keys}
+    if placed != planned:
+        diff = sorted(set(placed.items()) ^ set(planned.items()))
         problems.append(f"{len(diff)} placement(s) differ from the plan's simulation (e.g. {diff[0]})")
     if set(left) != set(up.unhelpable):
         problems.append(f"pending pods differ: simulation {len(left)}, plan {len(up.unhelpable)}")
@@ -494,7 +584,7 @@ def _invariants(nodes: Sequence[Node], pods: Sequence[Pod], placed: Mapping[str,
     extra: dict[str, Counter[str]] = {}
     for p in pods:
         node = p.node_name or placed.get(p.key)
-        if not node:
+        if not node or p.is_terminal:
             continue
         u = use.setdefault(node, [0, 0, 0])
         r = p.requests
@@ -526,12 +616,32 @@ def _invariants(nodes: Sequence[Node], pods: Sequence[Pod], placed: Mapping[str,
     return problems
 
 
-def _scale_down(ctx: Context, threshold: float) -> ScaleDown:
-    removed, _, unremovable, util = scale_down_nodes(ctx, threshold)
+def _after_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp | None,
+                    waiting: Sequence[Pod]) -> tuple[Context, list[str], dict[str, str]]:
+    """The cluster once *up* is done (the cluster as it is with the *waiting* pods it places,
+    when no scale-up was planned): its context, the new nodes and the pending pods placed."""
+    if up is None:
+        _, placed, victims = place_on_existing(ctx, waiting)
+        return with_placed(ctx, waiting, placed, victims), [], placed
+    nodes = planned_nodes(ctx, templates, up)
+    if isinstance(nodes, str):  # never: the plan's own names
+        raise TemplateError("", "scale_up", nodes)
+    fresh = nodes[len(ctx.nodes):]
+    placed = dict(up.placements)
+    after = with_placed(ctx, waiting, placed, up.preempted)
+    after = attrs.evolve(after, nodes=nodes, bound=[*after.bound, *ctx.new_daemon_pods(fresh)])
+    return after, [n.name for n in fresh], placed
+
+
+def _scale_down(ctx: Context, threshold: float, protected: frozenset[str] = frozenset(),
+                placed: Mapping[str, str] | None = None) -> ScaleDown:
+    removed, _, unremovable, util = scale_down_nodes(ctx, threshold, protected)
     moves: dict[str, str] = {}
     problems: list[str] = []
-    if removed:
-        nodes, stay, movers = removal_outcome(ctx, removed)
+    if set(removed) & protected:
+        problems.append(f"a node this plan adds is removed ({sorted(set(removed) & protected)[0]})")
+    nodes, stay, movers = removal_outcome(ctx, removed)
+    if removed and movers:  # (no pod to move: nothing to simulate, even with no node left)
         movers = sorted(movers, key=_size)
         result = run_cluster(ctx, nodes, stay, movers)
         moves, left = outcome(result, [p.key for p in movers])
@@ -542,6 +652,11 @@ def _scale_down(ctx: Context, threshold: float) -> ScaleDown:
         moves2, _ = outcome(again, [p.key for p in movers])
         if moves2 != moves:
             problems.append("a second simulation of the removal placed pods differently")
+        gone = set(removed)
+        stranded = sorted(k for k, n in (placed or {}).items() if n in gone and k not in moves)
+        if stranded:
+            problems.append(f"{len(stranded)} pending pod(s) placed on a removed node find no other "
+                            f"(e.g. {stranded[0]})")
         problems.extend(_invariants(nodes, [*stay, *movers], moves, ctx.objects))
     return ScaleDown(tuple(removed), moves, unremovable, {k: round(v, 4) for k, v in util.items()},
                      threshold, not problems, tuple(problems))

@@ -111,14 +111,16 @@ def _percent(value: int | str, total: int) -> int:
 def pdb_allowances(pdbs: Sequence[PodDisruptionBudget], pods: Sequence[Pod]) -> dict[str, int]:
     """Disruptions each PDB allows (``namespace/name`` -> count): its
     ``status.disruptionsAllowed`` when positive, else computed from its spec over the bound pods
-    it selects (the disruption controller's arithmetic, every pod counted healthy)."""
+    it selects (the disruption controller's arithmetic, every running pod counted healthy;
+    finished pods are not counted)."""
     out: dict[str, int] = {}
+    live = [p for p in pods if not p.is_terminal]
     for b in pdbs:
         key = f"{b.namespace}/{b.name}"
         if b.disruptions_allowed > 0:
             out[key] = b.disruptions_allowed
             continue
-        n = sum(1 for p in pods if b.namespace == p.namespace and b.selector is not None
+        n = sum(1 for p in live if b.namespace == p.namespace and b.selector is not None
                 and b.selector.matches(p.labels))
         if b.min_available is not None:
             out[key] = max(n - _percent(b.min_available, n), 0)
@@ -139,14 +141,15 @@ def scale_down_nodes(ctx: Context, threshold: float, protected: frozenset[str] =
     (``pod key -> node``), the unremovable nodes (``node -> (reason, detail)``) and every node's
     utilisation."""
     pdbs = [o for o in ctx.objects if isinstance(o, PodDisruptionBudget)]
-    allowed = pdb_allowances(pdbs, ctx.bound)
+    live = [p for p in ctx.bound if not p.is_terminal]  # finished pods hold nothing, block nothing
+    allowed = pdb_allowances(pdbs, live)
     on: dict[str, list[Pod]] = {n.name: [] for n in ctx.nodes}
-    for p in ctx.bound:
+    for p in live:
         if p.node_name in on:
             on[p.node_name].append(p)
     util = {n.name: node_utilisation(n, on[n.name]) for n in ctx.nodes}
     sched = Scheduler(ctx.config, registry=ctx.registry, seed=ctx.seed,
-                      objects=[*ctx.objects, *ctx.nodes, *ctx.bound])
+                      objects=[*ctx.objects, *ctx.nodes, *live])
     nodes = {n.name: n for n in ctx.nodes}
     removed: list[str] = []
     moves: dict[str, str] = {}
@@ -220,10 +223,11 @@ def _try_move(sched: Scheduler, node: Node, here: Sequence[Pod], movers: Sequenc
 
 def removal_outcome(ctx: Context, removed: Sequence[str]) -> tuple[list[Node], list[Pod], list[Pod]]:
     """The nodes that stay, the pods that stay, and the pods of the removed nodes that move
-    (pending again; DaemonSet and mirror pods go with their node)."""
+    (pending again; DaemonSet and mirror pods go with their node; finished pods are left out)."""
     gone = set(removed)
+    live = [p for p in ctx.bound if not p.is_terminal]
     nodes = [n for n in ctx.nodes if n.name not in gone]
-    stay = [p for p in ctx.bound if p.node_name not in gone]
-    movers = [p.evolve(node_name="", nominated_node_name="") for p in ctx.bound
+    stay = [p for p in live if p.node_name not in gone]
+    movers = [p.evolve(node_name="", nominated_node_name="") for p in live
               if p.node_name in gone and not (_is_mirror(p) or _is_daemon(p))]
     return nodes, stay, movers

@@ -15,6 +15,7 @@ import attrs
 
 from ..api.objects import Node, Pod
 from ..errors import SchedframeError
+from ..plugins.coscheduling import POD_GROUP_LABEL
 from ..scheduler.explain import explain
 from ..scheduler.scheduler import Scheduler
 from ..sim.results import SimResult
@@ -38,13 +39,15 @@ MAX_COUNT_REASON: Final = "template maxCount ({}) reached"
 class Option:
     """What one template would do for the pods still pending: add *count* nodes and place
     *pods* (keys). *waste* is Cluster Autoscaler's least-waste score (unused share of CPU plus
-    that of memory on the new nodes)."""
+    that of memory on the new nodes). *groups* are the pods on each of the new nodes, in
+    order."""
 
     template: str
     count: int
     pods: frozenset[str]
     waste: float
     cost: float | None
+    groups: tuple[tuple[Pod, ...], ...] = ()
 
 
 def helpers(ctx: Context, shapes: Sequence[Shape], templates: Sequence[NodeTemplate]
@@ -68,13 +71,38 @@ def helpers(ctx: Context, shapes: Sequence[Shape], templates: Sequence[NodeTempl
 
 def _fits_template(ctx: Context, s: Shape, t: NodeTemplate) -> tuple[bool, tuple[str, ...]]:
     probe = t.new_node(f"{t.name}-template")
-    nodes: list[Node] = [probe]
-    pods: list[Pod] = ctx.new_daemon_pods([probe])
-    if not s.simple:  # inter-pod terms and spread read the rest of the cluster
-        nodes = [*ctx.nodes, probe]
-        pods = [*ctx.bound, *pods]
+    alone: list[Pod] = ctx.new_daemon_pods([probe])
+    pod = s.first
+    if POD_GROUP_LABEL in pod.labels:
+        # a gang's quorum is the group's, not the node's: whether a fresh node holds one member
+        # is asked of the member alone (its siblings are pending, so PreFilter would count 1)
+        pod = pod.evolve(labels={k: v for k, v in pod.labels.items() if k != POD_GROUP_LABEL})
+    if s.simple:
+        return _fits_probe(ctx, pod, probe, [probe], alone)
+    # inter-pod terms and spread read the rest of the cluster. A spread changes as pods are
+    # placed: a template whose zone is at the skew limit now fits the pod once the other zones
+    # grow, so for a pod whose only inter-pod rule is a spread, a template helps when it fits
+    # now or on a cluster of its own. (Required pod (anti-)affinity never opens up that way:
+    # the pods it counts stay where they are.)
+    fits, why = _fits_probe(ctx, pod, probe, [*ctx.nodes, probe], [*ctx.bound, *alone])
+    if fits or not pod.topology_spread_constraints or _required_pod_terms(pod):
+        return fits, why
+    fits_alone, _ = _fits_probe(ctx, pod, probe, [probe], alone)
+    return (True, ()) if fits_alone else (False, why)
+
+
+def _required_pod_terms(pod: Pod) -> bool:
+    a = pod.affinity
+    if a is None:
+        return False
+    return bool((a.pod_affinity is not None and a.pod_affinity.required)
+                or (a.pod_anti_affinity is not None and a.pod_anti_affinity.required))
+
+
+def _fits_probe(ctx: Context, pod: Pod, probe: Node, nodes: Sequence[Node], pods: Sequence[Pod]
+                ) -> tuple[bool, tuple[str, ...]]:
     try:
-        e = explain(s.first, nodes=nodes, pods=pods, objects=ctx.objects, config=ctx.config,
+        e = explain(pod, nodes=nodes, pods=pods, objects=ctx.objects, config=ctx.config,
                     registry=ctx.registry, seed=ctx.seed)
     except SchedframeError as exc:
         return False, (str(exc),)
@@ -93,12 +121,13 @@ def _dominant(req: tuple[int, ...], cap: tuple[int, ...]) -> float:
 
 
 def estimate(ctx: Context, t: NodeTemplate, shapes: Sequence[Shape], pods: Sequence[Pod], limit: int,
-             dims: Sequence[str], prefix: str, committed: Sequence[Node] = ()
-             ) -> tuple[int, set[str], list[list[Pod]]]:
+             dims: Sequence[str], prefix: str, committed: Sequence[Node] = (),
+             committed_pods: Sequence[Pod] = ()) -> tuple[int, set[str], list[list[Pod]]]:
     """Binpack *pods* (all of shapes this template helps) onto at most *limit* new nodes of
     *t*: simple shapes by first-fit decreasing arithmetic, the others by the real scheduler
-    adding template nodes until no more pods place. Returns the node count, the pods placed and
-    the simple bins."""
+    adding template nodes until no more pods place (beside the nodes *committed* by earlier
+    rounds and the *committed_pods* placed on them). Returns the node count, the pods placed
+    and the pods of each new node (the simple bins, then the scheduler's nodes)."""
     if limit <= 0 or not pods:
         return 0, set(), []
     cap = free_capacity(ctx, t, dims)
@@ -118,11 +147,14 @@ def estimate(ctx: Context, t: NodeTemplate, shapes: Sequence[Shape], pods: Seque
     bins, _ = ffd_pack(simple, cap, limit)
     placed = {p.key for b in bins for p in b}
     count = len(bins)
+    groups = [list(b) for b in bins]
     if complex_pods and count < limit:
-        n, done = _scheduler_pack(ctx, t, complex_pods, limit - count, dims, prefix, committed)
+        n, done, more = _scheduler_pack(ctx, t, complex_pods, limit - count, dims, prefix, committed,
+                                        committed_pods)
         count += n
         placed |= done
-    return count, placed, bins
+        groups.extend(more)
+    return count, placed, groups
 
 
 def free_capacity(ctx: Context, t: NodeTemplate, dims: Sequence[str]) -> tuple[int, ...]:
@@ -136,14 +168,14 @@ def free_capacity(ctx: Context, t: NodeTemplate, dims: Sequence[str]) -> tuple[i
 
 
 def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: int,
-                    dims: Sequence[str], prefix: str, committed: Sequence[Node] = ()
-                    ) -> tuple[int, set[str]]:
+                    dims: Sequence[str], prefix: str, committed: Sequence[Node] = (),
+                    committed_pods: Sequence[Pod] = ()) -> tuple[int, set[str], list[list[Pod]]]:
     """Cluster Autoscaler's estimator with the real scheduler: template nodes are added to a
     copy of the cluster (as many at once as the resource bound of the pods still pending asks,
     at least one) and the scheduler places what it can, until a round places nothing."""
     sched = Scheduler(ctx.config, registry=ctx.registry, seed=ctx.seed,
                       objects=[*ctx.objects, *ctx.nodes, *committed, *ctx.bound,
-                               *ctx.new_daemon_pods(committed)])
+                               *ctx.new_daemon_pods(committed), *committed_pods])
     for p in pods:
         sched.add_pod(p)
     sched.run_until_idle()
@@ -174,8 +206,9 @@ def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: i
             del added[-k:]
             break
     bindings = sched.bindings()
-    used = {bindings[k] for k in keys if k in bindings} & set(added)
-    return len(used), {k for k in keys if k in bindings}
+    used = [n for n in added if n in {bindings[k] for k in keys if k in bindings}]
+    groups = [[p for p in pods if bindings.get(p.key) == n] for n in used]
+    return len(used), {k for k in keys if k in bindings}, groups
 
 
 def _waste(t: NodeTemplate, count: int, bins: Sequence[Sequence[Pod]], pods: set[str],
@@ -194,7 +227,8 @@ def _waste(t: NodeTemplate, count: int, bins: Sequence[Sequence[Pod]], pods: set
 
 def _options(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Shape],
              helps: Mapping[int, list[str]], remaining: Sequence[Pod], used: Counter[str],
-             dims: Sequence[str], committed: Sequence[Node] = ()) -> list[Option]:
+             dims: Sequence[str], committed: Sequence[Node] = (),
+             committed_pods: Sequence[Pod] = ()) -> list[Option]:
     rem = {p.key for p in remaining}
     by_key = {p.key: p for p in remaining}
     out = []
@@ -206,11 +240,13 @@ def _options(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[S
         pods = [p for s in mine for p in s.pods if p.key in rem]
         if not pods:
             continue
-        count, placed, bins = estimate(ctx, t, mine, pods, limit, dims, f"{t.name}-estimate-", committed)
+        count, placed, bins = estimate(ctx, t, mine, pods, limit, dims, f"{t.name}-estimate-", committed,
+                                       committed_pods)
         if not placed:
             continue
         cost = None if t.price is None else t.price * count
-        out.append(Option(t.name, count, frozenset(placed), _waste(t, count, bins, placed, by_key), cost))
+        out.append(Option(t.name, count, frozenset(placed), _waste(t, count, bins, placed, by_key), cost,
+                          tuple(tuple(b) for b in bins)))
     return out
 
 
@@ -263,15 +299,22 @@ def plan_rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequenc
     committed = [t.new_node(name) for t, name in
                  new_node_names(templates, used if commit_used else {}, ctx.node_names,
                                 infix="-committed-")]
+    # the pods earlier rounds placed, on the nodes they committed (spread and inter-pod terms
+    # of the next rounds count them, as Cluster Autoscaler's next loop sees its upcoming nodes)
+    committed_pods: list[Pod] = []
     while left:
-        options = _options(ctx, templates, shapes, helps, left, used + added, dims, committed)
+        options = _options(ctx, templates, shapes, helps, left, used + added, dims, committed,
+                           committed_pods)
         options = [o for o in options if o.count > 0 or o.pods]
         if not options:
             break
         o = choose(options, strategy, by_name, rng)
         t = by_name[o.template]
         start = used[o.template] + added[o.template]
-        committed.extend(t.new_node(f"{t.name}-committed-{start + i + 1}") for i in range(o.count))
+        fresh = [t.new_node(f"{t.name}-committed-{start + i + 1}") for i in range(o.count)]
+        committed.extend(fresh)
+        for node, group in zip(fresh, o.groups):
+            committed_pods.extend(p.evolve(node_name=node.name) for p in group)
         added[o.template] += o.count
         helped |= o.pods
         left = [p for p in left if p.key not in o.pods]

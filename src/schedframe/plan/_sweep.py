@@ -17,7 +17,9 @@ def sweep_task(cluster: str | None = None, templates: str | None = None, pending
     """The ``plan`` sweep task: :func:`~schedframe.plan.plan` on files (``cluster`` ``None``:
     the built-in example, with its templates and configuration unless given), as a flat row:
     ``nodes_added``, ``add.<template>`` per template, ``cost``, ``placed``, ``unhelpable``,
-    ``nodes_removed``, ``removable`` (names, removal order), ``verified`` and ``simulations``.
+    ``lower_bound`` and ``above_bound`` (the nodes no plan goes below, and how far above it this
+    one is), ``nodes_removed``, ``removable`` (names, removal order), ``verified`` and
+    ``simulations``.
 
     .. versionadded:: 0.1.0
     """
@@ -47,6 +49,8 @@ def sweep_task(cluster: str | None = None, templates: str | None = None, pending
         row["placed"] = len(up.placements)
         row["unhelpable"] = len(up.unhelpable)
         row["simulations"] = up.simulations
+        row["lower_bound"] = up.lower_bound
+        row["above_bound"] = up.above_bound
     if down is not None:
         row["nodes_removed"] = len(down.removable)
         row["removable"] = " ".join(down.removable)

@@ -10,6 +10,7 @@ from typing import Any
 __all__ = ["EXAMPLE_CONFIG", "example_cluster", "example_templates"]
 
 _ZONE = "topology.kubernetes.io/zone"
+_DATA = [{"key": "dedicated", "operator": "Equal", "value": "data", "effect": "NoSchedule"}]
 
 #: The example's scheduler configuration: the default profile plus Coscheduling and
 #: OpenGpuShare (registered by :func:`schedframe.gpushare.gpushare_registry`).
@@ -25,10 +26,15 @@ EXAMPLE_CONFIG: dict[str, Any] = {
 }
 
 
-def _node(name: str, zone: str, cpu: str, memory: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {_ZONE: zone, "kubernetes.io/hostname": name}},
-            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110", **(extra or {})}}}
+def _node(name: str, zone: str, cpu: str, memory: str, extra: dict[str, Any] | None = None,
+          dedicated: str = "") -> dict[str, Any]:
+    node: dict[str, Any] = {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {_ZONE: zone, "kubernetes.io/hostname": name}},
+        "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110", **(extra or {})}}}
+    if dedicated:
+        node["spec"] = {"taints": [{"key": "dedicated", "value": dedicated, "effect": "NoSchedule"}]}
+    return node
 
 
 def _pod(name: str, cpu: str, memory: str, *, node: str = "", labels: dict[str, str] | None = None,
@@ -55,15 +61,17 @@ def example_cluster() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [
         _node("a-1", "zone-a", "4", "16Gi"),
         _node("b-1", "zone-b", "4", "16Gi"),
-        _node("a-2", "zone-a", "4", "16Gi"),
-        _node("b-2", "zone-b", "4", "16Gi"),
-        # running: web on a-1 and b-1, a database guarded by a PDB on a-2, a cache on b-2
+        _node("a-2", "zone-a", "4", "16Gi", dedicated="data"),
+        _node("b-2", "zone-b", "4", "16Gi", dedicated="data"),
+        # running: web on a-1 and b-1; on the nodes dedicated to data (the pending pods do not
+        # tolerate their taint), a database guarded by a PDB on a-2 and a cache on b-2
         _pod("web-0", "1500m", "2Gi", node="a-1", labels={"app": "web"}, owner="web",
              topologySpreadConstraints=web_spread),
         _pod("web-1", "1500m", "2Gi", node="b-1", labels={"app": "web"}, owner="web",
              topologySpreadConstraints=web_spread),
-        _pod("db-0", "500m", "1Gi", node="a-2", labels={"app": "db"}, owner="db"),
-        _pod("cache-0", "500m", "1Gi", node="b-2", labels={"app": "cache"}, owner="cache"),
+        _pod("db-0", "500m", "1Gi", node="a-2", labels={"app": "db"}, owner="db", tolerations=_DATA),
+        _pod("cache-0", "500m", "1Gi", node="b-2", labels={"app": "cache"}, owner="cache",
+             tolerations=_DATA),
         {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
          "metadata": {"name": "db", "namespace": "default"},
          "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}}},
