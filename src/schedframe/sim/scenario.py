@@ -361,6 +361,10 @@ class Scenario:
     load_metrics: Any = None
     """``load.metrics``: node metrics given with the cluster (a
     :class:`~schedframe.plugins.sigs.WatcherMetrics`) that replace the simulated ones."""
+    kubelet_versions: Mapping[str, int] = attrs.field(factory=dict)
+    """``{"1.34": 14}``: the kubelet minors the cluster's nodes report
+    (``status.nodeInfo.kubeletVersion``), read by :meth:`with_cluster`; a run whose emulated
+    release differs warns (:doc:`/simulator`)."""
 
     # -- reading ------------------------------------------------------------------------------
     @classmethod
@@ -402,7 +406,10 @@ class Scenario:
             raise ScenarioError("", "", f"the cluster {shown_path(path)} has no Node ({found}){skipped}")
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects)
+        from ._checks import kubelet_minors
+
+        return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects,
+                            kubelet_versions=kubelet_minors(path))
 
     def with_configs(self, configs: Iterable[ConfigSpec]) -> Scenario:
         """This scenario with other configurations."""
@@ -463,6 +470,8 @@ class Plan:
     seed: int
     load_window: float | None = None
     load_metrics: Any = None
+    #: the kubelet minors of the starting cluster's nodes (:attr:`Scenario.kubelet_versions`)
+    kubelet_versions: Mapping[str, int] = attrs.field(factory=dict)
 
 
 def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
@@ -635,6 +644,8 @@ def _materialise(s: Scenario, seed: int) -> Plan:
             target = sc.replicas
     dist = Distribution.annotation()
     for p in s.pods:
+        if p.is_terminal:  # finished: it runs no more (the run lists it in its phase)
+            continue
         d = dist.sample(rng, p)
         if d is not None:
             durations[p.key] = d
@@ -656,7 +667,7 @@ def _materialise(s: Scenario, seed: int) -> Plan:
             )
     plan = Plan(
         s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed,
-        s.load_window, s.load_metrics,
+        s.load_window, s.load_metrics, dict(s.kubelet_versions),
     )
     check_nodes(plan)
     _check_events(s)
