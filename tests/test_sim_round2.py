@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
-from schedframe import CacheError, SchedframeWarning, Scheduler, load_manifests
+from schedframe import CacheError, SchedframeWarning, Scheduler
 from schedframe.cache.cache import Cache
 from schedframe.cache.snapshot import Snapshot
-from schedframe.cli import EXIT_OK, EXIT_PENDING, main
+from schedframe.cli import EXIT_OK, main
 from schedframe.sim import (
     EVICTED,
     FAILED,
@@ -281,5 +281,195 @@ def test_pending_state_is_kept_for_never_bound_pods() -> None:
     assert r.metrics.wait_censored == 1
 
 
-def _unused() -> None:  # keep imports used by later sections honest for linters
-    _ = (EXIT_PENDING, SchedframeWarning, load_manifests, warnings)
+# -- 4. sweep specs resolve paths from the spec file ---------------------------------------------
+
+
+def test_sweep_spec_paths_resolve_from_the_spec_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spec's relative ``scenario`` and ``config`` used to resolve from the current directory
+    (a spec run from elsewhere failed or, worse, read another file); they now resolve from the
+    spec's directory, as a scenario file's paths do. Built-in names stay names."""
+    from schedframe.sim import load_sweep_spec, sweep
+
+    specs = tmp_path / "specs"
+    (specs / "conf").mkdir(parents=True)
+    (specs / "conf" / "packing.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
+    (specs / "tiny.yaml").write_text(yaml.safe_dump({
+        "name": "tiny", "configs": [{"name": "default"}],
+        "nodes": [{"count": 1, "template": {"status": {"capacity": {"cpu": "2", "memory": "4Gi",
+                                                                     "pods": "10"}}}}],
+        "workloads": [{"name": "w", "replicas": 1, "template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}))
+    spec = specs / "sweep.yaml"
+    spec.write_text(yaml.safe_dump({"task": "simulate", "grid": {"config": ["conf/packing.yaml", "default"]},
+                                    "fixed": {"scenario": "tiny.yaml", "seed": 1},
+                                    "runs": [{"scenario": "three-zones", "until": 1}]}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    loaded = load_sweep_spec("../specs/sweep.yaml")
+    params = [r.params for r in loaded.runs]
+    assert params[0] == {"scenario": str(specs / "tiny.yaml"), "seed": 1,
+                         "config": str(specs / "conf" / "packing.yaml")}
+    assert params[1]["config"] == "default"  # one of the scenario's configurations
+    assert params[2]["scenario"] == "three-zones"  # a built-in
+    result = sweep(loaded.runs[:2], workers=1, progress=False)
+    assert not result.failed, result.failed[0].error if result.failed else ""
+    assert [o.metrics["placed"] for o in result.outcomes] == [1, 1]
+
+
+# -- 5. a dump incomplete for what it holds ------------------------------------------------------
+
+
+def _incomplete_dump(tmp_path: Path) -> Path:
+    claim = {"persistentVolumeClaim": {"claimName": "data-db-0"}}
+    db = _pod_manifest("db-0", "500m", owner="StatefulSet/db", volumes=[{"name": "data", **claim}])
+    urgent = _pod_manifest("urgent", "500m", priorityClassName="critical-batch")
+    return _write(tmp_path, [
+        _node_manifest("n1", "a", kubelet="v1.34.2"), _node_manifest("n2", "b", kubelet="v1.34.2"),
+        db, urgent, _pod_manifest("old", "1", node="n1", phase="Succeeded",
+                                  volumes=[{"name": "gone", "persistentVolumeClaim": {"claimName": "gone"}}]),
+    ])
+
+
+def _messages(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, SchedframeWarning)]
+
+
+def test_an_incomplete_dump_is_said_at_load_time_one_line_each(tmp_path: Path) -> None:
+    """A pod's PVC absent from the dump, a priorityClassName absent, and nodes of kubelet 1.34
+    under the default release (1.37) used to pass without a word; each is now one warning line
+    that says what to pass. A finished pod's claim is not asked for."""
+    s = Scenario("own").with_cluster(_incomplete_dump(tmp_path))
+    assert s.kubelet_versions == {"1.34": 2}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate(s)
+    lines = _messages(caught)
+    claims = [m for m in lines if "PersistentVolumeClaim" in m]
+    assert claims == [
+        "1 PersistentVolumeClaim(s) that pods use are not in the input: default/data-db-0 (default/db-0); "
+        "1 pending pod(s) among them cannot be placed (persistentvolumeclaim not found); add them to "
+        "the dump (kubectl get pvc,pv,storageclass -A -o yaml, or schedframe import)"]
+    assert any(m.startswith("PriorityClass 'critical-batch' is not in the input") for m in lines)
+    release = [m for m in lines if "kubelet" in m]
+    assert release == [
+        "the dump's nodes run kubelet v1.34 (2 node(s)) but kube-scheduler 1.37 is emulated (placements "
+        "can differ between releases); pass --kubernetes-version 1.34 (kubernetes_version='1.34' from "
+        "Python) to emulate that release"]
+    assert all("\n" not in m for m in lines)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate(s, kubernetes_version="1.34")
+    assert not [m for m in _messages(caught) if "kubelet" in m]
+
+
+def test_the_cli_says_what_the_dump_lacks(tmp_path: Path) -> None:
+    """``schedframe simulate --cluster`` prints the same lines as warnings on stderr."""
+    path = _incomplete_dump(tmp_path)
+    with pytest.warns(SchedframeWarning) as caught:
+        code, _ = run("simulate", "--cluster", str(path), "--plain")
+    assert code == EXIT_OK
+    lines = _messages(list(caught))
+    assert any("pass --kubernetes-version 1.34" in m for m in lines)
+    assert any("default/data-db-0" in m for m in lines)
+    with warnings.catch_warnings(record=True) as caught2:
+        warnings.simplefilter("always")
+        run("simulate", "--cluster", str(path), "--plain", "--kubernetes-version", "1.34")
+    assert not [m for m in _messages(caught2) if "kubelet" in m]
+
+
+def test_topology_matching_without_topologies_is_said(tmp_path: Path) -> None:
+    """A profile enabling NodeResourceTopologyMatch on a dump without NodeResourceTopology objects
+    filters and ranks nothing; the run says so and how to get them."""
+    from schedframe import SchedulerConfiguration
+
+    config = SchedulerConfiguration.from_dict({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+            "filter": {"enabled": [{"name": "NodeResourceTopologyMatch"}]},
+            "score": {"enabled": [{"name": "NodeResourceTopologyMatch"}]}}}]})
+    s = Scenario("nrt", nodes=[node("n1")], workloads=[Workload("w", make_pod("t").req(cpu="1").obj())])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate(s, config)
+    (line,) = [m for m in _messages(caught) if "NodeResourceTopology" in m]
+    assert line.startswith("profile(s) 'default-scheduler' enable NodeResourceTopologyMatch but the input "
+                           "has no NodeResourceTopology")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate(s)
+    assert not [m for m in _messages(caught) if "NodeResourceTopology" in m]
+
+
+# -- 6. four reliability findings ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profiles", [
+    pytest.param([{"schedulerName": "default-scheduler",
+                   "plugins": {"queueSort": {"enabled": [{"name": "FIFO"}], "disabled": [{"name": "*"}]}}}],
+                 id="an unknown queue sort"),
+    pytest.param([{"schedulerName": "default-scheduler"},
+                  {"schedulerName": "other",
+                   "plugins": {"queueSort": {"enabled": [{"name": "QOSSort"}],
+                                             "disabled": [{"name": "*"}]}}}],
+                 id="queue sorts differing between profiles"),
+])
+def test_a_bad_configuration_is_a_configuration_error_as_documented(profiles: list[Any]) -> None:
+    """``simulate(config=...)`` with a configuration kube-scheduler refuses raises
+    ConfigurationError (a SchedframeError and ValueError) with the field path, as the simulator's
+    docs now say (a ScenarioError is about the scenario)."""
+    from schedframe import ConfigurationError, ScenarioError, SchedframeError
+
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": profiles}
+    with pytest.raises(ConfigurationError, match=r"profiles\[\d\]\.plugins\.queueSort") as info:
+        simulate(Scenario("q", nodes=[node("n1")]), cfg)
+    assert isinstance(info.value, SchedframeError)
+    assert isinstance(info.value, ValueError)
+    assert not isinstance(info.value, ScenarioError)
+    doc = (Path(__file__).parent.parent / "docs" / "simulator.rst").read_text()
+    assert ":class:`~schedframe.ConfigurationError`" in doc
+
+
+def test_a_node_removed_twice_in_one_event_is_an_error_naming_the_event() -> None:
+    """``remove`` naming the same node twice in one event used to do nothing the second time,
+    without a word; it is now a ScenarioError naming the event, the index and the time."""
+    from schedframe import ScenarioError
+
+    s = Scenario("twice", nodes=[node("n1"), node("n2")], events=[NodeEvent(7, "remove", ("n1", "n2", "n1"))])
+    with pytest.raises(ScenarioError, match=r"events\[0\]\.nodes\[2\]: remove at 7s: node 'n1' is named "
+                                            r"twice in this event \(first at events\[0\]\.nodes\[0\]\)"):
+        simulate(s)
+    again = Scenario("again", nodes=[node("n1")], events=[NodeEvent(1, "remove", ("n1",)),
+                                                          NodeEvent(2, "remove", ("n1",))])
+    with pytest.raises(ScenarioError, match=r"events\[1\]\.node: remove at 2s: node 'n1' was removed at 1s"):
+        simulate(again)
+
+
+def test_gpu_counts_are_bounded_where_they_are_read(tmp_path: Path) -> None:
+    """A task or pod asking for 10**8 GPUs used to be accepted; no node of the model has more
+    than MAX_NODE_GPUS (8), so it is now a GpuShareError naming the file, line and column (or the
+    pod and annotation)."""
+    from schedframe import GpuShareError
+    from schedframe.gpushare import read_tasks
+    from schedframe.gpushare._model import (
+        ANNOTATION_GPU_COUNT,
+        ANNOTATION_GPU_MILLI,
+        MAX_NODE_GPUS,
+        gpu_request,
+    )
+
+    tasks = tmp_path / "tasks.csv"
+    tasks.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nok,1000,1024,8,1000\n"
+                     "huge,1000,1024,100000000,1000\n")
+    with pytest.raises(GpuShareError, match=r"tasks.csv:3: num_gpu.*must be in \[0, 8\], got 100000000"):
+        read_tasks(tasks)
+    pod = (make_pod("p").annotation(ANNOTATION_GPU_COUNT, str(10**8)).annotation(ANNOTATION_GPU_MILLI, "1000")
+           .obj())
+    with pytest.raises(GpuShareError, match=rf"default/p: metadata.annotations\['{ANNOTATION_GPU_COUNT}'\].*"
+                                            rf"at most {MAX_NODE_GPUS}"):
+        gpu_request(pod)
+    assert gpu_request(pod.evolve(annotations={ANNOTATION_GPU_COUNT: "8", ANNOTATION_GPU_MILLI: "1000"})
+                       ).gpu_count == 8
+    assert [t.num_gpu for t in read_tasks(tasks, limit=1)] == [8]

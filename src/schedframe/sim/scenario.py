@@ -296,8 +296,10 @@ class Workload:
 class NodeEvent:
     """A timed change to the cluster.
 
-    ``action``: ``add`` (``node``), ``remove``, ``cordon``, ``uncordon``, ``drain`` (cordon and
-    evict every pod; owned pods are recreated by their workload), ``taint`` / ``untaint``
+    ``action``: ``add`` (``node``; the cluster's DaemonSets create their pod there), ``remove``
+    (its pods are evicted; DaemonSet pods go with the node), ``cordon``, ``uncordon``, ``drain``
+    (cordon and evict every pod but DaemonSet pods; owned pods are recreated by their workload),
+    ``taint`` / ``untaint``
     (``taint``), ``label`` (``labels``; an empty value removes the label), ``delete-pod`` (the pods
     named in ``pods``, as ``namespace/name``).
 
@@ -539,11 +541,16 @@ def _check_events(s: Scenario) -> None:
             pods = _possible_pods(s) if pods is None else pods
             _check_pods(pods, i, e)
             continue
+        first: dict[str, int] = {}
         for j, name in enumerate(names):
-            if name in known:
-                continue
             path = f"events[{i}].node" if len(names) == 1 else f"events[{i}].nodes[{j}]"
             what = f"{e.action} at {e.at:g}s"
+            if name in first:  # the same node twice in one event: a typo, or a second removal
+                raise ScenarioError("", path, f"{what}: node {name!r} is named twice in this event "
+                                    f"(first at events[{i}].nodes[{first[name]}]); name it once")
+            first[name] = j
+            if name in known:
+                continue
             if name in removed:
                 k, t = removed[name]
                 why = f"node {name!r} was removed at {t:g}s (events[{k}])"
