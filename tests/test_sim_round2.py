@@ -19,6 +19,7 @@ from schedframe.cache.cache import Cache
 from schedframe.cache.snapshot import Snapshot
 from schedframe.cli import EXIT_OK, main
 from schedframe.sim import (
+    DELETED,
     EVICTED,
     FAILED,
     PENDING,
@@ -247,6 +248,28 @@ def test_a_daemon_set_runs_a_pod_on_an_added_node(tmp_path: Path) -> None:
     from schedframe.sim import replay
 
     assert replay(log.getvalue().splitlines()) == r
+
+
+def test_a_pending_daemon_set_pod_goes_when_its_node_goes(tmp_path: Path) -> None:
+    """A DaemonSet pod not bound yet (its full node has no room) is deleted by its controller when
+    the node goes, instead of waiting for ever; a node added later with the name of one gone gets a
+    pod of a fresh name."""
+    path = _write(tmp_path, [
+        _node_manifest("n1", "a"), _node_manifest("n2", "b"), _daemon_set(),
+        _daemon_pod("agent-bbbbb", "n2"),
+        _pod_manifest("hog", "4", node="n1", phase="Running"),
+    ])
+    back = node("n1")
+    s = Scenario("rm", events=[NodeEvent(10, "remove", ("n1",)), NodeEvent(12, "remove", ("n2",)),
+                               NodeEvent(20, "add", node=back)], until=40).with_cluster(path)
+    (waiting,) = [p for p in s.pods if p.key.startswith("default/agent-") and not p.node_name]
+    r = simulate(s)
+    assert r.pod(waiting.key).state == DELETED
+    assert r.pod(waiting.key).ended_at == 10
+    assert r.metrics.pending == 0
+    (again,) = [p for p in r.pods if p.arrival == 20]
+    assert (again.state, again.node) == (RUNNING, "n1")
+    assert again.key not in (waiting.key, "default/agent-bbbbb")
 
 
 # -- 3. the wait CDF -----------------------------------------------------------------------------

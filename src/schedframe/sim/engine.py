@@ -21,6 +21,7 @@ import heapq
 import json
 import time
 import warnings
+import zlib
 from collections.abc import Callable, Iterable
 from operator import itemgetter, methodcaller
 from types import SimpleNamespace
@@ -99,6 +100,21 @@ def _daemon_owner(pod: Pod) -> tuple[str, str] | None:
         if ref.controller and ref.kind == "DaemonSet":
             return pod.namespace, ref.name
     return None
+
+
+def _daemon_target(pod: Pod) -> str:
+    """The node a DaemonSet pod is made for: ``spec.nodeName``, else the one node of its required
+    ``matchFields metadata.name In [...]`` affinity (the controller's ``GetTargetNodeName``)."""
+    if pod.node_name:
+        return pod.node_name
+    na = pod.affinity.node_affinity if pod.affinity is not None else None
+    if na is None or na.required is None:
+        return ""
+    for term in na.required.terms:
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In" and len(req.values) == 1:
+                return str(req.values[0])
+    return ""
 
 
 def _origin(workload: str, bound: bool) -> str:
@@ -645,6 +661,7 @@ class _Sim:
                 # the pod garbage collector deletes the pods of a gone node; their controllers
                 # replace them, but a DaemonSet makes no pod for a node that is gone
                 self._evict_all(name, daemons=True)
+                self._delete_daemon_pods_for(name)
                 sched.remove_node(name)
                 self._untrack_node(name)
                 continue
@@ -691,6 +708,14 @@ class _Sim:
             elif daemons:
                 self.delete(uid, EVICTED, recreate=False)
 
+    def _delete_daemon_pods_for(self, name: str) -> None:
+        """The DaemonSet controller deletes the pods it made for node *name*, which is gone, that
+        are not bound yet (pinned to it by their node affinity, they could never be placed)."""
+        for uid, rec in list(self.recs.items()):
+            if rec.state == PENDING and _daemon_owner(rec.pod) is not None \
+                    and _daemon_target(rec.pod) == name:
+                self.delete(uid, DELETED, recreate=False)
+
     def _daemon_pods_for(self, node: Node) -> None:
         """The DaemonSets of the plan's objects create their pod for a node added by an event (as
         :func:`~schedframe.api.workloads.expand_workloads` does for the starting nodes): one per
@@ -704,14 +729,21 @@ class _Sim:
             # its live pods (their names are taken; the one on this node covers it)
             owned = [r.pod for r in self.recs.values() if r.state in (PENDING, RUNNING)
                      and _daemon_owner(r.pod) == (ds.namespace, ds.name)]
-            for attempt in range(8):  # a generated name taken by a finished pod: draw again
+            owned_uids = {p.uid for p in owned}
+            # names drawn per (seed, node): the same run gives the same names, and pods made for
+            # other nodes (or gone since) keep theirs; a name ever used is drawn again
+            base = self.seed * 1_000_003 + zlib.crc32(node.name.encode())
+            for attempt in range(64):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", SchedframeWarning)  # said at load time
-                    made = [o for o in expand_workloads([*classes, node, ds, *owned],
-                                                        seed=self.seed + attempt)
-                            if isinstance(o, Pod) and o.uid not in {p.uid for p in owned}]
-                if not any(p.key in self.by_key for p in made):
+                    made = [o for o in expand_workloads([*classes, node, ds, *owned], seed=base + attempt)
+                            if isinstance(o, Pod) and o.uid not in owned_uids]
+                if not any(p.key in self.by_key or p.uid in self.recs for p in made):
                     break
+            else:
+                raise ScenarioError("<plan>", f"nodes[{node.name}]",
+                                    f"DaemonSet {ds.namespace}/{ds.name}: no free pod name for "
+                                    "the added node")
             for pod in made:
                 self.emit({"t": self.now, "op": "created", "pod": pod.key,
                            "by": f"DaemonSet {ds.namespace}/{ds.name}"})
