@@ -273,3 +273,22 @@ def test_a_long_object_name_is_cut_in_the_skipped_line(api: FakeApi) -> None:
     assert len(snap.skipped[0]) < 1000
     assert snap.skipped[0].startswith("Pod default/bbb")
     assert "metadata.name" in snap.skipped[0]
+
+
+def test_the_cli_ends_a_list_whose_continue_token_always_repeats(api: FakeApi,
+                                                                 tmp_path: pathlib.Path) -> None:
+    """A server that answers every page with the same continue token (or a cycle of tokens) used
+    to be a trap for a client that pages until the token is empty: ``schedframe import`` stops at
+    the first repeat with one line naming the kind and the token, after 2 (or 3) requests."""
+    api.list_pages[NODES] = _pages(10_000, lambda _n: [node("again")], lambda _n: "same-token")
+    code, out, err = _cli(api, tmp_path)
+    assert code == 2
+    line = _one_error_line(err)
+    assert "nodes (v1)" in line
+    assert "same continue token" in line
+    assert "same-token" in line
+    assert out == ""
+    assert len(api.seen("GET", NODES)) == 2
+    api.list_pages[NODES] = _pages(10_000, lambda _n: [], lambda n: f"t{n % 2}")
+    with pytest.raises(KubeError, match="same continue token"):
+        import_cluster(client_for(api), resources=CORE)

@@ -112,6 +112,12 @@ def _require_node_name(pod: Pod, action: str) -> None:
             f"{_pod_ref(pod)} has no node_name, so it cannot be {action}; only pods bound or "
             "being bound to a node belong in the cache"
         )
+    if pod.is_terminal:
+        # kube-scheduler's informers hand the cache no finished pod: it holds nothing
+        raise CacheError(
+            f"{_pod_ref(pod)} is in phase {pod.phase}, so it cannot be {action}; a finished pod "
+            "holds nothing on its node and never enters a NodeInfo (remove the pod instead)"
+        )
 
 
 @final
@@ -250,7 +256,8 @@ class Cache:
         """Account for *pod* on ``pod.node_name`` before its binding is confirmed.
 
         Raises:
-            CacheError: when the pod has no node_name, or is already in the cache.
+            CacheError: when the pod has no node_name, is in phase Succeeded or Failed, or is
+                already in the cache.
         """
         _want_pod("assume_pod", pod)
         _require_node_name(pod, "assumed")
@@ -295,7 +302,8 @@ class Cache:
         """Add a bound pod; confirms it when it was assumed (moving it if it landed elsewhere).
 
         Raises:
-            CacheError: when the pod has no node_name, or was already added.
+            CacheError: when the pod has no node_name, is in phase Succeeded or Failed, or was
+                already added.
         """
         _want_pod("add_pod", pod)
         _require_node_name(pod, "added")
@@ -321,7 +329,7 @@ class Cache:
 
         Raises:
             CacheError: when the pod is not in the cache, is still assumed, *new* has another uid,
-                or *new* has no node_name.
+                or *new* has no node_name or is in phase Succeeded or Failed.
         """
         _want_pod("update_pod", old, "old")
         _want_pod("update_pod", new, "new")

@@ -4,12 +4,12 @@ backend, so no display is needed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import SchedframeError
 from ..sim.results import SimResult
 
-__all__ = ["PlotError", "plot_results"]
+__all__ = ["LatencyCdf", "PlotError", "latency_cdf", "plot_results"]
 
 
 class PlotError(SchedframeError, RuntimeError):
@@ -25,6 +25,35 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+class LatencyCdf(NamedTuple):
+    """The scheduling-latency CDF of one run, as plotted: the step at ``waits[i]`` reaches
+    ``fractions[i]``; ``censored`` pods of the ``total`` were never bound (pending at the end, or
+    deleted first), so the curve ends at ``1 - censored / total``, not at 1."""
+
+    waits: tuple[float, ...]
+    fractions: tuple[float, ...]
+    censored: int
+    total: int
+
+    def label(self, config: str) -> str:
+        """The legend entry: the configuration, and how many pods never bound."""
+        if not self.censored:
+            return config
+        return f"{config} ({self.censored:,} of {self.total:,} never bound)"
+
+
+def latency_cdf(result: SimResult) -> LatencyCdf:
+    """The wait CDF of *result* over the pods its wait figures count (``Metrics.wait_*``): the
+    pods created during the run that a profile schedules. A pod never bound is censored: it
+    counts in the total but reaches no step."""
+    unhandled = {k for keys in result.unhandled.values() for k in keys}
+    counted = [p for p in result.pods if not p.initial and p.key not in unhandled]
+    waits = sorted(p.wait for p in counted if p.wait is not None)
+    total = len(counted)
+    fractions = tuple((i + 1) / total for i in range(len(waits)))
+    return LatencyCdf(tuple(waits), fractions, total - len(waits), total)
 
 
 def plot_results(results: Sequence[SimResult], path: str) -> None:
@@ -44,14 +73,16 @@ def plot_results(results: Sequence[SimResult], path: str) -> None:
             util.plot(ts, [100 * s.used.get("cpu_busy_mean", 0.0) for s in r.samples], linestyle=":",
                       label=f"{r.config} cpu used (busy nodes)")
         pend.step(ts, [s.pending for s in r.samples], where="post", label=r.config)
-        waits = sorted(p.wait for p in r.pods if p.wait is not None)
-        if waits:
-            n = len(waits)
-            cdf.step(waits, [(i + 1) / n for i in range(n)], where="post", label=r.config)
+        curve = latency_cdf(r)
+        if curve.total:
+            # never-bound pods are censored: the curve stops short of 1 by their share
+            steps_x = [0.0, *curve.waits] if curve.waits else [0.0, max(r.metrics.end, 1e-9)]
+            steps_y = [0.0, *curve.fractions] if curve.waits else [0.0, 0.0]
+            cdf.step(steps_x, steps_y, where="post", label=curve.label(r.config))
     util.set(title="Requested / allocatable", xlabel="simulated seconds", ylabel="%", ylim=(0, 105))
     pend.set(title="Pending pods", xlabel="simulated seconds", ylabel="pods")
     cdf.set(
-        title="Scheduling latency (arrival to binding)",
+        title="Scheduling latency (arrival to binding; never-bound pods censored)",
         xlabel="seconds",
         ylabel="fraction of pods",
         ylim=(0, 1.02),

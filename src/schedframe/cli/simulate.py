@@ -126,18 +126,21 @@ def add_allow_foreign_pods(p: argparse.ArgumentParser) -> None:
 
 
 def cluster_summary(scenario: Any) -> str:
-    """``N nodes in Z zones, M pods (B bound, P pending), K workloads`` of *scenario*'s
-    starting cluster."""
+    """``N nodes in Z zones, M pods (B bound, P pending[, F finished ...]), K workloads`` of
+    *scenario*'s starting cluster (pods in phase Succeeded or Failed count as finished, not
+    bound)."""
     zones = {
         n.labels[k] for n in scenario.nodes for k in _ZONE_LABELS[:1] if n.labels.get(k)
     } or {n.labels[k] for n in scenario.nodes for k in _ZONE_LABELS[1:] if n.labels.get(k)}
-    bound = sum(1 for p in scenario.pods if p.node_name)
+    finished = sum(1 for p in scenario.pods if p.is_terminal)
+    bound = sum(1 for p in scenario.pods if p.node_name and not p.is_terminal)
     workloads = sum(1 for o in scenario.objects if type(o).__name__ in _WORKLOAD_KINDS)
     nodes = len(scenario.nodes)
     where = f" in {len(zones)} zone(s)" if zones else " (no zone labels)"
+    done = f", {finished} finished (Succeeded/Failed: they hold nothing)" if finished else ""
     return (
         f"{nodes} node(s){where}, {len(scenario.pods)} pod(s) ({bound} bound, "
-        f"{len(scenario.pods) - bound} pending), {workloads} workload(s)"
+        f"{len(scenario.pods) - bound - finished} pending{done}), {workloads} workload(s)"
     )
 
 

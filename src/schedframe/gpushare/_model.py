@@ -145,10 +145,15 @@ def gpu_request(pod: Pod) -> GpuRequest:
 
     A GPU count of 0 or a milli of 0 is a pod without GPUs. Raises
     :class:`~schedframe.GpuShareError` naming the annotation when a value is not a non-negative
-    integer, when the milli exceeds 1,000, or when a share (milli < 1,000) spans several GPUs.
+    integer, when the milli exceeds 1,000, when the count exceeds ``MAX_NODE_GPUS`` (8: no node
+    could hold the pod), or when a share (milli < 1,000) spans several GPUs.
     """
     milli = _int_annotation(pod, ANNOTATION_GPU_MILLI)
     count = _int_annotation(pod, ANNOTATION_GPU_COUNT)
+    if count > MAX_NODE_GPUS:  # no node of the model has more: the pod could never be placed
+        raise GpuShareError(f"{pod.key}: metadata.annotations[{ANNOTATION_GPU_COUNT!r}]",
+                            f"must be at most {MAX_NODE_GPUS} (MAX_NODE_GPUS, the GPUs a node can "
+                            f"have), got {count:,}")
     if milli > MILLI:
         raise GpuShareError(f"{pod.key}: metadata.annotations[{ANNOTATION_GPU_MILLI!r}]",
                             f"must be at most {MILLI}, got {milli}")

@@ -199,7 +199,8 @@ def read_tasks(path: str | os.PathLike[str], *, limit: int | None = None) -> lis
         if name in seen:
             raise GpuShareError(f"{where}: name", f"duplicate task {name!r}")
         seen.add(name)
-        num_gpu = _int(row, "num_gpu", where)
+        # no node has more than MAX_NODE_GPUS: a task asking for more could never be placed
+        num_gpu = _int(row, "num_gpu", where, high=MAX_NODE_GPUS)
         milli = _int(row, "gpu_milli", where)
         if milli > MILLI:  # as the artefact's converter: more than one GPU's worth is one GPU
             milli = MILLI

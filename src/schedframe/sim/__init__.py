@@ -19,6 +19,7 @@ from .engine import LOG_VERSION, Progress, run_plan
 from .results import (
     DELETED,
     EVICTED,
+    FAILED,
     PENDING,
     PREEMPTED,
     RUNNING,
@@ -69,6 +70,7 @@ __all__ = [
     "DURATION_ANNOTATION",
     "Distribution",
     "EVICTED",
+    "FAILED",
     "LOG_VERSION",
     "Metrics",
     "NodeEvent",

@@ -21,6 +21,7 @@ import heapq
 import json
 import time
 import warnings
+import zlib
 from collections.abc import Callable, Iterable
 from operator import itemgetter, methodcaller
 from types import SimpleNamespace
@@ -29,10 +30,10 @@ from typing import IO, Any, Final
 from ..api.manifests import object_to_manifest
 from ..api.objects import Node, Pod
 from ..api.workloads import (
+    DaemonSet,
     admit_priority,
+    expand_workloads,
     priority_classes,
-    unknown_priority_class,
-    warn_unknown_priority_classes,
 )
 from ..cache.snapshot import Snapshot
 from ..errors import ScenarioError, SchedframeWarning
@@ -42,9 +43,11 @@ from ..framework.registry import Registry
 from ..framework.status import Status
 from ..scheduler.explain import Explanation, explain_with
 from ..scheduler.scheduler import Scheduler
+from ._checks import warn_incomplete_cluster
 from .results import (
     DELETED,
     EVICTED,
+    FAILED,
     PENDING,
     PREEMPTED,
     RUNNING,
@@ -89,6 +92,29 @@ Progress = Callable[[float, float, int, int], None]
 _INPUT: Final = 0
 _COMPLETE: Final = 1
 _RECREATE: Final = 2
+
+
+def _daemon_owner(pod: Pod) -> tuple[str, str] | None:
+    """``(namespace, name)`` of the DaemonSet controlling *pod*, else ``None``."""
+    for ref in pod.owner_references:
+        if ref.controller and ref.kind == "DaemonSet":
+            return pod.namespace, ref.name
+    return None
+
+
+def _daemon_target(pod: Pod) -> str:
+    """The node a DaemonSet pod is made for: ``spec.nodeName``, else the one node of its required
+    ``matchFields metadata.name In [...]`` affinity (the controller's ``GetTargetNodeName``)."""
+    if pod.node_name:
+        return pod.node_name
+    na = pod.affinity.node_affinity if pod.affinity is not None else None
+    if na is None or na.required is None:
+        return ""
+    for term in na.required.terms:
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In" and len(req.values) == 1:
+                return str(req.values[0])
+    return ""
 
 
 def _origin(workload: str, bound: bool) -> str:
@@ -136,7 +162,8 @@ class _Rec:
         self.replaced_by = ""
         self.message = ""
         self.seen = -1  # the change epoch at the start of its last attempt
-        self.initial = bool(pod.node_name)  # bound in the starting cluster: never scheduled here
+        # bound (or finished) in the starting cluster: never scheduled here
+        self.initial = bool(pod.node_name) or pod.is_terminal
 
     def result(self) -> PodResult:
         wait = None if self.bound_at is None else self.bound_at - self.arrival
@@ -155,6 +182,7 @@ class _Rec:
             self.preempted_by,
             self.replaced_by,
             self.message,
+            self.initial,
         )
 
 
@@ -281,7 +309,7 @@ class _Sim:
         self.frag_free = [0, 0]  # free cpu, memory on nodes where the typical pod does not fit
         self.bases: dict[str, Pod] = {}
         self.classes = priority_classes(plan.objects)
-        self._check_priority_classes()
+        warn_incomplete_cluster(plan, self.sched.config, stacklevel=3)
         horizon = self._horizon()
         self.horizon = horizon
         self.sample_every = sample_every if sample_every else max(horizon / _DEFAULT_SAMPLES, 1e-3)
@@ -308,24 +336,12 @@ class _Sim:
             out[res] = int(med) if med is not None else 0
         return out
 
-    def _check_priority_classes(self) -> None:
-        """Warn about the PriorityClasses pods name that the plan's objects lack."""
-        missing: dict[str, list[str]] = {}
-        for w in self.plan.workloads:
-            name = unknown_priority_class(w.template, self.classes)
-            if name:
-                missing.setdefault(name, []).append(f"workload {w.name!r}")
-        for p in self.plan.pods:
-            name = unknown_priority_class(p, self.classes)
-            if name:
-                missing.setdefault(name, []).append(f"pod {p.key}")
-        warn_unknown_priority_classes(missing, stacklevel=4, where="the scenario's objects or the dump")
-
     def _warn_unknown_nodes(self) -> None:
         """Warn about starting pods bound to a node the cluster does not have."""
         orphans: dict[str, list[str]] = {}
         for p in self.plan.pods:
-            if p.node_name and p.node_name not in self.node_objs and p.uid in self.recs:
+            if p.node_name and p.node_name not in self.node_objs and p.uid in self.recs \
+                    and not p.is_terminal:
                 orphans.setdefault(p.node_name, []).append(p.key)
         if not orphans:
             return
@@ -456,6 +472,15 @@ class _Sim:
                 f"one is {_origin(workload, bool(pod.node_name))}")
         self.recs[pod.uid] = rec
         self.by_key[pod.key] = pod.uid
+        if pod.is_terminal:
+            # Succeeded or Failed in the starting cluster: kept and listed in its phase, but it
+            # holds nothing on its node, runs no duration and is never recreated (the scheduler
+            # only remembers it, as upstream's informers leave terminal pods out)
+            rec.state = SUCCEEDED if pod.phase == SUCCEEDED else FAILED
+            rec.node = pod.node_name
+            rec.ended = self.now
+            self.sched.add_pod(pod)
+            return
         if workload:
             self.live[workload][pod.uid] = None
         if pod.node_name:
@@ -628,6 +653,7 @@ class _Sim:
             assert e.node is not None
             sched.add_node(e.node)
             self._track_node(e.node)
+            self._daemon_pods_for(e.node)
             return
         if e.action == "delete-pod":
             for key in e.pods:
@@ -640,7 +666,10 @@ class _Sim:
             if node is None:
                 continue  # unknown (or already removed) node: nothing happens, as with kubectl on a gone node
             if e.action == "remove":
-                self._evict_all(name)  # the pod garbage collector deletes the pods of a gone node
+                # the pod garbage collector deletes the pods of a gone node; their controllers
+                # replace them, but a DaemonSet makes no pod for a node that is gone
+                self._evict_all(name, daemons=True)
+                self._delete_daemon_pods_for(name)
                 sched.remove_node(name)
                 self._untrack_node(name)
                 continue
@@ -673,11 +702,60 @@ class _Sim:
                 sched.update_node(new)
                 self._track_node(new)
             if e.action == "drain":
-                self._evict_all(name)
+                # as ``kubectl drain --ignore-daemonsets``: DaemonSet pods stay (they tolerate
+                # the cordon and their controller would put them straight back)
+                self._evict_all(name, daemons=False)
 
-    def _evict_all(self, name: str) -> None:
+    def _evict_all(self, name: str, *, daemons: bool) -> None:
+        """Delete the pods on node *name*; *daemons*: the DaemonSet pods too (the node is gone:
+        they go with it, not recreated), else they stay."""
         for uid in list(self.on_node.get(name, {})):
-            self.delete(uid, EVICTED, recreate=True)
+            rec = self.recs[uid]
+            if _daemon_owner(rec.pod) is None:
+                self.delete(uid, EVICTED, recreate=True)
+            elif daemons:
+                self.delete(uid, EVICTED, recreate=False)
+
+    def _delete_daemon_pods_for(self, name: str) -> None:
+        """The DaemonSet controller deletes the pods it made for node *name*, which is gone, that
+        are not bound yet (pinned to it by their node affinity, they could never be placed)."""
+        for uid, rec in list(self.recs.items()):
+            if rec.state == PENDING and _daemon_owner(rec.pod) is not None \
+                    and _daemon_target(rec.pod) == name:
+                self.delete(uid, DELETED, recreate=False)
+
+    def _daemon_pods_for(self, node: Node) -> None:
+        """The DaemonSets of the plan's objects create their pod for a node added by an event (as
+        :func:`~schedframe.api.workloads.expand_workloads` does for the starting nodes): one per
+        DaemonSet whose node selector, affinity and tolerations let it run there and that has no
+        pod on it yet."""
+        daemon_sets = [o for o in self.plan.objects if isinstance(o, DaemonSet)]
+        if not daemon_sets:
+            return
+        classes = [o for o in self.plan.objects if type(o).__name__ == "PriorityClass"]
+        for ds in daemon_sets:
+            # its live pods (their names are taken; the one on this node covers it)
+            owned = [r.pod for r in self.recs.values() if r.state in (PENDING, RUNNING)
+                     and _daemon_owner(r.pod) == (ds.namespace, ds.name)]
+            owned_uids = {p.uid for p in owned}
+            # names drawn per (seed, node): the same run gives the same names, and pods made for
+            # other nodes (or gone since) keep theirs; a name ever used is drawn again
+            base = self.seed * 1_000_003 + zlib.crc32(node.name.encode())
+            for attempt in range(64):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SchedframeWarning)  # said at load time
+                    made = [o for o in expand_workloads([*classes, node, ds, *owned], seed=base + attempt)
+                            if isinstance(o, Pod) and o.uid not in owned_uids]
+                if not any(p.key in self.by_key or p.uid in self.recs for p in made):
+                    break
+            else:
+                raise ScenarioError("<plan>", f"nodes[{node.name}]",
+                                    f"DaemonSet {ds.namespace}/{ds.name}: no free pod name for "
+                                    "the added node")
+            for pod in made:
+                self.emit({"t": self.now, "op": "created", "pod": pod.key,
+                           "by": f"DaemonSet {ds.namespace}/{ds.name}"})
+                self.new_pod(pod.evolve(creation_timestamp=self.now), "", None)
 
     # -- samples ----------------------------------------------------------------------------------
     def sample(self, t: float) -> Sample:
@@ -759,7 +837,7 @@ class _Sim:
             sched.add_node(n)
             self._track_node(n)
         for p in plan.pods:
-            if p.node_name:
+            if p.node_name or p.is_terminal:  # pending pods arrive with the timeline
                 self.new_pod(p, "", plan.durations.get(p.key))
         self._warn_unknown_nodes()
         for a in plan.timeline:

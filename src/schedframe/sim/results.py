@@ -20,6 +20,7 @@ __all__ = [
     "SUCCEEDED",
     "DELETED",
     "EVICTED",
+    "FAILED",
     "Metrics",
     "NodeSeries",
     "Perf",
@@ -34,6 +35,8 @@ __all__ = [
 PENDING: Final = "Pending"
 RUNNING: Final = "Running"
 SUCCEEDED: Final = "Succeeded"
+#: A pod of the starting cluster that had failed (``status.phase: Failed``): it holds nothing.
+FAILED: Final = "Failed"
 PREEMPTED: Final = "Preempted"
 EVICTED: Final = "Evicted"
 DELETED: Final = "Deleted"
@@ -82,12 +85,17 @@ class PodResult:
         bound_at: when it was bound (``None``: never).
         node: where it was bound (``""``: never).
         wait: ``bound_at - arrival`` (``None`` when never bound).
-        state: ``Running``, ``Succeeded`` (ran its duration), ``Pending``, ``Preempted``,
-            ``Evicted`` (drained or its node removed) or ``Deleted`` (scaled down or deleted).
+        state: ``Running``, ``Succeeded`` (ran its duration, or had finished in the starting
+            cluster), ``Failed`` (had failed in the starting cluster), ``Pending``,
+            ``Preempted``, ``Evicted`` (drained or its node removed) or ``Deleted`` (scaled
+            down or deleted). A pod of the starting cluster in phase ``Succeeded`` or
+            ``Failed`` keeps that state for the whole run and holds nothing on its node.
         ended_at: when it completed or was deleted.
         preempted_by: the preemptor's key, when preempted.
         replaced_by: the key of the pod its controller created in its place.
         message: the last scheduling failure message (for pods still pending: why).
+        initial: the pod was bound (or had finished) in the starting cluster: the run never
+            scheduled it, and it counts in no wait figure.
 
     .. versionadded:: 0.1.0
     """
@@ -106,6 +114,7 @@ class PodResult:
     preempted_by: str = ""
     replaced_by: str = ""
     message: str = ""
+    initial: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""

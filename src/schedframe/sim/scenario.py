@@ -296,8 +296,10 @@ class Workload:
 class NodeEvent:
     """A timed change to the cluster.
 
-    ``action``: ``add`` (``node``), ``remove``, ``cordon``, ``uncordon``, ``drain`` (cordon and
-    evict every pod; owned pods are recreated by their workload), ``taint`` / ``untaint``
+    ``action``: ``add`` (``node``; the cluster's DaemonSets create their pod there), ``remove``
+    (its pods are evicted; DaemonSet pods go with the node), ``cordon``, ``uncordon``, ``drain``
+    (cordon and evict every pod but DaemonSet pods; owned pods are recreated by their workload),
+    ``taint`` / ``untaint``
     (``taint``), ``label`` (``labels``; an empty value removes the label), ``delete-pod`` (the pods
     named in ``pods``, as ``namespace/name``).
 
@@ -361,6 +363,10 @@ class Scenario:
     load_metrics: Any = None
     """``load.metrics``: node metrics given with the cluster (a
     :class:`~schedframe.plugins.sigs.WatcherMetrics`) that replace the simulated ones."""
+    kubelet_versions: Mapping[str, int] = attrs.field(factory=dict)
+    """``{"1.34": 14}``: the kubelet minors the cluster's nodes report
+    (``status.nodeInfo.kubeletVersion``), read by :meth:`with_cluster`; a run whose emulated
+    release differs warns (:doc:`/simulator`)."""
 
     # -- reading ------------------------------------------------------------------------------
     @classmethod
@@ -402,7 +408,10 @@ class Scenario:
             raise ScenarioError("", "", f"the cluster {shown_path(path)} has no Node ({found}){skipped}")
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects)
+        from ._checks import kubelet_minors
+
+        return attrs.evolve(self, nodes=nodes, pods=pods, objects=objects,
+                            kubelet_versions=kubelet_minors(path))
 
     def with_configs(self, configs: Iterable[ConfigSpec]) -> Scenario:
         """This scenario with other configurations."""
@@ -463,6 +472,8 @@ class Plan:
     seed: int
     load_window: float | None = None
     load_metrics: Any = None
+    #: the kubelet minors of the starting cluster's nodes (:attr:`Scenario.kubelet_versions`)
+    kubelet_versions: Mapping[str, int] = attrs.field(factory=dict)
 
 
 def pod_from_template(w: WorkloadInfo, name: str, at: float) -> Pod:
@@ -530,11 +541,16 @@ def _check_events(s: Scenario) -> None:
             pods = _possible_pods(s) if pods is None else pods
             _check_pods(pods, i, e)
             continue
+        first: dict[str, int] = {}
         for j, name in enumerate(names):
-            if name in known:
-                continue
             path = f"events[{i}].node" if len(names) == 1 else f"events[{i}].nodes[{j}]"
             what = f"{e.action} at {e.at:g}s"
+            if name in first:  # the same node twice in one event: a typo, or a second removal
+                raise ScenarioError("", path, f"{what}: node {name!r} is named twice in this event "
+                                    f"(first at events[{i}].nodes[{first[name]}]); name it once")
+            first[name] = j
+            if name in known:
+                continue
             if name in removed:
                 k, t = removed[name]
                 why = f"node {name!r} was removed at {t:g}s (events[{k}])"
@@ -635,6 +651,8 @@ def _materialise(s: Scenario, seed: int) -> Plan:
             target = sc.replicas
     dist = Distribution.annotation()
     for p in s.pods:
+        if p.is_terminal:  # finished: it runs no more (the run lists it in its phase)
+            continue
         d = dist.sample(rng, p)
         if d is not None:
             durations[p.key] = d
@@ -656,7 +674,7 @@ def _materialise(s: Scenario, seed: int) -> Plan:
             )
     plan = Plan(
         s.name, s.nodes, s.pods, tuple(objects), tuple(infos), tuple(timeline), durations, s.until, seed,
-        s.load_window, s.load_metrics,
+        s.load_window, s.load_metrics, dict(s.kubelet_versions),
     )
     check_nodes(plan)
     _check_events(s)

@@ -42,6 +42,7 @@ from ._interrupts import HeldInterrupts, ignore_interrupts, started_without_inte
 
 __all__ = [
     "BUILTIN_TASKS",
+    "PATH_PARAMS",
     "Run",
     "RunOutcome",
     "SweepError",
@@ -219,11 +220,17 @@ class SweepSpec:
     extra: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, origin: str = "sweep spec") -> SweepSpec:
+    def from_dict(cls, data: Mapping[str, Any], *, origin: str = "sweep spec",
+                  base_dir: str | os.PathLike[str] | None = None) -> SweepSpec:
         """Read ``{task: ..., grid: {axis: [values]}, fixed: {...}, runs: [{...}]}``.
 
         Every value is checked once (not once per run), so a grid of a million runs is read at
-        once.
+        once. With *base_dir* (the spec file's directory, as :func:`load_sweep_spec` passes), the
+        relative paths a built-in task reads (:data:`PATH_PARAMS`) are resolved from it, as a
+        scenario file's are from the scenario file.
+
+        .. versionchanged:: 0.1.0
+           *base_dir*.
         """
         if not isinstance(data, Mapping):
             raise SweepError(f"{origin}: expected a mapping, got {type(data).__name__}")
@@ -261,7 +268,14 @@ class SweepSpec:
                 raise SweepError(f"{origin}: runs[{i}]: {e}") from None
         if not axes and not extra:
             raise SweepError(f"{origin}: no runs (give a grid or a list of runs)")
-        return cls(fixed_run.task, tuple(axes), fixed_run.params, tuple(extra))
+        fixed_params: Mapping[str, Any] = fixed_run.params
+        if base_dir is not None:
+            base = os.fspath(base_dir)
+            fix = functools.partial(_resolve_paths, fixed_run.task, base)
+            fixed_params = fix(fixed_params)
+            axes = [(name, tuple(fix({name: v})[name] for v in values)) for name, values in axes]
+            extra = [fix(params) for params in extra]
+        return cls(fixed_run.task, tuple(axes), fixed_params, tuple(extra))
 
     def __len__(self) -> int:
         """The number of runs, computed from the axes (nothing is generated)."""
@@ -289,12 +303,50 @@ class SweepSpec:
         return list(dict.fromkeys(names))
 
 
+#: The parameters of the built-in tasks that name files: a relative one in a spec file is
+#: resolved from the spec's directory (``scenario`` and ``config`` only when they name a file, not
+#: a built-in scenario or one of the scenario's configurations).
+PATH_PARAMS: Final[Mapping[str, tuple[str, ...]]] = {
+    "simulate": ("scenario", "config"),
+    "plan": ("cluster", "templates", "pending", "config"),
+    "gpushare": ("nodes", "pods"),
+}
+#: suffixes that make a value a file name even when no such file exists (yet)
+_FILE_SUFFIXES: Final = (".yaml", ".yml", ".json", ".csv", ".jsonl")
+
+
+def _resolve_paths(task: str, base: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """*params* with the relative file names of *task*'s path parameters made absolute from
+    *base*: a value with a directory part or a file suffix, or naming a file there; a plain
+    name (``three-zones``, ``bin-packing``) that names none is left as it is."""
+    from .builtin import BUILTIN_SCENARIOS
+
+    out = dict(params)
+    for name in PATH_PARAMS.get(task, ()):
+        value = out.get(name)
+        if not isinstance(value, str) or not value or os.path.isabs(value):
+            continue
+        if name == "scenario" and value in BUILTIN_SCENARIOS:
+            continue
+        candidate = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+        if (os.sep in value or "/" in value or value.lower().endswith(_FILE_SUFFIXES)
+                or os.path.exists(candidate)):
+            out[name] = candidate
+    return out
+
+
 def load_sweep_spec(path: str | os.PathLike[str]) -> SweepSpec:
-    """Read a sweep spec from a YAML or JSON file (YAML needs PyYAML)."""
+    """Read a sweep spec from a YAML or JSON file (YAML needs PyYAML). Relative paths of the
+    built-in tasks' parameters (:data:`PATH_PARAMS`) are resolved from the spec's directory, as
+    a scenario file's are from the scenario file.
+
+    .. versionchanged:: 0.1.0
+       Relative paths resolve from the spec file, not from the current directory.
+    """
     p = Path(path)
     text = read_text(p, max_bytes=MAX_SPEC_BYTES, what="the sweep spec", error=SweepError)
     data = parse_data(text, source=shown_path(p), error=SweepError)
-    return SweepSpec.from_dict(data, origin=str(p))
+    return SweepSpec.from_dict(data, origin=str(p), base_dir=os.path.dirname(os.path.abspath(p)))
 
 
 # --- the built-in tasks ------------------------------------------------------------------------
