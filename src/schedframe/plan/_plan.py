@@ -262,7 +262,7 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         cluster: the cluster: a manifest file, a directory, a ``kubectl get -o yaml`` dump or
             the objects (nodes, pods, workloads, PDBs, PodGroups, ...). Its unbound pods (and
             the pods its workloads would create) are pending; its Succeeded and Failed pods
-            are left out (:attr:`PlanResult.finished`).
+            are left out (``PlanResult.finished``).
         templates: the node templates (a file, see :func:`load_templates`, or
             :class:`NodeTemplate` objects); needed for scale-up.
         pending: more pending pods (or workloads): a file or objects.

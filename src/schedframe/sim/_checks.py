@@ -22,7 +22,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .._textio import read_text
 from ..api.noderesourcetopology import NodeResourceTopology
@@ -31,7 +31,9 @@ from ..api.storage import PersistentVolumeClaim
 from ..api.workloads import priority_classes, unknown_priority_class, warn_unknown_priority_classes
 from ..config._releases import SUPPORTED_RELEASES
 from ..errors import SchedframeError, SchedframeWarning
-from .scenario import Plan
+
+if TYPE_CHECKING:  # scenario imports this module (kubelet_minors)
+    from .scenario import Plan
 
 __all__ = ["kubelet_minors", "warn_incomplete_cluster"]
 
