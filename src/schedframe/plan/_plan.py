@@ -57,12 +57,17 @@ class ScaleUp:
             (an existing node or a new one).
         unhelpable: pod key -> template name -> reasons, for every pending pod the plan leaves
             pending: kube-scheduler's Filter reasons on a fresh node of that template, or
-            ``template maxCount (N) reached``.
+            ``template maxCount (N) reached``, or for the members of a gang no nodes of the
+            templates hold at once, ``gang PodGroup <ns>/<name> (quorum N): no nodes of the
+            templates (within their maxCount) hold N of its members at once`` and the
+            scheduler's message.
         cost: the price of the nodes added (``None`` when a template used has no price).
         simulations: how many times the whole plan was simulated (the first and the repairs).
         verified: a fresh simulation of the plan gave exactly these placements and pending pods,
-            every pod that some template can hold is placed, no node is overcommitted and every
-            gang is placed whole or not at all.
+            every pod the plan adds nodes for is placed, every pod that some template can hold
+            is placed (unless its templates are at ``maxCount`` or it is the member of a gang
+            no nodes of the templates hold at once), no node is overcommitted and every gang
+            is placed whole or not at all.
         problems: what the check found, when not verified.
         lower_bound: no plan adds fewer nodes for the pending pods it places: for each
             resource, what those pods ask beyond the cluster's free room over the largest
