@@ -121,3 +121,37 @@ def test_a_plan_whose_promised_pods_stay_pending_is_not_verified(monkeypatch: py
     assert up is not None
     assert not up.verified
     assert "1 pod(s) the plan adds nodes for stay pending in its simulation (e.g. default/g-0)" in up.problems
+
+
+@pytest.mark.parametrize("cpu", ["8", "100m"])
+def test_a_daemon_set_pod_that_does_not_fit_its_node_stays_pending_with_a_reason(cpu: str) -> None:
+    """A DaemonSet pod whose node is full (and, with ``8``, larger than any node), beside a
+    node tainted against it:
+    the plan does not raise, the pod that cannot fit stays pending with a reason for every
+    template, and the single pod is still planned for."""
+    from schedframe import DaemonSet
+    from schedframe.api.objects import Pod
+    from schedframe.api.workloads import expand_workloads
+
+    tainted = (make_node().name("n1").capacity(cpu="4", memory="16Gi", pods="110").label(ZONE, "zone-a")
+               .taint("dedicated", "x", "NoSchedule").obj())
+    ds = DaemonSet("agent", namespace="monitoring",
+                   template=make_pod().name("agent").req(cpu=cpu, memory="64Mi").obj())
+    nodes = [*full(), tainted]
+    daemons = [o for o in expand_workloads([*nodes, ds])
+               if isinstance(o, Pod) and o.namespace == "monitoring"]
+    assert len(daemons) == 1  # the controller makes none for the tainted node
+    single = make_pod().name("s").req(cpu="2", memory="1Gi").owner("ReplicaSet", "web").obj()
+    for scale_down in (False, True):
+        r = plan([*nodes, ds, *daemons, single], [NodeTemplate("t", node("t"), price=1.0)],
+                 scale_down=scale_down)
+        up = r.scale_up
+        assert up is not None
+        assert up.verified, up.problems
+        # its node is full (and, with "8", it is larger than any node): pending, with reasons
+        assert daemons[0].key in r.pending
+        assert up.unhelpable[daemons[0].key]["t"]
+        if cpu == "8":  # a fresh node's own DaemonSet pod would take the single pod's room
+            assert "default/s" in r.pending
+        else:
+            assert up.placements["default/s"].startswith("t-")
