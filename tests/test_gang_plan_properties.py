@@ -126,15 +126,25 @@ def test_no_verified_plan_leaves_a_pod_it_claims_to_help_pending(case: Case) -> 
     if not up.verified:
         assert up.problems
         return
-    # the plan's cluster, simulated here: its new nodes, their DaemonSet pods, the pending pods
+    # the pods the plan adds nodes for, simulated here: the cluster with the pods the plan
+    # places on it as it is (Cluster Autoscaler's order: those stay where the scheduler put
+    # them, its victims gone), the new nodes and their DaemonSet pods, the other pending pods
     by_name = {t.name: t for t in templates}
     new = [by_name[name.rsplit("-", 1)[0]].new_node(name) for name in up.new_nodes]
+    names = {n.name for n in new}
     ds = [o for o in objects if isinstance(o, DaemonSet)]
     # (the controller's pod names are drawn from a generator seeded by the DaemonSet: named here
-    # after their node, so they never clash with the cluster's)
-    daemons = [o.evolve(name=f"new-{i}", uid=f"new-{i}")
-               for i, o in enumerate(x for x in expand_workloads([*new, *ds]) if isinstance(x, Pod))]
-    sim = simulate(Scenario("check", nodes=(*nodes, *new), pods=(*bound, *daemons, *pending),
+    # apart, so they never clash with the cluster's)
+    daemons = [o.evolve(name=f"new-{i}", uid=f"new-{i}", node_name=n.name)
+               for i, (o, n) in enumerate((x, n) for n in new for x in expand_workloads([n, *ds])
+                                          if isinstance(x, Pod))]
+    early = {k: n for k, n in up.placements.items() if n not in names}
+    stay = [p.evolve(node_name=early[p.key]) for p in pending if p.key in early]
+    rest = sorted((p for p in pending if p.key not in early),
+                  key=lambda p: (-p.requests.milli_cpu, -p.requests.memory, p.key))
+    running = [p for p in bound if p.key not in up.preempted]
+    sim = simulate(Scenario("check", nodes=(*nodes, *new), pods=(*running, *stay, *daemons, *rest),
                             objects=objects), CONFIG, until=600)
-    left = [k for k in up.placements if sim.pod(k).state != RUNNING]
+    claimed = [k for k, n in up.placements.items() if n in names]
+    left = [k for k in claimed if sim.pod(k).state != RUNNING]
     assert not left, (left, up.placements, dict(up.nodes_to_add))

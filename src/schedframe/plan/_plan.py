@@ -627,12 +627,20 @@ def _invariants(nodes: Sequence[Node], pods: Sequence[Pod], placed: Mapping[str,
         over += [k for k, v in extra[n.name].items() if v > a.scalar.get(k, 0)]
         if over:
             problems.append(f"node {n.name} overcommitted: {', '.join(over)}")
+    from ..api.scheduling_workload import Workload
+
     groups: dict[tuple[str, str], list[bool]] = {}
     for p in pods:
         g = p.labels.get(POD_GROUP_LABEL)
+        if not g and p.workload_ref is not None:  # a Workload's pod group (GangScheduling)
+            g = f"{p.workload_ref.name}/{p.workload_ref.pod_group}"
         if g and not p.node_name:
             groups.setdefault((p.namespace, g), []).append(p.key in placed)
     mins = {(o.namespace, o.name): o.min_member for o in objects if isinstance(o, PodGroup)}
+    for o in objects:
+        if isinstance(o, Workload):
+            mins.update({(o.namespace, f"{o.name}/{pg.name}"): pg.min_count for pg in o.pod_groups
+                         if pg.min_count is not None})
     for (ns, g), flags in groups.items():
         got = sum(flags)
         if got and got < min(mins.get((ns, g), len(flags)), len(flags)):
