@@ -404,15 +404,22 @@ def simulate_report(
             out.line(line)
         if r.end_reason == "no-progress" and r.stopped_at is not None:
             holds = f"; the state holds until {r.metrics.end:,.1f}s" if r.metrics.end > r.stopped_at else ""
+            blocked = sum(len(g.pending) for g in r.gang_blocked)
+            why = (f"cannot be placed, {blocked:,} of them blocked by a gang quorum" if blocked
+                   else "cannot be placed")
             out.line(
                 f"{r.config}: stopped at {r.stopped_at:,.1f}s: no progress possible (no arrival, "
                 f"completion or node event ahead, and the {r.metrics.pending:,} pending pod(s) "
-                f"cannot be placed){holds}"
+                f"{why}){holds}"
             )
+        for g in r.gang_blocked:
+            out.line(f"{r.config}: blocked by a gang quorum: {g.describe()}")
         if r.stalled:
+            gangs = (f" (gangs short of their quorum: {', '.join(g.group for g in r.gang_blocked)})"
+                     if r.gang_blocked else "")
             out.line(
                 f"{r.config}: pods kept cycling without progress at {len(r.stalled)} instant(s) "
-                f"(first at {r.stalled[0]:.1f}s); time moved on"
+                f"(first at {r.stalled[0]:.1f}s){gangs}; time moved on"
             )
     if args.pods:
         for r in results:

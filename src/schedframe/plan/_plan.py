@@ -20,8 +20,10 @@ from ..plugins.coscheduling import POD_GROUP_LABEL
 from ..sim.results import SimResult
 from ._bounds import plan_lower_bound
 from ._context import Context, outcome, run_cluster
+from ._gangs import gangs_of
 from ._scale_down import removal_outcome, scale_down_nodes
 from ._scale_up import (
+    GANG_REASON,
     STRATEGIES,
     helpers,
     plan_rounds,
@@ -55,12 +57,17 @@ class ScaleUp:
             (an existing node or a new one).
         unhelpable: pod key -> template name -> reasons, for every pending pod the plan leaves
             pending: kube-scheduler's Filter reasons on a fresh node of that template, or
-            ``template maxCount (N) reached``.
+            ``template maxCount (N) reached``, or for the members of a gang no nodes of the
+            templates hold at once, ``gang PodGroup <ns>/<name> (quorum N): no nodes of the
+            templates (within their maxCount) hold N of its members at once`` and the
+            scheduler's message.
         cost: the price of the nodes added (``None`` when a template used has no price).
         simulations: how many times the whole plan was simulated (the first and the repairs).
         verified: a fresh simulation of the plan gave exactly these placements and pending pods,
-            every pod that some template can hold is placed, no node is overcommitted and every
-            gang is placed whole or not at all.
+            every pod the plan adds nodes for is placed, every pod that some template can hold
+            is placed (unless its templates are at ``maxCount`` or it is the member of a gang
+            no nodes of the templates hold at once), no node is overcommitted and every gang
+            is placed whole or not at all.
         problems: what the check found, when not verified.
         lower_bound: no plan adds fewer nodes for the pending pods it places: for each
             resource, what those pods ask beyond the cluster's free room over the largest
@@ -354,7 +361,7 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
     last = first
     sims = 1
     if stuck:
-        counts, placed, left, more_sims, notes, messages, last = repair_and_run(
+        counts, placed, left, more_sims, notes, messages, last, promised = repair_and_run(
             base, templates, shapes, helps, stuck, counts, promised, strategy, rng)
         sims += more_sims
     by_key = {p.key: p for p in stuck}
@@ -364,8 +371,14 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
             base, templates, stuck, counts, placed, left, messages, last, bound_nodes)
         sims += trimmed_sims
     counts = Counter({k: v for k, v in counts.items() if v > 0})
+    # the gangs left pending that no estimate placed: no nodes of the templates hold their
+    # quorum at once (a gang the plan did promise and that stays pending fails the check)
+    after = with_placed(base, stuck, placed)
+    gang_why = {p.key: GANG_REASON.format(g.describe(), g.need)
+                for g in gangs_of([by_key[k] for k in left if k not in promised], after.bound,
+                                  base.objects, base.config) for p in g.members}
     unhelpable = unplaced_reasons([by_key[k] for k in left], shapes, helps, why, templates, counts,
-                                  messages)
+                                  messages, gang_why)
     from ._scale_up import new_node_names
 
     new = [name for _, name in new_node_names(templates, counts, ctx.node_names)]
@@ -378,9 +391,10 @@ def _scale_up(ctx: Context, templates: Sequence[NodeTemplate], waiting: Sequence
                  lower_bound=bound_nodes, cost_lower_bound=bound_cost, preempted=tuple(victims))
     # the check: the last simulation was a fresh one of exactly the planned nodes (the repair
     # loop rebuilds the cluster from the counts each time); *recheck* runs both steps again
-    problems = [*notes, *check_scale_up(base, templates, up, stuck, helpable, last)]
+    promised = {k for k in promised if k in by_key}
+    problems = [*notes, *check_scale_up(base, templates, up, stuck, helpable, last, promised)]
     if recheck:
-        problems.extend(verify_scale_up(ctx, templates, up, waiting, helpable))
+        problems.extend(verify_scale_up(ctx, templates, up, waiting, helpable, promised))
         sims += 2
         up = attrs.evolve(up, simulations=sims)
     return attrs.evolve(up, verified=not problems, problems=tuple(problems))
@@ -508,7 +522,8 @@ def _rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequence[Sh
 
 
 def verify_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp,
-                    waiting: Sequence[Pod], helpable: Sequence[Pod] = ()) -> list[str]:
+                    waiting: Sequence[Pod], helpable: Sequence[Pod] = (),
+                    promised: Iterable[str] = ()) -> list[str]:
     """Simulate *up* afresh, in its two steps -- the *waiting* pods on the cluster as it is,
     then those left with *up*'s nodes added -- and return the problems found (none: verified)."""
     _, early, victims = place_on_existing(ctx, waiting)
@@ -525,7 +540,7 @@ def verify_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp
         return [*problems, nodes]
     bound = [*base.bound, *base.new_daemon_pods(nodes[len(base.nodes):])]
     return [*problems, *check_scale_up(base, templates, up, stuck, helpable,
-                                       run_cluster(base, nodes, bound, stuck))]
+                                       run_cluster(base, nodes, bound, stuck), promised)]
 
 
 def planned_nodes(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp) -> list[Node] | str:
@@ -544,10 +559,13 @@ def planned_nodes(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp) 
 
 
 def check_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp,
-                   waiting: Sequence[Pod], helpable: Sequence[Pod], result: SimResult) -> list[str]:
+                   waiting: Sequence[Pod], helpable: Sequence[Pod], result: SimResult,
+                   promised: Iterable[str] = ()) -> list[str]:
     """The problems of *up* against *result*, a simulation of the cluster with *up*'s nodes
-    and the *waiting* pods: placements and pending pods as planned, every pod a template can
-    hold placed, no node overcommitted, gangs whole or absent."""
+    and the *waiting* pods: placements and pending pods as planned, every pod the plan's
+    estimates *promised* to place placed, every pod a template can hold placed (unless its
+    templates are at ``maxCount`` or it is the member of a gang no template holds), no node
+    overcommitted, gangs whole or absent."""
     nodes = planned_nodes(ctx, templates, up)
     if isinstance(nodes, str):
         return [nodes]
@@ -564,9 +582,16 @@ def check_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp,
     if set(left) != set(up.unhelpable):
         problems.append(f"pending pods differ: simulation {len(left)}, plan {len(up.unhelpable)}")
     helped = {p.key for p in helpable}
-    # a pod a template can hold may stay pending only when that template is at its maxCount
-    missing = [k for k in left if k in helped and not any(
-        r.startswith("template maxCount") for rs in up.unhelpable.get(k, {}).values() for r in rs)]
+    claimed = sorted(set(promised) & set(left))
+    if claimed:
+        problems.append(f"{len(claimed)} pod(s) the plan adds nodes for stay pending in its simulation "
+                        f"(e.g. {claimed[0]})")
+    # a pod a template can hold may stay pending only when that template is at its maxCount, or
+    # when it is the member of a gang whose quorum no nodes of the templates hold at once
+    gang_mark = GANG_REASON.split("{}")[1]
+    missing = [k for k in left if k in helped and k not in claimed and not any(
+        r.startswith("template maxCount") or gang_mark in r
+        for rs in up.unhelpable.get(k, {}).values() for r in rs)]
     if missing:
         problems.append(f"{len(missing)} pod(s) a template can hold stay pending (e.g. {missing[0]})")
     daemons = ctx.new_daemon_pods(nodes[len(ctx.nodes):])
@@ -602,12 +627,20 @@ def _invariants(nodes: Sequence[Node], pods: Sequence[Pod], placed: Mapping[str,
         over += [k for k, v in extra[n.name].items() if v > a.scalar.get(k, 0)]
         if over:
             problems.append(f"node {n.name} overcommitted: {', '.join(over)}")
+    from ..api.scheduling_workload import Workload
+
     groups: dict[tuple[str, str], list[bool]] = {}
     for p in pods:
         g = p.labels.get(POD_GROUP_LABEL)
+        if not g and p.workload_ref is not None:  # a Workload's pod group (GangScheduling)
+            g = f"{p.workload_ref.name}/{p.workload_ref.pod_group}"
         if g and not p.node_name:
             groups.setdefault((p.namespace, g), []).append(p.key in placed)
     mins = {(o.namespace, o.name): o.min_member for o in objects if isinstance(o, PodGroup)}
+    for o in objects:
+        if isinstance(o, Workload):
+            mins.update({(o.namespace, f"{o.name}/{pg.name}"): pg.min_count for pg in o.pod_groups
+                         if pg.min_count is not None})
     for (ns, g), flags in groups.items():
         got = sum(flags)
         if got and got < min(mins.get((ns, g), len(flags)), len(flags)):

@@ -15,17 +15,17 @@ import attrs
 
 from ..api.objects import Node, Pod
 from ..errors import SchedframeError
-from ..plugins.coscheduling import POD_GROUP_LABEL
 from ..scheduler.explain import explain
 from ..scheduler.scheduler import Scheduler
 from ..sim.results import SimResult
 from ._context import Context, outcome, run_cluster
 from ._daemons import daemon_load, daemon_sets
+from ._gangs import Gang, alone, gangs_of
 from ._shapes import Shape, capacity, dims_of, ffd_pack, group_shapes, lower_bound, vector
 from ._templates import NodeTemplate
 
-__all__ = ["STRATEGIES", "Option", "choose", "estimate", "helpers", "new_node_names", "plan_rounds",
-           "repair_and_run"]
+__all__ = ["GANG_REASON", "STRATEGIES", "GangOption", "Option", "choose", "estimate", "gang_plan", "helpers",
+           "new_node_names", "plan_rounds", "repair_and_run"]
 
 #: The expander strategies (Cluster Autoscaler's names) and ``min-cost``.
 STRATEGIES: Final = ("least-waste", "most-pods", "price", "priority", "random", "min-cost")
@@ -33,6 +33,10 @@ STRATEGIES: Final = ("least-waste", "most-pods", "price", "priority", "random", 
 MAX_ATTEMPTS: Final = 6
 #: Reason of a template whose ``maxCount`` is used up.
 MAX_COUNT_REASON: Final = "template maxCount ({}) reached"
+#: Reason of a gang member left pending because no plan places the gang's quorum at once
+#: (``.format(gang, members needed)``).
+GANG_REASON: Final = ("{}: no nodes of the templates (within their maxCount) hold {} of its members "
+                      "at once")
 
 
 @attrs.frozen
@@ -71,23 +75,21 @@ def helpers(ctx: Context, shapes: Sequence[Shape], templates: Sequence[NodeTempl
 
 def _fits_template(ctx: Context, s: Shape, t: NodeTemplate) -> tuple[bool, tuple[str, ...]]:
     probe = t.new_node(f"{t.name}-template")
-    alone: list[Pod] = ctx.new_daemon_pods([probe])
-    pod = s.first
-    if POD_GROUP_LABEL in pod.labels:
-        # a gang's quorum is the group's, not the node's: whether a fresh node holds one member
-        # is asked of the member alone (its siblings are pending, so PreFilter would count 1)
-        pod = pod.evolve(labels={k: v for k, v in pod.labels.items() if k != POD_GROUP_LABEL})
+    daemons: list[Pod] = ctx.new_daemon_pods([probe])
+    # a gang's quorum is the group's, not the node's: whether a fresh node holds one member is
+    # asked of the member alone; the gang as a whole is estimated by _gang_option
+    pod = alone(s.first)
     if s.simple:
-        return _fits_probe(ctx, pod, probe, [probe], alone)
+        return _fits_probe(ctx, pod, probe, [probe], daemons)
     # inter-pod terms and spread read the rest of the cluster. A spread changes as pods are
     # placed: a template whose zone is at the skew limit now fits the pod once the other zones
     # grow, so for a pod whose only inter-pod rule is a spread, a template helps when it fits
     # now or on a cluster of its own. (Required pod (anti-)affinity never opens up that way:
     # the pods it counts stay where they are.)
-    fits, why = _fits_probe(ctx, pod, probe, [*ctx.nodes, probe], [*ctx.bound, *alone])
+    fits, why = _fits_probe(ctx, pod, probe, [*ctx.nodes, probe], [*ctx.bound, *daemons])
     if fits or not pod.topology_spread_constraints or _required_pod_terms(pod):
         return fits, why
-    fits_alone, _ = _fits_probe(ctx, pod, probe, [probe], alone)
+    fits_alone, _ = _fits_probe(ctx, pod, probe, [probe], daemons)
     return (True, ()) if fits_alone else (False, why)
 
 
@@ -290,11 +292,14 @@ def plan_rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequenc
                 strategy: str, rng: random.Random, *, commit_used: bool = True
                 ) -> tuple[Counter[str], set[str]]:
     """Cluster Autoscaler's scale-up loop: options for the pods left, one chosen, committed,
-    repeated. Returns the nodes added per template and the pods they are expected to place."""
+    repeated; then each gang as a whole (:func:`_gang_option`) beside the nodes committed.
+    Returns the nodes added per template and the pods they are expected to place."""
     dims = dims_of(remaining)
     added: Counter[str] = Counter()
     helped: set[str] = set()
-    left = list(remaining)
+    gangs = gangs_of(remaining, ctx.bound, ctx.objects, ctx.config)
+    in_gangs = {k for g in gangs for k in g.keys}
+    left = [p for p in remaining if p.key not in in_gangs]
     by_name = {t.name: t for t in templates}
     committed = [t.new_node(name) for t, name in
                  new_node_names(templates, used if commit_used else {}, ctx.node_names,
@@ -318,7 +323,112 @@ def plan_rounds(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequenc
         added[o.template] += o.count
         helped |= o.pods
         left = [p for p in left if p.key not in o.pods]
+    shape_of = {p.key: i for i, s in enumerate(shapes) for p in s.pods}
+    for g in gangs:
+        found = gang_plan(ctx, g, templates, [helps.get(shape_of.get(p.key, -1), []) for p in g.members],
+                          used + added, strategy, rng, committed, committed_pods)
+        if found is None:
+            continue
+        for name, group in found.groups:
+            t = by_name[name]
+            node = t.new_node(f"{t.name}-committed-{used[name] + added[name] + 1}")
+            added[name] += 1
+            committed.append(node)
+            committed_pods.extend(p.evolve(node_name=node.name) for p in group)
+        for node_name, group in found.on_committed:
+            committed_pods.extend(p.evolve(node_name=node_name) for p in group)
+        helped |= found.pods
     return added, helped
+
+
+@attrs.frozen
+class GangOption:
+    """Nodes that place a gang's quorum at once: *groups* ``(template, members)`` per new node,
+    *on_committed* ``(node, members)`` for the members that go to nodes committed before,
+    *pods* every member placed."""
+
+    counts: Counter[str]
+    pods: frozenset[str]
+    groups: tuple[tuple[str, tuple[Pod, ...]], ...]
+    on_committed: tuple[tuple[str, tuple[Pod, ...]], ...]
+    cost: float
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts.values())
+
+
+#: How many simulations the estimate of one gang on one set of templates runs at most.
+MAX_GANG_SIMULATIONS: Final = 12
+
+
+def gang_plan(ctx: Context, g: Gang, templates: Sequence[NodeTemplate], helps: Sequence[Sequence[str]],
+              used: Counter[str], strategy: str, rng: random.Random, committed: Sequence[Node] = (),
+              committed_pods: Sequence[Pod] = ()) -> GangOption | None:
+    """Cluster Autoscaler's estimate of a gang: the whole group simulated on fresh nodes of one
+    template (each template that holds at least the quorum of members on its own; the
+    strategy picks among them), else on fresh nodes of every template that holds a member
+    (a gang whose members need different templates). ``None``: no such plan places the quorum
+    within the templates' ``maxCount``."""
+    holding: Counter[str] = Counter(name for names in helps for name in set(names))
+    options: dict[str, GangOption] = {}
+    for t in templates:
+        if holding[t.name] >= g.need and t.max_count - used[t.name] > 0:
+            o = _gang_option(ctx, g, [t], used, committed, committed_pods)
+            if o is not None:
+                options[t.name] = o
+    if options:
+        by_name = {t.name: t for t in templates}
+        singles = [Option(name, o.count, o.pods, _waste(by_name[name], o.count,
+                                                         [m for _, m in o.groups], set(o.pods),
+                                                         {p.key: p for p in g.members}),
+                          o.cost if by_name[name].price is not None else None)
+                   for name, o in options.items()]
+        return options[choose(singles, strategy, by_name, rng).template]
+    mixed = [t for t in templates if holding[t.name] and t.max_count - used[t.name] > 0]
+    if len(mixed) < 2:
+        return None
+    return _gang_option(ctx, g, mixed, used, committed, committed_pods)
+
+
+def _gang_option(ctx: Context, g: Gang, templates: Sequence[NodeTemplate], used: Counter[str],
+                 committed: Sequence[Node], committed_pods: Sequence[Pod]) -> GangOption | None:
+    """Simulate the gang's members on the cluster, the *committed* nodes and *n* fresh nodes of
+    each of *templates* (n from the members' resource bound, growing) until the quorum binds;
+    the fresh nodes no member took are dropped."""
+    dims = dims_of(g.members)
+    vecs = [vector(p.requests, dims, pod=True) for p in g.members]
+    per = {t.name: max(1, lower_bound(vecs, free_capacity(ctx, t, dims))) for t in templates}
+    if len(templates) > 1:
+        per = dict.fromkeys(per, 1)
+    limit = {t.name: t.max_count - used[t.name] for t in templates}
+    n = {name: min(per[name], limit[name]) for name in per}
+    base_nodes = [*ctx.nodes, *committed]
+    base_bound = [*ctx.bound, *ctx.new_daemon_pods(committed), *committed_pods]
+    committed_names = {c.name for c in committed}
+    for _ in range(MAX_GANG_SIMULATIONS):
+        fresh: list[tuple[str, Node]] = []
+        for t in templates:
+            fresh.extend((t.name, t.new_node(f"{t.name}-gang-{i + 1}")) for i in range(n[t.name]))
+        nodes = [node for _, node in fresh]
+        result = run_cluster(ctx, [*base_nodes, *nodes], [*base_bound, *ctx.new_daemon_pods(nodes)],
+                             g.members)
+        placed, _ = outcome(result, [p.key for p in g.members])
+        if len(placed) >= g.need:
+            by_key = {p.key: p for p in g.members}
+            groups = tuple((name, tuple(by_key[k] for k, v in placed.items() if v == node.name))
+                           for name, node in fresh if node.name in placed.values())
+            on = tuple((c, tuple(by_key[k] for k, v in placed.items() if v == c))
+                       for c in sorted(committed_names & set(placed.values())))
+            counts = Counter(name for name, _ in groups)
+            prices = {t.name: t.price or 0.0 for t in templates}
+            return GangOption(counts, frozenset(placed), groups, on,
+                              sum(prices[k] * v for k, v in counts.items()))
+        grown = {name: min(limit[name], n[name] + max(1, -(-n[name] // 4))) for name in n}
+        if grown == n:
+            return None
+        n = grown
+    return None
 
 
 def new_node_names(templates: Sequence[NodeTemplate], counts: Mapping[str, int], taken: set[str],
@@ -342,12 +452,14 @@ def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequ
                    helps: Mapping[int, list[str]], pending: Sequence[Pod], counts: Counter[str],
                    promised: set[str], strategy: str, rng: random.Random
                    ) -> tuple[Counter[str], dict[str, str], list[str], int, list[str], dict[str, str],
-                              SimResult]:
+                              SimResult, set[str]]:
     """Simulate the cluster with the planned nodes; while pods the plan promises stay pending,
     plan more nodes for them (and drop nodes left empty) and simulate again. Returns the final
     counts, the placements and pending keys of that last simulation (a fresh simulation of
-    exactly the final counts), the number of simulations, notes, the scheduler's messages and
-    that last simulation."""
+    exactly the final counts), the number of simulations, notes, the scheduler's messages, that
+    last simulation and the pods the plan's estimates promised to place (*promised* and those
+    of the repairs)."""
+    promised = set(promised)
     notes: list[str] = []
     keys = [p.key for p in pending]
     by_key = {p.key: p for p in pending}
@@ -381,23 +493,27 @@ def repair_and_run(ctx: Context, templates: Sequence[NodeTemplate], shapes: Sequ
         # estimate from the simulated cluster: the planned nodes and the pods placed on them
         est = attrs.evolve(ctx, nodes=nodes, bound=[*ctx.bound, *daemons, *(
             by_key[k].evolve(node_name=n) for k, n in placed.items())])
-        more, _ = plan_rounds(est, templates, shapes, helps, [by_key[k] for k in missing],
-                              counts, strategy, rng, commit_used=False)
+        more, again = plan_rounds(est, templates, shapes, helps, [by_key[k] for k in missing],
+                                  counts, strategy, rng, commit_used=False)
+        promised |= again
         if not more:
             notes.append(f"{len(missing)} pod(s) stayed pending and no template has room left "
                          f"(e.g. {missing[0]})")
             break
         counts = counts + more
     assert result is not None
-    return counts, placed, left, attempts, notes, messages, result
+    return counts, placed, left, attempts, notes, messages, result, promised
 
 
 def unplaced_reasons(pods: Sequence[Pod], shapes: Sequence[Shape], helps: Mapping[int, list[str]],
                      why: Mapping[int, Mapping[str, tuple[str, ...]]], templates: Sequence[NodeTemplate],
-                     counts: Mapping[str, int], messages: Mapping[str, str]
-                     ) -> dict[str, dict[str, tuple[str, ...]]]:
+                     counts: Mapping[str, int], messages: Mapping[str, str],
+                     gangs: Mapping[str, str] | None = None) -> dict[str, dict[str, tuple[str, ...]]]:
     """For each pod left pending: each template's reason (its Filter reasons on a fresh node, or
-    ``maxCount`` reached, or the scheduler's message when the template's node fits it alone)."""
+    ``maxCount`` reached, or -- for the member of a gang no plan places (*gangs*: pod key ->
+    reason) -- that reason, or the scheduler's message when the template's node fits it
+    alone)."""
+    gangs = gangs or {}
     shape_of = {p.key: i for i, s in enumerate(shapes) for p in s.pods}
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for p in pods:
@@ -408,6 +524,9 @@ def unplaced_reasons(pods: Sequence[Pod], shapes: Sequence[Shape], helps: Mappin
                 reasons[t.name] = why[i][t.name]
             elif counts.get(t.name, 0) >= t.max_count:
                 reasons[t.name] = (MAX_COUNT_REASON.format(t.max_count),)
+            elif p.key in gangs:
+                msg = messages.get(p.key)
+                reasons[t.name] = (gangs[p.key], msg) if msg else (gangs[p.key],)
             else:
                 msg = messages.get(p.key) or "not placed by the scheduler with the planned nodes"
                 reasons[t.name] = (msg,)

@@ -48,7 +48,7 @@ def is_simple(pod: Pod) -> bool:
         return False
     if pod.topology_spread_constraints or pod.resource_claims:
         return False
-    if _GANG_LABEL in pod.labels:
+    if _GANG_LABEL in pod.labels or pod.workload_ref is not None:
         return False
     if any(k.startswith(_GPU_ANNOTATION_PREFIX) for k in pod.annotations):
         return False
@@ -78,7 +78,7 @@ class Shape:
 def _shape_key(p: Pod) -> Any:
     return (p.namespace, p.scheduler_name, p.priority, p.node_selector, p.affinity, p.tolerations,
             p.topology_spread_constraints, p.requests, p.labels, p.containers, p.init_containers,
-            p.overhead, p.volumes, p.resource_claims, p.annotations, p.scheduling_gates)
+            p.overhead, p.volumes, p.resource_claims, p.annotations, p.scheduling_gates, p.workload_ref)
 
 
 def group_shapes(pods: Iterable[Pod]) -> list[Shape]:

@@ -17,7 +17,8 @@ What each point does (as upstream):
 * **QueueSort** -- higher priority first; then the group's creation time, or the time it was last
   rejected (PostFilter, Unreserve) until a member passes Permit again, so a failing gang does not
   block the head of the queue (a pod without group: the time it first entered activeQ); then the
-  pod's key.
+  pod's key. A rejection sorts after every pod queued at the same instant (under a virtual
+  clock, where many cycles share one instant, as under the wall clock, which moves on).
 * **PreFilter** -- ``UNSCHEDULABLE_AND_UNRESOLVABLE`` when the group failed recently
   (``podGroupBackoffSeconds``), when fewer pods of the group exist than ``minMember`` (or enough
   exist but the members still behind scheduling gates would leave it short), or when the
@@ -353,8 +354,8 @@ class Coscheduling:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_args", "_backed_off", "_first_seen", "_handle", "_last_failed", "_lock", "_members",
-                 "_permitted")
+    __slots__ = ("_args", "_backed_off", "_failures", "_first_seen", "_handle", "_last_failed", "_lock",
+                 "_members", "_permitted")
 
     def __init__(self, args: CoschedulingArgs, handle: Handle) -> None:
         self._args = args
@@ -367,9 +368,12 @@ class Coscheduling:
         self._permitted: dict[str, float] = {}
         #: group -> first time seen, the creation time of groups without one
         self._first_seen: dict[str, float] = {}
-        #: group -> time of its last rejection (upstream ``lastFailedSchedulePG``): sorts the group
-        #: as created then, so a failing gang does not block the head of the queue
-        self._last_failed: dict[str, float] = {}
+        #: group -> (time, n) of its last rejection (upstream ``lastFailedSchedulePG``): sorts the
+        #: group as created then, so a failing gang does not block the head of the queue. ``n``
+        #: counts rejections (from 1): a rejection comes after every pod queued at the same
+        #: instant of a virtual clock, as it does in wall time, where the clock has moved on
+        self._last_failed: dict[str, tuple[float, int]] = {}
+        self._failures = 0
 
     @property
     def name(self) -> str:
@@ -396,16 +400,22 @@ class Coscheduling:
             pg = next((o for o in objects.list(PodGroup, pod.namespace) if o.name == group), None)
         return f"{pod.namespace}/{group}", pg
 
-    def _creation_time(self, full_name: str, pg: PodGroup) -> float:
+    def _creation_time(self, full_name: str, pg: PodGroup) -> tuple[float, int]:
         failed = self._last_failed.get(full_name)
         if failed is not None:
             return failed
         if pg.creation_timestamp is not None:
-            return pg.creation_timestamp
+            return pg.creation_timestamp, 0
         seen = self._first_seen.get(full_name)
         if seen is None:
             seen = self._first_seen.setdefault(full_name, self._handle.clock.now())
-        return seen
+        return seen, 0
+
+    def _failed(self, full_name: str) -> None:
+        """Record the group's rejection now (see ``_last_failed``)."""
+        with self._lock:
+            self._failures += 1
+            self._last_failed[full_name] = (self._handle.clock.now(), self._failures)
 
     def group_pods(self, pod: Pod, pg: PodGroup) -> list[Pod] | None:
         """Every pod of *pg* the scheduler knows (pending, assumed or bound), through
@@ -456,13 +466,13 @@ class Coscheduling:
             self._permitted.pop(full_name, None)
 
     # -- QueueSort ------------------------------------------------------------------------------
-    def _sort_key(self, q: QueuedPodInfo) -> tuple[float, str]:
+    def _sort_key(self, q: QueuedPodInfo) -> tuple[float, int, str]:
         pod = q.pod_info.pod
         full_name, pg = self.pod_group(pod)
         if pg is not None:
-            return self._creation_time(full_name, pg), pod.key
+            return (*self._creation_time(full_name, pg), pod.key)
         ts = q.initial_attempt_timestamp
-        return (q.timestamp if ts is None else ts), pod.key
+        return (q.timestamp if ts is None else ts), 0, pod.key
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         """Higher priority first; then earlier group creation -- or its last rejection, when it
@@ -540,7 +550,7 @@ class Coscheduling:
             if count is not None and count >= pg.min_member:
                 self._expiring_add(self._backed_off, full_name, backoff)
         self._forget_permitted(full_name)
-        self._last_failed[full_name] = self._handle.clock.now()
+        self._failed(full_name)
         return _NO_RESULT, Status.unschedulable(MSG_GROUP_REJECTED.format(full_name, pod.name))
 
     def _reject_waiting(self, namespace: str, group: str, message: str) -> None:
@@ -604,7 +614,7 @@ class Coscheduling:
             return
         self._reject_waiting(pod.namespace, pg.name, MSG_REJECTION_IN_UNRESERVE)
         self._forget_permitted(full_name)
-        self._last_failed[full_name] = self._handle.clock.now()
+        self._failed(full_name)
 
     # -- PostBind -------------------------------------------------------------------------------
     def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:

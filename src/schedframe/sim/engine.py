@@ -44,6 +44,7 @@ from ..framework.status import Status
 from ..scheduler.explain import Explanation, explain_with
 from ..scheduler.scheduler import Scheduler
 from ._checks import warn_incomplete_cluster
+from ._gangs import gang_blocks
 from .results import (
     DELETED,
     EVICTED,
@@ -79,6 +80,9 @@ LOG_VERSION: Final = 1
 
 #: Stop scheduling at one instant after this many cycles per pending pod without a binding.
 _STALL_CYCLES_PER_POD: Final = 10
+#: Permit timeouts, with no change of the cluster between them, after which a gang waiting at
+#: Permit while its other members keep failing is taken to go round for ever (see _no_progress)
+_GANG_ROUNDS: Final = 2
 _ZERO: Final = (0, 0)
 _first: Final = itemgetter(0)
 _second: Final = itemgetter(1)
@@ -141,6 +145,7 @@ class _Rec:
         "preempted_by",
         "replaced_by",
         "seen",
+        "seen_real",
         "state",
         "workload",
     )
@@ -162,6 +167,7 @@ class _Rec:
         self.replaced_by = ""
         self.message = ""
         self.seen = -1  # the change epoch at the start of its last attempt
+        self.seen_real = -1  # the same, counting only changes of the cluster (not Permit waits)
         # bound (or finished) in the starting cluster: never scheduled here
         self.initial = bool(pod.node_name) or pod.is_terminal
 
@@ -300,6 +306,13 @@ class _Sim:
         # bumped by every change that may let a failed pod fit (see the module docstring)
         self.epoch = 0
         self.cycle_epoch = 0
+        # bumped by the changes of the cluster only (bindings, preemptions, deletions, events):
+        # Permit waits beginning and ending do not count (a gang short of its quorum)
+        self.real_epoch = 0
+        self.cycle_real_epoch = 0
+        # Permit deadlines the clock jumped to since the cluster last changed, and that change
+        self.permit_rounds = 0
+        self.permit_rounds_epoch = -1
         self.explain_keys = frozenset(k if "/" in k else f"default/{k}" for k in explain)
         self.explanations: dict[str, list[Explanation]] = {}
         ref = self._typical_request()
@@ -513,6 +526,7 @@ class _Sim:
         if rec.state not in (PENDING, RUNNING):
             return
         self.epoch += 1
+        self.real_epoch += 1
         self.sched.remove_pod(uid)
         self._gone(rec, uid, state)
         self.emit({"t": self.now, "op": "deleted", "pod": rec.key, "state": state})
@@ -570,6 +584,7 @@ class _Sim:
         rec = self.recs.get(pod.uid)
         if rec is not None:
             rec.seen = self.cycle_epoch
+            rec.seen_real = self.cycle_real_epoch
             rec.attempts += 1
             if rec.first is None:
                 rec.first = self.now
@@ -581,6 +596,7 @@ class _Sim:
         if rec is None or rec.state != PENDING:
             return
         self.epoch += 1
+        self.real_epoch += 1
         self.pending -= 1
         rec.state = RUNNING
         rec.node = node_name
@@ -599,6 +615,7 @@ class _Sim:
         if rec is None:
             return
         self.epoch += 1
+        self.real_epoch += 1
         self.counts["preemptions"] += 1
         rec.preempted_by = preemptor.key
         self._gone(rec, uid, PREEMPTED)
@@ -608,6 +625,7 @@ class _Sim:
     # -- events -----------------------------------------------------------------------------------
     def apply(self, kind: int, payload: Any) -> None:
         self.epoch += 1
+        self.real_epoch += 1
         if kind == _COMPLETE:
             rec = self.recs[payload]
             if rec.state == RUNNING:
@@ -808,12 +826,26 @@ class _Sim:
     # -- the loop ---------------------------------------------------------------------------------
     def _no_progress(self) -> bool:
         """Whether no retry can change anything: nothing ahead in the heap, no pod waiting at
-        Permit, and every pod the queue would hand out again failed since the last change."""
-        if self.heap or not self.pending or len(self.sched.waiting_pods):
+        Permit, and every pod the queue would hand out again failed since the last change.
+
+        With pods waiting at Permit (a gang short of its quorum): when the clock has already
+        jumped to _GANG_ROUNDS Permit deadlines since the cluster last changed (the waiting
+        members timed out and were retried, and still no pod bound) and every pod the queue
+        would hand out failed since that change, the gang goes round for ever: no progress."""
+        if self.heap or not self.pending:
             return False
         queue = self.sched.queue
-        epoch = self.epoch
         recs = self.recs
+        if len(self.sched.waiting_pods):
+            epoch = self.real_epoch
+            if self.permit_rounds_epoch != epoch or self.permit_rounds < _GANG_ROUNDS:
+                return False
+            for pod in (*queue.pods_in_active_q(), *queue.pods_in_backoff_q()):
+                rec = recs.get(pod.uid)
+                if rec is None or rec.seen_real != epoch:
+                    return False
+            return True
+        epoch = self.epoch
         for pod in (*queue.pods_in_active_q(), *queue.pods_in_backoff_q()):
             rec = recs.get(pod.uid)
             if rec is None or rec.seen != epoch:
@@ -867,6 +899,7 @@ class _Sim:
             if not stalled_now:
                 held = len(waiting)
                 self.cycle_epoch = self.epoch
+                self.cycle_real_epoch = self.real_epoch
                 t = perf()
                 ran = schedule_one()
                 sched_time += perf() - t
@@ -891,9 +924,10 @@ class _Sim:
                     continue
             # nothing ready now: when does something happen next?
             cand = heap[0][0] if heap else None
+            deadline = sched.waiting_pods.next_deadline()
             for c in (
                 queue.next_backoff_completion(),
-                sched.waiting_pods.next_deadline(),
+                deadline,
                 queue.next_unschedulable_timeout() if heap else None,
             ):
                 if c is not None and c > now and (cand is None or c < cand):
@@ -908,6 +942,10 @@ class _Sim:
             if self._no_progress():
                 end_reason, stopped_at = "no-progress", now
                 break
+            if cand == deadline:  # a Permit wait times out
+                if self.permit_rounds_epoch != self.real_epoch:
+                    self.permit_rounds_epoch, self.permit_rounds = self.real_epoch, 0
+                self.permit_rounds += 1
             self._samples_until(cand)
             self.clock.set(cand)
             self.now = cand
@@ -1025,6 +1063,8 @@ class _Sim:
             stopped_at=stopped_at,
             unhandled={k: tuple(v) for k, v in unhandled.items()},
             profiles=profiles,
+            gang_blocked=gang_blocks(((r.pod, r.state) for r in recs), self.plan.objects,
+                                     self.sched.frameworks),
         )
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "DELETED",
     "EVICTED",
     "FAILED",
+    "GangBlock",
     "Metrics",
     "NodeSeries",
     "Perf",
@@ -267,6 +268,41 @@ class Perf:
 
 @final
 @attrs.frozen
+class GangBlock:
+    """A gang short of its quorum at the end of a run: its pending members wait for it.
+
+    Attributes:
+        group: ``namespace/name`` of a Coscheduling PodGroup, or
+            ``namespace/workload/podGroup`` (``/replica key`` when set) of a Workload's gang
+            pod group (GangScheduling).
+        kind: ``"PodGroup"`` or ``"Workload"``.
+        min_member: the quorum: the PodGroup's ``minMember`` or the gang's ``minCount``.
+        placed: members running at the end (fewer than ``min_member``).
+        pending: the keys of its members pending at the end.
+
+    .. versionadded:: 0.1.0
+    """
+
+    group: str
+    kind: str
+    min_member: int
+    placed: int
+    pending: tuple[str, ...]
+
+    def describe(self) -> str:
+        """One line: the group, its quorum and its pending members (the first five)."""
+        shown = ", ".join(self.pending[:5]) + (", ..." if len(self.pending) > 5 else "")
+        return (f"{self.kind} {self.group} ({self.placed} of minMember {self.min_member} placed): "
+                f"{len(self.pending)} pending pod(s) wait for the quorum ({shown})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping."""
+        return {"group": self.group, "kind": self.kind, "min_member": self.min_member,
+                "placed": self.placed, "pending": list(self.pending)}
+
+
+@final
+@attrs.frozen
 class SimResult:
     """The outcome of one simulation run: ``(scenario, config, seed)`` gives the same result.
 
@@ -292,6 +328,11 @@ class SimResult:
             configuration has, by scheduler name: ``{schedulerName: (pod keys)}``. Nobody
             schedules them: they stay pending (kube-scheduler ignores pods of other schedulers).
         profiles: the scheduler names of the configuration's profiles.
+        gang_blocked: the gangs (Coscheduling PodGroups, Workload gangs of GangScheduling, when
+            the pods' profile enables the plugin) with fewer members running than their quorum
+            and members pending at the end: those pods are blocked by the gang's quorum, not
+            (only) by room. A ``"no-progress"`` end with gangs here is a gang that cannot
+            complete, not a pod that fits nowhere.
         perf: wall-clock measurements (excluded from equality).
 
     .. versionadded:: 0.1.0
@@ -311,6 +352,7 @@ class SimResult:
     stopped_at: float | None = None
     unhandled: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     profiles: tuple[str, ...] = ()
+    gang_blocked: tuple[GangBlock, ...] = ()
 
     def pod(self, key: str) -> PodResult:
         """The record of pod *key* (``namespace/name``; ``name`` alone means namespace default).
@@ -345,6 +387,7 @@ class SimResult:
             "end_reason": self.end_reason,
             "stopped_at": self.stopped_at,
             "profiles": list(self.profiles),
+            "gang_blocked": [g.to_dict() for g in self.gang_blocked],
             "unhandled": {
                 name: {"pods": len(keys), "examples": list(keys[:10])}
                 for name, keys in self.unhandled.items()
