@@ -192,7 +192,8 @@ def templates_from_data(data: Any, *, source: str = "<templates>") -> list[NodeT
     seen: dict[str, None] = {}
     for t in out:
         if t.name in seen:
-            raise TemplateError(source, "", f"two templates are named {bounded_repr(t.name)}; names must differ")
+            raise TemplateError(source, "",
+                                f"two templates are named {bounded_repr(t.name)}; names must differ")
         seen[t.name] = None
     return out
 
