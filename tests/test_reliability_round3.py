@@ -3,8 +3,12 @@ number bounded, ambiguity an error. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import argparse
+import io
+import json
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -12,8 +16,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import ConfigurationError, Scheduler, SchedulerConfiguration
+from schedframe import (
+    ConfigurationError,
+    FakeClock,
+    ManifestError,
+    PluginArgsError,
+    PodGroup,
+    Scheduler,
+    SchedulerConfiguration,
+)
 from schedframe.api.manifests import object_from_manifest
+from schedframe.cli.main import main
 from schedframe.config._releases import SUPPORTED_RELEASES
 from schedframe.plan import (
     NodeTemplate,
@@ -147,3 +160,165 @@ def test_any_version_string_is_a_release_or_a_configuration_error(text: str) -> 
     else:
         assert got.release.version in SUPPORTED_RELEASES
     assert all(len(e) < 300 for e in errors)
+
+
+# -- 3. feature-gate errors and explain's echoes bounded ------------------------------------------
+
+@pytest.mark.parametrize("gates", [
+    {"x" * 100_000: True},
+    {f"Gate{i}": True for i in range(20_000)},
+    ",".join(f"G{i}=maybe" for i in range(20_000)),
+    "A" * 100_000 + "=" + "B" * 100_000,
+    ",".join(["SchedulerQueueingHints"] * 20_000),
+])
+def test_feature_gate_errors_are_bounded(gates: Any) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        SchedulerConfiguration.default(feature_gates=gates)
+    text = str(info.value)
+    assert len(text) < 4000
+    if len(info.value.errors) > 1:
+        assert len(info.value.errors) <= 11
+    from schedframe.cli._common import release_option
+
+    with pytest.raises(ConfigurationError) as info:
+        release_option(argparse.Namespace(kubernetes_version=None, feature_gates=gates))
+    assert len(str(info.value)) < 4000
+
+
+def test_feature_gate_errors_say_how_many_were_cut() -> None:
+    with pytest.raises(ConfigurationError) as info:
+        SchedulerConfiguration.default(feature_gates={f"Gate{i}": True for i in range(100)})
+    assert info.value.errors[-1] == "... and 90 more feature-gate problems"
+
+
+_DUMP = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+"""
+
+
+def test_explain_echoes_a_long_key_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(_DUMP)
+    key = "a" * 100_000
+    assert main(["explain", key, "--cluster", str(dump)], stdout=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert "no such file" in err
+    assert len(err) < 1000
+    assert main(["explain", "pod.yaml", "--cluster", "c" * 100_000], stdout=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert "no such file (--cluster)" in err
+    assert len(err) < 1000
+
+
+# -- 10. two pods with one key: explain refuses as simulate does ----------------------------------
+
+def test_explain_refuses_a_dump_with_two_pods_of_one_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(_DUMP + "---\n" + _DUMP.split("---\n")[1].replace('cpu: "1"', 'cpu: "100"'))
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(_DUMP.split("---\n")[1].replace("name: a,", "name: other,"))
+    for target in ("default/a", str(pod)):
+        assert main(["explain", target, "--cluster", str(dump)], stdout=io.StringIO()) == 2
+        err = capsys.readouterr().err
+        assert "pods[default/a]: a pod with this name or uid already exists" in err
+        assert len(err.strip().splitlines()) == 1
+    assert main(["simulate", "--cluster", str(dump)], stdout=io.StringIO()) != 0
+    assert "pods[default/a]: a pod with this name or uid already exists" in capsys.readouterr().err
+
+
+# -- 4. scheduleTimeoutSeconds is an int32 ---------------------------------------------------------
+
+def _pod_group(**spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+            "metadata": {"name": "g", "namespace": "default"}, "spec": spec}
+
+
+@_FAST
+@given(st.integers(min_value=-(10**400), max_value=10**400))
+def test_pod_group_times_are_int32_or_a_manifest_error(value: int) -> None:
+    for field in ("scheduleTimeoutSeconds", "minMember"):
+        if 0 <= value <= 2**31 - 1:
+            PodGroup.from_manifest(_pod_group(**{field: value}))
+            continue
+        with pytest.raises(ManifestError) as info:
+            PodGroup.from_manifest(_pod_group(**{field: value}))
+        assert info.value.path == f"spec.{field}"
+        assert len(str(info.value)) < 300
+
+
+def test_a_gang_with_a_huge_python_timeout_waits_instead_of_failing() -> None:
+    from schedframe.plugins.coscheduling import POD_GROUP_LABEL
+    from schedframe.sim import Scenario
+    from schedframe.testing import make_node, make_pod
+
+    scenario = Scenario.from_file(Path(__file__).parent / "data" / "scheduler-plugins"
+                                  / "gang-under-quota.yaml")
+    s = Scheduler(scenario.configs[0].config, clock=FakeClock(1_000_000.0))
+    s.add_node(make_node("n1").capacity(cpu="4", memory="16Gi", pods=110).obj())
+    s.add_object(PodGroup("g", "default", min_member=3, schedule_timeout_seconds=10**400))
+    for i in range(3):
+        s.add_pod(make_pod(f"g-{i}").label(POD_GROUP_LABEL, "g").req(cpu="1").obj())
+    s.schedule_one()  # the first member waits at Permit for the others (an OverflowError before)
+    assert len(s.waiting_pods) == 1
+    assert all("Overflow" not in p.message for p in s.pending())
+    s.run_until_idle(max_cycles=20)
+    assert len(s.bindings()) == 3
+
+
+@pytest.mark.parametrize("key", ["permitWaitingTimeSeconds", "podGroupBackoffSeconds"])
+def test_coscheduling_durations_fit_a_go_duration(key: str) -> None:
+    from schedframe.plugins.coscheduling import CoschedulingArgs
+
+    with pytest.raises(PluginArgsError) as info:
+        CoschedulingArgs.from_dict({key: 10**400}).validate()
+    assert str(info.value).startswith(f"{key}: must be at most")
+    assert len(str(info.value)) < 300
+
+
+# -- 5. load-watcher metrics are finite -----------------------------------------------------------
+
+def _metrics(value: Any = 42.5, start: Any = 0, end: Any = 900, timestamp: Any = 900) -> str:
+    metric = f'{{"type": "CPU", "operator": "AVG", "value": {value}}}'
+    return (f'{{"timestamp": {timestamp}, "window": {{"duration": "15m", "start": {start}, '
+            f'"end": {end}}}, "data": {{"NodeMetricsMap": {{"n1": {{"metrics": [{metric}]}}}}}}}}')
+
+
+@pytest.mark.parametrize(("field", "text"), [
+    ("window.start", _metrics(start="NaN")), ("window.end", _metrics(end="Infinity")),
+    ("window.end", _metrics(end="1e300")), ("timestamp", _metrics(timestamp="-Infinity")),
+    ("timestamp", _metrics(timestamp="1" * 400)),
+    ("data.NodeMetricsMap.n1.metrics[0].value", _metrics(value="NaN")),
+    ("data.NodeMetricsMap.n1.metrics[0].value", _metrics(value="-Infinity")),
+    ("data.NodeMetricsMap.n1.metrics[0].value", _metrics(value="1" * 400)),
+])
+def test_non_finite_load_metrics_are_refused_at_read(tmp_path: Path, field: str, text: str) -> None:
+    from schedframe.plugins.sigs import LoadMetricsError, load_metrics_file
+
+    f = tmp_path / "m.json"
+    f.write_text(text)
+    with pytest.raises(LoadMetricsError) as info:
+        load_metrics_file(str(f))
+    assert f"{field}: want " in str(info.value)
+    assert len(str(info.value)) < 300
+
+
+@_FAST
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_any_metric_value_is_finite_or_refused(value: float) -> None:
+    from schedframe.plugins.sigs import LoadMetricsError, WatcherMetrics
+
+    data = json.loads(_metrics(value=json.dumps(value)))
+    if math.isfinite(value):
+        assert WatcherMetrics.from_dict(data).nodes["n1"][0].value == value
+    else:
+        with pytest.raises(LoadMetricsError):
+            WatcherMetrics.from_dict(data)

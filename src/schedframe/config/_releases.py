@@ -183,7 +183,7 @@ class ReleaseProfile:
     def enabled(self, gate: str) -> bool:
         """Whether feature gate *gate* is on (``False`` for a gate that does not exist yet)."""
         if gate not in FEATURE_GATES:
-            raise KeyError(f"unknown feature gate {gate!r}")
+            raise KeyError(f"unknown feature gate {bounded_repr(gate)}")
         return self.feature_gates.get(gate, False)
 
     def has(self, difference: str) -> bool:
