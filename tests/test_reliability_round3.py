@@ -322,3 +322,70 @@ def test_any_metric_value_is_finite_or_refused(value: float) -> None:
     else:
         with pytest.raises(LoadMetricsError):
             WatcherMetrics.from_dict(data)
+
+
+# -- 6. prices capped, JSON output strict -----------------------------------------------------------
+
+def test_plan_json_never_writes_infinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all(example_cluster()))
+    doc = example_templates()
+    templates = tmp_path / "t.yaml"
+    templates.write_text(yaml.safe_dump(doc))
+    out = io.StringIO()
+    assert main(["plan", "--cluster", str(cluster), "--templates", str(templates), "--json"],
+                stdout=out) in (0, 1)
+    json.loads(out.getvalue(), parse_constant=lambda c: pytest.fail(f"{c} in plan --json"))
+    capsys.readouterr()
+    for t in doc["templates"]:
+        t["price"] = 1e308
+    templates.write_text(yaml.safe_dump(doc))
+    out = io.StringIO()
+    assert main(["plan", "--cluster", str(cluster), "--templates", str(templates), "--json"],
+                stdout=out) == 2
+    assert "templates[0].price: want a number in [0, 1e+12]" in capsys.readouterr().err
+    assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize(("data", "where"), [
+    ({"a": {"b": [1.0, math.inf]}}, "a.b[1]"), ([math.nan], "[0]"), (-math.inf, "(top level)"),
+])
+def test_cli_json_output_refuses_non_finite_numbers(data: Any, where: str) -> None:
+    from schedframe.cli._common import CliInputError, dump_json
+
+    out = io.StringIO()
+    with pytest.raises(CliInputError) as info:
+        dump_json(data, out)
+    assert f" at {where}, which JSON cannot hold" in str(info.value)
+    assert out.getvalue() == ""
+
+
+# -- 7. ports are ports ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["99999", "65536", "-1", "1" * 5000, "x", "", "8080.0", "٣"])
+def test_run_health_port_out_of_range_is_a_usage_error(
+        value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--health-port", value]) == 2
+    err = capsys.readouterr().err
+    assert "argument --health-port: want a port from 0 to 65535" in err
+    assert "Traceback" not in err
+    assert len(err) < 2000
+
+
+@_FAST
+@given(st.integers(min_value=0, max_value=65535))
+def test_every_port_is_read(value: int) -> None:
+    from schedframe.cli._args import port
+
+    assert port(str(value)) == value
+
+
+@pytest.mark.parametrize("value", [99999, -1, True, "80", 10**400])
+def test_kube_scheduler_health_port_is_checked_first(value: Any) -> None:
+    from schedframe.kube import KubeError, KubeScheduler
+
+    with pytest.raises(KubeError) as info:
+        KubeScheduler(object(), health_port=value)
+    assert str(info.value).startswith("health_port: want a port from 0 to 65535")
