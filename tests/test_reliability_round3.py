@@ -389,3 +389,55 @@ def test_kube_scheduler_health_port_is_checked_first(value: Any) -> None:
     with pytest.raises(KubeError) as info:
         KubeScheduler(object(), health_port=value)
     assert str(info.value).startswith("health_port: want a port from 0 to 65535")
+
+
+# -- 8. the object cap is checked against the replica count first ----------------------------------
+
+_WORKLOADS = {
+    "Deployment": {"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "big", "namespace": "default"},
+                   "spec": {"replicas": 10**9, "selector": {"matchLabels": {"app": "big"}},
+                            "template": {"metadata": {"labels": {"app": "big"}},
+                                         "spec": {"containers": [{"name": "c"}]}}}},
+    "StatefulSet": {"apiVersion": "apps/v1", "kind": "StatefulSet",
+                    "metadata": {"name": "big", "namespace": "default"},
+                    "spec": {"replicas": 10**9, "serviceName": "big",
+                             "selector": {"matchLabels": {"app": "big"}},
+                             "template": {"metadata": {"labels": {"app": "big"}},
+                                          "spec": {"containers": [{"name": "c"}]}}}},
+    "Job": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "big", "namespace": "default"},
+            "spec": {"parallelism": 10**9, "completions": 10**9,
+                     "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c"}]}}}},
+    "IndexedJob": {"apiVersion": "batch/v1", "kind": "Job",
+                   "metadata": {"name": "big", "namespace": "default"},
+                   "spec": {"parallelism": 10**9, "completions": 10**9, "completionMode": "Indexed",
+                            "template": {"spec": {"restartPolicy": "Never",
+                                                  "containers": [{"name": "c"}]}}}},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_WORKLOADS))
+def test_a_billion_replicas_are_refused_before_any_pod_is_made(kind: str) -> None:
+    from schedframe import load_manifests
+
+    t0 = time.perf_counter()
+    with pytest.raises(ManifestError) as info:
+        load_manifests(json.dumps(_WORKLOADS[kind]))
+    assert time.perf_counter() - t0 < 5
+    assert "asks for" in str(info.value)
+    assert "more than 1000000 objects" in str(info.value)
+
+
+@_FAST
+@given(st.integers(min_value=0, max_value=40))
+def test_the_object_cap_is_exact_for_small_workloads(replicas: int) -> None:
+    from schedframe import load_manifests
+
+    doc = json.loads(json.dumps(_WORKLOADS["Deployment"]))
+    doc["spec"]["replicas"] = replicas
+    # the Deployment, its ReplicaSet and its pods
+    if replicas + 2 <= 20:
+        assert len(load_manifests(json.dumps(doc), max_objects=20)) == replicas + 2
+    else:
+        with pytest.raises(ManifestError):
+            load_manifests(json.dumps(doc), max_objects=20)
