@@ -441,3 +441,39 @@ def test_the_object_cap_is_exact_for_small_workloads(replicas: int) -> None:
     else:
         with pytest.raises(ManifestError):
             load_manifests(json.dumps(doc), max_objects=20)
+
+
+# -- 9. LeastNUMANodes examines a bounded number of zone combinations -------------------------------
+
+def _zones(n: int) -> list[Any]:
+    from fractions import Fraction
+
+    from schedframe.plugins.sigs._nrt_numa import NUMANode
+
+    return [NUMANode(i, {"cpu": Fraction(4), "memory": Fraction(2**30)},
+                     {j: 10 if i == j else 20 for j in range(n)}) for i in range(n)]
+
+
+@pytest.mark.parametrize("cpus", [8, 150, 10**6])
+def test_least_numa_nodes_on_40_zones_ends(cpus: int) -> None:
+    from fractions import Fraction
+
+    from schedframe.plugins.sigs._nrt_numa import numa_nodes_required
+
+    t0 = time.perf_counter()
+    got, is_min = numa_nodes_required("Guaranteed", _zones(40), {"cpu": Fraction(cpus)})
+    assert time.perf_counter() - t0 < 5
+    # two zones are within the budget (40 + 780 combinations), more are not
+    assert got == ([0, 1] if cpus == 8 else None)
+    assert is_min is (cpus == 8)
+
+
+def test_least_numa_nodes_is_complete_up_to_12_zones() -> None:
+    from fractions import Fraction
+
+    from schedframe.plugins.sigs._nrt_numa import MAX_NUMA_COMBINATIONS, numa_nodes_required
+
+    assert 2**12 - 1 <= MAX_NUMA_COMBINATIONS
+    got, is_min = numa_nodes_required("Guaranteed", _zones(12), {"cpu": Fraction(46)})
+    assert got == list(range(12))
+    assert is_min
