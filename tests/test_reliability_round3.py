@@ -477,3 +477,16 @@ def test_least_numa_nodes_is_complete_up_to_12_zones() -> None:
     got, is_min = numa_nodes_required("Guaranteed", _zones(12), {"cpu": Fraction(46)})
     assert got == list(range(12))
     assert is_min
+
+
+@pytest.mark.parametrize("version", ["1" * 5000, "1." + "3" * 5000, ""])
+def test_cli_kubernetes_version_of_5000_digits_is_one_bounded_line(
+        version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["config", "default", "--kubernetes-version", version],
+                    ["simulate", "--kubernetes-version", version]):
+        assert main(command, stdout=io.StringIO()) == 2
+        err = capsys.readouterr().err
+        assert "--kubernetes-version: " in err
+        assert "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+        assert len(err) < 400
