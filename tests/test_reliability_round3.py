@@ -104,6 +104,14 @@ def test_node_template_price_is_finite_and_bounded_or_refused(price: Any) -> Non
         assert info.value.path == "price"
 
 
+@pytest.mark.parametrize("name", ["Upper", "a_b", "x" * 100_000, "-a", "é"])
+def test_plan_template_names_are_dns_subdomains_as_in_a_file(name: str) -> None:
+    with pytest.raises(TemplateError) as info:
+        plan(_cluster(), [_template(name=name)])
+    assert info.value.path == "templates[0].name"
+    assert len(str(info.value)) < 300
+
+
 @pytest.mark.parametrize("strategy", [None, 3, ["price"], "x" * 100_000])
 def test_plan_strategy_of_the_wrong_type_is_a_template_error(strategy: Any) -> None:
     with pytest.raises(TemplateError) as info:

@@ -220,6 +220,7 @@ def check_templates(templates: Any) -> list[NodeTemplate]:
                 check(t, None, value)
             except TemplateError as exc:
                 raise TemplateError("", _join(at, exc.path), exc.detail) from None
+        _check_dns(t.name, f"{at}.name", "")  # new nodes are named after it, as from a file
         if t.name in seen:
             raise TemplateError("", f"{at}.name",
                                 f"two templates are named {bounded_repr(t.name)}; names must differ")
