@@ -498,3 +498,16 @@ def test_cli_kubernetes_version_of_5000_digits_is_one_bounded_line(
         assert "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
         assert len(err) < 400
+
+
+@_FAST
+@given(st.dictionaries(st.text(max_size=300), st.booleans(), max_size=40))
+def test_any_feature_gate_mapping_is_applied_or_refused_in_a_bounded_message(gates: dict[str, bool]) -> None:
+    errors: list[ConfigurationError] = []
+    try:
+        SchedulerConfiguration.default(feature_gates=gates)
+    except ConfigurationError as exc:
+        errors.append(exc)
+    for exc in errors:
+        assert len(exc.errors) <= 11
+        assert all(len(e) < 600 for e in exc.errors)
