@@ -26,7 +26,7 @@ def duration(text: str) -> float:
 
 
 def port(text: str) -> int:
-    """A TCP port flag: an integer from 0 (any free port) to :data:`MAX_PORT`; anything else is
+    """A TCP port flag: an integer from 0 (any free port) to ``MAX_PORT``; anything else is
     a usage error (exit 2) naming the value, never an ``OverflowError`` from the socket."""
     from ..errors import bounded_repr
 

@@ -53,7 +53,7 @@ MAX_GATE_ERRORS: Final = 10
 
 
 def _gate_error(errors: list[str], **kw: str) -> ConfigurationError:
-    """The error listing *errors*, at most :data:`MAX_GATE_ERRORS` of them (the count of the
+    """The error listing *errors*, at most ``MAX_GATE_ERRORS`` of them (the count of the
     others said), each already bounding the values it echoes."""
     if len(errors) > MAX_GATE_ERRORS:
         errors = [*errors[:MAX_GATE_ERRORS], f"... and {len(errors) - MAX_GATE_ERRORS:,} more "

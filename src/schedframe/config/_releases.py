@@ -214,7 +214,7 @@ def normalise_version(value: Any, *, path: str = "kubernetes_version") -> str:
     The one parser of a release every entry point uses (configuration readers, ``Scheduler``,
     ``with_release``, the simulator, the CLI's ``--kubernetes-version``): anything but ``None``
     or such a string -- ``""``, ``0``, ``False``, ``[]``, a string longer than
-    :data:`MAX_VERSION_CHARS` -- is refused.
+    ``MAX_VERSION_CHARS`` -- is refused.
 
     Raises:
         ConfigurationError: not a version, or a release schedframe does not emulate.

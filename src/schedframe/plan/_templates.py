@@ -97,7 +97,7 @@ class NodeTemplate:
         name: the template's name (new nodes are called ``<name>-<n>``).
         node: the Node every new node copies (labels, taints, allocatable, GPU model).
         price: cost of one node (any unit, e.g. per hour), a finite number in
-            [0, :data:`MAX_PRICE`]; ``None``: unknown (counted as 0 by the ``price`` strategy,
+            [0, ``MAX_PRICE``] (10^12); ``None``: unknown (counted as 0 by the ``price`` strategy,
             which then prefers templates with a price).
         max_count: at most this many new nodes of the template (an integer in [0, 100,000]).
         priority: for the ``priority`` strategy (higher first), as CA's priority expander (an
@@ -200,7 +200,7 @@ def templates_from_data(data: Any, *, source: str = "<templates>") -> list[NodeT
 
 def check_templates(templates: Any) -> list[NodeTemplate]:
     """*templates* as a list of :class:`NodeTemplate`: each checked as a template read from a file
-    is (type, fields, at most :data:`MAX_TEMPLATES`, distinct names), errors naming
+    is (type, fields, at most ``MAX_TEMPLATES``, distinct names), errors naming
     ``templates[i].field``."""
     if isinstance(templates, (str, bytes, Mapping)) or not isinstance(templates, Iterable):
         raise TemplateError("", "templates", f"want a path or an iterable of NodeTemplate, got "

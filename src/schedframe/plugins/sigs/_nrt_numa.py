@@ -435,7 +435,7 @@ def numa_nodes_required(
 ) -> tuple[list[int] | None, bool]:
     """The fewest NUMA nodes (their ids) the resources fit in, preferring the smallest average
     distance, and whether that distance is the smallest among all combinations of that size;
-    ``None`` when they fit in no combination (of the :data:`MAX_NUMA_COMBINATIONS` examined)."""
+    ``None`` when they fit in no combination (of the ``MAX_NUMA_COMBINATIONS`` examined)."""
     n = len(numa_nodes)
     examined = 0
     for size in range(1, n + 1):
