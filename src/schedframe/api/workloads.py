@@ -42,7 +42,7 @@ from typing import Any, Final, final
 
 import attrs
 
-from ..errors import ManifestError, SchedframeWarning
+from ..errors import ManifestError, SchedframeWarning, bounded_text
 from ._pod import pod_to_manifest
 from .frozendict import FrozenDict, freeze
 from .frozendict import as_tuple as _tuple
@@ -447,6 +447,15 @@ class _Expander:
             raise ManifestError("", f"expanding workloads gives more than {self.max_objects} objects "
                                     "(load_manifests(..., max_objects=N) raises the limit)")
 
+    def need(self, n: int, owner: Any) -> None:
+        """Refuse *owner* before it creates any of the *n* objects it will at least create when
+        they would pass *max_objects* (a Deployment of 10^9 replicas is refused at once, not
+        after building a million pods)."""
+        if self.max_objects is not None and n > 0 and self.count + n > self.max_objects:
+            raise ManifestError("", f"{bounded_text(_workload_name(owner))} asks for {n:,} more pods: "
+                                    f"expanding workloads gives more than {self.max_objects} objects "
+                                    "(load_manifests(..., max_objects=N) raises the limit)")
+
     def owned_pods(self, owner: Any) -> list[Pod]:
         uid = owner_uid(owner)
         seen: dict[str, Pod] = {}
@@ -490,6 +499,7 @@ class _Expander:
         if owner.template is None or owner.replicas <= 0:
             return []
         active = [p for p in self.owned_pods(owner) if _is_active(p)]
+        self.need(owner.replicas - len(active) - adopted, owner)
         rng = self.rng(owner)
         return [self.new_pod(owner, owner.template, self.unique_name(f"{owner.name}-", rng, owner.namespace))
                 for _ in range(owner.replicas - len(active) - adopted)]
@@ -562,6 +572,8 @@ class _Expander:
             return []
         out: list[Any] = []
         h = f"{s.name}-{template_hash(s.template)}"
+        # at least this many ordinals have no pod (each pod of the input holds at most one)
+        self.need(max(s.replicas, 0) - len(self.pod_keys), s)
         for ordinal in range(s.ordinals_start, s.ordinals_start + max(s.replicas, 0)):
             name = f"{s.name}-{ordinal}"
             if f"{s.namespace}/{name}" in self.pod_keys:
@@ -615,6 +627,7 @@ class _Expander:
             done_or_running = {p.annotations.get(JOB_COMPLETION_INDEX) for p in owned
                                if p.phase == "Succeeded" or _is_active(p)}
             room = parallelism - len(active)
+            self.need(min(room, job.completions - len(done_or_running)), job)
             out = []
             for index in range(job.completions):
                 if room <= 0:
@@ -631,6 +644,7 @@ class _Expander:
             want = len(active) if succeeded else parallelism
         else:
             want = max(min(job.completions - succeeded, parallelism), 0)
+        self.need(want - len(active), job)
         return [self.new_pod(job, job.template, self.unique_name(f"{job.name}-", rng, job.namespace),
                              labels=labels)
                 for _ in range(want - len(active))]

@@ -26,11 +26,12 @@ import argparse
 import contextlib
 import contextvars
 import json
+import math
 import os
 import sys
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Protocol
 
 from .._textio import shown_path
@@ -57,6 +58,7 @@ __all__ = [
     "run_command",
     "size_text",
     "status",
+    "strict_json",
 ]
 
 #: Success.
@@ -343,10 +345,41 @@ def load_cluster(path: str, flag: str, out: Out | None = None) -> list[Any]:
     return objects
 
 
+def strict_json(data: Any, *, indent: int | None = 2) -> str:
+    """*data* as JSON text that every JSON reader accepts: a NaN or an infinity (which Python's
+    ``json`` would write as ``NaN``/``Infinity``, not JSON) is a :class:`CliInputError` naming
+    where it is, raised before anything is written."""
+    try:
+        return json.dumps(data, indent=indent, default=str, allow_nan=False)
+    except ValueError:
+        where = _non_finite(data, "")
+        if where is None:
+            raise
+        path, value = where
+        raise CliInputError(f"the JSON output would hold {value!r} at {path or '(top level)'}, which "
+                            f"JSON cannot hold; nothing was written") from None
+
+
+def _non_finite(data: Any, path: str) -> tuple[str, float] | None:
+    """The path and value of the first NaN or infinity in *data*."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return path, data
+    if isinstance(data, Mapping):
+        for k, v in data.items():
+            found = _non_finite(v, f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    elif isinstance(data, (list, tuple)):
+        for i, v in enumerate(data):
+            found = _non_finite(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
 def dump_json(data: Any, stream: Any) -> None:
-    """*data* as indented JSON and a newline."""
-    json.dump(data, stream, indent=2, default=str)
-    stream.write("\n")
+    """*data* as indented strict JSON and a newline (:func:`strict_json`)."""
+    stream.write(strict_json(data) + "\n")
 
 
 def fmt_seconds(value: float | None) -> str:

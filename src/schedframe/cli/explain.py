@@ -86,16 +86,17 @@ def run(args: argparse.Namespace) -> int:
     out = output(args)
     from ..api.manifests import load_manifests
     from ..api.objects import Pod
-    from ..errors import ManifestError
+    from ..errors import ManifestError, bounded_text
     from ..scheduler.explain import explain
 
-    if not os.path.exists(args.cluster):
-        raise CliInputError(f"{args.cluster}: no such file (--cluster)")
-    if not os.path.exists(args.pod):
+    if not _exists(args.cluster):
+        raise CliInputError(f"{bounded_text(args.cluster)}: no such file (--cluster)")
+    if not _exists(args.pod):
         if not _POD_KEY.fullmatch(args.pod):
-            raise CliInputError(f"{args.pod}: no such file (POD.yaml)")
+            raise CliInputError(f"{bounded_text(args.pod)}: no such file (POD.yaml)")
         # not a file: the key of a pending pod of the dump
         objects = load_cluster(args.cluster, "--cluster", out)
+        _refuse_duplicate_pods(objects, args.cluster)
         pods, objects = _pending_pod(args.pod, args.cluster, objects)
     else:
         if os.path.isdir(args.pod):
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         if len(pods) != 1:
             raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
         objects = load_cluster(args.cluster, "--cluster", out)
+        _refuse_duplicate_pods(objects, args.cluster)
     if args.load_metrics:  # node metrics given with the cluster dump, as simulate reads them
         objects = [*objects, _metrics_source(args.load_metrics)]
     release = release_option(args)
@@ -144,6 +146,33 @@ def _metrics_source(path: str) -> Any:
         raise CliInputError(f"{exc} (--load-metrics)") from None
 
 
+def _exists(path: str) -> bool:
+    try:
+        return os.path.exists(path)
+    except (OSError, ValueError):  # a name too long for the system, or with a NUL
+        return False
+
+
+def _refuse_duplicate_pods(objects: Sequence[Any], cluster: str) -> None:
+    """Refuse a dump holding two pods with the same key or uid, as ``schedframe simulate`` does
+    (explain would otherwise explain the first one silently)."""
+    from ..api.objects import Pod
+    from ..errors import bounded_text
+
+    keys: set[str] = set()
+    uids: set[str] = set()
+    for o in objects:
+        if not isinstance(o, Pod):
+            continue
+        if o.key in keys or (o.uid and o.uid in uids):
+            raise CliInputError(f"{bounded_text(cluster)}: pods[{bounded_text(o.key)}]: a pod with this "
+                                "name or uid already exists, one of the dump's pods; this one is one "
+                                "of the dump's pods")
+        keys.add(o.key)
+        if o.uid:
+            uids.add(o.uid)
+
+
 #: ``[namespace/]name`` of a pod (a DNS subdomain name, optionally after a namespace label).
 _POD_KEY: Final = re.compile(r"(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 
@@ -152,17 +181,19 @@ def _pending_pod(key: str, cluster: str, objects: list[Any]) -> tuple[list[Any],
     """The pending pod *key* (``namespace/name``, or a name in ``default``) of the dump, and the
     dump's objects without it."""
     from ..api.objects import Pod
+    from ..errors import bounded_text
 
     full = key if "/" in key else f"default/{key}"
     found = [o for o in objects if isinstance(o, Pod) and o.key == full]
     if not found:
-        raise CliInputError(f"{key}: no such file, and no pod {full} in {cluster} (POD.yaml: a "
-                            "pod manifest, or the key of a pending pod of the dump)")
+        raise CliInputError(f"{bounded_text(key)}: no such file, and no pod {bounded_text(full)} in "
+                            f"{bounded_text(cluster)} (POD.yaml: a pod manifest, or the key of a "
+                            "pending pod of the dump)")
     pod = found[0]
     if pod.node_name:
-        raise CliInputError(f"{full} is bound to node {pod.node_name} in {cluster}; explain takes a "
-                            "pending pod (write it to a file without spec.nodeName to ask where it "
-                            "would go now)")
+        raise CliInputError(f"{bounded_text(full)} is bound to node {bounded_text(pod.node_name)} in "
+                            f"{bounded_text(cluster)}; explain takes a pending pod (write it to a "
+                            "file without spec.nodeName to ask where it would go now)")
     return [pod], [o for o in objects if o is not pod]
 
 

@@ -6,7 +6,7 @@ import argparse
 import logging
 from typing import Any
 
-from ._args import duration
+from ._args import duration, port
 from ._common import add_release_options, load_config, release_option
 from ._kube import KubeSetupError, api_client, cluster_options
 
@@ -27,8 +27,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="hold a coordination.k8s.io/v1 Lease before scheduling (more than one replica)")
     p.add_argument("--lease-namespace", default="kube-system", metavar="NS")
     p.add_argument("--lease-name", default="schedframe", metavar="NAME")
-    p.add_argument("--health-port", type=int, metavar="PORT",
-                   help="serve /healthz, /readyz and /metrics on this port (0: any free port)")
+    p.add_argument("--health-port", type=port, metavar="PORT",
+                   help="serve /healthz, /readyz and /metrics on this port (0 to 65535; 0: any "
+                        "free port)")
     p.add_argument("--health-host", default="0.0.0.0", metavar="HOST",
                    help="the health server's address (default 0.0.0.0)")
     p.add_argument("--max-event-bytes", type=int, default=16 * 1024 * 1024, metavar="N",

@@ -9,7 +9,15 @@ from typing import Any, Final
 import attrs
 
 from ..sim.sweep import SweepSpec, dask_executor, load_sweep_spec, sweep
-from ._common import EXIT_OK, EXIT_PENDING, CliInputError, add_release_options, output, release_option
+from ._common import (
+    EXIT_OK,
+    EXIT_PENDING,
+    CliInputError,
+    add_release_options,
+    output,
+    release_option,
+    strict_json,
+)
 
 __all__ = ["BUILTIN_SWEEP", "add_parser", "run"]
 
@@ -77,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         result = sweep(spec, workers=args.workers, out=args.out, resume=args.resume, progress=show_progress)
     rows = result.rows()
     if args.json:
-        out.stream.write(json.dumps(rows, indent=1) + "\n")
+        out.stream.write(strict_json(rows, indent=1) + "\n")
     else:
         params = spec.params
         shown = [c for c in _SHOWN if any(c in r for r in rows)]

@@ -27,7 +27,7 @@ from typing import Any, Final, final
 import attrs
 
 from ..api.frozendict import FrozenDict
-from ..errors import ConfigurationError, bounded_repr, did_you_mean
+from ..errors import ConfigurationError, bounded_repr, bounded_text, did_you_mean
 
 __all__ = [
     "FEATURE_GATES",
@@ -45,6 +45,20 @@ GA: Final = "GA"
 Release = tuple[int, int]
 
 _FACTS_FILE: Final = Path(__file__).with_name("_release_facts.json")
+
+
+#: The most problems one feature-gate error lists; the rest are counted (``... and 9,990 more
+#: feature-gate problems``).
+MAX_GATE_ERRORS: Final = 10
+
+
+def _gate_error(errors: list[str], **kw: str) -> ConfigurationError:
+    """The error listing *errors*, at most ``MAX_GATE_ERRORS`` of them (the count of the
+    others said), each already bounding the values it echoes."""
+    if len(errors) > MAX_GATE_ERRORS:
+        errors = [*errors[:MAX_GATE_ERRORS], f"... and {len(errors) - MAX_GATE_ERRORS:,} more "
+                                             f"feature-gate problems"]
+    return ConfigurationError(errors, **kw)
 
 
 def _release(text: str) -> Release:
@@ -221,12 +235,12 @@ def parse_feature_gates(text: str, *, path: str = "--feature-gates") -> dict[str
             continue
         low = value.lower()
         if low not in ("true", "false", "1", "0", "t", "f"):
-            errors.append(f"{path}: invalid value of {name}={value}, err: strconv.ParseBool: "
-                          f"parsing {bounded_repr(value)}: invalid syntax")
+            errors.append(f"{path}: invalid value of {bounded_text(name)}={bounded_text(value)}, err: "
+                          f"strconv.ParseBool: parsing {bounded_repr(value)}: invalid syntax")
             continue
         out[name] = low in ("true", "1", "t")
     if errors:
-        raise ConfigurationError(errors)
+        raise _gate_error(errors)
     return out
 
 
@@ -254,13 +268,15 @@ def resolve_feature_gates(release: Release, overrides: Mapping[str, bool] | str 
     errors: list[str] = []
     given: Mapping[Any, Any] = overrides or {}
     for name, value in given.items():
-        where = f"{path} {name}" if path.startswith("--") else f"{path}[{bounded_repr(name)}]"
+        where = (f"{path} {bounded_text(str(name))}" if path.startswith("--")
+                 else f"{path}[{bounded_repr(name)}]")
         if not isinstance(value, bool):
             errors.append(f"{where}: must be a bool, got {type(value).__name__}")
             continue
         spec_row = known.get(name) if isinstance(name, str) else None
         if spec_row is None:
-            hint = did_you_mean(str(name), sorted(known))
+            # past the problems listed only the count is said: no hint to compute
+            hint = did_you_mean(str(name), sorted(known)) if len(errors) < MAX_GATE_ERRORS else ""
             errors.append(f"{where}: unrecognized feature gate: {bounded_repr(name)[1:-1]}{hint}")
             continue
         default, _stage, locked = bool(spec_row[0]), spec_row[1], bool(spec_row[2])
@@ -289,5 +305,5 @@ def resolve_feature_gates(release: Release, overrides: Mapping[str, bool] | str 
                 errors.append(f"{path}: {dependent} is enabled, but depends on features that are "
                               f"disabled: [{' '.join(off)}]")
     if errors:
-        raise ConfigurationError(errors, prefix="invalid feature gates: ")
+        raise _gate_error(errors, prefix="invalid feature gates: ")
     return FrozenDict(dict(sorted(values.items())))

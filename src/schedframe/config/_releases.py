@@ -183,7 +183,7 @@ class ReleaseProfile:
     def enabled(self, gate: str) -> bool:
         """Whether feature gate *gate* is on (``False`` for a gate that does not exist yet)."""
         if gate not in FEATURE_GATES:
-            raise KeyError(f"unknown feature gate {gate!r}")
+            raise KeyError(f"unknown feature gate {bounded_repr(gate)}")
         return self.feature_gates.get(gate, False)
 
     def has(self, difference: str) -> bool:
@@ -203,11 +203,18 @@ def _minor(version: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?")
+_VERSION = re.compile(r"v?(\d{1,9})\.(\d{1,9})(?:\.\d{1,9})?(?:[-+].*)?")
+#: The longest Kubernetes version string read (``v1.33.4-gke.1200`` is 16 characters).
+MAX_VERSION_CHARS: Final = 64
 
 
 def normalise_version(value: Any, *, path: str = "kubernetes_version") -> str:
     """``"1.33"`` from ``"1.33"``, ``"v1.33"`` or ``"1.33.4"``; ``None`` is the newest release.
+
+    The one parser of a release every entry point uses (configuration readers, ``Scheduler``,
+    ``with_release``, the simulator, the CLI's ``--kubernetes-version``): anything but ``None``
+    or such a string -- ``""``, ``0``, ``False``, ``[]``, a string longer than
+    ``MAX_VERSION_CHARS`` -- is refused.
 
     Raises:
         ConfigurationError: not a version, or a release schedframe does not emulate.
@@ -218,7 +225,9 @@ def normalise_version(value: Any, *, path: str = "kubernetes_version") -> str:
     if not isinstance(value, str):
         raise ConfigurationError(f"{path}: must be a string such as {NEWEST_RELEASE!r}, got "
                                  f"{type(value).__name__} ({supported})")
-    m = _VERSION.fullmatch(value.strip())
+    # longer than any version: refused before the regex and int() see it (int() refuses more
+    # than 4,300 digits with a raw ValueError)
+    m = _VERSION.fullmatch(value.strip()) if len(value) <= MAX_VERSION_CHARS else None
     if m is None:
         raise ConfigurationError(f"{path}: Invalid value: {bounded_repr(value)}: not a Kubernetes version "
                                  f"(MAJOR.MINOR, e.g. {NEWEST_RELEASE!r}; {supported})")

@@ -393,7 +393,9 @@ class SchedulerConfiguration:
 
         .. versionadded:: 0.1.0
         """
-        release = release_profile(kubernetes_version or self.release.version, feature_gates)
+        # None keeps this release; anything else is parsed ("", 0, False are refused)
+        release = release_profile(self.release.version if kubernetes_version is None else kubernetes_version,
+                                  feature_gates)
         if release == self.release:
             return self
         data = self.source if self.source is not None else self.to_dict()

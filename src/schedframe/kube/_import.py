@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, final
 
@@ -9,7 +10,7 @@ import attrs
 
 from ..api.kinds import KINDS
 from ..api.manifests import ApiObject, dump_manifests, object_from_manifest
-from ..errors import SchedframeError
+from ..errors import SchedframeError, SchedframeWarning
 from ._api import ApiSession, KubeApiError, KubeError, KubeLimitError, bounded_text
 from ._informer import Resource, _key
 
@@ -194,6 +195,7 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
             raise TypeError(f"import_cluster() argument {name!r} must be a positive int, got {value!r}")
     limits = _Limits(page_size, max_items_per_kind, max_items, max_pages, max_page_bytes)
     objects: list[ApiObject] = []
+    origins: list[tuple[str, str, str]] = []  # (kind, apiVersion, key) of each object
     skipped: list[str] = []
     unavailable: list[str] = []
     counts: dict[str, int] = {}
@@ -204,13 +206,14 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
         def keep(raw: dict[str, Any] | None, resource: Resource = resource,
                  mark: tuple[int, int] = mark) -> None:
             if raw is None:  # the list starts again
-                del objects[mark[0]:], skipped[mark[1]:]
+                del objects[mark[0]:], origins[mark[0]:], skipped[mark[1]:]
                 return
             if not terminal_pods and resource.kind == "Pod" and \
                     (raw.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 return
             try:
                 objects.append(object_from_manifest(raw))
+                origins.append((resource.kind, resource.api_version, _key(raw)))
             except SchedframeError as exc:
                 skipped.append(f"{resource.kind} {bounded_text(_key(raw), 120)}: {exc}")
 
@@ -220,7 +223,7 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
         except KubeLimitError:
             raise
         except KubeApiError as exc:
-            del objects[mark[0]:], skipped[mark[1]:]
+            del objects[mark[0]:], origins[mark[0]:], skipped[mark[1]:]
             if resource.required:
                 raise
             if exc.status == 404:
@@ -231,7 +234,7 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
                 unavailable.append(f"{what}: the list failed: {_failure(exc)}")
             continue
         except KubeError as exc:
-            del objects[mark[0]:], skipped[mark[1]:]
+            del objects[mark[0]:], origins[mark[0]:], skipped[mark[1]:]
             if resource.required:
                 raise
             unavailable.append(f"{what}: the list failed: {exc}")
@@ -239,7 +242,57 @@ def import_cluster(api_client: Any, *, resources: Sequence[Resource] = IMPORT_RE
         n = len(objects) - mark[0]
         if n:
             counts[resource.kind] = counts.get(resource.kind, 0) + n
+    objects = _one_copy_each(objects, origins, counts)
     return ClusterImport(tuple(objects), tuple(skipped), tuple(unavailable), counts)
+
+
+def _one_copy_each(objects: list[ApiObject], origins: list[tuple[str, str, str]],
+                   counts: dict[str, int]) -> list[ApiObject]:
+    """*objects* with one copy of an object served under two apiVersions of its kind (a PodGroup
+    or an ElasticQuota under ``scheduling.x-k8s.io`` and the legacy ``scheduling.sigs.k8s.io``):
+    the copy of the kind's current apiVersion (the first it lists) is kept, and one warning per
+    kind names both versions and the objects dropped. *counts* is corrected."""
+    preference = {info.kind: info.api_versions for info in KINDS.ranked()}
+    versions_of: dict[str, set[str]] = {}
+    for kind, version, _ in origins:
+        versions_of.setdefault(kind, set()).add(version)
+    if all(len(v) < 2 for v in versions_of.values()):
+        return objects
+
+    def rank(kind: str, version: str) -> int:
+        order = preference.get(kind, ())
+        return order.index(version) if version in order else len(order)
+
+    chosen: dict[tuple[str, str], int] = {}
+    dropped: set[int] = set()
+    for i, (kind, version, key) in enumerate(origins):
+        if len(versions_of[kind]) < 2:
+            continue
+        j = chosen.get((kind, key))
+        if j is None:
+            chosen[(kind, key)] = i
+        elif origins[j][1] == version:
+            continue  # one list never serves a name twice; kept as it was
+        elif rank(kind, version) < rank(kind, origins[j][1]):
+            dropped.add(j)
+            chosen[(kind, key)] = i
+        else:
+            dropped.add(i)
+    if not dropped:
+        return objects
+    by_kind: dict[str, list[int]] = {}
+    for i in sorted(dropped):
+        by_kind.setdefault(origins[i][0], []).append(i)
+    for kind, gone in by_kind.items():
+        counts[kind] -= len(gone)
+        kept = chosen[(kind, origins[gone[0]][2])]
+        names = ", ".join(bounded_text(origins[i][2], 120) for i in gone[:3])
+        more = f" and {len(gone) - 3:,} more" if len(gone) > 3 else ""
+        warnings.warn(
+            f"{len(gone):,} {kind}(s) served under both {origins[kept][1]} and {origins[gone[0]][1]} "
+            f"({names}{more}): the {origins[kept][1]} copies are kept, the "
+            f"{origins[gone[0]][1]} ones dropped", SchedframeWarning, stacklevel=3)
+    return [o for i, o in enumerate(objects) if i not in dropped]
 
 
 def _failure(exc: KubeApiError) -> str:

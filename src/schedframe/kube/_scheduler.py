@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, final
 
 from ..api.objects import Pod
-from ..errors import SchedframeError
+from ..errors import SchedframeError, bounded_repr
 from ..framework.hookspecs import hookimpl
 from ..framework.plugin_manager import make_plugin_manager
 from ..framework.status import Code, Status
@@ -147,6 +147,10 @@ class KubeScheduler:
                  resources: tuple[Resource, ...] = SCHEDULER_RESOURCES,
                  max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = EVENT_DEADLINE
                  ) -> None:
+        if health_port is not None and (isinstance(health_port, bool) or not isinstance(health_port, int)
+                                        or not 0 <= health_port <= 65535):
+            # checked before anything starts (the socket would raise a raw OverflowError)
+            raise KubeError(f"health_port: want a port from 0 to 65535, got {bounded_repr(health_port)}")
         self.session = ApiSession(_own_client(api_client, len(resources) + 8))
         self.binder = KubeBinder(self.session)
         self._metrics = _Metrics()

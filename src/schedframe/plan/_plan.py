@@ -295,14 +295,16 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
     .. versionadded:: 0.1.0
     """
     t0 = time.perf_counter()
-    if strategy not in STRATEGIES:
-        from ..errors import did_you_mean
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
+        from ..errors import bounded_repr, did_you_mean
 
-        hint = did_you_mean(strategy, STRATEGIES)
-        raise TemplateError("", "strategy", f"unknown strategy {strategy!r}{hint} "
+        hint = did_you_mean(strategy, STRATEGIES) if isinstance(strategy, str) else ""
+        raise TemplateError("", "strategy", f"unknown strategy {bounded_repr(strategy)}{hint} "
                                             f"(strategies: {', '.join(STRATEGIES)})")
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
         raise TemplateError("", "threshold", f"want a number in [0, 1], got {threshold!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TemplateError("", "seed", f"want an integer, got {type(seed).__name__}")
     reg = _registry(registry)
     objs = _objects(cluster, "cluster")
     more = _objects(pending, "pending")

@@ -12,10 +12,11 @@ import attrs
 
 from .._textio import parse_documents, read_text, shown_path
 from ..api.objects import Node
-from ..errors import ManifestError, SchedframeError
+from ..errors import ManifestError, SchedframeError, bounded_repr
 
 __all__ = [
     "MAX_COUNT_ANNOTATION",
+    "MAX_PRICE",
     "MAX_TEMPLATES",
     "MAX_TEMPLATE_BYTES",
     "NodeTemplate",
@@ -32,6 +33,11 @@ MAX_TEMPLATE_BYTES: Final = 4 * 1024 * 1024
 MAX_TEMPLATES: Final = 1000
 #: The most nodes of one template (``maxCount``; the default when none is given).
 MAX_NODES_PER_TEMPLATE: Final = 100_000
+#: The highest price of one node: a plan's cost (at most MAX_TEMPLATES x MAX_NODES_PER_TEMPLATE
+#: nodes) then stays a finite number (``plan --json`` never writes ``Infinity``).
+MAX_PRICE: Final = 1e12
+#: The range of ``priority`` (upstream's priority expander reads an int32).
+_PRIORITY_RANGE: Final = (-(2**31), 2**31 - 1)
 #: Annotations of a bare Node manifest used as a template.
 PRICE_ANNOTATION: Final = "schedframe.io/price"
 MAX_COUNT_ANNOTATION: Final = "schedframe.io/max-count"
@@ -60,7 +66,25 @@ class TemplateError(SchedframeError, ValueError):
 
 def _check_name(t: NodeTemplate, attribute: Any, value: Any) -> None:
     if not isinstance(value, str) or not value:
-        raise TemplateError("", "name", f"want a non-empty string, got {value!r}")
+        raise TemplateError("", "name", f"want a non-empty string, got {_kind(value)}")
+
+
+def _check_node(t: NodeTemplate, attribute: Any, value: Any) -> None:
+    if not isinstance(value, Node):
+        raise TemplateError("", "node", f"want a Node, got {_kind(value)}")
+
+
+def _check_price(t: NodeTemplate, attribute: Any, value: Any) -> None:
+    if value is not None:
+        _number(value, "price", "", strings=False)
+
+
+def _check_max_count(t: NodeTemplate, attribute: Any, value: Any) -> None:
+    _integer(value, "max_count", "", low=0, high=MAX_NODES_PER_TEMPLATE, strings=False)
+
+
+def _check_priority(t: NodeTemplate, attribute: Any, value: Any) -> None:
+    _integer(value, "priority", "", low=_PRIORITY_RANGE[0], high=_PRIORITY_RANGE[1], strings=False)
 
 
 @final
@@ -72,10 +96,15 @@ class NodeTemplate:
     Attributes:
         name: the template's name (new nodes are called ``<name>-<n>``).
         node: the Node every new node copies (labels, taints, allocatable, GPU model).
-        price: cost of one node (any unit, e.g. per hour); ``None``: unknown (counted as 0 by
-            the ``price`` strategy, which then prefers templates with a price).
-        max_count: at most this many new nodes of the template.
-        priority: for the ``priority`` strategy (higher first), as CA's priority expander.
+        price: cost of one node (any unit, e.g. per hour), a finite number in
+            [0, ``MAX_PRICE``] (10^12); ``None``: unknown (counted as 0 by the ``price`` strategy,
+            which then prefers templates with a price).
+        max_count: at most this many new nodes of the template (an integer in [0, 100,000]).
+        priority: for the ``priority`` strategy (higher first), as CA's priority expander (an
+            int32).
+
+    Every field is checked when the template is built: a bad one raises :class:`TemplateError`
+    naming it (``price: want a number in [0, 1e+12], got float (nan)``).
 
     .. versionadded:: 0.1.0
     """
@@ -83,10 +112,10 @@ class NodeTemplate:
     __module__ = "schedframe.plan"
 
     name: str = attrs.field(validator=_check_name)
-    node: Node
-    price: float | None = None
-    max_count: int = MAX_NODES_PER_TEMPLATE
-    priority: int = 0
+    node: Node = attrs.field(validator=_check_node)
+    price: float | None = attrs.field(default=None, validator=_check_price)
+    max_count: int = attrs.field(default=MAX_NODES_PER_TEMPLATE, validator=_check_max_count)
+    priority: int = attrs.field(default=0, validator=_check_priority)
 
     def new_node(self, name: str) -> Node:
         """A node of this template named *name* (hostname label included)."""
@@ -163,24 +192,42 @@ def templates_from_data(data: Any, *, source: str = "<templates>") -> list[NodeT
     seen: dict[str, None] = {}
     for t in out:
         if t.name in seen:
-            raise TemplateError(source, "", f"two templates are named {t.name!r}; names must differ")
+            raise TemplateError(source, "",
+                                f"two templates are named {bounded_repr(t.name)}; names must differ")
         seen[t.name] = None
     return out
 
 
-def check_templates(templates: Iterable[Any]) -> list[NodeTemplate]:
-    """*templates* as a list of :class:`NodeTemplate` (type and name checks)."""
-    out = []
+def check_templates(templates: Any) -> list[NodeTemplate]:
+    """*templates* as a list of :class:`NodeTemplate`: each checked as a template read from a file
+    is (type, fields, at most ``MAX_TEMPLATES``, distinct names), errors naming
+    ``templates[i].field``."""
+    if isinstance(templates, (str, bytes, Mapping)) or not isinstance(templates, Iterable):
+        raise TemplateError("", "templates", f"want a path or an iterable of NodeTemplate, got "
+                                             f"{_kind(templates)}")
+    out: list[NodeTemplate] = []
+    seen: set[str] = set()
     for i, t in enumerate(templates):
+        if i >= MAX_TEMPLATES:
+            raise TemplateError("", "templates", f"at most {MAX_TEMPLATES} templates, got more")
+        at = f"templates[{i}]"
         if not isinstance(t, NodeTemplate):
-            raise TemplateError("", f"templates[{i}]", f"want a NodeTemplate, got {_kind(t)}")
+            raise TemplateError("", at, f"want a NodeTemplate, got {_kind(t)}")
+        # the fields again: a template may have been built around its validators
+        for check, value in ((_check_name, t.name), (_check_node, t.node), (_check_price, t.price),
+                             (_check_max_count, t.max_count), (_check_priority, t.priority)):
+            try:
+                check(t, None, value)
+            except TemplateError as exc:
+                raise TemplateError("", _join(at, exc.path), exc.detail) from None
+        _check_dns(t.name, f"{at}.name", "")  # new nodes are named after it, as from a file
+        if t.name in seen:
+            raise TemplateError("", f"{at}.name",
+                                f"two templates are named {bounded_repr(t.name)}; names must differ")
+        seen.add(t.name)
         out.append(t)
     if not out:
         raise TemplateError("", "templates", "no node template given")
-    names = [t.name for t in out]
-    dup = next((n for n in names if names.count(n) > 1), None)
-    if dup is not None:
-        raise TemplateError("", "templates", f"two templates are named {dup!r}; names must differ")
     return out
 
 
@@ -204,8 +251,10 @@ def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f"a string ({value!r})"
-    return f"{type(value).__name__} ({value!r})"
+        return f"a string ({bounded_repr(value)})"
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"int ({value.bit_length()} bits)"
+    return f"{type(value).__name__} ({bounded_repr(value)})"
 
 
 def _known(m: Mapping[str, Any], path: str, keys: Sequence[str], source: str) -> None:
@@ -243,23 +292,32 @@ def _node(raw: Any, path: str, source: str) -> Node:
     return node
 
 
-def _number(value: Any, path: str, source: str) -> float:
-    if isinstance(value, str):
+def _number(value: Any, path: str, source: str, *, strings: bool = True) -> float:
+    want = f"want a number in [0, {MAX_PRICE:g}]"
+    if strings and isinstance(value, str):
+        if len(value) > 64:
+            raise TemplateError(source, path, f"{want}, got {_kind(value)}")
         try:
             value = float(value)
         except ValueError:
-            raise TemplateError(source, path, f"want a number >= 0, got {value!r}") from None
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or value < 0):
-        raise TemplateError(source, path, f"want a number >= 0, got {_kind(value)}")
-    return float(value)
+            raise TemplateError(source, path, f"{want}, got {bounded_repr(value)}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TemplateError(source, path, f"{want}, got {_kind(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        raise TemplateError(source, path, f"{want}, got {_kind(value)}") from None
+    if not math.isfinite(number) or not 0 <= number <= MAX_PRICE:
+        raise TemplateError(source, path, f"{want}, got {_kind(value)}")
+    return number
 
 
-def _integer(value: Any, path: str, source: str, *, low: int, high: int) -> int:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+def _integer(value: Any, path: str, source: str, *, low: int, high: int, strings: bool = True) -> int:
+    if (strings and isinstance(value, str) and len(value) <= 32
+            and value.strip().lstrip("-").isdigit()):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise TemplateError(source, path, f"want an integer in [{low}, {high:,}], got {_kind(value)}")
+        raise TemplateError(source, path, f"want an integer in [{low:,}, {high:,}], got {_kind(value)}")
     return value
 
 
@@ -280,7 +338,8 @@ def _wrapped(item: Any, path: str, source: str) -> NodeTemplate:
                  _integer(item["maxCount"], _join(path, "maxCount"), source, low=0,
                           high=MAX_NODES_PER_TEMPLATE))
     priority = (0 if item.get("priority") is None else
-                _integer(item["priority"], _join(path, "priority"), source, low=-(2**31), high=2**31 - 1))
+                _integer(item["priority"], _join(path, "priority"), source, low=_PRIORITY_RANGE[0],
+                         high=_PRIORITY_RANGE[1]))
     return NodeTemplate(name, node, price, max_count, priority)
 
 
@@ -303,7 +362,7 @@ def _bare(doc: Any, path: str, source: str) -> NodeTemplate:
                           high=MAX_NODES_PER_TEMPLATE))
     priority = (0 if PRIORITY_ANNOTATION not in ann else
                 _integer(ann[PRIORITY_ANNOTATION], f"{at}[{PRIORITY_ANNOTATION!r}]", source,
-                         low=-(2**31), high=2**31 - 1))
+                         low=_PRIORITY_RANGE[0], high=_PRIORITY_RANGE[1]))
     return NodeTemplate(name, node, price, max_count, priority)
 
 
@@ -312,4 +371,4 @@ def _check_dns(name: str, path: str, source: str) -> None:
                                   for c in name)
     if not ok or not name[0].isalnum() or not name[-1].isalnum():
         raise TemplateError(source, path, f"want a DNS subdomain (lower-case letters, digits, '-', '.'; "
-                                          f"at most 200 characters), got {name!r}")
+                                          f"at most 200 characters), got {bounded_repr(name)}")

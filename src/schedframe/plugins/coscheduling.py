@@ -62,7 +62,7 @@ import attrs
 from ..api.objects import CPU, POD_GROUP_API_VERSION, Pod, PodGroup, Resources
 from ..cache.nodeinfo import NodeInfo
 from ..cache.store import ObjectStore
-from ..errors import PluginArgsError
+from ..errors import PluginArgsError, bounded_repr
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ..framework.handle import Handle, SharedLister
@@ -127,6 +127,11 @@ _TERMINAL_PHASES: Final = frozenset({"Succeeded", "Failed"})
 #: scheduler-plugins ``util.DefaultWaitTime``: the Permit wait when neither the PodGroup's
 #: ``scheduleTimeoutSeconds`` nor a non-zero ``permitWaitingTimeSeconds`` gives one.
 DEFAULT_WAIT_SECONDS: Final = 60
+#: The longest Permit wait: a PodGroup's ``scheduleTimeoutSeconds`` is an int32 of seconds.
+MAX_WAIT_SECONDS: Final = 2**31 - 1
+#: The longest ``permitWaitingTimeSeconds`` / ``podGroupBackoffSeconds``: upstream multiplies the
+#: int64 by ``time.Second``, so more seconds than this overflow Go's ``time.Duration``.
+MAX_ARG_SECONDS: Final = (2**63 - 1) // 10**9
 #: the default expiration of scheduler-plugins' ``permittedPG`` cache, used when
 #: ``permitWaitingTimeSeconds`` is 0 (go-cache's ``DefaultExpiration``).
 _PERMITTED_DEFAULT_TTL: Final = 3
@@ -186,14 +191,14 @@ class CoschedulingArgs:
             if value is None:
                 value = default
             elif isinstance(value, bool) or not isinstance(value, int):
-                errors.append(f"{key}: must be an integer, got {value!r}")
+                errors.append(f"{key}: must be an integer, got {bounded_repr(value)}")
                 value = default
             values[attr] = value
         # v1beta2's deniedPGExpirationTimeSeconds (scheduler-plugins' published v1beta2 files set it;
         # gone with v1beta2 and unused by the plugin since): read as an integer, then ignored
         denied = data.get(_DENIED_PG_KEY)
         if denied is not None and (isinstance(denied, bool) or not isinstance(denied, int)):
-            errors.append(f"{_DENIED_PG_KEY}: must be an integer, got {denied!r}")
+            errors.append(f"{_DENIED_PG_KEY}: must be an integer, got {bounded_repr(denied)}")
         if errors:
             raise PluginArgsError(errors)
         return cls(**values)
@@ -213,12 +218,15 @@ class CoschedulingArgs:
                            ("podGroupBackoffSeconds", self.pod_group_backoff_seconds),
                            ("podGroupRejectPercentage", self.pod_group_reject_percentage)):
             if isinstance(value, bool) or not isinstance(value, int):
-                errs.add(f"{key}: must be an integer, got {value!r}")
+                errs.add(f"{key}: must be an integer, got {bounded_repr(value)}")
             elif key == "podGroupRejectPercentage":
                 if not 0 <= value <= 100:
                     errs.invalid(key, value, "must be between 0 and 100")
             elif value < 0:
                 errs.invalid(key, value, "must be greater than 0")
+            elif value > MAX_ARG_SECONDS:
+                errs.add(f"{key}: must be at most {MAX_ARG_SECONDS} seconds (the longest Go "
+                         f"time.Duration), got {bounded_repr(value)}")
         if errs:
             raise PluginArgsError(errs.errors)
 
@@ -589,7 +597,10 @@ class Coscheduling:
         # wait would time every member out at once and retry the gang for ever)
         timeout = (pg.schedule_timeout_seconds or self._args.permit_waiting_time_seconds
                    or DEFAULT_WAIT_SECONDS)
-        return _WAIT, float(timeout)
+        # a PodGroup built in Python is not range-checked as one read from a manifest is (an
+        # int32): a longer wait than any int32 of seconds is that wait (float() of a 400-digit
+        # int would raise OverflowError for every member)
+        return _WAIT, float(min(timeout, MAX_WAIT_SECONDS))
 
     def _activate_siblings(self, state: CycleState, pod: Pod, full_name: str, pg: PodGroup) -> None:
         """The first member to wait moves its pending siblings to activeQ (upstream

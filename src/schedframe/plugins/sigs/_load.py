@@ -38,7 +38,7 @@ from ...api.objects import CPU as CPU_RESOURCE
 from ...api.objects import MEMORY as MEMORY_RESOURCE
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError, SchedframeError, SchedframeWarning, bounded_repr
+from ...errors import PluginArgsError, SchedframeError, SchedframeWarning, bounded_repr, bounded_text
 from .._topology import check_keys
 
 if TYPE_CHECKING:
@@ -123,9 +123,34 @@ class Metric:
 
 
 def _num(value: Any, path: str, source: str) -> float:
+    """A finite number: load-watcher's values are float64s, and NaN or an infinity would make
+    every Trimaran Score of the node fail (JSON has neither; Python's reader accepts both)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise LoadMetricsError(f"{source}: {path}: want a number, got {bounded_repr(value)}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float64
+        number = math.inf
+    if not math.isfinite(number):
+        raise LoadMetricsError(f"{source}: {path}: want a finite number, got {_shown_number(value)}")
+    return number
+
+
+#: Times (``timestamp``, ``window.start``, ``window.end``) are int64 Unix seconds upstream.
+_TIME_LIMIT: Final = 2**63
+
+
+def _time(value: Any, path: str, source: str) -> int:
+    number = _num(value, path, source)
+    if not -_TIME_LIMIT <= number < _TIME_LIMIT:
+        raise LoadMetricsError(f"{source}: {path}: want seconds in an int64, got {_shown_number(value)}")
+    return int(number)
+
+
+def _shown_number(value: Any) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    return bounded_repr(value)
 
 
 def _mapping(value: Any, path: str, source: str) -> Mapping[str, Any]:
@@ -172,7 +197,7 @@ class WatcherMetrics:
         nmap = _mapping(_mapping(m.get("data") or {}, "data", source).get("NodeMetricsMap") or {},
                         "data.NodeMetricsMap", source)
         for node, entry in nmap.items():
-            path = f"data.NodeMetricsMap.{node}"
+            path = f"data.NodeMetricsMap.{bounded_text(str(node))}"
             metrics: list[Metric] = []
             raw = _mapping(entry, path, source).get("metrics") or []
             if not isinstance(raw, list):
@@ -190,11 +215,11 @@ class WatcherMetrics:
             nodes[str(node)] = tuple(metrics)
         duration = window.get("duration", "")
         src = m.get("source", "")
-        return cls(nodes, int(_num(window.get("start", 0), "window.start", source)),
-                   int(_num(window.get("end", 0), "window.end", source)),
-                   duration if isinstance(duration, str) else str(duration),
-                   int(_num(m.get("timestamp", 0), "timestamp", source)),
-                   src if isinstance(src, str) else str(src))
+        return cls(nodes, _time(window.get("start", 0), "window.start", source),
+                   _time(window.get("end", 0), "window.end", source),
+                   duration if isinstance(duration, str) else bounded_text(str(duration), 256),
+                   _time(m.get("timestamp", 0), "timestamp", source),
+                   src if isinstance(src, str) else bounded_text(str(src), 256))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape above."""

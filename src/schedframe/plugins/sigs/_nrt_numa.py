@@ -46,6 +46,14 @@ LIMIT_NUMA_NODES: Final = 1024
 MAX_NUMA_ID: Final = 64
 #: ACPI SLIT "unknown distance".
 MAX_DISTANCE_VALUE: Final = 255
+#: LeastNUMANodes examines at most this many zone combinations per request: every combination
+#: of up to 12 zones (2^12 - 1 of them), so up to 12 zones it finds what upstream finds (the
+#: kubelet's topology manager allows 8 by default). On a node with more zones only the sizes
+#: whose combinations fit in this budget are tried (40 zones: 1 and 2 zones, 820
+#: combinations); a request needing more zones scores as one that fits in no combination
+#: (``MIN_NODE_SCORE``). Upstream builds every combination: 2^40 on 40 zones, a cycle that never
+#: ends. A deliberate difference, see docs/fidelity.rst.
+MAX_NUMA_COMBINATIONS: Final = 2**12
 
 #: the deprecated ``topologyPolicies`` values -> (policy, scope)
 _LEGACY_POLICIES: Final = {
@@ -427,9 +435,13 @@ def numa_nodes_required(
 ) -> tuple[list[int] | None, bool]:
     """The fewest NUMA nodes (their ids) the resources fit in, preferring the smallest average
     distance, and whether that distance is the smallest among all combinations of that size;
-    ``None`` when they fit in no combination."""
+    ``None`` when they fit in no combination (of the ``MAX_NUMA_COMBINATIONS`` examined)."""
     n = len(numa_nodes)
+    examined = 0
     for size in range(1, n + 1):
+        examined += math.comb(n, size)
+        if examined > MAX_NUMA_COMBINATIONS:  # bounded where upstream is not (see the constant)
+            break
         combinations = list(itertools.combinations(range(n), size))
         min_avg = min((_avg_distance(numa_nodes, c) for c in combinations), default=float(MAX_DISTANCE_VALUE))
         best: tuple[int, ...] | None = None
