@@ -43,6 +43,7 @@ from ._core import (
     validate_node,
 )
 from ._dump import dump_manifests, dump_scheduler_state, object_to_manifest
+from ._field_check import field_problems
 from ._load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_OBJECTS,
@@ -62,6 +63,7 @@ __all__ = [
     "ApiObject",
     "dump_manifests",
     "dump_scheduler_state",
+    "field_problems",
     "load_manifests",
     "namespace_from_manifest",
     "node_from_manifest",
