@@ -43,7 +43,7 @@ from ._core import (
     validate_node,
 )
 from ._dump import dump_manifests, dump_scheduler_state, object_to_manifest
-from ._field_check import field_problems
+from ._field_check import ValidateMode, field_problems
 from ._load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_OBJECTS,
@@ -61,6 +61,7 @@ __all__ = [
     "DEFAULT_MAX_OBJECTS",
     "SUPPORTED_KINDS",
     "ApiObject",
+    "ValidateMode",
     "dump_manifests",
     "dump_scheduler_state",
     "field_problems",
