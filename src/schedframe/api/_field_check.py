@@ -138,7 +138,7 @@ def _resource_problem(name: object) -> tuple[str, str | None] | None:
         return f"a resource name must be a string, got {bounded_repr(name)}", None
     if name in _STANDARD_RESOURCES or "/" in name or name.startswith(_RESOURCE_PREFIXES):
         return None
-    close = difflib.get_close_matches(name.lower(), _STANDARD_RESOURCES, n=1, cutoff=0.6) \
+    close = difflib.get_close_matches(name.lower(), _STANDARD_RESOURCES, n=1, cutoff=0.75) \
         if len(name) <= 256 else []
     return (f"unknown resource name {bounded_repr(name)}: neither a standard resource "
             f"({', '.join(_STANDARD_RESOURCES)}, hugepages-<size>) nor an extended resource "
