@@ -3,8 +3,11 @@
 Reading (``*_from_manifest``, :func:`object_from_manifest`, :func:`load_manifests`) accepts the
 plain dicts that ``yaml.safe_load`` / ``json.load`` produce from Kubernetes v1 manifests and
 ``kubectl get ... -o yaml|json`` output. Every field the scheduler reads is decoded; fields
-schedframe does not model are ignored. Bad input raises one :class:`~schedframe.ManifestError`
-naming the field path, the value found and what was expected::
+schedframe does not model are ignored by the readers, but :func:`load_manifests` first checks
+every field against the emulated Kubernetes release's field tree (``validate="strict"`` by
+default: :class:`~schedframe.FieldValidationError`; see :func:`field_problems`). Bad input
+raises one :class:`~schedframe.ManifestError` naming the field path, the value found and what
+was expected::
 
     spec.containers[0].resources.requests.cpu: '12x' is not a quantity
 
