@@ -779,3 +779,41 @@ def test_scenario_files_pass_the_mode_to_their_cluster(typo_dump: Path, tmp_path
     with pytest.raises(FieldValidationError):
         Scenario("x").with_cluster(typo_dump)
     assert len(Scenario("x").with_cluster(typo_dump, validate="ignore").nodes) == 1
+
+
+def test_the_fast_walk_and_the_full_walk_agree() -> None:
+    """Every document gets the fast walk (no paths); one with a problem is walked again to
+    report it: an unknown key put anywhere in a real dump is found by both or by neither."""
+    import copy
+
+    import yaml
+
+    from schedframe.api._field_check import _clean, _fast_trees, _trees, _walk
+
+    dump = yaml.safe_load(REAL_DUMP)
+    checked = 0
+    for item in dump["items"]:
+        key = f"{item['apiVersion']} {item['kind']}"
+        root, fast = _trees("1.37")[key], _fast_trees("1.37")[key]
+        # every dict of the document, by its path of keys and indices
+        paths: list[list[object]] = []
+        stack: list[tuple[object, list[object]]] = [(item, [])]
+        while stack:
+            value, at = stack.pop()
+            if isinstance(value, dict):
+                paths.append(at)
+                stack.extend((v, [*at, k]) for k, v in value.items())
+            elif isinstance(value, list):
+                stack.extend((v, [*at, i]) for i, v in enumerate(value))
+        for at in paths:
+            for bad_key, bad_value in (("bogusField", 1), ("memroy", "1")):
+                doc = copy.deepcopy(item)
+                target = doc
+                for step in at:
+                    target = target[step]  # type: ignore[index]
+                target[bad_key] = bad_value  # type: ignore[index]
+                out: list[FieldProblem] = []
+                _walk(doc, root, "", key, "1.37", out)
+                assert bool(out) == (not _clean(doc, fast)), (at, bad_key)
+                checked += 1
+    assert checked > 100

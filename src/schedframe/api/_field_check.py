@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Mapping
 from importlib import resources
+from itertools import repeat
 from typing import Any, Final, Literal, TypeAlias
 
 from ..errors import FieldProblem, bounded_repr
@@ -129,6 +130,7 @@ def _tree_key(manifest: Mapping[str, Any], kind: str, default_api_version: str |
 
 
 _STANDARD_RESOURCES: Final = ("cpu", "memory", "ephemeral-storage", "pods", "storage")
+_STANDARD_SET: Final = frozenset(_STANDARD_RESOURCES)
 _RESOURCE_PREFIXES: Final = ("hugepages-", "requests.", "limits.", "attachable-volumes-")
 
 
@@ -202,6 +204,105 @@ def check_document(manifest: Mapping[str, Any], kind: str, release: str, prefix:
     root = _trees(release).get(key)
     if root is None:  # the release does not serve this apiVersion: nothing to check against
         return
+    if _clean(manifest, _fast_trees(release)[key]):
+        return
+    _walk(manifest, root, prefix, key, release, out)
+
+
+# The fast walk's tree: each object type is (its fields, its non-leaf fields with their fast
+# refs): a FastNode, _RESOURCES, or a _FastMap of a FastNode.
+FastNode: TypeAlias = tuple[frozenset[str], dict[str, Any]]
+
+
+class _FastMap:
+    __slots__ = ("values",)
+
+    def __init__(self, values: FastNode) -> None:
+        self.values = values
+
+
+@functools.cache
+def _fast_trees(release: str) -> dict[str, FastNode]:
+    """:func:`_trees` for the fast walk (built once per release, sharing the types as they do)."""
+    built: dict[int, FastNode] = {}
+
+    def fast(fields: Fields) -> FastNode:
+        node = built.get(id(fields))
+        if node is not None:
+            return node
+        nested: dict[str, Any] = {}
+        node = built[id(fields)] = (frozenset(fields), nested)
+        for field, ref in fields.items():
+            if type(ref) is dict:
+                nested[field] = fast(ref)
+            elif type(ref) is _Map:
+                nested[field] = _FastMap(fast(ref.values))
+            elif ref is _RESOURCES:
+                nested[field] = _RESOURCES
+        return node
+
+    return {key: fast(root) for key, root in _trees(release).items()}
+
+
+def _clean(manifest: Mapping[str, Any], root: FastNode) -> bool:
+    """Whether *manifest* has no problem: the fast walk every document gets (no paths kept, the
+    key checks done by set operations); only a document with a problem is walked again by
+    :func:`_walk`."""
+    stack: list[tuple[Any, FastNode]] = [(manifest, root)]
+    pop = stack.pop
+    push = stack.append
+    extend = stack.extend
+    standard = _STANDARD_SET
+    prefixes = _RESOURCE_PREFIXES
+    while stack:
+        value, (known, nested) = pop()
+        if type(value) is not dict:
+            if type(value) is list:
+                extend(zip(value, repeat((known, nested))))
+                continue
+            if not isinstance(value, Mapping):
+                continue  # a wrong type is the reader's to report
+        if not value.keys() <= known:
+            return False
+        if not nested:
+            continue
+        for field in nested.keys() & value.keys():
+            sub = value[field]
+            if sub is None:
+                continue
+            ref = nested[field]
+            if type(ref) is tuple:
+                if ref[1]:
+                    push((sub, ref))
+                    continue
+                # a type without nested fields (EnvVar, ContainerPort...): checked here, not pushed
+                leaf_known = ref[0]
+                if type(sub) is dict:
+                    if not sub.keys() <= leaf_known:
+                        return False
+                elif type(sub) is list:
+                    for item in sub:
+                        if type(item) is dict:
+                            if not item.keys() <= leaf_known:
+                                return False
+                        elif item is not None:
+                            push((item, ref))
+                else:
+                    push((sub, ref))
+            elif ref is _RESOURCES:
+                if isinstance(sub, Mapping):
+                    for name in sub:
+                        if name not in standard and (type(name) is not str or (
+                                "/" not in name and not name.startswith(prefixes))):
+                            return False
+            elif isinstance(sub, Mapping):  # a _FastMap
+                extend(zip(sub.values(), repeat(ref.values)))
+    return True
+
+
+def _walk(manifest: Mapping[str, Any], root: Fields, prefix: str, key: str, release: str,
+          out: list[FieldProblem]) -> None:
+    """Append every problem of *manifest* to *out*, with its path, in document order."""
     stack: list[tuple[Any, Fields, str, tuple[str, ...]]] = [(manifest, root, prefix, ())]
     pop = stack.pop
     push = stack.append
