@@ -316,9 +316,9 @@ def _report_problems(problems: list[FieldProblem], validate: str, release: str) 
         raise FieldValidationError(problems, release)
     shown = "; ".join(str(p) for p in problems[:_WARN_SHOWN])
     more = f" and {len(problems) - _WARN_SHOWN} more" if len(problems) > _WARN_SHOWN else ""
-    warnings.warn(f"load_manifests dropped {len(problems)} unknown field(s) or resource name(s) for "
-                  f"Kubernetes {release}: {shown}{more} (validate='strict' makes this an error)",
-                  SchedframeWarning, stacklevel=3)
+    warnings.warn(f"load_manifests found {len(problems)} unknown field(s) or resource name(s) for "
+                  f"Kubernetes {release} and read on (unknown fields are dropped): {shown}{more} "
+                  "(validate='strict' makes this an error)", SchedframeWarning, stacklevel=3)
 
 
 def _check_limit(value: Any, name: str) -> int:
