@@ -147,7 +147,23 @@ def _resource_problem(name: object) -> tuple[str, str | None] | None:
             f"qualified with a domain (example.com/{name})"), (close[0] if close else None)
 
 
+#: (id of a type's fields, unknown key) -> suggestion: a dump of a newer cluster repeats the same
+#: few unknown fields in every object (the trees live as long as the process: ids are stable).
+_SUGGESTIONS: dict[tuple[int, str], str | None] = {}
+_MAX_CACHED: Final = 4096
+
+
 def _suggest(key: str, known: Fields) -> str | None:
+    cache_key = (id(known), key)
+    if cache_key in _SUGGESTIONS:
+        return _SUGGESTIONS[cache_key]
+    if len(_SUGGESTIONS) >= _MAX_CACHED:
+        _SUGGESTIONS.clear()
+    _SUGGESTIONS[cache_key] = found = _close_field(key, known)
+    return found
+
+
+def _close_field(key: str, known: Fields) -> str | None:
     if len(key) > 256:
         return None
     lower = key.lower()
@@ -175,11 +191,13 @@ def _lookup(root: Fields, keys: tuple[str, ...]) -> bool:
     return True
 
 
-def _releases_with(key: str, keys: tuple[str, ...]) -> list[str]:
-    return [r for r in FIELD_RELEASES if (root := _trees(r).get(key)) is not None and _lookup(root, keys)]
+@functools.lru_cache(maxsize=_MAX_CACHED)
+def _releases_with(key: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(r for r in FIELD_RELEASES
+                 if (root := _trees(r).get(key)) is not None and _lookup(root, keys))
 
 
-def _span(releases: list[str]) -> str:
+def _span(releases: tuple[str, ...]) -> str:
     """``from Kubernetes 1.36 on``, ``up to Kubernetes 1.33``, ``in Kubernetes 1.33, 1.35``."""
     index = [FIELD_RELEASES.index(r) for r in releases]
     contiguous = index == list(range(index[0], index[-1] + 1))
