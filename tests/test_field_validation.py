@@ -226,6 +226,7 @@ def test_a_field_of_a_newer_release_says_so() -> None:
     assert "from Kubernetes 1.36 on" in str(info.value)
     (obj,) = load_manifests(json.dumps(pod), kubernetes_version="1.36")
     assert isinstance(obj, Pod)
+    assert field_problems(pod, schedframe.release_profile("1.34"))  # type: ignore[arg-type]
 
 
 def test_the_field_trees_cover_every_emulated_release() -> None:

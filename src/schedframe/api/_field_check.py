@@ -67,7 +67,8 @@ _VERSION: Final = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?")
 
 
 def normalise_release(value: object, *, name: str = "kubernetes_version") -> str:
-    """``"1.34"`` from ``"1.34"``, ``"v1.34"`` or ``"v1.34.2"``; None is the newest release.
+    """``"1.34"`` from ``"1.34"``, ``"v1.34"``, ``"v1.34.2"`` or a ``ReleaseProfile``; None is
+    the newest release.
 
     Raises:
         TypeError: not a string.
@@ -75,6 +76,8 @@ def normalise_release(value: object, *, name: str = "kubernetes_version") -> str
     """
     if value is None:
         return FIELD_RELEASES[-1]
+    if not isinstance(value, str) and isinstance(getattr(value, "version", None), str):
+        value = value.version  # type: ignore[attr-defined]  # a ReleaseProfile (schedframe.config)
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string such as {FIELD_RELEASES[-1]!r}, got {type(value).__name__}")
     m = _VERSION.fullmatch(value.strip())
