@@ -32,7 +32,7 @@ nitpick_ignore_regex = [
     (r"py:class", r"(Fraction|FrozenDict)"),
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
     (r"py:(class|obj)", r"(.*\.)?[TKV]"),
-    (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self|Diagnosis|ApiObject)"),
+    (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self|Diagnosis|ApiObject|ValidateMode)"),
     (r"py:class", r"random\.Random"),
 ]
 

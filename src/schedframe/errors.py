@@ -5,6 +5,7 @@ caller would naturally catch::
 
     SchedframeError
     ├── ManifestError(ValueError)            a Kubernetes manifest could not be read
+    │   └── FieldValidationError             fields the API server does not know (strict)
     ├── QuantityError(ValueError)            a resource quantity string is malformed
     ├── ConfigurationError(ValueError)       a KubeSchedulerConfiguration is invalid
     ├── PluginArgsError(ValueError)          a plugin's args failed validation
@@ -34,6 +35,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+import attrs
+
 __all__ = [
     "MAX_VALUE_REPR",
     "ArgumentTypeError",
@@ -43,6 +46,8 @@ __all__ = [
     "DuplicateKindError",
     "DuplicatePluginError",
     "ExtenderError",
+    "FieldProblem",
+    "FieldValidationError",
     "GpuShareError",
     "InputError",
     "ManifestError",
@@ -90,6 +95,76 @@ class ManifestError(SchedframeError, ValueError):
         self.path = path
         self.detail = message
         super().__init__(f"{path}: {message}" if path else message)
+
+
+@attrs.frozen
+class FieldProblem:
+    """One field of a manifest the emulated Kubernetes release does not know (or a resource name
+    that is neither standard nor qualified with a domain).
+
+    Attributes:
+        path: where it is, as in :class:`ManifestError` paths, prefixed with the file it was read
+            from: ``pods.yaml: documents[2].spec.nodeSelecter`` (a text source has no prefix;
+            :func:`~schedframe.field_problems` gives paths relative to the manifest).
+        message: what is wrong, e.g. ``unknown field 'nodeSelecter'``.
+        suggestion: the known name it is probably a misspelling of (``'nodeSelector'``), or None.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    path: str
+    message: str
+    suggestion: str | None = None
+
+    def __str__(self) -> str:
+        hint = f"; did you mean {self.suggestion!r}?" if self.suggestion else ""
+        return f"{self.path}: {self.message}{hint}" if self.path else f"{self.message}{hint}"
+
+
+#: The most problems the message of a :class:`FieldValidationError` lists.
+MAX_LISTED_PROBLEMS: Final = 20
+
+
+class FieldValidationError(ManifestError):
+    """Manifests hold fields the emulated Kubernetes release does not know, as the API server's
+    strict field validation (kubectl's default) would refuse them: misspelled fields
+    (``spec.nodeSelecter``, ``spec.replica``), fields of another release, resource names that
+    are neither standard nor ``domain/name``. Raised by :func:`~schedframe.load_manifests` under
+    ``validate="strict"`` (the default) once every document has been checked.
+
+    Attributes:
+        problems: every :class:`FieldProblem` of the load, in document order.
+        release: the Kubernetes release checked against (``"1.37"``).
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe"
+
+    def __init__(self, problems: Sequence[FieldProblem], release: str, *, note: str = "") -> None:
+        self.problems: tuple[FieldProblem, ...] = tuple(problems)
+        self.release = release
+        self.note = note
+        n = len(self.problems)
+        lines = [f"  - {p}" for p in self.problems[:MAX_LISTED_PROBLEMS]]
+        if n > MAX_LISTED_PROBLEMS:
+            lines.append(f"  ... and {n - MAX_LISTED_PROBLEMS} more")
+        head = (f"{n} unknown field{'s' if n != 1 else ''} or resource name{'s' if n != 1 else ''} "
+                f"for Kubernetes {release} (the API server's strict field validation refuses them):")
+        body = "\n".join([head, *lines])
+        if note:
+            body += "\n" + note
+        super().__init__("", body)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_field_validation_error, (self.problems, self.release, self.note))
+
+
+def _field_validation_error(problems: Sequence[FieldProblem], release: str,
+                            note: str) -> FieldValidationError:
+    return FieldValidationError(problems, release, note=note)
 
 
 class InputError(SchedframeError, ValueError):

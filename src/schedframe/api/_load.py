@@ -14,7 +14,15 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from .. import _textio
-from ..errors import MAX_VALUE_REPR, ManifestError, SchedframeWarning, bounded_repr
+from ..errors import (
+    MAX_VALUE_REPR,
+    FieldProblem,
+    FieldValidationError,
+    ManifestError,
+    SchedframeWarning,
+    bounded_repr,
+)
+from ._field_check import VALIDATE_MODES, ValidateMode, check_document, normalise_release
 from ._fields import (
     _fail,
     _list,
@@ -229,9 +237,14 @@ class _Collector:
     """Reads documents into objects, counting them and noting the kinds it does not use."""
 
     def __init__(self, budget: _Budget, strict: bool,
-                 progress: Callable[[int, int], object] | None = None) -> None:
+                 progress: Callable[[int, int], object] | None = None,
+                 validate: ValidateMode = "strict", release: str = "") -> None:
         self.budget = budget
         self.strict = strict
+        self.validate = validate != "ignore"
+        self.validate_mode = validate
+        self.release = release
+        self.problems: list[FieldProblem] = []
         self.out: list[ApiObject] = []
         self.unknown: dict[str, int] = {}
         self.progress = progress
@@ -275,15 +288,37 @@ class _Collector:
                 _fail(f"{path}.kind", _unsupported_kind(kind) + " (strict=True)")
             self.unknown[kind] = self.unknown.get(kind, 0) + 1
             return
+        if self.validate:
+            check_document(doc, kind, self.release, f"{origin}: {path}" if origin else path, self.problems,
+                           info.api_versions[0])
         try:
             self.out.append(info.reader(doc))
         except ManifestError as e:
             full = f"{path}.{e.path}" if e.path else path
-            raise ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})") from None
+            error = ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})")
+            if self.problems and self.validate_mode == "strict":
+                # the unknown fields found so far explain the error more often than not
+                raise FieldValidationError(self.problems, self.release,
+                                           note=f"reading stopped at: {error}") from None
+            raise error from None
         if self.progress is not None:
             self.done += 1
             if self.done % _PROGRESS_EVERY == 0:
                 self.progress(self.done, self.total)
+
+
+#: How many problems the warning of ``validate="warn"`` shows.
+_WARN_SHOWN: Final = 3
+
+
+def _report_problems(problems: list[FieldProblem], validate: str, release: str) -> None:
+    if validate == "strict":
+        raise FieldValidationError(problems, release)
+    shown = "; ".join(str(p) for p in problems[:_WARN_SHOWN])
+    more = f" and {len(problems) - _WARN_SHOWN} more" if len(problems) > _WARN_SHOWN else ""
+    warnings.warn(f"load_manifests found {len(problems)} unknown field(s) or resource name(s) for "
+                  f"Kubernetes {release} and read on (unknown fields are dropped): {shown}{more} "
+                  "(validate='strict' makes this an error)", SchedframeWarning, stacklevel=3)
 
 
 def _check_limit(value: Any, name: str) -> int:
@@ -297,6 +332,7 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
                    expand_workloads: bool = True, seed: int = 0,
                    max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
                    progress: Callable[[int, int], object] | None = None,
+                   validate: ValidateMode = "strict", kubernetes_version: str | None = None,
                    ) -> list[ApiObject]:
     """Read Kubernetes objects from manifest text, a file or a directory.
 
@@ -321,6 +357,19 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
             objects, and once at the end (``done == total``); *total* counts the objects
             of the documents parsed so far (a ``List`` counts its items). Without it the load
             is silent. The parse itself reports nothing.
+        validate: what to do with fields the API server of *kubernetes_version* does not know
+            (misspelled ones such as ``spec.nodeSelecter``, fields of another release) and with
+            resource names that are neither standard (``cpu``, ``memory``...) nor qualified with
+            a domain (``example.com/gpu``): ``"strict"`` (the default, like the API server's
+            strict field validation and kubectl) raises :class:`~schedframe.FieldValidationError`
+            listing every problem of the load once all documents are read; ``"warn"`` issues one
+            :class:`~schedframe.SchedframeWarning` summarising them and reads on, dropping the
+            unknown fields; ``"ignore"`` drops them silently. Kinds without a field tree (the
+            scheduler-plugins CRDs, kinds registered by others) and apiVersions the release does
+            not serve are not checked; skipped kinds never are.
+        kubernetes_version: the release whose fields are known (``"1.34"``, ``"v1.34.2"``);
+            None is the newest release schedframe emulates. A dump of a newer cluster can hold
+            fields an older release lacks: the message says from which release on they exist.
 
     Returns:
         The api objects in document order, each workload followed by what it creates.
@@ -330,10 +379,17 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
             limit exceeded or a malformed object; the path starts with the document index,
             e.g. ``documents[0].items[3].spec.priority``. YAML needs PyYAML
             (``pip install 'schedframe[yaml]'``); JSON does not.
+        FieldValidationError: under ``validate="strict"``, the unknown fields and resource
+            names of the whole load (a :class:`ManifestError`).
         TypeError: for a *source* that is neither text nor a path.
+        ValueError: an unknown *validate* mode or *kubernetes_version*.
 
     Warns:
-        SchedframeWarning: listing the kinds it skipped (without *strict*).
+        SchedframeWarning: listing the kinds it skipped (without *strict*); summarising the
+            unknown fields under ``validate="warn"``.
+
+    .. versionchanged:: 0.1.0
+        *validate* (default ``"strict"``) and *kubernetes_version*.
     """
     max_bytes = _check_limit(max_bytes, "max_bytes")
     max_objects = _check_limit(max_objects, "max_objects")
@@ -342,8 +398,12 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
     if progress is not None and not callable(progress):
         raise TypeError("load_manifests() argument 'progress' must be callable, "
                         f"got {type(progress).__name__}")
+    if validate not in VALIDATE_MODES:
+        raise ValueError(f"load_manifests() argument 'validate' must be one of "
+                         f"{', '.join(map(repr, VALIDATE_MODES))}, got {bounded_repr(validate)}")
+    release = normalise_release(kubernetes_version)
     budget = _Budget(max_bytes, max_objects)
-    collector = _Collector(budget, strict, progress)
+    collector = _Collector(budget, strict, progress, validate, release)
     try:
         with _gc_paused():
             sources = _sources(source, budget)
@@ -366,6 +426,8 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
                                     f"manifest text: pass pathlib.Path({str(source).strip()!r}) to read "
                                     "a file") from None
         raise
+    if collector.problems:
+        _report_problems(collector.problems, validate, release)
     if collector.unknown:
         shown = [(k if len(k) <= MAX_VALUE_REPR else bounded_repr(k), n)
                  for k, n in sorted(collector.unknown.items())[:20]]

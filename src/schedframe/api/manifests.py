@@ -3,8 +3,11 @@
 Reading (``*_from_manifest``, :func:`object_from_manifest`, :func:`load_manifests`) accepts the
 plain dicts that ``yaml.safe_load`` / ``json.load`` produce from Kubernetes v1 manifests and
 ``kubectl get ... -o yaml|json`` output. Every field the scheduler reads is decoded; fields
-schedframe does not model are ignored. Bad input raises one :class:`~schedframe.ManifestError`
-naming the field path, the value found and what was expected::
+schedframe does not model are ignored by the readers, but :func:`load_manifests` first checks
+every field against the emulated Kubernetes release's field tree (``validate="strict"`` by
+default: :class:`~schedframe.FieldValidationError`; see :func:`field_problems`). Bad input
+raises one :class:`~schedframe.ManifestError` naming the field path, the value found and what
+was expected::
 
     spec.containers[0].resources.requests.cpu: '12x' is not a quantity
 
@@ -43,6 +46,7 @@ from ._core import (
     validate_node,
 )
 from ._dump import dump_manifests, dump_scheduler_state, object_to_manifest
+from ._field_check import ValidateMode, field_problems
 from ._load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_OBJECTS,
@@ -60,8 +64,10 @@ __all__ = [
     "DEFAULT_MAX_OBJECTS",
     "SUPPORTED_KINDS",
     "ApiObject",
+    "ValidateMode",
     "dump_manifests",
     "dump_scheduler_state",
+    "field_problems",
     "load_manifests",
     "namespace_from_manifest",
     "node_from_manifest",

@@ -32,11 +32,14 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from .._textio import shown_path
-from ..errors import SchedframeError, SchedframeWarning
+from ..errors import FieldValidationError, SchedframeError, SchedframeWarning
 from ._output import Out
+
+if TYPE_CHECKING:
+    from ..api.manifests import ValidateMode
 
 __all__ = [
     "EXIT_INPUT",
@@ -47,6 +50,7 @@ __all__ = [
     "PASSTHROUGH",
     "CliInputError",
     "Command",
+    "add_validate_option",
     "config_notes",
     "dump_json",
     "fmt_pct",
@@ -59,6 +63,7 @@ __all__ = [
     "size_text",
     "status",
     "strict_json",
+    "validate_options",
 ]
 
 #: Success.
@@ -131,7 +136,7 @@ def run_command(command: Command, args: argparse.Namespace, *, stdout: Any = Non
     except (SchedframeError, OSError) as exc:
         if getattr(args, "debug", False):
             traceback.print_exc()
-        summary, problems = _error_lines(exc)
+        summary, problems = _error_lines(exc, validate_flag=hasattr(args, "validate"))
         print(f"schedframe {name}: error: {summary}", file=sys.stderr)
         for problem in problems:
             print(f"  {problem}", file=sys.stderr)
@@ -171,8 +176,31 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _error_lines(exc: BaseException) -> tuple[str, list[str]]:
+#: The most field problems a command prints (the rest are counted).
+MAX_SHOWN_PROBLEMS: Final = 20
+
+
+def _field_lines(exc: FieldValidationError, validate_flag: bool) -> tuple[str, list[str]]:
+    """The lines of a strict field validation failure: every problem (up to
+    :data:`MAX_SHOWN_PROBLEMS`), then the way out."""
+    n = len(exc.problems)
+    summary = (f"{n} unknown field{'s' if n != 1 else ''} or resource name{'s' if n != 1 else ''} "
+               f"for Kubernetes {exc.release} (the API server's strict field validation refuses them)")
+    lines = [_one_line(str(p)) for p in exc.problems[:MAX_SHOWN_PROBLEMS]]
+    if n > MAX_SHOWN_PROBLEMS:
+        lines.append(f"... and {n - MAX_SHOWN_PROBLEMS} more")
+    if exc.note:
+        lines.append(_one_line(exc.note))
+    if validate_flag:
+        lines.append(f"hint: --validate=warn reads them anyway, dropping what Kubernetes {exc.release} does "
+                     "not know; a dump of a newer cluster: --kubernetes-version=<its release>")
+    return summary, lines
+
+
+def _error_lines(exc: BaseException, *, validate_flag: bool = False) -> tuple[str, list[str]]:
     """The summary line of *exc* and its problems, one per line (none for a single problem)."""
+    if isinstance(exc, FieldValidationError):
+        return _field_lines(exc, validate_flag)
     text = str(exc)
     errors = getattr(exc, "errors", None)
     if isinstance(errors, list) and len(errors) > 1 and all(isinstance(e, str) for e in errors):
@@ -289,6 +317,24 @@ def add_release_options(p: argparse.ArgumentParser) -> None:
                         "'SchedulerQueueingHints=false,...'")
 
 
+VALIDATE_CHOICES: Final = ("strict", "warn", "ignore")
+
+
+def add_validate_option(p: argparse.ArgumentParser) -> None:
+    """``--validate``: what to do with manifest fields the emulated release does not know."""
+    p.add_argument("--validate", choices=VALIDATE_CHOICES, default="strict",
+                   help="manifest fields and resource names the emulated Kubernetes release does not "
+                        "know (misspelled, or of a newer release): refuse them (strict, the default, as "
+                        "the API server and kubectl), warn and drop them, or drop them silently (ignore)")
+
+
+def validate_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``validate=`` and ``kubernetes_version=`` for :func:`~schedframe.load_manifests` from
+    ``--validate`` and ``--kubernetes-version``."""
+    return {"validate": getattr(args, "validate", "strict"),
+            "kubernetes_version": release_option(args).version}
+
+
 def release_option(args: argparse.Namespace) -> Any:
     """The ``schedframe.ReleaseProfile`` that :func:`add_release_options`' flags give."""
     from ..config._releases import release_profile
@@ -314,9 +360,12 @@ def manifest_input_error(path: str, exc: Exception) -> CliInputError:
     return CliInputError(str(exc) if repr(path) in str(exc) else f"{path}: {exc}")
 
 
-def load_cluster(path: str, flag: str, out: Out | None = None) -> list[Any]:
+def load_cluster(path: str, flag: str, out: Out | None = None, *, validate: ValidateMode = "strict",
+                 kubernetes_version: str | None = None) -> list[Any]:
     """The objects of the manifest file or directory *path* given as *flag*; at least one Node.
-    A spinner (:func:`status`) says what is read meanwhile."""
+    A spinner (:func:`status`) says what is read meanwhile. *validate* and *kubernetes_version*
+    are :func:`~schedframe.load_manifests`' (see :func:`validate_options`); a strict failure is
+    raised as it is (every problem, see :func:`run_command`)."""
     from pathlib import Path
 
     from ..api.manifests import load_manifests
@@ -333,7 +382,10 @@ def load_cluster(path: str, flag: str, out: Out | None = None) -> list[Any]:
                     if callable(update):
                         update(f"reading {path}: {done:,} of {total:,} objects…")
 
-                objects = load_manifests(Path(path), progress=progress)
+                objects = load_manifests(Path(path), progress=progress, validate=validate,
+                                         kubernetes_version=kubernetes_version)
+    except FieldValidationError:
+        raise
     except ManifestError as exc:
         raise manifest_input_error(path, exc) from None
     if not any(isinstance(o, Node) for o in objects):

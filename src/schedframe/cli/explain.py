@@ -14,6 +14,7 @@ from ._common import (
     EXIT_OK,
     CliInputError,
     add_release_options,
+    add_validate_option,
     dump_json,
     load_cluster,
     load_config,
@@ -21,6 +22,7 @@ from ._common import (
     output,
     release_option,
     status,
+    validate_options,
 )
 
 __all__ = ["add_parser", "render_rich", "run", "why_not"]
@@ -47,6 +49,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="tie-break seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     add_release_options(p)
+    add_validate_option(p)
     return p
 
 
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     out = output(args)
     from ..api.manifests import load_manifests
     from ..api.objects import Pod
-    from ..errors import ManifestError, bounded_text
+    from ..errors import FieldValidationError, ManifestError, bounded_text
     from ..scheduler.explain import explain
 
     if not _exists(args.cluster):
@@ -95,19 +98,21 @@ def run(args: argparse.Namespace) -> int:
         if not _POD_KEY.fullmatch(args.pod):
             raise CliInputError(f"{bounded_text(args.pod)}: no such file (POD.yaml)")
         # not a file: the key of a pending pod of the dump
-        objects = load_cluster(args.cluster, "--cluster", out)
+        objects = load_cluster(args.cluster, "--cluster", out, **validate_options(args))
         _refuse_duplicate_pods(objects, args.cluster)
         pods, objects = _pending_pod(args.pod, args.cluster, objects)
     else:
         if os.path.isdir(args.pod):
             raise CliInputError(f"{args.pod}: it is a directory; the pod is one manifest file (POD.yaml)")
         try:
-            pods = [o for o in load_manifests(Path(args.pod)) if isinstance(o, Pod)]
+            pods = [o for o in load_manifests(Path(args.pod), **validate_options(args)) if isinstance(o, Pod)]
+        except FieldValidationError:
+            raise
         except ManifestError as exc:
             raise manifest_input_error(args.pod, exc) from None
         if len(pods) != 1:
             raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
-        objects = load_cluster(args.cluster, "--cluster", out)
+        objects = load_cluster(args.cluster, "--cluster", out, **validate_options(args))
         _refuse_duplicate_pods(objects, args.cluster)
     if args.load_metrics:  # node metrics given with the cluster dump, as simulate reads them
         objects = [*objects, _metrics_source(args.load_metrics)]

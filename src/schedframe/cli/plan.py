@@ -13,11 +13,13 @@ from typing import Any, Final
 from ._common import (
     EXIT_OK,
     CliInputError,
+    add_validate_option,
     dump_json,
     load_cluster,
     load_config,
     output,
     status,
+    validate_options,
 )
 
 __all__ = ["EXIT_NOT_VERIFIED", "add_parser", "run"]
@@ -54,13 +56,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--recheck", action="store_true",
                    help="simulate the scale-up plan a second time from scratch as well")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_validate_option(p)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe plan``."""
     from ..api.manifests import load_manifests
-    from ..errors import ManifestError
+    from ..errors import FieldValidationError, ManifestError
     from ..plan import EXAMPLE_CONFIG, example_cluster, example_templates, load_templates, plan
     from ..plan._templates import templates_from_data
     from ._common import manifest_input_error
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if not args.cluster:
             raise CliInputError("--cluster DUMP is needed with --pending or --templates")
-        cluster = load_cluster(args.cluster, "--cluster", out)
+        cluster = load_cluster(args.cluster, "--cluster", out, **validate_options(args))
         pending = []
         if args.pending:
             if not os.path.exists(args.pending):
@@ -86,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
             try:
                 from pathlib import Path
 
-                pending = load_manifests(Path(args.pending))
+                pending = load_manifests(Path(args.pending), **validate_options(args))
+            except FieldValidationError:
+                raise
             except ManifestError as exc:
                 raise manifest_input_error(args.pending, exc) from None
             if not pending:

@@ -18,6 +18,7 @@ from ._common import (
     EXIT_PENDING,
     CliInputError,
     add_release_options,
+    add_validate_option,
     config_notes,
     dump_json,
     fmt_pct,
@@ -96,6 +97,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--log", metavar="FILE", help="write the event log (JSON Lines) for replay to FILE")
     add_outcome_options(p, plot_help="save plots (utilisation, pending, latency CDF, comparison)")
     add_release_options(p)
+    add_validate_option(p)
     return p
 
 
@@ -152,12 +154,13 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
     from ..sim.scenario import ConfigSpec, Scenario
 
     release = release_option(args)
+    checks = {"validate": args.validate, "kubernetes_version": release.version}
     name = args.scenario
     if args.cluster and not os.path.exists(args.cluster):
         raise CliInputError(f"{args.cluster}: no such cluster dump (--cluster)")
     if name is None and args.cluster:  # the cluster alone: its own pods, no built-in workloads
         stem = os.path.splitext(os.path.basename(os.path.normpath(args.cluster)))[0] or "cluster"
-        scenario = Scenario(stem).with_cluster(args.cluster)
+        scenario = Scenario(stem).with_cluster(args.cluster, **checks)
         origin = args.cluster
         scenario = attrs.evolve(
             scenario, description=f"the cluster {args.cluster}: {cluster_summary(scenario)}"
@@ -166,7 +169,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         scenario = builtin_scenario() if name is None else builtin_scenario(name)
         origin = f"{scenario.name} (built-in)"
     elif os.path.exists(name):
-        scenario = Scenario.from_file(name)
+        scenario = Scenario.from_file(name, **checks)
         origin = name
     else:
         from ..errors import did_you_mean
@@ -177,7 +180,7 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         )
     if args.cluster and name is not None:
         workloads = ", ".join(w.name for w in scenario.workloads) or "none"
-        scenario = scenario.with_cluster(args.cluster)
+        scenario = scenario.with_cluster(args.cluster, **checks)
         origin = f"{origin} on the cluster {args.cluster}"
         scenario = attrs.evolve(
             scenario,

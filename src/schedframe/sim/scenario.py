@@ -22,9 +22,9 @@ from typing import Any, Final, final
 import attrs
 
 from .._textio import ErrorFactory, parse_data, read_text, shown_path
-from ..api.manifests import load_manifests, object_from_manifest
+from ..api.manifests import ValidateMode, load_manifests, object_from_manifest
 from ..api.objects import Node, OwnerReference, Pod, PodGroup, Taint
-from ..errors import ManifestError, ScenarioError, SchedframeError
+from ..errors import FieldValidationError, ManifestError, ScenarioError, SchedframeError
 
 __all__ = [
     "DURATION_ANNOTATION",
@@ -370,38 +370,53 @@ class Scenario:
 
     # -- reading ------------------------------------------------------------------------------
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> Scenario:
+    def from_file(cls, path: str | os.PathLike[str], *, validate: ValidateMode = "strict",
+                  kubernetes_version: str | None = None) -> Scenario:
         """Read a scenario file (YAML or JSON); relative paths in it are relative to the file.
+        *validate* and *kubernetes_version* are :func:`~schedframe.load_manifests`' for the
+        cluster file it names (field validation: strict by default, against the newest release).
 
         Raises:
             ScenarioError: unreadable file or invalid content, naming the file and field.
+            FieldValidationError: the cluster file has fields the release does not know (strict).
         """
         source = os.fspath(path)
         text = read_text(source, max_bytes=MAX_SCENARIO_BYTES, what="the scenario",
                          error=file_error(source))
-        return cls.from_text(text, source=source, base_dir=os.path.dirname(os.path.abspath(source)))
+        return cls.from_text(text, source=source, base_dir=os.path.dirname(os.path.abspath(source)),
+                             validate=validate, kubernetes_version=kubernetes_version)
 
     @classmethod
-    def from_text(cls, text: str, *, source: str = "<scenario>", base_dir: str | None = None) -> Scenario:
-        """Read a scenario from YAML or JSON text."""
+    def from_text(cls, text: str, *, source: str = "<scenario>", base_dir: str | None = None,
+                  validate: ValidateMode = "strict", kubernetes_version: str | None = None) -> Scenario:
+        """Read a scenario from YAML or JSON text (*validate*, *kubernetes_version*: as
+        :meth:`from_file`)."""
         data = parse_data(text, source=shown_path(source), error=file_error(source))
-        return cls.from_dict(data, source=source, base_dir=base_dir)
+        return cls.from_dict(data, source=source, base_dir=base_dir, validate=validate,
+                             kubernetes_version=kubernetes_version)
 
     @classmethod
-    def from_dict(cls, data: Any, *, source: str = "<scenario>", base_dir: str | None = None) -> Scenario:
-        """Build from the scenario format's mapping (``docs/scenario-format.rst``)."""
-        return _Reader(source, base_dir).scenario(data)
+    def from_dict(cls, data: Any, *, source: str = "<scenario>", base_dir: str | None = None,
+                  validate: ValidateMode = "strict", kubernetes_version: str | None = None) -> Scenario:
+        """Build from the scenario format's mapping (``docs/scenario-format.rst``;
+        *validate*, *kubernetes_version*: as :meth:`from_file`)."""
+        reader = _Reader(source, base_dir, validate=validate, kubernetes_version=kubernetes_version)
+        return reader.scenario(data)
 
-    def with_cluster(self, path: str | os.PathLike[str]) -> Scenario:
+    def with_cluster(self, path: str | os.PathLike[str], *, validate: ValidateMode = "strict",
+                     kubernetes_version: str | None = None) -> Scenario:
         """This scenario with its starting nodes, pods and objects replaced by those of a
-        manifest file, a directory of manifests or a ``kubectl get -A -o yaml`` dump.
+        manifest file, a directory of manifests or a ``kubectl get -A -o yaml`` dump, read by
+        :func:`~schedframe.load_manifests` with *validate* and *kubernetes_version*.
 
         Raises:
             ScenarioError: the path cannot be read, or holds no Node.
+            FieldValidationError: fields the release does not know (under ``validate="strict"``).
         """
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "")
+            nodes, pods, objects = _read_cluster(os.fspath(path), os.fspath(path), "", validate,
+                                                 kubernetes_version)
         if not nodes:
             found = f"{len(pods) + len(objects)} other object(s)" if pods or objects else "no object it reads"
             skipped = "".join(f"; {w.message}" for w in caught)
@@ -789,12 +804,15 @@ def check_limits(s: Scenario, source: str = "") -> None:
 
 
 def _read_cluster(
-    path: str, source: str, field: str
+    path: str, source: str, field: str, validate: ValidateMode = "strict",
+    kubernetes_version: str | None = None,
 ) -> tuple[tuple[Node, ...], tuple[Pod, ...], tuple[Any, ...]]:
     if not os.path.exists(path):
         raise ScenarioError(source, field, f"no such file: {path!r}")
     try:
-        objs = load_manifests(Path(path))
+        objs = load_manifests(Path(path), validate=validate, kubernetes_version=kubernetes_version)
+    except FieldValidationError:
+        raise  # every problem's path names the cluster file already
     except ManifestError as exc:
         # a read error already names the file; a field error is placed by file and field path
         named = not exc.path and repr(path) in exc.detail
@@ -808,9 +826,12 @@ def _read_cluster(
 
 
 class _Reader:
-    def __init__(self, source: str, base_dir: str | None) -> None:
+    def __init__(self, source: str, base_dir: str | None, *, validate: ValidateMode = "strict",
+                 kubernetes_version: str | None = None) -> None:
         self.source = source
         self.base_dir = base_dir
+        self.validate: ValidateMode = validate
+        self.kubernetes_version = kubernetes_version
         self.nodes = 0  # nodes read so far (the node groups' counts are bounded together)
 
     def fail(self, path: str, message: str) -> ScenarioError:
@@ -895,7 +916,8 @@ class _Reader:
         pods: list[Pod] = []
         objects: list[Any] = []
         if m.get("cluster") is not None:
-            n, p, o = _read_cluster(self.path_of(m["cluster"], "cluster"), self.source, "cluster")
+            n, p, o = _read_cluster(self.path_of(m["cluster"], "cluster"), self.source, "cluster",
+                                    self.validate, self.kubernetes_version)
             nodes += n
             pods += p
             objects += o
