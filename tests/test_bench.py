@@ -564,6 +564,9 @@ def test_cli_json_to_stdout_quiet(capsys):
     captured = capsys.readouterr()
     assert captured.err == ""
     assert '"schema": "schedframe-bench/1"' in captured.out
+    record = json.loads(captured.out[captured.out.index("{\n"):],
+                        parse_constant=lambda c: pytest.fail(f"{c} in bench --json"))
+    assert record["schema"] == "schedframe-bench/1"
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from schedframe import (
     PluginArgsError,
     PodGroup,
     Scheduler,
+    SchedframeError,
     SchedulerConfiguration,
 )
 from schedframe.api.manifests import object_from_manifest
@@ -263,23 +264,26 @@ def test_pod_group_times_are_int32_or_a_manifest_error(value: int) -> None:
         assert len(str(info.value)) < 300
 
 
-def test_a_gang_with_a_huge_python_timeout_waits_instead_of_failing() -> None:
-    from schedframe.plugins.coscheduling import POD_GROUP_LABEL
-    from schedframe.sim import Scenario
-    from schedframe.testing import make_node, make_pod
-
-    scenario = Scenario.from_file(Path(__file__).parent / "data" / "scheduler-plugins"
-                                  / "gang-under-quota.yaml")
-    s = Scheduler(scenario.configs[0].config, clock=FakeClock(1_000_000.0))
-    s.add_node(make_node("n1").capacity(cpu="4", memory="16Gi", pods=110).obj())
-    s.add_object(PodGroup("g", "default", min_member=3, schedule_timeout_seconds=10**400))
-    for i in range(3):
-        s.add_pod(make_pod(f"g-{i}").label(POD_GROUP_LABEL, "g").req(cpu="1").obj())
-    s.schedule_one()  # the first member waits at Permit for the others (an OverflowError before)
-    assert len(s.waiting_pods) == 1
-    assert all("Overflow" not in p.message for p in s.pending())
-    s.run_until_idle(max_cycles=20)
-    assert len(s.bindings()) == 3
+@_FAST
+@given(st.integers(min_value=-(10**400), max_value=10**400) | st.floats() | st.booleans() | st.text(max_size=5))
+def test_pod_group_numbers_built_in_python_get_the_errors_of_a_manifest(value: Any) -> None:
+    """A PodGroup built in Python refuses what its manifest would: the same error type and
+    wording, at the attribute instead of the field path (a 400-digit timeout used to be
+    accepted, then made every member fail Permit with OverflowError)."""
+    for field, attr in (("scheduleTimeoutSeconds", "schedule_timeout_seconds"), ("minMember", "min_member")):
+        try:
+            from_file = PodGroup.from_manifest(_pod_group(**{field: value}))
+        except ManifestError as exc:
+            with pytest.raises(ManifestError) as info:
+                PodGroup("g", "default", **{attr: value})
+            assert info.value.path == attr
+            if isinstance(value, int) and not isinstance(value, bool):
+                # (a bad type is shown as the file spells it, ``false``, or as Python does)
+                assert info.value.detail == exc.detail
+            assert len(str(info.value)) < 300
+        else:
+            if isinstance(value, int):
+                assert getattr(PodGroup("g", "default", **{attr: value}), attr) == getattr(from_file, attr)
 
 
 @pytest.mark.parametrize("key", ["permitWaitingTimeSeconds", "podGroupBackoffSeconds"])
@@ -332,6 +336,43 @@ def test_any_metric_value_is_finite_or_refused(value: float) -> None:
             WatcherMetrics.from_dict(data)
 
 
+def _after_field(message: str, field: str) -> str:
+    return message.split(f"{field}: ", 1)[1]
+
+
+@_FAST
+@given(st.floats(allow_nan=True, allow_infinity=True) | st.integers(-(10**30), 10**30)
+       | st.text(max_size=3) | st.none() | st.booleans())
+def test_metrics_built_in_python_get_the_errors_of_a_file(value: Any) -> None:
+    """A Metric or WatcherMetrics built in Python refuses what the metrics file would (a NaN
+    metric used to be accepted in Python, then failed every Trimaran Score of the node)."""
+    from schedframe.plugins.sigs import LoadMetricsError, Metric, WatcherMetrics
+
+    for file_field, build, attr in (
+        ("value", lambda v: Metric("CPU", "AVG", v), "value"),
+        ("timestamp", lambda v: WatcherMetrics(timestamp=v), "timestamp"),
+        ("window.end", lambda v: WatcherMetrics(window_end=v), "window_end"),
+    ):
+        data = json.loads(_metrics(**{file_field.split(".")[-1]: json.dumps(value)}))
+        try:
+            WatcherMetrics.from_dict(data)
+        except LoadMetricsError as exc:
+            with pytest.raises(LoadMetricsError) as info:
+                build(value)
+            assert _after_field(str(info.value), attr) == _after_field(str(exc), file_field)
+        else:
+            build(value)
+
+
+@pytest.mark.parametrize("nodes", [{"n1": [1]}, {"n1": "CPU"}, {3: []}, [("n1", [])], {"n1": None}])
+def test_watcher_metrics_nodes_built_in_python_are_checked(nodes: Any) -> None:
+    from schedframe.plugins.sigs import LoadMetricsError, WatcherMetrics
+
+    with pytest.raises(LoadMetricsError) as info:
+        WatcherMetrics(nodes)
+    assert str(info.value).startswith("WatcherMetrics: nodes")
+
+
 # -- 6. prices capped, JSON output strict -----------------------------------------------------------
 
 def test_plan_json_never_writes_infinity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -368,6 +409,32 @@ def test_cli_json_output_refuses_non_finite_numbers(data: Any, where: str) -> No
         dump_json(data, out)
     assert f" at {where}, which JSON cannot hold" in str(info.value)
     assert out.getvalue() == ""
+
+
+def test_the_event_log_is_strict_json(tmp_path: Path) -> None:
+    from schedframe.sim import simulate
+
+    log = io.StringIO()
+    simulate("drain-preemption", log=log)
+    lines = log.getvalue().splitlines()
+    assert len(lines) > 10
+    for line in lines:
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in the event log"))
+
+
+@pytest.mark.parametrize(("data", "where"), [
+    ({"a": {"b": [1.0, math.inf]}}, "a.b[1]"), ([math.nan], "[0]"), (-math.inf, "(top level)"),
+    ((1, {"x": (math.nan,)}), "[1].x[0]"),
+])
+def test_one_json_writer_refuses_or_nulls_non_finite_numbers(data: Any, where: str) -> None:
+    from schedframe._jsonout import NonFiniteJSONError, dumps, finite_or_null
+
+    with pytest.raises(NonFiniteJSONError) as info:
+        dumps(data)
+    assert info.value.path == where
+    assert isinstance(info.value, SchedframeError)
+    nulled = json.loads(dumps(finite_or_null(data)))
+    assert "null" in json.dumps(nulled)
 
 
 # -- 7. ports are ports ------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from .objects import (
     Service,
     Taint,
     _node_uid,
+    check_int32,
 )
 
 _TAINT_EFFECTS: Final = tuple(sorted(TAINT_EFFECTS))
@@ -273,9 +274,6 @@ def namespace_from_manifest(manifest: Mapping[str, Any]) -> Namespace:
     return _namespace_obj(manifest)
 
 
-#: The largest int32: upstream's PodGroup ``minMember`` and ``scheduleTimeoutSeconds`` are int32.
-MAX_INT32: Final = 2**31 - 1
-
 #: The PodGroup API groups kubernetes-sigs/scheduler-plugins has published: ``scheduling.x-k8s.io``
 #: (since its v0.25.7) and ``scheduling.sigs.k8s.io`` (before), with the same fields.
 POD_GROUP_API_VERSIONS: Final = (POD_GROUP_API_VERSION, "scheduling.sigs.k8s.io/v1alpha1")
@@ -288,17 +286,10 @@ def pod_group_from_manifest(manifest: Any) -> PodGroup:
     meta = _mapping(m.get("metadata"), "metadata")
     spec = _mapping(m.get("spec"), "spec")
     min_member = _int(spec.get("minMember"), "spec.minMember") or 0
-    if min_member < 0:
-        _fail("spec.minMember", f"must be greater than or equal to 0, got {_show(min_member)}")
-    if min_member > MAX_INT32:
-        _fail("spec.minMember", f"must be at most {MAX_INT32} (an int32), got {_show(min_member)}")
+    check_int32(min_member, "spec.minMember")
     timeout = _int(spec.get("scheduleTimeoutSeconds"), "spec.scheduleTimeoutSeconds")
-    if timeout is not None and timeout < 0:
-        _fail("spec.scheduleTimeoutSeconds", f"must be greater than or equal to 0, got {_show(timeout)}")
-    if timeout is not None and timeout > MAX_INT32:
-        # upstream's field is an *int32 of seconds: the API server refuses more
-        _fail("spec.scheduleTimeoutSeconds", f"must be at most {MAX_INT32} seconds (an int32), got "
-                                             f"{_show(timeout)}")
+    # upstream's field is an *int32 of seconds: the API server refuses more
+    check_int32(timeout, "spec.scheduleTimeoutSeconds", " seconds")
     return PodGroup(
         name=_name(meta),
         namespace=_namespace(meta),

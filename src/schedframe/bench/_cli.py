@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
+from .. import _jsonout
 from ..errors import SchedframeError
 from ._report import format_profile, format_ratios, format_table, machine_info, make_record
 from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, build_registry, load_config, run_suite
@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also run the scale series (500..15,000 nodes; 1,000..50,000 bound pods)")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="run each workload N times and report medians (default 1)")
-    p.add_argument("--json", metavar="PATH", help="write the JSON record to PATH ('-': stdout)")
+    p.add_argument("--json", metavar="PATH",
+                   help="write the JSON record to PATH ('-': stdout); a number not measured is null")
     p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration YAML to run with")
     p.add_argument("--plugin", action="append", default=[], metavar="SPEC",
                    help="register a plugin: Name=module:factory, module:factory, or module "
@@ -136,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{r.workload}: {r.initial_unscheduled} initial pods unscheduled")
     if args.json:
         record = make_record(suite, {**vars(args), "workloads": [w.name for w in workloads]}, machine)
-        text = json.dumps(record, indent=2, sort_keys=False)
+        text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
         if args.json == "-":
             print(text)
         else:
@@ -190,7 +191,7 @@ def skippy_main(argv: Sequence[str]) -> int:
     print(format_comparison(result))
     if args.json:
         record = {"schema": "schedframe-bench-skippy/1", "machine": machine_info(), **result}
-        text = json.dumps(record, indent=2)
+        text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
         if args.json == "-":
             print(text)
         else:

@@ -21,7 +21,6 @@ import argparse
 import gc
 import heapq
 import itertools
-import json
 import os
 import sys
 import time
@@ -31,6 +30,7 @@ from typing import Any, Final
 
 import attrs
 
+from .. import _jsonout
 from ..api.objects import Node, Pod
 from ..cache.cache import Cache
 from ..framework.clock import FakeClock
@@ -618,7 +618,8 @@ def _soak_parser() -> argparse.ArgumentParser:
                    help="wall seconds per reported interval (default 10)")
     p.add_argument("--tracemalloc", action="store_true",
                    help="trace allocations; report the top growth after warm-up (slower)")
-    p.add_argument("--json", metavar="PATH", help="write the JSON record to PATH ('-': stdout)")
+    p.add_argument("--json", metavar="PATH",
+                   help="write the JSON record to PATH ('-': stdout); a number not measured is null")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return p
 
@@ -650,7 +651,7 @@ def soak_main(argv: Sequence[str]) -> int:
     print(f"\nmachine: Python {machine['python']} ({machine['implementation']}), {machine['platform']}, "
           f"{machine['cpu_count']} CPUs, load {machine['load_average']}; seed {args.seed}")
     if args.json:
-        text = json.dumps(report.to_dict(), indent=2)
+        text = _jsonout.dumps(_jsonout.finite_or_null(report.to_dict()), indent=2)
         if args.json == "-":
             print(text)
         else:

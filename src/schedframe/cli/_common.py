@@ -25,15 +25,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import contextvars
-import json
-import math
 import os
 import sys
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from .. import _jsonout
 from .._textio import shown_path
 from ..errors import FieldValidationError, SchedframeError, SchedframeWarning
 from ._output import Out
@@ -402,31 +401,10 @@ def strict_json(data: Any, *, indent: int | None = 2) -> str:
     ``json`` would write as ``NaN``/``Infinity``, not JSON) is a :class:`CliInputError` naming
     where it is, raised before anything is written."""
     try:
-        return json.dumps(data, indent=indent, default=str, allow_nan=False)
-    except ValueError:
-        where = _non_finite(data, "")
-        if where is None:
-            raise
-        path, value = where
-        raise CliInputError(f"the JSON output would hold {value!r} at {path or '(top level)'}, which "
+        return _jsonout.dumps(data, indent=indent, default=str)
+    except _jsonout.NonFiniteJSONError as exc:
+        raise CliInputError(f"the JSON output would hold {exc.value!r} at {exc.path}, which "
                             f"JSON cannot hold; nothing was written") from None
-
-
-def _non_finite(data: Any, path: str) -> tuple[str, float] | None:
-    """The path and value of the first NaN or infinity in *data*."""
-    if isinstance(data, float) and not math.isfinite(data):
-        return path, data
-    if isinstance(data, Mapping):
-        for k, v in data.items():
-            found = _non_finite(v, f"{path}.{k}" if path else str(k))
-            if found is not None:
-                return found
-    elif isinstance(data, (list, tuple)):
-        for i, v in enumerate(data):
-            found = _non_finite(v, f"{path}[{i}]")
-            if found is not None:
-                return found
-    return None
 
 
 def dump_json(data: Any, stream: Any) -> None:

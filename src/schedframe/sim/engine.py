@@ -27,6 +27,7 @@ from operator import itemgetter, methodcaller
 from types import SimpleNamespace
 from typing import IO, Any, Final
 
+from .._jsonout import non_finite
 from ..api.manifests import object_to_manifest
 from ..api.objects import Node, Pod
 from ..api.workloads import (
@@ -265,7 +266,8 @@ class _Sim:
                 schedframe_pod_preempted=self.schedframe_pod_preempted,
             )
         )
-        self._encode = json.JSONEncoder(separators=(",", ":")).encode
+        # strict JSON (no NaN/Infinity); json.dumps with these arguments is its C encoder
+        self._encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
         # simulated usage and node metrics (schedframe.sim.usage): the load-aware plugins' source
         self.load = SimLoad(self, plan.load_window, plan.load_window is not None or models_usage(
             [*plan.pods, *(w.template for w in plan.workloads)]), plan.load_metrics)
@@ -275,7 +277,7 @@ class _Sim:
         )
         self.log = log
         #: The error writing to the log raised (raised by run() as soon as it can).
-        self.log_error: OSError | None = None
+        self.log_error: OSError | ScenarioError | None = None
         self.progress = progress
         self.workloads: dict[str, WorkloadInfo] = {w.name: w for w in plan.workloads}
         self.recs: dict[str, _Rec] = {}  # uid -> record, in creation order
@@ -393,6 +395,16 @@ class _Sim:
                 # writing, and let run() raise it after the cycle (an observer hook's exception
                 # would be logged and swallowed by the scheduler)
                 self.log, self.log_error = None, exc
+            except ValueError:
+                # a NaN or an infinity (only objects built in Python can hold one): JSON cannot
+                # hold it, and a replay could not read it back
+                where = non_finite(record)
+                if where is None:
+                    raise
+                self.log, self.log_error = None, ScenarioError(
+                    "<scenario>", f"the event log's {record.get('op', '?')!r} line at "
+                    f"t={record.get('t', '?')}: {where[0]}",
+                    f"would hold {where[1]!r}, which JSON cannot hold; the log stops there")
 
     def _account(self, name: str, sign: int) -> None:
         """Add (``sign=1``) or take back (``-1``) node *name*'s share of the cluster totals."""

@@ -36,6 +36,7 @@ from typing import Any, Final, TextIO, final
 
 import attrs
 
+from .. import _jsonout
 from .._textio import parse_data, parse_json, read_text, shown_path
 from ..errors import SchedframeError, SchedframeWarning, bounded_repr, bounded_text
 from ._interrupts import HeldInterrupts, ignore_interrupts, started_without_interrupts
@@ -775,7 +776,7 @@ class _Writer:
                         rows.writerow(row)
                 else:
                     for row in kept.done.values():
-                        f.write(json.dumps(row) + "\n")
+                        f.write(_row_json(row) + "\n")
 
         _replace_atomically(path, write)
 
@@ -788,7 +789,7 @@ class _Writer:
         if self._file is None:
             return
         if self.fmt != "csv":
-            self._file.write(json.dumps(row) + "\n")
+            self._file.write(_row_json(row) + "\n")
         elif self._header is None and row["status"] != "ok":
             self._waiting.append(row)
             return
@@ -814,7 +815,7 @@ class _Writer:
         extra = {k: v for k, v in row.items() if k not in self._header}
         values = {k: _csv_value(v) for k, v in row.items() if k in self._header}
         if "extra" in self._header:
-            values["extra"] = json.dumps(extra) if extra else ""
+            values["extra"] = _row_json(extra) if extra else ""
         csv.DictWriter(self._file, self._header, extrasaction="ignore").writerow(values)
 
     def close(self) -> None:
@@ -843,7 +844,7 @@ class _Writer:
         rows = result.rows()
         try:
             if self.fmt == "json":
-                text = json.dumps(rows, indent=1) + "\n"
+                text = _jsonout.dumps(_jsonout.finite_or_null(rows), indent=1) + "\n"
                 _replace_atomically(self.path, functools.partial(_write_text, text=text))
             else:
                 import pyarrow as pa
@@ -867,8 +868,13 @@ def _write_text(path: Path, text: str) -> None:
 
 def _csv_value(value: Any) -> Any:
     if isinstance(value, (list, dict)):
-        return json.dumps(value, separators=(",", ":"))
+        return _jsonout.dumps(_jsonout.finite_or_null(value), separators=(",", ":"))
     return value
+
+
+def _row_json(row: Mapping[str, Any]) -> str:
+    """A row as strict JSON: a measure's NaN or infinity (a mean of nothing) is ``null``."""
+    return _jsonout.dumps(_jsonout.finite_or_null(row))
 
 
 def _abandon_pool(pool: concurrent.futures.ProcessPoolExecutor) -> None:

@@ -104,6 +104,15 @@ class LoadMetricsError(SchedframeError, ValueError):
     __module__ = "schedframe.plugins.sigs"
 
 
+def _metric_text(_: Any, attribute: Any, value: Any) -> None:
+    if not isinstance(value, str):
+        raise LoadMetricsError(f"Metric: {attribute.name}: want a string, got {bounded_repr(value)}")
+
+
+def _metric_value(value: Any) -> float:
+    return _num(value, "value", "Metric")
+
+
 @final
 @attrs.frozen
 class Metric:
@@ -115,11 +124,12 @@ class Metric:
 
     __module__ = "schedframe.plugins.sigs"
 
-    type: str
-    operator: str
-    value: float
-    name: str = ""
-    rollup: str = ""
+    type: str = attrs.field(validator=_metric_text)
+    operator: str = attrs.field(validator=_metric_text)
+    #: A finite number (built in Python or read, a NaN or an infinity is a LoadMetricsError).
+    value: float = attrs.field(converter=_metric_value)
+    name: str = attrs.field(default="", validator=_metric_text)
+    rollup: str = attrs.field(default="", validator=_metric_text)
 
 
 def _num(value: Any, path: str, source: str) -> float:
@@ -159,6 +169,43 @@ def _mapping(value: Any, path: str, source: str) -> Mapping[str, Any]:
     return value
 
 
+def _window_start(value: Any) -> int:
+    return _time(value, "window_start", "WatcherMetrics")
+
+
+def _window_end(value: Any) -> int:
+    return _time(value, "window_end", "WatcherMetrics")
+
+
+def _timestamp(value: Any) -> int:
+    return _time(value, "timestamp", "WatcherMetrics")
+
+
+def _field_text(_: Any, attribute: Any, value: Any) -> None:
+    if not isinstance(value, str):
+        raise LoadMetricsError(f"WatcherMetrics: {attribute.name}: want a string, got {bounded_repr(value)}")
+
+
+def _nodes(value: Any) -> Mapping[str, tuple[Metric, ...]]:
+    """WatcherMetrics.nodes built in Python: node names to sequences of :class:`Metric`."""
+    m = _mapping(value, "nodes", "WatcherMetrics")
+    out: dict[str, tuple[Metric, ...]] = {}
+    for node, metrics in m.items():
+        path = f"nodes[{bounded_repr(node)}]"
+        if not isinstance(node, str):
+            raise LoadMetricsError(f"WatcherMetrics: {path}: want a node name (a string)")
+        if isinstance(metrics, (str, bytes, Mapping)) or not isinstance(metrics, Iterable):
+            raise LoadMetricsError(f"WatcherMetrics: {path}: want a sequence of Metric, "
+                                   f"got {type(metrics).__name__}")
+        items = tuple(metrics)
+        for i, item in enumerate(items):
+            if not isinstance(item, Metric):
+                raise LoadMetricsError(f"WatcherMetrics: {path}[{i}]: want a Metric, "
+                                       f"got {type(item).__name__}")
+        out[node] = items
+    return out
+
+
 @final
 @attrs.frozen
 class WatcherMetrics:
@@ -180,12 +227,12 @@ class WatcherMetrics:
 
     __module__ = "schedframe.plugins.sigs"
 
-    nodes: Mapping[str, tuple[Metric, ...]] = attrs.field(factory=dict)
-    window_start: int = 0
-    window_end: int = 0
-    window_duration: str = ""
-    timestamp: int = 0
-    source: str = ""
+    nodes: Mapping[str, tuple[Metric, ...]] = attrs.field(factory=dict, converter=_nodes)
+    window_start: int = attrs.field(default=0, converter=_window_start)
+    window_end: int = attrs.field(default=0, converter=_window_end)
+    window_duration: str = attrs.field(default="", validator=_field_text)
+    timestamp: int = attrs.field(default=0, converter=_timestamp)
+    source: str = attrs.field(default="", validator=_field_text)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "the metrics") -> Self:
