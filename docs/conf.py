@@ -97,7 +97,7 @@ def _openb_results(app: object) -> None:
 def _release_tables(app: object) -> None:
     import pathlib
 
-    from schedframe.config._release_tables import write
+    from schedframe.framework._release_tables import write
 
     write(pathlib.Path(__file__).parent / "_generated")
 

@@ -23,7 +23,6 @@ from schedframe import ConfigurationError, PluginArgsError, Registry, Status
 from schedframe.api.frozendict import FrozenDict
 from schedframe.config import NEWEST_RELEASE
 from schedframe.config import configuration as _configuration
-from schedframe.config._features import release_facts
 from schedframe.config.configuration import (
     API_VERSION,
     EXTENSION_POINTS,
@@ -37,6 +36,7 @@ from schedframe.config.configuration import (
     _PluginSet,
     extension_points_of,
 )
+from schedframe.framework._features import release_facts
 
 DATA = Path(__file__).parent / "data" / "config"
 

@@ -12,7 +12,7 @@ import schedframe
 from schedframe import ConfigurationError, Scheduler, SchedulerConfiguration, release_profile
 from schedframe.cli.main import main
 from schedframe.config import FEATURE_GATES, SUPPORTED_RELEASES
-from schedframe.config._features import parse_feature_gates, release_facts
+from schedframe.framework._features import parse_feature_gates, release_facts
 from schedframe.testing import make_node, make_pod
 
 FACTS = release_facts()

@@ -1,4 +1,4 @@
-"""Remembered per-node outcomes (``schedframe.plugins._victims_memo``): DefaultPreemption's dry
+"""Remembered per-node outcomes (``schedframe.framework.victims_memo``): DefaultPreemption's dry
 runs and the scheduler's Filter runs on nodes with nominated pods give the same victims,
 nominations, placements, events and pending messages as computing afresh on every node,
 whatever changes between attempts."""
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import FakeClock, LabelSelector, Node, Pod, PodDisruptionBudget, Scheduler
-from schedframe.plugins._victims_memo import NodeOutcomes
+from schedframe.framework.victims_memo import NodeOutcomes
 from schedframe.plugins.default_preemption import DefaultPreemption
 from schedframe.scheduler import _schedule_one
 from schedframe.testing import make_node, make_pod
@@ -154,7 +154,7 @@ def test_nominations_unchanged_serve_other_pods_unless_they_are_among_them() -> 
     for another pod of the shape -- but not when that pod, or the one the outcome was stored
     for, is itself nominated there (each leaves itself out of what it counts)."""
     from schedframe import NodeInfo, PodInfo
-    from schedframe.plugins._victims_memo import VictimsMemo
+    from schedframe.framework.victims_memo import VictimsMemo
     from schedframe.queue.nominator import PodNominator
 
     nominator = PodNominator()
@@ -179,3 +179,58 @@ def test_nominations_unchanged_serve_other_pods_unless_they_are_among_them() -> 
     assert memo(a).get(info) == "a with b there"
     nominator.delete(b)
     assert memo(a).get(info) is None
+
+
+class _Local:
+    """An out-of-tree Filter plugin that passes every node (its verdict is node-local)."""
+
+    name = "LocalFilter"
+    node_local_filter = True
+
+    def filter(self, state: Any, pod: Pod, node_info: Any) -> None:
+        return None
+
+
+class _Global(_Local):
+    """The same plugin without the declaration (a plugin may look beyond the node)."""
+
+    name = "GlobalFilter"
+    node_local_filter = False
+
+
+@pytest.mark.parametrize(("plugin", "remembered"), [(_Local(), True), (_Global(), False)])
+def test_only_filters_that_declare_themselves_node_local_are_remembered(
+        monkeypatch: pytest.MonkeyPatch, plugin: Any, remembered: bool) -> None:
+    """The framework asks each Filter plugin for the ``node_local_filter`` capability (no list of
+    concrete in-tree classes): with an out-of-tree Filter that declares it, a second preemptor
+    of the same shape is not dry-run again on unchanged nodes; without it, it is."""
+    from schedframe import Profile, Registry, SchedulerConfiguration
+    from schedframe.framework.interfaces import NODE_LOCAL_FILTER, is_node_local_filter
+    from schedframe.plugins import in_tree_registry
+
+    assert NODE_LOCAL_FILTER == "node_local_filter"
+    assert is_node_local_filter(plugin) is remembered
+    calls: list[str] = []
+    real = DefaultPreemption.select_victims_on_node
+
+    def counting(self: DefaultPreemption, state: Any, pod: Pod, node_info: Any, pdbs: Any) -> Any:
+        calls.append(node_info.name)
+        return real(self, state, pod, node_info, pdbs)
+
+    monkeypatch.setattr(DefaultPreemption, "select_victims_on_node", counting)
+    registry = Registry(in_tree_registry())
+    registry.register(plugin.name, lambda args, handle: plugin)
+    profile = Profile.from_plugins(plugin.name, registry=registry, implements={plugin.name: ["filter"]})
+    s = Scheduler(SchedulerConfiguration.from_profiles(profile, registry=registry), registry=registry,
+                  clock=FakeClock(T0))
+    for i in range(4):
+        s.add_node(make_node(f"n{i}").capacity(cpu="2", memory="8Gi", pods=110).label(ZONE, "a").obj())
+        s.add_pod(make_pod(f"low{i}").priority(0).req(cpu="1500m").node(f"n{i}").obj())
+    s.add_pod(make_pod("p1").priority(10).req(cpu="1500m").obj())
+    s.run_until_idle()
+    assert sorted(calls) == ["n0", "n1", "n2", "n3"]
+    calls.clear()
+    s.add_pod(make_pod("p2").priority(10).req(cpu="1500m").obj())
+    s.run_until_idle()
+    assert (calls == []) is remembered
+    assert s.node_of("default/p2") is not None

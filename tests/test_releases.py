@@ -22,8 +22,8 @@ from schedframe import (
 )
 from schedframe.cli.main import main
 from schedframe.config import NEWEST_RELEASE, RELEASE_DIFFERENCES, SUPPORTED_RELEASES
-from schedframe.config._features import release_facts
-from schedframe.config._release_tables import render
+from schedframe.framework._features import release_facts
+from schedframe.framework._release_tables import render
 from schedframe.sim import simulate
 from schedframe.sim.scenario import Scenario
 from schedframe.sim.sweep import simulate_task
@@ -72,7 +72,7 @@ def test_cli_unsupported_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_emulated_releases_are_the_facts_releases() -> None:
     """schedframe emulates exactly the releases whose facts were generated from their
-    kube-scheduler (src/schedframe/config/_release_facts.json)."""
+    kube-scheduler (src/schedframe/framework/_release_facts.json)."""
     assert tuple(sorted(FACTS, key=lambda r: int(r.split(".")[1]))) == SUPPORTED_RELEASES
     for release in SUPPORTED_RELEASES:
         assert release_profile(release).patch == FACTS[release]["release"]

@@ -21,7 +21,7 @@ Commands:
   documentation renders;
 * ``facts [--release R ...] [--write]`` prints the facts schedframe's release table is made of
   (feature gates, default plugins, plugin args; :mod:`schedframe_oracle.facts`), or writes them
-  to ``src/schedframe/config/_release_facts.json``.
+  to ``src/schedframe/framework/_release_facts.json``.
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_facts.add_argument(
         "--write",
         action="store_true",
-        help="regenerate src/schedframe/config/_release_facts.json for these releases",
+        help="regenerate src/schedframe/framework/_release_facts.json for these releases",
     )
     args = parser.parse_args(argv)
 

@@ -11,7 +11,7 @@ at its tag:
   with each gate that changes them switched;
 * the defaulted plugin args and the top-level defaults of the configuration.
 
-``scripts/oracle facts --write`` regenerates ``src/schedframe/config/_release_facts.json``;
+``scripts/oracle facts --write`` regenerates ``src/schedframe/framework/_release_facts.json``;
 ``tests/oracle/test_facts.py`` checks the file against the oracles when they are built, and
 schedframe's tables against the file always.
 """
@@ -29,7 +29,7 @@ from . import binary
 
 __all__ = ["FACTS_FILE", "PLUGIN_GATES", "collect", "module_dir", "scheduler_gates", "write"]
 
-FACTS_FILE: Final = binary.ORACLE_DIR.parent / "src" / "schedframe" / "config" / "_release_facts.json"
+FACTS_FILE: Final = binary.ORACLE_DIR.parent / "src" / "schedframe" / "framework" / "_release_facts.json"
 
 #: gates whose value changes the default plugins (upstream applyFeatureGates), with the gates
 #: each needs on

@@ -127,7 +127,6 @@ from .cache.nodeinfo import (
 )
 from .cache.snapshot import Snapshot
 from .cache.store import ObjectStore
-from .config._releases import ReleaseProfile, release_profile
 from .config._versions import ConfigurationDeprecationWarning
 from .config.configuration import (
     EXTENSION_POINTS,
@@ -211,6 +210,7 @@ from .framework.interfaces import (
 )
 from .framework.plugin_manager import load_plugins, make_plugin_manager
 from .framework.registry import PluginFactory, Registry, RegistryEntry
+from .framework.releases import ReleaseProfile, release_profile
 from .framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
 from .framework.status import Code, Status
 from .framework.waiting_pods import WaitingPodEntry, WaitingPods

@@ -103,7 +103,7 @@ def test_the_oracle_records_what_it_decides() -> None:
 @pytest.mark.parametrize("release", RELEASES)
 def test_release_facts_are_the_releases_own(release: str) -> None:
     """schedframe's release table (feature gates, default plugins and weights, plugin args,
-    the defaulted configuration: src/schedframe/config/_release_facts.json) is what the
+    the defaulted configuration: src/schedframe/framework/_release_facts.json) is what the
     release's kube-scheduler reports now (``scripts/oracle facts --write`` regenerates it)."""
     _oracle(release)
     from schedframe_oracle import facts

@@ -32,13 +32,7 @@ from schedframe.framework.interfaces import (
     PostFilterResult,
     PreFilterResult,
 )
-from schedframe.framework.registry import Registry
-from schedframe.framework.runtime import Framework, InMemoryEventRecorder
-from schedframe.framework.status import Code, Status
-from schedframe.framework.waiting_pods import WaitingPodEntry, WaitingPods
-from schedframe.plugins import default_preemption as dp
-from schedframe.plugins import in_tree_registry
-from schedframe.plugins._preemption import (
+from schedframe.framework.preemption import (
     PREEMPTION_NOT_HELPFUL,
     Candidate,
     Victims,
@@ -48,6 +42,12 @@ from schedframe.plugins._preemption import (
     more_important_pod,
     pick_one_node_for_preemption,
 )
+from schedframe.framework.registry import Registry
+from schedframe.framework.runtime import Framework, InMemoryEventRecorder
+from schedframe.framework.status import Code, Status
+from schedframe.framework.waiting_pods import WaitingPodEntry, WaitingPods
+from schedframe.plugins import default_preemption as dp
+from schedframe.plugins import in_tree_registry
 from schedframe.plugins.node_resources_fit import ERR_REASON_INSUFFICIENT_CPU
 from schedframe.scheduler.scheduler import Scheduler
 from schedframe.testing import (

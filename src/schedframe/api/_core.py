@@ -37,6 +37,7 @@ from ._fields import (
 )
 from ._names import _check_subdomain
 from ._pod import _PREEMPTION_POLICIES
+from ._ranges import check_int32
 from .objects import (
     POD_GROUP_API_VERSION,
     TAINT_EFFECTS,
@@ -50,7 +51,6 @@ from .objects import (
     Service,
     Taint,
     _node_uid,
-    check_int32,
 )
 
 _TAINT_EFFECTS: Final = tuple(sorted(TAINT_EFFECTS))

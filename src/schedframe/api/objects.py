@@ -21,6 +21,7 @@ import attrs
 
 from ._names import is_label_key as _is_label_key
 from ._names import is_label_value as _is_label_value
+from ._ranges import int32_validator
 from .frozendict import FrozenDict, freeze
 from .frozendict import as_tuple as _tuple
 from .quantity import Quantity
@@ -1433,34 +1434,6 @@ class ReplicationController:
 #: The API group and version of :class:`PodGroup` (kubernetes-sigs/scheduler-plugins).
 POD_GROUP_API_VERSION: Final = "scheduling.x-k8s.io/v1alpha1"
 
-#: The largest int32: upstream's PodGroup ``minMember`` and ``scheduleTimeoutSeconds`` are int32.
-MAX_INT32: Final = 2**31 - 1
-
-
-def check_int32(value: Any, path: str, unit: str = "") -> None:
-    """*value* is None or an integer in 0..:data:`MAX_INT32` (an int32 field of the API), or a
-    :class:`~schedframe.ManifestError` at *path*: the one check of a PodGroup's numbers, read
-    from a manifest (``spec.minMember``) or built in Python (``min_member``)."""
-    from ..errors import ManifestError, bounded_repr
-
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ManifestError(path, f"expected an integer, got {bounded_repr(value)}")
-    if 0 <= value <= MAX_INT32:
-        return
-    shown = f"an integer of {value.bit_length()} bits" if value.bit_length() > 128 else str(value)
-    if value < 0:
-        raise ManifestError(path, f"must be greater than or equal to 0, got {shown}")
-    raise ManifestError(path, f"must be at most {MAX_INT32}{unit} (an int32), got {shown}")
-
-
-def _pod_group_int32(unit: str) -> Callable[[Any, Any, Any], None]:
-    def check(_: Any, attribute: Any, value: Any) -> None:
-        check_int32(value, attribute.name, unit)
-    return check
-
-
 @final
 @attrs.frozen
 class PodGroup:
@@ -1486,8 +1459,8 @@ class PodGroup:
 
     name: str
     namespace: str = "default"
-    min_member: int = attrs.field(default=0, validator=_pod_group_int32(""))
-    schedule_timeout_seconds: int | None = attrs.field(default=None, validator=_pod_group_int32(" seconds"))
+    min_member: int = attrs.field(default=0, validator=int32_validator(""))
+    schedule_timeout_seconds: int | None = attrs.field(default=None, validator=int32_validator(" seconds"))
     min_resources: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
     creation_timestamp: float | None = None
 

@@ -305,7 +305,7 @@ def size_text(path: str) -> str:
 def add_release_options(p: argparse.ArgumentParser) -> None:
     """``--kubernetes-version`` and ``--feature-gates``: the kube-scheduler release a command
     emulates (read back with :func:`release_option`)."""
-    from ..config._releases import NEWEST_RELEASE, SUPPORTED_RELEASES
+    from ..framework.releases import NEWEST_RELEASE, SUPPORTED_RELEASES
 
     p.add_argument("--kubernetes-version", metavar="1.MINOR", default=None,
                    help=f"emulate this kube-scheduler release: its default plugins, feature-gate "
@@ -336,7 +336,7 @@ def validate_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def release_option(args: argparse.Namespace) -> Any:
     """The ``schedframe.ReleaseProfile`` that :func:`add_release_options`' flags give."""
-    from ..config._releases import release_profile
+    from ..framework.releases import release_profile
 
     return release_profile(getattr(args, "kubernetes_version", None), getattr(args, "feature_gates", None),
                            paths=("--kubernetes-version", "--feature-gates"))

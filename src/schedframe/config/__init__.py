@@ -6,8 +6,8 @@ May import :mod:`schedframe.framework` and the layers below it.
 
 from __future__ import annotations
 
-from ._features import FEATURE_GATES, FeatureGate, GateSpec
-from ._releases import (
+from ..framework._features import FEATURE_GATES, FeatureGate, GateSpec
+from ..framework.releases import (
     NEWEST_RELEASE,
     RELEASE_DIFFERENCES,
     SUPPORTED_RELEASES,

@@ -84,8 +84,8 @@ from ..framework.handle import Client, EventRecorder, NodeInfoLister, Nominator,
 from ..framework.interfaces import Plugin, WaitingPod
 from ..framework.plugin_names import EXTENSION_POINT_TABLE, EXTENSION_POINTS, default_registry
 from ..framework.registry import Registry, RegistryEntry, unknown_plugin_message
+from ..framework.releases import ReleaseProfile, release_profile
 from ..framework.status import Status
-from ._releases import ReleaseProfile, release_profile
 from ._versions import (
     LEGACY_SCORE_PLUGINS,
     REMOVED_API_VERSIONS,

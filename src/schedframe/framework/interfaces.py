@@ -27,6 +27,7 @@ __all__ = [
     "MAX_NODE_SCORE",
     "MAX_PERMIT_TIMEOUT",
     "MIN_NODE_SCORE",
+    "NODE_LOCAL_FILTER",
     "NodePluginScores",
     "NodeScore",
     "NodeToStatus",
@@ -50,6 +51,7 @@ __all__ = [
     "ScoreExtensions",
     "ScorePlugin",
     "WaitingPod",
+    "is_node_local_filter",
 ]
 
 
@@ -59,6 +61,19 @@ class Plugin(Protocol):
 
     @property
     def name(self) -> str: ...
+
+
+#: The capability a Filter plugin declares (a class attribute ``node_local_filter = True``) when
+#: its verdict on a node depends only on the pod, the plugin's arguments and that node's
+#: NodeInfo: not on other nodes, the cluster's objects, the clock or state it keeps between
+#: cycles. The framework then remembers verdicts per pod shape and node (preemption's dry runs,
+#: the Filter run with nominated pods); a plugin that declares it wrongly gets stale verdicts.
+NODE_LOCAL_FILTER: Final = "node_local_filter"
+
+
+def is_node_local_filter(plugin: object) -> bool:
+    """Whether *plugin* declares :data:`NODE_LOCAL_FILTER` (``True``, not merely truthy)."""
+    return getattr(type(plugin), NODE_LOCAL_FILTER, False) is True
 
 
 @runtime_checkable

@@ -42,10 +42,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.events import ClusterEventWithHint
 from ..framework.handle import Handle
 from ..framework.interfaces import NodeToStatus, PostFilterResult
-from ..framework.status import Code, Status
-from . import names
-from ._helpers import FieldErrors
-from ._preemption import (
+from ..framework.preemption import (
     Candidate,
     Evaluator,
     MoreImportantPodFunc,
@@ -53,9 +50,12 @@ from ._preemption import (
     Victims,
     sort_by_importance,
 )
+from ..framework.status import Code, Status
+from ..framework.victims_memo import Shapes, VictimsMemo
+from . import names
+from ._helpers import FieldErrors
 from ._topology import check_keys, selector_error
 from ._victims import NodeDryRun
-from ._victims_memo import Shapes, VictimsMemo
 
 __all__ = [
     "ARGS_TYPE",
@@ -356,7 +356,7 @@ class DefaultPreemption:
                      num_nodes: int) -> VictimsMemo | None:
         """Remembered outcomes of :meth:`select_victims_on_node` for *pod*'s shape on nodes that
         did not change since (``None`` when they cannot be trusted: see
-        ``schedframe.plugins._victims_memo``)."""
+        ``schedframe.framework.victims_memo``)."""
         return self._victims.memo(self.handle, state, pod, pdbs,
                                   (self.is_eligible_pod, self.more_important_pod), num_nodes)
 
@@ -405,7 +405,7 @@ def new(args: object, handle: Handle) -> DefaultPreemption:
 
 if TYPE_CHECKING:
     from ..framework.interfaces import EnqueueExtensions, PostFilterPlugin
-    from ._preemption import PreemptionInterface
+    from ..framework.preemption import PreemptionInterface
 
     def _check(p: DefaultPreemption) -> None:
         _a: PostFilterPlugin = p

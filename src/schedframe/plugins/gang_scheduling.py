@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from ..api.objects import Pod, WorkloadReference
 from ..api.scheduling_workload import Workload, WorkloadPodGroup
-from ..config._releases import release_of
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import WaitingPod
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args

@@ -337,6 +337,9 @@ class NodeAffinity:
     .. versionadded:: 0.1.0
     """
 
+    #: its Filter judges a node from the pod and that node alone (framework.interfaces)
+    node_local_filter: ClassVar[bool] = True
+
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
     #: filter_nodes remembers verdicts by position: it takes whole runs (framework._filter_run)

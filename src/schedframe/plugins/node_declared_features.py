@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Final, final
 import attrs
 
 from ..api.objects import Node, Pod
-from ..config._releases import release_of
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found

@@ -6,11 +6,11 @@ Upstream: ``pkg/scheduler/framework/plugins/nodename/node_name.go``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, ClassVar, Final, final
 
-from ..config._releases import release_of
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ..framework.interfaces import PreFilterResult
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import no_args, node_not_found
@@ -47,6 +47,9 @@ class NodeName:
 
     .. versionadded:: 0.1.0
     """
+
+    #: its Filter judges a node from the pod and that node alone (framework.interfaces)
+    node_local_filter: ClassVar[bool] = True
 
     __slots__ = ()
 

@@ -6,7 +6,7 @@ Upstream: ``pkg/scheduler/framework/plugins/nodeports/node_ports.go``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import ContainerPort, Pod
 from ..cache.nodeinfo import HostPortInfo
@@ -65,6 +65,9 @@ class NodePorts:
 
     .. versionadded:: 0.1.0
     """
+
+    #: its Filter judges a node from the pod and that node alone (framework.interfaces)
+    node_local_filter: ClassVar[bool] = True
 
     __slots__ = ()
 

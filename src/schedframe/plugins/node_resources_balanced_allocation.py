@@ -30,11 +30,11 @@ import attrs
 
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
-from ..config._releases import release_of
 from ..errors import PluginArgsError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.handle import Handle
 from ..framework.interfaces import ScoreExtensions
+from ..framework.releases import release_of
 from ..framework.status import Status
 from . import names
 from ._resource_scoring import (

@@ -25,12 +25,12 @@ import attrs
 
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import NodeInfo
-from ..config._releases import release_of
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle
 from ..framework.interfaces import PreFilterExtensions, PreFilterResult, ScoreExtensions
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._resource_scoring import (
@@ -514,6 +514,9 @@ class NodeResourcesFit:
 
     .. versionadded:: 0.1.0
     """
+
+    #: its Filter judges a node from the pod and that node alone (framework.interfaces)
+    node_local_filter: ClassVar[bool] = True
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True

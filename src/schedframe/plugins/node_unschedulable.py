@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Taint
 from ..cache.snapshot import Snapshot
-from ..config._releases import release_of
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
@@ -66,6 +66,9 @@ class NodeUnschedulable:
 
     .. versionadded:: 0.1.0
     """
+
+    #: its Filter judges a node from the pod and that node alone (framework.interfaces)
+    node_local_filter: ClassVar[bool] = True
 
     #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
     _schedframe_filters_whole_runs: ClassVar[bool] = True

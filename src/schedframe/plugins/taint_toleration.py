@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Toleration
 from ..cache.snapshot import Snapshot
-from ..config._releases import release_of
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
@@ -93,6 +93,9 @@ class TaintToleration:
 
     .. versionadded:: 0.1.0
     """
+
+    #: its Filter judges a node from the pod and that node alone (framework.interfaces)
+    node_local_filter: ClassVar[bool] = True
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True

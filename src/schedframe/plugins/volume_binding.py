@@ -56,11 +56,11 @@ from ..api.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
-from ..config._releases import release_of
 from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import MAX_NODE_SCORE, PreFilterResult
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects

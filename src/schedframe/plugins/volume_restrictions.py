@@ -22,10 +22,10 @@ import attrs
 
 from ..api.objects import Pod, Volume
 from ..api.storage import PersistentVolumeClaim
-from ..config._releases import release_of
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args

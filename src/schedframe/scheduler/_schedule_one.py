@@ -37,7 +37,7 @@ from ..framework.diagnosis import (
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
-from ..plugins._victims_memo import VictimsMemo, nominator_checks
+from ..framework.victims_memo import VictimsMemo, nominator_checks
 from ..queue.scheduling_queue import EVENT_ASSIGNED_POD_ADD, EVENT_ASSIGNED_POD_DELETE
 from ._state import FilterPhase, SchedulerBase, _Binding
 

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from ..framework.extender import Extender
     from ..framework.runtime import InMemoryEventRecorder
     from ..framework.status import Status
+    from ..framework.victims_memo import NodeOutcomes
     from ..framework.waiting_pods import WaitingPods
-    from ..plugins._victims_memo import NodeOutcomes
     from ..queue.nominator import PodNominator
     from ..queue.scheduling_queue import SchedulingQueue
 

@@ -60,8 +60,8 @@ from ..framework.extender import Extender, ExtenderTransport, build_extenders
 from ..framework.interfaces import QueuedPodInfo
 from ..framework.registry import Registry
 from ..framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
+from ..framework.victims_memo import NodeOutcomes
 from ..framework.waiting_pods import WaitingPods
-from ..plugins._victims_memo import NodeOutcomes
 from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
 from ._eventhandlers import EventHandlersMixin, _as_object, _pod_ref_arg

@@ -29,8 +29,8 @@ from ..api.noderesourcetopology import NodeResourceTopology
 from ..api.objects import Pod
 from ..api.storage import PersistentVolumeClaim
 from ..api.workloads import priority_classes, unknown_priority_class, warn_unknown_priority_classes
-from ..config._releases import SUPPORTED_RELEASES
 from ..errors import SchedframeError, SchedframeWarning
+from ..framework.releases import SUPPORTED_RELEASES
 
 if TYPE_CHECKING:  # scenario imports this module (kubelet_minors)
     from .scenario import Plan

@@ -99,7 +99,7 @@ class PluginHarness:
                  objects: Iterable[Any] = (), registry: Registry | None = None,
                  clock: Clock | None = None, kubernetes_version: Any = None,
                  feature_gates: Any = None) -> None:
-        from ..config._releases import release_profile
+        from ..framework.releases import release_profile
 
         if registry is None:
             from ..plugins import in_tree_registry

@@ -36,11 +36,11 @@ from ...api.resource import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from ...config._releases import release_of
 from ...errors import PluginArgsError
 from ...framework.cycle_state import StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ...framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ...framework.releases import release_of
 from ...framework.status import Code, Status
 from ...framework.waiting_pods import format_go_duration
 from .. import names

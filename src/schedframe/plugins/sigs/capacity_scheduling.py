@@ -36,8 +36,8 @@ from ...framework.cycle_state import CycleState, StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult
+from ...framework.preemption import Candidate, Evaluator, ScoreFunc, Victims
 from ...framework.status import Code, Status
-from .._preemption import Candidate, Evaluator, ScoreFunc, Victims
 from .._victims import NodeDryRun
 from ..default_preemption import filter_pods_with_pdb_violation
 from .elastic_quota_info import QuotaInfo, QuotaInfos, UsageTracker
@@ -366,7 +366,7 @@ if TYPE_CHECKING:
         PreFilterPlugin,
         ReservePlugin,
     )
-    from .._preemption import PreemptionInterface
+    from ...framework.preemption import PreemptionInterface
 
     def _check(p: CapacityScheduling, q: _Preemptor) -> None:
         _a: PreFilterPlugin = p

@@ -32,8 +32,8 @@ from ...framework.cycle_state import CycleState
 from ...framework.events import ClusterEventWithHint
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult
+from ...framework.preemption import Candidate, Evaluator, ScoreFunc, Victims, sort_by_importance
 from ...framework.status import Code, Status
-from .._preemption import Candidate, Evaluator, ScoreFunc, Victims, sort_by_importance
 from .._victims import NodeDryRun
 from ..default_preemption import DefaultPreemption, DefaultPreemptionArgs, filter_pods_with_pdb_violation
 
@@ -273,7 +273,7 @@ def new(args: object, handle: Handle) -> PreemptionToleration:
 
 if TYPE_CHECKING:
     from ...framework.interfaces import EnqueueExtensions, PostFilterPlugin
-    from .._preemption import PreemptionInterface
+    from ...framework.preemption import PreemptionInterface
 
     def _check(p: PreemptionToleration) -> None:
         _a: PostFilterPlugin = p

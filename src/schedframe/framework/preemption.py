@@ -41,12 +41,12 @@ import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
 from ..cache.nodeinfo import NodeInfo, PodInfo
-from ..config._releases import release_of
 from ..errors import ExtenderError
-from ..framework.cycle_state import CycleState
-from ..framework.handle import Handle
-from ..framework.interfaces import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
-from ..framework.status import Code, Status
+from .cycle_state import CycleState
+from .handle import Handle
+from .interfaces import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
+from .releases import release_of
+from .status import Code, Status
 
 __all__ = [
     "ERR_NO_CANDIDATE",

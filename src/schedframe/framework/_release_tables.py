@@ -18,8 +18,8 @@ from typing import Any, Final
 __all__ = ["render", "write"]
 
 _HEADER: Final = (
-    ".. Written by the documentation build (schedframe.config._release_tables) from\n"
-    "   src/schedframe/config/_release_facts.json and schedframe's tables: do not edit.\n\n"
+    ".. Written by the documentation build (schedframe.framework._release_tables) from\n"
+    "   src/schedframe/framework/_release_facts.json and schedframe's tables: do not edit.\n\n"
 )
 
 
@@ -69,7 +69,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], widths: str, ti
 def render(facts: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The generated files: name -> text."""
     from ._features import FEATURE_GATES, release_facts
-    from ._releases import RELEASE_DIFFERENCES
+    from .releases import RELEASE_DIFFERENCES
 
     facts = facts if facts is not None else release_facts()
     releases = sorted(facts, key=_minor)

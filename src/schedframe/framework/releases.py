@@ -53,7 +53,7 @@ class ReleaseDifference:
 
 #: The behaviour changes between 1.32 and the newest release that change placements or
 #: messages, keyed by the name plugins ask for (:meth:`ReleaseProfile.has`). Default-plugin and
-#: feature-gate changes are in the gate table (``schedframe.config._features``).
+#: feature-gate changes are in the gate table (``schedframe.framework._features``).
 RELEASE_DIFFERENCES: Final[Mapping[str, ReleaseDifference]] = FrozenDict({d.key: d for d in (
     ReleaseDifference(
         "BalancedAllocationSkipsBestEffort", "1.33", "kubernetes/kubernetes#130260",
@@ -252,7 +252,7 @@ def release_profile(kubernetes_version: str | ReleaseProfile | None = None,
 
     Raises:
         ConfigurationError: an unsupported version, or gates it refuses (see
-            ``schedframe.config._features``); *paths* name the two arguments in its messages.
+            ``schedframe.framework._features``); *paths* name the two arguments in its messages.
 
     .. versionadded:: 0.1.0
     """

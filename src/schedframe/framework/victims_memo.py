@@ -3,9 +3,10 @@ the Filter run with nominated pods.
 
 A preemption attempt dry-runs victim selection on up to every node that failed Filter, and the
 next preemptor of the same shape does it again on nodes that have not changed since. When every
-Filter plugin that runs for the preemptor judges a node from the pod and that node alone (the
-node-local in-tree plugins: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-NodePorts, NodeResourcesFit) and no PreFilter extension runs, the outcome of
+Filter plugin that runs for the preemptor judges a node from the pod and that node alone (a
+plugin that declares :data:`~schedframe.framework.interfaces.NODE_LOCAL_FILTER`, as the in-tree
+NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts and NodeResourcesFit do)
+and no PreFilter extension runs, the outcome of
 ``select_victims_on_node`` is a function of:
 
 * the preemptor's *shape*: the pod with its identity (name, uid, timestamps, status) blanked;
@@ -37,23 +38,15 @@ import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
 from ..cache.nodeinfo import NodeInfo
-from ..framework.cycle_state import CycleState
-from ..framework.status import Status
-from .node_affinity import NodeAffinity
-from .node_name import NodeName
-from .node_ports import NodePorts
-from .node_resources_fit import NodeResourcesFit
-from .node_unschedulable import NodeUnschedulable
-from .taint_toleration import TaintToleration
+from .cycle_state import CycleState
+from .interfaces import is_node_local_filter
+from .status import Status
 
 __all__ = ["NodeOutcomes", "Shapes", "VictimsMemo", "VictimsResult", "node_local_filters", "nominator_checks"]
 
 #: What ``select_victims_on_node`` returns, with the victims as a tuple.
 VictimsResult = tuple[tuple[Pod, ...], int, Status]
 
-#: Filter plugins whose verdict on a node depends on the pod, their arguments and that node only.
-_NODE_LOCAL: Final = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
-                      NodeResourcesFit)
 #: Pod shapes remembered at once (the least recently used goes first).
 _MAX_SHAPES: Final = 8
 
@@ -72,7 +65,7 @@ def node_local_filters(handle: Any, state: CycleState) -> tuple[Any, ...] | None
             return None
     filters: tuple[Any, ...] = active(skip)
     for _name, fn in filters:
-        if not isinstance(getattr(fn, "__self__", None), _NODE_LOCAL):
+        if not is_node_local_filter(getattr(fn, "__self__", None)):
             return None
     return filters
 
