@@ -210,3 +210,15 @@ def test_one_module_calls_a_yaml_loader() -> None:
                     and node.func.value.id == "yaml"):
                 callers.add(name)
     assert callers == {"schedframe._textio"}, sorted(callers)
+
+
+def test_no_test_imports_another_as_a_tests_module() -> None:
+    """No test imports ``tests.<module>``, not even in a subprocess's code: another installed
+    distribution's top-level ``tests`` package (edgerun-skippy-core ships one) shadows ours.
+    Shared helpers live in a conftest or a helper module on the test path."""
+    import re
+
+    pattern = re.compile(r"^\s*\"?(from tests[.\s]|import tests\b)", re.MULTILINE)
+    offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "tests").rglob("*.py"))
+                 if p.name != "test_layers.py" and pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []

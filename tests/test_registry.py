@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from schedframe import DuplicatePluginError, Registry, UnknownPluginError
@@ -69,3 +71,25 @@ def test_register_refuses_non_callable():
     """Factories must be callable."""
     with pytest.raises(TypeError, match="must be callable"):
         Registry().register("X", 3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "candidates", "expected"), [
+    ("gpu", ["cpu", "memory"], None),             # three letters: a substitution is another word
+    ("arg", ["args", "name"], "args"),            # ... an added letter is a typo
+    ("pod", ["Pod", "Node"], "Pod"),              # letter case
+    ("memroy", ["cpu", "memory"], "memory"),      # swapped neighbours count one edit
+    ("NodeResourceFit", ["NodeResourcesFit", "NodeResourcesBalancedAllocation"], "NodeResourcesFit"),
+    ("Coscheduling", ["NodeResourcesFit"], None),
+    ("nodeSelecter", ["nodeName", "nodeSelector"], "nodeSelector"),
+    ("x" * 300, ["x" * 300], None),               # bounded work
+    (3, ["3"], None),
+])
+def test_one_did_you_mean_for_every_name(name: Any, candidates: list[str], expected: str | None) -> None:
+    """Plugin names, kinds, fields, resource names and gates share one suggestion rule."""
+    from schedframe.errors import closest_name, did_you_mean
+    from schedframe.framework.registry import close_plugin_name
+
+    assert closest_name(name, candidates) == expected
+    if isinstance(name, str):
+        assert close_plugin_name(name, candidates) == expected
+        assert did_you_mean(name, candidates) == ("" if expected is None else f"; did you mean {expected!r}?")

@@ -171,12 +171,13 @@ def test_python_scenarios_are_checked_by_plan() -> None:
         bad.plan(0)
     assert info.value.path == "workloads[0].duration.lognormal.median"
     # in a subprocess: before the bound, plan() built 10**9 arrivals
+    # (the scenario goes as JSON: importing it as tests.test_sim_reliability would find another
+    # distribution's top-level ``tests`` package first, as edgerun-skippy-core's)
     code = (
-        "import attrs\n"
+        "import attrs, json, sys\n"
         "from schedframe import ScenarioError\n"
         "from schedframe.sim import Scenario\n"
-        "from tests.test_sim_reliability import scenario\n"
-        "s = Scenario.from_dict(scenario())\n"
+        "s = Scenario.from_dict(json.loads(sys.argv[1]))\n"
         "bad = attrs.evolve(s, workloads=[attrs.evolve(s.workloads[0], replicas=10**9)])\n"
         "try:\n"
         "    bad.plan(0)\n"
@@ -184,7 +185,7 @@ def test_python_scenarios_are_checked_by_plan() -> None:
         "    print(exc.path)\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, json.dumps(scenario())],
         capture_output=True,
         text=True,
         timeout=20,

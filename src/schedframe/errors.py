@@ -31,7 +31,6 @@ Anything else escaping schedframe is a bug.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -63,6 +62,7 @@ __all__ = [
     "UnknownPluginError",
     "bounded_repr",
     "bounded_text",
+    "closest_name",
     "did_you_mean",
 ]
 
@@ -325,12 +325,58 @@ class ExtenderError(SchedframeError, RuntimeError):
     __module__ = "schedframe"
 
 
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of *a* and *b* (adjacent transpositions count 1), or ``limit + 1``
+    once it is certain to exceed *limit*."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            cost = 0 if ca == cb else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def closest_name(name: object, candidates: Iterable[str]) -> str | None:
+    """The candidate *name* is most likely a typo of, or ``None``: the one "did you mean" of
+    schedframe (plugin names, kinds, fields, resource names, feature gates, options).
+
+    A candidate is close when it differs only in letter case, or by at most one edit per five
+    characters (at least one, at most three; an edit is an inserted, deleted or replaced
+    character, or two swapped neighbours). A name of one to three characters is close only to
+    one a character longer or shorter (``arg`` to ``args``; ``gpu`` is not a typo of ``cpu``).
+    The closest wins, the first on a tie; a name unlike every candidate gets no suggestion.
+    """
+    if not isinstance(name, str) or not name or len(name) > 256:
+        return None
+    folded = name.casefold()
+    short = len(name) < 4
+    limit = min(3, max(1, len(name) // 5))
+    best: tuple[int, str] | None = None
+    for candidate in candidates:
+        other = candidate.casefold()
+        if short and other != folded and abs(len(other) - len(folded)) != 1:
+            continue
+        distance = 0 if other == folded else _edit_distance(folded, other, limit)
+        if distance <= limit and (best is None or distance < best[0]):
+            best = (distance, candidate)
+            if distance == 0:
+                break
+    return None if best is None else best[1]
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """Return ``"; did you mean 'X'?"`` for the closest candidate, or ``""``."""
-    if len(name) > 256:  # far longer than any candidate, so no match (and difflib is slow on it)
-        return ""
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """Return ``"; did you mean 'X'?"`` for the closest candidate (:func:`closest_name`), or ``""``."""
+    close = closest_name(name, candidates)
+    return f"; did you mean {close!r}?" if close is not None else ""
 
 
 #: The longest rendering of an offending value an error message carries.

@@ -16,7 +16,6 @@ before 1.34): the readers handle those as before.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
@@ -25,7 +24,7 @@ from importlib import resources
 from itertools import repeat
 from typing import Any, Final, Literal, TypeAlias
 
-from ..errors import FieldProblem, bounded_repr
+from ..errors import FieldProblem, bounded_repr, closest_name
 from ._old_versions import OLD_API_VERSIONS
 
 __all__ = ["FIELD_RELEASES", "ValidateMode", "field_problems", "normalise_release"]
@@ -143,11 +142,9 @@ def _resource_problem(name: object) -> tuple[str, str | None] | None:
         return f"a resource name must be a string, got {bounded_repr(name)}", None
     if name in _STANDARD_RESOURCES or "/" in name or name.startswith(_RESOURCE_PREFIXES):
         return None
-    close = difflib.get_close_matches(name.lower(), _STANDARD_RESOURCES, n=1, cutoff=0.75) \
-        if len(name) <= 256 else []
     return (f"unknown resource name {bounded_repr(name)}: neither a standard resource "
             f"({', '.join(_STANDARD_RESOURCES)}, hugepages-<size>) nor an extended resource "
-            f"qualified with a domain (example.com/{name})"), (close[0] if close else None)
+            f"qualified with a domain (example.com/{name})"), closest_name(name, _STANDARD_RESOURCES)
 
 
 #: (id of a type's fields, unknown key) -> suggestion: a dump of a newer cluster repeats the same
@@ -167,14 +164,7 @@ def _suggest(key: str, known: Fields) -> str | None:
 
 
 def _close_field(key: str, known: Fields) -> str | None:
-    if len(key) > 256:
-        return None
-    lower = key.lower()
-    for name in known:
-        if name.lower() == lower:
-            return name
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    return close[0] if close else None
+    return closest_name(key, known)
 
 
 def _lookup(root: Fields, keys: tuple[str, ...]) -> bool:

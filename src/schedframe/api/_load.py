@@ -21,6 +21,7 @@ from ..errors import (
     ManifestError,
     SchedframeWarning,
     bounded_repr,
+    did_you_mean,
 )
 from ._field_check import VALIDATE_MODES, ValidateMode, check_document, normalise_release
 from ._fields import (
@@ -38,11 +39,7 @@ SUPPORTED_KINDS: Final = tuple(f"{info.api_versions[0]} {info.kind}" for info in
 
 def _unsupported_kind(kind: Any) -> str:
     known = ", ".join(KINDS.kinds())
-    hint = ""
-    if isinstance(kind, str) and len(kind) <= 256:  # longer: no match possible, and slow
-        close = difflib.get_close_matches(kind, list(KINDS.kinds()), n=1, cutoff=0.6)
-        if close:
-            hint = f"; did you mean {close[0]!r}?"
+    hint = did_you_mean(kind, KINDS.kinds()) if isinstance(kind, str) else ""
     return f"unsupported kind {_show(kind)}{hint} (schedframe reads {known})"
 
 
@@ -194,7 +191,11 @@ def _describe(doc: Mapping[str, Any], kind: str, origin: str | None) -> str:
 
 
 def _is_near_miss(kind: str) -> str | None:
-    """A supported kind *kind* is probably a typo of (``Pods``, ``pod``), or None."""
+    """A supported kind *kind* is probably a typo of (``Pods``, ``pod``), or None. Not a "did
+    you mean" (:func:`~schedframe.errors.closest_name`) but a stricter test deciding whether an
+    unknown kind is refused (a typo) or skipped (another kind): difflib's similarity ratio of at
+    least 0.85, so ``Podd`` is refused as a typo of ``Pod`` and ``Role``, one edit from ``Node``,
+    is skipped."""
     lower = kind.lower()
     for known in KINDS.kinds():
         if lower == known.lower():

@@ -7,7 +7,7 @@ from typing import Any, final
 
 import attrs
 
-from ..errors import DuplicatePluginError, UnknownPluginError
+from ..errors import DuplicatePluginError, UnknownPluginError, closest_name
 from .handle import Handle
 from .interfaces import Plugin
 
@@ -93,47 +93,13 @@ class Registry(Mapping[str, RegistryEntry]):
         return f"Registry({sorted(self._entries)!r})"
 
 
-def _edit_distance(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance of *a* and *b* (adjacent transpositions count 1), or ``limit + 1``
-    once it is certain to exceed *limit*."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, start=1):
-            cost = 0 if ca == cb else 1
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        if min(cur) > limit:
-            return limit + 1
-        prev2, prev = prev, cur
-    return prev[-1]
-
-
 def close_plugin_name(name: str, candidates: Iterable[str]) -> str | None:
-    """The registered name *name* is most likely a typo of, or ``None``.
-
-    A candidate is close when it differs only in letter case, or by at most one edit per five
-    characters (at least one, at most three; an edit is an inserted, deleted or replaced
-    character, or two swapped neighbours). A plugin that is simply not registered (a name
-    unlike every registered one) gets no suggestion.
+    """The registered name *name* is most likely a typo of, or ``None``
+    (:func:`schedframe.errors.closest_name`: letter case, or one edit per five characters).
 
     .. versionadded:: 0.1.0
     """
-    if not isinstance(name, str) or not name or len(name) > 256:
-        return None
-    folded = name.casefold()
-    limit = min(3, max(1, len(name) // 5))
-    best: tuple[int, str] | None = None
-    for candidate in candidates:
-        other = candidate.casefold()
-        distance = 0 if other == folded else _edit_distance(folded, other, limit)
-        if distance <= limit and (best is None or distance < best[0]):
-            best = (distance, candidate)
-    return None if best is None else best[1]
+    return closest_name(name, candidates)
 
 
 def unknown_plugin_message(name: str, candidates: Iterable[str]) -> str:
