@@ -1530,3 +1530,36 @@ def test_round_trip_property(doc):
             assert all(point in FAKE_PLUGINS[r.name] for r in refs)
             if point == "score":
                 assert all(r.weight >= 1 for r in refs)
+
+
+def test_one_coercer_behind_every_entry_point(tmp_path: Path) -> None:
+    """``SchedulerConfiguration.coerce`` reads what Scheduler, explain, plan and the simulator
+    accept; each entry point keeps its own error type for anything else."""
+    from schedframe import Scheduler, SchedulerError, explain
+    from schedframe.api.manifests import object_from_manifest
+    from schedframe.plan import TemplateError, example_cluster, plan
+    from schedframe.sim.run import for_release
+    from schedframe.testing import make_pod
+
+    gated = SchedulerConfiguration.default(feature_gates={"SchedulerPopFromBackoffQ": False})
+    # kept whole, gates included, unless a release or gates are asked for
+    assert SchedulerConfiguration.coerce(gated) is gated
+    assert for_release(gated, None, None) is gated
+    assert Scheduler(gated).config is gated
+    assert SchedulerConfiguration.coerce(gated, kubernetes_version="1.33").release.version == "1.33"
+    assert SchedulerConfiguration.coerce(None) == SchedulerConfiguration.default()
+    doc = {"apiVersion": API_VERSION, "kind": KIND, "profiles": [{"schedulerName": "a"}]}
+    assert SchedulerConfiguration.coerce(doc).profiles[0].scheduler_name == "a"
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    assert SchedulerConfiguration.coerce(path, paths=True).profiles[0].scheduler_name == "a"
+    with pytest.raises(ConfigurationError, match=r"^config must be a SchedulerConfiguration, a "
+                                                 r"KubeSchedulerConfiguration mapping, got PosixPath$"):
+        SchedulerConfiguration.coerce(path)
+    with pytest.raises(SchedulerError, match=r"got int$"):
+        Scheduler(42)
+    with pytest.raises(SchedulerError, match=r"got list$"):
+        explain(make_pod("p").obj(), config=[])
+    with pytest.raises(TemplateError, match=r"or a file's path, got int$") as info:
+        plan([object_from_manifest(m) for m in example_cluster()], [], config=7)
+    assert info.value.path == "config"

@@ -403,6 +403,38 @@ class SchedulerConfiguration:
                                     kubernetes_version=release)
 
     @classmethod
+    def coerce(cls, config: Any, *, registry: Registry | None = None,
+               kubernetes_version: str | ReleaseProfile | None = None,
+               feature_gates: Mapping[str, bool] | str | None = None, paths: bool = False,
+               error: Callable[[str], Exception] | None = None) -> SchedulerConfiguration:
+        """What every entry point (``Scheduler``, ``explain``, ``plan``, the simulator) accepts as a
+        configuration, as one: ``None`` (upstream's default), a :class:`SchedulerConfiguration`
+        (read again for *kubernetes_version*/*feature_gates* when either is given, else kept
+        whole, its gates included), a ``KubeSchedulerConfiguration`` mapping, or with
+        ``paths=True`` a file's path. Anything else raises ``error(message)`` (default
+        :class:`~schedframe.ConfigurationError`), so each entry point keeps its error type.
+
+        .. versionadded:: 0.1.0
+        """
+        if config is None:
+            return cls.default(registry=registry, kubernetes_version=kubernetes_version,
+                               feature_gates=feature_gates)
+        if isinstance(config, Mapping):
+            return cls.from_dict(config, registry=registry, kubernetes_version=kubernetes_version,
+                                 feature_gates=feature_gates)
+        if paths and isinstance(config, (str, os.PathLike)):
+            config = cls.from_file(config, registry=registry)
+        if not isinstance(config, SchedulerConfiguration):
+            wanted = "a SchedulerConfiguration, a KubeSchedulerConfiguration mapping" + (
+                " or a file's path" if paths else "")
+            message = f"config must be {wanted}, got {type(config).__name__}"
+            raise (error(message) if error is not None else ConfigurationError(message))
+        if kubernetes_version is not None or feature_gates:
+            # a configuration read for another release is read again for this one
+            return config.with_release(kubernetes_version, feature_gates, registry=registry)
+        return config
+
+    @classmethod
     def default(cls, *, registry: Registry | None = None,
                 implements: Mapping[str, Iterable[str]] | PointsOf | None = None,
                 kubernetes_version: str | ReleaseProfile | None = None,

@@ -224,16 +224,8 @@ def _objects(source: Any, what: str) -> list[Any]:
 
 
 def _config(config: Any, registry: Registry) -> SchedulerConfiguration:
-    if config is None:
-        return SchedulerConfiguration.default(registry=registry)
-    if isinstance(config, SchedulerConfiguration):
-        return config
-    if isinstance(config, Mapping):
-        return SchedulerConfiguration.from_dict(config, registry=registry)
-    if isinstance(config, (str, os.PathLike)):
-        return SchedulerConfiguration.from_file(config, registry=registry)
-    raise TemplateError("", "config", f"want a SchedulerConfiguration, a mapping or a path, got "
-                                      f"{type(config).__name__}")
+    return SchedulerConfiguration.coerce(config, registry=registry, paths=True,
+                                         error=lambda message: TemplateError("", "config", message))
 
 
 def _registry(registry: Registry | None) -> Registry:

@@ -846,14 +846,7 @@ def explain_with(framework: Framework, snapshot: SharedLister, pod: Pod | Mappin
 def _configuration(config: Any, registry: Registry) -> SchedulerConfiguration:
     from ..config.configuration import SchedulerConfiguration
 
-    if config is None:
-        return SchedulerConfiguration.default(registry=registry)
-    if isinstance(config, SchedulerConfiguration):
-        return config
-    if isinstance(config, Mapping):
-        return SchedulerConfiguration.from_dict(config, registry=registry)
-    raise SchedulerError(f"config must be a SchedulerConfiguration or a KubeSchedulerConfiguration "
-                         f"mapping, got {type(config).__name__}")
+    return SchedulerConfiguration.coerce(config, registry=registry, error=SchedulerError)
 
 
 def _profile(config: SchedulerConfiguration, profile: Any, pod: Pod) -> ProfileLike:

@@ -243,19 +243,9 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
                     plugin_manager = discover_plugins(registry, plugin_manager)
                 else:  # a stand-in carrying observer hooks only (the simulator's): plugins, no hooks
                     discover_plugins(registry, None)
-        if config is None:
-            config = SchedulerConfiguration.default(
-                registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
-        elif isinstance(config, Mapping):
-            config = SchedulerConfiguration.from_dict(
-                config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
-        elif not isinstance(config, SchedulerConfiguration):
-            raise SchedulerError(
-                f"config must be a SchedulerConfiguration or a KubeSchedulerConfiguration mapping, "
-                f"got {type(config).__name__}")
-        elif kubernetes_version is not None or feature_gates:
-            # a configuration read for another release is read again for this one
-            config = config.with_release(kubernetes_version, feature_gates, registry=registry)
+        config = SchedulerConfiguration.coerce(
+            config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates,
+            error=SchedulerError)
         release = config.release
         if pop_from_backoff_q is None:
             pop_from_backoff_q = release.feature_gates.get("SchedulerPopFromBackoffQ", False)

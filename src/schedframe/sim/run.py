@@ -59,7 +59,6 @@ def _scenario(scenario: Scenario | str | os.PathLike[str] | None) -> Scenario:
 
 
 def _config_spec(config: Any, scenario: Scenario, index: int = 0) -> ConfigSpec:
-    from ..config.configuration import SchedulerConfiguration
 
     if config is None:
         return scenario.configs[index] if len(scenario.configs) > index else ConfigSpec("default", None)
@@ -78,8 +77,6 @@ def _config_spec(config: Any, scenario: Scenario, index: int = 0) -> ConfigSpec:
             f"no configuration named {config!r} in scenario "
             f"{scenario.name!r} (configs: {', '.join(names)}) and no such file",
         )
-    if isinstance(config, SchedulerConfiguration):
-        return ConfigSpec("config", config)
     return ConfigSpec("config", config)
 
 
@@ -89,13 +86,8 @@ def for_release(config: Any, kubernetes_version: Any, feature_gates: Mapping[str
     *kubernetes_version* with *feature_gates*."""
     from ..config.configuration import SchedulerConfiguration
 
-    if config is None:
-        return SchedulerConfiguration.default(
-            registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
-    if isinstance(config, SchedulerConfiguration):
-        return config.with_release(kubernetes_version, feature_gates, registry=registry)
-    return SchedulerConfiguration.from_dict(
-        config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates)
+    return SchedulerConfiguration.coerce(config, registry=registry, kubernetes_version=kubernetes_version,
+                                         feature_gates=feature_gates)
 
 
 def _config_file(path: str) -> ConfigSpec:
