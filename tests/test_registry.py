@@ -93,3 +93,11 @@ def test_one_did_you_mean_for_every_name(name: Any, candidates: list[str], expec
     if isinstance(name, str):
         assert close_plugin_name(name, candidates) == expected
         assert did_you_mean(name, candidates) == ("" if expected is None else f"; did you mean {expected!r}?")
+
+
+def test_equally_close_names_get_no_suggestion() -> None:
+    from schedframe.errors import closest_name
+
+    assert closest_name("node-9", ["node-0", "node-1", "node-2"]) is None
+    assert closest_name("node-9", ["node-0", "node-19"]) is None
+    assert closest_name("nod-1", ["node-0", "node-1"]) == "node-1"

@@ -256,12 +256,16 @@ def test_an_event_naming_an_unknown_node_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A drain of a node the cluster does not have used to do nothing; now it is a ScenarioError
-    with the event's field path and a suggestion."""
+    with the event's field path and the cluster's nodes (a suggestion only when one node is
+    closest: node-9 is as close to each of node-0, node-1 and node-2)."""
     nodes = [make_node(f"node-{i}").capacity(cpu="4", memory="8Gi", pods=10).obj() for i in range(3)]
     s = Scenario("s", nodes=nodes, events=[NodeEvent(10, "drain", nodes=["node-9"])])
     with pytest.raises(ScenarioError, match=r"events\[0\]\.node: drain at 10s: no node 'node-9' in the "
-                       r"cluster; did you mean 'node-2'\? \(3 node\(s\): node-0, node-1, node-2\)"):
+                       r"cluster \(3 node\(s\): node-0, node-1, node-2\)"):
         simulate(s)
+    one = Scenario("s", nodes=nodes, events=[NodeEvent(10, "drain", nodes=["nod-1"])])
+    with pytest.raises(ScenarioError, match=r"no node 'nod-1' in the cluster; did you mean 'node-1'\?"):
+        simulate(one)
     gone = Scenario("s", nodes=nodes, events=[NodeEvent(5, "remove", nodes=["node-1"]),
                                              NodeEvent(9, "cordon", nodes=["node-2", "node-1"])])
     with pytest.raises(ScenarioError, match=r"events\[1\]\.nodes\[1\]: cordon at 9s: node 'node-1' "

@@ -353,7 +353,8 @@ def closest_name(name: object, candidates: Iterable[str]) -> str | None:
     characters (at least one, at most three; an edit is an inserted, deleted or replaced
     character, or two swapped neighbours). A name of one to three characters is close only to
     one a character longer or shorter (``arg`` to ``args``; ``gpu`` is not a typo of ``cpu``).
-    The closest wins, the first on a tie; a name unlike every candidate gets no suggestion.
+    The closest wins; two equally close (``node-9`` to ``node-0`` and ``node-1``) or a name unlike
+    every candidate get no suggestion.
     """
     if not isinstance(name, str) or not name or len(name) > 256:
         return None
@@ -361,16 +362,21 @@ def closest_name(name: object, candidates: Iterable[str]) -> str | None:
     short = len(name) < 4
     limit = min(3, max(1, len(name) // 5))
     best: tuple[int, str] | None = None
+    tied = False
     for candidate in candidates:
         other = candidate.casefold()
         if short and other != folded and abs(len(other) - len(folded)) != 1:
             continue
         distance = 0 if other == folded else _edit_distance(folded, other, limit)
-        if distance <= limit and (best is None or distance < best[0]):
-            best = (distance, candidate)
+        if distance > limit:
+            continue
+        if best is None or distance < best[0]:
+            best, tied = (distance, candidate), False
             if distance == 0:
                 break
-    return None if best is None else best[1]
+        elif distance == best[0]:
+            tied = True
+    return None if best is None or tied else best[1]
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:

@@ -25,17 +25,23 @@ from __future__ import annotations
 import logging
 import math
 import operator
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from typing import TYPE_CHECKING, Any, Final, Protocol, final
-
-import attrs
+from typing import TYPE_CHECKING, Any, Final, final
 
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
-from ..errors import ArgumentTypeError, ConfigurationError, RegistryError, SchedulerError
+from ..errors import ConfigurationError
+from ._build import EXTENSION_POINT_METHODS, PluginRefLike, ProfileLike, build_plugins
+from ._collaborators import (
+    DEFAULT_MAX_EVENTS,
+    InMemoryEventRecorder,
+    RecordedEvent,
+    _EmptySnapshot,
+    _NoClient,
+    _NoNominator,
+)
 from ._filtering import (
     _BatchFilters,
     _filter_outcome,
@@ -47,6 +53,7 @@ from ._filtering import (
     _status_error,
     _wrong_type,
 )
+from ._helpers import _bound, _check_args, _optional_method, _rotated, _traced
 from ._scoring import (
     _batch_scores,
     _check_range,
@@ -61,7 +68,7 @@ from .cycle_state import CycleState
 from .diagnosis import pre_filter_result_rejection
 from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .extender import Extender
-from .handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
+from .handle import Client, EventRecorder, Nominator, ObjectLister, SharedLister
 from .interfaces import (
     MAX_PERMIT_TIMEOUT,
     NodePluginScores,
@@ -76,12 +83,12 @@ from .interfaces import (
     ScoreExtensions,
     WaitingPod,
 )
-from .plugin_names import EXTENSION_POINT_TABLE
 from .registry import Registry
 from .status import Code, Status
 from .waiting_pods import WaitingPodEntry, WaitingPods
 
 __all__ = [
+    "DEFAULT_MAX_EVENTS",
     "EXTENSION_POINT_METHODS",
     "Framework",
     "InMemoryEventRecorder",
@@ -100,12 +107,6 @@ _mul: Final = operator.mul
 #: the most nodes handed to a ``filter_nodes`` call at once
 _MAX_FILTER_CHUNK: Final = 1024
 
-#: extension point (config spelling) -> (display name, methods a plugin needs there); from
-#: :data:`~schedframe.framework.plugin_names.EXTENSION_POINT_TABLE`
-EXTENSION_POINT_METHODS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
-    point: (ep.display, ep.methods) for point, ep in EXTENSION_POINT_TABLE.items()
-}
-_MULTI_POINT: Final = "multiPoint"
 # Upstream gives EnqueueExtensions to plugins at these points only.
 _ENQUEUE_POINTS: Final = ("preEnqueue", "preFilter", "filter", "reserve", "permit")
 _ALL_EVENTS: Final = (ClusterEventWithHint(ClusterEvent(EventResource.WILDCARD, ActionType.ALL)),)
@@ -125,188 +126,6 @@ _ScorePlugins = tuple[tuple[str, _ScoreFn, "ScoreExtensions | None", int, "_Batc
 _NodeFn = Callable[[CycleState, Pod, str], "Status | None"]
 _UnreserveFn = Callable[[CycleState, Pod, str], None]
 _PermitFn = Callable[[CycleState, Pod, str], "tuple[Status | None, float]"]
-
-
-class PluginRefLike(Protocol):
-    """What the framework reads from a ``PluginRef``."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def weight(self) -> int: ...
-
-
-class ProfileLike(Protocol):
-    """What the framework reads from a :class:`~schedframe.Profile` (structural, so any object
-    with these attributes works)."""
-
-    @property
-    def scheduler_name(self) -> str: ...
-
-    @property
-    def plugins(self) -> Mapping[str, Sequence[PluginRefLike]]: ...
-
-    @property
-    def plugin_args(self) -> Mapping[str, Any]: ...
-
-    @property
-    def percentage_of_nodes_to_score(self) -> int | None: ...
-
-
-# -- default collaborators ----------------------------------------------------------------------
-
-@final
-@attrs.frozen
-class RecordedEvent:
-    """An event stored by :class:`InMemoryEventRecorder`."""
-
-    __module__ = "schedframe"
-
-    obj: Any
-    event_type: str
-    reason: str
-    message: str
-
-
-#: How many events an :class:`InMemoryEventRecorder` keeps by default.
-DEFAULT_MAX_EVENTS: Final = 10_000
-
-
-@final
-class InMemoryEventRecorder:
-    """The default :class:`~schedframe.EventRecorder`: keeps the recent events in ``events``.
-
-    Args:
-        max_events: how many events to keep (``None``: all). When there are more, the oldest
-            half is dropped, so a scheduler running for days holds a bounded list (each event
-            keeps its pod alive).
-    """
-
-    __module__ = "schedframe"
-
-    def __init__(self, max_events: int | None = DEFAULT_MAX_EVENTS) -> None:
-        if max_events is not None and max_events < 1:
-            raise SchedulerError(f"max_events must be >= 1 or None, got {max_events}")
-        self.events: list[RecordedEvent] = []
-        self.max_events = max_events
-        self._lock = threading.Lock()
-
-    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
-        """Store an event (dropping the oldest half when more than *max_events* are kept)."""
-        with self._lock:
-            events = self.events
-            events.append(RecordedEvent(obj, event_type, reason, message))
-            limit = self.max_events
-            if limit is not None and len(events) > limit:
-                del events[:len(events) - limit // 2]
-
-    def clear(self) -> None:
-        """Forget all stored events."""
-        with self._lock:
-            self.events.clear()
-
-
-@final
-class _NoNominator:
-    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
-        return []
-
-
-@final
-class _NoClient:
-    def _fail(self, what: str) -> None:
-        raise SchedulerError(
-            f"no client configured to {what}; pass client= to Framework (the Scheduler does this)"
-        )
-
-    def bind(self, pod: Pod, node_name: str) -> None:
-        self._fail(f"bind pod {pod.key!r} to node {node_name!r}")
-
-    def delete_pod(self, pod: Pod) -> None:
-        self._fail(f"delete pod {pod.key!r}")
-
-    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
-        self._fail(f"nominate pod {pod.key!r} to node {node_name!r}")
-
-
-@final
-class _EmptyLister:
-    def list(self) -> Sequence[NodeInfo]:
-        return ()
-
-    def get(self, node_name: str) -> NodeInfo | None:
-        return None
-
-    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
-        return ()
-
-    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
-        return ()
-
-
-@final
-class _EmptySnapshot:
-    _lister: Final = _EmptyLister()
-
-    def node_infos(self) -> NodeInfoLister:
-        return self._lister
-
-
-# -- helpers ------------------------------------------------------------------------------------
-
-_NO_ARG: Final = object()
-
-
-def _arg_error(method: str, arg: str, want: str, value: object) -> ArgumentTypeError:
-    return ArgumentTypeError(f"Framework.{method}: {arg} must be {want}, got {type(value).__name__}")
-
-
-def _check_args(method: str, state: object = _NO_ARG, pod: object = _NO_ARG, node_info: object = _NO_ARG,
-                node_name: object = _NO_ARG) -> None:
-    """The type checks of the public ``run_*`` entry points (a few isinstance calls per call,
-    never per node of a batch)."""
-    if state is not _NO_ARG and not isinstance(state, CycleState):
-        raise _arg_error(method, "state", "a CycleState", state)
-    if pod is not _NO_ARG and not isinstance(pod, Pod):
-        raise _arg_error(method, "pod", "a Pod", pod)
-    if node_info is not _NO_ARG and not isinstance(node_info, NodeInfo):
-        raise _arg_error(method, "node_info", "a NodeInfo", node_info)
-    if node_name is not _NO_ARG and not isinstance(node_name, str):
-        raise _arg_error(method, "node_name", "a node name (str)", node_name)
-
-
-def _traced(trace: Callable[[str, Status | None, Any], None] | None, name: str,
-            status: Status) -> Status:
-    """*status*, after telling *trace* (if any) that plugin *name* ended with it."""
-    if trace is not None:
-        trace(name, status, None)
-    return status
-
-
-def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
-    return tuple((p.name, getattr(p, method)) for p in plugins)
-
-
-def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeInfo]:
-    """``(nodes[start:] + nodes[:start])[skip:]``."""
-    if not start:
-        return nodes[skip:] if skip else nodes
-    return [*nodes[start:], *nodes[:start]][skip:]
-
-
-def _optional_method(obj: object, method: str) -> Any:
-    """``obj.method`` when *obj* has such a callable (an optional batch method), else ``None``."""
-    fn = getattr(obj, method, None)
-    return fn if callable(fn) else None
-
-
-def _implements(plugin: object, methods: Sequence[str]) -> str | None:
-    """The first of *methods* that *plugin* lacks, or ``None``."""
-    for m in methods:
-        if not callable(getattr(plugin, m, None)):
-            return m
-    return None
 
 
 @final
@@ -369,101 +188,13 @@ class Framework:
         self._snapshot: SharedLister = snapshot if snapshot is not None else _EmptySnapshot()
         self.pod_lister: Callable[[str | None], Sequence[Pod]] | None = pod_lister
 
-        self._plugins: dict[str, Plugin] = {}
-        self._points: dict[str, list[Plugin]] = {}
-        self._weights: dict[str, int] = {}
-        self._build(registry, profile, _fallbacks or {})
+        self._plugins: dict[str, Plugin]
+        self._points: dict[str, list[Plugin]]
+        self._weights: dict[str, int]
+        self._plugins, self._points, self._weights = build_plugins(registry, profile, self, _fallbacks or {})
         self._prepare()
 
     # -- construction ---------------------------------------------------------------------------
-    def _build(self, registry: Registry, profile: ProfileLike, fallbacks: Mapping[str, Plugin]) -> None:
-        who = f"profile {self.profile_name!r}"
-        refs_by_point = {p: tuple(profile.plugins.get(p, ())) for p in EXTENSION_POINT_METHODS}
-        multi = tuple(profile.plugins.get(_MULTI_POINT, ()))
-        unknown_points = sorted(set(profile.plugins) - set(EXTENSION_POINT_METHODS) - {_MULTI_POINT})
-        if unknown_points:
-            raise ConfigurationError(f"{who}: unknown extension point(s) {unknown_points}; "
-                                     f"known: {[*EXTENSION_POINT_METHODS, _MULTI_POINT]}")
-        needed: dict[str, None] = {}
-        for refs in (*refs_by_point.values(), multi):
-            for ref in refs:
-                needed.setdefault(ref.name, None)
-
-        args_by_name = profile.plugin_args
-        for name in needed:
-            try:
-                entry = registry[name]
-            except RegistryError as exc:
-                raise ConfigurationError(f"{who}: {exc}") from exc
-            args = args_by_name.get(name)
-            try:
-                if isinstance(args, Mapping) and entry.args_type is not None:
-                    args = entry.args_type.from_dict(args)  # type: ignore[attr-defined]
-                plugin = entry.factory(args, self)
-            except Exception as exc:
-                raise ConfigurationError(f"{who}: initializing plugin {name!r}: {_detail(exc)}") from exc
-            plugin_name = getattr(plugin, "name", None)
-            if plugin_name != name:
-                raise ConfigurationError(
-                    f"{who}: plugin registered as {name!r} reports name {plugin_name!r}; "
-                    "a plugin's name must match its registry name"
-                )
-            self._plugins[name] = plugin
-
-        for point, (display, methods) in EXTENSION_POINT_METHODS.items():
-            explicit: list[str] = []
-            for ref in refs_by_point[point]:
-                missing = _implements(self._plugins[ref.name], methods)
-                if missing is not None:
-                    raise ConfigurationError(
-                        f"plugin {ref.name!r} is enabled at {display} but has no {missing}() method"
-                    )
-                if ref.name in explicit:
-                    raise ConfigurationError(f"{who}: plugin {ref.name!r} is enabled twice at {display}")
-                explicit.append(ref.name)
-            order = explicit
-            if multi:
-                overrides: list[str] = []
-                expanded: list[str] = []
-                for ref in multi:
-                    if _implements(self._plugins[ref.name], methods) is not None:
-                        continue
-                    if ref.name in explicit:
-                        overrides.append(ref.name)
-                    elif ref.name in expanded:
-                        raise ConfigurationError(
-                            f"{who}: plugin {ref.name!r} is enabled twice at multiPoint"
-                        )
-                    else:
-                        expanded.append(ref.name)
-                order = ([n for n in explicit if n in overrides] + expanded
-                         + [n for n in explicit if n not in overrides])
-            plugins = [self._plugins[n] for n in order]
-            if not plugins and point in fallbacks:
-                fb = fallbacks[point]
-                self._plugins.setdefault(fb.name, fb)
-                plugins = [fb]
-            self._points[point] = plugins
-
-        sorts = self._points["queueSort"]
-        if len(sorts) != 1:
-            raise ConfigurationError(
-                f"{who}: exactly one QueueSort plugin is required, got {len(sorts)}"
-                + (f" ({', '.join(p.name for p in sorts)})" if sorts else "")
-            )
-        if not self._points["bind"]:
-            raise ConfigurationError(f"{who}: at least one Bind plugin is required")
-
-        for ref in (*refs_by_point["score"], *multi):
-            if ref.name in self._weights or ref.name not in self._plugins:
-                continue
-            if _implements(self._plugins[ref.name], EXTENSION_POINT_METHODS["score"][1]) is not None:
-                continue
-            if ref.weight < 0:
-                raise ConfigurationError(f"{who}: score plugin {ref.name!r} has negative weight {ref.weight}")
-            self._weights[ref.name] = ref.weight or 1
-        for p in self._points["score"]:
-            self._weights.setdefault(p.name, 1)
 
     def _prepare(self) -> None:
         """Precompute bound methods per point (the run loops then do no attribute lookups)."""

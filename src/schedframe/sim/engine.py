@@ -46,6 +46,7 @@ from ..scheduler.explain import Explanation, explain_with
 from ..scheduler.scheduler import Scheduler
 from ._checks import warn_incomplete_cluster
 from ._gangs import gang_blocks
+from ._limits import check_time
 from .results import (
     DELETED,
     EVICTED,
@@ -69,7 +70,6 @@ from .scenario import (
     PlannedArrival,
     WorkloadInfo,
     check_nodes,
-    check_time,
     pod_from_template,
 )
 from .usage import SimLoad, load_record, models_usage

@@ -16,6 +16,7 @@ from ..api.manifests import object_from_manifest
 from ..api.objects import Node, Pod, Taint
 from ..errors import ManifestError, ScenarioError, SchedframeError, bounded_repr, did_you_mean
 from ..framework.registry import Registry
+from ._limits import check_time
 from .engine import LOG_VERSION, Progress, run_plan
 from .results import SimResult
 from .scenario import (
@@ -27,7 +28,6 @@ from .scenario import (
     PlannedArrival,
     Scenario,
     WorkloadInfo,
-    check_time,
     file_error,
 )
 from .usage import read_load_record
