@@ -25,6 +25,19 @@ def _no_memo(self: object, *args: Any) -> None:
     return None
 
 
+def _count_dry_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the nodes DefaultPreemption dry-runs victim selection on, appended as it goes."""
+    calls: list[str] = []
+    real = DefaultPreemption.select_victims_on_node
+
+    def counting(self: DefaultPreemption, state: Any, pod: Pod, node_info: Any, pdbs: Any) -> Any:
+        calls.append(node_info.name)
+        return real(self, state, pod, node_info, pdbs)
+
+    monkeypatch.setattr(DefaultPreemption, "select_victims_on_node", counting)
+    return calls
+
+
 def _outcome(s: Scheduler) -> Any:
     return (s.bindings(), [(e.reason, e.message) for e in s.events],
             sorted((p.pod.key, p.message, p.pod.nominated_node_name) for p in s.pending()))
@@ -121,14 +134,7 @@ def test_unchanged_nodes_are_not_dry_run_again(monkeypatch: pytest.MonkeyPatch) 
     """A second preemptor of the same shape does not select victims again on the nodes the first
     one left unchanged; a preemptor with a spreading constraint (a plugin looking beyond the node)
     selects them on every node."""
-    calls: list[str] = []
-    real = DefaultPreemption.select_victims_on_node
-
-    def counting(self: DefaultPreemption, state: Any, pod: Pod, node_info: Any, pdbs: Any) -> Any:
-        calls.append(node_info.name)
-        return real(self, state, pod, node_info, pdbs)
-
-    monkeypatch.setattr(DefaultPreemption, "select_victims_on_node", counting)
+    calls = _count_dry_runs(monkeypatch)
     s = Scheduler(clock=FakeClock(T0))
     for i in range(4):
         s.add_node(make_node(f"n{i}").capacity(cpu="2", memory="8Gi", pods=110).label(ZONE, "a").obj())
@@ -210,14 +216,7 @@ def test_only_filters_that_declare_themselves_node_local_are_remembered(
 
     assert NODE_LOCAL_FILTER == "node_local_filter"
     assert is_node_local_filter(plugin) is remembered
-    calls: list[str] = []
-    real = DefaultPreemption.select_victims_on_node
-
-    def counting(self: DefaultPreemption, state: Any, pod: Pod, node_info: Any, pdbs: Any) -> Any:
-        calls.append(node_info.name)
-        return real(self, state, pod, node_info, pdbs)
-
-    monkeypatch.setattr(DefaultPreemption, "select_victims_on_node", counting)
+    calls = _count_dry_runs(monkeypatch)
     registry = Registry(in_tree_registry())
     registry.register(plugin.name, lambda args, handle: plugin)
     profile = Profile.from_plugins(plugin.name, registry=registry, implements={plugin.name: ["filter"]})

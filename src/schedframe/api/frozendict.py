@@ -8,7 +8,7 @@ from typing import Any, NoReturn, TypeVar
 K = TypeVar("K")
 V = TypeVar("V")
 
-__all__ = ["FrozenDict", "as_tuple", "deep_freeze", "freeze", "thaw"]
+__all__ = ["FrozenDict", "as_tuple", "deep_freeze", "freeze", "str_map", "thaw"]
 
 
 class FrozenDict(dict[K, V]):
@@ -65,6 +65,12 @@ def freeze(value: Mapping[K, V] | Iterable[tuple[K, V]] | None) -> FrozenDict[K,
     if not value:
         return _EMPTY
     return FrozenDict(value)
+
+
+def str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
+    """:func:`freeze` typed for the ``str -> str`` maps (labels, selectors, attributes): an attrs
+    converter whose argument type checkers can read."""
+    return freeze(value)
 
 
 def as_tuple(value: Iterable[Any] | None) -> tuple[Any, ...]:

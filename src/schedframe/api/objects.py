@@ -11,7 +11,6 @@ semantics differ (a ``None`` label selector matches nothing, an empty one everyt
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -19,10 +18,33 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
 import attrs
 
-from ._names import is_label_key as _is_label_key
-from ._names import is_label_value as _is_label_value
 from ._ranges import int32_validator
-from .frozendict import FrozenDict, freeze
+from ._selectors import (
+    Affinity,
+    LabelSelector,
+    LabelSelectorRequirement,
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodAffinity,
+    PodAffinityTerm,
+    PodAntiAffinity,
+    PreferredSchedulingTerm,
+    WeightedPodAffinityTerm,
+    _parse_decimal_int64,
+)
+from ._volume_sources import (
+    AWSElasticBlockStoreVolumeSource,
+    CSIVolumeSource,
+    EphemeralVolumeSource,
+    GCEPersistentDiskVolumeSource,
+    ISCSIVolumeSource,
+    PersistentVolumeClaimVolumeSource,
+    RBDVolumeSource,
+    Volume,
+)
+from .frozendict import FrozenDict, freeze, str_map
 from .frozendict import as_tuple as _tuple
 from .quantity import Quantity
 
@@ -119,8 +141,6 @@ def _str_set(value: Iterable[str] | None) -> frozenset[str]:
     return frozenset(value) if value is not None else frozenset()
 
 
-def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
-    return freeze(value)
 
 
 def _int_map(value: Mapping[str, int] | None) -> FrozenDict[str, int]:
@@ -268,307 +288,6 @@ _ZERO_RESOURCES: Final = Resources()
 
 def _ceil(value: Fraction) -> int:
     return -((-value.numerator) // value.denominator)
-
-
-# --------------------------------------------------------------------------------------------
-# Selectors
-
-_LABEL_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
-_NODE_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
-
-
-@final
-@attrs.frozen
-class LabelSelectorRequirement:
-    """One ``matchExpressions`` entry of a label selector (In, NotIn, Exists, DoesNotExist)."""
-
-    __module__ = "schedframe"
-
-    key: str
-    operator: str = attrs.field(validator=attrs.validators.in_(_LABEL_OPS))
-    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Kubernetes ``labels.Requirement.Matches``: NotIn and DoesNotExist match an absent key."""
-        op = self.operator
-        if op == "In":
-            v = labels.get(self.key)
-            return v is not None and v in self.values
-        if op == "NotIn":
-            v = labels.get(self.key)
-            return v is None or v not in self.values
-        if op == "Exists":
-            return self.key in labels
-        return self.key not in labels
-
-
-@final
-@attrs.frozen
-class LabelSelector:
-    """A Kubernetes ``metav1.LabelSelector``.
-
-    An empty selector (no labels, no expressions) matches every object; where a field may be
-    absent, schedframe uses ``None`` for "no selector", which matches nothing.
-
-    .. versionadded:: 0.1.0
-    """
-
-    __module__ = "schedframe"
-
-    match_labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
-    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """True when *labels* satisfy every requirement (all of them, as Kubernetes ANDs them)."""
-        for k, v in self.match_labels.items():
-            if labels.get(k) != v:
-                return False
-        for req in self.match_expressions:
-            if not req.matches(labels):
-                return False
-        return True
-
-    def is_empty(self) -> bool:
-        """True for ``{}``, which matches everything."""
-        return not self.match_labels and not self.match_expressions
-
-    @classmethod
-    def from_labels(cls, labels: Mapping[str, str]) -> LabelSelector:
-        """The selector ``matchLabels: labels`` (how Services and RCs select)."""
-        return cls(match_labels=labels)
-
-
-_GO_INT_RE: Final = re.compile(r"[+-]?[0-9]+")
-_DECIMAL_INT_RE: Final = re.compile(r"0|-?[1-9][0-9]*")
-_INT64_MIN: Final = -(1 << 63)
-_INT64_MAX: Final = (1 << 63) - 1
-
-
-def _parse_int64(value: str) -> int | None:
-    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` where it fails."""
-    if not _GO_INT_RE.fullmatch(value):
-        return None
-    n = int(value)
-    return n if _INT64_MIN <= n <= _INT64_MAX else None
-
-
-def _parse_decimal_int64(value: str) -> int | None:
-    """A canonical decimal integer (``content.IsDecimalInteger``: no ``+``, no leading zeros)."""
-    if not _DECIMAL_INT_RE.fullmatch(value):
-        return None
-    n = int(value)
-    return n if _INT64_MIN <= n <= _INT64_MAX else None
-
-
-def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool:
-    """Kubernetes ``labels.NewRequirement`` would accept (key, op, values) without error."""
-    if not _is_label_key(key):
-        return False
-    if op in ("In", "NotIn"):
-        if not values:
-            return False
-    elif op in ("Exists", "DoesNotExist"):
-        if values:
-            return False
-    elif op in ("Gt", "Lt"):
-        if len(values) != 1 or _parse_int64(values[0]) is None:
-            return False
-    else:
-        return False
-    return all(_is_label_value(v) for v in values)
-
-
-@final
-@attrs.frozen
-class NodeSelectorRequirement:
-    """One node-selector requirement: In, NotIn, Exists, DoesNotExist, Gt, Lt."""
-
-    __module__ = "schedframe"
-
-    key: str
-    operator: str = attrs.field(validator=attrs.validators.in_(_NODE_OPS))
-    values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    _valid: bool = attrs.field(init=False, eq=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_valid", _label_requirement_valid(self.key, self.operator, self.values))
-
-    def is_valid(self) -> bool:
-        """Whether Kubernetes' ``labels.NewRequirement`` accepts this requirement as a label
-        requirement: a valid label key, valid label values, values for In / NotIn, none for
-        Exists / DoesNotExist, exactly one integer for Gt / Lt."""
-        return self._valid
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Evaluate against node labels, as Kubernetes' ``labels.Requirement`` does."""
-        op = self.operator
-        if op == "In":
-            v = labels.get(self.key)
-            return v is not None and v in self.values
-        if op == "NotIn":
-            v = labels.get(self.key)
-            return v is None or v not in self.values
-        if op == "Exists":
-            return self.key in labels
-        if op == "DoesNotExist":
-            return self.key not in labels
-        v = labels.get(self.key)
-        if v is None or len(self.values) != 1:
-            return False
-        have = _parse_int64(v)
-        want = _parse_int64(self.values[0])
-        if have is None or want is None:
-            return False
-        return have > want if op == "Gt" else have < want
-
-
-@final
-@attrs.frozen
-class NodeSelectorTerm:
-    """A node-selector term: its expressions (on labels) and fields (on ``metadata.name``) ANDed.
-
-    A term with neither matches no node.
-    """
-
-    __module__ = "schedframe"
-
-    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
-    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
-
-    def is_valid(self) -> bool:
-        """Whether Kubernetes parses this term without error: every expression a valid label
-        requirement, every field requirement ``In`` / ``NotIn`` with exactly one value."""
-        for req in self.match_expressions:
-            if not req.is_valid():
-                return False
-        for req in self.match_fields:
-            if req.operator not in ("In", "NotIn") or len(req.values) != 1:
-                return False
-        return True
-
-    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
-        """Kubernetes' ``nodeaffinity`` term evaluation, including its invalid-term rules.
-
-        An empty term and a term that fails to parse match no node. Field requirements are
-        evaluated against the node's fields, of which only ``metadata.name`` exists (any other
-        key reads as ``""``); like upstream they are skipped for a node without a name.
-        """
-        if not self.match_expressions and not self.match_fields:
-            return False
-        if not self.is_valid():
-            return False
-        for req in self.match_expressions:
-            if not req.matches(labels):
-                return False
-        if node_name:
-            for req in self.match_fields:
-                have = node_name if req.key == "metadata.name" else ""
-                if (have == req.values[0]) != (req.operator == "In"):
-                    return False
-        return True
-
-
-@final
-@attrs.frozen
-class NodeSelector:
-    """``requiredDuringSchedulingIgnoredDuringExecution`` of a node affinity: terms ORed."""
-
-    __module__ = "schedframe"
-
-    terms: tuple[NodeSelectorTerm, ...] = attrs.field(default=(), converter=_tuple)
-
-    def matches(self, node_name: str, labels: Mapping[str, str]) -> bool:
-        """True when any term matches."""
-        for term in self.terms:
-            if term.matches(node_name, labels):
-                return True
-        return False
-
-
-@final
-@attrs.frozen
-class PreferredSchedulingTerm:
-    """A weighted node-selector term of preferred node affinity."""
-
-    __module__ = "schedframe"
-
-    weight: int
-    preference: NodeSelectorTerm
-
-
-@final
-@attrs.frozen
-class NodeAffinity:
-    """Node affinity: a required selector and weighted preferred terms."""
-
-    __module__ = "schedframe"
-
-    required: NodeSelector | None = None
-    preferred: tuple[PreferredSchedulingTerm, ...] = attrs.field(default=(), converter=_tuple)
-
-
-@final
-@attrs.frozen
-class PodAffinityTerm:
-    """A pod (anti-)affinity term.
-
-    ``label_selector=None`` matches no pod. ``namespaces`` empty and ``namespace_selector=None``
-    means the incoming pod's own namespace; an empty ``namespace_selector`` means all namespaces.
-    """
-
-    __module__ = "schedframe"
-
-    topology_key: str
-    label_selector: LabelSelector | None = None
-    namespaces: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    namespace_selector: LabelSelector | None = None
-    match_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-    mismatch_label_keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
-
-
-@final
-@attrs.frozen
-class WeightedPodAffinityTerm:
-    """A preferred pod (anti-)affinity term with its weight (1-100)."""
-
-    __module__ = "schedframe"
-
-    weight: int
-    term: PodAffinityTerm
-
-
-@final
-@attrs.frozen
-class PodAffinity:
-    """Pod affinity: required and preferred terms."""
-
-    __module__ = "schedframe"
-
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-
-
-@final
-@attrs.frozen
-class PodAntiAffinity:
-    """Pod anti-affinity: required and preferred terms."""
-
-    __module__ = "schedframe"
-
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-
-
-@final
-@attrs.frozen
-class Affinity:
-    """A pod's ``spec.affinity``."""
-
-    __module__ = "schedframe"
-
-    node_affinity: NodeAffinity | None = None
-    pod_affinity: PodAffinity | None = None
-    pod_anti_affinity: PodAntiAffinity | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -808,137 +527,6 @@ class OwnerReference:
 
 
 # --------------------------------------------------------------------------------------------
-# Pod volumes (what the volume plugins read; other sources are kept generically)
-
-
-@final
-@attrs.frozen
-class PersistentVolumeClaimVolumeSource:
-    """A pod volume backed by a PersistentVolumeClaim of the pod's namespace."""
-
-    __module__ = "schedframe"
-
-    claim_name: str
-    read_only: bool = False
-
-
-@final
-@attrs.frozen
-class EphemeralVolumeSource:
-    """A generic ephemeral volume: a PersistentVolumeClaim named ``<pod>-<volume>`` that the
-    ephemeral volume controller creates from ``volumeClaimTemplate`` (kept as its manifest)."""
-
-    __module__ = "schedframe"
-
-    volume_claim_template: FrozenDict[str, Any] = attrs.field(factory=dict, converter=freeze)
-
-
-@final
-@attrs.frozen
-class CSIVolumeSource:
-    """An inline CSI volume (``csi``): attached through *driver*."""
-
-    __module__ = "schedframe"
-
-    driver: str
-    read_only: bool = False
-    fs_type: str = ""
-    volume_attributes: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
-
-
-@final
-@attrs.frozen
-class GCEPersistentDiskVolumeSource:
-    """A GCE persistent disk (``gcePersistentDisk``), also a PersistentVolume source."""
-
-    __module__ = "schedframe"
-
-    pd_name: str
-    fs_type: str = ""
-    partition: int = 0
-    read_only: bool = False
-
-
-@final
-@attrs.frozen
-class AWSElasticBlockStoreVolumeSource:
-    """An AWS EBS volume (``awsElasticBlockStore``), also a PersistentVolume source."""
-
-    __module__ = "schedframe"
-
-    volume_id: str
-    fs_type: str = ""
-    partition: int = 0
-    read_only: bool = False
-
-
-@final
-@attrs.frozen
-class RBDVolumeSource:
-    """A Ceph RBD image (``rbd``)."""
-
-    __module__ = "schedframe"
-
-    monitors: tuple[str, ...] = attrs.field(converter=_tuple)
-    image: str
-    pool: str = "rbd"
-    fs_type: str = ""
-    user: str = "admin"
-    read_only: bool = False
-
-
-@final
-@attrs.frozen
-class ISCSIVolumeSource:
-    """An iSCSI disk (``iscsi``)."""
-
-    __module__ = "schedframe"
-
-    target_portal: str
-    iqn: str
-    lun: int = 0
-    fs_type: str = ""
-    read_only: bool = False
-
-
-@final
-@attrs.frozen
-class Volume:
-    """One ``spec.volumes`` entry of a pod: its name and source.
-
-    The sources the scheduler reads are typed (``persistent_volume_claim``, ``ephemeral``,
-    ``csi`` and the in-tree disks VolumeRestrictions compares); any other source (``hostPath``,
-    ``emptyDir``, ``configMap``, ...) is kept as ``other_source`` (its field name) and
-    ``other_spec`` (its manifest, deeply frozen), so manifests round-trip.
-
-    .. versionadded:: 0.1.0
-    """
-
-    __module__ = "schedframe"
-
-    name: str
-    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
-    ephemeral: EphemeralVolumeSource | None = None
-    csi: CSIVolumeSource | None = None
-    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
-    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
-    rbd: RBDVolumeSource | None = None
-    iscsi: ISCSIVolumeSource | None = None
-    other_source: str = ""
-    other_spec: FrozenDict[str, Any] = attrs.field(factory=dict, converter=freeze)
-
-    def claim_name(self, pod_name: str) -> str | None:
-        """The PersistentVolumeClaim this volume uses in a pod named *pod_name*: the claim of a
-        ``persistentVolumeClaim`` volume, ``<pod>-<volume>`` for a generic ephemeral volume
-        (upstream ``ephemeral.VolumeClaimName``), else ``None``."""
-        if self.persistent_volume_claim is not None:
-            return self.persistent_volume_claim.claim_name
-        if self.ephemeral is not None:
-            return f"{pod_name}-{self.name}"
-        return None
-
-
-# --------------------------------------------------------------------------------------------
 # Pod
 
 
@@ -963,8 +551,8 @@ class Pod:
     name: str
     namespace: str = "default"
     uid: str = attrs.field(default=attrs.Factory(_pod_uid, takes_self=True))
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
-    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     creation_timestamp: float | None = None
     deletion_timestamp: float | None = None
     owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
@@ -973,7 +561,7 @@ class Pod:
     priority_class_name: str = ""
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     node_name: str = ""
-    node_selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    node_selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     affinity: Affinity | None = None
     tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tuple)
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(
@@ -1258,8 +846,8 @@ class Node:
 
     name: str
     uid: str = attrs.field(default=attrs.Factory(_node_uid, takes_self=True))
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
-    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     taints: tuple[Taint, ...] = attrs.field(default=(), converter=_tuple)
     unschedulable: bool = False
     capacity: FrozenDict[str, Quantity] = attrs.field(factory=dict, converter=_quantity_map)
@@ -1301,7 +889,7 @@ class Namespace:
     __module__ = "schedframe"
 
     name: str
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
 
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> Namespace:
@@ -1354,7 +942,7 @@ class PriorityClass:
     value: int
     global_default: bool = False
     preemption_policy: str = "PreemptLowerPriority"
-    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     """``metadata.annotations`` (read by scheduler-plugins' PreemptionToleration)."""
 
 
@@ -1367,7 +955,7 @@ class Service:
 
     name: str
     namespace: str = "default"
-    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
 
 
 @final
@@ -1385,7 +973,7 @@ class ReplicaSet:
     replicas: int = 1
     template: Pod | None = None
     uid: str = ""
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
 
 
@@ -1409,7 +997,7 @@ class StatefulSet:
     replicas: int = 1
     template: Pod | None = None
     uid: str = ""
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     ordinals_start: int = 0
     volume_claim_templates: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
 
@@ -1424,11 +1012,11 @@ class ReplicationController:
 
     name: str
     namespace: str = "default"
-    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     replicas: int = 1
     template: Pod | None = None
     uid: str = ""
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
 
 
 #: The API group and version of :class:`PodGroup` (kubernetes-sigs/scheduler-plugins).

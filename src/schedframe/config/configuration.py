@@ -51,12 +51,7 @@ Pass the registry the scheduler will run with when it holds out-of-tree plugins.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import math
 import os
-import re
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, final
 
@@ -64,9 +59,6 @@ import attrs
 
 from .. import _textio
 from ..api.frozendict import FrozenDict, deep_freeze, freeze, thaw
-from ..api.objects import Pod
-from ..cache.nodeinfo import NodeInfo, PodInfo
-from ..cache.store import ObjectStore
 from ..errors import (
     MAX_VALUE_REPR,
     ConfigurationError,
@@ -74,18 +66,14 @@ from ..errors import (
     RegistryError,
     SchedframeError,
     bounded_repr,
-    bounded_text,
     did_you_mean,
 )
-from ..framework.clock import Clock, RealClock
-from ..framework.cycle_state import CycleState
-from ..framework.extender import Extender
-from ..framework.handle import Client, EventRecorder, NodeInfoLister, Nominator, ObjectLister, SharedLister
-from ..framework.interfaces import Plugin, WaitingPod
-from ..framework.plugin_names import EXTENSION_POINT_TABLE, EXTENSION_POINTS, default_registry
-from ..framework.registry import Registry, RegistryEntry, unknown_plugin_message
+from ..framework.plugin_names import EXTENSION_POINTS, default_registry
+from ..framework.probe import extension_points_of
+from ..framework.probe import probe_plugin as _probe
+from ..framework.registry import Registry, unknown_plugin_message
 from ..framework.releases import ReleaseProfile, release_profile
-from ..framework.status import Status
+from ._reader import MAX_CONFIG_ERROR, FieldReader, _child, _fmt, _join_args_error, _q, _type_name
 from ._versions import (
     LEGACY_SCORE_PLUGINS,
     REMOVED_API_VERSIONS,
@@ -120,10 +108,6 @@ API_VERSION: Final = "kubescheduler.config.k8s.io/v1"
 #: The largest configuration file :meth:`SchedulerConfiguration.from_file` reads (4 MiB; real
 #: configurations are a few kilobytes).
 MAX_CONFIG_FILE_BYTES: Final = 4 * 1024 * 1024
-#: The longest single problem a :class:`~schedframe.ConfigurationError` reports, in characters:
-#: values echoed in it are cut to about 80 characters (``schedframe.errors.bounded_repr``); this
-#: bounds what a plugin's own args validation echoes.
-MAX_CONFIG_ERROR: Final = 2048
 #: The configuration's ``kind``.
 KIND: Final = "KubeSchedulerConfiguration"
 #: The scheduler name of the default profile (``pod.spec.schedulerName`` default).
@@ -134,8 +118,6 @@ MULTI_POINT: Final = "multiPoint"
 #: ``name -> extension points`` (``"filter"``, ``"score"``, ...) of a plugin.
 PointsOf = Callable[[str], Iterable[str]]
 
-_INT32_MIN: Final = -(2**31)
-_INT32_MAX: Final = 2**31 - 1
 _WILDCARD: Final = "*"
 
 
@@ -594,15 +576,6 @@ class SchedulerConfiguration:
         return None
 
 
-def extension_points_of(plugin: object) -> frozenset[str]:
-    """The extension points (``"filter"``, ``"score"``, ...) a plugin instance implements,
-    judged by the runtime-checkable extension-point Protocols.
-
-    .. versionadded:: 0.1.0
-    """
-    return frozenset(point for point, ep in EXTENSION_POINT_TABLE.items() if isinstance(plugin, ep.protocol))
-
-
 # --------------------------------------------------------------------------------------------
 # Serialisation helpers
 # --------------------------------------------------------------------------------------------
@@ -639,140 +612,6 @@ def _args_to_dict(args: Any) -> Any:
     return args
 
 
-# --------------------------------------------------------------------------------------------
-# Probing plugins for their extension points
-# --------------------------------------------------------------------------------------------
-
-
-class _EmptySnapshot:
-    def node_infos(self) -> NodeInfoLister:
-        return self
-
-    def list(self) -> Sequence[NodeInfo]:
-        return ()
-
-    def get(self, node_name: str) -> NodeInfo | None:
-        return None
-
-    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
-        return ()
-
-    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
-        return ()
-
-
-class _Inert:
-    """No-op recorder, nominator and client."""
-
-    def event(self, obj: Any, event_type: str, reason: str, message: str) -> None:
-        return None
-
-    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
-        return []
-
-    def bind(self, pod: Pod, node_name: str) -> None:
-        return None
-
-    def delete_pod(self, pod: Pod) -> None:
-        return None
-
-    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
-        return None
-
-
-@attrs.frozen
-class _ProbeProfile:
-    """What a probed plugin reads of its profile: the release (``release_of``)."""
-
-    release: ReleaseProfile
-
-
-class _ProbeHandle:
-    """An inert :class:`~schedframe.Handle` for building a plugin only to inspect it, under the
-    release being read (a plugin's extension points may differ between releases)."""
-
-    def __init__(self, release: ReleaseProfile | None = None) -> None:
-        self.profile = _ProbeProfile(release if release is not None else release_profile())
-        self._snapshot = _EmptySnapshot()
-        self._objects = ObjectStore()
-        self._inert = _Inert()
-        self._clock = RealClock()
-
-    def snapshot_shared_lister(self) -> SharedLister:
-        return self._snapshot
-
-    @property
-    def objects(self) -> ObjectLister:
-        return self._objects
-
-    @property
-    def clock(self) -> Clock:
-        return self._clock
-
-    @property
-    def event_recorder(self) -> EventRecorder:
-        return self._inert
-
-    @property
-    def nominator(self) -> Nominator:
-        return self._inert
-
-    @property
-    def client(self) -> Client:
-        return self._inert
-
-    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
-        return None
-
-    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
-        return None
-
-    def reject_waiting_pod(self, uid: str) -> bool:
-        return False
-
-    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
-                                               node_info: NodeInfo) -> Status:
-        return Status.OK
-
-    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
-                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status:
-        return Status.OK
-
-    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
-                                            pod_info_to_remove: PodInfo, node_info: NodeInfo) -> Status:
-        return Status.OK
-
-    def extenders(self) -> Sequence[Extender]:
-        return ()
-
-    def list_pods(self, namespace: str | None = None) -> Sequence[Pod] | None:
-        return None
-
-
-_PROBE_CACHE: weakref.WeakKeyDictionary[Any, dict[ReleaseProfile, frozenset[str]]] = \
-    weakref.WeakKeyDictionary()
-
-
-def _probe(name: str, entry: RegistryEntry, args: Any = None, release: ReleaseProfile | None = None
-           ) -> frozenset[str]:
-    """Build the plugin once with *args* (its decoded ``pluginConfig`` args, or the args type's
-    defaults, or ``None``) and an inert handle of *release*; raises on failure. Successes are
-    cached per factory and release."""
-    factory = entry.factory
-    release = release if release is not None else release_profile()
-    try:
-        return _PROBE_CACHE[factory][release]
-    except (KeyError, TypeError):
-        pass
-    plugin = factory(args, _ProbeHandle(release))
-    if not isinstance(plugin, Plugin):
-        raise TypeError(f"the factory returned {type(plugin).__name__}, which has no 'name'")
-    points = extension_points_of(plugin)
-    with contextlib.suppress(TypeError):  # factories that cannot be weakly referenced
-        _PROBE_CACHE.setdefault(factory, {})[release] = points
-    return points
-
-
 def _in_tree_registry() -> Registry:
     # the plugins layer registers its factory with the framework: the configuration, below it,
     # never imports it
@@ -785,64 +624,6 @@ def _in_tree_registry() -> Registry:
 # --------------------------------------------------------------------------------------------
 # Parsing and validation
 # --------------------------------------------------------------------------------------------
-
-
-_PLAIN_FIELD = re.compile(r"[A-Za-z0-9_\-/]+")
-
-
-def _child(path: str, name: str) -> str:
-    """``path.name``; a name that is not a plain field name (empty, spaces, dots, colons...) is
-    quoted as ``path["name"]`` (JSON, with spaces and colons escaped) so the path stays one
-    unambiguous token before the ``": "`` of the message."""
-    if len(name) > MAX_VALUE_REPR:  # a 10 MB key: the path shows its start and its length
-        name = f"{name[:MAX_VALUE_REPR - 20]}...({len(name)} characters)"
-    if not _PLAIN_FIELD.fullmatch(name):
-        quoted = json.dumps(name).replace(" ", "\\u0020").replace(":", "\\u003a")
-        return f"{path}[{quoted}]"
-    return f"{path}.{name}" if path else name
-
-
-def _q(value: object) -> str:
-    """A name or value quoted in a message, bounded (``schedframe.errors.bounded_repr``)."""
-    return bounded_repr(value)
-
-
-def _fmt(value: Any) -> str:
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        try:
-            text = repr(value)
-        except (ValueError, RecursionError):  # an int too long to print, a value nested too deeply
-            text = (f"<an integer of {value.bit_length()} bits>" if isinstance(value, int)
-                    else f"<a {_type_name(value)} nested too deeply to show>")
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    return type(value).__name__
-
-
-def _join_args_error(path: str, error: str) -> str:
-    """Prefix a plugin-args error (``"field.path: message"``) with the pluginConfig path."""
-    head, sep, _ = error.partition(": ")
-    if sep and head and " " not in head:
-        return f"{path}{'' if head.startswith('[') else '.'}{error}"
-    return f"{path}: {error}"
 
 
 @attrs.define
@@ -871,7 +652,7 @@ def _merge_plugin_set(default: _PluginSet, custom: _PluginSet) -> _PluginSet:
     return _PluginSet(enabled, disabled)
 
 
-class _Parser:
+class _Parser(FieldReader):
     """Reads one document, collecting every error with its field path."""
 
     def __init__(self, registry: Registry | None,
@@ -884,7 +665,7 @@ class _Parser:
         self._profile_args: dict[str, Any] = {}
         if not isinstance(self.registry, Registry):
             raise ConfigurationError(f"registry must be a Registry, got {type(self.registry).__name__}")
-        self.errors: list[str] = []
+        FieldReader.__init__(self)
         self._declared: Mapping[str, Iterable[str]] | None = None
         self._declared_fn: PointsOf | None = None
         if isinstance(implements, Mapping):
@@ -914,84 +695,6 @@ class _Parser:
             if name in self.registry and point in (self.points_of(name, path) or ()):
                 refs.append(PluginRef(name, weight))
         return _PluginSet(refs)
-
-    # -- errors ---------------------------------------------------------------------------
-    def error(self, path: str, message: str) -> None:
-        self.add(f"{path}: {message}" if path else message)
-
-    def add(self, error: str) -> None:
-        """Record *error*, cut to :data:`MAX_CONFIG_ERROR` characters: every user value it echoes
-        should be bounded already; this bounds what a plugin's args validation echoes."""
-        self.errors.append(bounded_text(error, MAX_CONFIG_ERROR))
-
-    def invalid(self, path: str, value: Any, detail: str) -> None:
-        self.error(path, f"Invalid value: {_fmt(value)}: {detail}")
-
-    def wrong_type(self, path: str, value: Any, want: str) -> None:
-        self.error(path, f"Invalid value: {_fmt(value)}: must be {want}, got {_type_name(value)}")
-
-    def raise_errors(self, prefix: str) -> None:
-        if self.errors:
-            raise ConfigurationError(self.errors, prefix=prefix)
-
-    # -- primitive readers ----------------------------------------------------------------
-    def mapping(self, value: Any, path: str) -> Mapping[str, Any] | None:
-        if isinstance(value, Mapping):
-            return value
-        self.wrong_type(path, value, "a mapping")
-        return None
-
-    def items(self, value: Any, path: str) -> list[Any]:
-        if value is None:
-            return []
-        if isinstance(value, (list, tuple)):
-            return list(value)
-        self.wrong_type(path, value, "a list")
-        return []
-
-    def integer(self, value: Any, path: str) -> int | None:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if _INT32_MIN <= value <= _INT32_MAX:
-                return value
-            self.invalid(path, value, "must fit in a 32-bit integer")
-            return None
-        self.wrong_type(path, value, "an integer")
-        return None
-
-    def seconds(self, value: Any, path: str) -> float | None:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            try:
-                seconds = float(value)
-            except OverflowError:  # an int beyond float range
-                seconds = math.inf
-            if math.isfinite(seconds):
-                return seconds
-        self.wrong_type(path, value, "a number of seconds")
-        return None
-
-    def string(self, value: Any, path: str) -> str | None:
-        if isinstance(value, str):
-            return value
-        self.wrong_type(path, value, "a string")
-        return None
-
-    def fields(self, data: Mapping[Any, Any], allowed: frozenset[str], path: str) -> None:
-        for key in data:
-            if key not in allowed:
-                try:
-                    name = str(key)
-                except ValueError:  # an int too long to print
-                    name = _fmt(key)
-                self.error(_child(path, name or '""'), f"unknown field{did_you_mean(name, sorted(allowed))}")
-
-    def percentage(self, value: Any, path: str) -> int | None:
-        if value is None:
-            return None
-        pct = self.integer(value, path)
-        if pct is not None and not 0 <= pct <= 100:
-            self.invalid(path, pct, "not in valid range [0-100]")
-            return None
-        return pct
 
     # -- plugins ----------------------------------------------------------------------------
     def check_name(self, name: str, path: str) -> bool:
