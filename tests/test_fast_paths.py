@@ -869,6 +869,15 @@ FILTER_NODES = [make_node(f"n{i}").obj() for i in range(12)]
                  id="whole runs: a raise on a node rejected before is redone node by node"),
     pytest.param(lambda: [_WholeRuns("A", fail="status", bad="n7"), _Filter("B", reject=["n7", "n8"])],
                  id="whole runs: an error first"),
+    # a plugin with a per-node filter only, adapted by the framework into the batch search
+    pytest.param(lambda: [_Filter("A", reject=["n1"]), PerNodeOnly(_Filter("B", reject=["n2", "n9"])),
+                          _WholeRuns("C", reject=["n3"])], id="adapted: rejections"),
+    pytest.param(lambda: [_Filter("A", reject=["n4"]), PerNodeOnly(_Filter("B", fail="raise", bad="n6"))],
+                 id="adapted: a raise"),
+    pytest.param(lambda: [PerNodeOnly(_Filter("A", fail="status", bad="n8")),
+                          _Filter("B", fail="raise", bad="n5")], id="adapted: an error after another's"),
+    pytest.param(lambda: [PerNodeOnly(_Filter("A", fail="raise", bad="n2")), _WholeRuns("B", reject=["n1"])],
+                 id="adapted: a raise before a whole-run rejection"),
 ])
 @pytest.mark.parametrize("k", [1, 3, 5, 12, 0])
 def test_batch_filter_search_matches_node_by_node(plugins: Callable[[], list[_Filter]], k: int) -> None:
@@ -902,9 +911,9 @@ def test_whole_run_plugins_see_the_whole_run() -> None:
 
 
 def test_mixed_plugins_filter_node_by_node_in_order() -> None:
-    """With one Filter plugin lacking filter_nodes, every plugin runs node by node, in upstream's
-    order (a plugin sees a node only after the earlier plugins passed it, and no node after the
-    search stopped)."""
+    """A Filter plugin lacking filter_nodes is adapted into the batch search (no shim of its
+    own): it sees a node only after the earlier plugins passed it, and the first run holds just
+    the nodes the search needs."""
     a, b = _Filter("A", reject=["n1"]), PerNodeOnly(_Filter("B", reject=["n2"]))
     fw = make_framework(filter=[a, b])
     infos = [NodeInfo(n) for n in NODES]
@@ -1172,3 +1181,19 @@ def test_node_to_status_counts_a_node_recorded_twice_once() -> None:
     two.set("n2", a)
     two._record_rejected([(n2, b), (n0, b)])
     assert len(two) == 2
+
+
+def test_a_per_node_filter_keeps_the_others_batched() -> None:
+    """One Filter plugin without filter_nodes (an out-of-tree plugin, or a volume plugin) no
+    longer sends every plugin node by node: the framework adapts it, and the batch plugins are
+    still handed runs of nodes."""
+    sparse = _Passing("Sparse", lambda name: name.endswith("7"))
+    per_node = PerNodeOnly(_Filter("B", reject=["m0017"]))
+    fw = make_framework(filter=[sparse, per_node])
+    infos = [NodeInfo(make_node(f"m{i:04d}").obj()) for i in range(3000)]
+    feasible, _rejected, err = fw.run_filter_plugins_on_nodes(CycleState(), POD, infos, 3)
+    assert [ni.name for ni in feasible] == ["m0007", "m0027", "m0037"]
+    assert err is None
+    assert sparse.calls  # batched, in runs
+    assert sum(sparse.calls) < len(infos)
+    assert set(per_node._inner.calls) <= {ni.name for ni in infos if ni.name.endswith("7")}

@@ -19,8 +19,10 @@ logger = logging.getLogger("schedframe")
 _SUCCESS: Final = Code.SUCCESS
 
 _FilterNodesFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[tuple[int, Status]]"]
-#: per plugin: name, ``filter_nodes``, and whether it is handed the whole run (see _filter_run)
-_BatchFilters = tuple[tuple[str, _FilterNodesFn, bool], ...]
+#: per plugin: name, ``filter_nodes``, whether it is handed the whole run (see _filter_run), and
+#: whether its statuses are final outcomes already (a per-node ``filter`` adapted by
+#: :func:`adapt_filter`)
+_BatchFilters = tuple[tuple[str, _FilterNodesFn, bool, bool], ...]
 
 
 def _plugin_error(point: str, name: str, exc: BaseException) -> Status:
@@ -86,7 +88,7 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
     index: list[int] | None = None  # alive position -> run position (None: the same)
     stale = False  # alive misses nodes failed since it was made
     total = len(run)
-    for name, fn, whole in plan:
+    for name, fn, whole, final_outcomes in plan:
         if whole:
             nodes, at = run, None
         else:
@@ -111,13 +113,19 @@ def _filter_run(state: CycleState, pod: Pod, plan: _BatchFilters,
                 r = k if at is None else at[k]
                 if r in failed:  # an earlier plugin rejected the node: its status stands
                     continue
-                key = id(status)
-                if key in outcomes:
-                    out = outcomes[key]
-                else:
-                    out = outcomes[key] = _filter_outcome(name, status)
-                    if out is not None and out.code is Code.ERROR:
+                out: Status | None
+                if final_outcomes:
+                    out = status
+                    if status.code is Code.ERROR:
                         erroneous = True
+                else:
+                    key = id(status)
+                    if key in outcomes:
+                        out = outcomes[key]
+                    else:
+                        out = outcomes[key] = _filter_outcome(name, status)
+                        if out is not None and out.code is Code.ERROR:
+                            erroneous = True
                 if out is not None:
                     failed[r] = out
                     stale = True
@@ -136,3 +144,30 @@ def _filters_whole_runs(plugin: object) -> bool:
     built-in plugins whose results are remembered by position, for which a node already
     rejected costs a lookup)."""
     return getattr(type(plugin), "_schedframe_filters_whole_runs", False) is True
+
+
+def adapt_filter(name: str, filter_fn: Callable[[CycleState, Pod, NodeInfo], object]) -> _FilterNodesFn:
+    """A ``filter_nodes`` for a Filter plugin that has only ``filter``: each node in turn, its
+    outcome converted as :meth:`Framework.run_filter_plugins` converts it (rejections with the
+    plugin's name, an exception or a bad return value an ERROR), stopping at the first ERROR as
+    a node-by-node search does. So every profile keeps the batched Filter path, and a plugin
+    needs no ``filter_nodes`` of its own to be part of it."""
+
+    def filter_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
+        out: list[tuple[int, Status]] = []
+        for i, node_info in enumerate(nodes):
+            try:
+                status = filter_fn(state, pod, node_info)
+            except Exception as exc:
+                out.append((i, _filter_outcome(name, None, exc)))
+                break
+            if status is None or (status.__class__ is Status and status.code is _SUCCESS):
+                continue
+            outcome = _filter_outcome(name, status)
+            if outcome is not None:
+                out.append((i, outcome))
+                if outcome.code is Code.ERROR:
+                    break
+        return out
+
+    return filter_nodes

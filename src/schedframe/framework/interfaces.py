@@ -177,10 +177,11 @@ class FilterPlugin(Plugin, Protocol):
 class BatchFilterPlugin(FilterPlugin, Protocol):
     """A :class:`FilterPlugin` that can also filter many nodes in one call (optional).
 
-    When every Filter plugin that runs for a pod has ``filter_nodes``, the framework hands each
-    of them runs of nodes instead of calling ``filter`` once per node and plugin: the loop runs
-    inside the plugin, with its per-pod state read once. ``filter`` stays the reference;
-    ``filter_nodes`` must agree with it exactly.
+    The framework hands each Filter plugin that has ``filter_nodes`` runs of nodes instead of
+    calling ``filter`` once per node and plugin: the loop runs inside the plugin, with its
+    per-pod state read once. A plugin with ``filter`` only takes part in the same search (the
+    framework loops over the run for it), so it needs no ``filter_nodes`` of its own. ``filter``
+    stays the reference; ``filter_nodes`` must agree with it exactly.
 
     Contract of ``filter_nodes(state, pod, nodes)``:
 

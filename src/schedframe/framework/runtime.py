@@ -52,6 +52,7 @@ from ._filtering import (
     _plugin_error,
     _status_error,
     _wrong_type,
+    adapt_filter,
 )
 from ._helpers import _bound, _check_args, _optional_method, _rotated, _traced
 from ._scoring import (
@@ -211,12 +212,15 @@ class Framework:
         self._filter: _Filters = _bound(pts["filter"], "filter")
         self._filter_cache: tuple[frozenset[str] | set[str], _Filters] = (_EMPTY, self._filter)
         self._filter_by_skip: dict[frozenset[str], _Filters] = {_EMPTY: self._filter}
-        #: Filter plugins with the optional ``filter_nodes`` (BatchFilterPlugin)
-        self._filter_nodes: dict[str, tuple[_FilterNodesFn, bool]] = {}
+        #: every Filter plugin's ``filter_nodes`` (BatchFilterPlugin), a per-node ``filter``
+        #: adapted where it has none
+        self._filter_nodes: dict[str, tuple[_FilterNodesFn, bool, bool]] = {}
         for p in pts["filter"]:
             fn = _optional_method(p, "filter_nodes")
             if fn is not None:
-                self._filter_nodes[p.name] = (fn, _filters_whole_runs(p))
+                self._filter_nodes[p.name] = (fn, _filters_whole_runs(p), False)
+            else:
+                self._filter_nodes[p.name] = (adapt_filter(p.name, p.filter), False, True)  # type: ignore[attr-defined]
         #: the last active Filter plugins and their filter_nodes (None: some plugin has none)
         self._batch_filter_cache: tuple[_Filters, _BatchFilters | None] = ((), None)
         self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
@@ -595,10 +599,11 @@ class Framework:
         pairs of the rejected ones, in visiting order, and the ERROR status that stopped the
         search (its node is in neither list) or ``None``. *num_to_find* below 1 means all nodes.
 
-        When every active Filter plugin has ``filter_nodes`` (:class:`~schedframe.BatchFilterPlugin`),
-        those run over runs of nodes (one call per plugin and run, each on the nodes the
-        previous plugins passed); otherwise each plugin's ``filter`` runs per node, in
-        :meth:`run_filter_plugins`' order. A ``filter_nodes`` that raises or returns something
+        The active Filter plugins run over runs of nodes (one call per plugin and run, each on
+        the nodes the previous plugins passed): their ``filter_nodes``
+        (:class:`~schedframe.BatchFilterPlugin`), or for a plugin with ``filter`` only, the
+        framework's loop over the run, converting and stopping as :meth:`run_filter_plugins`
+        does. A ``filter_nodes`` that raises or returns something
         malformed is logged and the nodes from that run on are filtered node by node.
         """
         _check_args("run_filter_plugins_on_nodes", state, pod)

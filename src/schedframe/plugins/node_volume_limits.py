@@ -303,17 +303,6 @@ class NodeVolumeLimits:
             return _MIGRATED_DRIVERS[provisioner], handle
         return provisioner, handle
 
-    def filter_nodes(self, state: CycleState, pod: Pod,
-                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-        """:meth:`filter` of each node (:class:`~schedframe.BatchFilterPlugin`), so pods with
-        volumes keep the framework's batched Filter path."""
-        out: list[tuple[int, Status]] = []
-        for i, ni in enumerate(nodes):
-            status = self.filter(state, pod, ni)
-            if status is not None and not status.is_success():
-                out.append((i, status))
-        return out
-
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """CSINode added (always requeue); pod deleted, PVC added and VolumeAttachment deleted
         (hinted)."""

@@ -798,17 +798,6 @@ class VolumeBinding:
         return ni.node.labels if ni is not None and ni.node is not None else None
 
     # -- events ---------------------------------------------------------------------------------
-    def filter_nodes(self, state: CycleState, pod: Pod,
-                     nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
-        """:meth:`filter` of each node (:class:`~schedframe.BatchFilterPlugin`), so pods with
-        volumes keep the framework's batched Filter path."""
-        out: list[tuple[int, Status]] = []
-        for i, ni in enumerate(nodes):
-            status = self.filter(state, pod, ni)
-            if status is not None and not status.is_success():
-                out.append((i, status))
-        return out
-
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """StorageClass, PVC, CSINode, CSIDriver changes (hinted); PV changes and node added or
         relabelled (always requeue)."""
