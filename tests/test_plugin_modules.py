@@ -10,7 +10,8 @@ import pytest
 import schedframe.plugins as plugins_pkg
 from schedframe.errors import RegistryError
 from schedframe.framework import plugin_names
-from schedframe.plugins import _MODULES, in_tree_registry
+from schedframe.framework.plugin_names import IN_TREE_MODULES
+from schedframe.plugins import in_tree_registry
 
 
 def _plugin_modules() -> list[str]:
@@ -24,11 +25,12 @@ def _plugin_modules() -> list[str]:
 
 
 def test_every_plugin_module_is_registered() -> None:
-    """A module defining NAME and new() that is missing from plugins/__init__.py's list fails."""
+    """A module defining NAME and new() that is missing from the one list
+    (``framework.plugin_names.IN_TREE_MODULES``) fails."""
     modules = _plugin_modules()
     assert modules, "no plugin module found"
-    missing = sorted(set(modules) - set(_MODULES))
-    assert not missing, f"plugin modules not in schedframe.plugins._MODULES: {missing}"
+    missing = sorted(set(modules) - set(IN_TREE_MODULES.values()))
+    assert not missing, f"plugin modules not in schedframe.framework.plugin_names.IN_TREE_MODULES: {missing}"
 
 
 def test_registry_names_match_the_framework_table() -> None:
@@ -37,9 +39,11 @@ def test_registry_names_match_the_framework_table() -> None:
     assert set(in_tree_registry()) == plugin_names.IN_TREE_PLUGINS | SCHEDULER_PLUGINS
 
 
-def test_a_named_plugin_without_a_module_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(plugins_pkg, "_MODULES", tuple(m for m in _MODULES if m != "node_ports"))
-    with pytest.raises(RegistryError, match=r"\['NodePorts'\]"):
+def test_a_module_registering_another_name_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The list and the modules agree: a module whose NAME differs from its entry is an error."""
+    wrong = {**IN_TREE_MODULES, "NodePorts": "node_name"}
+    monkeypatch.setattr(plugins_pkg, "IN_TREE_MODULES", wrong)
+    with pytest.raises(RegistryError, match=r"node_name registers 'NodeName', but .* as 'NodePorts'"):
         plugins_pkg.in_tree_registry()
 
 

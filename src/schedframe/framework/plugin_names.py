@@ -50,6 +50,7 @@ __all__ = [
     "GANG_SCHEDULING",
     "IMAGE_LOCALITY",
     "INTER_POD_AFFINITY",
+    "IN_TREE_MODULES",
     "IN_TREE_PLUGINS",
     "NODE_AFFINITY",
     "NODE_DECLARED_FEATURES",
@@ -95,15 +96,35 @@ NODE_VOLUME_LIMITS: Final = "NodeVolumeLimits"
 VOLUME_BINDING: Final = "VolumeBinding"
 VOLUME_ZONE: Final = "VolumeZone"
 
-#: Every in-tree plugin name; the in-tree registry holds exactly these (a test checks it, and
-#: that every plugin module is registered).
-IN_TREE_PLUGINS: Final[frozenset[str]] = frozenset({
-    PRIORITY_SORT, SCHEDULING_GATES, NODE_UNSCHEDULABLE, NODE_NAME, NODE_PORTS, TAINT_TOLERATION,
-    NODE_AFFINITY, NODE_RESOURCES_FIT, NODE_RESOURCES_BALANCED_ALLOCATION, POD_TOPOLOGY_SPREAD,
-    INTER_POD_AFFINITY, IMAGE_LOCALITY, DEFAULT_PREEMPTION, DEFAULT_BINDER, COSCHEDULING,
-    DYNAMIC_RESOURCES, VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE,
-    NODE_DECLARED_FEATURES, GANG_SCHEDULING,
+#: Every in-tree plugin, name -> its module under :mod:`schedframe.plugins`, in registration
+#: order: the one list of them (the plugins layer builds the in-tree registry from it).
+IN_TREE_MODULES: Final[Mapping[str, str]] = FrozenDict({
+    PRIORITY_SORT: "priority_sort",
+    SCHEDULING_GATES: "scheduling_gates",
+    NODE_UNSCHEDULABLE: "node_unschedulable",
+    NODE_NAME: "node_name",
+    NODE_DECLARED_FEATURES: "node_declared_features",
+    NODE_PORTS: "node_ports",
+    TAINT_TOLERATION: "taint_toleration",
+    NODE_AFFINITY: "node_affinity",
+    NODE_RESOURCES_FIT: "node_resources_fit",
+    VOLUME_RESTRICTIONS: "volume_restrictions",
+    NODE_VOLUME_LIMITS: "node_volume_limits",
+    VOLUME_BINDING: "volume_binding",
+    VOLUME_ZONE: "volume_zone",
+    NODE_RESOURCES_BALANCED_ALLOCATION: "node_resources_balanced_allocation",
+    POD_TOPOLOGY_SPREAD: "pod_topology_spread",
+    INTER_POD_AFFINITY: "inter_pod_affinity",
+    IMAGE_LOCALITY: "image_locality",
+    DYNAMIC_RESOURCES: "dynamic_resources",
+    DEFAULT_PREEMPTION: "default_preemption",
+    DEFAULT_BINDER: "default_binder",
+    COSCHEDULING: "coscheduling",
+    GANG_SCHEDULING: "gang_scheduling",
 })
+
+#: Every in-tree plugin name; the in-tree registry holds exactly these.
+IN_TREE_PLUGINS: Final[frozenset[str]] = frozenset(IN_TREE_MODULES)
 
 # kube-scheduler default plugins schedframe does not provide (none at present)
 UPSTREAM_NOT_PROVIDED: Final[frozenset[str]] = frozenset()
