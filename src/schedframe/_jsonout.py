@@ -14,20 +14,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import SchedframeError
+from .errors import NonFiniteJSONError
 
 __all__ = ["NonFiniteJSONError", "dumps", "finite_or_null", "non_finite"]
-
-
-class NonFiniteJSONError(SchedframeError, ValueError):
-    """A value to write as JSON holds a NaN or an infinity (:attr:`path`, :attr:`value`)."""
-
-    __module__ = "schedframe.errors"
-
-    def __init__(self, path: str, value: float) -> None:
-        self.path = path or "(top level)"
-        self.value = value
-        super().__init__(f"{self.path} holds {value!r}, which JSON cannot hold")
 
 
 def non_finite(data: Any, path: str = "") -> tuple[str, float] | None:

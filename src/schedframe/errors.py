@@ -50,6 +50,7 @@ __all__ = [
     "GpuShareError",
     "InputError",
     "ManifestError",
+    "NonFiniteJSONError",
     "PluginArgsError",
     "PluginLoadError",
     "QuantityError",
@@ -270,6 +271,19 @@ class ScenarioError(SchedframeError, ValueError):
         self.detail = message
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
+
+
+class NonFiniteJSONError(SchedframeError, ValueError):
+    """A value to write as JSON holds a NaN or an infinity (``path``, ``value``), which
+    JSON cannot hold (``schedframe._jsonout``, the one JSON writer).
+
+    .. versionadded:: 0.1.0
+    """
+
+    def __init__(self, path: str, value: float) -> None:
+        self.path = path or "(top level)"
+        self.value = value
+        super().__init__(f"{self.path} holds {value!r}, which JSON cannot hold")
 
 
 class GpuShareError(SchedframeError, ValueError):
