@@ -68,6 +68,7 @@ from ..errors import (
     bounded_repr,
     did_you_mean,
 )
+from ..framework._build import multi_point_order
 from ..framework.plugin_names import EXTENSION_POINTS, default_registry
 from ..framework.probe import extension_points_of
 from ..framework.probe import probe_plugin as _probe
@@ -864,19 +865,10 @@ class _Parser(FieldReader):
         disabled = set(plugin_set.disabled)
         if _WILDCARD in disabled:
             return explicit
-        explicit_set = set(explicit)
-        overridden: set[str] = set()
-        from_multi: list[str] = []
-        for ref in multi:
-            points = self._points.get(ref.name) or frozenset()
-            if point not in points or ref.name in disabled:
-                continue
-            if ref.name in explicit_set:
-                overridden.add(ref.name)
-            else:  # multi has no duplicates: the user's were reported and dropped
-                from_multi.append(ref.name)
-        return ([n for n in explicit if n in overridden] + from_multi
-                + [n for n in explicit if n not in overridden])
+        # multi has no duplicates: the user's were reported and dropped
+        here = [ref.name for ref in multi
+                if point in (self._points.get(ref.name) or ()) and ref.name not in disabled]
+        return multi_point_order(explicit, here)
 
     def score_weights(self, refs: Iterable[PluginRef]) -> dict[str, int]:
         """Upstream ``getScoreWeights``: the first weight seen wins (score point before

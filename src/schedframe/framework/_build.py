@@ -14,7 +14,7 @@ from .interfaces import Plugin
 from .plugin_names import EXTENSION_POINT_TABLE
 from .registry import Registry
 
-__all__ = ["EXTENSION_POINT_METHODS", "PluginRefLike", "ProfileLike", "build_plugins"]
+__all__ = ["EXTENSION_POINT_METHODS", "PluginRefLike", "ProfileLike", "build_plugins", "multi_point_order"]
 
 #: extension point (config spelling) -> (display name, methods a plugin needs there); from
 #: :data:`~schedframe.framework.plugin_names.EXTENSION_POINT_TABLE`
@@ -58,6 +58,18 @@ def _implements(plugin: object, methods: Sequence[str]) -> str | None:
             return m
     return None
 
+
+
+def multi_point_order(explicit: Sequence[str], multi: Sequence[str]) -> list[str]:
+    """Upstream ``expandMultiPointPlugins``' order at one extension point: the point's own
+    (*explicit*) plugins that multiPoint also names first (they override its entries), then
+    multiPoint's plugins for this point (*multi*, in its order), then the other explicit ones.
+    The one ordering of the configuration's effective plugins and the runtime's."""
+    explicit_set = set(explicit)
+    overridden = {n for n in multi if n in explicit_set}
+    from_multi = list(dict.fromkeys(n for n in multi if n not in explicit_set))
+    return ([n for n in explicit if n in overridden] + from_multi
+            + [n for n in explicit if n not in overridden])
 
 
 def build_plugins(registry: Registry, profile: ProfileLike, handle: Any, fallbacks: Mapping[str, Plugin]
@@ -115,21 +127,16 @@ def build_plugins(registry: Registry, profile: ProfileLike, handle: Any, fallbac
             explicit.append(ref.name)
         order = explicit
         if multi:
-            overrides: list[str] = []
-            expanded: list[str] = []
+            here: list[str] = []
             for ref in multi:
                 if _implements(plugins_by_name[ref.name], methods) is not None:
                     continue
-                if ref.name in explicit:
-                    overrides.append(ref.name)
-                elif ref.name in expanded:
+                if ref.name in here and ref.name not in explicit:
                     raise ConfigurationError(
                         f"{who}: plugin {ref.name!r} is enabled twice at multiPoint"
                     )
-                else:
-                    expanded.append(ref.name)
-            order = ([n for n in explicit if n in overrides] + expanded
-                     + [n for n in explicit if n not in overrides])
+                here.append(ref.name)
+            order = multi_point_order(explicit, here)
         plugins = [plugins_by_name[n] for n in order]
         if not plugins and point in fallbacks:
             fb = fallbacks[point]
