@@ -1023,14 +1023,28 @@ def test_null_profile_entry_is_an_empty_profile(registry):
 
 
 def test_args_type_without_from_dict():
-    """A registry args type lacking from_dict is reported, not crashed on."""
+    """An attrs args type without from_dict is declared args (decoded by the framework); a
+    plain class without from_dict is reported, not crashed on."""
     registry = make_registry()
     registry.unregister("FilterPlugin")
 
     @attrs.frozen
-    class NoDecode:
+    class Declared:
         x: int = 1
 
+    registry.register(
+        "FilterPlugin", _factory("FilterPlugin", _plugin_class(("filter",))), args_type=Declared
+    )
+    doc = {"profiles": [{"pluginConfig": [{"name": "FilterPlugin", "args": {"x": 2}}]}]}
+    config = from_dict(doc, registry)
+    assert config.profiles[0].plugin_args["FilterPlugin"] == Declared(x=2)
+    with pytest.raises(ConfigurationError, match=r"args\.y: unknown field"):
+        from_dict({"profiles": [{"pluginConfig": [{"name": "FilterPlugin", "args": {"y": 2}}]}]}, registry)
+
+    class NoDecode:
+        x = 1
+
+    registry.unregister("FilterPlugin")
     registry.register(
         "FilterPlugin", _factory("FilterPlugin", _plugin_class(("filter",))), args_type=NoDecode
     )

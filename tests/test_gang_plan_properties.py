@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,11 @@ from schedframe.testing import make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
-FAST = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: the same examples every run. A random search found the two-gang livelock pinned
+# below (test_two_thrashing_gangs_starve_a_single_pod), which is open; CI must not fail at random
+# on a known, recorded bug.
+FAST = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                derandomize=True)
 CONFIG = SchedulerConfiguration.from_dict({
     "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
     "profiles": [{"schedulerName": "default-scheduler",
@@ -148,3 +153,22 @@ def test_no_verified_plan_leaves_a_pod_it_claims_to_help_pending(case: Case) -> 
     claimed = [k for k, n in up.placements.items() if n in names]
     left = [k for k in claimed if sim.pod(k).state != RUNNING]
     assert not left, (left, up.placements, dict(up.nodes_to_add))
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue #50): two gangs that reserve alternately at "
+                   "Permit keep a 4-CPU node full, so two 250m pods that fit are never placed")
+def test_two_thrashing_gangs_starve_a_single_pod() -> None:
+    """Found by the property above: g0 (3 x 3 CPU, quorum 2) can never fit a 4-CPU node, g1
+    (3 x 1 CPU, quorum 2) can; one member of each waits at Permit while the others fail and
+    Coscheduling's PostFilter rejects the waiting sibling, over and over, so nothing is placed.
+    When fixed, g1 and the single pods are placed and this test passes (then drop the xfail)."""
+    node = (make_node().name("n0").capacity(cpu="4", memory="8Gi", pods="20")
+            .label(ZONE, "zone-a").label(HOST, "n0").obj())
+    pending = [make_pod().name(f"{g}-{i}").req(cpu=cpu, memory="256Mi").label(POD_GROUP_LABEL, g)
+               .owner("Job", g).obj() for g, cpu in (("g0", "3"), ("g1", "1")) for i in range(3)]
+    pending += [make_pod().name(f"s{k}").req(cpu="250m", memory="256Mi").owner("ReplicaSet", "web").obj()
+                for k in range(2)]
+    objects = [PodGroup("g0", min_member=2), PodGroup("g1", min_member=2)]
+    r = simulate(Scenario("p", nodes=[node], pods=pending, objects=objects), CONFIG, until=300)
+    assert r.pod("default/s0").state == RUNNING
+    assert r.pod("default/s1").state == RUNNING

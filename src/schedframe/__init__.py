@@ -209,7 +209,7 @@ from .framework.interfaces import (
     WaitingPod,
 )
 from .framework.plugin_manager import load_plugins, make_plugin_manager
-from .framework.registry import PluginFactory, Registry, RegistryEntry
+from .framework.registry import PluginFactory, Registry, RegistryEntry, plugin_args
 from .framework.releases import ReleaseProfile, release_profile
 from .framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
 from .framework.status import Code, Status
@@ -460,6 +460,7 @@ __all__ = [
     "object_from_manifest",
     "object_to_manifest",
     "parse_quantity",
+    "plugin_args",
     "release_profile",
 ]
 

@@ -69,6 +69,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..framework._build import multi_point_order
+from ..framework.args import args_decoder, encode_args, validate_args
 from ..framework.plugin_names import EXTENSION_POINTS, default_registry
 from ..framework.probe import extension_points_of
 from ..framework.probe import probe_plugin as _probe
@@ -603,14 +604,9 @@ def _error_prefix(exc: ConfigurationError) -> str:
 def _args_to_dict(args: Any) -> Any:
     if args is None:
         return None
-    to_dict = getattr(args, "to_dict", None)
-    if callable(to_dict):
-        return to_dict()
     if isinstance(args, Mapping):
         return thaw(args)
-    if attrs.has(type(args)):
-        return attrs.asdict(args)
-    return args
+    return encode_args(args)
 
 
 def _in_tree_registry() -> Registry:
@@ -966,9 +962,10 @@ class _Parser(FieldReader):
                                           f"{self.release.version} has no {_fmt(key)} in "
                                           f"{args_type.__name__})")
             ok = False
-        from_dict = getattr(args_type, "from_dict", None)
-        if not callable(from_dict):
-            self.error(path, f"the args type {args_type.__name__} of plugin {_q(name)} has no from_dict()")
+        from_dict = args_decoder(args_type)
+        if from_dict is None:
+            self.error(path, f"the args type {args_type.__name__} of plugin {_q(name)} has no from_dict() "
+                             "and is not an attrs class")
             return _INVALID
         try:
             args = from_dict(data)
@@ -985,11 +982,8 @@ class _Parser(FieldReader):
     def validate_args(self, args: Any, path: str) -> Any:
         """Run the args object's ``validate()``, if any (upstream ``validatePluginConfig``), so an
         invalid args is reported here, with its path, not when the plugin is built."""
-        validate = getattr(args, "validate", None)
-        if not callable(validate):
-            return args
         try:
-            validate()
+            validate_args(args)
         except PluginArgsError as exc:
             for err in exc.errors:
                 self.add(_join_args_error(path, err))

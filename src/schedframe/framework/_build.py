@@ -10,6 +10,7 @@ from typing import Any, Final, Protocol
 
 from ..errors import ConfigurationError, RegistryError
 from ._scoring import _detail
+from .args import args_decoder
 from .interfaces import Plugin
 from .plugin_names import EXTENSION_POINT_TABLE
 from .registry import Registry
@@ -102,7 +103,9 @@ def build_plugins(registry: Registry, profile: ProfileLike, handle: Any, fallbac
         args = args_by_name.get(name)
         try:
             if isinstance(args, Mapping) and entry.args_type is not None:
-                args = entry.args_type.from_dict(args)  # type: ignore[attr-defined]
+                decode = args_decoder(entry.args_type)
+                if decode is not None:
+                    args = decode(args)
             plugin = entry.factory(args, handle)
         except Exception as exc:
             raise ConfigurationError(f"{who}: initializing plugin {name!r}: {_detail(exc)}") from exc

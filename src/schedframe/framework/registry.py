@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, final
+from typing import Any, TypeVar, final
 
 import attrs
 
-from ..errors import DuplicatePluginError, UnknownPluginError, closest_name
+from ..errors import DuplicatePluginError, PluginArgsError, UnknownPluginError, closest_name
 from .handle import Handle
 from .interfaces import Plugin
 
-__all__ = ["PluginFactory", "Registry", "RegistryEntry", "close_plugin_name", "unknown_plugin_message"]
+__all__ = ["PluginFactory", "Registry", "RegistryEntry", "close_plugin_name", "plugin_args",
+           "unknown_plugin_message"]
+
+
+_A = TypeVar("_A")
 
 #: ``new(args, handle) -> plugin``. *args* is ``None`` (use defaults) or the plugin's args object.
 PluginFactory = Callable[[Any, Handle], Plugin]
@@ -110,3 +114,29 @@ def unknown_plugin_message(name: str, candidates: Iterable[str]) -> str:
         return f"no plugin named {name!r} in the registry; did you mean {close!r}?"
     return (f"no plugin named {name!r} in the registry: it is not registered (register it in the "
             "registry passed as registry=, or install the distribution that provides it)")
+
+
+def plugin_args(args: object, args_type: type[_A], *, shown: str | None = None, validate: bool = True) -> _A:
+    """A plugin factory's *args* as its declared *args_type*: ``None`` gives the defaults, an
+    instance is kept, a camelCase ``pluginConfig`` mapping is decoded (the type's own
+    ``from_dict``, or :func:`~schedframe.framework.args.decode_args` for a plain attrs class);
+    the result is checked when *validate* (``validate()`` or ``errors()``). Anything else is a
+    :class:`~schedframe.PluginArgsError` naming the type (*shown*, else its name): the one
+    coercion every factory with args used to write out.
+
+    .. versionadded:: 0.1.0
+    """
+    from .args import args_decoder, validate_args
+
+    decode = args_decoder(args_type)
+    if args is None:
+        parsed = args_type()
+    elif isinstance(args, args_type):
+        parsed = args
+    elif isinstance(args, Mapping) and decode is not None:
+        parsed = decode(args)
+    else:
+        raise PluginArgsError(f"want args of type {shown or args_type.__name__}, got {type(args).__name__}")
+    if validate:
+        validate_args(parsed)
+    return parsed

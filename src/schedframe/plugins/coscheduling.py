@@ -67,6 +67,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ..framework.handle import Handle, SharedLister
 from ..framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult, QueuedPodInfo, WaitingPod
+from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors
@@ -674,16 +675,7 @@ def _resource_gap(nodes: Sequence[NodeInfo], pg: PodGroup, full_name: str) -> st
 
 def new(args: object, handle: Handle) -> Coscheduling:
     """Factory: *args* is ``None``, a :class:`CoschedulingArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = CoschedulingArgs()
-    elif isinstance(args, CoschedulingArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = CoschedulingArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args of type CoschedulingArgs, got {type(args).__name__}")
-    parsed.validate()
-    return Coscheduling(parsed, handle)
+    return Coscheduling(plugin_args(args, CoschedulingArgs), handle)
 
 
 if TYPE_CHECKING:

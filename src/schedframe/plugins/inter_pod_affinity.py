@@ -29,6 +29,7 @@ from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle, ObjectLister
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_labels, node_not_found, nodes_of
@@ -884,16 +885,7 @@ def _term_matches_without_labels(t: AffinityTerm, pod: Pod) -> bool:
 
 def new(args: object, handle: Handle) -> InterPodAffinity:
     """Factory: *args* is ``None``, an :class:`InterPodAffinityArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = InterPodAffinityArgs()
-    elif isinstance(args, InterPodAffinityArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = InterPodAffinityArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args of type InterPodAffinityArgs, got {type(args).__name__}")
-    parsed.validate()
-    return InterPodAffinity(parsed, handle)
+    return InterPodAffinity(plugin_args(args, InterPodAffinityArgs), handle)
 
 
 if TYPE_CHECKING:

@@ -34,6 +34,7 @@ from ..errors import PluginArgsError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.handle import Handle
 from ..framework.interfaces import ScoreExtensions
+from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Status
 from . import names
@@ -369,14 +370,8 @@ def new(args: object, handle: Handle) -> NodeResourcesBalancedAllocation:
     Raises:
         PluginArgsError: when *args* has the wrong type or is invalid.
     """
-    if args is None:
-        args = NodeResourcesBalancedAllocationArgs()
-    elif isinstance(args, Mapping):
-        args = NodeResourcesBalancedAllocationArgs.from_dict(args)
-    elif not isinstance(args, NodeResourcesBalancedAllocationArgs):
-        raise PluginArgsError(
-            f"want args of type NodeResourcesBalancedAllocationArgs, got {type(args).__name__}")
-    return NodeResourcesBalancedAllocation(args, handle)
+    parsed = plugin_args(args, NodeResourcesBalancedAllocationArgs, validate=False)
+    return NodeResourcesBalancedAllocation(parsed, handle)
 
 
 if TYPE_CHECKING:

@@ -30,6 +30,7 @@ from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle
 from ..framework.interfaces import PreFilterExtensions, PreFilterResult, ScoreExtensions
+from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
@@ -768,13 +769,7 @@ def new(args: object, handle: Handle) -> NodeResourcesFit:
     Raises:
         PluginArgsError: when *args* has the wrong type or is invalid.
     """
-    if args is None:
-        args = NodeResourcesFitArgs()
-    elif isinstance(args, Mapping):
-        args = NodeResourcesFitArgs.from_dict(args)
-    elif not isinstance(args, NodeResourcesFitArgs):
-        raise PluginArgsError(f"want args of type NodeResourcesFitArgs, got {type(args).__name__}")
-    return NodeResourcesFit(args, handle)
+    return NodeResourcesFit(plugin_args(args, NodeResourcesFitArgs, validate=False), handle)
 
 
 if TYPE_CHECKING:

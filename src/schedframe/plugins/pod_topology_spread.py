@@ -48,6 +48,7 @@ from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle, ObjectLister
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
@@ -1087,16 +1088,7 @@ def _involved(changed: Pod, pod: Pod) -> bool:
 
 def new(args: object, handle: Handle) -> PodTopologySpread:
     """Factory: *args* is ``None``, a :class:`PodTopologySpreadArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = PodTopologySpreadArgs()
-    elif isinstance(args, PodTopologySpreadArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = PodTopologySpreadArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args of type PodTopologySpreadArgs, got {type(args).__name__}")
-    parsed.validate()
-    return PodTopologySpread(parsed, handle)
+    return PodTopologySpread(plugin_args(args, PodTopologySpreadArgs), handle)
 
 
 if TYPE_CHECKING:

@@ -60,6 +60,7 @@ from ..errors import PluginArgsError, StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import MAX_NODE_SCORE, PreFilterResult
+from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
@@ -921,12 +922,7 @@ def new(args: object, handle: Handle) -> VolumeBinding:
     Raises:
         PluginArgsError: when *args* has the wrong type or is invalid.
     """
-    if args is None:
-        args = VolumeBindingArgs()
-    elif isinstance(args, Mapping):
-        args = VolumeBindingArgs.from_dict(args)
-    elif not isinstance(args, VolumeBindingArgs):
-        raise PluginArgsError(f"want args of type VolumeBindingArgs, got {type(args).__name__}")
+    args = plugin_args(args, VolumeBindingArgs, validate=False)
     release = release_of(handle)
     on = release.feature_gates.get("StorageCapacityScoring", False)
     return VolumeBinding(args.defaulted(release), handle, storage_capacity_scoring=on)

@@ -21,6 +21,7 @@ from ...errors import PluginArgsError
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
 from .._helpers import FieldErrors
 from .._resource_scoring import is_scalar_resource_name
@@ -214,16 +215,7 @@ def normalize_min_max(scores: list[NodeScore]) -> Status | None:
 
 def new(args: object, handle: Handle) -> NodeResourcesAllocatable:
     """Factory: *args* is ``None``, a :class:`NodeResourcesAllocatableArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = NodeResourcesAllocatableArgs()
-    elif isinstance(args, NodeResourcesAllocatableArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = NodeResourcesAllocatableArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args of type NodeResourcesAllocatableArgs, got {type(args).__name__}")
-    parsed.validate()
-    return NodeResourcesAllocatable(parsed)
+    return NodeResourcesAllocatable(plugin_args(args, NodeResourcesAllocatableArgs))
 
 
 if TYPE_CHECKING:

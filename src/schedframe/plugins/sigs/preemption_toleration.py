@@ -27,12 +27,13 @@ import attrs
 
 from ...api.objects import Pod, PodDisruptionBudget, PriorityClass
 from ...cache.nodeinfo import NodeInfo, PodInfo
-from ...errors import PluginArgsError, SchedframeError
+from ...errors import SchedframeError
 from ...framework.cycle_state import CycleState
 from ...framework.events import ClusterEventWithHint
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult
 from ...framework.preemption import Candidate, Evaluator, ScoreFunc, Victims, sort_by_importance
+from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
 from .._victims import NodeDryRun
 from ..default_preemption import DefaultPreemption, DefaultPreemptionArgs, filter_pods_with_pdb_violation
@@ -260,14 +261,7 @@ class PreemptionToleration:
 def new(args: object, handle: Handle) -> PreemptionToleration:
     """Factory: *args* is ``None``, a ``DefaultPreemptionArgs`` or a camelCase mapping
     (upstream ``PreemptionTolerationArgs`` has DefaultPreemptionArgs' fields and defaults)."""
-    if args is None:
-        parsed = DefaultPreemptionArgs()
-    elif isinstance(args, DefaultPreemptionArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = DefaultPreemptionArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args of type PreemptionTolerationArgs, got {type(args).__name__}")
+    parsed = plugin_args(args, DefaultPreemptionArgs, shown="PreemptionTolerationArgs", validate=False)
     return PreemptionToleration(parsed, handle)
 
 

@@ -10,8 +10,7 @@ kube-scheduler shipped a plugin like this one until v1.23; this one is written f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
@@ -21,10 +20,10 @@ from schedframe import (
     CycleState,
     Handle,
     NodeInfo,
-    PluginArgsError,
     Pod,
     ScoreExtensions,
     Status,
+    plugin_args,
 )
 
 NAME: Final = "NodeLabel"
@@ -34,72 +33,24 @@ ERR_REASON: Final = "node(s) didn't have the requested labels"
 # Pod evictions cannot change a node's labels, so preemption would not help.
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON,))
 
-_FIELDS: Final = {
-    "presentLabels": "present_labels",
-    "absentLabels": "absent_labels",
-    "presentLabelsPreference": "present_labels_preference",
-    "absentLabelsPreference": "absent_labels_preference",
-}
-
-
-def _keys(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
-
 
 @final
 @attrs.frozen(kw_only=True)
 class NodeLabelArgs:
-    """The plugin's args. ``NodeLabelArgs()`` (no labels at all) is the default."""
+    """The plugin's args, ``presentLabels`` ... in ``pluginConfig`` (the framework decodes them)."""
 
-    present_labels: tuple[str, ...] = attrs.field(default=(), converter=_keys)
-    absent_labels: tuple[str, ...] = attrs.field(default=(), converter=_keys)
-    present_labels_preference: tuple[str, ...] = attrs.field(default=(), converter=_keys)
-    absent_labels_preference: tuple[str, ...] = attrs.field(default=(), converter=_keys)
+    present_labels: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    absent_labels: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    present_labels_preference: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    absent_labels_preference: tuple[str, ...] = attrs.field(default=(), converter=tuple)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NodeLabelArgs:
-        """Decode the camelCase ``pluginConfig[].args`` mapping and validate it.
-
-        Raises:
-            PluginArgsError: listing every problem, each with its field path.
-        """
-        errors: list[str] = []
-        values: dict[str, tuple[str, ...]] = {}
-        for key, value in data.items():
-            field = _FIELDS.get(key)
-            if field is None:
-                errors.append(f"{key}: unknown field; known fields: {', '.join(_FIELDS)}")
-            elif not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                errors.append(f"{key}: must be a list of label keys, got {value!r}")
-            else:
-                values[field] = tuple(value)
-        args = cls(**values)
-        errors.extend(args.conflicts())
-        if errors:
-            raise PluginArgsError(errors)
-        return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The args as a camelCase mapping (``from_dict(args.to_dict()) == args``)."""
-        return {key: list(getattr(self, field)) for key, field in _FIELDS.items()}
-
-    def conflicts(self) -> list[str]:
-        """Labels both required present and required absent (or both preferred present and
-        preferred absent), one error per conflict."""
-        errors = []
-        for present, absent in (("presentLabels", "absentLabels"),
-                                ("presentLabelsPreference", "absentLabelsPreference")):
-            wanted = getattr(self, _FIELDS[present])
-            for i, key in enumerate(getattr(self, _FIELDS[absent])):
-                if key in wanted:
-                    errors.append(f"{absent}[{i}]: label {key!r} is also in {present}")
-        return errors
-
-    def validate(self) -> None:
-        """Raise :class:`~schedframe.PluginArgsError` listing every conflict, if any."""
-        errors = self.conflicts()
-        if errors:
-            raise PluginArgsError(errors)
+    def errors(self) -> list[str]:
+        """A label both wanted and unwanted, one error each (the framework runs this check)."""
+        pairs = (("presentLabels", "absentLabels", self.present_labels, self.absent_labels),
+                 ("presentLabelsPreference", "absentLabelsPreference", self.present_labels_preference,
+                  self.absent_labels_preference))
+        return [f"{absent}[{i}]: label {key!r} is also in {present}" for present, absent, wanted, unwanted
+                in pairs for i, key in enumerate(unwanted) if key in wanted]
 
 
 @final
@@ -147,18 +98,9 @@ class NodeLabel:
 
 
 def new(args: object, handle: Handle) -> NodeLabel:
-    """The plugin factory.
-
-    *args* is ``None`` (defaults), a :class:`NodeLabelArgs`, or the raw ``pluginConfig`` mapping.
-    """
-    if args is None:
-        args = NodeLabelArgs()
-    elif isinstance(args, Mapping):
-        args = NodeLabelArgs.from_dict(args)
-    elif not isinstance(args, NodeLabelArgs):
-        raise PluginArgsError(f"want args of type NodeLabelArgs, got {type(args).__name__}")
-    args.validate()
-    return NodeLabel(args)
+    """The plugin factory: *args* is ``None`` (defaults), a :class:`NodeLabelArgs`, or the raw
+    ``pluginConfig`` mapping; ``plugin_args`` turns each into checked args."""
+    return NodeLabel(plugin_args(args, NodeLabelArgs))
 
 
 if TYPE_CHECKING:
