@@ -31,7 +31,7 @@ Anything else escaping schedframe is a bug.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 import attrs
@@ -65,6 +65,7 @@ __all__ = [
     "bounded_text",
     "closest_name",
     "did_you_mean",
+    "json_type_name",
 ]
 
 
@@ -391,6 +392,27 @@ def closest_name(name: object, candidates: Iterable[str]) -> str | None:
         elif distance == best[0]:
             tied = True
     return None if best is None or tied else best[1]
+
+
+def json_type_name(value: object) -> str:
+    """A value's type as a JSON/YAML document spells it (``null``, ``boolean``, ``integer``,
+    ``number``, ``string``, ``mapping``, ``list``; else the Python type's name): the one type
+    describer of the configuration's and the plugin args' messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "mapping"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return type(value).__name__
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:

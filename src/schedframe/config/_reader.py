@@ -12,7 +12,14 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..errors import MAX_VALUE_REPR, ConfigurationError, bounded_repr, bounded_text, did_you_mean
+from ..errors import (
+    MAX_VALUE_REPR,
+    ConfigurationError,
+    bounded_repr,
+    bounded_text,
+    did_you_mean,
+    json_type_name,
+)
 
 __all__ = ["MAX_CONFIG_ERROR", "FieldReader"]
 
@@ -53,26 +60,8 @@ def _fmt(value: Any) -> str:
             text = repr(value)
         except (ValueError, RecursionError):  # an int too long to print, a value nested too deeply
             text = (f"<an integer of {value.bit_length()} bits>" if isinstance(value, int)
-                    else f"<a {_type_name(value)} nested too deeply to show>")
+                    else f"<a {json_type_name(value)} nested too deeply to show>")
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    return type(value).__name__
 
 
 def _join_args_error(path: str, error: str) -> str:
@@ -102,7 +91,7 @@ class FieldReader:
         self.error(path, f"Invalid value: {_fmt(value)}: {detail}")
 
     def wrong_type(self, path: str, value: Any, want: str) -> None:
-        self.error(path, f"Invalid value: {_fmt(value)}: must be {want}, got {_type_name(value)}")
+        self.error(path, f"Invalid value: {_fmt(value)}: must be {want}, got {json_type_name(value)}")
 
     def raise_errors(self, prefix: str) -> None:
         if self.errors:

@@ -67,6 +67,7 @@ from ..errors import (
     SchedframeError,
     bounded_repr,
     did_you_mean,
+    json_type_name,
 )
 from ..framework._build import multi_point_order
 from ..framework.args import args_decoder, encode_args, validate_args
@@ -75,7 +76,7 @@ from ..framework.probe import extension_points_of
 from ..framework.probe import probe_plugin as _probe
 from ..framework.registry import Registry, unknown_plugin_message
 from ..framework.releases import ReleaseProfile, release_profile
-from ._reader import MAX_CONFIG_ERROR, FieldReader, _child, _fmt, _join_args_error, _q, _type_name
+from ._reader import MAX_CONFIG_ERROR, FieldReader, _child, _fmt, _join_args_error, _q
 from ._versions import (
     LEGACY_SCORE_PLUGINS,
     REMOVED_API_VERSIONS,
@@ -515,7 +516,7 @@ class SchedulerConfiguration:
                 data = {}
             if not isinstance(data, Mapping):
                 raise ConfigurationError(
-                    f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
+                    f"a KubeSchedulerConfiguration must be a mapping, got {json_type_name(data)}")
             return cls.from_dict(data, registry=registry, implements=implements,
                                  kubernetes_version=kubernetes_version, feature_gates=feature_gates)
         except ConfigurationError as exc:
@@ -1064,7 +1065,7 @@ class _Parser(FieldReader):
     def configuration(self, data: Any) -> SchedulerConfiguration | None:
         if not isinstance(data, Mapping):
             raise ConfigurationError(
-                f"a KubeSchedulerConfiguration must be a mapping, got {_type_name(data)}")
+                f"a KubeSchedulerConfiguration must be a mapping, got {json_type_name(data)}")
         source = data
         api_version = data.get("apiVersion")
         removed_in = REMOVED_API_VERSIONS.get(api_version) if isinstance(api_version, str) else None

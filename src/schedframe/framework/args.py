@@ -31,7 +31,7 @@ from typing import Any, TypeVar, Union
 
 import attrs
 
-from ..errors import PluginArgsError, bounded_repr, did_you_mean
+from ..errors import PluginArgsError, bounded_repr, did_you_mean, json_type_name
 
 __all__ = ["args_decoder", "decode_args", "encode_args", "validate_args"]
 
@@ -48,24 +48,6 @@ def _camel(name: str) -> str:
 
 def _json_name(field: attrs.Attribute[Any]) -> str:
     return str(field.metadata.get("json") or _camel(field.name))
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, (list, tuple)):
-        return "list"
-    return type(value).__name__
 
 
 @functools.cache
@@ -94,20 +76,20 @@ class _Reader:
             return value  # a union of several types: kept as given, the class's errors() judges
         if attrs.has(hint):
             if not isinstance(value, Mapping):
-                return self.fail(path, f"must be a mapping, got {_type_name(value)}")
+                return self.fail(path, f"must be a mapping, got {json_type_name(value)}")
             return self.object(hint, value, path)
         if hint is str or hint is bool:
             if isinstance(value, hint):
                 return value
             want = "a string" if hint is str else "a boolean"
-            return self.fail(path, f"must be {want}, got {_type_name(value)}")
+            return self.fail(path, f"must be {want}, got {json_type_name(value)}")
         if hint is int or hint is float:
             return self.number(value, hint, path, field)
         if origin in (tuple, list, Sequence) or hint in (tuple, list):
             items = typing.get_args(hint)
             item = items[0] if items else Any
             if not isinstance(value, (list, tuple)):
-                return self.fail(path, f"must be a list, got {_type_name(value)}")
+                return self.fail(path, f"must be a list, got {json_type_name(value)}")
             got = [self.value(v, item, f"{path}[{i}]", None) for i, v in enumerate(value)]
             if any(v is _MISSING for v in got):  # reported; the field keeps its default
                 return _MISSING
@@ -116,7 +98,7 @@ class _Reader:
             args = typing.get_args(hint)
             item = args[1] if len(args) == 2 else Any
             if not isinstance(value, Mapping):
-                return self.fail(path, f"must be a mapping, got {_type_name(value)}")
+                return self.fail(path, f"must be a mapping, got {json_type_name(value)}")
             items_got = {str(k): self.value(v, item, f"{path}.{k}", None) for k, v in value.items()}
             return _MISSING if any(v is _MISSING for v in items_got.values()) else items_got
         return value
@@ -124,7 +106,7 @@ class _Reader:
     def number(self, value: Any, hint: Any, path: str, field: attrs.Attribute[Any] | None) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             want = "an integer" if hint is int else "a number"
-            return self.fail(path, f"must be {want}, got {_type_name(value)}")
+            return self.fail(path, f"must be {want}, got {json_type_name(value)}")
         if hint is int and not isinstance(value, int):
             if not (math.isfinite(value) and value.is_integer()):
                 return self.fail(path, f"must be an integer, got {bounded_repr(value)}")
@@ -177,7 +159,7 @@ def decode_args(args_type: type[_T], data: Mapping[str, Any]) -> _T:
     if not attrs.has(args_type):
         raise PluginArgsError(f"{args_type.__name__}: declared args must be an attrs class")
     if not isinstance(data, Mapping):
-        raise PluginArgsError(f"{args_type.__name__}: must be a mapping, got {_type_name(data)}")
+        raise PluginArgsError(f"{args_type.__name__}: must be a mapping, got {json_type_name(data)}")
     reader = _Reader()
     args = reader.object(args_type, data, "")
     errors = reader.errors
