@@ -148,3 +148,13 @@ def test_declared_args_through_the_configuration_and_back() -> None:
     doc["profiles"][0]["pluginConfig"][0]["args"] = {"maxPods": 0}
     with pytest.raises(ConfigurationError, match=r"pluginConfig\[0\]\.args\.maxPods: must be at least 1"):
         SchedulerConfiguration.from_dict(doc, registry=registry)
+
+
+def test_annotations_that_do_not_resolve_are_read_as_any() -> None:
+    @attrs.frozen(kw_only=True)
+    class Odd:
+        spec: Unresolvable = None  # type: ignore[name-defined]  # noqa: F821
+
+    assert decode_args(Odd, {"spec": {"a": 1}}) == Odd(spec={"a": 1})
+    with pytest.raises(PluginArgsError, match="unknown field"):
+        decode_args(Odd, {"spek": 1})

@@ -52,7 +52,12 @@ def _json_name(field: attrs.Attribute[Any]) -> str:
 
 @functools.cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    """The fields' annotations, resolved; a class whose annotations do not resolve (a name only
+    its module's ``TYPE_CHECKING`` block imports) has its fields read as ``Any``."""
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:
+        return {}
 
 
 class _Reader:
