@@ -8,6 +8,7 @@ from typing import Any, TypeVar, final
 import attrs
 
 from ..errors import DuplicatePluginError, PluginArgsError, UnknownPluginError, closest_name
+from .args import args_decoder, validate_args
 from .handle import Handle
 from .interfaces import Plugin
 
@@ -126,8 +127,6 @@ def plugin_args(args: object, args_type: type[_A], *, shown: str | None = None, 
 
     .. versionadded:: 0.1.0
     """
-    from .args import args_decoder, validate_args
-
     decode = args_decoder(args_type)
     if args is None:
         parsed = args_type()

@@ -166,6 +166,21 @@ class VictimsMemo:
                                      raw_for(name) if raw_for is not None else None, self._pod.uid)
 
 
+def _entries(memos: dict[Hashable, dict[str, _Entry]], key: Hashable, num_nodes: int) -> dict[str, _Entry]:
+    """The per-node entries of shape *key*, made the most recently used (the least recently used
+    shape goes beyond :data:`_MAX_SHAPES`; entries far outnumbering the nodes are dropped, as
+    nodes come and go)."""
+    entries = memos.pop(key, None)
+    if entries is None:
+        entries = {}
+        if len(memos) >= _MAX_SHAPES:
+            del memos[next(iter(memos))]
+    elif len(entries) > 2 * num_nodes + 16:
+        entries = {}
+    memos[key] = entries
+    return entries
+
+
 @final
 class Shapes:
     """Per preemptor shape, the remembered outcomes (owned by a DefaultPreemption)."""
@@ -195,15 +210,7 @@ class Shapes:
             self._memos.clear()
             self._pdbs = pdbs
         key = (_shape(pod), frozenset(skip), filters, hooks)
-        memos = self._memos
-        entries = memos.pop(key, None)
-        if entries is None:
-            entries = {}
-            if len(memos) >= _MAX_SHAPES:
-                del memos[next(iter(memos))]
-        elif len(entries) > 2 * num_nodes + 16:  # nodes come and go: drop the stale ones
-            entries = {}
-        memos[key] = entries
+        entries = _entries(self._memos, key, num_nodes)
         return VictimsMemo(entries, pod, clock.now(), nominator.nominated_pods_for_node,
                            *nominator_checks(nominator))
 
@@ -231,13 +238,5 @@ class NodeOutcomes:
         if filters is None:
             return None
         key = (_shape(pod), frozenset(state.skip_filter_plugins), filters)
-        memos = self._memos
-        entries = memos.pop(key, None)
-        if entries is None:
-            entries = {}
-            if len(memos) >= _MAX_SHAPES:
-                del memos[next(iter(memos))]
-        elif len(entries) > 2 * num_nodes + 16:
-            entries = {}
-        memos[key] = entries
+        entries = _entries(self._memos, key, num_nodes)
         return VictimsMemo(entries, pod, None, nominated_for, has_nominated, raw_for)
