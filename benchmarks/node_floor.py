@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from schedframe import Snapshot
 from schedframe.bench._realistic import mixed_series_workloads
+from schedframe.cache import Snapshot
 
 
 def visited_per_pod(num_nodes: int) -> int:

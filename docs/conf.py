@@ -29,7 +29,7 @@ html_static_path: list[str] = []
 # Type annotations name stdlib generics, private helpers and TypeVars that have no page here.
 nitpick_ignore_regex = [
     (r"py:.*", r"(collections\.abc|typing|typing_extensions|enum|fractions|os|pluggy|attrs|threading)\..*"),
-    (r"py:class", r"(Fraction|FrozenDict)"),
+    (r"py:class", r"(.*\.)?(Fraction|FrozenDict)"),
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
     (r"py:(class|obj)", r"(.*\.)?[TKV]"),
     (r"py:class", r"(.*\.)?(ProfileLike|PluginRefLike|QueueingHintFn|Self|Diagnosis|ApiObject|ValidateMode)"),

@@ -15,14 +15,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import (
+from schedframe import Pod
+from schedframe.api import (
     Container,
     LabelSelector,
     LabelSelectorRequirement,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
-    Pod,
     PreferredSchedulingTerm,
     Quantity,
     Resources,
@@ -510,7 +510,7 @@ def test_pod_requests_memoised_pods_are_independent() -> None:
 
 def test_pod_conveniences() -> None:
     """key, effective_priority, host_ports and is_terminating read the obvious fields."""
-    from schedframe import ContainerPort
+    from schedframe.api import ContainerPort
 
     p = Pod("web", "shop", containers=[Container(ports=[ContainerPort(80, 8080), ContainerPort(81)])],
             init_containers=[Container(ports=[ContainerPort(70, 7070)]),

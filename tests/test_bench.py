@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import ConfigurationError, DuplicatePluginError, Pod
+from schedframe import ConfigurationError, Pod
 from schedframe.bench import (
     SCHEMA,
     WORKLOADS,
@@ -43,6 +43,7 @@ from schedframe.bench import (
 from schedframe.bench import _workloads as wl
 from schedframe.bench._runner import _percentile, _profile_path
 from schedframe.cli import main as cli_main
+from schedframe.errors import DuplicatePluginError
 from schedframe.sim.results import percentile
 from schedframe.testing import make_pod
 

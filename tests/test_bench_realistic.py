@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import NodeInfo, Resources
+from schedframe import NodeInfo
+from schedframe.api import Resources
 from schedframe.bench import (
     BenchmarkError,
     _skippy,
@@ -114,7 +115,8 @@ def test_default_spread_is_uniform_shapes_under_the_default_constraints(monkeypa
     """DefaultSpread's pods are UniformShapes' with an owner; the runner hands the scheduler the
     ReplicaSets and Services, so PodTopologySpread's system default constraints (zone and
     hostname) apply to every pod, with the owner's and the Service's selector."""
-    from schedframe import ReplicaSet, Scheduler, Service
+    from schedframe import Scheduler
+    from schedframe.api import ReplicaSet, Service
     from schedframe.plugins.pod_topology_spread import SCHEDULE_ANYWAY
 
     w = get_workload("DefaultSpread/5000Nodes_5000Pods")

@@ -9,10 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedframe import CacheError, ContainerPort, ImageStateSummary, Node, NodeInfo, Pod, Resources
+from schedframe import Node, NodeInfo, Pod
+from schedframe.api import ContainerPort, Resources
 from schedframe.api.objects import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from schedframe.cache import ImageStateSummary
 from schedframe.cache.cache import Cache, CacheDump
 from schedframe.cache.snapshot import NodeTree, Snapshot
+from schedframe.errors import CacheError
 from schedframe.testing import make_node, make_pod, selector
 
 MB = 1024 * 1024

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import ClockError, FakeClock, SchedframeError
+from schedframe import FakeClock, SchedframeError
+from schedframe.errors import ClockError
 
 T0 = 1_700_000_000.0
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 import schedframe.config
-from schedframe import ConfigurationError, Profile, SchedulerConfiguration
+from schedframe import ConfigurationError, SchedulerConfiguration
+from schedframe.config import Profile
 
 BIG = "A" * 10_000_000
 # the longest single problem reported (schedframe.config.MAX_CONFIG_ERROR)

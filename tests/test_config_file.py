@@ -13,7 +13,6 @@ import attrs
 import pytest
 
 from schedframe import (
-    ConfigurationDeprecationWarning,
     ConfigurationError,
     PluginArgsError,
     Registry,
@@ -22,6 +21,7 @@ from schedframe import (
     Status,
     UnknownPluginError,
 )
+from schedframe.config import ConfigurationDeprecationWarning
 from schedframe.config import configuration as configuration_module
 from schedframe.framework.registry import close_plugin_name
 from schedframe.plugins import in_tree_registry

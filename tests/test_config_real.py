@@ -10,13 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from schedframe import (
-    ConfigurationDeprecationWarning,
-    PluginRef,
-    Registry,
-    SchedulerConfiguration,
-    Status,
-)
+from schedframe import Registry, SchedulerConfiguration, Status
+from schedframe.config import ConfigurationDeprecationWarning, PluginRef
 from schedframe.plugins import in_tree_registry
 
 REAL = Path(__file__).parent / "data" / "config" / "real"

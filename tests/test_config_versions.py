@@ -8,12 +8,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import (
-    ConfigurationDeprecationWarning,
-    ConfigurationError,
-    PluginRef,
-    SchedulerConfiguration,
-)
+from schedframe import ConfigurationError, SchedulerConfiguration
+from schedframe.config import ConfigurationDeprecationWarning, PluginRef
 
 V1 = "kubescheduler.config.k8s.io/v1"
 V1BETA2 = "kubescheduler.config.k8s.io/v1beta2"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from schedframe import CycleState, StateKey, StateNotFoundError
+from schedframe import CycleState, StateKey
+from schedframe.errors import StateNotFoundError
 
 KEY: StateKey[int] = StateKey("PreFilterFoo", writer="Foo")
 

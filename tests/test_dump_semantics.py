@@ -11,24 +11,26 @@ from typing import Any
 import pytest
 
 from schedframe import (
-    CSINode,
-    CSINodeDriver,
     ManifestError,
     Node,
+    Pod,
+    Scheduler,
+    dump_manifests,
+    load_manifests,
+    object_from_manifest,
+    object_to_manifest,
+)
+from schedframe.api import (
+    CSINode,
+    CSINodeDriver,
     PersistentVolume,
     PersistentVolumeClaim,
-    Pod,
     ReplicaSet,
-    Scheduler,
     StatefulSet,
     StorageClass,
     TopologySelectorRequirement,
     TopologySelectorTerm,
-    dump_manifests,
     expand_workloads,
-    load_manifests,
-    object_from_manifest,
-    object_to_manifest,
 )
 from schedframe.api.workloads import template_hash
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from schedframe import InMemoryEventRecorder, SchedulerError
+from schedframe import SchedulerError
+from schedframe.framework import InMemoryEventRecorder
 from schedframe.framework.runtime import DEFAULT_MAX_EVENTS
 
 

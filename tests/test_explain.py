@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedframe import (
-    ArgumentTypeError,
     Code,
     CycleState,
     Node,
@@ -25,6 +24,7 @@ from schedframe import (
     Status,
 )
 from schedframe.cache.snapshot import Snapshot
+from schedframe.errors import ArgumentTypeError
 from schedframe.framework.runtime import Framework
 from schedframe.plugins import in_tree_registry
 from schedframe.plugins.node_resources_fit import (

@@ -11,23 +11,13 @@ from typing import Any
 
 import pytest
 
-from schedframe import (
-    Code,
-    ConfigurationDeprecationWarning,
-    ConfigurationError,
-    Extender,
-    ExtenderConfig,
-    ExtenderError,
-    ExtenderManagedResource,
-    ExtenderTLSConfig,
-    HTTPExtender,
-    InMemoryBinder,
-    Scheduler,
-    SchedulerConfiguration,
-    explain,
-)
+from schedframe import Code, ConfigurationError, ExtenderConfig, Scheduler, SchedulerConfiguration, explain
 from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.config import ConfigurationDeprecationWarning, ExtenderManagedResource, ExtenderTLSConfig
 from schedframe.config.extenders import DEFAULT_EXTENDER_TIMEOUT, format_duration, parse_duration
+from schedframe.errors import ExtenderError
+from schedframe.framework import InMemoryBinder
+from schedframe.framework.extender import Extender, HTTPExtender
 from schedframe.testing import make_node, make_pod
 
 # --------------------------------------------------------------------------------------------

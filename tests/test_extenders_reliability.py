@@ -13,17 +13,11 @@ from typing import Any
 
 import pytest
 
-from schedframe import (
-    ConfigurationError,
-    ExtenderConfig,
-    ExtenderError,
-    HTTPExtender,
-    Scheduler,
-    SchedulerConfiguration,
-)
+from schedframe import ConfigurationError, ExtenderConfig, Scheduler, SchedulerConfiguration
 from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.errors import ExtenderError
 from schedframe.framework import extender as extender_module
-from schedframe.framework.extender import urllib_transport
+from schedframe.framework.extender import HTTPExtender, urllib_transport
 from schedframe.testing import make_node, make_pod
 
 SECRET = "s3cr3t-pw"

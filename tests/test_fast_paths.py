@@ -19,15 +19,15 @@ from schedframe import (
     Node,
     NodeInfo,
     NodeScore,
-    NodeToStatus,
     Pod,
     Registry,
-    Resources,
     Scheduler,
     Status,
 )
+from schedframe.api import Resources
 from schedframe.cache.snapshot import Snapshot
 from schedframe.config.configuration import SchedulerConfiguration
+from schedframe.framework import NodeToStatus
 from schedframe.framework.interfaces import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin
 from schedframe.framework.runtime import Framework
 from schedframe.plugins import _resource_scoring, in_tree_registry

@@ -14,19 +14,12 @@ from pathlib import Path
 import pytest
 
 import schedframe
-from schedframe import (
-    FieldProblem,
-    FieldValidationError,
-    ManifestError,
-    Node,
-    Pod,
-    SchedframeWarning,
-    field_problems,
-    load_manifests,
-)
+from schedframe import ManifestError, Node, Pod, SchedframeWarning, load_manifests
+from schedframe.api import field_problems
 from schedframe.api._field_check import FIELD_RELEASES, _data
 from schedframe.cli import EXIT_INPUT, EXIT_OK, main
 from schedframe.config import SUPPORTED_RELEASES
+from schedframe.errors import FieldProblem, FieldValidationError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,7 +21,6 @@ from schedframe import (
     Node,
     NodeInfo,
     NodeScore,
-    NodeToStatus,
     NominatingInfo,
     Pod,
     PodInfo,
@@ -32,6 +31,7 @@ from schedframe import (
     Status,
 )
 from schedframe.cache.snapshot import Snapshot
+from schedframe.framework import NodeToStatus
 from schedframe.framework.events import NODE_ADD, ActionType, EventResource
 from schedframe.framework.interfaces import MAX_PERMIT_TIMEOUT, NominatingMode
 from schedframe.framework.runtime import Framework, InMemoryEventRecorder, RecordedEvent
@@ -651,7 +651,7 @@ def test_run_score_plugins_weights_normalize_totals() -> None:
     fw = make_framework(score=[(a, 2), b])
     scores, status = fw.run_score_plugins(CycleState(), POD, _infos("n1", "n2"))
     assert status == Status.OK
-    from schedframe import NodePluginScores, PluginScore
+    from schedframe.framework import NodePluginScores, PluginScore
 
     assert scores == [
         NodePluginScores("n1", (PluginScore("A", 40), PluginScore("B", 50)), 90),
@@ -959,7 +959,7 @@ def test_wait_on_permit_timeout(timeouts: tuple[float, ...], step: float, want: 
 
 def test_wait_on_permit_blocking_threaded() -> None:
     """block=True waits in real time until another thread allows the pod."""
-    from schedframe import RealClock
+    from schedframe.framework import RealClock
 
     fw = make_framework(permit=[FakePermit(Status.wait(), 30)], framework_kwargs={"clock": RealClock()})
     fw.run_permit_plugins(CycleState(), POD, "n1")

@@ -11,7 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import DaemonSet, explain
+from schedframe import explain
+from schedframe.api import DaemonSet
 from schedframe.api.objects import Node, Pod, PodGroup
 from schedframe.api.workloads import expand_workloads
 from schedframe.config.configuration import SchedulerConfiguration

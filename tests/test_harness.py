@@ -20,11 +20,11 @@ from schedframe import (
     PreFilterResult,
     Registry,
     SchedulerError,
-    Service,
     StateKey,
     Status,
     UnknownPluginError,
 )
+from schedframe.api import Service
 from schedframe.testing import FAKE_REASON, FakeFilter, PluginHarness, fake_registry, make_node, make_pod
 
 NODES = [make_node(n).label("zone", z).obj() for n, z in (("n1", "a"), ("n2", "b"), ("n3", "a"))]

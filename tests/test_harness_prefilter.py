@@ -8,16 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from schedframe import (
-    CycleState,
-    NodeInfo,
-    Pod,
-    Registry,
-    SchedulerError,
-    StateKey,
-    StateNotFoundError,
-    Status,
-)
+from schedframe import CycleState, NodeInfo, Pod, Registry, SchedulerError, StateKey, Status
+from schedframe.errors import StateNotFoundError
 from schedframe.testing import PluginHarness, make_node, make_pod
 
 _KEY: StateKey[int] = StateKey("PreFilterCounter", "Counter")

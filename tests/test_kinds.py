@@ -12,7 +12,8 @@ import attrs
 import pytest
 
 import schedframe
-from schedframe import KINDS, DuplicateKindError, KindInfo, KindRegistry, ManifestError
+from schedframe import ManifestError
+from schedframe.api import KINDS, KindInfo, KindRegistry
 from schedframe.api import kinds as kinds_module
 from schedframe.api.manifests import (
     SUPPORTED_KINDS,
@@ -20,6 +21,7 @@ from schedframe.api.manifests import (
     object_from_manifest,
     object_to_manifest,
 )
+from schedframe.errors import DuplicateKindError
 from schedframe.framework.events import EventResource, event_resource_for
 from schedframe.kube import IMPORT_RESOURCES, SCHEDULER_RESOURCES
 
@@ -181,7 +183,7 @@ def test_event_resources_derive_from_the_registry() -> None:
     assert event_resource_for("Pod") is EventResource.POD
     assert event_resource_for(schedframe.Node) is EventResource.NODE
     assert event_resource_for("StorageClass") is EventResource.STORAGE_CLASS
-    assert event_resource_for(schedframe.PersistentVolumeClaim) is EventResource.PERSISTENT_VOLUME_CLAIM
+    assert event_resource_for(schedframe.api.PersistentVolumeClaim) is EventResource.PERSISTENT_VOLUME_CLAIM
     assert event_resource_for("Deployment") is None
     assert event_resource_for("NoSuchKind") is None
     assert event_resource_for(int) is None

@@ -14,17 +14,15 @@ import pytest
 import yaml
 
 from schedframe import (
-    Container,
     ManifestError,
     Pod,
-    PodCondition,
     SchedframeWarning,
     Scheduler,
     dump_manifests,
-    dump_scheduler_state,
     load_manifests,
     object_from_manifest,
 )
+from schedframe.api import Container, PodCondition, dump_scheduler_state
 from schedframe.api.manifests import pod_from_manifest
 from schedframe.errors import MAX_VALUE_REPR
 from schedframe.testing import make_node, make_pod

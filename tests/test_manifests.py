@@ -17,7 +17,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import (
+from schedframe import ManifestError, Namespace, Node, Pod, SchedframeError, SchedframeWarning
+from schedframe.api import (
     Affinity,
     Container,
     ContainerImage,
@@ -28,16 +29,12 @@ from schedframe import (
     Job,
     LabelSelector,
     LabelSelectorRequirement,
-    ManifestError,
-    Namespace,
-    Node,
     NodeAffinity,
     NodeCondition,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     OwnerReference,
-    Pod,
     PodAffinity,
     PodAffinityTerm,
     PodAntiAffinity,
@@ -49,8 +46,6 @@ from schedframe import (
     ReplicaSet,
     ReplicationController,
     Resources,
-    SchedframeError,
-    SchedframeWarning,
     Service,
     StatefulSet,
     Taint,
@@ -1747,7 +1742,8 @@ def test_other_round_trip(obj: ApiObject) -> None:
 
 def test_pod_group_manifest_round_trip_and_loading():
     """PodGroup (scheduling.x-k8s.io/v1alpha1) reads, writes and loads like the core kinds."""
-    from schedframe import PodGroup, load_manifests
+    from schedframe import load_manifests
+    from schedframe.api import PodGroup
 
     group = PodGroup("train", "ml", min_member=4, schedule_timeout_seconds=30,
                      min_resources={"cpu": "8"}, creation_timestamp=1_700_000_000.0)
@@ -1759,7 +1755,7 @@ def test_pod_group_manifest_round_trip_and_loading():
 
 def test_pod_group_manifest_errors_name_the_field():
     """A negative minMember is a ManifestError naming spec.minMember."""
-    from schedframe import PodGroup
+    from schedframe.api import PodGroup
 
     bad = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
            "metadata": {"name": "g"}, "spec": {"minMember": -1}}
@@ -1816,7 +1812,8 @@ def test_error_values_are_bounded() -> None:
 def test_pod_group_loads_from_both_api_groups(group: str) -> None:
     """scheduler-plugins published PodGroup as scheduling.sigs.k8s.io before v0.25.7, then as
     scheduling.x-k8s.io: both load; another group is refused naming apiVersion."""
-    from schedframe import PodGroup, load_manifests
+    from schedframe import load_manifests
+    from schedframe.api import PodGroup
 
     text = (f"apiVersion: {group}/v1alpha1\nkind: PodGroup\n"
             "metadata: {name: g, namespace: ml}\nspec: {minMember: 3}\n")

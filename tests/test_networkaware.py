@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import AppGroup, NetworkTopology, PluginArgsError, Status
+from schedframe import PluginArgsError, Status
+from schedframe.api import AppGroup, NetworkTopology
 from schedframe.cache.nodeinfo import PodInfo
 from schedframe.framework.cycle_state import CycleState
 from schedframe.framework.interfaces import QueuedPodInfo

@@ -8,18 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedframe import (
-    ContainerPort,
-    HostPortInfo,
-    LabelSelector,
-    LabelSelectorRequirement,
-    NodeInfo,
-    Pod,
-    PodAffinityTerm,
-    PodInfo,
-    Resources,
-)
+from schedframe import NodeInfo, Pod, PodInfo
+from schedframe.api import ContainerPort, LabelSelector, LabelSelectorRequirement, PodAffinityTerm, Resources
 from schedframe.api.objects import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from schedframe.cache import HostPortInfo
 from schedframe.cache.nodeinfo import AffinityTerm, next_generation
 from schedframe.testing import make_node, make_pod, selector
 

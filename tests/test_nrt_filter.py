@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import NodeResourceTopology, Status
+from schedframe import Status
+from schedframe.api import NodeResourceTopology
 from schedframe.api.objects import Container
 from schedframe.plugins.sigs.node_resource_topology_match import (
     ERR_CANNOT_ALIGN_CONTAINER,
@@ -106,7 +107,7 @@ def node_for(topology: NodeResourceTopology, extra: dict[str, str]) -> Any:
     """The node's allocatable is the sum of its zones' available amounts (upstream's test nodes)."""
     from fractions import Fraction
 
-    from schedframe import Quantity
+    from schedframe.api import Quantity
 
     total: dict[str, Fraction] = {}
     for zone in topology.zones:

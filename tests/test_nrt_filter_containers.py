@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import NodeResourceTopology, Status
+from schedframe import Status
+from schedframe.api import NodeResourceTopology
 from schedframe.api.objects import Container
 from schedframe.testing import PluginHarness, make_node, make_pod
 

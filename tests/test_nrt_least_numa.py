@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from schedframe import Quantity
+from schedframe.api import Quantity
 from schedframe.plugins.sigs._nrt_numa import NUMANode, normalize_least_numa, numa_nodes_required
 
 CASES = [

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import ConfigurationError, NodeResourceTopology, PluginArgsError
+from schedframe import ConfigurationError, PluginArgsError
+from schedframe.api import NodeResourceTopology
 from schedframe.api.objects import Container
 from schedframe.plugins.sigs import NodeResourceTopologyMatchArgs
 from schedframe.testing import PluginHarness, make_node, make_pod

@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from schedframe import (
-    AppGroup,
-    ConfigurationDeprecationWarning,
-    NetworkTopology,
-    NodeResourceTopology,
-    SchedulerConfiguration,
-    load_manifests,
-)
+from schedframe import SchedulerConfiguration, load_manifests
+from schedframe.api import AppGroup, NetworkTopology, NodeResourceTopology
 from schedframe.cli.main import main
+from schedframe.config import ConfigurationDeprecationWarning
 
 DATA = Path(__file__).parent / "data" / "scheduler-plugins"
 NUMA_CONFIG = DATA / "noderesourcetopology" / "scheduler-config.yaml"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import LabelSelector, ObjectStore, ReplicaSet, Service
+from schedframe.api import LabelSelector, ReplicaSet, Service
+from schedframe.cache import ObjectStore
 
 _OPS = st.lists(st.tuples(st.sampled_from(("add", "add", "remove")), st.sampled_from((ReplicaSet, Service)),
                           st.sampled_from(("a", "b", "")), st.sampled_from(("x", "y", "z")),

@@ -129,7 +129,7 @@ def test_a_daemon_set_pod_that_does_not_fit_its_node_stays_pending_with_a_reason
     node tainted against it:
     the plan does not raise, the pod that cannot fit stays pending with a reason for every
     template, and the single pod is still planned for."""
-    from schedframe import DaemonSet
+    from schedframe.api import DaemonSet
     from schedframe.api.objects import Pod
     from schedframe.api.workloads import expand_workloads
 

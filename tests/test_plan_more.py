@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedframe import DaemonSet
+from schedframe.api import DaemonSet
 from schedframe.plan import NodeTemplate, plan
 from schedframe.testing import make_node, make_pod
 
@@ -159,7 +159,7 @@ def test_daemonset_pods_get_their_priority_class() -> None:
     admitted with it (no warning about a missing PriorityClass) and still take room."""
     import warnings
 
-    from schedframe import PriorityClass
+    from schedframe.api import PriorityClass
 
     tmpl = make_pod().name("agent").req(cpu="1", memory="256Mi").priority_class("node-critical").obj()
     objs = [*_cluster(8), PriorityClass("node-critical", 2_000_000_000), DaemonSet("agent", template=tmpl)]

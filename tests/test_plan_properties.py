@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import DaemonSet
+from schedframe.api import DaemonSet
 from schedframe.api.objects import LabelSelector, Node, Pod, PodGroup
 from schedframe.plan import NodeTemplate, plan
 from schedframe.plugins.coscheduling import POD_GROUP_LABEL

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import schedframe.plan
-from schedframe import DaemonSet
+from schedframe.api import DaemonSet
 from schedframe.api.objects import LabelSelector, OwnerReference
 from schedframe.cli import main
 from schedframe.cli.plan import EXIT_NOT_VERIFIED

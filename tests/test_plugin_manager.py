@@ -9,7 +9,8 @@ from typing import Any
 import pluggy
 import pytest
 
-from schedframe import PluginLoadError, Registry, Status
+from schedframe import Registry, Status
+from schedframe.errors import PluginLoadError
 from schedframe.framework.hookspecs import PROJECT_NAME, hookimpl
 from schedframe.framework.plugin_manager import load_plugins, make_plugin_manager
 from schedframe.testing import TrueFilter, make_pod

@@ -8,8 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from schedframe import CacheError, CycleState, FakeClock, NodeInfo, Pod, Resources, Status
+from schedframe import CycleState, FakeClock, NodeInfo, Pod, Status
+from schedframe.api import Resources
 from schedframe.bench._soak import check_invariants
+from schedframe.errors import CacheError
 from schedframe.plugins import in_tree_registry
 from schedframe.scheduler.scheduler import Scheduler
 from schedframe.testing import make_node, make_pod

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import FakeClock, LabelSelector, Node, Pod, PodDisruptionBudget, Scheduler
+from schedframe import FakeClock, Node, Pod, Scheduler
+from schedframe.api import LabelSelector, PodDisruptionBudget
 from schedframe.framework.victims_memo import NodeOutcomes
 from schedframe.plugins.default_preemption import DefaultPreemption
 from schedframe.scheduler import _schedule_one
@@ -210,7 +211,8 @@ def test_only_filters_that_declare_themselves_node_local_are_remembered(
     """The framework asks each Filter plugin for the ``node_local_filter`` capability (no list of
     concrete in-tree classes): with an out-of-tree Filter that declares it, a second preemptor
     of the same shape is not dry-run again on unchanged nodes; without it, it is."""
-    from schedframe import Profile, Registry, SchedulerConfiguration
+    from schedframe import Registry, SchedulerConfiguration
+    from schedframe.config import Profile
     from schedframe.framework.interfaces import NODE_LOCAL_FILTER, is_node_local_filter
     from schedframe.plugins import in_tree_registry
 

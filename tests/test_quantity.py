@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import Quantity, QuantityError, parse_quantity
+from schedframe.api import Quantity, parse_quantity
+from schedframe.errors import QuantityError
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)

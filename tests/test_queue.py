@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from schedframe import (
     ActionType,
-    ArgumentTypeError,
     ClusterEvent,
     ClusterEventWithHint,
     ConfigurationError,
@@ -27,6 +26,7 @@ from schedframe import (
     Status,
 )
 from schedframe.api.objects import Pod
+from schedframe.errors import ArgumentTypeError
 from schedframe.queue.nominator import PodNominator
 from schedframe.queue.scheduling_queue import (
     EVENT_ASSIGNED_POD_ADD,

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import DuplicatePluginError, Registry, UnknownPluginError
+from schedframe import Registry, UnknownPluginError
+from schedframe.errors import DuplicatePluginError
 
 
 class _P:

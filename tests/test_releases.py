@@ -12,14 +12,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import (
-    ConfigurationError,
-    Container,
-    Pod,
-    Scheduler,
-    SchedulerConfiguration,
-    release_profile,
-)
+from schedframe import ConfigurationError, Pod, Scheduler, SchedulerConfiguration, release_profile
+from schedframe.api import Container
 from schedframe.cli.main import main
 from schedframe.config import NEWEST_RELEASE, RELEASE_DIFFERENCES, SUPPORTED_RELEASES
 from schedframe.framework._features import release_facts

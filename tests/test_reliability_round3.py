@@ -20,11 +20,11 @@ from schedframe import (
     ConfigurationError,
     ManifestError,
     PluginArgsError,
-    PodGroup,
     SchedframeError,
     Scheduler,
     SchedulerConfiguration,
 )
+from schedframe.api import PodGroup
 from schedframe.api.manifests import object_from_manifest
 from schedframe.cli.main import main
 from schedframe.framework.releases import SUPPORTED_RELEASES

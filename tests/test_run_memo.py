@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schedframe.cache.snapshot as snapshot_module
-from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler, Snapshot
+from schedframe import FakeClock, Node, NodeInfo, Pod, Scheduler
+from schedframe.cache import Snapshot
 from schedframe.plugins._run_memo import _MAX_KEYS, RunMemo, _differences, _is_run
 from schedframe.testing import make_node, make_pod, selector
 

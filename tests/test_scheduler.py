@@ -12,7 +12,6 @@ import pytest
 
 from schedframe import (
     ActionType,
-    ArgumentTypeError,
     ClusterEvent,
     Code,
     CycleState,
@@ -28,6 +27,7 @@ from schedframe import (
     Status,
 )
 from schedframe.config.configuration import Profile, SchedulerConfiguration
+from schedframe.errors import ArgumentTypeError
 from schedframe.framework.binder import InMemoryBinder, SchedulerClient
 from schedframe.framework.hookspecs import hookimpl
 from schedframe.framework.plugin_manager import make_plugin_manager

@@ -10,19 +10,10 @@ from typing import Any
 
 import pytest
 
-from schedframe import (
-    ArgumentTypeError,
-    Cache,
-    CycleState,
-    FakeClock,
-    Namespace,
-    Pod,
-    SchedframeError,
-    SchedulerError,
-    Status,
-    explain,
-)
+from schedframe import CycleState, FakeClock, Namespace, Pod, SchedframeError, SchedulerError, Status, explain
 from schedframe.bench._soak import check_invariants
+from schedframe.cache import Cache
+from schedframe.errors import ArgumentTypeError
 from schedframe.plugins import in_tree_registry
 from schedframe.queue.scheduling_queue import SchedulingQueue
 from schedframe.scheduler.scheduler import Scheduler

@@ -12,13 +12,13 @@ import pytest
 from schedframe import (
     Code,
     CycleState,
-    ElasticQuota,
     Pod,
     Scheduler,
     SchedulerConfiguration,
     load_manifests,
     object_to_manifest,
 )
+from schedframe.api import ElasticQuota
 from schedframe.cache.nodeinfo import PodInfo
 from schedframe.plugins.sigs import capacity_scheduling as cs
 from schedframe.plugins.sigs.elastic_quota_info import QuotaInfo, UsageTracker

@@ -80,7 +80,7 @@ def test_default_profile_is_unchanged() -> None:
 V1BETA2 = sorted((DATA / "v1beta2").glob("*-scheduler-config.yaml"))
 
 
-@pytest.mark.filterwarnings("ignore::schedframe.ConfigurationDeprecationWarning")
+@pytest.mark.filterwarnings("ignore::schedframe.config.ConfigurationDeprecationWarning")
 @pytest.mark.parametrize("path", V1BETA2, ids=lambda p: p.name)
 def test_v1beta2_config_loads_and_simulates(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Each v1beta2 file (Coscheduling's with its deniedPGExpirationTimeSeconds) validates and
@@ -103,7 +103,7 @@ profiles:
 """
 
 
-@pytest.mark.filterwarnings("ignore::schedframe.ConfigurationDeprecationWarning")
+@pytest.mark.filterwarnings("ignore::schedframe.config.ConfigurationDeprecationWarning")
 def test_v1beta2_args_decode_with_upstream_defaults() -> None:
     """v1beta2 args as scheduler-plugins' files write them: what is missing takes upstream's
     default (NodeResourcesAllocatable: Least, cpu 1<<20 and memory 1; PreemptionToleration:
@@ -124,7 +124,7 @@ def test_v1beta2_args_decode_with_upstream_defaults() -> None:
     assert by["Coscheduling"]["permitWaitingTimeSeconds"] == 10
 
 
-@pytest.mark.filterwarnings("ignore::schedframe.ConfigurationDeprecationWarning")
+@pytest.mark.filterwarnings("ignore::schedframe.config.ConfigurationDeprecationWarning")
 @pytest.mark.parametrize(
     ("entry", "message"),
     [

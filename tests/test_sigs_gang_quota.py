@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import ElasticQuota, FakeClock, PodGroup, Scheduler
+from schedframe import FakeClock, Scheduler
+from schedframe.api import ElasticQuota, PodGroup
 from schedframe.cli.main import main
 from schedframe.plugins.coscheduling import POD_GROUP_LABEL
 from schedframe.plugins.sigs.elastic_quota_info import UsageTracker

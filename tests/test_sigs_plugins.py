@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from schedframe import PriorityClass, Scheduler, SchedulerConfiguration
+from schedframe import Scheduler, SchedulerConfiguration
+from schedframe.api import PriorityClass
 from schedframe.api.objects import Container
 from schedframe.cache.nodeinfo import PodInfo
 from schedframe.framework.interfaces import QueuedPodInfo

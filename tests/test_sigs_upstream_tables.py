@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import Code, CycleState, ElasticQuota, Pod, PriorityClass, Resources, Status
+from schedframe import Code, CycleState, Pod, Status
+from schedframe.api import ElasticQuota, PriorityClass, Resources
 from schedframe.api.objects import PodCondition
 from schedframe.cache.cache import Cache
 from schedframe.plugins.sigs import capacity_scheduling as cs

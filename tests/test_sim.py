@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from schedframe import Node, Pod, ScenarioError, SchedulerConfiguration, Taint
+from schedframe import Node, Pod, ScenarioError, SchedulerConfiguration
+from schedframe.api import Taint
 from schedframe.plugins.node_resources_fit import ERR_REASON_INSUFFICIENT_CPU
 from schedframe.sim import (
     BUILTIN_SCENARIOS,

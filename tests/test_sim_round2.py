@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 import yaml
 
-from schedframe import CacheError, SchedframeWarning, Scheduler
+from schedframe import SchedframeWarning, Scheduler
 from schedframe.cache.cache import Cache
 from schedframe.cache.snapshot import Snapshot
 from schedframe.cli import EXIT_OK, main
+from schedframe.errors import CacheError
 from schedframe.sim import (
     DELETED,
     EVICTED,
@@ -474,7 +475,7 @@ def test_gpu_counts_are_bounded_where_they_are_read(tmp_path: Path) -> None:
     """A task or pod asking for 10**8 GPUs used to be accepted; no node of the model has more
     than MAX_NODE_GPUS (8), so it is now a GpuShareError naming the file, line and column (or the
     pod and annotation)."""
-    from schedframe import GpuShareError
+    from schedframe.errors import GpuShareError
     from schedframe.gpushare import read_tasks
     from schedframe.gpushare._model import (
         ANNOTATION_GPU_COUNT,

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from schedframe import ImageStateSummary, Node, NodeInfoLister, SharedLister
+from schedframe import Node
+from schedframe.cache import ImageStateSummary
 from schedframe.cache.snapshot import ImageStates, NodeTree, Snapshot, zone_key
+from schedframe.framework import NodeInfoLister, SharedLister
 from schedframe.testing import make_node, make_pod, selector
 
 REGION = "topology.kubernetes.io/region"

@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 
 import schedframe
-from schedframe import (
+from schedframe import ManifestError, Pod
+from schedframe.api import (
     CSIDriver,
     CSINode,
-    ManifestError,
     PersistentVolume,
     PersistentVolumeClaim,
-    Pod,
     StorageClass,
     TopologySelectorRequirement,
     TopologySelectorTerm,

@@ -25,7 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import CycleState, Node, Pod, SchedulerError, Status, Taint
+from schedframe import CycleState, Node, Pod, SchedulerError, Status
+from schedframe.api import Taint
 from schedframe.bench._soak import check_invariants
 from schedframe.config.configuration import Profile, SchedulerConfiguration
 from schedframe.framework.hookspecs import hookimpl

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedframe import Cache, Snapshot
 from schedframe.api.objects import LabelSelector, LabelSelectorRequirement, Pod
+from schedframe.cache import Cache, Snapshot
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
 from schedframe.plugins._topology import Contribution, IncrementalSum, per_pod, pod_changes
 from schedframe.plugins.pod_topology_spread import _count_delta, count_pods_match_selector
@@ -155,15 +155,15 @@ def test_default_selector_finds_the_owner_by_name_in_its_namespace() -> None:
     """The owning ReplicaSet, StatefulSet or ReplicationController is looked up by name in the
     pod's namespace (upstream's lister Get), by key in an ObjectStore and in the list of any
     other lister, with the same selector; an owner of that name elsewhere does not count."""
-    from schedframe import (
+    from schedframe.api import (
         LabelSelector,
-        ObjectStore,
         OwnerReference,
         ReplicaSet,
         ReplicationController,
         Service,
         StatefulSet,
     )
+    from schedframe.cache import ObjectStore
     from schedframe.plugins.pod_topology_spread import default_selector
 
     objects: list[object] = [

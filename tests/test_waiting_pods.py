@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from schedframe import Code, FakeClock, RealClock, Status, WaitingPod
+from schedframe import Code, FakeClock, Status, WaitingPod
+from schedframe.framework import RealClock
 from schedframe.framework.waiting_pods import (
     WaitingPodEntry,
     WaitingPods,

@@ -10,28 +10,23 @@ from typing import Any
 
 import pytest
 
-from schedframe import (
+from schedframe import ManifestError, Node, Pod, SchedframeWarning, Scheduler, load_manifests
+from schedframe.api import (
     Container,
     CronJob,
     DaemonSet,
     Deployment,
     Job,
     LabelSelector,
-    ManifestError,
-    Node,
     NodeSelectorRequirement,
     PersistentVolumeClaim,
-    Pod,
     PriorityClass,
     ReplicaSet,
-    SchedframeWarning,
-    Scheduler,
     StatefulSet,
     StorageClass,
     Taint,
     Toleration,
     expand_workloads,
-    load_manifests,
 )
 from schedframe.api.workloads import (
     NAME_ALPHABET,
@@ -313,7 +308,7 @@ def test_replicas_defaults_and_zero() -> None:
 def test_existing_pods_by_kind_and_name() -> None:
     """Pods owned by kind+name (no uid) count; terminal and deleted ones do not."""
     rs = ReplicaSet("r", replicas=3, template=template())
-    from schedframe import OwnerReference
+    from schedframe.api import OwnerReference
 
     ref = OwnerReference("ReplicaSet", "r", controller=True)
     running = Pod("r-aaaaa", owner_references=[ref], containers=[Container("c")], phase="Running")
@@ -442,7 +437,7 @@ def test_daemonset_host_network_and_existing_pod() -> None:
         )
         == 6
     )
-    from schedframe import OwnerReference
+    from schedframe.api import OwnerReference
 
     ds = DaemonSet("ds", template=template(), uid="u")
     running = Pod(

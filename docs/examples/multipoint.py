@@ -36,13 +36,13 @@ from schedframe import (
     Pod,
     PreFilterExtensions,
     PreFilterResult,
-    Quantity,
-    QuantityError,
     Registry,
     ScoreExtensions,
     StateKey,
     Status,
 )
+from schedframe.api import Quantity
+from schedframe.errors import QuantityError
 
 NAME: Final = "CPUHeadroom"
 ANNOTATION: Final = "example.com/cpu-headroom"
@@ -161,7 +161,8 @@ if TYPE_CHECKING:
 
 def main() -> None:
     """Check the plugin alone with PluginHarness, then schedule pods with it."""
-    from schedframe import Scheduler, StateNotFoundError
+    from schedframe import Scheduler
+    from schedframe.errors import StateNotFoundError
     from schedframe.plugins import in_tree_registry
     from schedframe.testing import PluginHarness, make_node, make_pod
 

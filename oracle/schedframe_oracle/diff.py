@@ -630,7 +630,7 @@ def _compare_claims(
     devices allocated (request, driver, pool, device) and the pods reserving the claim. When
     schedframe bound the pod to another of the top-scoring nodes (a tie), its devices are that
     node's: nothing to compare (the oracle's claims replace schedframe's)."""
-    from schedframe import ResourceClaim
+    from schedframe.api import ResourceClaim
 
     if want.get("outcome") == "bound" and got.get("node") != want.get("node"):
         return []

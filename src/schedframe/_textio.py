@@ -13,7 +13,7 @@ configurations are all read by :func:`read_text` and parsed by :func:`parse_json
   keys, nesting deeper than :data:`MAX_YAML_DEPTH`, recursive aliases and alias expansion beyond
   go-yaml's limits ("billion laughs"); without PyYAML the error says which extra to install.
 
-Every problem is raised through the caller's *error* factory (default :class:`InputError`) as
+Every problem is raised through the caller's *error* factory (default :class:`~schedframe.InputError`) as
 one line naming the file (or "the text") and the problem, so each layer keeps its own error type
 (``ManifestError``, ``ConfigurationError``, ...) while the wording and the checks live here.
 This module sits beside :mod:`schedframe.errors`, below every layer, and imports nothing else of

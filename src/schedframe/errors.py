@@ -1,6 +1,6 @@
 """Exceptions schedframe raises on purpose.
 
-Every exception raised deliberately derives from :class:`SchedframeError` and from the builtin a
+Every exception raised deliberately derives from :class:`~schedframe.SchedframeError` and from the builtin a
 caller would naturally catch::
 
     SchedframeError
@@ -23,7 +23,7 @@ caller would naturally catch::
     └── ClockError(ValueError)               a FakeClock asked for a non-finite, negative or
                                              backward move
 
-Warnings schedframe issues derive from :class:`SchedframeWarning` (a ``UserWarning``), so
+Warnings schedframe issues derive from :class:`~schedframe.SchedframeWarning` (a ``UserWarning``), so
 ``warnings.filterwarnings("error", category=schedframe.SchedframeWarning)`` turns them into errors.
 
 Anything else escaping schedframe is a bug.
@@ -105,16 +105,16 @@ class FieldProblem:
     that is neither standard nor qualified with a domain).
 
     Attributes:
-        path: where it is, as in :class:`ManifestError` paths, prefixed with the file it was read
+        path: where it is, as in :class:`~schedframe.ManifestError` paths, prefixed with the file it was read
             from: ``pods.yaml: documents[2].spec.nodeSelecter`` (a text source has no prefix;
-            :func:`~schedframe.field_problems` gives paths relative to the manifest).
+            :func:`~schedframe.api.field_problems` gives paths relative to the manifest).
         message: what is wrong, e.g. ``unknown field 'nodeSelecter'``.
         suggestion: the known name it is probably a misspelling of (``'nodeSelector'``), or None.
 
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
     path: str
     message: str
@@ -125,7 +125,7 @@ class FieldProblem:
         return f"{self.path}: {self.message}{hint}" if self.path else f"{self.message}{hint}"
 
 
-#: The most problems the message of a :class:`FieldValidationError` lists.
+#: The most problems the message of a :class:`~schedframe.errors.FieldValidationError` lists.
 MAX_LISTED_PROBLEMS: Final = 20
 
 
@@ -137,13 +137,13 @@ class FieldValidationError(ManifestError):
     ``validate="strict"`` (the default) once every document has been checked.
 
     Attributes:
-        problems: every :class:`FieldProblem` of the load, in document order.
+        problems: every :class:`~schedframe.errors.FieldProblem` of the load, in document order.
         release: the Kubernetes release checked against (``"1.37"``).
 
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
     def __init__(self, problems: Sequence[FieldProblem], release: str, *, note: str = "") -> None:
         self.problems: tuple[FieldProblem, ...] = tuple(problems)
@@ -183,7 +183,7 @@ class InputError(SchedframeError, ValueError):
 class QuantityError(SchedframeError, ValueError):
     """A resource quantity string (``"500m"``, ``"1Gi"``) is malformed."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class _ErrorListMixin(SchedframeError):
@@ -216,13 +216,13 @@ class RegistryError(SchedframeError):
 class DuplicatePluginError(RegistryError, ValueError):
     """A plugin name was registered twice."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class DuplicateKindError(SchedframeError, ValueError):
-    """An API kind (or its value class) was registered twice in :data:`~schedframe.KINDS`."""
+    """An API kind (or its value class) was registered twice in :data:`~schedframe.api.KINDS`."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class UnknownPluginError(RegistryError, KeyError):
@@ -237,13 +237,13 @@ class UnknownPluginError(RegistryError, KeyError):
 class PluginLoadError(SchedframeError, RuntimeError):
     """An out-of-tree plugin distribution could not be loaded or registered."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class StateNotFoundError(SchedframeError, KeyError):
     """A :class:`~schedframe.CycleState` key was read before anything wrote it."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
@@ -252,7 +252,7 @@ class StateNotFoundError(SchedframeError, KeyError):
 class CacheError(SchedframeError, RuntimeError):
     """An impossible scheduler-cache transition (assuming a pod twice, forgetting an unknown pod)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class ScenarioError(SchedframeError, ValueError):
@@ -294,7 +294,7 @@ class GpuShareError(SchedframeError, ValueError):
     ``metadata.annotations['alibabacloud.com/gpu-milli']``.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
     def __init__(self, path: str, message: str) -> None:
         self.path = path
@@ -315,7 +315,7 @@ class ArgumentTypeError(SchedframeError, TypeError):
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class ClockError(SchedframeError, ValueError):
@@ -325,7 +325,7 @@ class ClockError(SchedframeError, ValueError):
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class ExtenderError(SchedframeError, RuntimeError):
@@ -337,7 +337,7 @@ class ExtenderError(SchedframeError, RuntimeError):
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 def _edit_distance(a: str, b: str, limit: int) -> int:

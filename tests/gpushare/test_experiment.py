@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from schedframe import GpuShareError
+from schedframe.errors import GpuShareError
 from schedframe.gpushare import POLICIES, alloc_curve, read_nodes, read_tasks, run_experiment, tune_tasks
 from schedframe.gpushare.cli import main
 from schedframe.gpushare.openb import TraceTask

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from schedframe import GpuShareError, NodeInfo
+from schedframe import NodeInfo
+from schedframe.errors import GpuShareError
 from schedframe.gpushare import (
     ANNOTATION_GPU_COUNT,
     ANNOTATION_GPU_INDEX,

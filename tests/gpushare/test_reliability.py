@@ -71,7 +71,7 @@ def test_a_node_with_too_many_gpus_names_the_line(files: pathlib.Path) -> None:
 
 _API_CODE = """
 import math, sys
-from schedframe import GpuShareError
+from schedframe.errors import GpuShareError
 from schedframe.gpushare import read_nodes, run_experiment
 from schedframe.gpushare.openb import TraceNode, TraceTask
 nodes = read_nodes(sys.argv[1])

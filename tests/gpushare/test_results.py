@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from schedframe import GpuShareError
+from schedframe.errors import GpuShareError
 from schedframe.gpushare import (
     PAPER_ALLOC_AT_100,
     POLICIES,

@@ -30,7 +30,8 @@ def _replica_set(name: str, replicas: int) -> dict:
 
 
 def test_import_reads_what_the_api_server_serves_and_loads_back(kube, namespace, make_node, tmp_path):
-    from schedframe import Node, Pod, PriorityClass, ReplicaSet, Service, load_manifests
+    from schedframe import Node, Pod, load_manifests
+    from schedframe.api import PriorityClass, ReplicaSet, Service
     from schedframe.cli.main import main
 
     core = k.CoreV1Api(kube.api_client)

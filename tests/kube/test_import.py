@@ -16,7 +16,8 @@ import pytest
 pytest.importorskip("kubernetes")
 
 
-from schedframe import Node, Pod, ReplicaSet, load_manifests
+from schedframe import Node, Pod, load_manifests
+from schedframe.api import ReplicaSet
 from schedframe.cli.main import main
 from schedframe.kube import IMPORT_RESOURCES, ClusterImport, KubeApiError, KubeError, import_cluster
 

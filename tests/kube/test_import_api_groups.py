@@ -12,7 +12,8 @@ import pytest
 
 pytest.importorskip("kubernetes")
 
-from schedframe import ElasticQuota, PodGroup, SchedframeWarning
+from schedframe import SchedframeWarning
+from schedframe.api import ElasticQuota, PodGroup
 from schedframe.kube import import_cluster
 
 from ._fakeapi import FakeApi, client_for, node

@@ -14,8 +14,9 @@ import pytest
 pytest.importorskip("kubernetes")
 
 
-from schedframe import ArgumentTypeError, Scheduler
+from schedframe import Scheduler
 from schedframe.cli.main import main
+from schedframe.errors import ArgumentTypeError
 from schedframe.kube import (
     SCHEDULER_RESOURCES,
     ApiSession,

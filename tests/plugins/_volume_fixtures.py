@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from schedframe import (
+from schedframe import Pod
+from schedframe.api import (
     CSIVolumeSource,
     EphemeralVolumeSource,
     OwnerReference,
     PersistentVolumeClaimVolumeSource,
-    Pod,
     Volume,
 )
 

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import Node, NodeScore, Pod, Taint, Toleration
+from schedframe import Node, NodeScore, Pod
+from schedframe.api import Taint, Toleration
 from schedframe.api.objects import (
     Affinity,
     NodeAffinity,

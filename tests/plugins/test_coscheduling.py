@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import Code, CycleState, ManifestError, NodeToStatus, PluginArgsError, Pod, Status
+from schedframe import Code, CycleState, ManifestError, PluginArgsError, Pod, Status
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
 from schedframe.config.configuration import SchedulerConfiguration
+from schedframe.framework import NodeToStatus
 from schedframe.framework.events import ActionType, ClusterEvent, EventResource
 from schedframe.framework.handle import Handle
 from schedframe.framework.interfaces import QueuedPodInfo
@@ -793,8 +794,8 @@ def test_threaded_gang_binds_and_times_out() -> None:
 
 def test_run_until_idle_returns_on_a_gang_that_can_never_fit() -> None:
     """A gang cycling without progress (no backoff) stops run_until_idle as stalled, nothing reserved."""
-    from schedframe import PodGroup as Group
     from schedframe import Scheduler, SchedulerConfiguration
+    from schedframe.api import PodGroup as Group
     from schedframe.testing import make_node as node
     from schedframe.testing import make_pod as pod
 

@@ -10,10 +10,9 @@ from typing import Any, cast
 import attrs
 import pytest
 
-from schedframe import (
+from schedframe import Code, CycleState, Node, Pod, Scheduler, Status, load_manifests
+from schedframe.api import (
     AllocationResult,
-    Code,
-    CycleState,
     Device,
     DeviceAttribute,
     DeviceClaimConfiguration,
@@ -23,15 +22,11 @@ from schedframe import (
     DeviceRequestAllocationResult,
     DeviceSubRequest,
     ExactDeviceRequest,
-    Node,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
-    NodeToStatus,
-    ObjectStore,
     OpaqueDeviceConfiguration,
     OwnerReference,
-    Pod,
     PodResourceClaim,
     PodResourceClaimStatus,
     Quantity,
@@ -40,12 +35,10 @@ from schedframe import (
     ResourceClaimTemplate,
     ResourcePool,
     ResourceSlice,
-    Scheduler,
-    Snapshot,
-    Status,
-    load_manifests,
 )
 from schedframe.api.resource import FINALIZER
+from schedframe.cache import ObjectStore, Snapshot
+from schedframe.framework import NodeToStatus
 from schedframe.framework.handle import Handle
 from schedframe.plugins import dynamic_resources as dra
 from schedframe.plugins.dynamic_resources._allocator import Allocator

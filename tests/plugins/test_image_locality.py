@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import schedframe
 from schedframe import Node, Pod
-from schedframe.api.objects import Container, ContainerImage
+from schedframe.api.objects import Container, ContainerImage, Volume
 from schedframe.cache.nodeinfo import ImageStateSummary
 from schedframe.plugins import image_locality
 from schedframe.plugins.image_locality import (
@@ -196,14 +195,12 @@ def test_image_volumes_count_in_sum_and_threshold() -> None:
     assert len(image_locality.image_sources(pod)) == len(image_locality.image_sources(as_container))
 
 
-@pytest.mark.skipif(not hasattr(schedframe, "Volume"), reason="the pod model has no spec.volumes yet")
 def test_score_with_an_image_volume() -> None:
     """End to end: node1 holds the container image and the image volume, node2 only the former."""
-    volume_type: Any = vars(schedframe)["Volume"]
     pod = Pod(
         "pod",
         containers=(Container(name="c", image="gcr.io/300"),),
-        volumes=(volume_type("v", other_source="image", other_spec={"reference": "gcr.io/vol"}),),  # type: ignore[call-arg,unused-ignore]
+        volumes=(Volume("v", other_source="image", other_spec={"reference": "gcr.io/vol"}),),
     )
     nodes = [
         image_node("node1", (("gcr.io/300:latest",), 300), (("gcr.io/vol:latest",), 600)),

@@ -13,17 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedframe import (
-    ActionType,
-    EventResource,
-    LabelSelector,
-    Namespace,
-    Node,
-    PluginArgsError,
-    Pod,
-    QueueingHint,
-    Status,
-)
+from schedframe import ActionType, EventResource, Namespace, Node, PluginArgsError, Pod, QueueingHint, Status
+from schedframe.api import LabelSelector
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
 from schedframe.framework.cycle_state import CycleState
 from schedframe.framework.interfaces import NodeScore

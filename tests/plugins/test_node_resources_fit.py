@@ -2293,7 +2293,7 @@ def test_fast_paths_match_generic_for_any_amounts(
     strategy: str, alloc: tuple[int, int], used: tuple[int, int], pod_requests: tuple[int, int]
 ) -> None:
     """The cpu/memory fast paths equal the generic scorer even for absurd (negative) amounts."""
-    from schedframe import Resources
+    from schedframe.api import Resources
 
     info = NodeInfo(Node(name="n"))
     info.allocatable = Resources(milli_cpu=alloc[0], memory=alloc[1])

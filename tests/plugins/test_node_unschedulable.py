@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from schedframe import Code, CycleState, Node, Pod, Status, Taint, Toleration
+from schedframe import Code, CycleState, Node, Pod, Status
+from schedframe.api import Taint, Toleration
 from schedframe.cache.nodeinfo import NodeInfo
 from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import node_unschedulable

@@ -12,18 +12,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from schedframe import (
+from schedframe import CycleState, Node, NodeInfo, Pod, Status
+from schedframe.api import (
     AWSElasticBlockStoreVolumeSource,
     CSINode,
     CSINodeDriver,
     CSIPersistentVolumeSource,
-    CycleState,
-    Node,
-    NodeInfo,
     PersistentVolume,
     PersistentVolumeClaim,
-    Pod,
-    Status,
     StorageClass,
     Volume,
 )

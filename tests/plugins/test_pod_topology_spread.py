@@ -14,21 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedframe import (
-    ActionType,
-    EventResource,
+from schedframe import ActionType, EventResource, Node, PluginArgsError, Pod, QueueingHint, Status
+from schedframe.api import (
     LabelSelector,
     LabelSelectorRequirement,
-    Node,
     OwnerReference,
-    PluginArgsError,
-    Pod,
-    QueueingHint,
     ReplicaSet,
     ReplicationController,
     Service,
     StatefulSet,
-    Status,
     Taint,
     TopologySpreadConstraint,
 )

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedframe import Code, CycleState, Node, NodeScore, Pod, Status, Taint, Toleration
+from schedframe import Code, CycleState, Node, NodeScore, Pod, Status
+from schedframe.api import Taint, Toleration
 from schedframe.cache.nodeinfo import NodeInfo
 from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import taint_toleration

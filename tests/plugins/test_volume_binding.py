@@ -14,27 +14,29 @@ from typing import Any
 import pytest
 
 from schedframe import (
-    CSINode,
-    CSINodeDriver,
     CycleState,
-    LabelSelector,
     Node,
     NodeInfo,
+    PluginArgsError,
+    Pod,
+    PreFilterResult,
+    Scheduler,
+    Status,
+    release_profile,
+)
+from schedframe.api import (
+    CSINode,
+    CSINodeDriver,
+    LabelSelector,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     ObjectReference,
     PersistentVolume,
     PersistentVolumeClaim,
-    PluginArgsError,
-    Pod,
-    PreFilterResult,
-    Scheduler,
-    Status,
     StorageClass,
     TopologySelectorRequirement,
     TopologySelectorTerm,
-    release_profile,
 )
 from schedframe.framework.events import EventResource, QueueingHint
 from schedframe.plugins import volume_binding

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from schedframe import (
+from schedframe import CycleState, Node, NodeInfo, Pod, Status
+from schedframe.api import (
     AWSElasticBlockStoreVolumeSource,
-    CycleState,
     GCEPersistentDiskVolumeSource,
     ISCSIVolumeSource,
-    Node,
-    NodeInfo,
     PersistentVolumeClaim,
-    Pod,
     RBDVolumeSource,
-    Status,
     Volume,
 )
 from schedframe.cache.nodeinfo import PodInfo

@@ -8,16 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from schedframe import (
-    CycleState,
-    Node,
-    NodeInfo,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    Pod,
-    Status,
-    StorageClass,
-)
+from schedframe import CycleState, Node, NodeInfo, Pod, Status
+from schedframe.api import PersistentVolume, PersistentVolumeClaim, StorageClass
 from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.plugins import volume_zone
 from schedframe.plugins.volume_zone import ERR_REASON_CONFLICT, VolumeZone

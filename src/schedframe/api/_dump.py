@@ -1,5 +1,6 @@
-"""Writing manifests: :func:`object_to_manifest`, :func:`dump_manifests` (one ``kind: List``
-document) and :func:`dump_scheduler_state`."""
+"""Writing manifests: :func:`~schedframe.object_to_manifest`, :func:`~schedframe.dump_manifests` (one ``kind:
+List``
+document) and :func:`~schedframe.api.dump_scheduler_state`."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .objects import (
 
 
 def object_to_manifest(obj: ApiObject) -> dict[str, Any]:
-    """The Kubernetes manifest of an api object (any kind :func:`object_from_manifest` reads).
+    """The Kubernetes manifest of an api object (any kind :func:`~schedframe.object_from_manifest` reads).
 
     Raises:
         ManifestError: for an object schedframe cannot write, or an unwritable timestamp.
@@ -43,11 +44,11 @@ def _with_pending_condition(manifest: dict[str, Any], message: str) -> dict[str,
 
 def dump_manifests(objects: Iterable[ApiObject], format: str = "yaml", *,
                    pending: Mapping[str, str] | None = None) -> str:
-    """The manifests of *objects* as one ``kind: List`` document, which :func:`load_manifests`
+    """The manifests of *objects* as one ``kind: List`` document, which :func:`~schedframe.load_manifests`
     reads back (with ``expand_workloads=False`` to get exactly these objects).
 
     Args:
-        objects: api objects (any kind :func:`object_to_manifest` writes).
+        objects: api objects (any kind :func:`~schedframe.object_to_manifest` writes).
         format: ``"yaml"`` (needs PyYAML, the ``yaml`` extra) or ``"json"``.
         pending: pod key (``namespace/name``) to the scheduler's message for pods that could not
             be scheduled (e.g. ``{p.key: msg for p, msg in scheduler.pending()}``). Such a pod
@@ -90,7 +91,7 @@ def dump_manifests(objects: Iterable[ApiObject], format: str = "yaml", *,
 
 
 def dump_scheduler_state(scheduler: Any, format: str = "yaml") -> str:
-    """:func:`dump_manifests` of a :class:`~schedframe.Scheduler`'s nodes, pods (bound ones with
+    """:func:`~schedframe.dump_manifests` of a :class:`~schedframe.Scheduler`'s nodes, pods (bound ones with
     their node, pending ones with their last failure message) and other objects.
 
     .. versionadded:: 0.1.0

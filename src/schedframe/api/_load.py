@@ -1,5 +1,5 @@
-"""Reading manifests: :func:`object_from_manifest` (one object, dispatched on its kind through
-:data:`schedframe.KINDS`) and :func:`load_manifests` (text, files and directories,
+"""Reading manifests: :func:`~schedframe.object_from_manifest` (one object, dispatched on its kind through
+:data:`schedframe.api.KINDS`) and :func:`~schedframe.load_manifests` (text, files and directories,
 ``List`` documents, size and object caps, workload expansion)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ._fields import (
 from .kinds import KINDS, ApiObject
 from .workloads import expand_workloads as _expand_workloads
 
-#: The built-in kinds schedframe reads, with their apiVersion (see :data:`~schedframe.KINDS`).
+#: The built-in kinds schedframe reads, with their apiVersion (see :data:`~schedframe.api.KINDS`).
 SUPPORTED_KINDS: Final = tuple(f"{info.api_versions[0]} {info.kind}" for info in KINDS)
 
 
@@ -67,11 +67,11 @@ def object_from_manifest(manifest: Mapping[str, Any]) -> ApiObject:
 
 _MANIFEST_SUFFIXES: Final = (".yaml", ".yml", ".json")
 
-#: The most bytes :func:`load_manifests` reads (all files and texts of one call together).
+#: The most bytes :func:`~schedframe.load_manifests` reads (all files and texts of one call together).
 DEFAULT_MAX_BYTES: Final = 256 * 1024 * 1024
 
 #: The most objects (documents, ``List`` items and pods created by workload expansion) one
-#: :func:`load_manifests` call returns.
+#: :func:`~schedframe.load_manifests` call returns.
 DEFAULT_MAX_OBJECTS: Final = 1_000_000
 
 
@@ -162,7 +162,7 @@ MAX_YAML_DEPTH: Final = _textio.MAX_YAML_DEPTH
 
 
 def json_loads_strict(text: str) -> Any:
-    """:func:`json.loads` refusing duplicate keys (a :class:`ManifestError`)."""
+    """:func:`json.loads` refusing duplicate keys (a :class:`~schedframe.ManifestError`)."""
     return _textio.parse_json(text, error=_manifest_error)
 
 
@@ -206,7 +206,7 @@ def _is_near_miss(kind: str) -> str | None:
     return close[0] if close else None
 
 
-#: How often (in objects read) :func:`load_manifests` calls its *progress* callback.
+#: How often (in objects read) :func:`~schedframe.load_manifests` calls its *progress* callback.
 _PROGRESS_EVERY: Final = 2000
 
 
@@ -347,7 +347,7 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
         strict: raise :class:`~schedframe.ManifestError` on an object of a kind schedframe
             does not use (ConfigMaps, custom resources...) instead of warning about them.
         expand_workloads: add what the workload controllers would create (see
-            :func:`~schedframe.expand_workloads`): the pods of Deployments, ReplicaSets,
+            :func:`~schedframe.api.expand_workloads`): the pods of Deployments, ReplicaSets,
             ReplicationControllers, StatefulSets, DaemonSets (one per Node of the same load),
             Jobs and CronJobs' running Jobs. The workload objects are returned either way.
         seed: makes the generated names reproducible.
@@ -362,7 +362,7 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
             (misspelled ones such as ``spec.nodeSelecter``, fields of another release) and with
             resource names that are neither standard (``cpu``, ``memory``...) nor qualified with
             a domain (``example.com/gpu``): ``"strict"`` (the default, like the API server's
-            strict field validation and kubectl) raises :class:`~schedframe.FieldValidationError`
+            strict field validation and kubectl) raises :class:`~schedframe.errors.FieldValidationError`
             listing every problem of the load once all documents are read; ``"warn"`` issues one
             :class:`~schedframe.SchedframeWarning` summarising them and reads on, dropping the
             unknown fields; ``"ignore"`` drops them silently. Kinds without a field tree (the
@@ -381,7 +381,7 @@ def load_manifests(source: str | bytes | os.PathLike[str], *, strict: bool = Fal
             e.g. ``documents[0].items[3].spec.priority``. YAML needs PyYAML
             (``pip install 'schedframe[yaml]'``); JSON does not.
         FieldValidationError: under ``validate="strict"``, the unknown fields and resource
-            names of the whole load (a :class:`ManifestError`).
+            names of the whole load (a :class:`~schedframe.ManifestError`).
         TypeError: for a *source* that is neither text nor a path.
         ValueError: an unknown *validate* mode or *kubernetes_version*.
 

@@ -3,7 +3,8 @@
 Real bundles still carry objects written for API versions the API server no longer serves
 (kubernetes/examples' cockroachdb has a ``policy/v1beta1`` PodDisruptionBudget). Where the fields
 schedframe reads are the same in the old and the current version, the object is read as the
-current version and a :class:`DeprecatedAPIVersionWarning` names the version, its replacement and
+current version and a :class:`~schedframe.api.DeprecatedAPIVersionWarning` names the version, its replacement
+and
 the release that removed it. One semantic difference is converted as the API server converts it:
 a ``policy/v1beta1`` PodDisruptionBudget with an empty selector (``{}``) selects no pods, which is
 a missing selector in ``policy/v1`` (where ``{}`` selects every pod of the namespace).
@@ -36,7 +37,7 @@ class DeprecatedAPIVersionWarning(SchedframeWarning, DeprecationWarning):
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     def __init__(self, message: str = "", kind: str = "", api_version: str = "", current: str = "") -> None:
         super().__init__(message)

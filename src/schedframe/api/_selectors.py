@@ -43,7 +43,7 @@ _NODE_OPS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt
 class LabelSelectorRequirement:
     """One ``matchExpressions`` entry of a label selector (In, NotIn, Exists, DoesNotExist)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     key: str
     operator: str = attrs.field(validator=attrs.validators.in_(_LABEL_OPS))
@@ -74,7 +74,7 @@ class LabelSelector:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     match_labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
@@ -144,7 +144,7 @@ def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool
 class NodeSelectorRequirement:
     """One node-selector requirement: In, NotIn, Exists, DoesNotExist, Gt, Lt."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     key: str
     operator: str = attrs.field(validator=attrs.validators.in_(_NODE_OPS))
@@ -191,7 +191,7 @@ class NodeSelectorTerm:
     A term with neither matches no node.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
     match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_tuple)
@@ -234,7 +234,7 @@ class NodeSelectorTerm:
 class NodeSelector:
     """``requiredDuringSchedulingIgnoredDuringExecution`` of a node affinity: terms ORed."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     terms: tuple[NodeSelectorTerm, ...] = attrs.field(default=(), converter=_tuple)
 
@@ -251,7 +251,7 @@ class NodeSelector:
 class PreferredSchedulingTerm:
     """A weighted node-selector term of preferred node affinity."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     weight: int
     preference: NodeSelectorTerm
@@ -262,7 +262,7 @@ class PreferredSchedulingTerm:
 class NodeAffinity:
     """Node affinity: a required selector and weighted preferred terms."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     required: NodeSelector | None = None
     preferred: tuple[PreferredSchedulingTerm, ...] = attrs.field(default=(), converter=_tuple)
@@ -277,7 +277,7 @@ class PodAffinityTerm:
     means the incoming pod's own namespace; an empty ``namespace_selector`` means all namespaces.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     topology_key: str
     label_selector: LabelSelector | None = None
@@ -292,7 +292,7 @@ class PodAffinityTerm:
 class WeightedPodAffinityTerm:
     """A preferred pod (anti-)affinity term with its weight (1-100)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     weight: int
     term: PodAffinityTerm
@@ -303,7 +303,7 @@ class WeightedPodAffinityTerm:
 class PodAffinity:
     """Pod affinity: required and preferred terms."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
     preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
@@ -314,7 +314,7 @@ class PodAffinity:
 class PodAntiAffinity:
     """Pod anti-affinity: required and preferred terms."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
     preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
@@ -325,7 +325,7 @@ class PodAntiAffinity:
 class Affinity:
     """A pod's ``spec.affinity``."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None

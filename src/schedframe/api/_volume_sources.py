@@ -28,7 +28,7 @@ __all__ = [
 class PersistentVolumeClaimVolumeSource:
     """A pod volume backed by a PersistentVolumeClaim of the pod's namespace."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     claim_name: str
     read_only: bool = False
@@ -40,7 +40,7 @@ class EphemeralVolumeSource:
     """A generic ephemeral volume: a PersistentVolumeClaim named ``<pod>-<volume>`` that the
     ephemeral volume controller creates from ``volumeClaimTemplate`` (kept as its manifest)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     volume_claim_template: FrozenDict[str, Any] = attrs.field(factory=dict, converter=freeze)
 
@@ -50,7 +50,7 @@ class EphemeralVolumeSource:
 class CSIVolumeSource:
     """An inline CSI volume (``csi``): attached through *driver*."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     driver: str
     read_only: bool = False
@@ -63,7 +63,7 @@ class CSIVolumeSource:
 class GCEPersistentDiskVolumeSource:
     """A GCE persistent disk (``gcePersistentDisk``), also a PersistentVolume source."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     pd_name: str
     fs_type: str = ""
@@ -76,7 +76,7 @@ class GCEPersistentDiskVolumeSource:
 class AWSElasticBlockStoreVolumeSource:
     """An AWS EBS volume (``awsElasticBlockStore``), also a PersistentVolume source."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     volume_id: str
     fs_type: str = ""
@@ -89,7 +89,7 @@ class AWSElasticBlockStoreVolumeSource:
 class RBDVolumeSource:
     """A Ceph RBD image (``rbd``)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     monitors: tuple[str, ...] = attrs.field(converter=_tuple)
     image: str
@@ -104,7 +104,7 @@ class RBDVolumeSource:
 class ISCSIVolumeSource:
     """An iSCSI disk (``iscsi``)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     target_portal: str
     iqn: str
@@ -126,7 +126,7 @@ class Volume:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None

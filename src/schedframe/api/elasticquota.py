@@ -36,7 +36,7 @@ __all__ = [
     "elastic_quota_to_manifest",
 ]
 
-#: The API group and version of :class:`ElasticQuota`.
+#: The API group and version of :class:`~schedframe.api.ElasticQuota`.
 ELASTIC_QUOTA_API_VERSION: Final = "scheduling.x-k8s.io/v1alpha1"
 #: The groups scheduler-plugins has published ElasticQuota under (as for PodGroup).
 _API_VERSIONS: Final = (ELASTIC_QUOTA_API_VERSION, "scheduling.sigs.k8s.io/v1alpha1")
@@ -59,7 +59,7 @@ class ElasticQuota:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"

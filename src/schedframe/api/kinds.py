@@ -1,16 +1,18 @@
 """The one registry of the API kinds schedframe reads.
 
-Each kind has one :class:`KindInfo` record: its name, the ``apiVersion`` values accepted (group
+Each kind has one :class:`~schedframe.api.KindInfo` record: its name, the ``apiVersion`` values accepted
+(group
 and served versions; the first is the one written), its plural (the resource name in API paths),
 whether it is namespaced, its value class, and its manifest reader and writer. Everything that
-needs a list of kinds derives it from :data:`KINDS`: :func:`~schedframe.object_from_manifest` and
+needs a list of kinds derives it from :data:`~schedframe.api.KINDS`: :func:`~schedframe.object_from_manifest`
+and
 :func:`~schedframe.load_manifests` (readers, cluster-scoped kinds), :func:`~schedframe.object_to_manifest`
-and :func:`~schedframe.dump_scheduler_state` (writers), the framework's cluster events
+and :func:`~schedframe.api.dump_scheduler_state` (writers), the framework's cluster events
 (:func:`schedframe.framework.events.event_resource_for`), the live-cluster informers and
 ``schedframe import`` (:mod:`schedframe.kube`).
 
 The registry is open: a plugin family or another distribution registers the kinds it needs
-(ElasticQuota, NodeResourceTopology, ...) with :meth:`KindRegistry.register`, and
+(ElasticQuota, NodeResourceTopology, ...) with :meth:`schedframe.api.KindRegistry.register`, and
 :func:`~schedframe.load_manifests` reads them from then on. Adding a built-in kind means a record
 here and the kind's own module (its value class and converters), nothing else.
 """
@@ -103,7 +105,7 @@ class KindInfo:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     kind: str
     api_versions: tuple[str, ...] = attrs.field(converter=_api_versions)
@@ -130,12 +132,12 @@ class KindInfo:
 
 @final
 class KindRegistry:
-    """The kinds schedframe reads, in registration order; :data:`KINDS` is the one instance.
+    """The kinds schedframe reads, in registration order; :data:`~schedframe.api.KINDS` is the one instance.
 
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     def __init__(self, infos: tuple[KindInfo, ...] = ()) -> None:
         self._lock = threading.Lock()
@@ -150,7 +152,7 @@ class KindRegistry:
 
         Raises:
             DuplicateKindError: the kind, or its value class, is already registered.
-            TypeError: *info* is not a :class:`KindInfo`.
+            TypeError: *info* is not a :class:`~schedframe.api.KindInfo`.
         """
         if not isinstance(info, KindInfo):
             raise TypeError(f"KindRegistry.register() argument 'info' must be a KindInfo, "
@@ -185,7 +187,7 @@ class KindRegistry:
         return frozenset(k for k, info in self._by_kind.items() if not info.namespaced)
 
     def ranked(self) -> list[KindInfo]:
-        """The records by :attr:`KindInfo.rank` (registration order among equal ranks)."""
+        """The records by :attr:`schedframe.api.KindInfo.rank` (registration order among equal ranks)."""
         return sorted(self._by_kind.values(), key=lambda info: info.rank)
 
     def __iter__(self) -> Iterator[KindInfo]:

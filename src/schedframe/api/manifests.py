@@ -1,11 +1,13 @@
 """Conversion between Kubernetes manifests and schedframe's api objects.
 
-Reading (``*_from_manifest``, :func:`object_from_manifest`, :func:`load_manifests`) accepts the
+Reading (``*_from_manifest``, :func:`~schedframe.object_from_manifest`, :func:`~schedframe.load_manifests`)
+accepts the
 plain dicts that ``yaml.safe_load`` / ``json.load`` produce from Kubernetes v1 manifests and
 ``kubectl get ... -o yaml|json`` output. Every field the scheduler reads is decoded; fields
-schedframe does not model are ignored by the readers, but :func:`load_manifests` first checks
+schedframe does not model are ignored by the readers, but :func:`~schedframe.load_manifests` first checks
 every field against the emulated Kubernetes release's field tree (``validate="strict"`` by
-default: :class:`~schedframe.FieldValidationError`; see :func:`field_problems`). Bad input
+default: :class:`~schedframe.errors.FieldValidationError`; see :func:`~schedframe.api.field_problems`). Bad
+input
 raises one :class:`~schedframe.ManifestError` naming the field path, the value found and what
 was expected::
 
@@ -17,16 +19,16 @@ port's ``protocol`` to ``"TCP"`` and a container's missing requests to its limit
 validates what the API validates (selector and toleration operators, taint effects,
 ``whenUnsatisfiable``, names, at least one container, unique container names, requests within
 limits, workload templates...). A JSON ``null`` reads as an absent field. Priorities are kept
-as written (no PriorityClass resolution). :func:`load_manifests` takes a ``str`` as text and a
+as written (no PriorityClass resolution). :func:`~schedframe.load_manifests` takes a ``str`` as text and a
 path-like as a file or directory, reads regular files only within size and object caps, and
 expands workloads into pods (:mod:`schedframe.api.workloads`); see docs/manifests.rst.
 
-Writing (``*_to_manifest``, :func:`object_to_manifest`) produces ``apiVersion``, ``kind``,
+Writing (``*_to_manifest``, :func:`~schedframe.object_to_manifest`) produces ``apiVersion``, ``kind``,
 ``metadata`` and the object's ``spec`` / ``status`` with empty fields omitted; quantities are
 written as their original text and timestamps (seconds since the epoch in schedframe) as
 RFC 3339 strings. ``X.from_manifest(x.to_manifest()) == x`` holds for every valid object (a
 pod without containers, as the testing builders allow, is written but not read back).
-:func:`dump_manifests` writes a ``kind: List`` document :func:`load_manifests` reads.
+:func:`~schedframe.dump_manifests` writes a ``kind: List`` document :func:`~schedframe.load_manifests` reads.
 """
 
 # The public face of the manifest code, which lives in one module per concern: the shared field

@@ -58,9 +58,9 @@ __all__ = [
     "network_topology_to_manifest",
 ]
 
-#: The API group and version of :class:`AppGroup`.
+#: The API group and version of :class:`~schedframe.api.AppGroup`.
 APP_GROUP_API_VERSION: Final = "appgroup.diktyo.x-k8s.io/v1alpha1"
-#: The API group and version of :class:`NetworkTopology`.
+#: The API group and version of :class:`~schedframe.api.NetworkTopology`.
 NETWORK_TOPOLOGY_API_VERSION: Final = "networktopology.diktyo.x-k8s.io/v1alpha1"
 #: The pod label naming the pod's AppGroup.
 APP_GROUP_LABEL: Final = "appgroup.diktyo.x-k8s.io"
@@ -84,7 +84,7 @@ class AppGroupWorkloadInfo:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     kind: str
     name: str
@@ -102,7 +102,7 @@ class AppGroupDependency:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     workload: AppGroupWorkloadInfo
     min_bandwidth: Quantity | None = attrs.field(default=None, converter=_opt_q)
@@ -117,7 +117,7 @@ class AppGroupWorkload:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     workload: AppGroupWorkloadInfo
     dependencies: tuple[AppGroupDependency, ...] = attrs.field(default=(), converter=_tuple)
@@ -131,7 +131,7 @@ class AppGroupTopologyInfo:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     workload: AppGroupWorkloadInfo
     index: int = 0
@@ -154,7 +154,7 @@ class AppGroup:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -183,7 +183,7 @@ class NetworkCost:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     destination: str
     network_cost: int = 0
@@ -200,7 +200,7 @@ class NetworkTopologyOrigin:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     origin: str
     cost_list: tuple[NetworkCost, ...] = attrs.field(default=(), converter=_tuple)
@@ -214,7 +214,7 @@ class NetworkTopologyTopology:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     topology_key: str
     origin_list: tuple[NetworkTopologyOrigin, ...] = attrs.field(default=(), converter=_tuple)
@@ -228,7 +228,7 @@ class NetworkTopologyWeights:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     topology_list: tuple[NetworkTopologyTopology, ...] = attrs.field(default=(), converter=_tuple)
@@ -249,7 +249,7 @@ class NetworkTopology:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"

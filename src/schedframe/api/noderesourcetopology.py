@@ -45,7 +45,7 @@ __all__ = [
     "node_resource_topology_to_manifest",
 ]
 
-#: The API group and version of :class:`NodeResourceTopology`.
+#: The API group and version of :class:`~schedframe.api.NodeResourceTopology`.
 NODE_RESOURCE_TOPOLOGY_API_VERSION: Final = "topology.node.k8s.io/v1alpha2"
 #: ``Zone.type`` of a NUMA node (upstream ``helper.ZoneTypeNUMANode``).
 ZONE_TYPE_NUMA_NODE: Final = "Node"
@@ -75,7 +75,7 @@ class TopologyResourceInfo:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     capacity: Quantity = attrs.field(default=_ZERO, converter=_q)
@@ -91,7 +91,7 @@ class TopologyCost:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     value: int
@@ -105,7 +105,7 @@ class TopologyAttribute:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     value: str
@@ -127,7 +127,7 @@ class TopologyZone:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     type: str = ZONE_TYPE_NUMA_NODE
@@ -153,7 +153,7 @@ class NodeResourceTopology:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     zones: tuple[TopologyZone, ...] = attrs.field(default=(), converter=_tuple)

@@ -170,7 +170,7 @@ class Resources:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     milli_cpu: int = 0
     memory: int = 0
@@ -301,7 +301,7 @@ TAINT_EFFECTS: Final = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"}
 class Taint:
     """A node taint (effect ``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     key: str
     effect: str
@@ -317,7 +317,7 @@ class Taint:
 class Toleration:
     """A pod toleration. ``operator`` is ``Equal`` (the default) or ``Exists``."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     key: str = ""
     operator: str = "Equal"
@@ -361,7 +361,7 @@ class Toleration:
 class TopologySpreadConstraint:
     """One ``spec.topologySpreadConstraints`` entry."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     max_skew: int
     topology_key: str
@@ -382,7 +382,7 @@ class TopologySpreadConstraint:
 class ContainerPort:
     """A container port; only ``host_port`` > 0 occupies a port on the node."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     container_port: int
     host_port: int = 0
@@ -394,13 +394,13 @@ class ContainerPort:
 @final
 @attrs.frozen
 class WorkloadReference:
-    """A pod's ``spec.workloadRef``: the :class:`~schedframe.Workload` and pod group it belongs to
+    """A pod's ``spec.workloadRef``: the :class:`~schedframe.api.Workload` and pod group it belongs to
     (``GenericWorkload``; read by the GangScheduling plugin).
 
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     pod_group: str
@@ -418,7 +418,7 @@ class ContainerRestartRule:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     action: str
     exit_codes_operator: str = ""
@@ -434,7 +434,7 @@ class ContainerResourceClaim:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     request: str = ""
@@ -450,7 +450,7 @@ class PodResourceClaim:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     resource_claim_name: str | None = None
@@ -466,7 +466,7 @@ class PodResourceClaimStatus:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     resource_claim_name: str | None = None
@@ -481,7 +481,7 @@ class Container:
     container), whose requests count for the pod's whole life.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str = "c"
     image: str = ""
@@ -500,7 +500,7 @@ class Container:
 class PodCondition:
     """A pod status condition (``PodScheduled``, ``Ready``, ...)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     type: str
     status: str = "True"
@@ -517,7 +517,7 @@ class PodCondition:
 class OwnerReference:
     """An owner reference (used to find the Service/ReplicaSet/StatefulSet selecting a pod)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     kind: str
     name: str
@@ -660,7 +660,7 @@ class Pod:
         return attrs.evolve(self, **changes)
 
 
-#: Fields of :class:`Pod` without a converter whose value the derived fields do not depend on.
+#: Fields of :class:`~schedframe.Pod` without a converter whose value the derived fields do not depend on.
 _POD_PLAIN_FIELDS: frozenset[str] = frozenset({
     "name", "namespace", "uid", "creation_timestamp", "deletion_timestamp", "priority",
     "priority_class_name", "scheduler_name", "node_name", "preemption_policy", "phase",
@@ -806,7 +806,7 @@ def _compute_requests(pod: Pod) -> tuple[Resources, int, int]:
 class ContainerImage:
     """An image present on a node: its names and size in bytes."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     names: tuple[str, ...] = attrs.field(converter=_tuple)
     size_bytes: int = 0
@@ -817,7 +817,7 @@ class ContainerImage:
 class NodeCondition:
     """A node status condition (``Ready``, ``MemoryPressure``, ...)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     type: str
     status: str = "True"
@@ -907,7 +907,7 @@ class PodDisruptionBudget:
     """A policy/v1 PodDisruptionBudget. ``min_available`` / ``max_unavailable`` are ints or
     percentage strings (``"50%"``)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -936,7 +936,7 @@ class PodDisruptionBudget:
 class PriorityClass:
     """A scheduling.k8s.io/v1 PriorityClass."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     value: int
@@ -951,7 +951,7 @@ class PriorityClass:
 class Service:
     """A Service: only its selector matters (default topology spreading)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -962,10 +962,10 @@ class Service:
 @attrs.frozen
 class ReplicaSet:
     """An apps/v1 ReplicaSet: its selector (default topology spreading) and what its controller
-    creates pods from (``replicas``, ``template``; see :func:`~schedframe.expand_workloads`).
+    creates pods from (``replicas``, ``template``; see :func:`~schedframe.api.expand_workloads`).
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -984,12 +984,12 @@ class StatefulSet:
     ``template`` (ordinals from ``ordinals_start``).
 
     ``volume_claim_templates`` is ``spec.volumeClaimTemplates``, as
-    :class:`~schedframe.PersistentVolumeClaim` objects (typed ``Any`` here: this module may not
+    :class:`~schedframe.api.PersistentVolumeClaim` objects (typed ``Any`` here: this module may not
     import the storage module): each pod gets a claim ``<template>-<name>-<ordinal>`` of each
-    (see :func:`~schedframe.expand_workloads`).
+    (see :func:`~schedframe.api.expand_workloads`).
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -1008,7 +1008,7 @@ class ReplicationController:
     """A v1 ReplicationController: its (map) selector and ``replicas`` pods from ``template``.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -1019,7 +1019,7 @@ class ReplicationController:
     labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
 
 
-#: The API group and version of :class:`PodGroup` (kubernetes-sigs/scheduler-plugins).
+#: The API group and version of :class:`~schedframe.api.PodGroup` (kubernetes-sigs/scheduler-plugins).
 POD_GROUP_API_VERSION: Final = "scheduling.x-k8s.io/v1alpha1"
 
 @final
@@ -1043,7 +1043,7 @@ class PodGroup:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"

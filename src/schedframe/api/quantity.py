@@ -154,14 +154,14 @@ class Quantity:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     exact: Fraction
     text: str = attrs.field(eq=False, default="")
 
     @classmethod
     def parse(cls, text: str | int | float) -> Quantity:
-        """Parse *text*; raises :class:`~schedframe.QuantityError` when malformed."""
+        """Parse *text*; raises :class:`~schedframe.errors.QuantityError` when malformed."""
         value = parse_quantity(text)
         return cls(value, text if isinstance(text, str) else _format(value))
 

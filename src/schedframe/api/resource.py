@@ -94,7 +94,7 @@ class DeviceAttribute:
     """A device attribute: exactly one of an integer, a boolean, a string or a semantic
     version (``version``, kept as its string)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     int_value: int | None = None
     bool_value: bool | None = None
@@ -119,7 +119,7 @@ class Device:
     (``"gpu.example.com/model"``) or a short one, which belongs to the slice's driver.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     attributes: FrozenDict[str, DeviceAttribute] = attrs.field(factory=dict, converter=_frozen_map)
@@ -131,7 +131,7 @@ class Device:
 class ResourcePool:
     """``spec.pool`` of a ResourceSlice."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     generation: int = 0
@@ -147,7 +147,7 @@ class ResourceSlice:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     driver: str
@@ -167,7 +167,7 @@ class ResourceSlice:
 class OpaqueDeviceConfiguration:
     """Opaque, driver-specific configuration (``parameters`` kept as a frozen mapping)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     driver: str
     parameters: Any = attrs.field(default=None, converter=deep_freeze)
@@ -179,7 +179,7 @@ class DeviceClaimConfiguration:
     """One entry of ``spec.devices.config`` of a claim (or ``spec.config`` of a class, where
     ``requests`` is empty)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     opaque: OpaqueDeviceConfiguration | None = None
     requests: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
@@ -194,7 +194,7 @@ class DeviceClass:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     selectors: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
@@ -211,7 +211,7 @@ class DeviceClass:
 class ExactDeviceRequest:
     """``exactly`` of a device request."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     device_class_name: str
     selectors: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
@@ -225,7 +225,7 @@ class ExactDeviceRequest:
 class DeviceSubRequest:
     """One alternative of ``firstAvailable`` (a prioritized list)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     device_class_name: str
@@ -239,7 +239,7 @@ class DeviceSubRequest:
 class DeviceRequest:
     """One entry of ``spec.devices.requests``: either ``exactly`` or ``first_available``."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     exactly: ExactDeviceRequest | None = None
@@ -252,7 +252,7 @@ class DeviceConstraint:
     """One entry of ``spec.devices.constraints``: ``match_attribute`` requires every device
     allocated for ``requests`` (all requests when empty) to have the same value of it."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     requests: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     match_attribute: str | None = None
@@ -263,7 +263,7 @@ class DeviceConstraint:
 class DeviceRequestAllocationResult:
     """One allocated device: the request (``"req"`` or ``"req/subreq"``) and the device."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     request: str
     driver: str
@@ -277,7 +277,7 @@ class DeviceRequestAllocationResult:
 class DeviceAllocationConfiguration:
     """Configuration copied into an allocation, from the class or the claim."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     source: str
     opaque: OpaqueDeviceConfiguration | None = None
@@ -290,7 +290,7 @@ class AllocationResult:
     """``status.allocation``: the devices, their configuration and the nodes the claim can be
     used on (``None``: any node)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     results: tuple[DeviceRequestAllocationResult, ...] = attrs.field(default=(), converter=_tuple)
     config: tuple[DeviceAllocationConfiguration, ...] = attrs.field(default=(), converter=_tuple)
@@ -302,7 +302,7 @@ class AllocationResult:
 class ResourceClaimConsumerReference:
     """One entry of ``status.reservedFor``."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     uid: str
@@ -325,7 +325,7 @@ class ResourceClaim:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -369,7 +369,7 @@ class ResourceClaimTemplate:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -534,7 +534,7 @@ def _consumer(value: Any, path: str) -> ResourceClaimConsumerReference:
 
 
 def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
-    """A :class:`ResourceClaim` from its ``resource.k8s.io/v1`` manifest.
+    """A :class:`~schedframe.api.ResourceClaim` from its ``resource.k8s.io/v1`` manifest.
 
     Raises:
         ManifestError: naming the field path of anything malformed.
@@ -560,7 +560,7 @@ def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
 
 
 def resource_claim_template_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaimTemplate:
-    """A :class:`ResourceClaimTemplate` from its ``resource.k8s.io/v1`` manifest.
+    """A :class:`~schedframe.api.ResourceClaimTemplate` from its ``resource.k8s.io/v1`` manifest.
 
     Raises:
         ManifestError: naming the field path of anything malformed.
@@ -576,7 +576,7 @@ def resource_claim_template_from_manifest(manifest: Mapping[str, Any]) -> Resour
 
 
 def device_class_from_manifest(manifest: Mapping[str, Any]) -> DeviceClass:
-    """A :class:`DeviceClass` from its ``resource.k8s.io/v1`` manifest.
+    """A :class:`~schedframe.api.DeviceClass` from its ``resource.k8s.io/v1`` manifest.
 
     Raises:
         ManifestError: naming the field path of anything malformed.
@@ -624,7 +624,7 @@ def _device(value: Any, path: str) -> Device:
 
 
 def resource_slice_from_manifest(manifest: Mapping[str, Any]) -> ResourceSlice:
-    """A :class:`ResourceSlice` from its ``resource.k8s.io/v1`` manifest.
+    """A :class:`~schedframe.api.ResourceSlice` from its ``resource.k8s.io/v1`` manifest.
 
     Raises:
         ManifestError: naming the field path of anything malformed, or a slice that sets not

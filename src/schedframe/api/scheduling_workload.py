@@ -4,7 +4,7 @@
 ``spec.workloadRef``. The in-tree GangScheduling plugin schedules a gang's pods all or nothing.
 
 This is upstream's native gang scheduling, beside the scheduler-plugins PodGroup CRD
-(``scheduling.x-k8s.io`` :class:`~schedframe.PodGroup`) that the Coscheduling plugin reads; a
+(``scheduling.x-k8s.io`` :class:`~schedframe.api.PodGroup`) that the Coscheduling plugin reads; a
 scenario can use either.
 """
 
@@ -48,7 +48,7 @@ WORKLOAD_API_VERSION: Final = "scheduling.k8s.io/v1alpha1"
 @final
 @attrs.frozen
 class WorkloadPodGroup:
-    """One of a :class:`Workload`'s ``spec.podGroups``: its name and policy.
+    """One of a :class:`~schedframe.api.Workload`'s ``spec.podGroups``: its name and policy.
 
     Args:
         name: the group's name (pods name it in ``workloadRef.podGroup``).
@@ -57,7 +57,7 @@ class WorkloadPodGroup:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     min_count: int | None = None
@@ -80,7 +80,7 @@ class Workload:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"

@@ -142,7 +142,7 @@ def _storage_of(resources: Mapping[str, Quantity]) -> int:
 class ObjectReference:
     """A reference to another object (a PersistentVolume's ``spec.claimRef``)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = ""
@@ -156,7 +156,7 @@ class ObjectReference:
 class CSIPersistentVolumeSource:
     """A PersistentVolume's ``spec.csi``: the driver and the volume's handle in it."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     driver: str
     volume_handle: str
@@ -181,7 +181,7 @@ class PersistentVolume:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     uid: str = attrs.field(default=attrs.Factory(_pv_uid, takes_self=True))
@@ -242,7 +242,7 @@ class PersistentVolumeClaim:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -300,7 +300,7 @@ class PersistentVolumeClaim:
 class TopologySelectorRequirement:
     """One ``matchLabelExpressions`` entry of an allowed topology: *key* in *values*."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     key: str
     values: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
@@ -311,7 +311,7 @@ class TopologySelectorRequirement:
 class TopologySelectorTerm:
     """An allowed-topology term: its requirements ANDed (an empty term matches nothing)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     match_label_expressions: tuple[TopologySelectorRequirement, ...] = attrs.field(
         default=(), converter=_tuple)
@@ -339,7 +339,7 @@ class StorageClass:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     provisioner: str
@@ -373,7 +373,7 @@ class CSINodeDriver:
     """One driver of a CSINode: its name, node ID, topology keys and the number of volumes
     it can attach on the node (``allocatable.count``; ``None``: unlimited)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     node_id: str = ""
@@ -389,7 +389,7 @@ class CSINode:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     annotations: FrozenDict[str, str] = attrs.field(factory=dict, converter=_strs)
@@ -418,7 +418,7 @@ class CSIDriver:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     attach_required: bool = True

@@ -34,7 +34,7 @@ class VolumeAttachment:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     attacher: str

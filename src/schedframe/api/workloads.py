@@ -1,7 +1,8 @@
 """Workload objects (Deployment, DaemonSet, Job, CronJob) and their expansion into the pods their
 controllers would create.
 
-:func:`expand_workloads` plays the part of kube-controller-manager's controllers for one instant:
+:func:`~schedframe.api.expand_workloads` plays the part of kube-controller-manager's controllers for one
+instant:
 given the objects of a cluster (as :func:`~schedframe.load_manifests` reads them) it adds the
 ReplicaSets a Deployment owns, the Jobs a CronJob has running, and the pods of every
 ReplicaSet, ReplicationController, StatefulSet, DaemonSet and Job that are missing, named as
@@ -111,7 +112,7 @@ class Deployment:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -134,7 +135,7 @@ class DaemonSet:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -156,7 +157,7 @@ class Job:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -176,13 +177,13 @@ class Job:
 @final
 @attrs.frozen
 class CronJob:
-    """A batch/v1 CronJob: ``job_template`` (a :class:`Job` without a name) and the names of
+    """A batch/v1 CronJob: ``job_template`` (a :class:`~schedframe.api.Job` without a name) and the names of
     the Jobs it has running (``status.active``).
 
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.api"
 
     name: str
     namespace: str = "default"
@@ -269,7 +270,7 @@ SYSTEM_PRIORITY_CLASSES: Final = (
 
 
 def priority_classes(objects: Iterable[Any]) -> dict[str, PriorityClass]:
-    """The :class:`~schedframe.PriorityClass` objects among *objects* by name, with
+    """The :class:`~schedframe.api.PriorityClass` objects among *objects* by name, with
     :data:`SYSTEM_PRIORITY_CLASSES`."""
     out = {pc.name: pc for pc in SYSTEM_PRIORITY_CLASSES}
     out.update((o.name, o) for o in objects if isinstance(o, PriorityClass))

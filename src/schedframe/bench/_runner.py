@@ -3,7 +3,7 @@
 What is measured (see ``docs/performance.rst``):
 
 * **throughput**: measured pods bound / wall time of the measured phase (the loop calling
-  :meth:`Scheduler.schedule_one` until the queue is idle; in deterministic mode each call also
+  :meth:`schedframe.Scheduler.schedule_one` until the queue is idle; in deterministic mode each call also
   runs the pod's binding cycle). Adding the measured pods to the queue is timed separately.
   The process CPU time of the same phase is reported too (``pods_per_cpu_second``): on a
   shared, busy machine it is the steadier number.
@@ -133,7 +133,7 @@ def build_registry(plugins: Iterable[str] = (), *, entry_points: bool = True) ->
 
 def load_config(path: str | os.PathLike[str], registry: Registry) -> SchedulerConfiguration:
     """Read a ``KubeSchedulerConfiguration`` YAML (or JSON) file as every command does
-    (:meth:`SchedulerConfiguration.from_file`: at most ``schedframe.config.MAX_CONFIG_FILE_BYTES``,
+    (:meth:`schedframe.SchedulerConfiguration.from_file`: at most ``schedframe.config.MAX_CONFIG_FILE_BYTES``,
     the errors naming the file)."""
     return SchedulerConfiguration.from_file(path, registry=registry)
 

@@ -6,7 +6,8 @@ binding, and *forgotten* when binding fails. A node deleted while pods are still
 NodeInfo without a Node object until those pods go; it is invisible to snapshots.
 
 Every change stamps the touched NodeInfo with a new generation and moves it to the end of a
-recency-ordered map, so :meth:`Cache.update_snapshot` walks back from the most recent change and
+recency-ordered map, so :meth:`schedframe.cache.Cache.update_snapshot` walks back from the most recent change
+and
 stops at the first NodeInfo the snapshot already has: refreshing after one pod was placed copies
 one NodeInfo, whatever the size of the cluster.
 
@@ -51,7 +52,7 @@ class CacheDump:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
 
     nodes: Mapping[str, NodeInfo]
     assumed_pods: frozenset[str]
@@ -130,7 +131,7 @@ class Cache:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -449,20 +450,21 @@ class Cache:
 
     # -- snapshots --------------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        """A new snapshot of the cache (same as updating an empty :class:`Snapshot`)."""
+        """A new snapshot of the cache (same as updating an empty :class:`~schedframe.cache.Snapshot`)."""
         snap = Snapshot()
         self.update_snapshot(snap)
         return snap
 
     def update_snapshot(self, snapshot: Snapshot) -> None:
         """Bring *snapshot* up to date with the cache, copying only what changed since its
-        :attr:`~Snapshot.generation` (upstream ``UpdateSnapshot``).
+        :attr:`~schedframe.cache.Snapshot.generation` (upstream ``UpdateSnapshot``).
 
         Changed NodeInfos are cloned and replace the snapshot's; the node order is recomputed only
         when nodes were added, removed or moved to another zone; a node that gained its first or
         lost its last pod with (anti-)affinity joins or leaves the affinity lists at its place
         (binary search, C-level copies). A snapshot follows one
-        cache: one built by :meth:`Snapshot.from_objects` or updated by another cache starts over.
+        cache: one built by :meth:`schedframe.cache.Snapshot.from_objects` or updated by another cache starts
+        over.
         """
         if not isinstance(snapshot, Snapshot):
             raise ArgumentTypeError(f"Cache.update_snapshot: snapshot must be a Snapshot, got "

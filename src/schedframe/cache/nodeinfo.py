@@ -1,8 +1,8 @@
 """``NodeInfo`` and ``PodInfo``: the per-node aggregates plugins read.
 
-A :class:`NodeInfo` holds a node, the pods on it, and aggregates precomputed as pods come and go
+A :class:`~schedframe.NodeInfo` holds a node, the pods on it, and aggregates precomputed as pods come and go
 (requested resources, used host ports, pods with affinity), so a Filter or Score call is a few
-attribute reads. The cache owns mutable NodeInfos; a :class:`~schedframe.Snapshot` hands
+attribute reads. The cache owns mutable NodeInfos; a :class:`~schedframe.cache.Snapshot` hands
 plugins clones that do not change during a cycle. Plugins must treat NodeInfo as read-only.
 """
 
@@ -87,7 +87,7 @@ class AffinityTerm:
     namespace; ``selector`` ``None`` matches no pod.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
 
     namespaces: frozenset[str]
     selector: LabelSelector | None
@@ -119,7 +119,7 @@ class AffinityTerm:
 class WeightedAffinityTerm:
     """A resolved preferred term with its weight."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
 
     term: AffinityTerm
     weight: int
@@ -176,7 +176,7 @@ class PodInfo:
 class ImageStateSummary:
     """An image on a node: its size and how many nodes in the cluster have it."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
 
     size: int
     num_nodes: int
@@ -190,7 +190,7 @@ class HostPortInfo:
     conflicts with the same protocol and port on any IP, and vice versa.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
     __slots__ = ("_ports",)
 
     def __init__(self) -> None:
@@ -259,7 +259,7 @@ class HostPortInfo:
 
 _ZERO: Final = Resources()
 
-#: The fields of :attr:`NodeInfo.resource_row`, in order: allocatable minus requested CPU
+#: The fields of :attr:`schedframe.NodeInfo.resource_row`, in order: allocatable minus requested CPU
 #: (millicores), memory and ephemeral storage; allocatable pods, CPU and memory; the non-zero
 #: requested CPU and memory (scoring defaults for pods that request none); the requested CPU and
 #: memory; and whether allocatable or requested has any scalar (extended) resource.
@@ -319,7 +319,7 @@ class NodeInfo:
         node: the :class:`~schedframe.Node` (``None`` when the node was deleted but pods remain);
             change it with :meth:`set_node` and :meth:`remove_node` only.
         name: the node's name (``""`` when the node object is gone).
-        pods: the pods on the node, as :class:`PodInfo`.
+        pods: the pods on the node, as :class:`~schedframe.PodInfo`.
         pods_with_affinity: pods having any pod affinity / anti-affinity term.
         pods_with_required_anti_affinity: pods having required anti-affinity terms.
         used_ports: host ports in use.

@@ -1,14 +1,16 @@
 """``Snapshot``: the consistent view of the cluster one scheduling cycle runs against.
 
-A :class:`Snapshot` holds clones of the cache's NodeInfos (only nodes that have a Node object), in
+A :class:`~schedframe.cache.Snapshot` holds clones of the cache's NodeInfos (only nodes that have a Node
+object), in
 the order of upstream's ``nodeTree``: nodes are grouped by zone (region + zone labels), kept in
 insertion order within a zone, and listed round-robin across zones in the order the zones first
 appeared. That order decides which nodes a cycle looks at first when it scores only a percentage
 of the cluster, so it matches kube-scheduler's.
 
-:meth:`Cache.update_snapshot <schedframe.Cache.update_snapshot>` refreshes a snapshot in place,
-copying only the NodeInfos that changed since the snapshot's :attr:`~Snapshot.generation`;
-:meth:`Snapshot.from_objects` builds one directly from nodes and pods (tests, the plugin harness).
+:meth:`Cache.update_snapshot <schedframe.cache.Cache.update_snapshot>` refreshes a snapshot in place,
+copying only the NodeInfos that changed since the snapshot's :attr:`~schedframe.cache.Snapshot.generation`;
+:meth:`schedframe.cache.Snapshot.from_objects` builds one directly from nodes and pods (tests, the plugin
+harness).
 """
 
 from __future__ import annotations
@@ -231,7 +233,7 @@ class Snapshot:
     """The NodeInfos one scheduling cycle reads (implements ``SharedLister`` and ``NodeInfoLister``).
 
     The NodeInfos are clones owned by the snapshot: changes to the cache never show through until
-    the next :meth:`Cache.update_snapshot <schedframe.Cache.update_snapshot>`, which replaces the
+    the next :meth:`Cache.update_snapshot <schedframe.cache.Cache.update_snapshot>`, which replaces the
     NodeInfos that changed with fresh clones, so a NodeInfo handed out is never modified (only
     the ``num_nodes`` of its image states, read through the snapshot's image table, follow the
     cluster). ``list()`` and the affinity lists are the snapshot's own and change at the next
@@ -240,7 +242,7 @@ class Snapshot:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
     __slots__ = (
         "_affinity",
         "_affinity_at",

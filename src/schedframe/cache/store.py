@@ -15,13 +15,13 @@ T = TypeVar("T")
 
 @final
 class ObjectStore:
-    """A small thread-safe store implementing :class:`~schedframe.ObjectLister`.
+    """A small thread-safe store implementing :class:`~schedframe.framework.ObjectLister`.
 
     Objects are keyed by type, ``namespace`` (when they have one) and ``name``; adding an object
     with the same key replaces the old one.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.cache"
 
     def __init__(self, objects: Any = ()) -> None:
         self._by_kind: dict[type, dict[tuple[str, str], Any]] = {}

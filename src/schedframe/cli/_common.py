@@ -216,7 +216,7 @@ def _command_name() -> str:
 
 @contextlib.contextmanager
 def config_notes(path: str | None = None, *, within: str | None = None) -> Iterator[None]:
-    """Turn the :class:`~schedframe.ConfigurationDeprecationWarning` of a configuration read
+    """Turn the :class:`~schedframe.config.ConfigurationDeprecationWarning` of a configuration read
     inside the block (a ``v1beta2``/``v1beta3`` file converted to ``v1``) into one note on stderr
     in the command's words::
 
@@ -343,7 +343,7 @@ def release_option(args: argparse.Namespace) -> Any:
 
 
 def load_config(path: str, release: Any = None) -> Any:
-    """The ``KubeSchedulerConfiguration`` file *path* (:meth:`SchedulerConfiguration.from_file`:
+    """The ``KubeSchedulerConfiguration`` file *path* (:meth:`schedframe.SchedulerConfiguration.from_file`:
     a regular UTF-8 file, size-capped; the errors name the file), read for *release* (a
     ``ReleaseProfile``; default the newest). An old version converted to v1 is a note on stderr
     (:func:`config_notes`)."""

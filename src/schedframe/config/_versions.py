@@ -4,7 +4,8 @@ an older one as ``v1`` takes.
 ``v1`` is read as it is. ``v1beta2`` and ``v1beta3`` (removed from kube-scheduler in Kubernetes
 1.28 and 1.29) are read with the defaults kube-scheduler applied to them in the last release that
 had them (``pkg/scheduler/apis/config/{v1beta2,v1beta3}/default_plugins.go``), their own set of
-fields, and the plugin renames below; a :class:`ConfigurationDeprecationWarning` names the version.
+fields, and the plugin renames below; a :class:`~schedframe.config.ConfigurationDeprecationWarning` names the
+version.
 Older versions are refused with the Kubernetes release that dropped them.
 """
 
@@ -47,7 +48,7 @@ class ConfigurationDeprecationWarning(SchedframeWarning, DeprecationWarning):
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.config"
 
     def __init__(self, message: str = "", api_version: str = "") -> None:
         super().__init__(message)

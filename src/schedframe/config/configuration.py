@@ -1,8 +1,10 @@
 """Scheduler configuration: ``KubeSchedulerConfiguration`` (``kubescheduler.config.k8s.io/v1``).
 
-:class:`SchedulerConfiguration` reads the same document kube-scheduler reads (``--config``), from a
-mapping (:meth:`SchedulerConfiguration.from_dict`), YAML text
-(:meth:`SchedulerConfiguration.from_yaml`) or a file (:meth:`SchedulerConfiguration.from_file`),
+:class:`~schedframe.SchedulerConfiguration` reads the same document kube-scheduler reads (``--config``), from
+a
+mapping (:meth:`schedframe.SchedulerConfiguration.from_dict`), YAML text
+(:meth:`schedframe.SchedulerConfiguration.from_yaml`) or a file
+(:meth:`schedframe.SchedulerConfiguration.from_file`),
 and applies upstream's semantics:
 
 * **Defaults.** Every profile starts from upstream's default plugin set, declared at
@@ -20,7 +22,7 @@ and applies upstream's semantics:
   means 1. ``Profile.plugins`` holds the result: the *effective* plugin list of every point.
 * **Plugins schedframe does not provide.** Upstream default plugins absent from the registry
   (``DynamicResources``, ...) are dropped from the default profile and listed in
-  :attr:`SchedulerConfiguration.omitted_upstream_plugins`; enabling one explicitly is an error,
+  :attr:`schedframe.SchedulerConfiguration.omitted_upstream_plugins`; enabling one explicitly is an error,
   disabling one is accepted, and their ``pluginConfig`` entries are ignored.
 * **Validation.** Every problem in the document is reported at once, in one
   :class:`~schedframe.ConfigurationError` whose ``errors`` list names each field path, e.g.
@@ -30,7 +32,7 @@ and applies upstream's semantics:
   (kube-scheduler's strict decoding).
 * **Older versions.** ``v1beta2`` and ``v1beta3`` documents are read with the defaults and
   fields kube-scheduler gave them and converted to v1, with a
-  :class:`~schedframe.ConfigurationDeprecationWarning` (see :mod:`schedframe.config._versions`);
+  :class:`~schedframe.config.ConfigurationDeprecationWarning` (see :mod:`schedframe.config._versions`);
   older versions are refused naming the release that removed them.
 
 Which extension points a plugin implements
@@ -40,7 +42,8 @@ holds factories, not classes, so by default the configuration *probes* the regis
 each referenced plugin once with the args the profile's ``pluginConfig`` gives it (else the
 args type's defaults, else ``None``) and an inert :class:`~schedframe.Handle` (empty snapshot
 and object store, no-op client and recorder), and checks the runtime-checkable extension-point
-Protocols (:func:`extension_points_of`). Successful results are cached per factory. A factory
+Protocols (:func:`~schedframe.config.extension_points_of`). Successful results are cached per factory. A
+factory
 that cannot be built that way (it needs a live cluster) can be described instead through the
 *implements* argument: a mapping from plugin name to its points, or a callable
 ``name -> points``; names it does not cover are probed.
@@ -108,7 +111,7 @@ __all__ = [
 
 #: The configuration's ``apiVersion``.
 API_VERSION: Final = "kubescheduler.config.k8s.io/v1"
-#: The largest configuration file :meth:`SchedulerConfiguration.from_file` reads (4 MiB; real
+#: The largest configuration file :meth:`schedframe.SchedulerConfiguration.from_file` reads (4 MiB; real
 #: configurations are a few kilobytes).
 MAX_CONFIG_FILE_BYTES: Final = 4 * 1024 * 1024
 #: The configuration's ``kind``.
@@ -138,7 +141,7 @@ class PluginRef:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.config"
 
     name: str
     weight: int = 0
@@ -215,8 +218,8 @@ class Profile:
     Args:
         scheduler_name: pods with ``spec.schedulerName`` equal to it use this profile.
         plugins: the *effective* enabled plugins of every extension point of
-            :data:`EXTENSION_POINTS`, in run order; ``score`` entries carry their effective
-            weight. Missing points are empty; plain names become :class:`PluginRef`.
+            :data:`~schedframe.EXTENSION_POINTS`, in run order; ``score`` entries carry their effective
+            weight. Missing points are empty; plain names become :class:`~schedframe.config.PluginRef`.
         plugin_args: plugin name to its args: an args object decoded through the registry's
             ``args_type`` (defaults filled in for every enabled plugin that has one), or the raw
             mapping for plugins without an ``args_type``.
@@ -226,7 +229,7 @@ class Profile:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.config"
 
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     plugins: Mapping[str, tuple[PluginRef, ...]] = attrs.field(
@@ -255,7 +258,7 @@ class Profile:
         """Read one ``profiles[]`` entry of a v1 ``KubeSchedulerConfiguration``.
 
         Upstream defaults are merged in, MultiPoint is expanded and everything is validated, as
-        for :meth:`SchedulerConfiguration.from_dict`; a missing ``schedulerName`` is
+        for :meth:`schedframe.SchedulerConfiguration.from_dict`; a missing ``schedulerName`` is
         ``default-scheduler``.
 
         Raises:
@@ -282,13 +285,13 @@ class Profile:
                                  args={"MyScore": {"mode": "fast"}}, registry=my_registry)
 
         Args:
-            plugins: plugin names, or :class:`PluginRef` to give a Score weight.
+            plugins: plugin names, or :class:`~schedframe.config.PluginRef` to give a Score weight.
             scheduler_name: the profile's scheduler name.
             args: plugin name to args, a camelCase mapping or an args object.
             defaults: keep upstream's default plugins (``False``: only *plugins*; they must then
                 include a queue sort and a bind plugin).
             percentage_of_nodes_to_score: the profile's override.
-            registry, implements: as for :meth:`SchedulerConfiguration.from_dict`.
+            registry, implements: as for :meth:`schedframe.SchedulerConfiguration.from_dict`.
 
         Raises:
             ConfigurationError: listing every problem.
@@ -393,7 +396,7 @@ class SchedulerConfiguration:
                feature_gates: Mapping[str, bool] | str | None = None, paths: bool = False,
                error: Callable[[str], Exception] | None = None) -> SchedulerConfiguration:
         """What every entry point (``Scheduler``, ``explain``, ``plan``, the simulator) accepts as a
-        configuration, as one: ``None`` (upstream's default), a :class:`SchedulerConfiguration`
+        configuration, as one: ``None`` (upstream's default), a :class:`~schedframe.SchedulerConfiguration`
         (read again for *kubernetes_version*/*feature_gates* when either is given, else kept
         whole, its gates included), a ``KubeSchedulerConfiguration`` mapping, or with
         ``paths=True`` a file's path. Anything else raises ``error(message)`` (default
@@ -442,7 +445,7 @@ class SchedulerConfiguration:
         ``extenders`` are read and validated as upstream does (see
         :doc:`/extenders`). A ``v1beta2`` or ``v1beta3`` document is converted to v1
         with the defaults kube-scheduler gave that version, warning with a
-        :class:`~schedframe.ConfigurationDeprecationWarning`; ``v1beta1``, ``v1alpha1`` and
+        :class:`~schedframe.config.ConfigurationDeprecationWarning`; ``v1beta1``, ``v1alpha1`` and
         ``v1alpha2`` are refused.
 
         Args:
@@ -531,7 +534,7 @@ class SchedulerConfiguration:
                       kubernetes_version: str | ReleaseProfile | None = None,
                       feature_gates: Mapping[str, bool] | str | None = None,
                       ) -> SchedulerConfiguration:
-        """Build a configuration from :class:`Profile` objects and/or v1 profile mappings.
+        """Build a configuration from :class:`~schedframe.config.Profile` objects and/or v1 profile mappings.
 
         Mappings are read as in :meth:`from_dict`; Profile objects are taken as they are. The
         whole is validated (unique scheduler names, one queue sort shared by all profiles,

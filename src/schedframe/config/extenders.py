@@ -5,7 +5,7 @@ An extender is an HTTP(S) service kube-scheduler calls at fixed points of the sc
 ``filterVerb`` after the Filter plugins, ``prioritizeVerb`` beside the Score plugins,
 ``bindVerb`` instead of the Bind plugins and ``preemptVerb`` during preemption. This module only
 reads, validates and writes back the configuration; the calls are made by
-:class:`schedframe.HTTPExtender` (:mod:`schedframe.framework.extender`).
+:class:`schedframe.framework.extender.HTTPExtender` (:mod:`schedframe.framework.extender`).
 
 Validation is upstream's ``validateExtenders``: a positive ``weight`` when ``prioritizeVerb`` is
 set, at most one extender with a ``bindVerb``, and ``managedResources[].name`` a valid extended
@@ -16,7 +16,7 @@ without credentials (``user:password@``, which would otherwise appear in message
 
 ``httpTimeout`` is a Go duration string (``"30s"``, ``"1m30s"``, ``"500ms"``); unset or zero
 means kube-scheduler's ``DefaultExtenderTimeout``, 5 seconds (applied in ``NewHTTPExtender``;
-schedframe applies it when reading, so :meth:`ExtenderConfig.to_dict` writes the effective value).
+schedframe applies it when reading, so :meth:`schedframe.ExtenderConfig.to_dict` writes the effective value).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class ExtenderTLSConfig:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.config"
 
     insecure: bool = False
     server_name: str = ""
@@ -110,7 +110,7 @@ class ExtenderManagedResource:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.config"
 
     name: str
     ignored_by_scheduler: bool = False
@@ -137,7 +137,7 @@ class ExtenderConfig:
     """One entry of ``KubeSchedulerConfiguration.extenders`` (upstream ``Extender``).
 
     Read it with :meth:`schedframe.SchedulerConfiguration.from_dict` (which validates the whole
-    list); the scheduler builds a :class:`schedframe.HTTPExtender` from each.
+    list); the scheduler builds a :class:`schedframe.framework.extender.HTTPExtender` from each.
 
     Args:
         url_prefix: the extender's URL, e.g. ``http://127.0.0.1:8888/scheduler``; a verb is

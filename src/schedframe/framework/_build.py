@@ -36,7 +36,7 @@ class PluginRefLike(Protocol):
 
 
 class ProfileLike(Protocol):
-    """What the framework reads from a :class:`~schedframe.Profile` (structural, so any object
+    """What the framework reads from a :class:`~schedframe.config.Profile` (structural, so any object
     with these attributes works)."""
 
     @property

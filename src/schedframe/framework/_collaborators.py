@@ -19,9 +19,9 @@ __all__ = ["DEFAULT_MAX_EVENTS", "InMemoryEventRecorder", "RecordedEvent"]
 @final
 @attrs.frozen
 class RecordedEvent:
-    """An event stored by :class:`InMemoryEventRecorder`."""
+    """An event stored by :class:`~schedframe.framework.InMemoryEventRecorder`."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
 
     obj: Any
     event_type: str
@@ -29,13 +29,13 @@ class RecordedEvent:
     message: str
 
 
-#: How many events an :class:`InMemoryEventRecorder` keeps by default.
+#: How many events an :class:`~schedframe.framework.InMemoryEventRecorder` keeps by default.
 DEFAULT_MAX_EVENTS: Final = 10_000
 
 
 @final
 class InMemoryEventRecorder:
-    """The default :class:`~schedframe.EventRecorder`: keeps the recent events in ``events``.
+    """The default :class:`~schedframe.framework.EventRecorder`: keeps the recent events in ``events``.
 
     Args:
         max_events: how many events to keep (``None``: all). When there are more, the oldest
@@ -43,7 +43,7 @@ class InMemoryEventRecorder:
             keeps its pod alive).
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
 
     def __init__(self, max_events: int | None = DEFAULT_MAX_EVENTS) -> None:
         if max_events is not None and max_events < 1:

@@ -56,8 +56,8 @@ def _filter_outcome(name: str, status: None, exc: Exception) -> Status: ...
 def _filter_outcome(name: str, status: object, exc: Exception | None = None) -> Status | None:
     """What the Filter runtime makes of one plugin's outcome on one node -- *status*, what it
     returned, or *exc*, what it raised: ``None`` (passed), the rejection attributed to the plugin,
-    or an ERROR. The one conversion of :meth:`Framework.run_filter_plugins`,
-    :meth:`Framework.run_filter_plugins_each` and the node searches."""
+    or an ERROR. The one conversion of :meth:`schedframe.Framework.run_filter_plugins`,
+    :meth:`schedframe.Framework.run_filter_plugins_each` and the node searches."""
     if exc is not None:
         return _plugin_error("Filter", name, exc)
     if status is None or (status.__class__ is Status and status.code is _SUCCESS):
@@ -148,7 +148,7 @@ def _filters_whole_runs(plugin: object) -> bool:
 
 def adapt_filter(name: str, filter_fn: Callable[[CycleState, Pod, NodeInfo], object]) -> _FilterNodesFn:
     """A ``filter_nodes`` for a Filter plugin that has only ``filter``: each node in turn, its
-    outcome converted as :meth:`Framework.run_filter_plugins` converts it (rejections with the
+    outcome converted as :meth:`schedframe.Framework.run_filter_plugins` converts it (rejections with the
     plugin's name, an exception or a bad return value an ERROR), stopping at the first ERROR as
     a node-by-node search does. So every profile keeps the batched Filter path, and a plugin
     needs no ``filter_nodes`` of its own to be part of it."""

@@ -51,7 +51,7 @@ def _batch_scores(name: str, result: object, n: int) -> list[int] | Status:
 
 def _normalize(state: CycleState, pod: Pod, name: str, ext: ScoreExtensions,
                nodes: Sequence[NodeInfo], raw: list[int]) -> list[int] | Status:
-    """NormalizeScore through ``normalize_score`` (on :class:`NodeScore` objects): the
+    """NormalizeScore through ``normalize_score`` (on :class:`~schedframe.NodeScore` objects): the
     normalized scores in node order, or the ERROR to report."""
     prefix = f'running Normalize on Score plugins: plugin "{name}" failed with: '
     scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, raw)]

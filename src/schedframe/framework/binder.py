@@ -2,7 +2,8 @@
 
 kube-scheduler binds a pod by posting a ``pods/binding`` to the API server, deletes preemption
 victims, and patches nominated node names; the informers then report those changes back. An
-embedded scheduler has no API server: a :class:`Binder` plays its part for bindings (accept, or
+embedded scheduler has no API server: a :class:`~schedframe.framework.Binder` plays its part for bindings
+(accept, or
 raise to refuse), and :class:`SchedulerClient` routes the other side effects to the scheduler's
 own event handlers, so they take the same paths as events from a cluster would.
 """
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_BINDINGS", "Binder", "InMemoryBinder", "SchedulerClient"]
 
-#: How many bindings an :class:`InMemoryBinder` remembers by default.
+#: How many bindings an :class:`~schedframe.framework.InMemoryBinder` remembers by default.
 DEFAULT_MAX_BINDINGS: Final = 10_000
 
 
@@ -44,7 +45,7 @@ class Binder(Protocol):
 
 @final
 class InMemoryBinder:
-    """The default :class:`Binder`: accepts every binding and remembers the recent ones.
+    """The default :class:`~schedframe.framework.Binder`: accepts every binding and remembers the recent ones.
 
     Args:
         max_bindings: how many bindings to remember (``None``: all). When there are more, the
@@ -57,7 +58,7 @@ class InMemoryBinder:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
 
     def __init__(self, max_bindings: int | None = DEFAULT_MAX_BINDINGS) -> None:
         if max_bindings is not None and max_bindings < 1:
@@ -82,7 +83,7 @@ class InMemoryBinder:
 
 @final
 class SchedulerClient:
-    """The :class:`~schedframe.Client` a scheduler hands its frameworks.
+    """The :class:`~schedframe.framework.Client` a scheduler hands its frameworks.
 
     Args:
         binder: performs bindings.

@@ -23,7 +23,7 @@ class Clock(Protocol):
 class RealClock:
     """Wall-clock time (``time.time()``)."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
 
     def now(self) -> float:
         """Seconds since the epoch."""
@@ -35,7 +35,7 @@ class RealClock:
 
 
 def _seconds(value: object, what: str) -> float:
-    """*value* as a finite float, or :class:`~schedframe.ClockError` naming *what*."""
+    """*value* as a finite float, or :class:`~schedframe.errors.ClockError` naming *what*."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ClockError(f"{what} must be a number of seconds, got {type(value).__name__}")
     try:
@@ -53,7 +53,7 @@ class FakeClock:
     """A clock that moves only when told to; the deterministic scheduler mode runs on it.
 
     Times and steps must be finite numbers of seconds; a step must not be negative and the clock
-    never goes back. Anything else raises :class:`~schedframe.ClockError` (a ``ValueError``) and
+    never goes back. Anything else raises :class:`~schedframe.errors.ClockError` (a ``ValueError``) and
     leaves the time unchanged. Safe to move from several threads.
 
     .. versionadded:: 0.1.0

@@ -15,9 +15,9 @@ T = TypeVar("T")
 
 @runtime_checkable
 class StateData(Protocol):
-    """Optional protocol for mutable values stored in a :class:`CycleState`.
+    """Optional protocol for mutable values stored in a :class:`~schedframe.CycleState`.
 
-    A value with a ``clone()`` method is cloned by :meth:`CycleState.clone` (preemption
+    A value with a ``clone()`` method is cloned by :meth:`schedframe.CycleState.clone` (preemption
     simulates removing pods on a cloned state); frozen values are shared.
     """
 
@@ -27,11 +27,11 @@ class StateData(Protocol):
 @final
 @attrs.frozen
 class StateKey(Generic[T]):
-    """A typed :class:`CycleState` key: ``state.read(KEY)`` is typed as the value written.
+    """A typed :class:`~schedframe.CycleState` key: ``state.read(KEY)`` is typed as the value written.
 
     Args:
         name: unique key name, conventionally ``"PreFilter" + plugin name``.
-        writer: the plugin expected to write it, named in :class:`StateNotFoundError`.
+        writer: the plugin expected to write it, named in :class:`~schedframe.errors.StateNotFoundError`.
 
     .. versionadded:: 0.1.0
     """
@@ -74,7 +74,7 @@ class CycleState:
         self.record_plugin_metrics = False
 
     def read(self, key: StateKey[T]) -> T:
-        """Read *key*; raises :class:`~schedframe.StateNotFoundError` naming the key and writer."""
+        """Read *key*; raises :class:`~schedframe.errors.StateNotFoundError` naming the key and writer."""
         try:
             return self._data[key.name]  # type: ignore[no-any-return]
         except KeyError:

@@ -1,4 +1,4 @@
-"""Why a pod fits no node: :class:`Diagnosis`, :class:`FitError` and upstream's messages.
+"""Why a pod fits no node: :class:`Diagnosis`, :class:`~schedframe.FitError` and upstream's messages.
 
 The scheduling cycle (:mod:`schedframe.scheduler`), ``explain`` and
 :class:`~schedframe.testing.PluginHarness` all build their failure statuses and messages here,
@@ -8,7 +8,7 @@ so each of upstream's texts exists once:
   (``"node(s) didn't satisfy plugin(s) [A B] simultaneously"``);
 * :func:`outside_pre_filter_result` -- the status of a node a PreFilterResult excludes
   (``"node(s) didn't satisfy plugin(s) [A]"``);
-* :attr:`FitError.message` -- ``"0/5 nodes are available: ..."``.
+* :attr:`schedframe.FitError.message` -- ``"0/5 nodes are available: ..."``.
 
 May import :mod:`schedframe.api`, :mod:`schedframe.errors` and the framework's own modules.
 """

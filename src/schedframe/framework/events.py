@@ -95,11 +95,11 @@ _RESOURCE_VALUES: Final = frozenset(r.value for r in EventResource)
 
 
 def event_resource_for(kind: str | type) -> EventResource | None:
-    """The :class:`EventResource` of the objects of *kind* (a kind name such as ``"Service"``, or
-    a value class registered in :data:`~schedframe.KINDS`), or ``None`` for a kind no
+    """The :class:`~schedframe.EventResource` of the objects of *kind* (a kind name such as ``"Service"``, or
+    a value class registered in :data:`~schedframe.api.KINDS`), or ``None`` for a kind no
     plugin registers events for (workloads such as Deployments). Derived from the kinds registry:
     the resource is named after the kind, with its API group for the ``storage.k8s.io`` kinds as
-    upstream names them (``storage.k8s.io/StorageClass``). Pods map to :attr:`EventResource.POD`.
+    upstream names them (``storage.k8s.io/StorageClass``). Pods map to :attr:`schedframe.EventResource.POD`.
     """
     info = KINDS.by_class(kind) if isinstance(kind, type) else KINDS.by_kind(kind)
     if info is None:

@@ -1,9 +1,11 @@
 """Scheduler extenders: HTTP(S) services called at fixed points of the scheduling cycle
 (upstream ``pkg/scheduler/extender.go`` and the wire format of ``k8s.io/kube-scheduler/extender/v1``).
 
-:class:`HTTPExtender` is upstream's ``HTTPExtender``; the scheduler builds one from each
+:class:`~schedframe.framework.extender.HTTPExtender` is upstream's ``HTTPExtender``; the scheduler builds one
+from each
 ``extenders[]`` entry of the configuration (:class:`schedframe.ExtenderConfig`). The
-:class:`Extender` Protocol is upstream's ``framework.Extender`` interface: anything implementing
+:class:`~schedframe.framework.extender.Extender` Protocol is upstream's ``framework.Extender`` interface:
+anything implementing
 it can be handed to the scheduler, and plugins reach the extenders through
 ``Handle.extenders()``.
 
@@ -111,7 +113,7 @@ class Extender(Protocol):
 
     ``filter`` returns the nodes that pass and two maps ``node name -> reason`` (failed, failed
     and unresolvable); ``prioritize`` returns ``[(node name, score 0..10)]`` and the weight;
-    every call raises :class:`~schedframe.ExtenderError` on failure.
+    every call raises :class:`~schedframe.errors.ExtenderError` on failure.
     """
 
     @property
@@ -141,7 +143,8 @@ class Extender(Protocol):
 
 
 class _ConfigLike(Protocol):
-    """The fields of :class:`schedframe.ExtenderConfig` :meth:`HTTPExtender.from_config` reads."""
+    """The fields of :class:`schedframe.ExtenderConfig`
+    :meth:`schedframe.framework.extender.HTTPExtender.from_config` reads."""
 
     @property
     def url_prefix(self) -> str: ...
@@ -367,7 +370,7 @@ def urllib_transport(context: ssl.SSLContext | None = None, *,
                      max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> ExtenderTransport:
     """The default transport: ``POST`` the payload as JSON with ``urllib.request``.
 
-    A status other than 200 raises :class:`~schedframe.ExtenderError` with upstream's message
+    A status other than 200 raises :class:`~schedframe.errors.ExtenderError` with upstream's message
     (``failed <verb> with extender at URL <url>, code <status>``); so do connection errors,
     answers that are not JSON and answers larger than *max_response_bytes* (default
     :data:`DEFAULT_MAX_RESPONSE_BYTES`) or twice the request, whichever is larger. The timeout
@@ -473,7 +476,7 @@ class HTTPExtender:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework.extender"
 
     def __init__(self, url_prefix: str, *, filter_verb: str = "", preempt_verb: str = "",
                  prioritize_verb: str = "", bind_verb: str = "", weight: int = 0,
@@ -760,7 +763,8 @@ class FilterOutcome:
 
 def build_extenders(configs: Iterable[_ConfigLike], transport: ExtenderTransport | None = None
                     ) -> tuple[Extender, ...]:
-    """Upstream ``buildExtenders``: one :class:`HTTPExtender` per configured extender, the
+    """Upstream ``buildExtenders``: one :class:`~schedframe.framework.extender.HTTPExtender` per configured
+    extender, the
     ignorable ones moved to the end (the order they are called in)."""
     built = [HTTPExtender.from_config(ext, transport=transport) for ext in configs]
     return (*[e for e in built if not e.is_ignorable()], *[e for e in built if e.is_ignorable()])

@@ -1,7 +1,7 @@
 """pluggy hook specifications: plugin discovery and scheduler observers.
 
 An installed distribution exposes an entry point in the group ``schedframe``; the module (or
-object) it points to implements hooks marked with :data:`hookimpl`::
+object) it points to implements hooks marked with :data:`~schedframe.hookimpl`::
 
     # myplugins/__init__.py
     import schedframe
@@ -56,7 +56,7 @@ def schedframe_register_plugins(registry: Registry) -> None:
     """Register scheduler plugins: ``registry.register(name, factory, args_type=...)``.
 
     Called once per :func:`~schedframe.load_plugins`. Registering a name that already exists
-    fails the load with :class:`~schedframe.PluginLoadError` naming the distribution.
+    fails the load with :class:`~schedframe.errors.PluginLoadError` naming the distribution.
 
     .. versionadded:: 0.1.0
     """

@@ -149,10 +149,10 @@ class PreFilterExtensions(Protocol):
 class PreFilterPlugin(Plugin, Protocol):
     """Runs once per pod and cycle, before Filter.
 
-    Compute per-pod data here and write it to the :class:`CycleState`. Return ``SKIP`` when the
+    Compute per-pod data here and write it to the :class:`~schedframe.CycleState`. Return ``SKIP`` when the
     plugin has nothing to check for this pod (its Filter is then not called), ``UNSCHEDULABLE``
     or ``UNSCHEDULABLE_AND_UNRESOLVABLE`` to reject the pod on every node, and optionally a
-    :class:`PreFilterResult` restricting the nodes to evaluate.
+    :class:`~schedframe.PreFilterResult` restricting the nodes to evaluate.
     """
 
     def pre_filter(self, state: CycleState, pod: Pod,
@@ -175,7 +175,7 @@ class FilterPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class BatchFilterPlugin(FilterPlugin, Protocol):
-    """A :class:`FilterPlugin` that can also filter many nodes in one call (optional).
+    """A :class:`~schedframe.FilterPlugin` that can also filter many nodes in one call (optional).
 
     The framework hands each Filter plugin that has ``filter_nodes`` runs of nodes instead of
     calling ``filter`` once per node and plugin: the loop runs inside the plugin, with its
@@ -238,12 +238,12 @@ class PostFilterResult:
 class NodeToStatus:
     """Filter statuses by node name, for PostFilter plugins and failure messages.
 
-    Nodes without an entry (those a :class:`PreFilterResult` excluded, or all nodes when
+    Nodes without an entry (those a :class:`~schedframe.PreFilterResult` excluded, or all nodes when
     PreFilter rejected the pod) get ``absent_nodes_status``, by default
     ``UNSCHEDULABLE_AND_UNRESOLVABLE`` (upstream ``NodeToStatus``).
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
     __slots__ = ("_map", "_rejected", "absent_nodes_status")
 
     def __init__(self, statuses: dict[str, Status] | None = None,
@@ -306,7 +306,7 @@ class PostFilterPlugin(Plugin, Protocol):
     """Runs only when no node passed Filter (typically preemption).
 
     *filtered_node_status_map* maps node names to their Filter statuses. Return success with a
-    :class:`PostFilterResult` to nominate a node; ``UNSCHEDULABLE`` to let the next PostFilter
+    :class:`~schedframe.PostFilterResult` to nominate a node; ``UNSCHEDULABLE`` to let the next PostFilter
     plugin try; ``UNSCHEDULABLE_AND_UNRESOLVABLE`` or ``ERROR`` to stop.
     """
 
@@ -336,7 +336,7 @@ class NodeScore:
 class PluginScore:
     """A plugin's weighted score for a node."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
 
     name: str
     score: int
@@ -347,7 +347,7 @@ class PluginScore:
 class NodePluginScores:
     """All plugins' weighted scores of one node, and their total."""
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
 
     name: str
     scores: tuple[PluginScore, ...]
@@ -358,7 +358,7 @@ class NodePluginScores:
 class PreScorePlugin(Plugin, Protocol):
     """Runs once per pod, with the feasible nodes, before Score.
 
-    Compute per-pod scoring data and write it to the :class:`CycleState`; return ``SKIP`` when
+    Compute per-pod scoring data and write it to the :class:`~schedframe.CycleState`; return ``SKIP`` when
     the plugin has nothing to score for this pod (its Score is then not called). Not run when
     only one node is feasible.
     """
@@ -390,7 +390,7 @@ class ScorePlugin(Plugin, Protocol):
 
 @runtime_checkable
 class BatchScorePlugin(ScorePlugin, Protocol):
-    """A :class:`ScorePlugin` that can also score many nodes in one call (optional).
+    """A :class:`~schedframe.ScorePlugin` that can also score many nodes in one call (optional).
 
     When a Score plugin has ``score_nodes``, the framework calls it once per cycle with all the
     nodes to score instead of calling ``score`` once per node: the loop runs inside the plugin,
@@ -416,10 +416,10 @@ class BatchScorePlugin(ScorePlugin, Protocol):
 
 @runtime_checkable
 class BatchScoreExtensions(ScoreExtensions, Protocol):
-    """:class:`ScoreExtensions` that can also normalize plain ints (optional).
+    """:class:`~schedframe.ScoreExtensions` that can also normalize plain ints (optional).
 
     When a plugin's score extensions have ``normalize_score_ints``, the framework calls it
-    instead of ``normalize_score``, and builds no :class:`NodeScore` objects.
+    instead of ``normalize_score``, and builds no :class:`~schedframe.NodeScore` objects.
 
     Contract of ``normalize_score_ints(state, pod, nodes, scores)``: *scores* holds the plugin's
     raw score of each node of *nodes*, in the same order. Return the normalized scores as a list

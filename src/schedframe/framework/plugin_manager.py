@@ -95,7 +95,8 @@ def load_plugins(registry: Registry, *, pm: pluggy.PluginManager | None = None,
 
     Args:
         registry: the registry plugins are added to (e.g. ``in_tree_registry()``).
-        pm: a plugin manager to use (default: :func:`make_plugin_manager`); plugins registered on
+        pm: a plugin manager to use (default: :func:`~schedframe.framework.make_plugin_manager`); plugins
+            registered on
             it directly (``pm.register(module)``) take part too.
         blocked: entry-point names not to load (``pm.set_blocked``).
 
@@ -114,7 +115,7 @@ def load_plugins(registry: Registry, *, pm: pluggy.PluginManager | None = None,
     elif pm.project_name != PROJECT_NAME:
         raise PluginLoadError(
             f"plugin manager is for project {pm.project_name!r}; schedframe needs {PROJECT_NAME!r} "
-            "(use schedframe.make_plugin_manager())"
+            "(use schedframe.framework.make_plugin_manager())"
         )
     hook = getattr(pm.hook, "schedframe_register_plugins", None)
     if hook is None or hook.spec is None:
@@ -161,12 +162,12 @@ def load_plugins(registry: Registry, *, pm: pluggy.PluginManager | None = None,
 
 def discover_plugins(registry: Registry,
                      pm: pluggy.PluginManager | None = None) -> pluggy.PluginManager | None:
-    """:func:`load_plugins` as :class:`~schedframe.Scheduler` does it by default. With no
+    """:func:`~schedframe.load_plugins` as :class:`~schedframe.Scheduler` does it by default. With no
     ``schedframe`` entry point installed nothing is loaded and *pm* is returned as it is (no
     plugin manager is created for nothing).
 
     Raises:
-        PluginLoadError: as :func:`load_plugins`, naming the distribution and entry point.
+        PluginLoadError: as :func:`~schedframe.load_plugins`, naming the distribution and entry point.
 
     .. versionadded:: 0.1.0
     """

@@ -2,7 +2,7 @@
 
 * the names of the in-tree plugins (upstream ``plugins/names``; :mod:`schedframe.plugins.names`
   re-exports them);
-* :data:`EXTENSION_POINTS`, the one table of extension points (config spelling, in the order a
+* :data:`~schedframe.EXTENSION_POINTS`, the one table of extension points (config spelling, in the order a
   pod meets them) with, in :data:`EXTENSION_POINT_TABLE`, each point's display name, the methods
   a plugin needs there and its Protocol; the configuration, the ``Framework`` runtime and the
   version tables all read it;

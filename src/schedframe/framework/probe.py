@@ -1,4 +1,5 @@
-"""Probing a plugin for what it implements: :func:`extension_points_of` judges an instance by the
+"""Probing a plugin for what it implements: :func:`~schedframe.config.extension_points_of` judges an instance
+by the
 extension-point Protocols, and :func:`probe_plugin` builds one with an inert
 :class:`ProbeHandle` (no cluster, no client, nothing recorded) under a release, as the
 configuration does to place a multiPoint plugin."""

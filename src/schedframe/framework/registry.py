@@ -59,7 +59,7 @@ class Registry(Mapping[str, RegistryEntry]):
                 self.register(name, entry)
 
     def register(self, name: str, factory: PluginFactory, *, args_type: type | None = None) -> None:
-        """Add *name*; raises :class:`~schedframe.DuplicatePluginError` if already present."""
+        """Add *name*; raises :class:`~schedframe.errors.DuplicatePluginError` if already present."""
         if not isinstance(name, str) or not name:
             raise DuplicatePluginError(f"plugin name must be a non-empty string, got {name!r}")
         if name in self._entries:

@@ -1,7 +1,7 @@
-"""The kube-scheduler release schedframe emulates: one immutable :class:`ReleaseProfile` per run.
+"""The kube-scheduler release schedframe emulates: one immutable :class:`~schedframe.ReleaseProfile` per run.
 
 A release (``kubernetes_version="1.33"``) is resolved once, with the feature gates the user sets,
-into a :class:`ReleaseProfile`: its default plugins (upstream ``getDefaultPlugins`` with the
+into a :class:`~schedframe.ReleaseProfile`: its default plugins (upstream ``getDefaultPlugins`` with the
 gates applied), its feature gates, and the behaviour switches of :data:`RELEASE_DIFFERENCES`.
 The configuration reads its defaults from it; plugins read it through their handle
 (:func:`release_of`); nothing is global. The default is the newest release.
@@ -52,7 +52,7 @@ class ReleaseDifference:
 
 
 #: The behaviour changes between 1.32 and the newest release that change placements or
-#: messages, keyed by the name plugins ask for (:meth:`ReleaseProfile.has`). Default-plugin and
+#: messages, keyed by the name plugins ask for (:meth:`schedframe.ReleaseProfile.has`). Default-plugin and
 #: feature-gate changes are in the gate table (``schedframe.framework._features``).
 RELEASE_DIFFERENCES: Final[Mapping[str, ReleaseDifference]] = FrozenDict({d.key: d for d in (
     ReleaseDifference(
@@ -153,7 +153,7 @@ def _default_plugins(version: str, gates: Mapping[str, bool]) -> tuple[tuple[str
 class ReleaseProfile:
     """One kube-scheduler release as schedframe emulates it, with its feature gates resolved.
 
-    Build it with :func:`release_profile`. Equal profiles emulate the same scheduler.
+    Build it with :func:`~schedframe.release_profile`. Equal profiles emulate the same scheduler.
 
     Attributes:
         version: the minor, ``"1.36"``.
@@ -247,7 +247,7 @@ def _defaults(version: str) -> ReleaseProfile:
 def release_profile(kubernetes_version: str | ReleaseProfile | None = None,
                     feature_gates: Mapping[str, bool] | str | None = None, *,
                     paths: tuple[str, str] = ("kubernetes_version", "feature_gates")) -> ReleaseProfile:
-    """The :class:`ReleaseProfile` of *kubernetes_version* (default the newest) with
+    """The :class:`~schedframe.ReleaseProfile` of *kubernetes_version* (default the newest) with
     *feature_gates* (a mapping or ``"Name=true,Other=false"``) applied.
 
     Raises:

@@ -140,10 +140,10 @@ class Framework:
             ``plugin_args`` per plugin name). A ``"multiPoint"`` entry, if present, is expanded to
             every point each of its plugins implements, as upstream does.
         objects: cluster objects other than nodes and pods (default: an empty
-            :class:`~schedframe.ObjectStore`).
+            :class:`~schedframe.cache.ObjectStore`).
         clock: time source (default: the wall clock).
         client: API side effects (default: one that raises :class:`~schedframe.SchedulerError`).
-        event_recorder: default :class:`InMemoryEventRecorder`.
+        event_recorder: default :class:`~schedframe.framework.InMemoryEventRecorder`.
         nominator: nominated pods (default: none).
         pod_activator: called by :meth:`activate`.
         waiting_pods: the map of pods waiting at Permit, shared between profiles.
@@ -429,7 +429,7 @@ class Framework:
         """Run PreFilter plugins (upstream ``RunPreFilterPlugins``).
 
         Returns ``(result, status, rejectors)``: *result* is the intersection of the plugins'
-        :class:`PreFilterResult` (``None``: all nodes); *status* is success, the rejection, or
+        :class:`~schedframe.PreFilterResult` (``None``: all nodes); *status* is success, the rejection, or
         ERROR; *rejectors* names the plugins that rejected the pod or narrowed the nodes (the
         queue's "unschedulable plugins"). Plugins returning SKIP go to
         ``state.skip_filter_plugins`` (their Filter and PreFilter extensions are not run).
@@ -437,7 +437,7 @@ class Framework:
         *trace*, when given, is called once per plugin run, in order, with the plugin's name, its
         own outcome -- ``None`` on success, else its SKIP status, its rejection (``plugin`` set)
         or the ERROR made of what it raised or returned -- and, on success, the
-        :class:`PreFilterResult` it returned (or ``None``). :func:`~schedframe.explain` records
+        :class:`~schedframe.PreFilterResult` it returned (or ``None``). :func:`~schedframe.explain` records
         PreFilter with it.
         """
         _check_args("run_pre_filter_plugins", state, pod)
@@ -863,7 +863,8 @@ class Framework:
                           ) -> tuple[list[NodePluginScores], Status]:
         """Score *nodes*: Score per plugin and node, NormalizeScore, range check, weights.
 
-        Returns one :class:`NodePluginScores` per node, in node order (weighted scores and
+        Returns one :class:`~schedframe.framework.NodePluginScores` per node, in node order (weighted scores
+        and
         total), or ``([], ERROR)``. See :meth:`run_score_plugins_totals` for a cheaper variant.
         """
         _check_args("run_score_plugins", state, pod)

@@ -1,6 +1,6 @@
 """``Code`` and ``Status``: the outcome of every plugin call.
 
-Scheduling outcomes are values, not exceptions. Plugins return a :class:`Status` -- or ``None``,
+Scheduling outcomes are values, not exceptions. Plugins return a :class:`~schedframe.Status` -- or ``None``,
 which means success exactly like a ``nil`` status in kube-scheduler, and costs no allocation.
 """
 
@@ -67,7 +67,7 @@ class Status:
     """The result of running a plugin.
 
     Args:
-        code: the :class:`Code`.
+        code: the :class:`~schedframe.Code`.
         reasons: human-readable reasons (``"node(s) didn't match Pod's node affinity/selector"``).
         plugin: the plugin that produced the status; the framework fills it in.
         error: the exception behind an ``ERROR`` status, if any.

@@ -1,19 +1,23 @@
 """Pods held at Permit (upstream ``runtime/waiting_pods_map.go``).
 
-A :class:`WaitingPodEntry` is created when at least one Permit plugin returned ``WAIT`` and none
+A :class:`~schedframe.framework.WaitingPodEntry` is created when at least one Permit plugin returned ``WAIT``
+and none
 rejected the pod. Each waiting plugin has its own deadline (``now + timeout`` on the framework's
 clock). The pod's *decision* is ``None`` until:
 
-* every waiting plugin called :meth:`~WaitingPodEntry.allow` -> success;
-* any plugin called :meth:`~WaitingPodEntry.reject` -> ``UNSCHEDULABLE`` attributed to it;
+* every waiting plugin called :meth:`~schedframe.framework.WaitingPodEntry.allow` -> success;
+* any plugin called :meth:`~schedframe.framework.WaitingPodEntry.reject` -> ``UNSCHEDULABLE`` attributed to
+  it;
 * a plugin's deadline passed -> ``UNSCHEDULABLE`` with upstream's message
   ``"rejected due to timeout after waiting 10s at plugin Foo"``.
 
 The first decision wins, as with upstream's one-slot channel. Deadlines are judged lazily against
-the clock (:meth:`~WaitingPodEntry.check_timeouts`), so a :class:`~schedframe.FakeClock` drives
-them deterministically; :meth:`~WaitingPodEntry.wait` blocks a thread until a decision.
+the clock (:meth:`~schedframe.framework.WaitingPodEntry.check_timeouts`), so a :class:`~schedframe.FakeClock`
+drives
+them deterministically; :meth:`~schedframe.framework.WaitingPodEntry.wait` blocks a thread until a decision.
 
-:class:`WaitingPods` is the thread-safe map of waiting pods by uid, shared by every profile's
+:class:`~schedframe.framework.WaitingPods` is the thread-safe map of waiting pods by uid, shared by every
+profile's
 framework of one scheduler.
 """
 
@@ -84,7 +88,7 @@ class WaitingPodEntry:
         clock: the clock deadlines are measured on.
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
     __slots__ = ("_clock", "_deadlines", "_decision", "_event", "_lock", "_node_name", "_pending",
                  "_pod", "_timeouts")
 
@@ -187,7 +191,7 @@ class WaitingPods:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.framework"
     __slots__ = ("_lock", "_pods")
 
     def __init__(self) -> None:

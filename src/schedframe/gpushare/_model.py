@@ -144,7 +144,7 @@ def gpu_request(pod: Pod) -> GpuRequest:
     """Read *pod*'s GPU request from its annotations.
 
     A GPU count of 0 or a milli of 0 is a pod without GPUs. Raises
-    :class:`~schedframe.GpuShareError` naming the annotation when a value is not a non-negative
+    :class:`~schedframe.errors.GpuShareError` naming the annotation when a value is not a non-negative
     integer, when the milli exceeds 1,000, when the count exceeds ``MAX_NODE_GPUS`` (8: no node
     could hold the pod), or when a share (milli < 1,000) spans several GPUs.
     """

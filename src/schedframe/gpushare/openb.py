@@ -141,7 +141,7 @@ def _open_rows(path: str | os.PathLike[str], columns: Sequence[str]) -> tuple[st
 
 
 def file_error(path: str) -> ErrorFactory:
-    """A :class:`GpuShareError` of the file *path* (its ``path``) whose message, from
+    """A :class:`~schedframe.errors.GpuShareError` of the file *path* (its ``path``) whose message, from
     :mod:`schedframe._textio`, already names the file."""
 
     def make(message: str) -> GpuShareError:
@@ -165,7 +165,7 @@ def _int(row: dict[str, str], column: str, where: str, *, low: int = 0, high: in
 
 
 def read_nodes(path: str | os.PathLike[str]) -> list[TraceNode]:
-    """The rows of a node list; raises :class:`~schedframe.GpuShareError` naming the file, line
+    """The rows of a node list; raises :class:`~schedframe.errors.GpuShareError` naming the file, line
     and column of a bad value."""
     label, rows = _open_rows(path, _NODE_COLUMNS)
     out: list[TraceNode] = []
@@ -185,7 +185,7 @@ def read_nodes(path: str | os.PathLike[str]) -> list[TraceNode]:
 
 def read_tasks(path: str | os.PathLike[str], *, limit: int | None = None) -> list[TraceTask]:
     """The rows of a task list (the first *limit* when given); raises
-    :class:`~schedframe.GpuShareError` naming the file, line and column of a bad value."""
+    :class:`~schedframe.errors.GpuShareError` naming the file, line and column of a bad value."""
     label, rows = _open_rows(path, _TASK_COLUMNS)
     if limit is not None:
         rows = rows[:limit]

@@ -18,7 +18,7 @@ __all__ = ["DEFAULT_MAX_ITEMS", "DEFAULT_MAX_ITEMS_PER_KIND", "DEFAULT_MAX_PAGE_
            "IMPORT_RESOURCES", "ClusterImport", "import_cluster"]
 
 #: what :func:`import_cluster` lists: every kind :func:`~schedframe.load_manifests` reads
-#: (:data:`~schedframe.KINDS`, each of its apiVersions), in the order they are written
+#: (:data:`~schedframe.api.KINDS`, each of its apiVersions), in the order they are written
 #: (their rank: what pods refer to before the pods). Pods include terminal ones (a
 #: Job's succeeded pods count towards its completions when the dump is expanded).
 IMPORT_RESOURCES: Final = tuple(Resource(info.kind, version, info.plural, required=info.required)

@@ -52,7 +52,7 @@ def _resource(info: KindInfo, api_version: str | None = None) -> Resource:
 
 
 #: what kube-scheduler's informers watch, as far as schedframe's plugins read it: the kinds of
-#: :data:`~schedframe.KINDS` marked ``watched``, in their rank order (what other
+#: :data:`~schedframe.api.KINDS` marked ``watched``, in their rank order (what other
 #: objects refer to first). Pods exclude terminal phases, as upstream's pod informer does.
 SCHEDULER_RESOURCES: Final = tuple(_resource(info) for info in KINDS.ranked() if info.watched)
 

@@ -55,7 +55,7 @@ def _pod_path(pod: Pod) -> str:
 
 @final
 class KubeBinder:
-    """A :class:`~schedframe.Binder` posting a ``v1.Binding`` to the pod's ``binding``
+    """A :class:`~schedframe.framework.Binder` posting a ``v1.Binding`` to the pod's ``binding``
     subresource, as upstream's DefaultBinder does. Raises :class:`KubeApiError` when refused
     (409 when the pod is already bound, 404 when it is gone): the scheduler's failure path then
     unreserves the pod and requeues it, and the informer's next event for the pod settles it.

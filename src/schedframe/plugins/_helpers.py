@@ -190,7 +190,7 @@ def _parse_int64(value: str) -> int | None:
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """Upstream ``Toleration.ToleratesTaint`` (see :meth:`schedframe.Toleration.tolerates`)."""
+    """Upstream ``Toleration.ToleratesTaint`` (see :meth:`schedframe.api.Toleration.tolerates`)."""
     return toleration.tolerates(taint)
 
 

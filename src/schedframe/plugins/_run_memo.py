@@ -8,7 +8,7 @@ per-pod *key* can therefore remember each position's NodeInfo and result, and an
 NodeInfos are the remembered ones with two list slices, without reading any NodeInfo.
 
 A remembered result is used only for the very NodeInfo object it was computed from, with an
-equal key. With a :class:`~schedframe.Snapshot`, which logs the positions it replaces, each key
+equal key. With a :class:`~schedframe.cache.Snapshot`, which logs the positions it replaces, each key
 flags the positions replaced since its last visit (read from the log where it left off: a few
 entries, whatever the run's length) and those never computed; a run's flagged positions are the
 ones computed again, found with C-level scans. So correctness rests on the snapshot logging
@@ -49,10 +49,10 @@ def snapshot_of(handle: Any) -> object:
 
 def run_start(lister: object, nodes: Sequence[NodeInfo]) -> int | None:
     """Where *nodes* starts in the node list of *lister* when *lister* is a
-    :class:`~schedframe.Snapshot` and *nodes* a plain list holding a run of its NodeInfos (the
+    :class:`~schedframe.cache.Snapshot` and *nodes* a plain list holding a run of its NodeInfos (the
     very objects, wrapping around its end); None otherwise. A plugin may then answer from
     what the snapshot knows of all its nodes (:meth:`Snapshot.num_tainted
-    <schedframe.Snapshot.num_tainted>`...)."""
+    <schedframe.cache.Snapshot.num_tainted>`...)."""
     if lister.__class__ is not Snapshot or nodes.__class__ is not list or not nodes:
         return None
     start: int | None = lister._pos.get(nodes[0].name)
@@ -76,9 +76,9 @@ def _is_run(base: list[NodeInfo], start: int, nodes: list[NodeInfo]) -> bool:
 
 
 def run_without(lister: object, nodes: Sequence[NodeInfo], count: Callable[[Snapshot], int]) -> bool:
-    """Whether *lister* is a :class:`~schedframe.Snapshot` for which ``count(snapshot)`` (one of
+    """Whether *lister* is a :class:`~schedframe.cache.Snapshot` for which ``count(snapshot)`` (one of
     its O(1) counts of nodes, such as :meth:`Snapshot.num_tainted
-    <schedframe.Snapshot.num_tainted>`) is 0 and *nodes* is a run of its node list
+    <schedframe.cache.Snapshot.num_tainted>`) is 0 and *nodes* is a run of its node list
     (:func:`run_start`): then no node of *nodes* has what it counts."""
     return lister.__class__ is Snapshot and not count(lister) and run_start(lister, nodes) is not None
 
@@ -131,7 +131,7 @@ class RunMemo(Generic[V]):
     computed again (at most one per position and key, for :data:`_MAX_KEYS` keys, fewer on
     clusters of more than ``_MAX_POSITIONS / _MAX_KEYS`` nodes).
 
-    With a :class:`~schedframe.Snapshot` (which logs the positions it replaces), a key's visit
+    With a :class:`~schedframe.cache.Snapshot` (which logs the positions it replaces), a key's visit
     first forgets the positions replaced since its last visit (a few, whatever the run's
     length), so every position still remembered holds the snapshot's NodeInfo and a run needs
     no per-node comparison. Other listers are compared position by position (by identity).

@@ -102,7 +102,7 @@ def selector_from_dict(data: Any, path: str, errors: list[str]) -> LabelSelector
     return LabelSelector(dict(labels), tuple(reqs))
 
 
-#: A :class:`LabelSelector` as a camelCase mapping (the manifest writer's encoding).
+#: A :class:`~schedframe.api.LabelSelector` as a camelCase mapping (the manifest writer's encoding).
 selector_to_dict: Final = label_selector_to_manifest
 
 
@@ -163,7 +163,8 @@ def constraint_from_dict(data: Any, path: str, errors: list[str]) -> TopologySpr
     )
 
 
-#: A :class:`TopologySpreadConstraint` as a camelCase mapping (the manifest writer's encoding).
+#: A :class:`~schedframe.api.TopologySpreadConstraint` as a camelCase mapping (the manifest writer's
+# encoding).
 constraint_to_dict: Final = spread_constraint_to_manifest
 
 
@@ -231,7 +232,7 @@ Follow = tuple[list[int], dict[object, list[int]], frozenset[object]]
 
 def following(lister: object, nodes: Sequence[NodeInfo], probe: frozenset[object] | None) -> Follow | None:
     """What :meth:`IncrementalSum.refresh` follows when *nodes* is the very node list of
-    *lister*, a :class:`~schedframe.Snapshot`, and a sum's *probe* is known; else None (every
+    *lister*, a :class:`~schedframe.cache.Snapshot`, and a sum's *probe* is known; else None (every
     NodeInfo is compared by identity)."""
     if probe is None or lister.__class__ is not Snapshot or nodes is not lister._list:
         return None

@@ -1,7 +1,8 @@
 """Coscheduling: gang scheduling of PodGroups (kubernetes-sigs/scheduler-plugins ``pkg/coscheduling``).
 
 Not part of the default profile. Pods join a group through the label ``scheduling.x-k8s.io/pod-group``
-(:data:`POD_GROUP_LABEL`) naming a :class:`PodGroup` (``scheduling.x-k8s.io/v1alpha1``) in their
+(:data:`POD_GROUP_LABEL`) naming a :class:`~schedframe.api.PodGroup` (``scheduling.x-k8s.io/v1alpha1``) in
+their
 namespace, added to the scheduler as a cluster object (``Scheduler.add_object(PodGroup(...))`` or
 ``objects=[...]``). Enable the plugin at every point it implements and drop PrioritySort, e.g.::
 
@@ -99,7 +100,7 @@ __all__ = [
 ]
 
 NAME: Final = names.COSCHEDULING
-#: The API group and version of :class:`PodGroup`.
+#: The API group and version of :class:`~schedframe.api.PodGroup`.
 API_VERSION: Final = POD_GROUP_API_VERSION
 #: The label naming a pod's group (``v1alpha1.PodGroupLabel``).
 POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
@@ -356,7 +357,7 @@ def _groups_on(ni: NodeInfo) -> dict[str, list[str]]:
 
 @final
 class Coscheduling:
-    """Gang scheduling of :class:`PodGroup` members: QueueSort, PreFilter, PostFilter,
+    """Gang scheduling of :class:`~schedframe.api.PodGroup` members: QueueSort, PreFilter, PostFilter,
     Reserve/Unreserve and Permit, plus PreEnqueue and PostBind for bookkeeping only (see the
     module docs).
 

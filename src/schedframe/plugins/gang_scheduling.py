@@ -2,7 +2,7 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/gangscheduling`` (KEP-4671, alpha, behind the
 ``GangScheduling`` and ``GenericWorkload`` feature gates, off by default). A pod whose
-``spec.workloadRef`` names a pod group of a :class:`~schedframe.Workload` with a ``gang``
+``spec.workloadRef`` names a pod group of a :class:`~schedframe.api.Workload` with a ``gang``
 policy (``minCount``) is held:
 
 * **PreEnqueue** -- out of the scheduling queue until its Workload exists and at least

@@ -36,7 +36,7 @@ ARGS_TYPE: Final = None
 #: Filter reason when a wanted host port is taken.
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"
 
-#: CycleState key: the pod's host ports (a tuple of :class:`ContainerPort`).
+#: CycleState key: the pod's host ports (a tuple of :class:`~schedframe.api.ContainerPort`).
 PRE_FILTER_STATE_KEY: Final[StateKey[tuple[ContainerPort, ...]]] = StateKey("PreFilter" + NAME, NAME)
 
 _REJECTED: Final = Status(Code.UNSCHEDULABLE, (ERR_REASON,))

@@ -326,7 +326,7 @@ def default_selector(pod: Pod, objects: ObjectLister) -> LabelSelector:
 
 def _find(objects: ObjectLister, kind: type[Any], name: str, namespace: str) -> Any:
     """The object of *kind* named *name* in *namespace* (upstream's lister ``Get``): looked up
-    by key when the lister can (:class:`~schedframe.ObjectStore`), else found in its list."""
+    by key when the lister can (:class:`~schedframe.cache.ObjectStore`), else found in its list."""
     if isinstance(objects, ObjectStore):
         return objects.get(kind, name, namespace)
     for o in objects.list(kind, namespace):
@@ -1119,7 +1119,7 @@ _NAME_OF: Final = attrgetter("name")
 
 def _the_snapshots(lister: object, nodes: Sequence[NodeInfo], names: list[str]) -> bool:
     """Whether *nodes* (named *names*) are NodeInfos of *lister*, a
-    :class:`~schedframe.Snapshot` (the very objects, compared at C speed)."""
+    :class:`~schedframe.cache.Snapshot` (the very objects, compared at C speed)."""
     if lister.__class__ is not Snapshot:
         return False
     return all(map(is_, map(lister._map.get, names), nodes))

@@ -3,7 +3,7 @@
 Preemption nominates a node for the preemptor; until the victims are gone and the pod is bound,
 filters evaluating that node for pods of lower or equal priority must account for the nominated
 pod as if it were already running there. :class:`PodNominator` keeps that bookkeeping and
-implements the :class:`~schedframe.Nominator` protocol the framework reads.
+implements the :class:`~schedframe.framework.Nominator` protocol the framework reads.
 """
 
 from __future__ import annotations

@@ -327,7 +327,7 @@ class EventHandlersMixin(SchedulerBase):
         (:meth:`update_pod` when known); a Namespace, Service, ReplicaSet, StatefulSet,
         ReplicationController, PodDisruptionBudget, PriorityClass or a plugin's own kind (an
         object with a ``name``) to the object store, delivering ``<Kind>Add`` /
-        ``<Kind>Update``. Anything else raises :class:`~schedframe.ArgumentTypeError`.
+        ``<Kind>Update``. Anything else raises :class:`~schedframe.errors.ArgumentTypeError`.
         """
         o = _as_object(obj, "Scheduler.add_object")
         if isinstance(o, Node):

@@ -88,7 +88,7 @@ class ScheduleOneMixin(SchedulerBase):
 
     def verify_snapshot(self, *, repair: bool = True) -> list[str]:
         """Compare the snapshot the cycles read with the cache (see
-        :meth:`Cache.verify_snapshot <schedframe.Cache.verify_snapshot>`): the list of
+        :meth:`Cache.verify_snapshot <schedframe.cache.Cache.verify_snapshot>`): the list of
         differences, empty when none. A difference means a plugin modified a NodeInfo (or the
         node list) it was given; with *repair* (the default) the snapshot is then rebuilt from
         the cache at the next cycle, so no decision is taken on the corrupted copy again.

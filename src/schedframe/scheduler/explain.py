@@ -1,7 +1,7 @@
 """``explain``: a structured record of one scheduling attempt.
 
 kube-scheduler tells you *that* a pod fits nowhere (``0/5 nodes are available: ...``) and, once it
-is bound, *where* it went -- never the per-node, per-plugin detail in between. :func:`explain`
+is bound, *where* it went -- never the per-node, per-plugin detail in between. :func:`~schedframe.explain`
 runs the scheduling cycle of one pod against a cluster and keeps everything:
 
 * PreEnqueue: the gate that would keep the pod out of the queue, if any;
@@ -26,7 +26,7 @@ verdict by construction), Score through :meth:`Framework.run_score_plugins_detai
 <schedframe.Framework.run_score_plugins_detailed>`. Every status and message -- a plugin raising,
 returning the wrong type or an invalid score, batch scoring -- is the scheduler's.
 
-:func:`explain_with` does the same with an existing framework and snapshot (what
+:func:`~schedframe.explain_with` does the same with an existing framework and snapshot (what
 ``Scheduler.explain`` builds on). Nothing is reserved, permitted or bound, and PostFilter
 (preemption) is not run: explaining has no side effects on the cluster.
 
@@ -141,7 +141,7 @@ class PluginVerdict:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.scheduler"
 
     plugin: str
     code: Code = Code.SUCCESS
@@ -194,7 +194,7 @@ class NodeVerdict:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.scheduler"
 
     node: str
     verdict: PluginVerdict
@@ -236,7 +236,7 @@ class PluginNodeScore:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.scheduler"
 
     plugin: str
     raw: int
@@ -261,7 +261,7 @@ class NodeScores:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.scheduler"
 
     node: str
     scores: tuple[PluginNodeScore, ...] = attrs.field(converter=_tuple)
@@ -282,7 +282,7 @@ class NodeScores:
 @final
 @attrs.frozen(kw_only=True)
 class Explanation:
-    """The record of one scheduling attempt of :attr:`pod` (see :func:`explain`).
+    """The record of one scheduling attempt of :attr:`pod` (see :func:`~schedframe.explain`).
 
     Attributes:
         pod: the pod.
@@ -301,12 +301,14 @@ class Explanation:
         pre_filter_result: the intersected PreFilterResult node names (sorted), ``None`` for all.
         filter_plugins: the enabled Filter plugins, in run order.
         filter_skipped: Filter plugins skipped because their PreFilter returned Skip (sorted).
-        nodes: one :class:`NodeVerdict` per node, in snapshot order (empty when PreFilter
+        nodes: one :class:`~schedframe.scheduler.NodeVerdict` per node, in snapshot order (empty when
+            PreFilter
             failed with an error, or before PreFilter).
         pre_score: each PreScore plugin that ran, in order (empty when scoring was not needed).
         score_plugins: the enabled Score plugins, in order.
         score_skipped: Score plugins skipped because their PreScore returned Skip (sorted).
-        scores: one :class:`NodeScores` per feasible node, in node order (empty when fewer than
+        scores: one :class:`~schedframe.scheduler.NodeScores` per feasible node, in node order (empty when
+            fewer than
             two nodes were feasible: kube-scheduler does not score a single node).
         tied_nodes: the nodes sharing the highest total (a tie-break chose among them).
         seed: the seed of the tie-breaking RNG (``None`` when an RNG was passed in).
@@ -810,7 +812,7 @@ def explain_with(framework: Framework, snapshot: SharedLister, pod: Pod | Mappin
 
     Args:
         framework: the profile's framework (e.g. one of ``Scheduler.frameworks``).
-        snapshot: the cluster view (a :class:`~schedframe.Snapshot`, up to date).
+        snapshot: the cluster view (a :class:`~schedframe.cache.Snapshot`, up to date).
         pod: the pod, or its v1 manifest.
         state: the :class:`~schedframe.CycleState` to use (default: a fresh one); the plugins
             write to it as in a real cycle.
@@ -819,7 +821,7 @@ def explain_with(framework: Framework, snapshot: SharedLister, pod: Pod | Mappin
             yours untouched).
 
     Returns:
-        The :class:`Explanation`.
+        The :class:`~schedframe.Explanation`.
 
     Raises:
         ArgumentTypeError: *pod* is neither a Pod nor a mapping, *state* not a CycleState.
@@ -876,7 +878,7 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
         e.to_json()
 
     Builds a :class:`~schedframe.Framework` for the pod's profile over
-    ``Snapshot.from_objects(nodes, pods)`` and calls :func:`explain_with`.
+    ``Snapshot.from_objects(nodes, pods)`` and calls :func:`~schedframe.explain_with`.
 
     Args:
         pod: the pod to place (object or v1 manifest).
@@ -897,7 +899,7 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
             ``Extender <urlPrefix>`` checks and scores beside the plugins'.
 
     Returns:
-        The :class:`Explanation`.
+        The :class:`~schedframe.Explanation`.
 
     Raises:
         SchedulerError: no such profile.

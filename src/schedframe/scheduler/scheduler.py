@@ -3,7 +3,7 @@
 Split as upstream splits ``pkg/scheduler``: the event handlers are in ``_eventhandlers``, the
 scheduling and binding cycles in ``_schedule_one``, the extender calls in ``_extenders`` (each a
 mixin on ``_state.SchedulerBase``); this module composes them and adds construction,
-inspection and :meth:`Scheduler.run_until_idle`.
+inspection and :meth:`schedframe.Scheduler.run_until_idle`.
 
 The scheduling cycle follows kube-scheduler's ``schedule_one.go``: pop a pod; skip it if it is
 being deleted or already assumed; refresh the snapshot (incrementally); PreFilter; try the
@@ -18,15 +18,15 @@ Two modes:
 
 * **deterministic** (default): binding runs inline; pods waiting at Permit are parked and their
   binding cycles resumed when they are allowed, rejected or time out (deadlines judged by the
-  clock, a :class:`~schedframe.FakeClock` by default). :meth:`Scheduler.run_until_idle` advances
+  clock, a :class:`~schedframe.FakeClock` by default). :meth:`schedframe.Scheduler.run_until_idle` advances
   that clock past backoffs and permit deadlines. Same inputs, same seed, same clock: same
   placements.
 * **threaded** (``threaded=True``): binding cycles run in worker threads and wait on Permit in
-  real time; :meth:`Scheduler.close` (or ``with``) stops the workers.
+  real time; :meth:`schedframe.Scheduler.close` (or ``with``) stops the workers.
 
 Threads: a Scheduler may be driven from several threads at once, in either mode. One re-entrant
-lock serialises the scheduling cycles (:meth:`Scheduler.schedule_one`, the parked binding cycles
-of the deterministic mode, moving a fake clock in :meth:`Scheduler.run_until_idle`) with the
+lock serialises the scheduling cycles (:meth:`schedframe.Scheduler.schedule_one`, the parked binding cycles
+of the deterministic mode, moving a fake clock in :meth:`schedframe.Scheduler.run_until_idle`) with the
 event handlers and every change to the cache and the queue; the binding cycles of the threaded
 mode (waiting at Permit, PreBind, Bind) run concurrently, outside it, and take it only to
 record their outcome. No node is overcommitted and no pod is lost however the calls interleave.
@@ -123,7 +123,7 @@ _STALL_CYCLES_PER_POD: Final = 50
 @final
 @attrs.frozen
 class RunSummary:
-    """What :meth:`Scheduler.run_until_idle` did.
+    """What :meth:`schedframe.Scheduler.run_until_idle` did.
 
     Attributes:
         scheduled: pods bound during the run.
@@ -167,12 +167,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         seed: seeds the RNG that breaks ties between equally scored nodes.
         registry: the plugins; default the in-tree registry plus the plugins of installed
             distributions' ``schedframe`` entry points (see *load_entry_points*).
-        binder: performs bindings (default :class:`InMemoryBinder`).
+        binder: performs bindings (default :class:`~schedframe.framework.InMemoryBinder`).
         threaded: run binding cycles in worker threads, with real Permit waits.
         objects: initial cluster objects (api objects or manifests): Nodes and Pods go to
             :meth:`add_node` / :meth:`add_pod` (after the other objects, in the order given),
             Namespaces, Services, PDBs... to the object store; anything else raises
-            :class:`~schedframe.ArgumentTypeError`.
+            :class:`~schedframe.errors.ArgumentTypeError`.
         plugin_manager: a pluggy ``PluginManager`` whose observer hooks
             (``schedframe_pod_scheduled``...) are called.
         workers: binding threads in threaded mode (default: the configuration's parallelism).
@@ -184,17 +184,17 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         load_entry_points: without a *registry*, load the ``schedframe`` entry points of
             installed distributions into the in-tree registry (and *plugin_manager*, whose
             observer hooks they may implement); ``False`` uses the in-tree plugins only. A
-            distribution that fails to load raises :class:`~schedframe.PluginLoadError` naming
+            distribution that fails to load raises :class:`~schedframe.errors.PluginLoadError` naming
             it and its entry point. Ignored when *registry* is given.
         verify_snapshots: debug mode: after every scheduling cycle compare the snapshot with the
-            cache (O(nodes + pods) per cycle) and raise :class:`~schedframe.CacheError` naming
+            cache (O(nodes + pods) per cycle) and raise :class:`~schedframe.errors.CacheError` naming
             the pod whose cycle modified a NodeInfo (a plugin mutating what it was given); the
             snapshot is rebuilt from the cache before raising. Off by default: plugins get the
             snapshot's NodeInfos themselves, not copies, and must treat them as read-only
             (:meth:`verify_snapshot` checks on demand).
         extender_transport: how the configuration's extenders are called: a callable
             ``(url, payload, timeout) -> decoded JSON`` (e.g. an in-process extender); default
-            HTTP(S) with the standard library. See :class:`~schedframe.HTTPExtender`.
+            HTTP(S) with the standard library. See :class:`~schedframe.framework.extender.HTTPExtender`.
 
         tie_break: ``None`` (upstream: equally scored best nodes are chosen uniformly at random),
             or a key function of the node name: the best node with the smallest key wins (a

@@ -333,7 +333,7 @@ def read_log(
 
 
 class _Fields:
-    """Typed reads of one log record: every malformed value is a :class:`ScenarioError` naming
+    """Typed reads of one log record: every malformed value is a :class:`~schedframe.ScenarioError` naming
     the log, the line and the field (``line 7.event.taint.effect``)."""
 
     def __init__(self, source: str, where: str) -> None:

@@ -57,7 +57,7 @@ __all__ = [
 #: The largest scenario file read (scenarios list workloads, not pods: a few KiB in practice).
 MAX_SCENARIO_BYTES: Final = 16 * 1024 * 1024
 def file_error(source: str) -> ErrorFactory:
-    """A :class:`ScenarioError` of *source* whose message (from :mod:`schedframe._textio`)
+    """A :class:`~schedframe.ScenarioError` of *source* whose message (from :mod:`schedframe._textio`)
     already names the file."""
 
     def make(message: str) -> ScenarioError:

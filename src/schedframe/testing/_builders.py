@@ -56,7 +56,7 @@ def _resources(cpu: QuantityLike | None, memory: QuantityLike | None,
 
 def selector(match_labels: Mapping[str, str] | None = None,
              *expressions: tuple[str, str, Sequence[str]]) -> LabelSelector:
-    """A :class:`~schedframe.LabelSelector` from labels and ``(key, operator, values)`` triples."""
+    """A :class:`~schedframe.api.LabelSelector` from labels and ``(key, operator, values)`` triples."""
     return LabelSelector(
         match_labels or {},
         tuple(LabelSelectorRequirement(k, op, tuple(vals)) for k, op, vals in expressions),

@@ -392,7 +392,7 @@ class _Ref:
 @attrs.frozen
 class FakeProfile:
     """A minimal profile for :class:`~schedframe.Framework` (same attributes as
-    :class:`~schedframe.Profile`)."""
+    :class:`~schedframe.config.Profile`)."""
 
     plugins: Mapping[str, tuple[_Ref, ...]] = attrs.field(factory=dict)
     plugin_args: Mapping[str, Any] = attrs.field(factory=dict)

@@ -1,8 +1,8 @@
 """Plugins of kubernetes-sigs/scheduler-plugins, one module each: CapacityScheduling (with
-:class:`~schedframe.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState,
-QOSSort, NodeResourceTopologyMatch (with :class:`~schedframe.NodeResourceTopology`),
-TopologicalSort and NetworkOverhead (with :class:`~schedframe.AppGroup` and
-:class:`~schedframe.NetworkTopology`); Coscheduling lives beside the in-tree plugins
+:class:`~schedframe.api.ElasticQuota`), NodeResourcesAllocatable, PreemptionToleration, PodState,
+QOSSort, NodeResourceTopologyMatch (with :class:`~schedframe.api.NodeResourceTopology`),
+TopologicalSort and NetworkOverhead (with :class:`~schedframe.api.AppGroup` and
+:class:`~schedframe.api.NetworkTopology`); Coscheduling lives beside the in-tree plugins
 (:mod:`schedframe.plugins.coscheduling`). The load-aware TargetLoadPacking,
 LoadVariationRiskBalancing, LowRiskOverCommitment and Peaks come with their load model
 (:class:`NodeMetricsSource`, :class:`WatcherMetrics`).

@@ -1,7 +1,7 @@
 """CapacityScheduling: ElasticQuota enforcement and preemption across quotas
 (kubernetes-sigs/scheduler-plugins ``pkg/capacityscheduling``).
 
-Not part of the default profile. Each namespace may have one :class:`~schedframe.ElasticQuota`
+Not part of the default profile. Each namespace may have one :class:`~schedframe.api.ElasticQuota`
 (``Scheduler.add_object`` or ``objects=[...]``; the first listed is used, as upstream). A pod of
 a namespace with a quota:
 

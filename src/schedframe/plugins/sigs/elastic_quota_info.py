@@ -66,7 +66,7 @@ class QuotaInfo:
 
     @classmethod
     def of(cls, quota: ElasticQuota, used: Resources = _ZERO) -> QuotaInfo:
-        """From an :class:`~schedframe.ElasticQuota`: a missing ``min`` guarantees nothing, a
+        """From an :class:`~schedframe.api.ElasticQuota`: a missing ``min`` guarantees nothing, a
         missing ``max`` bounds CPU, memory and ephemeral storage at MaxInt64."""
         mn = Resources.from_list(quota.min) if quota.min else _ZERO
         mx = Resources.from_list(quota.max) if quota.max else _NO_MAX

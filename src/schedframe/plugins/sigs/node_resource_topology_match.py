@@ -1,5 +1,5 @@
 """NodeResourceTopologyMatch: NUMA-aware Filter and Score from the nodes'
-:class:`~schedframe.NodeResourceTopology` objects (kubernetes-sigs/scheduler-plugins
+:class:`~schedframe.api.NodeResourceTopology` objects (kubernetes-sigs/scheduler-plugins
 ``pkg/noderesourcetopology``, v0.34.7).
 
 Filter acts only on nodes whose Topology Manager policy is ``single-numa-node`` (upstream filters
