@@ -28,6 +28,7 @@ from schedframe.api import Resources
 from schedframe.cache.snapshot import Snapshot
 from schedframe.config.configuration import SchedulerConfiguration
 from schedframe.framework import NodeToStatus
+from schedframe.framework.args import decode_args
 from schedframe.framework.interfaces import BatchFilterPlugin, BatchScoreExtensions, BatchScorePlugin
 from schedframe.framework.runtime import Framework
 from schedframe.plugins import _resource_scoring, in_tree_registry
@@ -434,7 +435,7 @@ def _all_plugins(handle: Framework) -> list[Any]:
         NodeResourcesBalancedAllocation(),
         TaintToleration(),
         NodeAffinity(),
-        NodeAffinity(NodeAffinityArgs.from_dict({"addedAffinity": {
+        NodeAffinity(decode_args(NodeAffinityArgs, {"addedAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                 {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}]},
             "preferredDuringSchedulingIgnoredDuringExecution": [

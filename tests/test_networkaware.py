@@ -12,6 +12,7 @@ import pytest
 from schedframe import PluginArgsError, Status
 from schedframe.api import AppGroup, NetworkTopology
 from schedframe.cache.nodeinfo import PodInfo
+from schedframe.framework.args import decode_args, encode_args
 from schedframe.framework.cycle_state import CycleState
 from schedframe.framework.interfaces import QueuedPodInfo
 from schedframe.plugins.sigs import NetworkOverheadArgs, TopologicalSortArgs
@@ -121,7 +122,7 @@ def test_topological_sort_less(p1: Any, p2: Any, want: bool) -> None:
 def test_topological_sort_falls_back_to_priority() -> None:
     h = PluginHarness("TopologicalSort", {"namespaces": ["elsewhere"]}, nodes=[make_node("n").obj()])
     assert h.plugin.less(q(pod("p2", "", priority=10)), q(pod("p1", "", priority=1))) is True  # type: ignore[attr-defined]
-    assert TopologicalSortArgs.from_dict({}).to_dict() == {"namespaces": ["default"]}
+    assert encode_args(decode_args(TopologicalSortArgs, {})) == {"namespaces": ["default"]}
 
 
 NT = NetworkTopology.from_manifest(
@@ -272,13 +273,13 @@ def test_max_network_cost_is_honoured() -> None:
 
 
 def test_network_overhead_args() -> None:
-    assert NetworkOverheadArgs.from_dict({}).to_dict() == {
+    assert encode_args(decode_args(NetworkOverheadArgs, {})) == {
         "namespaces": ["default"],
         "weightsName": "UserDefined",
         "networkTopologyName": "nt-default",
     }
     with pytest.raises(PluginArgsError, match="weightsName: must be a string"):
-        NetworkOverheadArgs.from_dict({"weightsName": 3})
+        decode_args(NetworkOverheadArgs, {"weightsName": 3})
 
 
 def test_objects_round_trip() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 import pytest
@@ -158,3 +158,95 @@ def test_annotations_that_do_not_resolve_are_read_as_any() -> None:
     assert decode_args(Odd, {"spec": {"a": 1}}) == Odd(spec={"a": 1})
     with pytest.raises(PluginArgsError, match="unknown field"):
         decode_args(Odd, {"spek": 1})
+
+
+# -- Go's decoding rules, defaulting, inline structs, per-field codecs ----------------------------
+
+
+@attrs.frozen(kw_only=True)
+class Provider:
+    type: str = ""
+    address: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Common:
+    provider: Provider = attrs.field(factory=Provider)
+    watcher: str | None = None
+
+
+def _seconds(raw: Any, path: str) -> float:
+    if not isinstance(raw, str) or not raw.endswith("s"):
+        raise ValueError(f"want a duration such as '10s', got {raw!r}")
+    return float(raw[:-1])
+
+
+@attrs.frozen(kw_only=True)
+class Point:
+    utilization: int
+    score: int = 7
+
+
+@attrs.frozen(kw_only=True)
+class GoArgs:
+    KIND: ClassVar[str] = "GoArgs"
+
+    common: Common = attrs.field(factory=Common, metadata={"inline": True})
+    timeout: float = attrs.field(default=10.0, metadata={"decode": _seconds, "encode": lambda s: f"{s:g}s"})
+    limit: int = 5
+    points: tuple[Point, ...] = ()
+    ignored: tuple[str, ...] = attrs.field(default=(), metadata={"omitempty": True})
+    retired: int | None = attrs.field(default=None, metadata={"omit": True})
+
+    def with_defaults(self) -> GoArgs:
+        return attrs.evolve(self, limit=self.limit if self.limit > 0 else 5)
+
+
+def test_go_decoding_rules() -> None:
+    """null keeps the default; a nested object's missing fields are zero values; the top level
+    is defaulted by with_defaults (upstream's SetDefaults)."""
+    args = decode_args(GoArgs, {"limit": None, "points": [{"utilization": 50}, {}], "kind": "GoArgs"})
+    assert args.limit == 5
+    assert args.points == (Point(utilization=50, score=0), Point(utilization=0, score=0))
+    assert decode_args(GoArgs, {"limit": -1}).limit == 5
+    with pytest.raises(PluginArgsError, match="kind: must be GoArgs, got 'OtherArgs'"):
+        decode_args(GoArgs, {"kind": "OtherArgs"})
+
+
+def test_inline_fields_are_read_and_written_at_the_same_level() -> None:
+    args = decode_args(GoArgs, {"provider": {"type": "Prometheus"}, "watcher": "http://w", "timeout": "3s"})
+    assert args.common == Common(provider=Provider(type="Prometheus"), watcher="http://w")
+    assert args.timeout == 3.0
+    assert encode_args(args) == {"provider": {"type": "Prometheus", "address": ""}, "watcher": "http://w",
+                                 "timeout": "3s", "limit": 5, "points": []}
+    assert decode_args(GoArgs, encode_args(args)) == args
+    with pytest.raises(PluginArgsError) as info:
+        decode_args(GoArgs, {"provider": {"typ": "x"}, "timeout": 3, "watchr": "y"})
+    assert [e.split(";")[0] for e in info.value.errors] == [
+        "provider.typ: unknown field", "timeout: want a duration such as '10s', got 3",
+        "watchr: unknown field"]
+
+
+def test_omitted_fields_are_read_but_not_written() -> None:
+    args = decode_args(GoArgs, {"retired": 3, "ignored": []})
+    assert args.retired == 3
+    assert "retired" not in encode_args(args)
+    assert "ignored" not in encode_args(args)
+    assert encode_args(attrs.evolve(args, ignored=("x",)))["ignored"] == ["x"]
+
+
+@attrs.frozen(kw_only=True)
+class Renamed:
+    """A class whose ``__module__`` names another module (as a package re-exporting it does)."""
+
+    __module__ = "tests"
+
+    point: Point = attrs.field(factory=lambda: Point(utilization=1))
+
+    def errors(self) -> list[str]:
+        return []
+
+
+def test_annotations_resolve_where_the_class_was_written() -> None:
+    args = decode_args(Renamed, {"point": {"utilization": 4}})
+    assert args.point == Point(utilization=4, score=0)

@@ -27,6 +27,7 @@ from schedframe import (
 from schedframe.api import PodGroup
 from schedframe.api.manifests import object_from_manifest
 from schedframe.cli.main import main
+from schedframe.framework.args import decode_args, validate_args
 from schedframe.framework.releases import SUPPORTED_RELEASES
 from schedframe.plan import (
     NodeTemplate,
@@ -294,7 +295,7 @@ def test_coscheduling_durations_fit_a_go_duration(key: str) -> None:
     from schedframe.plugins.coscheduling import CoschedulingArgs
 
     with pytest.raises(PluginArgsError) as info:
-        CoschedulingArgs.from_dict({key: 10**400}).validate()
+        validate_args(decode_args(CoschedulingArgs, {key: 10**400}))
     assert str(info.value).startswith(f"{key}: must be at most")
     assert len(str(info.value)) < 300
 

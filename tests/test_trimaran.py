@@ -17,6 +17,7 @@ import pytest
 
 from schedframe import ConfigurationError, FakeClock, Node, PluginArgsError, Pod, SchedframeWarning
 from schedframe.cache.snapshot import Snapshot
+from schedframe.framework.args import decode_args
 from schedframe.plugins.sigs import (
     AssignedPodsCache,
     LoadMetricsError,
@@ -140,18 +141,18 @@ def test_target_load_packing_prediction_and_penalty(watcher: Watcher) -> None:
 
 
 def test_target_load_packing_args() -> None:
-    args = TargetLoadPackingArgs.from_dict({"metricProvider": {"type": "Prometheus", "address": "http://p:9090"}})
+    args = decode_args(TargetLoadPackingArgs, {"metricProvider": {"type": "Prometheus", "address": "http://p:9090"}})
     assert (args.target_utilization, args.default_requests_multiplier) == (40, "1.5")
     assert args.default_requests == {"cpu": "1000m"}
-    assert args.spec.insecure_skip_verify is True
-    assert TargetLoadPackingArgs.from_dict({"targetUtilization": -3}).target_utilization == 40
-    assert TargetLoadPackingArgs.from_dict({}).spec.metric_provider_type == "KubernetesMetricsServer"
+    assert args.spec.metric_provider.insecure_skip_verify is True
+    assert decode_args(TargetLoadPackingArgs, {"targetUtilization": -3}).target_utilization == 40
+    assert decode_args(TargetLoadPackingArgs, {}).spec.metric_provider_type == "KubernetesMetricsServer"
     with pytest.raises(ConfigurationError, match="unable to parse DefaultRequestsMultiplier"):
         PluginHarness("TargetLoadPacking", {"watcherAddress": "http://x", "defaultRequestsMultiplier": "x1"})
     with pytest.raises(ConfigurationError, match=r"invalid MetricProvider\.Type, got Graphite"):
         PluginHarness("TargetLoadPacking", {"metricProvider": {"type": "Graphite"}})
     with pytest.raises(PluginArgsError, match="targetUtilisation"):
-        TargetLoadPackingArgs.from_dict({"targetUtilisation": 50})
+        decode_args(TargetLoadPackingArgs, {"targetUtilisation": 50})
 
 
 def test_assigned_pods_since_the_metrics_count() -> None:
@@ -281,11 +282,11 @@ def test_beta_distribution() -> None:
 
 
 def test_low_risk_over_commitment_args() -> None:
-    a = LowRiskOverCommitmentArgs.from_dict({"smoothingWindowSize": -5,
+    a = decode_args(LowRiskOverCommitmentArgs, {"smoothingWindowSize": -5,
                                              "riskLimitWeights": {"cpu": 2, "memory": 0.2}})
     assert a.smoothing_window_size == 5
     assert a.risk_limit_weights == {"cpu": 0.5, "memory": 0.2}
-    assert LowRiskOverCommitmentArgs.from_dict({}).risk_limit_weights == {"cpu": 0.5, "memory": 0.5}
+    assert decode_args(LowRiskOverCommitmentArgs, {}).risk_limit_weights == {"cpu": 0.5, "memory": 0.5}
 
 
 # -- Peaks (peaks_test.go) ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 
 from schedframe import Node
 from schedframe.cache.snapshot import Snapshot
+from schedframe.framework.args import decode_args
 from schedframe.plugins.sigs import Metric
 from schedframe.plugins.sigs._load import effective_resource, go_round, resource_data
 from schedframe.plugins.sigs.load_variation_risk_balancing import (
@@ -99,10 +100,11 @@ def test_effective_resource() -> None:
 
 
 def test_target_load_packing_multiplier_parses_as_go() -> None:
-    assert TargetLoadPackingArgs.from_dict({"defaultRequestsMultiplier": "2.5e0"}).multiplier() == 2.5
+    assert decode_args(TargetLoadPackingArgs, {"defaultRequestsMultiplier": "2.5e0"}).multiplier() == 2.5
     for bad in (" 1", "1_0", "abc", ""):
+        args = decode_args(TargetLoadPackingArgs, {"defaultRequestsMultiplier": bad}, validate=False)
         with pytest.raises(ValueError, match="unable to parse DefaultRequestsMultiplier"):
-            TargetLoadPackingArgs.from_dict({"defaultRequestsMultiplier": bad}).multiplier()
+            args.multiplier()
 
 
 @pytest.mark.parametrize("module", ["target_load_packing", "load_variation_risk_balancing",

@@ -15,6 +15,7 @@ from schedframe import Code, CycleState, ManifestError, PluginArgsError, Pod, St
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
 from schedframe.config.configuration import SchedulerConfiguration
 from schedframe.framework import NodeToStatus
+from schedframe.framework.args import decode_args, encode_args, validate_args
 from schedframe.framework.events import ActionType, ClusterEvent, EventResource
 from schedframe.framework.handle import Handle
 from schedframe.framework.interfaces import QueuedPodInfo
@@ -170,31 +171,31 @@ def test_pod_group_manifest_errors(manifest: dict[str, Any], match: str) -> None
 def test_args_defaults() -> None:
     """Defaults are upstream's: permitWaitingTimeSeconds 60, podGroupBackoffSeconds 0,
     podGroupRejectPercentage 10."""
-    assert CoschedulingArgs() == CoschedulingArgs.from_dict({})
-    assert CoschedulingArgs().to_dict() == {"permitWaitingTimeSeconds": 60, "podGroupBackoffSeconds": 0,
+    assert CoschedulingArgs() == decode_args(CoschedulingArgs, {})
+    assert encode_args(CoschedulingArgs()) == {"permitWaitingTimeSeconds": 60, "podGroupBackoffSeconds": 0,
                                             "podGroupRejectPercentage": 10}
     assert coscheduling.ARGS_TYPE is CoschedulingArgs
-    args = CoschedulingArgs.from_dict({"permitWaitingTimeSeconds": 5, "podGroupBackoffSeconds": 2,
+    args = decode_args(CoschedulingArgs, {"permitWaitingTimeSeconds": 5, "podGroupBackoffSeconds": 2,
                                        "kind": "CoschedulingArgs"})
     assert args == CoschedulingArgs(permit_waiting_time_seconds=5, pod_group_backoff_seconds=2)
-    assert CoschedulingArgs.from_dict(args.to_dict()) == args
+    assert decode_args(CoschedulingArgs, encode_args(args)) == args
 
 
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        pytest.param({"permitWaitingTime": 5}, "unknown field.*'permitWaitingTime'", id="unknown key"),
+        pytest.param({"permitWaitingTime": 5}, "permitWaitingTime: unknown field", id="unknown key"),
         pytest.param({"permitWaitingTimeSeconds": "60"}, "permitWaitingTimeSeconds: must be an integer",
                      id="string"),
         pytest.param({"podGroupBackoffSeconds": True}, "podGroupBackoffSeconds: must be an integer",
                      id="bool"),
-        pytest.param([], "args: must be a mapping", id="not a mapping"),
+        pytest.param([], "must be a mapping", id="not a mapping"),
     ],
 )
 def test_args_decode_errors(data: Any, match: str) -> None:
     """Malformed args mappings raise PluginArgsError naming the field."""
     with pytest.raises(PluginArgsError, match=match):
-        CoschedulingArgs.from_dict(data)
+        decode_args(CoschedulingArgs, data)
 
 
 @pytest.mark.parametrize(
@@ -219,7 +220,7 @@ def test_args_validation(args: CoschedulingArgs, match: str) -> None:
 def test_args_validation_collects_all_errors() -> None:
     """Every invalid field is reported at once."""
     with pytest.raises(PluginArgsError) as info:
-        CoschedulingArgs(permit_waiting_time_seconds=-1, pod_group_backoff_seconds=-1).validate()
+        validate_args(CoschedulingArgs(permit_waiting_time_seconds=-1, pod_group_backoff_seconds=-1))
     assert len(info.value.errors) == 2
 
 

@@ -23,6 +23,7 @@ from schedframe.cache.nodeinfo import NodeInfo, PodInfo
 from schedframe.cache.snapshot import Snapshot
 from schedframe.cache.store import ObjectStore
 from schedframe.errors import PluginArgsError
+from schedframe.framework.args import decode_args, encode_args, validate_args
 from schedframe.framework.clock import FakeClock
 from schedframe.framework.cycle_state import CycleState
 from schedframe.framework.interfaces import (
@@ -1684,9 +1685,9 @@ def test_filter_pods_with_pdb_violation(pods, pdbs, want_violating, want_ok):
 )
 def test_args_from_dict(data, want):
     """Missing fields get upstream's v1 defaults; to_dict round-trips."""
-    args = dp.DefaultPreemptionArgs.from_dict(data)
+    args = decode_args(dp.DefaultPreemptionArgs, data)
     assert args == want
-    assert dp.DefaultPreemptionArgs.from_dict(args.to_dict()) == args
+    assert decode_args(dp.DefaultPreemptionArgs, encode_args(args)) == args
 
 
 @pytest.mark.parametrize(
@@ -1716,37 +1717,39 @@ def test_args_from_dict(data, want):
             r"at the same time as minCandidateNodesPercentage",
             id="both zero",
         ),
-        pytest.param({"minCandidateNodes": 1}, r"unknown field\(s\) 'minCandidateNodes'", id="unknown field"),
+        pytest.param({"minCandidateNodes": 1}, r"minCandidateNodes: unknown field", id="unknown field"),
         pytest.param(
             {"minCandidateNodesAbsolute": "5"},
-            r"minCandidateNodesAbsolute: must be an integer, got '5'",
+            r"minCandidateNodesAbsolute: must be an integer, got string",
             id="string value",
         ),
-        pytest.param({"minCandidateNodesPercentage": True}, r"must be an integer, got True", id="bool value"),
         pytest.param(
-            {"kind": "Other"}, r"kind: want \"DefaultPreemptionArgs\", got 'Other'", id="wrong kind"
+            {"minCandidateNodesPercentage": True}, r"must be an integer, got boolean", id="bool value"
+        ),
+        pytest.param(
+            {"kind": "Other"}, r"kind: must be DefaultPreemptionArgs, got 'Other'", id="wrong kind"
         ),
     ],
 )
 def test_args_errors(data, match):
     """Invalid args raise PluginArgsError with upstream field errors."""
     with pytest.raises(PluginArgsError, match=match):
-        dp.DefaultPreemptionArgs.from_dict(data)
+        decode_args(dp.DefaultPreemptionArgs, data)
 
 
 def test_args_all_errors_at_once():
     """Every problem is listed."""
     with pytest.raises(PluginArgsError) as info:
-        dp.DefaultPreemptionArgs(
+        validate_args(dp.DefaultPreemptionArgs(
             min_candidate_nodes_percentage=101, min_candidate_nodes_absolute=-1
-        ).validate()
+        ))
     assert len(info.value.errors) == 2
 
 
 def test_args_not_a_mapping():
     """from_dict refuses non-mappings."""
-    with pytest.raises(PluginArgsError, match="args: must be a mapping, got list"):
-        dp.DefaultPreemptionArgs.from_dict([])  # type: ignore[arg-type]
+    with pytest.raises(PluginArgsError, match="must be a mapping, got list"):
+        decode_args(dp.DefaultPreemptionArgs, [])  # type: ignore[arg-type]
 
 
 def test_new_factory():

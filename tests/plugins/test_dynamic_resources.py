@@ -39,6 +39,7 @@ from schedframe.api import (
 from schedframe.api.resource import FINALIZER
 from schedframe.cache import ObjectStore, Snapshot
 from schedframe.framework import NodeToStatus
+from schedframe.framework.args import decode_args, encode_args
 from schedframe.framework.handle import Handle
 from schedframe.plugins import dynamic_resources as dra
 from schedframe.plugins.dynamic_resources._allocator import Allocator
@@ -1117,11 +1118,11 @@ _: Callable[..., Any] = allocate
 
 def test_args_defaults_and_round_trip() -> None:
     """filterTimeout defaults to 10s and bindingTimeout to 10m; durations read as Go writes them."""
-    assert dra.DynamicResourcesArgs().to_dict() == {"filterTimeout": "10s", "bindingTimeout": "10m0s"}
-    args = dra.DynamicResourcesArgs.from_dict({"filterTimeout": "1m30.5s", "bindingTimeout": "2m"})
+    assert encode_args(dra.DynamicResourcesArgs()) == {"filterTimeout": "10s", "bindingTimeout": "10m0s"}
+    args = decode_args(dra.DynamicResourcesArgs, {"filterTimeout": "1m30.5s", "bindingTimeout": "2m"})
     assert (args.filter_timeout, args.binding_timeout) == (90.5, 120.0)
-    assert dra.DynamicResourcesArgs.from_dict(args.to_dict()) == args
-    assert dra.DynamicResourcesArgs.from_dict({"filterTimeout": "0"}).filter_timeout == 0
+    assert decode_args(dra.DynamicResourcesArgs, encode_args(args)) == args
+    assert decode_args(dra.DynamicResourcesArgs, {"filterTimeout": "0"}).filter_timeout == 0
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from schedframe import ActionType, EventResource, Namespace, Node, PluginArgsError, Pod, QueueingHint, Status
 from schedframe.api import LabelSelector
 from schedframe.cache.nodeinfo import NodeInfo, PodInfo
+from schedframe.framework.args import decode_args, encode_args, validate_args
 from schedframe.framework.cycle_state import CycleState
 from schedframe.framework.interfaces import NodeScore
 from schedframe.plugins import inter_pod_affinity as ipa
@@ -1386,10 +1387,10 @@ def test_args_defaults() -> None:
     args = InterPodAffinityArgs()
     assert args.hard_pod_affinity_weight == 1
     assert args.ignore_preferred_terms_of_existing_pods is False
-    assert InterPodAffinityArgs.from_dict({}) == args
-    assert args.to_dict() == {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False}
+    assert decode_args(InterPodAffinityArgs, {}) == args
+    assert encode_args(args) == {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False}
     data = {"hardPodAffinityWeight": 10, "ignorePreferredTermsOfExistingPods": True}
-    assert InterPodAffinityArgs.from_dict(data).to_dict() == data
+    assert encode_args(decode_args(InterPodAffinityArgs, data)) == data
 
 
 @pytest.mark.parametrize(
@@ -1411,7 +1412,7 @@ def test_args_validation(weight: int, error: str | None) -> None:
     args = InterPodAffinityArgs(hard_pod_affinity_weight=weight)
     framework = harness().framework
     if error is None:
-        args.validate()
+        validate_args(args)
         assert isinstance(ipa.new(args, framework), ipa.InterPodAffinity)
         return
     with pytest.raises(PluginArgsError, match=error.replace("[", r"\[").replace("]", r"\]")):
@@ -1422,7 +1423,7 @@ def test_args_validation(weight: int, error: str | None) -> None:
     ("data", "match"),
     [
         pytest.param(
-            {"hardPodAfinityWeight": 1}, r"unknown field\(s\) 'hardPodAfinityWeight'", id="unknown key"
+            {"hardPodAfinityWeight": 1}, r"hardPodAfinityWeight: unknown field", id="unknown key"
         ),
         pytest.param(
             {"hardPodAffinityWeight": "1"}, r"hardPodAffinityWeight: must be an integer", id="not an int"
@@ -1441,7 +1442,7 @@ def test_args_validation(weight: int, error: str | None) -> None:
 def test_args_decode_errors(data: dict[str, Any], match: str) -> None:
     """Malformed args mappings raise PluginArgsError naming the field."""
     with pytest.raises(PluginArgsError, match=match):
-        InterPodAffinityArgs.from_dict(data)
+        decode_args(InterPodAffinityArgs, data)
 
 
 def test_new_rejects_other_args_types() -> None:
@@ -1450,8 +1451,8 @@ def test_new_rejects_other_args_types() -> None:
     assert isinstance(ipa.new(None, framework), ipa.InterPodAffinity)
     with pytest.raises(PluginArgsError, match="want args of type InterPodAffinityArgs, got str"):
         ipa.new("x", framework)
-    with pytest.raises(PluginArgsError, match="args: must be a mapping, got list"):
-        InterPodAffinityArgs.from_dict([])  # type: ignore[arg-type]
+    with pytest.raises(PluginArgsError, match="must be a mapping, got list"):
+        decode_args(InterPodAffinityArgs, [])  # type: ignore[arg-type]
     assert _plugin().name == NAME == ipa.NAME
 
 

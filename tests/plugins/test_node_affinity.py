@@ -19,6 +19,7 @@ from schedframe.api.objects import (
 )
 from schedframe.api.objects import NodeAffinity as NodeAffinitySpec
 from schedframe.cache.nodeinfo import NodeInfo
+from schedframe.framework.args import decode_args, encode_args
 from schedframe.framework.events import ActionType, EventResource, QueueingHint
 from schedframe.framework.interfaces import PreFilterResult
 from schedframe.plugins import node_affinity
@@ -749,18 +750,18 @@ VALID_ARGS = {
 def test_args_defaults() -> None:
     """No-arg construction is upstream's default: no added affinity."""
     assert NodeAffinityArgs() == NodeAffinityArgs(added_affinity=None)
-    assert NodeAffinityArgs().to_dict() == {}
-    assert NodeAffinityArgs.from_dict({}) == NodeAffinityArgs()
+    assert encode_args(NodeAffinityArgs()) == {}
+    assert decode_args(NodeAffinityArgs, {}) == NodeAffinityArgs()
     assert node_affinity.ARGS_TYPE is NodeAffinityArgs
 
 
 def test_args_round_trip() -> None:
     """from_dict and to_dict are inverses on a valid mapping."""
-    args = NodeAffinityArgs.from_dict(
+    args = decode_args(NodeAffinityArgs,
         {**VALID_ARGS, "kind": "NodeAffinityArgs", "apiVersion": "kubescheduler.config.k8s.io/v1"}
     )
     assert args.added_affinity is not None
-    assert args.to_dict() == VALID_ARGS
+    assert encode_args(args) == VALID_ARGS
     assert NodeAffinityArgs(added_affinity=VALID_ARGS["addedAffinity"]) == args
 
 
@@ -786,7 +787,7 @@ def test_args_invalid_selectors_report_every_path() -> None:
         }
     }
     with pytest.raises(PluginArgsError, match="matchExpressions") as info:
-        NodeAffinityArgs.from_dict(data)
+        decode_args(NodeAffinityArgs, data)
     errors = info.value.errors
     assert len(errors) == 2
     assert errors[0].startswith(
@@ -894,13 +895,13 @@ def test_args_invalid_selectors_report_every_path() -> None:
 def test_args_decode_errors(data: dict[str, Any], match: str) -> None:
     """Malformed args raise PluginArgsError naming the field."""
     with pytest.raises(PluginArgsError, match=match):
-        NodeAffinityArgs.from_dict(data)
+        decode_args(NodeAffinityArgs, data)
 
 
 def test_args_from_non_mapping() -> None:
     """from_dict refuses anything but a mapping."""
     with pytest.raises(PluginArgsError, match="must be a mapping, got list"):
-        NodeAffinityArgs.from_dict([])  # type: ignore[arg-type]
+        decode_args(NodeAffinityArgs, [])  # type: ignore[arg-type]
 
 
 def test_new_validates_args_objects() -> None:
@@ -913,7 +914,7 @@ def test_new_validates_args_objects() -> None:
     with pytest.raises(PluginArgsError, match="want args of type NodeAffinityArgs, got int"):
         node_affinity.new(3, None)  # type: ignore[arg-type]
     plugin = node_affinity.new(VALID_ARGS, None)  # type: ignore[arg-type]
-    assert plugin.args == NodeAffinityArgs.from_dict(VALID_ARGS)
+    assert plugin.args == decode_args(NodeAffinityArgs, VALID_ARGS)
     assert plugin.name == "NodeAffinity"
     assert plugin.pre_filter_extensions() is None
     assert plugin.score_extensions() is plugin

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from schedframe import CycleState, Node, NodeInfo, PluginArgsError, Pod, Status
 from schedframe.api.objects import Container
+from schedframe.framework.args import decode_args, encode_args, validate_args
 from schedframe.plugins import _resource_scoring as rs
 from schedframe.plugins.node_resources_balanced_allocation import (
     ARGS_TYPE,
@@ -201,7 +202,7 @@ def test_default_args() -> None:
     args = NodeResourcesBalancedAllocationArgs()
     assert ARGS_TYPE is NodeResourcesBalancedAllocationArgs
     assert args.resources == DEFAULT
-    assert args.to_dict() == {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
+    assert encode_args(args) == {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
     assert args.errors() == []
 
 
@@ -224,37 +225,38 @@ def test_default_args() -> None:
 )
 def test_from_dict(data: dict[str, Any], want: tuple[ResourceSpec, ...]) -> None:
     """Decoding applies upstream's v1 defaults and round-trips through to_dict."""
-    args = NodeResourcesBalancedAllocationArgs.from_dict(data)
+    args = decode_args(NodeResourcesBalancedAllocationArgs, data)
     assert args.resources == want
-    assert NodeResourcesBalancedAllocationArgs.from_dict(args.to_dict()) == args
+    assert decode_args(NodeResourcesBalancedAllocationArgs, encode_args(args)) == args
 
 
 @pytest.mark.parametrize(
     ("data", "match"),
     [
-        pytest.param({"resource": []}, r'resource: unknown field "resource"', id="unknown field"),
+        pytest.param({"resource": []}, r'resource: unknown field', id="unknown field"),
         pytest.param(
             {"resources": [{"name": "cpu", "weigth": 1}]},
             r"resources\[0\]\.weigth: unknown field",
             id="unknown nested field",
         ),
         pytest.param(
-            {"resources": {"name": "cpu"}}, r"resources: expected a list, got dict", id="not a list"
+            {"resources": {"name": "cpu"}}, r"resources: must be a list, got mapping", id="not a list"
         ),
         pytest.param(
-            {"resources": ["cpu"]}, r"resources\[0\]: expected a mapping, got str", id="not a mapping"
+            {"resources": ["cpu"]}, r"resources\[0\]: must be a mapping, got string", id="not a mapping"
         ),
         pytest.param(
-            {"resources": [{"name": 1}]}, r"resources\[0\]\.name: expected a string, got 1", id="bad name"
+            {"resources": [{"name": 1}]}, r"resources\[0\]\.name: must be a string, got integer",
+            id="bad name",
         ),
         pytest.param(
             {"resources": [{"name": "cpu", "weight": 1.5}]},
-            r"resources\[0\]\.weight: expected an integer",
+            r"resources\[0\]\.weight: must be an integer",
             id="bad weight",
         ),
         pytest.param(
             {"kind": "NodeResourcesFitArgs"},
-            r'kind: want "NodeResourcesBalancedAllocationArgs"',
+            r'kind: must be NodeResourcesBalancedAllocationArgs',
             id="wrong kind",
         ),
         pytest.param(
@@ -267,18 +269,18 @@ def test_from_dict(data: dict[str, Any], want: tuple[ResourceSpec, ...]) -> None
 def test_from_dict_errors(data: dict[str, Any], match: str) -> None:
     """Bad pluginConfig args raise PluginArgsError naming the field path."""
     with pytest.raises(PluginArgsError, match=match):
-        NodeResourcesBalancedAllocationArgs.from_dict(data)
+        decode_args(NodeResourcesBalancedAllocationArgs, data)
 
 
 def test_from_dict_not_a_mapping() -> None:
     """Args that are not a mapping are rejected."""
-    with pytest.raises(PluginArgsError, match="args: expected a mapping, got str"):
-        NodeResourcesBalancedAllocationArgs.from_dict("cpu")  # type: ignore[arg-type]
+    with pytest.raises(PluginArgsError, match="must be a mapping, got string"):
+        decode_args(NodeResourcesBalancedAllocationArgs, "cpu")  # type: ignore[arg-type]
 
 
 def test_from_dict_accepts_integral_floats() -> None:
     """YAML/JSON numbers like 1.0 are integers."""
-    args = NodeResourcesBalancedAllocationArgs.from_dict({"resources": [{"name": "cpu", "weight": 1.0}]})
+    args = decode_args(NodeResourcesBalancedAllocationArgs, {"resources": [{"name": "cpu", "weight": 1.0}]})
     assert args.resources == (ResourceSpec(name="cpu", weight=1),)
 
 
@@ -313,11 +315,11 @@ def test_validate(resources: tuple[ResourceSpec, ...], want: list[str]) -> None:
     assert args.errors() == want
     if want:
         with pytest.raises(PluginArgsError, match=r"resources\["):
-            args.validate()
+            validate_args(args)
         with pytest.raises(PluginArgsError, match=r"resources\["):
             new(args, None)  # type: ignore[arg-type]
     else:
-        args.validate()
+        validate_args(args)
 
 
 def test_factory() -> None:

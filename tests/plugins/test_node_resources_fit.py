@@ -29,6 +29,7 @@ from schedframe import (
     Status,
 )
 from schedframe.api.objects import Container
+from schedframe.framework.args import decode_args, encode_args, validate_args
 from schedframe.plugins import _resource_scoring as rs
 from schedframe.plugins.node_resources_fit import (
     _PRE_FILTER_KEY,
@@ -544,7 +545,7 @@ def test_filter_enough_requests(
     node = Node(name="n", capacity=resource_list(10, 20, 32, 5, 20, 5))
     h = PluginHarness(NAME, args, [node], [existing_pod] if existing_pod else [])
     assert h.filter(pod) == {"n": want_status}
-    a = NodeResourcesFitArgs.from_dict(args or {})
+    a = decode_args(NodeResourcesFitArgs, args or {})
     info = h.snapshot.node_infos().get("n")
     assert info is not None
     assert (
@@ -1738,14 +1739,14 @@ def test_default_args() -> None:
     """The no-arg args equal upstream's v1 defaults."""
     args = NodeResourcesFitArgs()
     assert ARGS_TYPE is NodeResourcesFitArgs
-    assert args.to_dict() == {
+    assert encode_args(args) == {
         "scoringStrategy": {
             "type": "LeastAllocated",
             "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
         }
     }
-    assert NodeResourcesFitArgs.from_dict({}) == args
-    assert NodeResourcesFitArgs.from_dict({"scoringStrategy": None}) == args
+    assert decode_args(NodeResourcesFitArgs, {}) == args
+    assert decode_args(NodeResourcesFitArgs, {"scoringStrategy": None}) == args
     assert args.errors() == []
 
 
@@ -1809,41 +1810,41 @@ def test_default_args() -> None:
 )
 def test_from_dict(data: dict[str, Any], want: NodeResourcesFitArgs) -> None:
     """Decoding applies upstream's v1 defaults and round-trips through to_dict."""
-    got = NodeResourcesFitArgs.from_dict(data)
+    got = decode_args(NodeResourcesFitArgs, data)
     assert got == want
-    assert NodeResourcesFitArgs.from_dict(got.to_dict()) == got
+    assert decode_args(NodeResourcesFitArgs, encode_args(got)) == got
 
 
 @pytest.mark.parametrize(
     ("data", "match"),
     [
         pytest.param(
-            {"ignoredResource": []}, r'ignoredResource: unknown field "ignoredResource"', id="unknown field"
+            {"ignoredResource": []}, r'ignoredResource: unknown field', id="unknown field"
         ),
         pytest.param(
             {"scoringStrategy": {"typ": "x"}}, r"scoringStrategy\.typ: unknown field", id="unknown nested"
         ),
         pytest.param(
             {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": "1"}]}},
-            r"scoringStrategy\.resources\[0\]\.weight: expected an integer, got '1'",
+            r"scoringStrategy\.resources\[0\]\.weight: must be an integer, got string",
             id="weight not int",
         ),
         pytest.param(
             {"ignoredResources": "example.com/a"},
-            r"ignoredResources: expected a list, got str",
+            r"ignoredResources: must be a list, got string",
             id="list expected",
         ),
         pytest.param(
-            {"scoringStrategy": []}, r"scoringStrategy: expected a mapping, got list", id="mapping expected"
+            {"scoringStrategy": []}, r"scoringStrategy: must be a mapping, got list", id="mapping expected"
         ),
         pytest.param(
             {"scoringStrategy": {"type": 1}},
-            r"scoringStrategy\.type: expected a string, got 1",
+            r"scoringStrategy\.type: must be a string, got integer",
             id="string expected",
         ),
         pytest.param(
             {"kind": "NodeAffinityArgs"},
-            r'kind: want "NodeResourcesFitArgs", got "NodeAffinityArgs"',
+            r"kind: must be NodeResourcesFitArgs, got 'NodeAffinityArgs'",
             id="wrong kind",
         ),
         pytest.param(
@@ -1853,7 +1854,7 @@ def test_from_dict(data: dict[str, Any], want: NodeResourcesFitArgs) -> None:
                     "requestedToCapacityRatio": {"shape": [{"utilization": True, "score": 1}]},
                 }
             },
-            r"requestedToCapacityRatio\.shape\[0\]\.utilization: expected an integer",
+            r"requestedToCapacityRatio\.shape\[0\]\.utilization: must be an integer",
             id="bool is not int",
         ),
         pytest.param(
@@ -1874,7 +1875,7 @@ def test_from_dict(data: dict[str, Any], want: NodeResourcesFitArgs) -> None:
         ),
         pytest.param(
             {"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": [1]}},
-            r"scoringStrategy\.requestedToCapacityRatio: expected a mapping, got list",
+            r"scoringStrategy\.requestedToCapacityRatio: must be a mapping, got list",
             id="shape parameter not a mapping",
         ),
         pytest.param(
@@ -1887,22 +1888,22 @@ def test_from_dict(data: dict[str, Any], want: NodeResourcesFitArgs) -> None:
 def test_from_dict_errors(data: dict[str, Any], match: str) -> None:
     """Bad pluginConfig args raise PluginArgsError naming the field path."""
     with pytest.raises(PluginArgsError, match=match):
-        NodeResourcesFitArgs.from_dict(data)
+        decode_args(NodeResourcesFitArgs, data)
 
 
 def test_from_dict_not_a_mapping() -> None:
     """Args that are not a mapping are rejected."""
-    with pytest.raises(PluginArgsError, match="args: expected a mapping, got list"):
-        NodeResourcesFitArgs.from_dict([])  # type: ignore[arg-type]
+    with pytest.raises(PluginArgsError, match="must be a mapping, got list"):
+        decode_args(NodeResourcesFitArgs, [])  # type: ignore[arg-type]
 
 
 def test_from_dict_reports_all_errors() -> None:
     """Every problem is reported at once, decode errors before validation."""
     with pytest.raises(PluginArgsError) as info:
-        NodeResourcesFitArgs.from_dict({"a": 1, "b": 2})
-    assert info.value.errors == ['a: unknown field "a"', 'b: unknown field "b"']
+        decode_args(NodeResourcesFitArgs, {"a": 1, "b": 2})
+    assert [e.split(';')[0] for e in info.value.errors] == ['a: unknown field', 'b: unknown field']
     with pytest.raises(PluginArgsError) as info:
-        NodeResourcesFitArgs.from_dict(
+        decode_args(NodeResourcesFitArgs,
             {
                 "ignoredResourceGroups": ["a/b"],
                 "scoringStrategy": {"type": "Foo", "resources": [{"name": "cpu", "weight": 101}]},
@@ -1983,11 +1984,11 @@ VALIDATE_FIT_ARGS = [
 def test_validate_fit_args(args: NodeResourcesFitArgs, expect: str | None) -> None:
     """Ignored resources and groups must be qualified names; the strategy type must be known."""
     if expect is None:
-        args.validate()
+        validate_args(args)
         assert args.errors() == []
     else:
         with pytest.raises(PluginArgsError, match=expect):
-            args.validate()
+            validate_args(args)
 
 
 def _w(*weights: int) -> tuple[ResourceSpec, ...]:

@@ -38,6 +38,7 @@ from schedframe.api import (
     TopologySelectorRequirement,
     TopologySelectorTerm,
 )
+from schedframe.framework.args import decode_args, encode_args
 from schedframe.framework.events import EventResource, QueueingHint
 from schedframe.plugins import volume_binding
 from schedframe.plugins.volume_binding import (
@@ -785,8 +786,8 @@ def test_pre_bind_without_volumes_for_the_node() -> None:
 )
 def test_args_from_dict(data: dict[str, Any], want: VolumeBindingArgs) -> None:
     """Decoding applies upstream's default (600 s)."""
-    assert VolumeBindingArgs.from_dict(data) == want
-    assert VolumeBindingArgs.from_dict(want.to_dict()) == want
+    assert decode_args(VolumeBindingArgs, data) == want
+    assert decode_args(VolumeBindingArgs, encode_args(want)) == want
 
 
 @pytest.mark.parametrize(
@@ -872,9 +873,9 @@ def test_factory() -> None:
     with pytest.raises(PluginArgsError, match="want args of type VolumeBindingArgs, got int"):
         volume_binding.new(3, None)  # type: ignore[arg-type]
     with pytest.raises(PluginArgsError, match="unknown field"):
-        VolumeBindingArgs.from_dict({"bindTimeout": 1})
+        decode_args(VolumeBindingArgs, {"bindTimeout": 1})
     # a shape is refused where the release has StorageCapacityScoring off (up to 1.36)
-    shaped = VolumeBindingArgs.from_dict({"shape": [{"utilization": 0, "score": 1}]})
+    shaped = decode_args(VolumeBindingArgs, {"shape": [{"utilization": 0, "score": 1}]})
     with pytest.raises(PluginArgsError, match="unexpected field `shape`"):
         shaped.defaulted(release_profile("1.36"))
     assert shaped.defaulted(release_profile("1.37")) == shaped

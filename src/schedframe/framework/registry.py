@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, final
 
 import attrs
 
 from ..errors import DuplicatePluginError, PluginArgsError, UnknownPluginError, closest_name
-from .args import args_decoder, validate_args
+from .args import args_decoder, decode_args, validate_args
 from .handle import Handle
 from .interfaces import Plugin
 
@@ -132,6 +133,8 @@ def plugin_args(args: object, args_type: type[_A], *, shown: str | None = None, 
         parsed = args_type()
     elif isinstance(args, args_type):
         parsed = args
+    elif isinstance(args, Mapping) and attrs.has(args_type) and not hasattr(args_type, "from_dict"):
+        parsed = typing.cast(_A, decode_args(args_type, args, validate=False))
     elif isinstance(args, Mapping) and decode is not None:
         parsed = decode(args)
     else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, Final, final
 
@@ -126,68 +126,9 @@ def validate_label_name(name: str, path: str) -> list[str]:
 # Decoding helpers for ``pluginConfig[].args`` mappings (camelCase, strict like upstream)
 
 
-@final
-class ArgsDecoder:
-    """Collects decoding errors (unknown fields, wrong types) with their field paths."""
-
-    __slots__ = ("errors",)
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-
-    def mapping(self, value: object, path: str, allowed: Sequence[str]) -> Mapping[str, Any] | None:
-        """*value* as a mapping with only *allowed* keys (unknown keys are errors)."""
-        if not isinstance(value, Mapping):
-            self.errors.append(f"{path or 'args'}: expected a mapping, got {type(value).__name__}")
-            return None
-        for key in value:
-            if key not in allowed:
-                where = f"{path}.{key}" if path else str(key)
-                self.errors.append(f"{where}: unknown field {go_value(str(key))}")
-        return value
-
-    def integer(self, value: object, path: str) -> int:
-        """*value* as an int (0 on error)."""
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            self.errors.append(f"{path}: expected an integer, got {value!r}")
-            return 0
-        return value
-
-    def string(self, value: object, path: str) -> str:
-        """*value* as a str (``""`` on error)."""
-        if not isinstance(value, str):
-            self.errors.append(f"{path}: expected a string, got {value!r}")
-            return ""
-        return value
-
-    def sequence(self, value: object, path: str) -> Sequence[Any]:
-        """*value* as a list (``None`` is an empty list, as in Go)."""
-        if value is None:
-            return ()
-        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
-            self.errors.append(f"{path}: expected a list, got {type(value).__name__}")
-            return ()
-        return value
-
-    def strings(self, value: object, path: str) -> tuple[str, ...]:
-        """*value* as a list of strings."""
-        return tuple(self.string(v, f"{path}[{i}]") for i, v in enumerate(self.sequence(value, path)))
-
-    def resources(self, value: object, path: str) -> tuple[ResourceSpec, ...]:
-        """A ``[{name, weight}]`` list; a missing or zero weight becomes 1 (upstream v1 defaults)."""
-        out: list[ResourceSpec] = []
-        for i, item in enumerate(self.sequence(value, path)):
-            p = f"{path}[{i}]"
-            m = self.mapping(item, p, ("name", "weight"))
-            if m is None:
-                continue
-            name = self.string(m.get("name", ""), f"{p}.name")
-            raw = m.get("weight")
-            weight = 0 if raw is None else self.integer(raw, f"{p}.weight")
-            out.append(ResourceSpec(name=name, weight=weight or 1))
-        return tuple(out)
+def defaulted_resources(specs: Sequence[ResourceSpec]) -> tuple[ResourceSpec, ...]:
+    """Upstream's v1 defaults of a ``[]ResourceSpec``: none is cpu and memory, a zero weight 1."""
+    return tuple(r if r.weight else attrs.evolve(r, weight=1) for r in specs) or DEFAULT_RESOURCES
 
 
 # --------------------------------------------------------------------------------------------

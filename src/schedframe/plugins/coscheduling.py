@@ -55,15 +55,15 @@ with ``max_cycles``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Protocol, final, runtime_checkable
 
 import attrs
 
 from ..api.objects import CPU, POD_GROUP_API_VERSION, Pod, PodGroup, Resources
 from ..cache.nodeinfo import NodeInfo
 from ..cache.store import ObjectStore
-from ..errors import PluginArgsError, bounded_repr
+from ..errors import bounded_repr
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ..framework.handle import Handle, SharedLister
@@ -72,10 +72,9 @@ from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors
-from ._topology import check_keys
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 __all__ = [
     "API_VERSION",
@@ -167,7 +166,7 @@ class CoschedulingArgs:
 
     ``deniedPGExpirationTimeSeconds``, which the v1beta2 args had (and scheduler-plugins'
     v1beta2 example file sets), is accepted when it is an integer and ignored, as the plugin
-    has not used it since; it is not part of :meth:`to_dict`.
+    has not used it since; it is not written back.
 
     .. versionadded:: 0.1.0
     """
@@ -177,44 +176,13 @@ class CoschedulingArgs:
     permit_waiting_time_seconds: int = 60
     pod_group_backoff_seconds: int = 0
     pod_group_reject_percentage: int = 10
+    #: v1beta2's ``deniedPGExpirationTimeSeconds``: read as an integer, then ignored
+    denied_pg_expiration_time_seconds: int | None = attrs.field(
+        default=None, repr=False, eq=False, metadata={"json": "deniedPGExpirationTimeSeconds", "omit": True})
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args`` mapping; raises
-        :class:`~schedframe.PluginArgsError` listing every problem."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        errors = check_keys(data, _ARGS_KEYS, "")
-        values: dict[str, int] = {}
-        for key, attr, default in (("permitWaitingTimeSeconds", "permit_waiting_time_seconds", 60),
-                                   ("podGroupBackoffSeconds", "pod_group_backoff_seconds", 0),
-                                   ("podGroupRejectPercentage", "pod_group_reject_percentage", 10)):
-            value = data.get(key)
-            if value is None:
-                value = default
-            elif isinstance(value, bool) or not isinstance(value, int):
-                errors.append(f"{key}: must be an integer, got {bounded_repr(value)}")
-                value = default
-            values[attr] = value
-        # v1beta2's deniedPGExpirationTimeSeconds (scheduler-plugins' published v1beta2 files set it;
-        # gone with v1beta2 and unused by the plugin since): read as an integer, then ignored
-        denied = data.get(_DENIED_PG_KEY)
-        if denied is not None and (isinstance(denied, bool) or not isinstance(denied, int)):
-            errors.append(f"{_DENIED_PG_KEY}: must be an integer, got {bounded_repr(denied)}")
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(**values)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {"permitWaitingTimeSeconds": self.permit_waiting_time_seconds,
-                "podGroupBackoffSeconds": self.pod_group_backoff_seconds,
-                "podGroupRejectPercentage": self.pod_group_reject_percentage}
-
-    def validate(self) -> None:
+    def errors(self) -> list[str]:
         """Upstream ``ValidateCoschedulingArgs``: both durations whole seconds, not negative (in
-        upstream's words "must be greater than 0"), the reject percentage in [0, 100]; raises
-        :class:`~schedframe.PluginArgsError`."""
+        upstream's words "must be greater than 0"), the reject percentage in [0, 100]."""
         errs = FieldErrors()
         for key, value in (("permitWaitingTimeSeconds", self.permit_waiting_time_seconds),
                            ("podGroupBackoffSeconds", self.pod_group_backoff_seconds),
@@ -229,14 +197,10 @@ class CoschedulingArgs:
             elif value > MAX_ARG_SECONDS:
                 errs.add(f"{key}: must be at most {MAX_ARG_SECONDS} seconds (the longest Go "
                          f"time.Duration), got {bounded_repr(value)}")
-        if errs:
-            raise PluginArgsError(errs.errors)
+        return errs.errors
 
 
 ARGS_TYPE: Final = CoschedulingArgs
-_DENIED_PG_KEY: Final = "deniedPGExpirationTimeSeconds"
-_ARGS_KEYS: Final = frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds",
-                               "podGroupRejectPercentage", _DENIED_PG_KEY, "apiVersion", "kind"})
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, ClassVar, Final, final
 
 import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
 from ..cache.nodeinfo import NodeInfo, PodInfo
-from ..errors import PluginArgsError
+from ..framework.args import validate_args
 from ..framework.cycle_state import CycleState
 from ..framework.events import ClusterEventWithHint
 from ..framework.handle import Handle
@@ -50,11 +50,12 @@ from ..framework.preemption import (
     Victims,
     sort_by_importance,
 )
+from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from ..framework.victims_memo import Shapes, VictimsMemo
 from . import names
 from ._helpers import FieldErrors
-from ._topology import check_keys, selector_error
+from ._topology import selector_error
 from ._victims import NodeDryRun
 
 __all__ = [
@@ -99,16 +100,6 @@ IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
 # Args
 
 
-def _int_field(data: Mapping[str, Any], key: str, default: int, errors: list[str]) -> int:
-    value = data.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        errors.append(f"{key}: must be an integer, got {value!r}")
-        return default
-    return value
-
-
 @final
 @attrs.frozen(kw_only=True)
 class DefaultPreemptionArgs:
@@ -128,32 +119,7 @@ class DefaultPreemptionArgs:
     min_candidate_nodes_percentage: int = 10
     min_candidate_nodes_absolute: int = 100
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DefaultPreemptionArgs:
-        """Decode the camelCase ``pluginConfig[].args`` mapping (missing fields get upstream's
-        defaults) and validate.
-
-        Raises:
-            PluginArgsError: on unknown fields, wrong types or invalid values (all listed).
-        """
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        errors = check_keys(data, _ARGS_KEYS, "")
-        kind = data.get("kind")
-        if kind is not None and kind != "DefaultPreemptionArgs":
-            errors.append(f'kind: want "DefaultPreemptionArgs", got {kind!r}')
-        pct = _int_field(data, "minCandidateNodesPercentage", 10, errors)
-        absolute = _int_field(data, "minCandidateNodesAbsolute", 100, errors)
-        if errors:
-            raise PluginArgsError(errors)
-        args = cls(min_candidate_nodes_percentage=pct, min_candidate_nodes_absolute=absolute)
-        args.validate()
-        return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {"minCandidateNodesAbsolute": self.min_candidate_nodes_absolute,
-                "minCandidateNodesPercentage": self.min_candidate_nodes_percentage}
+    KIND: ClassVar[str] = "DefaultPreemptionArgs"
 
     def errors(self) -> list[str]:
         """Every validation problem (upstream ``ValidateDefaultPreemptionArgs``)."""
@@ -170,16 +136,7 @@ class DefaultPreemptionArgs:
                          "cannot be zero at the same time as minCandidateNodesPercentage")
         return errs.errors
 
-    def validate(self) -> None:
-        """Raise :class:`~schedframe.PluginArgsError` listing every problem, if any."""
-        errs = self.errors()
-        if errs:
-            raise PluginArgsError(errs)
-
-
 ARGS_TYPE: Final = DefaultPreemptionArgs
-_ARGS_KEYS: Final = frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute",
-                               "apiVersion", "kind"})
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,7 +216,7 @@ class DefaultPreemption:
     __slots__ = ("_victims", "args", "evaluator", "handle", "is_eligible_pod", "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
-        args.validate()
+        validate_args(args)
         self.args = args
         self.handle = handle
         self.rng = random.Random(_seed_of(handle) if seed is None else seed)
@@ -392,15 +349,7 @@ class DefaultPreemption:
 
 def new(args: object, handle: Handle) -> DefaultPreemption:
     """Factory: *args* is ``None``, a :class:`DefaultPreemptionArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = DefaultPreemptionArgs()
-    elif isinstance(args, DefaultPreemptionArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = DefaultPreemptionArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args of type DefaultPreemptionArgs, got {type(args).__name__}")
-    return DefaultPreemption(parsed, handle)
+    return DefaultPreemption(plugin_args(args, DefaultPreemptionArgs), handle)
 
 
 if TYPE_CHECKING:

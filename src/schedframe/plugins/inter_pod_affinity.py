@@ -24,7 +24,7 @@ from ..api.frozendict import freeze
 from ..api.objects import LabelSelector, Namespace, Node, Pod, PodAffinityTerm
 from ..cache.nodeinfo import AffinityTerm, NodeInfo, PodInfo
 from ..cache.snapshot import Snapshot
-from ..errors import PluginArgsError, StateNotFoundError
+from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle, ObjectLister
@@ -34,10 +34,10 @@ from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, node_labels, node_not_found, nodes_of
 from ._run_memo import RunMemo, rejections, snapshot_of
-from ._topology import SumCache, check_keys, following, per_pod, probe_of, selector_error, selector_probe
+from ._topology import SumCache, following, per_pod, probe_of, selector_error, selector_probe
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 __all__ = [
     "ARGS_TYPE",
@@ -92,42 +92,13 @@ class InterPodAffinityArgs:
     hard_pod_affinity_weight: int = 1
     ignore_preferred_terms_of_existing_pods: bool = False
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args`` mapping; raises
-        :class:`~schedframe.PluginArgsError` listing every problem."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        errors = check_keys(data, _ARGS_KEYS, "")
-        weight = data.get("hardPodAffinityWeight")
-        if weight is None:
-            weight = 1
-        elif isinstance(weight, bool) or not isinstance(weight, int):
-            errors.append(f"hardPodAffinityWeight: must be an integer, got {weight!r}")
-            weight = 1
-        ignore = data.get("ignorePreferredTermsOfExistingPods")
-        if ignore is None:
-            ignore = False
-        elif not isinstance(ignore, bool):
-            errors.append(f"ignorePreferredTermsOfExistingPods: must be a boolean, got {ignore!r}")
-            ignore = False
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(hard_pod_affinity_weight=weight, ignore_preferred_terms_of_existing_pods=ignore)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {"hardPodAffinityWeight": self.hard_pod_affinity_weight,
-                "ignorePreferredTermsOfExistingPods": self.ignore_preferred_terms_of_existing_pods}
-
-    def validate(self) -> None:
-        """Upstream ``ValidateInterPodAffinityArgs``; raises :class:`~schedframe.PluginArgsError`."""
+    def errors(self) -> list[str]:
+        """Upstream ``ValidateInterPodAffinityArgs``."""
         errs = FieldErrors()
         w = self.hard_pod_affinity_weight
         if w < 0 or w > 100:
             errs.invalid("hardPodAffinityWeight", w, "not in valid range [0, 100]")
-        if errs:
-            raise PluginArgsError(errs.errors)
+        return errs.errors
 
 
 ARGS_TYPE: Final = InterPodAffinityArgs

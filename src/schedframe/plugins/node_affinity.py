@@ -25,6 +25,7 @@ from ..errors import PluginArgsError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
@@ -40,7 +41,6 @@ from ._helpers import (
 from ._run_memo import RunMemo, rejections, snapshot_of
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
 
     from ..cache.nodeinfo import NodeInfo
     from ..framework.handle import Handle
@@ -94,6 +94,18 @@ PRE_SCORE_STATE_KEY: Final[StateKey[PreferredSchedulingTerms | None]] = StateKey
 # Args
 
 
+def _decode_added_affinity(raw: Any, path: str) -> NodeAffinitySpec | None:
+    errs = FieldErrors()
+    affinity = _decode_affinity(raw, path, errs)
+    if errs:
+        raise PluginArgsError(errs.errors)
+    return affinity
+
+
+def _encode_added_affinity(affinity: NodeAffinitySpec) -> dict[str, Any]:
+    return _encode_affinity(affinity)
+
+
 def _node_affinity(value: NodeAffinitySpec | Mapping[str, Any] | None) -> NodeAffinitySpec | None:
     if value is None or isinstance(value, NodeAffinitySpec):
         return value
@@ -117,37 +129,11 @@ class NodeAffinityArgs:
     .. versionadded:: 0.1.0
     """
 
-    added_affinity: NodeAffinitySpec | None = attrs.field(default=None, converter=_node_affinity)
+    added_affinity: NodeAffinitySpec | None = attrs.field(
+        default=None, converter=_node_affinity,
+        metadata={"decode": _decode_added_affinity, "encode": _encode_added_affinity})
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args`` mapping (``{"addedAffinity": {...}}``).
-
-        Raises:
-            PluginArgsError: unknown fields, malformed values, or invalid selectors, all listed.
-        """
-        errs = FieldErrors()
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"NodeAffinityArgs: must be a mapping, got {type(data).__name__}")
-        for key in data:
-            if key not in ("addedAffinity", "apiVersion", "kind"):
-                errs.add(f"{key}: unknown field")
-        kind = data.get("kind")
-        if kind is not None and kind != "NodeAffinityArgs":
-            errs.add(f"kind: must be NodeAffinityArgs, got {kind!r}")
-        raw = data.get("addedAffinity")
-        affinity = None if raw is None else _decode_affinity(raw, "addedAffinity", errs)
-        if errs:
-            raise PluginArgsError(errs.errors)
-        args = cls(added_affinity=affinity)
-        args.validate()
-        return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The camelCase mapping of these args."""
-        if self.added_affinity is None:
-            return {}
-        return {"addedAffinity": _encode_affinity(self.added_affinity)}
+    KIND: ClassVar[str] = "NodeAffinityArgs"
 
     def errors(self) -> list[str]:
         """Every validation error, with field paths (upstream ``ValidateNodeAffinityArgs``)."""
@@ -160,13 +146,6 @@ class NodeAffinityArgs:
         if aff.preferred:
             errs.extend(PreferredSchedulingTerms(aff.preferred, _PREFERRED_PATH).errors)
         return errs
-
-    def validate(self) -> None:
-        """Raise :class:`~schedframe.PluginArgsError` listing every error, if any."""
-        errs = self.errors()
-        if errs:
-            raise PluginArgsError(errs)
-
 
 ARGS_TYPE: Final = NodeAffinityArgs
 
@@ -534,14 +513,7 @@ def new(args: object, handle: Handle) -> NodeAffinity:
     Raises:
         PluginArgsError: args of another type, or invalid args (every error listed).
     """
-    if args is None:
-        return NodeAffinity(handle=handle)
-    if isinstance(args, Mapping):
-        return NodeAffinity(NodeAffinityArgs.from_dict(args), handle)
-    if not isinstance(args, NodeAffinityArgs):
-        raise PluginArgsError(f"want args of type NodeAffinityArgs, got {type(args).__name__}")
-    args.validate()
-    return NodeAffinity(args, handle)
+    return NodeAffinity(plugin_args(args, NodeAffinityArgs), handle)
 
 
 if TYPE_CHECKING:

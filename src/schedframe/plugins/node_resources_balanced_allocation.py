@@ -23,14 +23,14 @@ best-effort pods are not skipped: every node scores its own balance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Final, final
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, ClassVar, Final, final
 
 import attrs
 
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo
-from ..errors import PluginArgsError
+from ..framework.args import validate_args
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.handle import Handle
 from ..framework.interfaces import ScoreExtensions
@@ -40,15 +40,14 @@ from ..framework.status import Status
 from . import names
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
-    ArgsDecoder,
     ResourceAllocationScorer,
     ResourceSpec,
     _MemoNodesScorer,
     balanced_resource_score,
+    defaulted_resources,
     field_duplicate,
     field_invalid,
     go_div,
-    go_value,
 )
 from ._run_memo import RunMemo, snapshot_of
 
@@ -84,32 +83,11 @@ class NodeResourcesBalancedAllocationArgs:
 
     resources: tuple[ResourceSpec, ...] = attrs.field(default=DEFAULT_RESOURCES, converter=_specs)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NodeResourcesBalancedAllocationArgs:
-        """Decode the camelCase ``pluginConfig[].args`` mapping, apply upstream's v1 defaults
-        (empty resources: cpu and memory; missing or zero weight: 1) and validate.
+    KIND: ClassVar[str] = "NodeResourcesBalancedAllocationArgs"
 
-        Raises:
-            PluginArgsError: on unknown fields, wrong types or invalid values (all listed).
-        """
-        dec = ArgsDecoder()
-        m = dec.mapping(data, "", ("apiVersion", "kind", "resources"))
-        if m is None:
-            raise PluginArgsError(dec.errors)
-        kind = m.get("kind")
-        if kind is not None and kind != "NodeResourcesBalancedAllocationArgs":
-            dec.errors.append(f"kind: want {go_value('NodeResourcesBalancedAllocationArgs')}, "
-                              f"got {go_value(kind)}")
-        resources = dec.resources(m.get("resources"), "resources") or DEFAULT_RESOURCES
-        if dec.errors:
-            raise PluginArgsError(dec.errors)
-        args = cls(resources=resources)
-        args.validate()
-        return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {"resources": [r.to_dict() for r in self.resources]}
+    def with_defaults(self) -> NodeResourcesBalancedAllocationArgs:
+        """Upstream's v1 defaults: no resources is cpu and memory; a zero weight is 1."""
+        return attrs.evolve(self, resources=defaulted_resources(self.resources))
 
     def errors(self) -> list[str]:
         """Every validation problem (upstream ``ValidateNodeResourcesBalancedAllocationArgs``)."""
@@ -123,13 +101,6 @@ class NodeResourcesBalancedAllocationArgs:
             if spec.weight != 1:
                 errs.append(field_invalid(f"resources[{i}].weight", spec.weight, "must be 1"))
         return errs
-
-    def validate(self) -> None:
-        """Raise :class:`~schedframe.PluginArgsError` listing every problem, if any."""
-        errs = self.errors()
-        if errs:
-            raise PluginArgsError(errs)
-
 
 ARGS_TYPE: Final = NodeResourcesBalancedAllocationArgs
 
@@ -296,7 +267,7 @@ class NodeResourcesBalancedAllocation:
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
                  handle: Handle | None = None) -> None:
         args = NodeResourcesBalancedAllocationArgs() if args is None else args
-        args.validate()
+        validate_args(args)
         self._args = args
         self._handle = handle
         self._scorer = ResourceAllocationScorer(args.resources, balanced_resource_score, use_requested=True)

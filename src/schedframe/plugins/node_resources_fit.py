@@ -18,14 +18,15 @@ Mirrors kube-scheduler's ``noderesources/fit.go``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import NodeInfo
-from ..errors import PluginArgsError, StateNotFoundError
+from ..errors import StateNotFoundError
+from ..framework.args import validate_args
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle
@@ -40,11 +41,11 @@ from ._resource_scoring import (
     MAX_CUSTOM_PRIORITY_SCORE,
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
-    ArgsDecoder,
     ResourceAllocationScorer,
     ResourceSpec,
     cpu_memory_fast_path,
     cpu_memory_fast_path_nodes,
+    defaulted_resources,
     field_invalid,
     field_not_supported,
     field_required,
@@ -175,61 +176,20 @@ class NodeResourcesFitArgs:
 
     __module__ = "schedframe.plugins.node_resources_fit"
 
-    ignored_resources: tuple[str, ...] = attrs.field(default=(), converter=_strs)
-    ignored_resource_groups: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+    ignored_resources: tuple[str, ...] = attrs.field(
+        default=(), converter=_strs, metadata={"omitempty": True})
+    ignored_resource_groups: tuple[str, ...] = attrs.field(
+        default=(), converter=_strs, metadata={"omitempty": True})
     scoring_strategy: ScoringStrategy = attrs.field(factory=ScoringStrategy)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NodeResourcesFitArgs:
-        """Decode the camelCase ``pluginConfig[].args`` mapping, apply upstream's v1 defaults and
-        validate.
+    KIND: ClassVar[str] = "NodeResourcesFitArgs"
 
-        Raises:
-            PluginArgsError: on unknown fields, wrong types or invalid values (all listed).
-        """
-        dec = ArgsDecoder()
-        m = dec.mapping(data, "", ("apiVersion", "kind", "ignoredResources", "ignoredResourceGroups",
-                                   "scoringStrategy"))
-        if m is None:
-            raise PluginArgsError(dec.errors)
-        kind = m.get("kind")
-        if kind is not None and kind != "NodeResourcesFitArgs":
-            dec.errors.append(f"kind: want {go_value('NodeResourcesFitArgs')}, got {go_value(kind)}")
-        ignored = dec.strings(m.get("ignoredResources"), "ignoredResources")
-        groups = dec.strings(m.get("ignoredResourceGroups"), "ignoredResourceGroups")
-        strategy = ScoringStrategy()
-        raw = m.get("scoringStrategy")
-        if raw is not None:
-            sm = dec.mapping(raw, "scoringStrategy", ("type", "resources", "requestedToCapacityRatio"))
-            if sm is not None:
-                typ = sm.get("type")
-                strategy = ScoringStrategy(
-                    type="" if typ is None else dec.string(typ, "scoringStrategy.type"),
-                    resources=dec.resources(sm.get("resources"), "scoringStrategy.resources")
-                    or DEFAULT_RESOURCES,
-                    requested_to_capacity_ratio=_decode_rtcr(dec, sm.get("requestedToCapacityRatio")),
-                )
-        if dec.errors:
-            raise PluginArgsError(dec.errors)
-        args = cls(ignored_resources=ignored, ignored_resource_groups=groups, scoring_strategy=strategy)
-        args.validate()
-        return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping (``from_dict(to_dict())`` round-trips)."""
-        out: dict[str, Any] = {}
-        if self.ignored_resources:
-            out["ignoredResources"] = list(self.ignored_resources)
-        if self.ignored_resource_groups:
-            out["ignoredResourceGroups"] = list(self.ignored_resource_groups)
+    def with_defaults(self) -> NodeResourcesFitArgs:
+        """Upstream's v1 defaults: the strategy's resources cpu and memory when none are given,
+        and a zero weight 1."""
         ss = self.scoring_strategy
-        strategy: dict[str, Any] = {"type": ss.type, "resources": [r.to_dict() for r in ss.resources]}
-        if ss.requested_to_capacity_ratio is not None:
-            strategy["requestedToCapacityRatio"] = {"shape": [
-                {"utilization": p.utilization, "score": p.score}
-                for p in ss.requested_to_capacity_ratio.shape]}
-        out["scoringStrategy"] = strategy
-        return out
+        strategy = attrs.evolve(ss, resources=defaulted_resources(ss.resources))
+        return attrs.evolve(self, scoring_strategy=strategy)
 
     def errors(self) -> list[str]:
         """Every validation problem (upstream ``ValidateNodeResourcesFitArgs``), with field paths."""
@@ -256,31 +216,6 @@ class NodeResourcesFitArgs:
                                        f"must be set when type is {go_value(REQUESTED_TO_CAPACITY_RATIO)}"))
         return errs
 
-    def validate(self) -> None:
-        """Raise :class:`~schedframe.PluginArgsError` listing every problem, if any."""
-        errs = self.errors()
-        if errs:
-            raise PluginArgsError(errs)
-
-
-def _decode_rtcr(dec: ArgsDecoder, raw: object) -> RequestedToCapacityRatioParam | None:
-    if raw is None:
-        return None
-    path = "scoringStrategy.requestedToCapacityRatio"
-    m = dec.mapping(raw, path, ("shape",))
-    if m is None:
-        return None
-    points: list[UtilizationShapePoint] = []
-    for i, item in enumerate(dec.sequence(m.get("shape"), f"{path}.shape")):
-        p = f"{path}.shape[{i}]"
-        pm = dec.mapping(item, p, ("utilization", "score"))
-        if pm is None:
-            continue
-        u, s = pm.get("utilization"), pm.get("score")
-        points.append(UtilizationShapePoint(
-            utilization=0 if u is None else dec.integer(u, f"{p}.utilization"),
-            score=0 if s is None else dec.integer(s, f"{p}.score")))
-    return RequestedToCapacityRatioParam(shape=tuple(points))
 
 
 def _shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
@@ -548,7 +483,7 @@ class NodeResourcesFit:
                  enable_in_place_pod_vertical_scaling: bool = True,
                  enable_scheduling_queue_hint: bool = True) -> None:
         args = NodeResourcesFitArgs() if args is None else args
-        args.validate()
+        validate_args(args)
         self._args = args
         self._handle = handle
         self._ignored = frozenset(args.ignored_resources)

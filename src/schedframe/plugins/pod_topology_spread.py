@@ -43,7 +43,7 @@ from ..api.objects import (
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.snapshot import Snapshot
 from ..cache.store import ObjectStore
-from ..errors import PluginArgsError, StateNotFoundError
+from ..errors import PluginArgsError, StateNotFoundError, json_type_name
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.handle import Handle, ObjectLister
@@ -67,7 +67,6 @@ from ._topology import (
     Contribution,
     Delta,
     SumCache,
-    check_keys,
     constraint_from_dict,
     constraint_to_dict,
     following,
@@ -126,6 +125,20 @@ def _tuple(value: Any) -> tuple[Any, ...]:
     return value if isinstance(value, tuple) else tuple(value)
 
 
+def _decode_constraints(raw: Any, path: str) -> tuple[TopologySpreadConstraint, ...]:
+    if not isinstance(raw, (list, tuple)):
+        raise PluginArgsError(f"{path}: must be a list, got {json_type_name(raw)}")
+    errors: list[str] = []
+    found = [constraint_from_dict(item, f"{path}[{i}]", errors) for i, item in enumerate(raw)]
+    if errors:
+        raise PluginArgsError(errors)
+    return tuple(c for c in found if c is not None)
+
+
+def _encode_constraints(constraints: tuple[TopologySpreadConstraint, ...]) -> list[dict[str, Any]]:
+    return [constraint_to_dict(c) for c in constraints]
+
+
 @final
 @attrs.frozen(kw_only=True)
 class PodTopologySpreadArgs:
@@ -142,49 +155,18 @@ class PodTopologySpreadArgs:
 
     __module__ = "schedframe.plugins.pod_topology_spread"
 
-    default_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(default=(), converter=_tuple)
+    default_constraints: tuple[TopologySpreadConstraint, ...] = attrs.field(
+        default=(), converter=_tuple,
+        metadata={"decode": _decode_constraints, "encode": _encode_constraints, "omitempty": True})
     defaulting_type: str = SYSTEM_DEFAULTING
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args`` mapping; raises
-        :class:`~schedframe.PluginArgsError` listing every problem."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        errors = check_keys(data, _ARGS_KEYS, "")
-        raw = data.get("defaultConstraints")
-        constraints: list[TopologySpreadConstraint] = []
-        if raw is not None:
-            if not isinstance(raw, (list, tuple)):
-                errors.append(f"defaultConstraints: must be a list, got {raw!r}")
-            else:
-                for i, item in enumerate(raw):
-                    c = constraint_from_dict(item, f"defaultConstraints[{i}]", errors)
-                    if c is not None:
-                        constraints.append(c)
-        dtype = data.get("defaultingType")
-        if dtype is None or dtype == "":
-            dtype = SYSTEM_DEFAULTING
-        elif not isinstance(dtype, str):
-            errors.append(f"defaultingType: must be a string, got {dtype!r}")
-            dtype = SYSTEM_DEFAULTING
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(default_constraints=tuple(constraints), defaulting_type=dtype)
+    def with_defaults(self) -> Self:
+        """Upstream's defaulting: an empty ``defaultingType`` is ``System``."""
+        return self if self.defaulting_type else attrs.evolve(self, defaulting_type=SYSTEM_DEFAULTING)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        out: dict[str, Any] = {"defaultingType": self.defaulting_type}
-        if self.default_constraints:
-            out["defaultConstraints"] = [constraint_to_dict(c) for c in self.default_constraints]
-        return out
-
-    def validate(self) -> None:
-        """Upstream ``ValidatePodTopologySpreadArgs``; raises :class:`~schedframe.PluginArgsError`
-        with every problem."""
-        errors = validation_errors(self)
-        if errors:
-            raise PluginArgsError(errors)
+    def errors(self) -> list[str]:
+        """Upstream ``ValidatePodTopologySpreadArgs``: every problem, with its field path."""
+        return validation_errors(self)
 
 
 def validation_errors(args: PodTopologySpreadArgs) -> list[str]:

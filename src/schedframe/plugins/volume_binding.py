@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
@@ -67,11 +67,9 @@ from . import names
 from ._helpers import as_objects
 from ._resource_scoring import (
     MAX_CUSTOM_PRIORITY_SCORE,
-    ArgsDecoder,
     broken_linear_function,
     field_invalid,
     field_required,
-    go_value,
 )
 from ._volumes import VolumeObjects, check_node_affinity, not_found, volume_is_for_pod
 from .node_resources_fit import UtilizationShapePoint
@@ -161,42 +159,7 @@ class VolumeBindingArgs:
     bind_timeout_seconds: int = DEFAULT_BIND_TIMEOUT_SECONDS
     shape: tuple[UtilizationShapePoint, ...] | None = attrs.field(default=None, converter=_shape)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> VolumeBindingArgs:
-        """Decode the camelCase ``pluginConfig[].args`` mapping and validate it (with the
-        ``StorageCapacityScoring`` feature off, as upstream's default).
-
-        Raises:
-            PluginArgsError: every problem, with its field path.
-        """
-        dec = ArgsDecoder()
-        m = dec.mapping(data, "", ("apiVersion", "kind", "bindTimeoutSeconds", "shape"))
-        if m is None:
-            raise PluginArgsError(dec.errors)
-        kind = m.get("kind")
-        if kind is not None and kind != "VolumeBindingArgs":
-            dec.errors.append(f"kind: want {go_value('VolumeBindingArgs')}, got {go_value(kind)}")
-        raw_timeout = m.get("bindTimeoutSeconds")
-        timeout = DEFAULT_BIND_TIMEOUT_SECONDS if raw_timeout is None else dec.integer(
-            raw_timeout, "bindTimeoutSeconds")
-        shape: list[UtilizationShapePoint] | None = None
-        if m.get("shape") is not None:
-            shape = []
-            for i, item in enumerate(dec.sequence(m.get("shape"), "shape")):
-                p = f"shape[{i}]"
-                pm = dec.mapping(item, p, ("utilization", "score"))
-                if pm is None:
-                    continue
-                u, s = pm.get("utilization"), pm.get("score")
-                shape.append(UtilizationShapePoint(
-                    utilization=0 if u is None else dec.integer(u, f"{p}.utilization"),
-                    score=0 if s is None else dec.integer(s, f"{p}.score")))
-        if dec.errors:
-            raise PluginArgsError(dec.errors)
-        args = cls(bind_timeout_seconds=timeout, shape=shape)
-        # the shape against the gate is checked by defaulted(), which knows the release
-        args.validate()
-        return args
+    KIND: ClassVar[str] = "VolumeBindingArgs"
 
     def defaulted(self, release: Any) -> VolumeBindingArgs:
         """The args as *release* defaults them (upstream ``SetDefaults_VolumeBindingArgs``): the
@@ -212,13 +175,6 @@ class VolumeBindingArgs:
             args = attrs.evolve(self, shape=DEFAULT_CAPACITY_SHAPE)
         args.validate(storage_capacity_scoring=on)
         return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        out: dict[str, Any] = {"bindTimeoutSeconds": self.bind_timeout_seconds}
-        if self.shape is not None:
-            out["shape"] = [{"utilization": p.utilization, "score": p.score} for p in self.shape]
-        return out
 
     def errors(self, *, storage_capacity_scoring: bool | None = None) -> list[str]:
         """Every validation problem (upstream ``ValidateVolumeBindingArgsWithOptions``);

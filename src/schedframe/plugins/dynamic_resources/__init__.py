@@ -40,6 +40,7 @@ from ...errors import PluginArgsError
 from ...framework.cycle_state import StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ...framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ...framework.registry import plugin_args
 from ...framework.releases import release_of
 from ...framework.status import Code, Status
 from ...framework.waiting_pods import format_go_duration
@@ -119,6 +120,18 @@ def _parse_duration(value: Any, path: str, errs: FieldErrors) -> float | None:
     return -total if value.startswith("-") else total
 
 
+def _duration(value: Any, path: str) -> float:
+    errs = FieldErrors()
+    seconds = _parse_duration(value, path, errs)
+    if seconds is None:
+        raise PluginArgsError(errs.errors)
+    return seconds
+
+
+#: a ``metav1.Duration`` field: a Go duration string, in seconds
+_DURATION: Final = {"decode": _duration, "encode": format_go_duration}
+
+
 @final
 @attrs.frozen(kw_only=True)
 class DynamicResourcesArgs:
@@ -134,8 +147,10 @@ class DynamicResourcesArgs:
     .. versionadded:: 0.1.0
     """
 
-    filter_timeout: float = 10.0
-    binding_timeout: float | None = 600.0
+    filter_timeout: float = attrs.field(default=10.0, metadata=_DURATION)
+    binding_timeout: float | None = attrs.field(default=600.0, metadata=_DURATION)
+
+    KIND: ClassVar[str] = "DynamicResourcesArgs"
 
     #: fields a release has only from some release on (the release difference naming it)
     FIELDS_SINCE: ClassVar[Mapping[str, str]] = FrozenDict(
@@ -147,41 +162,6 @@ class DynamicResourcesArgs:
             return attrs.evolve(self, binding_timeout=None)
         return self
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DynamicResourcesArgs:
-        """Decode ``{"filterTimeout": "10s", "bindingTimeout": "10m0s"}``.
-
-        Raises:
-            PluginArgsError: unknown fields, malformed durations or invalid values, all listed.
-        """
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"DynamicResourcesArgs: must be a mapping, got {type(data).__name__}")
-        errs = FieldErrors()
-        for key in data:
-            if key not in ("filterTimeout", "bindingTimeout", "apiVersion", "kind"):
-                errs.add(f"{key}: unknown field")
-        kind = data.get("kind")
-        if kind is not None and kind != "DynamicResourcesArgs":
-            errs.add(f"kind: must be DynamicResourcesArgs, got {kind!r}")
-        kw: dict[str, float] = {}
-        for key, field in (("filterTimeout", "filter_timeout"), ("bindingTimeout", "binding_timeout")):
-            if data.get(key) is not None:
-                seconds = _parse_duration(data[key], key, errs)
-                if seconds is not None:
-                    kw[field] = seconds
-        if errs:
-            raise PluginArgsError(errs.errors)
-        args = cls(**kw)
-        args.validate()
-        return args
-
-    def to_dict(self) -> dict[str, Any]:
-        """The camelCase mapping, durations as Go writes them."""
-        out = {"filterTimeout": format_go_duration(self.filter_timeout)}
-        if self.binding_timeout is not None:
-            out["bindingTimeout"] = format_go_duration(self.binding_timeout)
-        return out
-
     def errors(self) -> list[str]:
         """Every validation error, with field paths."""
         errs = FieldErrors()
@@ -190,13 +170,6 @@ class DynamicResourcesArgs:
         if self.binding_timeout is not None and self.binding_timeout < 1:
             errs.invalid("bindingTimeout", format_go_duration(self.binding_timeout), "must be at least 1s")
         return errs.errors
-
-    def validate(self) -> None:
-        """Raise :class:`~schedframe.PluginArgsError` listing every error, if any."""
-        errs = self.errors()
-        if errs:
-            raise PluginArgsError(errs)
-
 
 ARGS_TYPE: Final = DynamicResourcesArgs
 
@@ -712,14 +685,7 @@ def new(args: object, handle: Handle) -> DynamicResources:
         PluginArgsError: args of another type, or invalid args (every error listed).
     """
     cls = DynamicResourcesWithScore if release_of(handle).has("DynamicResourcesScore") else DynamicResources
-    if args is None:
-        return cls(handle)
-    if isinstance(args, Mapping):
-        return cls(handle, DynamicResourcesArgs.from_dict(args))
-    if not isinstance(args, DynamicResourcesArgs):
-        raise PluginArgsError(f"want args of type DynamicResourcesArgs, got {type(args).__name__}")
-    args.validate()
-    return cls(handle, args)
+    return cls(handle, plugin_args(args, DynamicResourcesArgs))
 
 
 if TYPE_CHECKING:

@@ -38,8 +38,7 @@ from ...api.objects import CPU as CPU_RESOURCE
 from ...api.objects import MEMORY as MEMORY_RESOURCE
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError, SchedframeError, SchedframeWarning, bounded_repr, bounded_text
-from .._topology import check_keys
+from ...errors import SchedframeError, SchedframeWarning, bounded_repr, bounded_text
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -380,8 +379,20 @@ class LoadWatcherClient:
 
 # -- args -----------------------------------------------------------------------------------------
 
-TRIMARAN_KEYS: Final = frozenset({"metricProvider", "watcherAddress"})
-_PROVIDER_KEYS: Final = frozenset({"type", "address", "token", "insecureSkipVerify"})
+@final
+@attrs.frozen(kw_only=True)
+class MetricProviderSpec:
+    """upstream ``MetricProviderSpec``: the metrics provider a Trimaran plugin's args name.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.plugins.sigs"
+
+    type: str = ""
+    address: str = ""
+    token: str = ""
+    insecure_skip_verify: bool | None = None
 
 
 @final
@@ -389,86 +400,45 @@ _PROVIDER_KEYS: Final = frozenset({"type", "address", "token", "insecureSkipVeri
 class TrimaranSpec:
     """The Trimaran plugins' common args (``TrimaranSpec``, inline in each plugin's args):
     ``metricProvider`` (``type``, ``address``, ``token``, ``insecureSkipVerify``) and
-    ``watcherAddress``. Defaulted as upstream: without ``watcherAddress`` and a type, the type is
-    ``KubernetesMetricsServer``; a Prometheus provider skips TLS verification unless told.
+    ``watcherAddress``. :meth:`defaulted` applies upstream's ``SetDefaultTrimaranSpec``: without
+    ``watcherAddress`` and a type, the type is ``KubernetesMetricsServer``; a Prometheus provider
+    skips TLS verification unless told.
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.plugins.sigs"
 
-    metric_provider_type: str = KUBERNETES_METRICS_SERVER
-    metric_provider_address: str = ""
-    metric_provider_token: str = ""
-    insecure_skip_verify: bool | None = None
-    watcher_address: str = ""
-    #: whether the args named the source (``watcherAddress`` or ``metricProvider.type``)
-    explicit: bool = False
+    metric_provider: MetricProviderSpec = attrs.field(factory=MetricProviderSpec)
+    watcher_address: str | None = None
 
-    @classmethod
-    def from_args(cls, data: Mapping[str, Any], errors: list[str]) -> Self:
-        """Decode the TrimaranSpec fields of a plugin's camelCase args (appending problems to
-        *errors*) and apply upstream's defaults."""
-        watcher = data.get("watcherAddress")
-        if watcher is not None and not isinstance(watcher, str):
-            errors.append(f"watcherAddress: must be a string, got {bounded_repr(watcher)}")
-            watcher = None
-        mp = data.get("metricProvider") or {}
-        if not isinstance(mp, Mapping):
-            errors.append(f"metricProvider: must be a mapping, got {type(mp).__name__}")
-            mp = {}
-        errors.extend(check_keys(mp, _PROVIDER_KEYS, "metricProvider"))
-        strings: dict[str, str] = {}
-        for key in ("type", "address", "token"):
-            v = mp.get(key)
-            if v is not None and not isinstance(v, str):
-                errors.append(f"metricProvider.{key}: must be a string, got {bounded_repr(v)}")
-                v = None
-            strings[key] = v or ""
-        skip = mp.get("insecureSkipVerify")
-        if skip is not None and not isinstance(skip, bool):
-            errors.append(f"metricProvider.insecureSkipVerify: must be a boolean, got {bounded_repr(skip)}")
-            skip = None
-        ptype = strings["type"]
-        explicit = bool(ptype) or watcher is not None
-        if watcher is None and not ptype:  # SetDefaultTrimaranSpec
-            ptype = KUBERNETES_METRICS_SERVER
-        if ptype == PROMETHEUS and skip is None:
-            skip = True
-        return cls(metric_provider_type=ptype, metric_provider_address=strings["address"],
-                   metric_provider_token=strings["token"], insecure_skip_verify=skip,
-                   watcher_address=watcher or "", explicit=explicit)
+    def defaulted(self) -> TrimaranSpec:
+        """The spec with upstream's ``SetDefaultTrimaranSpec`` applied."""
+        mp = self.metric_provider
+        if not self.watcher_address and not mp.type:
+            mp = attrs.evolve(mp, type=KUBERNETES_METRICS_SERVER)
+        if mp.type == PROMETHEUS and mp.insecure_skip_verify is None:
+            mp = attrs.evolve(mp, insecure_skip_verify=True)
+        return self if mp is self.metric_provider else attrs.evolve(self, metric_provider=mp)
 
-    def validate(self) -> list[str]:
+    @property
+    def metric_provider_type(self) -> str:
+        """``metricProvider.type``."""
+        return self.metric_provider.type
+
+    def errors(self) -> list[str]:
         """Upstream ``checkSpecs``: without a watcher address, a known provider type."""
-        if not self.watcher_address and self.metric_provider_type not in METRIC_PROVIDER_TYPES:
-            return [f"invalid MetricProvider.Type, got {self.metric_provider_type}"]
+        if not self.watcher_address and self.metric_provider.type not in METRIC_PROVIDER_TYPES:
+            return [f"invalid MetricProvider.Type, got {self.metric_provider.type}"]
         return []
-
-    def to_args(self) -> dict[str, Any]:
-        """The camelCase fields."""
-        out: dict[str, Any] = {}
-        mp: dict[str, Any] = {}
-        if self.metric_provider_type:
-            mp["type"] = self.metric_provider_type
-        if self.metric_provider_address:
-            mp["address"] = self.metric_provider_address
-        if self.metric_provider_token:
-            mp["token"] = self.metric_provider_token
-        if self.insecure_skip_verify is not None:
-            mp["insecureSkipVerify"] = self.insecure_skip_verify
-        if mp:
-            out["metricProvider"] = mp
-        if self.watcher_address:
-            out["watcherAddress"] = self.watcher_address
-        return out
 
     def describe(self) -> str:
         """The live source these args name, in words."""
         if self.watcher_address:
             return f"watcherAddress {self.watcher_address}"
-        where = f" at {self.metric_provider_address}" if self.metric_provider_address else ""
-        return f"metricProvider {self.metric_provider_type}{where}"
+        address = self.metric_provider.address
+        where = f" at {address}" if address else ""
+        return f"metricProvider {self.metric_provider.type}{where}"
 
 
 # -- the collector and the assigned-pods cache ----------------------------------------------------
@@ -519,7 +489,7 @@ class Collector:
         if sources:
             self._provider = sources[0].provider
             live = spec.watcher_address or spec.metric_provider_type != KUBERNETES_METRICS_SERVER
-            if spec.explicit and live:
+            if live:
                 warnings.warn(f"{self._plugin}: the args name {spec.describe()}; using the node metrics "
                               f"source {sources[0].name!r} given to the scheduler instead",
                               SchedframeWarning, stacklevel=2)
@@ -669,26 +639,3 @@ def node_cpu_capacity(node_info: NodeInfo) -> int:
     return node_info.allocatable.milli_cpu
 
 
-def strip_meta(data: Mapping[str, Any]) -> dict[str, Any]:
-    """*data* without ``apiVersion`` / ``kind``."""
-    return {k: v for k, v in data.items() if k not in ("apiVersion", "kind")}
-
-
-def decode_args(plugin: str, args: object, args_type: type[A]) -> A:
-    """The validated args of a load-aware plugin's factory: *args* is ``None`` (defaults), an
-    *args_type* or its camelCase mapping (``args_type.from_dict``).
-
-    Raises:
-        PluginArgsError: args of another type, or invalid args.
-    """
-    if args is None:
-        parsed = args_type()
-    elif isinstance(args, args_type):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = args_type.from_dict(args)  # type: ignore[attr-defined]
-    else:
-        raise PluginArgsError(f"want args to be of type {args_type.__name__}, got {type(args).__name__} "
-                              f"(plugin {plugin})")
-    parsed.validate()  # type: ignore[attr-defined]
-    return parsed

@@ -14,37 +14,31 @@ half away from zero. No metrics for the node: 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError, bounded_repr
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from ...framework.registry import plugin_args
 from ...framework.status import Status
-from .._topology import check_keys
 from ._load import (
     CPU,
     MEMORY,
-    TRIMARAN_KEYS,
     Collector,
     Metric,
     TrimaranSpec,
-    decode_args,
     effective_resource,
     go_round,
     resource_data,
-    strip_meta,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from typing_extensions import Self
 
 __all__ = ["ARGS_TYPE", "NAME", "LoadVariationRiskBalancing", "LoadVariationRiskBalancingArgs", "new"]
 
@@ -54,17 +48,6 @@ DEFAULT_SAFE_VARIANCE_MARGIN: Final = 1.0
 DEFAULT_SAFE_VARIANCE_SENSITIVITY: Final = 1.0
 #: upstream ``MegaFactor``: bytes to MiB.
 MEGA_FACTOR: Final = 1.0 / 1024.0 / 1024.0
-_KEYS: Final = TRIMARAN_KEYS | {"safeVarianceMargin", "safeVarianceSensitivity"}
-
-
-def _float_arg(data: Mapping[str, Any], key: str, errors: list[str]) -> float | None:
-    v = data.get(key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        errors.append(f"{key}: must be a number, got {bounded_repr(v)}")
-        return None
-    return float(v)
 
 
 @final
@@ -78,38 +61,24 @@ class LoadVariationRiskBalancingArgs:
 
     __module__ = "schedframe.plugins.sigs"
 
-    spec: TrimaranSpec = TrimaranSpec()
+    spec: TrimaranSpec = attrs.field(factory=lambda: TrimaranSpec().defaulted(), metadata={"inline": True})
     safe_variance_margin: float = DEFAULT_SAFE_VARIANCE_MARGIN
     safe_variance_sensitivity: float = DEFAULT_SAFE_VARIANCE_SENSITIVITY
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase args; raises :class:`~schedframe.PluginArgsError`."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        data = strip_meta(data)
-        errors = check_keys(data, _KEYS, "")
-        spec = TrimaranSpec.from_args(data, errors)
-        margin = _float_arg(data, "safeVarianceMargin", errors)
-        sensitivity = _float_arg(data, "safeVarianceSensitivity", errors)
-        if errors:
-            raise PluginArgsError(errors)
-        if margin is None or margin < 0:
-            margin = DEFAULT_SAFE_VARIANCE_MARGIN
-        return cls(spec=spec, safe_variance_margin=margin,
-                   safe_variance_sensitivity=(DEFAULT_SAFE_VARIANCE_SENSITIVITY
-                                              if sensitivity is None or sensitivity < 0 else sensitivity))
+    def with_defaults(self) -> LoadVariationRiskBalancingArgs:
+        """Upstream's ``SetDefaults_LoadVariationRiskBalancingArgs``: the TrimaranSpec's, and 1
+        for a negative margin or sensitivity."""
+        return attrs.evolve(
+            self, spec=self.spec.defaulted(),
+            safe_variance_margin=(DEFAULT_SAFE_VARIANCE_MARGIN if self.safe_variance_margin < 0
+                                  else self.safe_variance_margin),
+            safe_variance_sensitivity=(DEFAULT_SAFE_VARIANCE_SENSITIVITY if self.safe_variance_sensitivity < 0
+                                       else self.safe_variance_sensitivity))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {**self.spec.to_args(), "safeVarianceMargin": self.safe_variance_margin,
-                "safeVarianceSensitivity": self.safe_variance_sensitivity}
-
-    def validate(self) -> None:
+    def errors(self) -> list[str]:
         """The collector's ``checkSpecs``."""
-        errors = self.spec.validate()
-        if errors:
-            raise PluginArgsError(errors)
+        return self.spec.errors()
+
 
 
 ARGS_TYPE: Final = LoadVariationRiskBalancingArgs
@@ -224,7 +193,7 @@ class LoadVariationRiskBalancing:
 
 def new(args: object, handle: Handle) -> LoadVariationRiskBalancing:
     """Factory: *args* is ``None``, a :class:`LoadVariationRiskBalancingArgs` or a camelCase mapping."""
-    parsed = decode_args(NAME, args, LoadVariationRiskBalancingArgs)
+    parsed = plugin_args(args, LoadVariationRiskBalancingArgs)
     return LoadVariationRiskBalancing(parsed, handle)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
@@ -29,31 +29,27 @@ from ...api.objects import CPU as CPU_RESOURCE
 from ...api.objects import MEMORY as MEMORY_RESOURCE
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError, StateNotFoundError, bounded_repr
+from ...errors import StateNotFoundError
 from ...framework.cycle_state import CycleState, StateKey
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from ...framework.registry import plugin_args
 from ...framework.status import Status
-from .._topology import check_keys
 from ._beta import compute_probability, max_variance
 from ._load import (
     CPU,
     MEMORY,
-    TRIMARAN_KEYS,
     Collector,
     Metric,
     TrimaranSpec,
-    decode_args,
     effective_resource,
     go_round,
-    strip_meta,
 )
 from .load_variation_risk_balancing import mu_sigma, resource_stats
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from typing_extensions import Self
 
 __all__ = ["ARGS_TYPE", "NAME", "LowRiskOverCommitment", "LowRiskOverCommitmentArgs", "new"]
 
@@ -63,7 +59,6 @@ DEFAULT_SMOOTHING_WINDOW_SIZE: Final = 5
 DEFAULT_RISK_LIMIT_WEIGHT: Final = 0.5
 #: upstream ``MaxVarianceAllowance``.
 MAX_VARIANCE_ALLOWANCE: Final = 0.99
-_KEYS: Final = TRIMARAN_KEYS | {"smoothingWindowSize", "riskLimitWeights"}
 
 
 @final
@@ -78,52 +73,27 @@ class LowRiskOverCommitmentArgs:
 
     __module__ = "schedframe.plugins.sigs"
 
-    spec: TrimaranSpec = TrimaranSpec()
+    spec: TrimaranSpec = attrs.field(factory=lambda: TrimaranSpec().defaulted(), metadata={"inline": True})
     smoothing_window_size: int = DEFAULT_SMOOTHING_WINDOW_SIZE
     risk_limit_weights: Mapping[str, float] = attrs.field(
         factory=lambda: {CPU_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT, MEMORY_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT})
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase args; raises :class:`~schedframe.PluginArgsError`."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        data = strip_meta(data)
-        errors = check_keys(data, _KEYS, "")
-        spec = TrimaranSpec.from_args(data, errors)
-        size = data.get("smoothingWindowSize")
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int)):
-            errors.append(f"smoothingWindowSize: must be an integer, got {bounded_repr(size)}")
-            size = None
-        raw = data.get("riskLimitWeights")
-        weights: dict[str, float] = {}
-        if raw is not None and not isinstance(raw, Mapping):
-            errors.append(f"riskLimitWeights: must be a mapping, got {type(raw).__name__}")
-            raw = None
-        for k, v in (raw or {}).items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                errors.append(f"riskLimitWeights.{k}: must be a number, got {bounded_repr(v)}")
-                continue
-            weights[str(k)] = float(v) if 0 <= v <= 1 else DEFAULT_RISK_LIMIT_WEIGHT
-        if errors:
-            raise PluginArgsError(errors)
-        if not weights:
-            weights = {CPU_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT, MEMORY_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT}
-        if size is None or size <= 0:
-            size = DEFAULT_SMOOTHING_WINDOW_SIZE
-        return cls(spec=spec, smoothing_window_size=size,
-                   risk_limit_weights=weights)
+    def with_defaults(self) -> LowRiskOverCommitmentArgs:
+        """Upstream's ``SetDefaults_LowRiskOverCommitmentArgs``: the TrimaranSpec's; a window of
+        5 for one <= 0; weights of 0.5 for cpu and memory when none, and for one outside [0, 1]."""
+        weights = {k: v if 0 <= v <= 1 else DEFAULT_RISK_LIMIT_WEIGHT
+                   for k, v in self.risk_limit_weights.items()}
+        return attrs.evolve(
+            self, spec=self.spec.defaulted(),
+            smoothing_window_size=(self.smoothing_window_size if self.smoothing_window_size > 0
+                                   else DEFAULT_SMOOTHING_WINDOW_SIZE),
+            risk_limit_weights=weights or {CPU_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT,
+                                           MEMORY_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT})
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {**self.spec.to_args(), "smoothingWindowSize": self.smoothing_window_size,
-                "riskLimitWeights": dict(self.risk_limit_weights)}
-
-    def validate(self) -> None:
+    def errors(self) -> list[str]:
         """The collector's ``checkSpecs``."""
-        errors = self.spec.validate()
-        if errors:
-            raise PluginArgsError(errors)
+        return self.spec.errors()
+
 
 
 ARGS_TYPE: Final = LowRiskOverCommitmentArgs
@@ -275,7 +245,7 @@ class LowRiskOverCommitment:
 
 def new(args: object, handle: Handle) -> LowRiskOverCommitment:
     """Factory: *args* is ``None``, a :class:`LowRiskOverCommitmentArgs` or a camelCase mapping."""
-    parsed = decode_args(NAME, args, LowRiskOverCommitmentArgs)
+    parsed = plugin_args(args, LowRiskOverCommitmentArgs)
     return LowRiskOverCommitment(parsed, handle)
 
 

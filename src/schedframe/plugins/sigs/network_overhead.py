@@ -22,24 +22,21 @@ dependencies, or no costs, respectively.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
 from ...api.networkaware import AppGroupDependency, NetworkTopology
 from ...api.objects import Node, Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError
 from ...framework.cycle_state import CycleState, StateKey
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, PreFilterResult
+from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
-from .._topology import check_keys
 from ._networkaware import (
-    args_mapping,
     find_app_group,
     find_object,
-    namespaces_arg,
     pod_app_group,
     pod_app_group_selector,
 )
@@ -89,34 +86,10 @@ class NetworkOverheadArgs:
     weights_name: str = DEFAULT_WEIGHTS_NAME
     network_topology_name: str = DEFAULT_NETWORK_TOPOLOGY_NAME
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args``; raises :class:`~schedframe.PluginArgsError`."""
-        m = args_mapping(data)
-        errors = check_keys(
-            m, frozenset({"namespaces", "weightsName", "networkTopologyName", "apiVersion", "kind"}), ""
-        )
-        namespaces = namespaces_arg(m, errors)
-        values: dict[str, str] = {}
-        for key, attr in (("weightsName", "weights_name"), ("networkTopologyName", "network_topology_name")):
-            v = m.get(key)
-            if v is None:
-                continue
-            if not isinstance(v, str):
-                errors.append(f"{key}: must be a string, got {v!r}")
-                continue
-            values[attr] = v
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(namespaces=namespaces, **values)
+    def with_defaults(self) -> Self:
+        """Upstream's defaulting: no namespaces is ``["default"]``."""
+        return self if self.namespaces else attrs.evolve(self, namespaces=("default",))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {
-            "namespaces": list(self.namespaces),
-            "weightsName": self.weights_name,
-            "networkTopologyName": self.network_topology_name,
-        }
 
 
 ARGS_TYPE: Final = NetworkOverheadArgs
@@ -327,15 +300,7 @@ class NetworkOverhead:
 
 def new(args: object, handle: Handle) -> NetworkOverhead:
     """Factory: *args* is ``None``, a :class:`NetworkOverheadArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = NetworkOverheadArgs()
-    elif isinstance(args, NetworkOverheadArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = NetworkOverheadArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args to be of type NetworkOverheadArgs, got {type(args).__name__}")
-    return NetworkOverhead(parsed, handle)
+    return NetworkOverhead(plugin_args(args, NetworkOverheadArgs), handle)
 
 
 if TYPE_CHECKING:

@@ -10,14 +10,12 @@ onto [0, 100] (all equal: 0). What pods request does not enter the score.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
 from ...api.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
@@ -25,10 +23,9 @@ from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
 from .._helpers import FieldErrors
 from .._resource_scoring import is_scalar_resource_name
-from .._topology import check_keys
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 __all__ = ["ARGS_TYPE", "LEAST", "MOST", "NAME", "NodeResourcesAllocatable", "NodeResourcesAllocatableArgs",
            "ResourceWeight", "new"]
@@ -74,58 +71,22 @@ class NodeResourcesAllocatableArgs:
     mode: str = LEAST
     resources: tuple[ResourceWeight, ...] = _DEFAULT_RESOURCES
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args``; raises :class:`~schedframe.PluginArgsError`
-        listing every problem with its field path."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        errors = check_keys(data, _ARGS_KEYS, "")
-        mode = data.get("mode") or LEAST
-        if not isinstance(mode, str):
-            errors.append(f"mode: must be a string, got {mode!r}")
-            mode = LEAST
-        raw = data.get("resources")
-        resources: list[ResourceWeight] = []
-        if raw is not None and not isinstance(raw, list):
-            errors.append(f"resources: must be a list, got {type(raw).__name__}")
-            raw = None
-        for i, item in enumerate(raw or ()):
-            path = f"resources[{i}]"
-            if not isinstance(item, Mapping):
-                errors.append(f"{path}: must be a mapping, got {type(item).__name__}")
-                continue
-            errors.extend(check_keys(item, frozenset({"name", "weight"}), path))
-            name = item.get("name")
-            weight = item.get("weight", 0)
-            if not isinstance(name, str) or not name:
-                errors.append(f"{path}.name: must be a non-empty string, got {name!r}")
-                continue
-            if isinstance(weight, bool) or not isinstance(weight, int):
-                errors.append(f"{path}.weight: must be an integer, got {weight!r}")
-                continue
-            resources.append(ResourceWeight(name, weight))
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(mode=mode, resources=tuple(resources) or _DEFAULT_RESOURCES)
+    def with_defaults(self) -> NodeResourcesAllocatableArgs:
+        """Upstream's defaulting: mode ``Least`` and cpu/memory resources when not given."""
+        return attrs.evolve(self, mode=self.mode or LEAST, resources=self.resources or _DEFAULT_RESOURCES)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {"mode": self.mode,
-                "resources": [{"name": r.name, "weight": r.weight} for r in self.resources]}
-
-    def validate(self) -> None:
-        """Upstream ``ValidateNodeResourcesAllocatableArgs``: positive weights, a known mode;
-        raises :class:`~schedframe.PluginArgsError`."""
+    def errors(self) -> list[str]:
+        """Upstream ``ValidateNodeResourcesAllocatableArgs``: positive weights, a known mode."""
         errs = FieldErrors()
         for i, r in enumerate(self.resources):
+            if not r.name:
+                errs.add(f"resources[{i}].name: must be a non-empty string")
             if r.weight <= 0:
                 errs.invalid(f"resources[{i}].weight", r.weight,
                              f"resource weight of {r.name} should be a positive value, got :{r.weight}")
         if self.mode not in _MODES:
             errs.invalid("mode", self.mode, "invalid support ModeType")
-        if errs:
-            raise PluginArgsError(errs.errors)
+        return errs.errors
 
 
 ARGS_TYPE: Final = NodeResourcesAllocatableArgs

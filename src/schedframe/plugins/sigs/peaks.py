@@ -31,25 +31,24 @@ import attrs
 from ..._textio import read_text
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
-from ...errors import InputError, PluginArgsError, bounded_repr
+from ...errors import InputError, PluginArgsError, json_type_name
+from ...framework.args import decode_args
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from ...framework.registry import plugin_args
 from ...framework.status import Status
-from .._topology import check_keys
-from ._load import AVERAGE, LATEST, Collector, TrimaranSpec, decode_args, node_cpu_capacity, strip_meta
+from ._load import AVERAGE, LATEST, Collector, TrimaranSpec, node_cpu_capacity
 from ._load import CPU as CPU_METRIC
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 __all__ = ["ARGS_TYPE", "NAME", "POWER_MODEL_ENV", "Peaks", "PeaksArgs", "PowerModel", "new"]
 
 NAME: Final = "Peaks"
 #: The environment variable naming the power model file.
 POWER_MODEL_ENV: Final = "NODE_POWER_MODEL"
-_KEYS: Final = frozenset({"WatcherAddress", "NodePowerModel"})
-_MODEL_KEYS: Final = frozenset({"k0", "k1", "k2"})
 
 
 @final
@@ -69,23 +68,17 @@ class PowerModel:
 
 def _models(raw: Any, path: str, errors: list[str]) -> dict[str, PowerModel]:
     if not isinstance(raw, Mapping):
-        errors.append(f"{path}: must be a mapping, got {type(raw).__name__}")
+        errors.append(f"{path}: must be a mapping, got {json_type_name(raw)}")
         return {}
     out: dict[str, PowerModel] = {}
     for node, m in raw.items():
-        p = f"{path}.{node}"
         if not isinstance(m, Mapping):
-            errors.append(f"{p}: must be a mapping, got {type(m).__name__}")
+            errors.append(f"{path}.{node}: must be a mapping, got {json_type_name(m)}")
             continue
-        errors.extend(check_keys(m, _MODEL_KEYS, p))
-        ks = []
-        for k in ("k0", "k1", "k2"):
-            v = m.get(k, 0)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                errors.append(f"{p}.{k}: must be a number, got {bounded_repr(v)}")
-                v = 0
-            ks.append(float(v))
-        out[str(node)] = PowerModel(*ks)
+        try:
+            out[str(node)] = decode_args(PowerModel, m)
+        except PluginArgsError as exc:
+            errors.extend(f"{path}.{node}.{e}" for e in exc.errors)
     return out
 
 
@@ -115,40 +108,17 @@ class PeaksArgs:
 
     __module__ = "schedframe.plugins.sigs"
 
-    watcher_address: str = ""
-    node_power_model: Mapping[str, PowerModel] = attrs.field(factory=dict)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the args; raises :class:`~schedframe.PluginArgsError`."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        data = strip_meta(data)
-        errors = check_keys(data, _KEYS, "")
-        watcher = data.get("WatcherAddress") or ""
-        if not isinstance(watcher, str):
-            errors.append(f"WatcherAddress: must be a string, got {bounded_repr(watcher)}")
-            watcher = ""
-        models = _models(data.get("NodePowerModel") or {}, "NodePowerModel", errors)
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(watcher_address=watcher, node_power_model=models)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The args as upstream names them."""
-        return {"WatcherAddress": self.watcher_address,
-                "NodePowerModel": {n: attrs.asdict(m) for n, m in self.node_power_model.items()}}
+    watcher_address: str = attrs.field(default="", metadata={"json": "WatcherAddress"})
+    node_power_model: Mapping[str, PowerModel] = attrs.field(
+        factory=dict, metadata={"json": "NodePowerModel"})
 
     def spec(self) -> TrimaranSpec:
         """The TrimaranSpec upstream builds: the watcher address alone (no provider type)."""
-        return TrimaranSpec(metric_provider_type="", watcher_address=self.watcher_address,
-                            explicit=bool(self.watcher_address))
+        return TrimaranSpec(watcher_address=self.watcher_address or None)
 
-    def validate(self) -> None:
+    def errors(self) -> list[str]:
         """The collector's ``checkSpecs`` (a watcher address is required)."""
-        errors = self.spec().validate()
-        if errors:
-            raise PluginArgsError(errors)
+        return self.spec().errors()
 
 
 ARGS_TYPE: Final = PeaksArgs
@@ -229,7 +199,7 @@ class Peaks:
 
 def new(args: object, handle: Handle) -> Peaks:
     """Factory: *args* is ``None``, a :class:`PeaksArgs` or a mapping."""
-    parsed = decode_args(NAME, args, PeaksArgs)
+    parsed = plugin_args(args, PeaksArgs)
     models: Mapping[str, PowerModel] = parsed.node_power_model
     if not models:
         models = read_power_model_file(os.environ.get(POWER_MODEL_ENV, ""))

@@ -22,28 +22,25 @@ import attrs
 from ...api.objects import CPU, Container, Pod
 from ...api.quantity import Quantity
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError, QuantityError, bounded_repr
+from ...errors import PluginArgsError, QuantityError, json_type_name
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
 from ...framework.interfaces import MIN_NODE_SCORE, NodeScore
+from ...framework.registry import plugin_args
 from ...framework.status import Status
-from .._topology import check_keys
 from ._load import (
     AVERAGE,
     LATEST,
-    TRIMARAN_KEYS,
     AssignedPodsCache,
     Collector,
     TrimaranSpec,
-    decode_args,
     go_round,
     node_cpu_capacity,
-    strip_meta,
 )
 from ._load import CPU as CPU_METRIC
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 __all__ = ["ARGS_TYPE", "NAME", "TargetLoadPacking", "TargetLoadPackingArgs", "new"]
 
@@ -52,7 +49,20 @@ NAME: Final = "TargetLoadPacking"
 DEFAULT_REQUESTS_MILLI_CORES: Final = 1000
 DEFAULT_REQUESTS_MULTIPLIER: Final = "1.5"
 DEFAULT_TARGET_UTILIZATION: Final = 40
-_KEYS: Final = TRIMARAN_KEYS | {"defaultRequests", "defaultRequestsMultiplier", "targetUtilization"}
+
+
+def _quantities(raw: Any, path: str) -> dict[str, str]:
+    if not isinstance(raw, Mapping):
+        raise PluginArgsError(f"{path}: must be a mapping, got {json_type_name(raw)}")
+    errors: list[str] = []
+    for k, v in raw.items():
+        try:
+            Quantity.parse(v)
+        except (QuantityError, TypeError, ValueError) as exc:
+            errors.append(f"{path}.{k}: {exc}")
+    if errors:
+        raise PluginArgsError(errors)
+    return {str(k): str(v) for k, v in raw.items()}
 
 
 @final
@@ -67,55 +77,19 @@ class TargetLoadPackingArgs:
 
     __module__ = "schedframe.plugins.sigs"
 
-    spec: TrimaranSpec = TrimaranSpec()
+    spec: TrimaranSpec = attrs.field(factory=lambda: TrimaranSpec().defaulted(), metadata={"inline": True})
     default_requests: Mapping[str, str] = attrs.field(
-        factory=lambda: {CPU: f"{DEFAULT_REQUESTS_MILLI_CORES}m"})
+        factory=lambda: {CPU: f"{DEFAULT_REQUESTS_MILLI_CORES}m"}, metadata={"decode": _quantities})
     default_requests_multiplier: str = DEFAULT_REQUESTS_MULTIPLIER
     target_utilization: int = DEFAULT_TARGET_UTILIZATION
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase args; raises :class:`~schedframe.PluginArgsError` listing every
-        problem with its field path."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        data = strip_meta(data)
-        errors = check_keys(data, _KEYS, "")
-        spec = TrimaranSpec.from_args(data, errors)
-        requests: dict[str, str] = {CPU: f"{DEFAULT_REQUESTS_MILLI_CORES}m"}
-        raw = data.get("defaultRequests")
-        if raw is not None:
-            if not isinstance(raw, Mapping):
-                errors.append(f"defaultRequests: must be a mapping, got {type(raw).__name__}")
-            else:
-                requests = {}
-                for k, v in raw.items():
-                    try:
-                        Quantity.parse(v)
-                    except (QuantityError, TypeError, ValueError) as exc:
-                        errors.append(f"defaultRequests.{k}: {exc}")
-                        continue
-                    requests[str(k)] = str(v)
-        mult = data.get("defaultRequestsMultiplier", DEFAULT_REQUESTS_MULTIPLIER)
-        if not isinstance(mult, str):
-            errors.append(f"defaultRequestsMultiplier: must be a string, got {bounded_repr(mult)}")
-            mult = DEFAULT_REQUESTS_MULTIPLIER
-        target = data.get("targetUtilization")
-        if target is not None and (isinstance(target, bool) or not isinstance(target, int)):
-            errors.append(f"targetUtilization: must be an integer, got {bounded_repr(target)}")
-            target = None
-        if errors:
-            raise PluginArgsError(errors)
-        if target is None or target <= 0:
-            target = DEFAULT_TARGET_UTILIZATION
-        return cls(spec=spec, default_requests=requests, default_requests_multiplier=mult,
-                   target_utilization=target)
+    def with_defaults(self) -> TargetLoadPackingArgs:
+        """Upstream's ``SetDefaults_TargetLoadPackingArgs``: the TrimaranSpec's, and a target
+        utilization of 40 for one <= 0."""
+        return attrs.evolve(self, spec=self.spec.defaulted(),
+                            target_utilization=(self.target_utilization if self.target_utilization > 0
+                                                else DEFAULT_TARGET_UTILIZATION))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {**self.spec.to_args(), "defaultRequests": dict(self.default_requests),
-                "defaultRequestsMultiplier": self.default_requests_multiplier,
-                "targetUtilization": self.target_utilization}
 
     def multiplier(self) -> float:
         """``defaultRequestsMultiplier`` as a number (Go ``strconv.ParseFloat``); raises
@@ -129,12 +103,16 @@ class TargetLoadPackingArgs:
             raise PluginArgsError(f"unable to parse DefaultRequestsMultiplier: strconv.ParseFloat: parsing "
                                   f"{self.default_requests_multiplier!r}: invalid syntax") from None
 
-    def validate(self) -> None:
+    def errors(self) -> list[str]:
         """The collector's ``checkSpecs`` and the multiplier's parse, as upstream's ``New``."""
-        errors = self.spec.validate()
+        errors = self.spec.errors()
         if errors:
-            raise PluginArgsError(errors)
-        self.multiplier()
+            return errors
+        try:
+            self.multiplier()
+        except PluginArgsError as exc:
+            return list(exc.errors)
+        return []
 
 
 ARGS_TYPE: Final = TargetLoadPackingArgs
@@ -225,7 +203,7 @@ class TargetLoadPacking:
 
 def new(args: object, handle: Handle) -> TargetLoadPacking:
     """Factory: *args* is ``None``, a :class:`TargetLoadPackingArgs` or a camelCase mapping."""
-    parsed = decode_args(NAME, args, TargetLoadPackingArgs)
+    parsed = plugin_args(args, TargetLoadPackingArgs)
     return TargetLoadPacking(parsed, handle)
 
 

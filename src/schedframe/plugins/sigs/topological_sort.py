@@ -10,20 +10,16 @@ queueing time). Where upstream would dereference a missing AppGroup, both pods g
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
-from ...errors import PluginArgsError
 from ...framework.handle import Handle
 from ...framework.interfaces import QueuedPodInfo
-from .._topology import check_keys
+from ...framework.registry import plugin_args
 from ._networkaware import (
-    args_mapping,
     find_app_group,
     find_pod_order,
-    namespaces_arg,
     pod_app_group,
     pod_app_group_selector,
 )
@@ -48,19 +44,10 @@ class TopologicalSortArgs:
 
     namespaces: tuple[str, ...] = ("default",)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args``; raises :class:`~schedframe.PluginArgsError`."""
-        m = args_mapping(data)
-        errors = check_keys(m, frozenset({"namespaces", "apiVersion", "kind"}), "")
-        namespaces = namespaces_arg(m, errors)
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(namespaces=namespaces)
+    def with_defaults(self) -> Self:
+        """Upstream's defaulting: no namespaces is ``["default"]``."""
+        return self if self.namespaces else attrs.evolve(self, namespaces=("default",))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        return {"namespaces": list(self.namespaces)}
 
 
 ARGS_TYPE: Final = TopologicalSortArgs
@@ -106,15 +93,7 @@ class TopologicalSort:
 
 def new(args: object, handle: Handle) -> TopologicalSort:
     """Factory: *args* is ``None``, a :class:`TopologicalSortArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = TopologicalSortArgs()
-    elif isinstance(args, TopologicalSortArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = TopologicalSortArgs.from_dict(args)
-    else:
-        raise PluginArgsError(f"want args to be of type TopologicalSortArgs, got {type(args).__name__}")
-    return TopologicalSort(parsed, handle)
+    return TopologicalSort(plugin_args(args, TopologicalSortArgs), handle)
 
 
 if TYPE_CHECKING:
