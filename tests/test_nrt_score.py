@@ -11,6 +11,7 @@ import pytest
 from schedframe import ConfigurationError, PluginArgsError
 from schedframe.api import NodeResourceTopology
 from schedframe.api.objects import Container
+from schedframe.framework.args import decode_args, encode_args
 from schedframe.plugins.sigs import NodeResourceTopologyMatchArgs
 from schedframe.testing import PluginHarness, make_node, make_pod
 
@@ -175,14 +176,14 @@ def test_least_numa_prefers_close_zones() -> None:
 
 
 def test_args_defaults_and_round_trip() -> None:
-    args = NodeResourceTopologyMatchArgs.from_dict(
+    args = decode_args(NodeResourceTopologyMatchArgs,
         {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu"}]}}
     )
-    assert args.to_dict() == {
+    assert encode_args(args) == {
         "scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}]},
         "cache": {"foreignPodsDetect": "All", "resyncMethod": "Autodetect", "informerMode": "Dedicated"},
     }
-    assert NodeResourceTopologyMatchArgs.from_dict(args.to_dict()) == args
+    assert decode_args(NodeResourceTopologyMatchArgs, encode_args(args)) == args
     assert NodeResourceTopologyMatchArgs().scoring_strategy.type == "LeastAllocated"
 
 
@@ -191,7 +192,7 @@ def test_args_validation() -> None:
     with pytest.raises(ConfigurationError, match=want):
         PluginHarness("NodeResourceTopologyMatch", {"scoringStrategy": {"type": "Fancy"}}, nodes=NODES)
     with pytest.raises(PluginArgsError, match="unknown field"):
-        NodeResourceTopologyMatchArgs.from_dict({"scoringStrategy": {"kind": "x"}})
+        decode_args(NodeResourceTopologyMatchArgs, {"scoringStrategy": {"kind": "x"}})
 
 
 @pytest.mark.parametrize(

@@ -757,7 +757,8 @@ def test_args_defaults() -> None:
 
 def test_args_round_trip() -> None:
     """from_dict and to_dict are inverses on a valid mapping."""
-    args = decode_args(NodeAffinityArgs,
+    args = decode_args(
+        NodeAffinityArgs,
         {**VALID_ARGS, "kind": "NodeAffinityArgs", "apiVersion": "kubescheduler.config.k8s.io/v1"}
     )
     assert args.added_affinity is not None

@@ -1903,7 +1903,8 @@ def test_from_dict_reports_all_errors() -> None:
         decode_args(NodeResourcesFitArgs, {"a": 1, "b": 2})
     assert [e.split(';')[0] for e in info.value.errors] == ['a: unknown field', 'b: unknown field']
     with pytest.raises(PluginArgsError) as info:
-        decode_args(NodeResourcesFitArgs,
+        decode_args(
+            NodeResourcesFitArgs,
             {
                 "ignoredResourceGroups": ["a/b"],
                 "scoringStrategy": {"type": "Foo", "resources": [{"name": "cpu", "weight": 101}]},

@@ -21,28 +21,27 @@ zones are the closest. Reserve/Unreserve/PostBind feed the NRT cache (:mod:`._nr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import attrs
 
 from ...api.objects import Pod
 from ...cache.listers import ObjectLister
 from ...cache.nodeinfo import NodeInfo
-from ...errors import PluginArgsError
 from ...framework.cycle_state import CycleState
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE
+from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
 from .._helpers import FieldErrors
-from .._resource_scoring import ResourceSpec
-from .._topology import check_keys
+from .._resource_scoring import ResourceSpec, defaulted_resources
 from . import _nrt_numa as numa
 from ._nrt_cache import DiscardReserved, NRTCache, OverReserve, Passthrough
 from .qos import BEST_EFFORT, GUARANTEED, pod_qos_class
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    pass
 
 __all__ = [
     "ARGS_TYPE",
@@ -72,10 +71,6 @@ ERR_CANNOT_ALIGN_CONTAINER: Final = numa.ERR_CANNOT_ALIGN_CONTAINER
 ERR_INVALID_TOPOLOGY: Final = numa.ERR_INVALID_TOPOLOGY
 
 _DEFAULT_RESOURCES: Final = (ResourceSpec(name="cpu", weight=1), ResourceSpec(name="memory", weight=1))
-_ARGS_KEYS: Final = frozenset(
-    {"scoringStrategy", "cacheResyncPeriodSeconds", "discardReservedNodes", "cache", "apiVersion", "kind"}
-)
-_CACHE_KEYS: Final = frozenset({"foreignPodsDetect", "resyncMethod", "informerMode", "resyncScope"})
 
 
 @final
@@ -123,125 +118,30 @@ class NodeResourceTopologyMatchArgs:
     __module__ = "schedframe.plugins.sigs"
 
     scoring_strategy: ScoringStrategy = ScoringStrategy()
-    cache_resync_period_seconds: int = 0
-    discard_reserved_nodes: bool = False
+    cache_resync_period_seconds: int = attrs.field(default=0, metadata={"omitempty": True})
+    discard_reserved_nodes: bool = attrs.field(default=False, metadata={"omitempty": True})
     cache: NodeResourceTopologyCache = NodeResourceTopologyCache()
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Decode the camelCase ``pluginConfig[].args``; raises :class:`~schedframe.PluginArgsError`
-        listing every problem with its field path."""
-        if not isinstance(data, Mapping):
-            raise PluginArgsError(f"args: must be a mapping, got {type(data).__name__}")
-        errors = check_keys(data, _ARGS_KEYS, "")
-        strategy = ScoringStrategy()
-        raw = data.get("scoringStrategy")
-        if raw is not None:
-            if not isinstance(raw, Mapping):
-                errors.append(f"scoringStrategy: must be a mapping, got {type(raw).__name__}")
-            else:
-                errors.extend(check_keys(raw, frozenset({"type", "resources"}), "scoringStrategy"))
-                kind = raw.get("type") or ""
-                if not isinstance(kind, str):
-                    errors.append(f"scoringStrategy.type: must be a string, got {kind!r}")
-                    kind = ""
-                resources = _resources(raw.get("resources"), errors)
-                strategy = ScoringStrategy(type=kind, resources=resources or _DEFAULT_RESOURCES)
-        period = data.get("cacheResyncPeriodSeconds", 0)
-        if period is None:
-            period = 0
-        if isinstance(period, bool) or not isinstance(period, int):
-            errors.append(f"cacheResyncPeriodSeconds: must be an integer, got {period!r}")
-            period = 0
-        discard = data.get("discardReservedNodes", False)
-        if not isinstance(discard, bool):
-            errors.append(f"discardReservedNodes: must be a boolean, got {discard!r}")
-            discard = False
-        cache = NodeResourceTopologyCache()
-        raw_cache = data.get("cache")
-        if raw_cache is not None:
-            if not isinstance(raw_cache, Mapping):
-                errors.append(f"cache: must be a mapping, got {type(raw_cache).__name__}")
-            else:
-                errors.extend(check_keys(raw_cache, _CACHE_KEYS, "cache"))
-                values: dict[str, Any] = {}
-                for key, attr in (
-                    ("foreignPodsDetect", "foreign_pods_detect"),
-                    ("resyncMethod", "resync_method"),
-                    ("informerMode", "informer_mode"),
-                    ("resyncScope", "resync_scope"),
-                ):
-                    v = raw_cache.get(key)
-                    if v is None:
-                        continue
-                    if not isinstance(v, str):
-                        errors.append(f"cache.{key}: must be a string, got {v!r}")
-                        continue
-                    values[attr] = v
-                cache = NodeResourceTopologyCache(**values)
-        if errors:
-            raise PluginArgsError(errors)
-        return cls(
-            scoring_strategy=strategy,
-            cache_resync_period_seconds=period,
-            discard_reserved_nodes=discard,
-            cache=cache,
-        )
+    def with_defaults(self) -> NodeResourceTopologyMatchArgs:
+        """Upstream's ``SetDefaults_NodeResourceTopologyMatchArgs``: cpu and memory when no
+        resources are given, a zero weight 1, and the cache's defaults for what it leaves out."""
+        ss, cache, default = self.scoring_strategy, self.cache, NodeResourceTopologyCache()
+        return attrs.evolve(
+            self, scoring_strategy=attrs.evolve(ss, resources=defaulted_resources(ss.resources)),
+            cache=attrs.evolve(cache,
+                               foreign_pods_detect=cache.foreign_pods_detect or default.foreign_pods_detect,
+                               resync_method=cache.resync_method or default.resync_method,
+                               informer_mode=cache.informer_mode or default.informer_mode))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The effective args as a camelCase mapping."""
-        cache: dict[str, Any] = {
-            "foreignPodsDetect": self.cache.foreign_pods_detect,
-            "resyncMethod": self.cache.resync_method,
-            "informerMode": self.cache.informer_mode,
-        }
-        if self.cache.resync_scope is not None:
-            cache["resyncScope"] = self.cache.resync_scope
-        out: dict[str, Any] = {
-            "scoringStrategy": {
-                "type": self.scoring_strategy.type,
-                "resources": [r.to_dict() for r in self.scoring_strategy.resources],
-            },
-            "cache": cache,
-        }
-        if self.cache_resync_period_seconds:
-            out["cacheResyncPeriodSeconds"] = self.cache_resync_period_seconds
-        if self.discard_reserved_nodes:
-            out["discardReservedNodes"] = True
-        return out
-
-    def validate(self) -> None:
+    def errors(self) -> list[str]:
         """Upstream ``ValidateNodeResourceTopologyMatchArgs``: a known scoring strategy type."""
         errs = FieldErrors()
+        for i, r in enumerate(self.scoring_strategy.resources):
+            if not r.name:
+                errs.add(f"scoringStrategy.resources[{i}].name: must be a non-empty string")
         if self.scoring_strategy.type not in _STRATEGIES:
             errs.invalid("scoringStrategy.type", self.scoring_strategy.type, "invalid ScoringStrategyType")
-        if errs:
-            raise PluginArgsError(errs.errors)
-
-
-def _resources(raw: object, errors: list[str]) -> tuple[ResourceSpec, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        errors.append(f"scoringStrategy.resources: must be a list, got {type(raw).__name__}")
-        return ()
-    out: list[ResourceSpec] = []
-    for i, item in enumerate(raw):
-        path = f"scoringStrategy.resources[{i}]"
-        if not isinstance(item, Mapping):
-            errors.append(f"{path}: must be a mapping, got {type(item).__name__}")
-            continue
-        errors.extend(check_keys(item, frozenset({"name", "weight"}), path))
-        name = item.get("name")
-        weight = item.get("weight", 0)
-        if not isinstance(name, str) or not name:
-            errors.append(f"{path}.name: must be a non-empty string, got {name!r}")
-            continue
-        if isinstance(weight, bool) or not isinstance(weight, int):
-            errors.append(f"{path}.weight: must be an integer, got {weight!r}")
-            continue
-        out.append(ResourceSpec(name=name, weight=weight or 1))
-    return tuple(out)
+        return errs.errors
 
 
 ARGS_TYPE: Final = NodeResourceTopologyMatchArgs
@@ -368,17 +268,7 @@ class NodeResourceTopologyMatch:
 
 def new(args: object, handle: Handle) -> NodeResourceTopologyMatch:
     """Factory: *args* is ``None``, a :class:`NodeResourceTopologyMatchArgs` or a camelCase mapping."""
-    if args is None:
-        parsed = NodeResourceTopologyMatchArgs()
-    elif isinstance(args, NodeResourceTopologyMatchArgs):
-        parsed = args
-    elif isinstance(args, Mapping):
-        parsed = NodeResourceTopologyMatchArgs.from_dict(args)
-    else:
-        raise PluginArgsError(
-            f"want args to be of type NodeResourceTopologyMatchArgs, got {type(args).__name__}"
-        )
-    parsed.validate()
+    parsed = plugin_args(args, NodeResourceTopologyMatchArgs)
     return NodeResourceTopologyMatch(parsed, handle.objects)
 
 
