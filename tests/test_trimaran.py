@@ -397,3 +397,15 @@ def test_metrics_file(tmp_path: Any) -> None:
     g.write_text('{"data": {"NodeMetricsMap": {"n": {"metrics": [{"type": "CPU", "value": "x"}]}}}}')
     with pytest.raises(LoadMetricsError, match=r"data.NodeMetricsMap.n.metrics\[0\].value: want a number"):
         load_metrics_file(str(g))
+
+
+def test_an_empty_watcher_address_is_not_defaulted_away() -> None:
+    """upstream's SetDefaultTrimaranSpec defaults the provider type only when watcherAddress is
+    absent (a nil pointer): an explicit empty address leaves the type empty, and the collector's
+    check then refuses it."""
+    args = decode_args(TargetLoadPackingArgs, {"watcherAddress": ""}, validate=False)
+    assert args.spec.metric_provider.type == ""
+    with pytest.raises(PluginArgsError, match=r"invalid MetricProvider\.Type, got $"):
+        decode_args(TargetLoadPackingArgs, {"watcherAddress": ""})
+    assert decode_args(TargetLoadPackingArgs, {"watcherAddress": None}).spec.metric_provider.type == (
+        "KubernetesMetricsServer")

@@ -8,16 +8,16 @@ here the framework does the rest for any attrs class (``frozen`` and ``kw_only``
   names it otherwise), by its annotation -- ``str``, ``bool``, ``int``, ``float``,
   ``tuple[X, ...]``/``list[X]``, ``Mapping[str, X]``/``dict[str, X]``, ``X | None``, a nested
   attrs class, or ``Any`` (kept as given) -- with ``metadata={"min": ..., "max": ...}`` bounds on
-  numbers; ``metadata={"inline": True}`` reads a nested attrs class's fields from the same
-  mapping (Go's ``json:",inline"``); ``metadata={"decode": f, "encode": g}`` converts one field
+  numbers. More field metadata: ``{"inline": True}`` reads a nested attrs class's fields from
+  the same mapping (Go's ``json:",inline"``); ``{"decode": f, "encode": g}`` converts one field
   (``f(value, path)`` raises ``ValueError`` with the message, or a ``PluginArgsError`` whose
-  messages carry their paths, as a ``metav1.Duration`` does); ``metadata={"omit": True}`` reads a
-  field but never writes it (a retired field still accepted). As Go's decoder
-  does, a ``null`` keeps the field's default and a missing field without a default gets its
-  type's zero value, and so does any missing field of a nested object (the class's defaults
-  stand for ``SetDefaults`` at the top level only). ``apiVersion`` is the configuration's and is
-  skipped; ``kind``, when the class names one in a ``KIND`` class variable, must be it;
-  ``metadata={"omitempty": True}`` leaves an empty value out when writing. Every problem is
+  messages carry their paths, as a ``metav1.Duration`` does); ``{"omit": True}`` reads a field
+  but never writes it (a retired field still accepted); ``{"omitempty": True}`` leaves an empty
+  value out when writing. As Go's decoder does, a ``null`` keeps the field's default, and a
+  missing field without a default gets its type's zero value, as does any missing field of a
+  nested object (the class's defaults stand for ``SetDefaults`` at the top level only).
+  ``apiVersion`` is the configuration's and is skipped; ``kind``, when the class names one in a
+  ``KIND`` class variable, must be it. Every problem is
   collected with its field path (``presentLabels[2]: must be a string, got integer``; an unknown
   field gets the one "did you mean", else the known fields) and raised, with the class's own
   ``errors()`` on the values that were good, as one :class:`~schedframe.PluginArgsError`;
@@ -198,6 +198,9 @@ class _Reader:
                     values[_init_name(f)] = _inline_type(cls, f.name)(**inline.get(f.name, {}))
                 except PluginArgsError as exc:
                     self.errors.extend(f"{path}: {e}" if path else e for e in exc.errors)
+                    return _MISSING
+                except (TypeError, ValueError) as exc:
+                    self.errors.append(f"{path or cls.__name__}: {exc}")
                     return _MISSING
             elif f.init and (path or f.default is attrs.NOTHING) and _init_name(f) not in values \
                     and (f.name not in failed or f.default is attrs.NOTHING):

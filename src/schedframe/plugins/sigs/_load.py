@@ -415,7 +415,7 @@ class TrimaranSpec:
     def defaulted(self) -> TrimaranSpec:
         """The spec with upstream's ``SetDefaultTrimaranSpec`` applied."""
         mp = self.metric_provider
-        if not self.watcher_address and not mp.type:
+        if self.watcher_address is None and not mp.type:  # upstream: a nil WatcherAddress
             mp = attrs.evolve(mp, type=KUBERNETES_METRICS_SERVER)
         if mp.type == PROMETHEUS and mp.insecure_skip_verify is None:
             mp = attrs.evolve(mp, insecure_skip_verify=True)
