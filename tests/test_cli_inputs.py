@@ -239,7 +239,7 @@ def test_hostile_input_is_one_line_and_exit_2(case: tuple[str, str], kind: str,
 
 @pytest.mark.parametrize(("argv", "cap"), [
     pytest.param(["simulate"], "schedframe.sim.scenario:MAX_SCENARIO_BYTES", id="scenario"),
-    pytest.param(["sweep"], "schedframe.sim.sweep:MAX_SPEC_BYTES", id="sweep spec"),
+    pytest.param(["sweep"], "schedframe.sweep._runner:MAX_SPEC_BYTES", id="sweep spec"),
 ])
 def test_a_file_over_its_cap_is_refused_before_parsing(argv: list[str], cap: str, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:

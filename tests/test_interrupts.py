@@ -1,4 +1,4 @@
-"""Ctrl-C where it is safe (``schedframe.sim._interrupts``, docs/sweeps.rst): held while a sweep
+"""Ctrl-C where it is safe (``schedframe.sweep._interrupts``, docs/sweeps.rst): held while a sweep
 works and taken where it waits, never inside a lock's bookkeeping; threads and processes started
 for a LocalCluster begin with SIGINT blocked, and the main process loses no Ctrl-C meanwhile."""
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from schedframe.sim._interrupts import HeldInterrupts, started_without_interrupts
-from schedframe.sim.sweep import Run, sweep
+from schedframe.sweep import Run, sweep
+from schedframe.sweep._interrupts import HeldInterrupts, started_without_interrupts
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import concurrent.futures
 
 from schedframe.plan import plan, sweep_task
-from schedframe.sim.sweep import SweepSpec, execute, sweep
+from schedframe.sweep import SweepSpec, sweep
+from schedframe.sweep._runner import execute
 
 
 def test_sweep_task_row_matches_plan() -> None:

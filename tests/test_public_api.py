@@ -79,3 +79,16 @@ def test_a_moved_name_resolves_with_a_warning_naming_its_home(name):
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'Nonsense'"):
         schedframe.Nonsense
+
+
+@pytest.mark.parametrize("name", ["sweep", "SweepSpec", "Run", "grid", "dask_executor", "read_table"])
+def test_the_sweep_names_of_sim_resolve_with_a_warning(name):
+    import schedframe.sim
+    import schedframe.sweep
+
+    moved = f"schedframe.sim.{name} has moved: import it from schedframe.sweep"
+    with pytest.warns(DeprecationWarning, match=moved):
+        obj = getattr(schedframe.sim, name)
+    assert obj is getattr(schedframe.sweep, name)
+    with pytest.raises(AttributeError, match="no attribute 'sweeps'"):
+        schedframe.sim.sweeps

@@ -20,7 +20,7 @@ from schedframe.framework._features import release_facts
 from schedframe.framework._release_tables import render
 from schedframe.sim import simulate
 from schedframe.sim.scenario import Scenario
-from schedframe.sim.sweep import simulate_task
+from schedframe.sweep import simulate_task
 from schedframe.testing import PluginHarness, make_node, make_pod
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -312,7 +312,7 @@ def test_sweep_spec_paths_resolve_from_the_spec_file(tmp_path: Path, monkeypatch
     """A spec's relative ``scenario`` and ``config`` used to resolve from the current directory
     (a spec run from elsewhere failed or, worse, read another file); they now resolve from the
     spec's directory, as a scenario file's paths do. Built-in names stay names."""
-    from schedframe.sim import load_sweep_spec, sweep
+    from schedframe.sweep import load_sweep_spec, sweep
 
     specs = tmp_path / "specs"
     (specs / "conf").mkdir(parents=True)

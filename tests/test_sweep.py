@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from schedframe.sim.sweep import Run, SweepError, SweepSpec, execute, grid, load_sweep_spec, read_table, sweep
+from schedframe.sweep import Run, SweepError, SweepSpec, grid, load_sweep_spec, read_table, sweep
+from schedframe.sweep._runner import execute
 
 
 def _comparable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -127,7 +128,7 @@ def test_spec_files(tmp_path: Path) -> None:
 
 def test_dask_local_cluster_gives_the_same_table(tmp_path: Path) -> None:
     pytest.importorskip("distributed", reason="Dask distributed is in the dev extra")
-    from schedframe.sim.sweep import dask_executor
+    from schedframe.sweep import dask_executor
 
     runs = [*_runs(), Run.of("textwrap:shorten", {"text": "a b", "width": 1})]
     local = sweep(runs, workers=2, progress=False)
@@ -148,7 +149,7 @@ SIM_SPEC = {
 def test_simulations_same_table_on_process_pool_and_dask() -> None:
     """The FGD-style use: a grid of simulations gives identical rows whatever runs it."""
     pytest.importorskip("distributed", reason="Dask distributed is in the dev extra")
-    from schedframe.sim.sweep import dask_executor
+    from schedframe.sweep import dask_executor
 
     spec = SweepSpec.from_dict(SIM_SPEC)
     local = sweep(spec, workers=2, progress=False)

@@ -16,14 +16,7 @@ from typing import Any
 import pytest
 
 from schedframe.errors import SchedframeWarning
-from schedframe.sim.sweep import (
-    Run,
-    RunOutcome,
-    SweepError,
-    SweepSpec,
-    read_table,
-    sweep,
-)
+from schedframe.sweep import Run, RunOutcome, SweepError, SweepSpec, read_table, sweep
 
 # Tasks are importable functions: this module is written beside the test and put on sys.path
 # before the pool starts, so the workers import it too.
@@ -145,7 +138,7 @@ def test_error_texts_in_rows_are_bounded(tasks: str, tmp_path: Path) -> None:
     assert error.startswith("ValueError: eee")
     assert "(300000 characters)" in error
     long = RunOutcome(Run.of("x:y", {}), 0, {}, "E" * 1_000_000, 1.0)
-    assert len(long.row()["error"]) <= getattr(sys.modules["schedframe.sim.sweep"], "MAX_ERROR_CHARS", 2000)
+    assert len(long.row()["error"]) <= getattr(sys.modules["schedframe.sweep"], "MAX_ERROR_CHARS", 2000)
 
 
 # --- outputs written at the end -------------------------------------------------------------------

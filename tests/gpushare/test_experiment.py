@@ -140,7 +140,7 @@ def test_sweep_task_runs_the_experiment_from_trace_files(openb: pathlib.Path) ->
     """The sweep's ``gpushare`` task gives the experiment's numbers (traces read once per worker)."""
     from schedframe.gpushare.experiment import run_experiment, sweep_task
     from schedframe.gpushare.openb import read_nodes, read_tasks
-    from schedframe.sim import Run, sweep
+    from schedframe.sweep import Run, sweep
 
     nodes, pods = str(openb / "openb_node_list_gpu_node.csv"), str(openb / "openb_pod_list_default.csv")
     params = {"nodes": nodes, "pods": pods, "policy": "BestFit", "seed": 42, "tune": 0.2, "limit": 300}

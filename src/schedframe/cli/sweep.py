@@ -1,4 +1,4 @@
-"""``schedframe sweep``: a grid of runs (:mod:`schedframe.sim.sweep`) on a process pool or Dask."""
+"""``schedframe sweep``: a grid of runs (:mod:`schedframe.sweep`) on a process pool or Dask."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Final
 
 import attrs
 
-from ..sim.sweep import SweepSpec, dask_executor, load_sweep_spec, sweep
+from ..sweep import SweepSpec, dask_executor, load_sweep_spec, sweep
 from ._common import (
     EXIT_OK,
     EXIT_PENDING,

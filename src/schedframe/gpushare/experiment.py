@@ -342,7 +342,7 @@ def _cached_trace(path: str, kind: str) -> tuple[Any, ...]:
 
 def sweep_task(nodes: str, pods: str, policy: str, seed: int = 42, tune: float = 1.3, ties: str = "order",
                limit: int | None = None) -> dict[str, Any]:
-    """The ``gpushare`` task of :func:`schedframe.sim.sweep`: one :func:`run_experiment` on trace
+    """The ``gpushare`` task of :func:`schedframe.sweep.sweep`: one :func:`run_experiment` on trace
     files (read once per worker process), as a flat row: sizes, the final allocation and the
     allocation at 90, 100 and 130 % arrived GPU request (the whole curve as ``alloc_pct``).
     *limit*: only the first *limit* tasks of the workload (as :func:`run_experiment`)."""

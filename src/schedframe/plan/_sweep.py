@@ -1,4 +1,4 @@
-"""The ``plan`` task of :func:`schedframe.sim.sweep`: one plan as a flat row, so a sweep can grid
+"""The ``plan`` task of :func:`schedframe.sweep.sweep`: one plan as a flat row, so a sweep can grid
 strategies, template files and thresholds."""
 
 from __future__ import annotations

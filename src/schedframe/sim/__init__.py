@@ -4,15 +4,17 @@
 What lives here: scenarios (``scenario``: the file format and its Python classes, materialised
 into a :class:`Plan` per seed), the event loop (``engine``), results as picklable data
 (``results``), :func:`simulate`, :func:`compare` (what-if) and :func:`replay` of an event log
-(``run``), the built-in scenarios (``builtin``), and :func:`sweep` of many runs on any
-:class:`concurrent.futures.Executor` (``sweep``; Dask through :func:`dask_executor`).
+(``run``) and the built-in scenarios (``builtin``). Sweeps of many runs are
+:mod:`schedframe.sweep`, the layer above.
 
 It may import ``schedframe.scheduler``, ``schedframe.testing`` and the layers below them; never
 ``bench``, ``gpushare`` or ``cli``. A run is a pure function of (scenario, configuration, seed)
-and its result pickles, so sweeps can farm runs out to any executor.
+and its result pickles, so a sweep can farm runs out to any executor.
 """
 
 from __future__ import annotations
+
+from typing import Any, Final
 
 from .builtin import BUILTIN_SCENARIOS, DEFAULT_SCENARIO, builtin_scenario, large_scenario
 from .engine import LOG_VERSION, Progress, run_plan
@@ -47,18 +49,6 @@ from .scenario import (
     Workload,
     WorkloadInfo,
 )
-from .sweep import (
-    Run,
-    RunOutcome,
-    SweepError,
-    SweepResult,
-    SweepSpec,
-    dask_executor,
-    grid,
-    load_sweep_spec,
-    read_table,
-    sweep,
-)
 from .usage import USAGE_ANNOTATION, SimulatedMetricsProvider, UsageModel, UsagePoint, parse_usage
 
 __all__ = [
@@ -85,17 +75,12 @@ __all__ = [
     "PodResult",
     "Progress",
     "RUNNING",
-    "Run",
-    "RunOutcome",
     "SUCCEEDED",
     "Sample",
     "SimulatedMetricsProvider",
     "Scale",
     "Scenario",
     "SimResult",
-    "SweepError",
-    "SweepResult",
-    "SweepSpec",
     "USAGE_ANNOTATION",
     "UsageModel",
     "UsagePoint",
@@ -103,18 +88,29 @@ __all__ = [
     "WorkloadInfo",
     "builtin_scenario",
     "compare",
-    "dask_executor",
-    "grid",
     "large_scenario",
-    "load_sweep_spec",
     "moved_pods",
     "parse_usage",
     "percentile",
     "read_log",
-    "read_table",
     "replay",
     "resolve_configs",
     "run_plan",
     "simulate",
-    "sweep",
 ]
+
+
+#: Names that moved to :mod:`schedframe.sweep`, the layer above this one.
+_MOVED_TO_SWEEP: Final = frozenset({"Run", "RunOutcome", "SweepError", "SweepResult", "SweepSpec",
+                                    "dask_executor", "grid", "load_sweep_spec", "read_table", "sweep"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_TO_SWEEP:
+        import importlib
+        import warnings
+
+        warnings.warn(f"schedframe.sim.{name} has moved: import it from schedframe.sweep",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("schedframe.sweep"), name)
+    raise AttributeError(f"module 'schedframe.sim' has no attribute {name!r}")

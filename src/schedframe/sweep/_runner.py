@@ -33,8 +33,7 @@ import attrs
 
 from .._textio import parse_data, parse_json, read_text, shown_path
 from ..errors import bounded_repr, bounded_text
-from ._interrupts import HeldInterrupts, ignore_interrupts, started_without_interrupts
-from ._sweep_files import (
+from ._files import (
     MAX_ERROR_CHARS,
     MAX_RESULTS_BYTES,
     SweepError,
@@ -44,6 +43,7 @@ from ._sweep_files import (
     _read_rows,
     _Writer,
 )
+from ._interrupts import HeldInterrupts, ignore_interrupts, started_without_interrupts
 
 __all__ = [
     "BUILTIN_TASKS",
@@ -63,7 +63,7 @@ __all__ = [
 
 #: The tasks a spec may name by a short name; any other task is ``"package.module:function"``.
 BUILTIN_TASKS: Final[Mapping[str, str]] = {
-    "simulate": "schedframe.sim.sweep:simulate_task",
+    "simulate": "schedframe.sweep:simulate_task",
     "gpushare": "schedframe.gpushare.experiment:sweep_task",
     "plan": "schedframe.plan:sweep_task",
 }
@@ -92,7 +92,7 @@ def _plain(value: Any, where: str) -> Any:
 class Run:
     """One run of a sweep: a task and its parameters (plain values only)."""
 
-    __module__ = "schedframe.sim"
+    __module__ = "schedframe.sweep"
 
     task: str
     params: Mapping[str, Any] = attrs.field(factory=dict)
@@ -118,7 +118,7 @@ class Run:
 class RunOutcome:
     """What one run gave: its metrics, or the error it raised."""
 
-    __module__ = "schedframe.sim"
+    __module__ = "schedframe.sweep"
 
     run: Run
     index: int
@@ -151,7 +151,7 @@ class RunOutcome:
 class SweepResult:
     """All outcomes in the order of the runs (not the order they finished)."""
 
-    __module__ = "schedframe.sim"
+    __module__ = "schedframe.sweep"
 
     outcomes: tuple[RunOutcome, ...]
     skipped: int = 0
@@ -196,7 +196,7 @@ class SweepSpec:
     axes without generating them. ``runs`` makes the tuple of all of them.
     """
 
-    __module__ = "schedframe.sim"
+    __module__ = "schedframe.sweep"
 
     task: str
     axes: tuple[tuple[str, tuple[Any, ...]], ...] = ()
@@ -303,7 +303,7 @@ def _resolve_paths(task: str, base: str, params: Mapping[str, Any]) -> dict[str,
     """*params* with the relative file names of *task*'s path parameters made absolute from
     *base*: a value with a directory part or a file suffix, or naming a file there; a plain
     name (``three-zones``, ``bin-packing``) that names none is left as it is."""
-    from .builtin import BUILTIN_SCENARIOS
+    from ..sim.builtin import BUILTIN_SCENARIOS
 
     out = dict(params)
     for name in PATH_PARAMS.get(task, ()):
@@ -339,13 +339,13 @@ def load_sweep_spec(path: str | os.PathLike[str]) -> SweepSpec:
 @functools.lru_cache(maxsize=16)
 def _scenario_from_file(path: str, mtime_ns: int) -> Any:
     """A scenario file read once per worker process (and again only when the file changes)."""
-    from .scenario import Scenario
+    from ..sim.scenario import Scenario
 
     return Scenario.from_file(path)
 
 
 def _scenario_param(scenario: str | None) -> Any:
-    from .builtin import BUILTIN_SCENARIOS
+    from ..sim.builtin import BUILTIN_SCENARIOS
 
     if scenario is None or scenario in BUILTIN_SCENARIOS:
         return scenario
@@ -372,7 +372,7 @@ def simulate_task(scenario: str | None = None, config: str | None = None, seed: 
     measurements are left out (the row's ``seconds`` has the run's time), so rows are equal
     whichever worker ran them. *kubernetes_version* and *feature_gates* choose the emulated
     kube-scheduler release (:doc:`/releases`)."""
-    from .run import simulate
+    from ..sim.run import simulate
 
     result = simulate(_scenario_param(scenario), config, seed=seed, until=until,
                       kubernetes_version=kubernetes_version, feature_gates=feature_gates)

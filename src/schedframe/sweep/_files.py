@@ -1,6 +1,6 @@
 """A sweep's results files: the rows streamed as runs finish (CSV or JSON Lines, resumable),
 JSON or Parquet written at the end, atomically, and read back (``--resume``, ``read_table``);
-and :class:`SweepError`. Imports nothing else of :mod:`schedframe.sim.sweep`."""
+and :class:`SweepError`. Imports nothing else of :mod:`schedframe.sweep`."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from .._textio import parse_json, read_text
 from ..errors import SchedframeError, SchedframeWarning, bounded_text
 
 if TYPE_CHECKING:
-    from .sweep import SweepResult
+    from ._runner import SweepResult
 
 #: Columns every row has, before the run's parameters and metrics.
 FIXED_COLUMNS: Final = ("run", "task", "status", "error", "seconds")
@@ -37,7 +37,7 @@ MAX_RESULTS_BYTES: Final = 1024 * 1024 * 1024
 class SweepError(SchedframeError, ValueError):
     """A sweep specification or its output file is invalid."""
 
-    __module__ = "schedframe.sim"
+    __module__ = "schedframe.sweep"
 
 
 def _columns(rows: Iterable[Mapping[str, Any]]) -> list[str]:
