@@ -30,9 +30,12 @@ from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
+    from ..framework.cycle_state import CycleState
+    from ..framework.interfaces import PreFilterResult
 
 __all__ = [
     "FieldErrors",
+    "PassThroughPreFilter",
     "PreferredSchedulingTerms",
     "RequiredNodeAffinity",
     "as_objects",
@@ -237,6 +240,25 @@ def _go_value(value: object) -> str:
             return "[]string(nil)"
         return "[]string{" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "}"
     return str(value)
+
+
+class PassThroughPreFilter:
+    """The PreFilter Kubernetes 1.37 gives NodeUnschedulable and TaintToleration
+    (``DeferredResizePreFilters``): upstream's skips a pod whose resize is deferred when
+    ``InPlacePodVerticalScalingSchedulerPreemption`` is on (not modelled: the gate stays off);
+    for every other pod it narrows nothing and lets the Filter run. Mixed in before the plugin's
+    class."""
+
+    __slots__ = ()
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """All nodes, nothing skipped."""
+        return None, None
+
+    def pre_filter_extensions(self) -> None:
+        """None."""
+        return None
 
 
 @final

@@ -15,7 +15,7 @@ from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, E
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args, node_not_found, tolerations_tolerate_taint
+from ._helpers import PassThroughPreFilter, as_objects, no_args, node_not_found, tolerations_tolerate_taint
 from ._run_memo import RunMemo, rejections, run_without, snapshot_of
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
         EnqueueExtensions,
         FilterPlugin,
         PreFilterPlugin,
-        PreFilterResult,
     )
 
 __all__ = [
@@ -144,24 +143,13 @@ class NodeUnschedulable:
 
 
 @final
-class NodeUnschedulableWithPreFilter(NodeUnschedulable):
-    """NodeUnschedulable as Kubernetes 1.37 has it, with a PreFilter. Upstream's skips a pod whose resize is
-    deferred when ``InPlacePodVerticalScalingSchedulerPreemption`` is on (not modelled: the gate
-    stays off); for every other pod it lets the Filter run, as here.
+class NodeUnschedulableWithPreFilter(PassThroughPreFilter, NodeUnschedulable):
+    """NodeUnschedulable as Kubernetes 1.37 has it, with a PreFilter (:class:`PassThroughPreFilter`).
 
     .. versionadded:: 0.1.0
     """
 
     __slots__ = ()
-
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-                   ) -> tuple[PreFilterResult | None, Status | None]:
-        """All nodes, nothing skipped."""
-        return None, None
-
-    def pre_filter_extensions(self) -> None:
-        """None."""
-        return None
 
 
 def new(args: object, handle: Handle) -> NodeUnschedulable:

@@ -16,11 +16,12 @@ from ..cache.snapshot import Snapshot
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
+    PassThroughPreFilter,
     as_objects,
     default_normalize_score,
     default_normalize_score_ints,
@@ -267,24 +268,13 @@ def _checked(scores: list[int] | Status) -> list[int]:
 
 
 @final
-class TaintTolerationWithPreFilter(TaintToleration):
-    """TaintToleration as Kubernetes 1.37 has it, with a PreFilter. Upstream's skips a pod whose resize is
-    deferred when ``InPlacePodVerticalScalingSchedulerPreemption`` is on (not modelled: the gate
-    stays off); for every other pod it lets the Filter run, as here.
+class TaintTolerationWithPreFilter(PassThroughPreFilter, TaintToleration):
+    """TaintToleration as Kubernetes 1.37 has it, with a PreFilter (:class:`PassThroughPreFilter`).
 
     .. versionadded:: 0.1.0
     """
 
     __slots__ = ()
-
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-                   ) -> tuple[PreFilterResult | None, Status | None]:
-        """All nodes, nothing skipped."""
-        return None, None
-
-    def pre_filter_extensions(self) -> None:
-        """None."""
-        return None
 
 
 def new(args: object, handle: Handle) -> TaintToleration:
