@@ -45,22 +45,6 @@ from ._files import (
 )
 from ._interrupts import HeldInterrupts, ignore_interrupts, started_without_interrupts
 
-__all__ = [
-    "BUILTIN_TASKS",
-    "PATH_PARAMS",
-    "Run",
-    "RunOutcome",
-    "SweepError",
-    "SweepResult",
-    "SweepSpec",
-    "dask_executor",
-    "grid",
-    "load_sweep_spec",
-    "read_table",
-    "simulate_task",
-    "sweep",
-]
-
 #: The tasks a spec may name by a short name; any other task is ``"package.module:function"``.
 BUILTIN_TASKS: Final[Mapping[str, str]] = {
     "simulate": "schedframe.sweep:simulate_task",
