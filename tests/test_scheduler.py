@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -23,6 +24,7 @@ from schedframe import (
     Pod,
     PostFilterResult,
     PreFilterResult,
+    ConfigurationError,
     SchedulerError,
     Status,
 )
@@ -234,6 +236,36 @@ def test_fit_error_messages(nodes: list[Any], pod_: Any, want: str) -> None:
     assert s.events[-1].reason == "FailedScheduling"
     assert s.events[-1].message == want
     assert s.node_of(p) is None
+
+
+def test_from_config_reads_a_file_for_a_release(tmp_path: Path) -> None:
+    """``Scheduler.from_config`` takes a configuration file's path, reads it for the release
+    asked, and passes the other keyword arguments to the scheduler."""
+    path = tmp_path / "config.yaml"
+    path.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                    "profiles:\n- schedulerName: packer\n")
+    s = Scheduler.from_config(str(path), kubernetes_version="1.33", load_entry_points=False,
+                              objects=[node("n1").obj()])
+    assert list(s.frameworks) == ["packer"]
+    assert s.config.release.version == "1.33"
+    assert [n.name for n in s.nodes()] == ["n1"]
+    s.add_pod(pod("a").scheduler_name("packer").obj())
+    s.run_until_idle()
+    assert s.bindings() == {"default/a": "n1"}
+
+
+def test_from_config_errors_name_the_file(tmp_path: Path) -> None:
+    """A file that cannot be read is a ConfigurationError naming it; a value of another type a
+    SchedulerError; ``Scheduler(path)`` itself still refuses a path, as before."""
+    path = tmp_path / "bad.yaml"
+    path.write_text("profiles: 3\n")
+    with pytest.raises(ConfigurationError, match="bad.yaml") as info:
+        Scheduler.from_config(path)
+    assert "profiles" in str(info.value)
+    with pytest.raises(SchedulerError, match="or a file's path, got int"):
+        Scheduler.from_config(3)
+    with pytest.raises(SchedulerError, match="config must be"):
+        Scheduler(str(path))
 
 
 def test_prefilter_rejection_message() -> None:

@@ -44,7 +44,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
@@ -72,6 +72,9 @@ from ._schedule_one import (
     ScheduleOneMixin,
 )
 from ._state import _Binding
+
+if TYPE_CHECKING:
+    from ..config.configuration import SchedulerConfiguration
 
 __all__ = [
     "ERR_NO_NODES_AVAILABLE",
@@ -151,6 +154,32 @@ class RunSummary:
     stalled: bool = False
 
 
+def _resolve(config: Any, registry: Registry | None, plugin_manager: Any, *, load_entry_points: bool,
+             kubernetes_version: Any, feature_gates: Any,
+             paths: bool = False) -> tuple[Registry, Any, SchedulerConfiguration]:
+    """The registry, the plugin manager and the configuration a scheduler is built from (see
+    :meth:`Scheduler.from_config`): what :class:`Scheduler` resolves once, before anything runs."""
+    from ..config.configuration import SchedulerConfiguration
+
+    if registry is None:
+        from ..plugins import in_tree_registry
+
+        registry = in_tree_registry()
+        if load_entry_points:
+            import pluggy
+
+            from ..framework.plugin_manager import discover_plugins
+
+            if plugin_manager is None or isinstance(plugin_manager, pluggy.PluginManager):
+                plugin_manager = discover_plugins(registry, plugin_manager)
+            else:  # a stand-in carrying observer hooks only (the simulator's): plugins, no hooks
+                discover_plugins(registry, None)
+    resolved = SchedulerConfiguration.coerce(
+        config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates,
+        paths=paths, error=SchedulerError)
+    return registry, plugin_manager, resolved
+
+
 # --------------------------------------------------------------------------------------------
 # the scheduler
 
@@ -228,24 +257,9 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
                  pod_deleter: Callable[[Pod], None] | None = None,
                  on_pop: Callable[[QueuedPodInfo], None] | None = None,
                  kubernetes_version: Any = None, feature_gates: Any = None) -> None:
-        from ..config.configuration import SchedulerConfiguration
-
-        if registry is None:
-            from ..plugins import in_tree_registry
-
-            registry = in_tree_registry()
-            if load_entry_points:
-                import pluggy
-
-                from ..framework.plugin_manager import discover_plugins
-
-                if plugin_manager is None or isinstance(plugin_manager, pluggy.PluginManager):
-                    plugin_manager = discover_plugins(registry, plugin_manager)
-                else:  # a stand-in carrying observer hooks only (the simulator's): plugins, no hooks
-                    discover_plugins(registry, None)
-        config = SchedulerConfiguration.coerce(
-            config, registry=registry, kubernetes_version=kubernetes_version, feature_gates=feature_gates,
-            error=SchedulerError)
+        registry, plugin_manager, config = _resolve(
+            config, registry, plugin_manager, load_entry_points=load_entry_points,
+            kubernetes_version=kubernetes_version, feature_gates=feature_gates)
         release = config.release
         if pop_from_backoff_q is None:
             pop_from_backoff_q = release.feature_gates.get("SchedulerPopFromBackoffQ", False)
@@ -348,6 +362,30 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
                 self.add_node(o)
             else:
                 self.add_pod(o)
+
+    @classmethod
+    def from_config(cls, config: Any = None, *, registry: Registry | None = None,
+                    load_entry_points: bool = True, plugin_manager: Any = None,
+                    kubernetes_version: Any = None, feature_gates: Any = None,
+                    **options: Any) -> Scheduler:
+        """A scheduler for *config* in any form an entry point takes: ``None`` (upstream's
+        default), a :class:`~schedframe.SchedulerConfiguration`, a ``KubeSchedulerConfiguration``
+        mapping, or the path of a configuration file (:meth:`SchedulerConfiguration.from_file
+        <schedframe.SchedulerConfiguration.from_file>`, read for *kubernetes_version*).
+
+        The plugins come from *registry*, or, without one, the in-tree registry plus the
+        ``schedframe`` entry points of installed distributions (*load_entry_points*), whose
+        observer hooks join *plugin_manager*. *options* are the other keyword arguments of
+        :class:`Scheduler` (``seed``, ``clock``, ``objects``...). A configuration that cannot be
+        read raises :class:`~schedframe.ConfigurationError` (a file's errors name the file);
+        one of the wrong type :class:`~schedframe.SchedulerError`.
+
+        .. versionadded:: 0.1.0
+        """
+        registry, plugin_manager, resolved = _resolve(
+            config, registry, plugin_manager, load_entry_points=load_entry_points,
+            kubernetes_version=kubernetes_version, feature_gates=feature_gates, paths=True)
+        return cls(resolved, registry=registry, plugin_manager=plugin_manager, **options)
 
     # ------------------------------------------------------------------------------------------
     # lifecycle
