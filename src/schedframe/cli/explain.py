@@ -7,7 +7,6 @@ import argparse
 import os
 import re
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 from ._common import (
@@ -17,13 +16,11 @@ from ._common import (
     add_validate_option,
     dump_json,
     load_cluster,
-    load_config,
-    manifest_input_error,
     output,
-    release_option,
     status,
     validate_options,
 )
+from ._inputs import read_inputs, read_manifest_file
 
 __all__ = ["add_parser", "render_rich", "run", "why_not"]
 
@@ -87,9 +84,8 @@ def why_not(e: Any) -> list[tuple[str, str]]:
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe explain``."""
     out = output(args)
-    from ..api.manifests import load_manifests
     from ..api.objects import Pod
-    from ..errors import FieldValidationError, ManifestError, bounded_text
+    from ..errors import bounded_text
     from ..scheduler.explain import explain
 
     if not _exists(args.cluster):
@@ -104,24 +100,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         if os.path.isdir(args.pod):
             raise CliInputError(f"{args.pod}: it is a directory; the pod is one manifest file (POD.yaml)")
-        try:
-            pods = [o for o in load_manifests(Path(args.pod), **validate_options(args)) if isinstance(o, Pod)]
-        except FieldValidationError:
-            raise
-        except ManifestError as exc:
-            raise manifest_input_error(args.pod, exc) from None
+        pods = [o for o in read_manifest_file(args.pod, args) if isinstance(o, Pod)]
         if len(pods) != 1:
             raise CliInputError(f"{args.pod}: want exactly one Pod, found {len(pods)}")
         objects = load_cluster(args.cluster, "--cluster", out, **validate_options(args))
         _refuse_duplicate_pods(objects, args.cluster)
-    if args.load_metrics:  # node metrics given with the cluster dump, as simulate reads them
-        objects = [*objects, _metrics_source(args.load_metrics)]
-    release = release_option(args)
-    config = load_config(args.config, release) if args.config else None
-    if config is None and (args.kubernetes_version or args.feature_gates):
-        from ..config.configuration import SchedulerConfiguration
+    inputs = read_inputs(args)
+    if inputs.load_metrics is not None:  # the source object the load-aware plugins find
+        from ..plugins.sigs import NodeMetricsSource
 
-        config = SchedulerConfiguration.default(kubernetes_version=release)
+        objects = [*objects, NodeMetricsSource(inputs.load_metrics, name="load-metrics")]
+    config = inputs.config
     with status(out, f"explaining {pods[0].key} on {args.cluster}…"):
         e = explain(pods[0], objects=objects, config=config, seed=args.seed)
     reasons = why_not(e)
@@ -138,17 +127,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     render_rich(e, reasons, out.console)
     return EXIT_OK
-
-
-def _metrics_source(path: str) -> Any:
-    """The node metrics file *path* (``--load-metrics``) as the source object the load-aware
-    plugins find among the scheduler's objects."""
-    from ..plugins.sigs import LoadMetricsError, NodeMetricsSource, load_metrics_file
-
-    try:
-        return NodeMetricsSource(load_metrics_file(path), name="load-metrics")
-    except LoadMetricsError as exc:
-        raise CliInputError(f"{exc} (--load-metrics)") from None
 
 
 def _exists(path: str) -> bool:

@@ -16,11 +16,11 @@ from ._common import (
     add_validate_option,
     dump_json,
     load_cluster,
-    load_config,
     output,
     status,
     validate_options,
 )
+from ._inputs import read_inputs, read_manifest_file
 
 __all__ = ["EXIT_NOT_VERIFIED", "add_parser", "run"]
 
@@ -62,11 +62,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe plan``."""
-    from ..api.manifests import load_manifests
-    from ..errors import FieldValidationError, ManifestError
     from ..plan import EXAMPLE_CONFIG, example_cluster, example_templates, load_templates, plan
     from ..plan._templates import templates_from_data
-    from ._common import manifest_input_error
 
     out = output(args)
     example = not (args.cluster or args.pending or args.templates)
@@ -86,14 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if args.pending:
             if not os.path.exists(args.pending):
                 raise CliInputError(f"{args.pending}: no such file (--pending)")
-            try:
-                from pathlib import Path
-
-                pending = load_manifests(Path(args.pending), **validate_options(args))
-            except FieldValidationError:
-                raise
-            except ManifestError as exc:
-                raise manifest_input_error(args.pending, exc) from None
+            pending = read_manifest_file(args.pending, args)
             if not pending:
                 raise CliInputError(f"{args.pending}: no pod or workload in the file (--pending)")
         if args.no_scale_up:
@@ -104,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             if not os.path.exists(args.templates):
                 raise CliInputError(f"{args.templates}: no such file (--templates)")
             templates = load_templates(args.templates)
-        config = load_config(args.config) if args.config else None
+        config = read_inputs(args).config
         scale_down = args.scale_down
     with status(out, "planning…"):
         result = plan(cluster, templates, pending=pending, config=config, strategy=args.strategy,

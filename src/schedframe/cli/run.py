@@ -7,7 +7,8 @@ import logging
 from typing import Any
 
 from ._args import duration, port
-from ._common import add_release_options, load_config, release_option
+from ._common import add_release_options
+from ._inputs import read_inputs
 from ._kube import KubeSetupError, api_client, cluster_options
 
 __all__ = ["add_parser", "run"]
@@ -52,12 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.event_deadline > 0 or args.event_deadline == float("inf"):
         raise KubeSetupError(f"--event-deadline must be a positive number of seconds, "
                              f"got {args.event_deadline}")
-    release = release_option(args)
-    cfg = load_config(args.config, release) if args.config else None
-    if cfg is None and (args.kubernetes_version or args.feature_gates):
-        from ..config.configuration import SchedulerConfiguration
-
-        cfg = SchedulerConfiguration.default(kubernetes_version=release)
+    cfg = read_inputs(args).config
     client = api_client(args.kubeconfig, args.context)
     from ..kube import KubeScheduler
 

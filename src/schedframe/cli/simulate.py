@@ -23,11 +23,11 @@ from ._common import (
     dump_json,
     fmt_pct,
     fmt_seconds,
-    load_config,
     output,
     release_option,
     status,
 )
+from ._inputs import read_inputs
 from ._output import Out
 
 __all__ = [
@@ -187,19 +187,11 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
             description=f"the cluster {args.cluster}: {cluster_summary(scenario)}; "
             f"the scenario's workloads: {workloads}",
         )
-    specs = (
-        [ConfigSpec(os.path.splitext(os.path.basename(f))[0], load_config(f, release)) for f in args.config]
-        if args.config
-        else resolve_configs(scenario, None)
-    )
-    if args.load_metrics:  # node metrics given with the cluster dump
-        from ..plugins.sigs import LoadMetricsError, load_metrics_file
-
-        try:
-            scenario = attrs.evolve(scenario, load_metrics=load_metrics_file(args.load_metrics).metrics)
-        except LoadMetricsError as exc:
-            raise CliInputError(f"{exc} (--load-metrics)") from None
-    specs = resolve_configs(scenario, specs)
+    inputs = read_inputs(args)
+    if inputs.load_metrics is not None:
+        scenario = attrs.evolve(scenario, load_metrics=inputs.load_metrics.metrics)
+    given = [ConfigSpec(n, c) for n, c in inputs.configs] or list(scenario.configs)
+    specs = resolve_configs(scenario, given or None)  # unnamed or same-named ones numbered
     if getattr(args, "kubernetes_version", None) or getattr(args, "feature_gates", None):
         from ..sim.run import for_release
 
