@@ -11,6 +11,7 @@ from typing import IO, Any, Final, TypeVar, final
 
 import attrs
 
+from .._reader import FieldReader, expected
 from .._textio import ErrorFactory, parse_json, read_text
 from ..api.manifests import object_from_manifest
 from ..api.objects import Node, Pod, Taint
@@ -54,7 +55,7 @@ def _scenario(scenario: Scenario | str | os.PathLike[str] | None) -> Scenario:
             return builtin_scenario(scenario)
         return Scenario.from_file(scenario)
     raise ScenarioError(
-        "", "", f"want a Scenario, a scenario file or a built-in name, got {type(scenario).__name__}"
+        "", "", f"expected a Scenario, a scenario file or a built-in name, got {type(scenario).__name__}"
     )
 
 
@@ -332,67 +333,42 @@ def read_log(
     return r.plan, r.config, r.config_name, r.seed, r.until
 
 
-class _Fields:
+class _Fields(FieldReader):
     """Typed reads of one log record: every malformed value is a :class:`~schedframe.ScenarioError` naming
     the log, the line and the field (``line 7.event.taint.effect``)."""
 
     def __init__(self, source: str, where: str) -> None:
+        super().__init__(self._error)
         self.source = source
         self.where = where
 
-    def fail(self, field: str, message: str) -> ScenarioError:
+    def _error(self, field: str, message: str) -> ScenarioError:
         return ScenarioError(self.source, f"{self.where}.{field}" if field else self.where, message)
 
     def get(self, rec: Mapping[str, Any], key: str, field: str) -> Any:
         if key not in rec:
-            raise self.fail(field, "missing")
+            raise self.error(field, "missing")
         return rec[key]
 
-    def mapping(self, value: Any, field: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self.fail(field, f"want a JSON object, got {_json_kind(value)}")
-        return value
+    def items(self, value: Any, field: str) -> Sequence[Any]:
+        return self.list(value, field)
 
-    def items(self, value: Any, field: str) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(field, f"want a JSON list, got {_json_kind(value)}")
-        return value
-
-    def string(self, value: Any, field: str) -> str:
-        if not isinstance(value, str):
-            raise self.fail(field, f"want a string, got {_json_kind(value)}")
-        return value
-
-    def strings(self, value: Any, field: str) -> tuple[str, ...]:
-        return tuple(self.string(v, f"{field}[{i}]") for i, v in enumerate(self.items(value, field)))
-
-    def integer(self, value: Any, field: str, *, low: int = 0, high: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(field, f"want an integer, got {_json_kind(value)} {bounded_repr(value)}")
-        if value < low or (high is not None and value > high):
-            bound = f">= {low}" if high is None else f"in [{low}, {high:,}]"
-            raise self.fail(field, f"must be {bound}, got {value}")
-        return value
+    def integer(self, value: Any, path: str, *, minimum: int | None = 0, maximum: int | None = None) -> int:
+        """A count of the log: not negative unless *minimum* says otherwise."""
+        return super().integer(value, path, minimum=minimum, maximum=maximum)
 
     def time(self, value: Any, field: str) -> float:
         try:
             return check_time(value, f"{self.where}.{field}", self.source)
         except ScenarioError as exc:
-            raise self.fail(field, exc.detail) from None
+            raise self.error(field, exc.detail) from None
 
     def manifest(self, build: Callable[[Any], T], value: Any, field: str) -> T:
         self.mapping(value, field)
         try:
             return build(value)
         except ManifestError as exc:
-            raise self.fail(f"{field}.{exc.path}" if exc.path else field, exc.detail) from None
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-            float: "a number"}.get(type(value), type(value).__name__)
+            raise self.error(f"{field}.{exc.path}" if exc.path else field, exc.detail) from None
 
 
 @final
@@ -432,9 +408,7 @@ def _header(rec: Mapping[str, Any], f: _Fields, registry: Registry | None) -> _H
     for i, raw in enumerate(f.items(f.get(rec, "workloads", "workloads"), "workloads")):
         field = f"workloads[{i}]"
         w = f.mapping(raw, field)
-        recreate = f.get(w, "recreate", f"{field}.recreate")
-        if not isinstance(recreate, bool):
-            raise f.fail(f"{field}.recreate", f"want true or false, got {_json_kind(recreate)}")
+        recreate = f.boolean(f.get(w, "recreate", f"{field}.recreate"), f"{field}.recreate")
         workloads.append(
             WorkloadInfo(
                 f.string(f.get(w, "name", f"{field}.name"), f"{field}.name"),
@@ -451,15 +425,15 @@ def _header(rec: Mapping[str, Any], f: _Fields, registry: Registry | None) -> _H
     try:
         config = SchedulerConfiguration.from_dict(raw_config, registry=registry)
     except SchedframeError as exc:
-        raise f.fail("config", str(exc)) from None
+        raise f.error("config", str(exc)) from None
     until = rec.get("until")
     every = rec.get("sample_every")
     return _Header(
         config,
         f.string(f.get(rec, "config_name", "config_name"), "config_name"),
         f.string(f.get(rec, "scenario", "scenario"), "scenario"),
-        f.integer(f.get(rec, "seed", "seed"), "seed", low=-(2**63)),
-        f.integer(rec.get("plan_seed", 0), "plan_seed", low=-(2**63)),
+        f.integer(f.get(rec, "seed", "seed"), "seed", minimum=-(2**63)),
+        f.integer(rec.get("plan_seed", 0), "plan_seed", minimum=-(2**63)),
         None if until is None else f.time(until, "until"),
         None if every is None else f.time(every, "sample_every"),
         nodes,
@@ -467,7 +441,7 @@ def _header(rec: Mapping[str, Any], f: _Fields, registry: Registry | None) -> _H
         objects,
         tuple(workloads),
         durations,
-        read_load_record(rec, f.fail),
+        read_load_record(rec, f.error),
     )
 
 
@@ -484,7 +458,7 @@ def _read_log(log: Any, registry: Registry | None) -> _LogRun:
         where = f"line {no}"
         rec = parse_json(line, error=_line_error(source, where))
         if not isinstance(rec, dict):
-            raise ScenarioError(source, where, f"want a JSON object, got {_json_kind(rec)}")
+            raise ScenarioError(source, where, expected("a mapping", rec))
         f = _Fields(source, where)
         op = rec.get("op")
         if header is None:
@@ -508,12 +482,12 @@ def _read_log(log: Any, registry: Registry | None) -> _LogRun:
             if a.op == "arrive":
                 seen = arrived.setdefault(a.name, no)
                 if seen != no:
-                    raise f.fail("name", f"pod {a.name!r} already arrives on line {seen}")
+                    raise f.error("name", f"pod {a.name!r} already arrives on line {seen}")
             timeline.append(a)
         elif op == "end":
             end = rec
         elif not isinstance(op, str):
-            raise f.fail("op", f"want a string, got {_json_kind(op)}")
+            raise f.error("op", expected("a string", op))
     if header is None:
         raise ScenarioError(source, "", "empty event log (no header line)")
     plan = Plan(
@@ -539,18 +513,19 @@ def _input(rec: Mapping[str, Any], f: _Fields, workloads: Mapping[str, WorkloadI
     if op in ("arrive", "scale"):
         workload = f.string(f.get(rec, "workload", "workload"), "workload")
         if workload not in workloads:
-            raise f.fail(
+            raise f.error(
                 "workload", f"no workload {workload!r} in the header{did_you_mean(workload, workloads)}"
             )
         if op == "scale":
             return PlannedArrival(
                 t, op, workload, replicas=f.integer(f.get(rec, "replicas", "replicas"), "replicas",
-                                                    high=MAX_SCENARIO_PODS)
+                                                    maximum=MAX_SCENARIO_PODS)
             )
         name = f.string(f.get(rec, "name", "name"), "name")
         base, _, index = name.rpartition("-")
         if base != workload or not index.isdigit() or int(index) >= MAX_SCENARIO_PODS:
-            raise f.fail("name", f"want {workload}-N (N < {MAX_SCENARIO_PODS:,}), got {bounded_repr(name)}")
+            raise f.error("name", f"expected {workload}-N (N < {MAX_SCENARIO_PODS:,}), "
+                                  f"got {bounded_repr(name)}")
         d = rec.get("duration")
         return PlannedArrival(t, op, workload, name, None if d is None else f.time(d, "duration"))
     if op == "pod":
@@ -558,7 +533,8 @@ def _input(rec: Mapping[str, Any], f: _Fields, workloads: Mapping[str, WorkloadI
     e = f.mapping(f.get(rec, "event", "event"), "event")
     action = f.string(f.get(e, "action", "event.action"), "event.action")
     if action not in NODE_ACTIONS:
-        raise f.fail("event.action", f"want one of {', '.join(NODE_ACTIONS)}, got {bounded_repr(action)}")
+        raise f.error("event.action",
+                      f"expected one of {', '.join(NODE_ACTIONS)}, got {bounded_repr(action)}")
     node = None
     if action == "add":
         node = f.manifest(Node.from_manifest, f.get(e, "node", "event.node"), "event.node")
@@ -567,9 +543,9 @@ def _input(rec: Mapping[str, Any], f: _Fields, workloads: Mapping[str, WorkloadI
         tm = f.mapping(f.get(e, "taint", "event.taint"), "event.taint")
         effect = f.string(tm.get("effect", "NoSchedule"), "event.taint.effect")
         if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
-            raise f.fail(
+            raise f.error(
                 "event.taint.effect",
-                f"want NoSchedule, PreferNoSchedule or NoExecute, got {bounded_repr(effect)}",
+                f"expected NoSchedule, PreferNoSchedule or NoExecute, got {bounded_repr(effect)}",
             )
         taint = Taint(
             key=f.string(f.get(tm, "key", "event.taint.key"), "event.taint.key"),

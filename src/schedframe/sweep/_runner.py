@@ -31,6 +31,7 @@ from typing import Any, Final, final
 
 import attrs
 
+from .._reader import expected
 from .._textio import parse_data, parse_json, read_text, shown_path
 from ..errors import bounded_repr, bounded_text
 from ._files import (
@@ -87,7 +88,7 @@ class Run:
         if not isinstance(task, str) or not task:
             raise SweepError(f"task: expected a task name or 'module:function', got {bounded_repr(task)}")
         if not isinstance(params, Mapping):
-            raise SweepError(f"params: expected a mapping, got {type(params).__name__}")
+            raise SweepError(f"params: {expected('a mapping', params)}")
         return cls(task, _plain(dict(params), "params"))
 
     @property
@@ -153,7 +154,7 @@ class SweepResult:
 
 def _check_axis(name: str, values: Any) -> None:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise SweepError(f"grid.{name}: expected a list of values, got {bounded_repr(values)}")
+        raise SweepError(f"grid.{name}: {expected('a list of values', values)}")
     if not values:
         raise SweepError(f"grid.{name}: an empty list makes an empty sweep")
 
@@ -201,7 +202,7 @@ class SweepSpec:
            *base_dir*.
         """
         if not isinstance(data, Mapping):
-            raise SweepError(f"{origin}: expected a mapping, got {type(data).__name__}")
+            raise SweepError(f"{origin}: {expected('a mapping', data)}")
         unknown = sorted(set(data) - {"task", "grid", "fixed", "runs"})
         if unknown:
             raise SweepError(f"{origin}: unknown field(s) {', '.join(unknown)} "
@@ -731,13 +732,13 @@ def _counted(runs: SweepSpec | Iterable[Run]) -> tuple[Iterator[Run], int | None
     if isinstance(runs, Sequence):
         for i, r in enumerate(runs):
             if not isinstance(r, Run):
-                raise SweepError(f"runs[{i}]: expected a Run, got {type(r).__name__}")
+                raise SweepError(f"runs[{i}]: {expected('a Run', r)}")
         return iter(runs), len(runs), list(dict.fromkeys(k for r in runs for k in r.params))
 
     def checked() -> Iterator[Run]:
         for i, r in enumerate(runs):
             if not isinstance(r, Run):
-                raise SweepError(f"runs[{i}]: expected a Run, got {type(r).__name__}")
+                raise SweepError(f"runs[{i}]: {expected('a Run', r)}")
             yield r
 
     return checked(), None, None
@@ -844,6 +845,6 @@ def read_table(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         text = read_text(p, max_bytes=MAX_RESULTS_BYTES, what="the results file", error=SweepError)
         rows = parse_json(text, source=shown_path(p), error=SweepError)
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise SweepError(f"{p}: want a JSON list of objects (the rows)")
+            raise SweepError(f"{p}: expected a JSON list of objects (the rows)")
         return rows
     raise SweepError(f"{p}: read Parquet with pyarrow.parquet.read_table")
