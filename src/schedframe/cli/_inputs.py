@@ -25,7 +25,24 @@ if TYPE_CHECKING:
     from ..framework.releases import ReleaseProfile
     from ..plugins.sigs import StaticMetricsProvider
 
-__all__ = ["Inputs", "read_inputs", "read_manifest_file"]
+__all__ = ["Inputs", "add_config_option", "add_load_metrics_option", "read_inputs", "read_manifest_file"]
+
+
+def add_config_option(p: argparse.ArgumentParser, *, many: bool = False,
+                      help: str = "a KubeSchedulerConfiguration file (YAML or JSON)") -> None:
+    """``--config FILE`` (with *many*, repeatable: a list in the order given), as
+    :func:`read_inputs` reads it."""
+    if many:
+        p.add_argument("--config", action="append", default=[], metavar="FILE", help=help)
+    else:
+        p.add_argument("--config", metavar="FILE", help=help)
+
+
+def add_load_metrics_option(p: argparse.ArgumentParser) -> None:
+    """``--load-metrics FILE``, as :func:`read_inputs` reads it."""
+    p.add_argument("--load-metrics", metavar="FILE",
+                   help="node metrics given with the cluster (load-watcher's WatcherMetrics JSON or "
+                   "YAML): the load-aware plugins (Trimaran, Peaks) read them instead of simulated ones")
 
 
 @attrs.frozen

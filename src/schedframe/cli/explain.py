@@ -20,7 +20,7 @@ from ._common import (
     status,
     validate_options,
 )
-from ._inputs import read_inputs, read_manifest_file
+from ._inputs import add_config_option, add_load_metrics_option, read_inputs, read_manifest_file
 
 __all__ = ["add_parser", "render_rich", "run", "why_not"]
 
@@ -39,10 +39,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--cluster", required=True, metavar="DUMP", help="nodes, pods and objects (manifests or a dump)"
     )
-    p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration file")
-    p.add_argument("--load-metrics", metavar="FILE",
-                   help="node metrics given with the cluster (load-watcher's WatcherMetrics JSON or "
-                   "YAML), read by the load-aware plugins (Trimaran, Peaks), as simulate takes them")
+    add_config_option(p)
+    add_load_metrics_option(p)
     p.add_argument("--seed", type=int, default=0, help="tie-break seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     add_release_options(p)

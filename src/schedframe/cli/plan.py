@@ -20,7 +20,7 @@ from ._common import (
     status,
     validate_options,
 )
-from ._inputs import read_inputs, read_manifest_file
+from ._inputs import add_config_option, read_inputs, read_manifest_file
 
 __all__ = ["EXIT_NOT_VERIFIED", "add_parser", "run"]
 
@@ -45,7 +45,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "yaml` dump (its unbound pods are pending)")
     p.add_argument("--pending", metavar="FILE", help="more pending pods or workloads (manifests)")
     p.add_argument("--templates", metavar="FILE", help="node templates (docs/planning.rst)")
-    p.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration file")
+    add_config_option(p)
     p.add_argument("--strategy", choices=STRATEGIES, default="least-waste",
                    help="expander strategy (default least-waste)")
     p.add_argument("--scale-down", action="store_true", help="also plan nodes to remove")

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from ._common import EXIT_INPUT, EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_config, output
+from ._inputs import add_config_option
 from .simulate import add_outcome_options, foreign_pods_error, simulate_report
 
 __all__ = ["add_parser", "run"]
@@ -24,13 +25,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "configuration, side by side (a what-if on a recorded workload).",
     )
     p.add_argument("log", metavar="LOG", help="an event log (JSON Lines) from `simulate --log`")
-    p.add_argument(
-        "--config",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="also run the recorded inputs under this KubeSchedulerConfiguration (repeatable)",
-    )
+    add_config_option(p, many=True,
+                      help="also run the recorded inputs under this KubeSchedulerConfiguration (repeatable)")
     p.add_argument(
         "--no-check", action="store_true", help="do not compare the metrics with the logged run's"
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._args import duration, port
 from ._common import add_release_options
-from ._inputs import read_inputs
+from ._inputs import add_config_option, read_inputs
 from ._kube import KubeSetupError, api_client, cluster_options
 
 __all__ = ["add_parser", "run"]
@@ -22,8 +22,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "queue and the configured profiles; pods whose spec.schedulerName is one of the profiles' "
         "are bound through the API. Stops gracefully on SIGINT or SIGTERM.")
     cluster_options(p)
-    p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (YAML or JSON); default: "
-                   "upstream's default configuration (profile default-scheduler)")
+    add_config_option(p, help="a KubeSchedulerConfiguration file (YAML or JSON); default: upstream's "
+                      "default configuration (profile default-scheduler)")
     p.add_argument("--leader-elect", action="store_true",
                    help="hold a coordination.k8s.io/v1 Lease before scheduling (more than one replica)")
     p.add_argument("--lease-namespace", default="kube-system", metavar="NS")

@@ -27,7 +27,7 @@ from ._common import (
     release_option,
     status,
 )
-from ._inputs import read_inputs
+from ._inputs import add_config_option, add_load_metrics_option, read_inputs
 from ._output import Out
 
 __all__ = [
@@ -71,19 +71,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="start from these manifests / `kubectl get nodes,pods -A -o yaml` dump; without "
         "SCENARIO, simulate the dump's own pods only",
     )
-    p.add_argument(
-        "--load-metrics",
-        metavar="FILE",
-        help="node metrics given with the cluster (load-watcher's JSON or YAML): the load-aware "
-        "plugins read them instead of the simulated ones",
-    )
-    p.add_argument(
-        "--config",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a KubeSchedulerConfiguration file (repeat to compare several)",
-    )
+    add_load_metrics_option(p)
+    add_config_option(p, many=True, help="a KubeSchedulerConfiguration file (repeat to compare several)")
     p.add_argument(
         "--seed", type=int, default=0, help="seed of arrivals, run times and tie-breaks (default 0)"
     )
