@@ -583,14 +583,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
 
     def _next_wakeup_locked(self, targeted: dict[str, int]) -> float | None:
         bound = self._counts["bound"]
-        candidates: list[tuple[float, str]] = []
-        for wp in self.waiting_pods:
-            try:
-                deadline = wp.next_deadline()
-            except Exception:  # pragma: no cover - a bad Permit timeout reached the waiting pod
-                continue
-            if deadline is not None:
-                candidates.append((deadline, wp.pod.uid))
+        candidates = self._permit_deadlines()
         candidates.extend(self.queue.backoff_completions())
         candidates.sort()
         for when, uid in candidates:
@@ -606,17 +599,22 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
             self._drain_waiting_locked()
 
     def _drain_waiting_locked(self) -> None:
-        deadlines: list[float] = []
+        deadlines = self._permit_deadlines()
+        if deadlines:
+            self._advance_to(max(when for when, _ in deadlines))
+            self._resume_parked()
+
+    def _permit_deadlines(self) -> list[tuple[float, str]]:
+        """``(deadline, uid)`` of every pod waiting at Permit with a deadline."""
+        out: list[tuple[float, str]] = []
         for wp in self.waiting_pods:
             try:
                 deadline = wp.next_deadline()
             except Exception:  # pragma: no cover - a bad Permit timeout reached the waiting pod
                 continue
             if deadline is not None:
-                deadlines.append(deadline)
-        if deadlines:
-            self._advance_to(max(deadlines))
-            self._resume_parked()
+                out.append((deadline, wp.pod.uid))
+        return out
 
     def _advance_to(self, when: float) -> None:
         clock = self.clock
