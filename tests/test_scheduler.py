@@ -15,6 +15,7 @@ from schedframe import (
     ActionType,
     ClusterEvent,
     Code,
+    ConfigurationError,
     CycleState,
     EventResource,
     FakeClock,
@@ -24,7 +25,6 @@ from schedframe import (
     Pod,
     PostFilterResult,
     PreFilterResult,
-    ConfigurationError,
     SchedulerError,
     Status,
 )
@@ -259,7 +259,7 @@ def test_from_config_errors_name_the_file(tmp_path: Path) -> None:
     SchedulerError; ``Scheduler(path)`` itself still refuses a path, as before."""
     path = tmp_path / "bad.yaml"
     path.write_text("profiles: 3\n")
-    with pytest.raises(ConfigurationError, match="bad.yaml") as info:
+    with pytest.raises(ConfigurationError, match=r"bad\.yaml") as info:
         Scheduler.from_config(path)
     assert "profiles" in str(info.value)
     with pytest.raises(SchedulerError, match="or a file's path, got int"):
