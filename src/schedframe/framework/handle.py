@@ -111,3 +111,45 @@ class Handle(Protocol):
         .. versionadded:: 0.1.0
         """
         ...
+
+
+class _HandleAccessors:
+    """The accessors of :class:`Handle` over attributes a concrete handle sets in its
+    ``__init__`` (``_snapshot``, ``_objects``, ``_clock``, ``_event_recorder``, ``_nominator``,
+    ``_client``): the framework's runtime and the probe's inert handle share them."""
+
+    _snapshot: SharedLister
+    _objects: ObjectLister
+    _clock: Clock
+    _event_recorder: EventRecorder
+    _nominator: Nominator
+    _client: Client
+
+    def snapshot_shared_lister(self) -> SharedLister:
+        """The snapshot of the current cycle."""
+        return self._snapshot
+
+    @property
+    def objects(self) -> ObjectLister:
+        """Cluster objects other than nodes and pods."""
+        return self._objects
+
+    @property
+    def clock(self) -> Clock:
+        """The clock."""
+        return self._clock
+
+    @property
+    def event_recorder(self) -> EventRecorder:
+        """The event recorder."""
+        return self._event_recorder
+
+    @property
+    def nominator(self) -> Nominator:
+        """Pods nominated to nodes."""
+        return self._nominator
+
+    @property
+    def client(self) -> Client:
+        """The API client."""
+        return self._client

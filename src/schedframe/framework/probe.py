@@ -17,10 +17,10 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.store import ObjectStore
 from ._collaborators import _EmptySnapshot
-from .clock import Clock, RealClock
+from .clock import RealClock
 from .cycle_state import CycleState
 from .extender import Extender
-from .handle import Client, EventRecorder, Nominator, ObjectLister, SharedLister
+from .handle import _HandleAccessors
 from .interfaces import Plugin, WaitingPod
 from .plugin_names import EXTENSION_POINT_TABLE
 from .registry import RegistryEntry
@@ -66,7 +66,7 @@ class _ProbeProfile:
     release: ReleaseProfile
 
 
-class ProbeHandle:
+class ProbeHandle(_HandleAccessors):
     """An inert :class:`~schedframe.Handle` for building a plugin only to inspect it, under the
     release being read (a plugin's extension points may differ between releases)."""
 
@@ -74,31 +74,9 @@ class ProbeHandle:
         self.profile = _ProbeProfile(release if release is not None else release_profile())
         self._snapshot = _EmptySnapshot()
         self._objects = ObjectStore()
-        self._inert = _Inert()
+        inert = _Inert()
+        self._event_recorder = self._nominator = self._client = inert
         self._clock = RealClock()
-
-    def snapshot_shared_lister(self) -> SharedLister:
-        return self._snapshot
-
-    @property
-    def objects(self) -> ObjectLister:
-        return self._objects
-
-    @property
-    def clock(self) -> Clock:
-        return self._clock
-
-    @property
-    def event_recorder(self) -> EventRecorder:
-        return self._inert
-
-    @property
-    def nominator(self) -> Nominator:
-        return self._inert
-
-    @property
-    def client(self) -> Client:
-        return self._inert
 
     def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None:
         return None

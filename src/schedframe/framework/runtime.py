@@ -69,7 +69,7 @@ from .cycle_state import CycleState
 from .diagnosis import pre_filter_result_rejection
 from .events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from .extender import Extender
-from .handle import Client, EventRecorder, Nominator, ObjectLister, SharedLister
+from .handle import Client, EventRecorder, Nominator, ObjectLister, SharedLister, _HandleAccessors
 from .interfaces import (
     MAX_PERMIT_TIMEOUT,
     NodePluginScores,
@@ -130,7 +130,7 @@ _PermitFn = Callable[[CycleState, Pod, str], "tuple[Status | None, float]"]
 
 
 @final
-class Framework:
+class Framework(_HandleAccessors):
     """The plugins of one profile and the runtime of every extension point; implements
     :class:`~schedframe.Handle` for those plugins.
 
@@ -326,38 +326,9 @@ class Framework:
         """Use *snapshot* for the coming cycle (the scheduler calls this every cycle)."""
         self._snapshot = snapshot
 
-    def snapshot_shared_lister(self) -> SharedLister:
-        """The snapshot of the current cycle."""
-        return self._snapshot
-
-    @property
-    def objects(self) -> ObjectLister:
-        """Cluster objects other than nodes and pods."""
-        return self._objects
-
-    @property
-    def clock(self) -> Clock:
-        """The clock."""
-        return self._clock
-
-    @property
-    def event_recorder(self) -> EventRecorder:
-        """The event recorder."""
-        return self._event_recorder
-
-    @property
-    def nominator(self) -> Nominator:
-        """Pods nominated to nodes."""
-        return self._nominator
-
     def set_nominator(self, nominator: Nominator) -> None:
         """Replace the nominator (the scheduler wires its queue in)."""
         self._nominator = nominator
-
-    @property
-    def client(self) -> Client:
-        """The API client."""
-        return self._client
 
     def set_pod_activator(self, activator: Callable[[Sequence[Pod]], None] | None) -> None:
         """Replace the callback behind :meth:`activate`."""
