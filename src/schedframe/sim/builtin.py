@@ -67,6 +67,20 @@ def _spread_zone(app: str) -> dict[str, Any]:
     }
 
 
+def _default_and_bin_packing() -> list[dict[str, Any]]:
+    """The default profile beside one scoring NodeResourcesFit by MostAllocated (cpu, memory)."""
+    most_allocated = {
+        "type": "MostAllocated",
+        "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+    }
+    profile = {
+        "schedulerName": "default-scheduler",
+        "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": most_allocated}}],
+    }
+    config = {"apiVersion": _API, "kind": "KubeSchedulerConfiguration", "profiles": [profile]}
+    return [{"name": "default"}, {"name": "bin-packing", "config": config}]
+
+
 def three_zones() -> dict[str, Any]:
     """A three-zone cluster running Deployments spread across zones, a batch Job burst with run
     times, a high-priority service scaling up, and a node drained for maintenance."""
@@ -140,35 +154,7 @@ def three_zones() -> dict[str, Any]:
             },
         ],
         "events": [{"at": 480, "action": "drain", "node": "node-4"}],
-        "configs": [
-            {"name": "default"},
-            {
-                "name": "bin-packing",
-                "config": {
-                    "apiVersion": _API,
-                    "kind": "KubeSchedulerConfiguration",
-                    "profiles": [
-                        {
-                            "schedulerName": "default-scheduler",
-                            "pluginConfig": [
-                                {
-                                    "name": "NodeResourcesFit",
-                                    "args": {
-                                        "scoringStrategy": {
-                                            "type": "MostAllocated",
-                                            "resources": [
-                                                {"name": "cpu", "weight": 1},
-                                                {"name": "memory", "weight": 1},
-                                            ],
-                                        }
-                                    },
-                                }
-                            ],
-                        }
-                    ],
-                },
-            },
-        ],
+        "configs": _default_and_bin_packing(),
     }
 
 
@@ -196,35 +182,7 @@ def batch_burst() -> dict[str, Any]:
                 "template": {"metadata": {"labels": {"app": "etl"}}, "spec": _spec("1", "3Gi")},
             },
         ],
-        "configs": [
-            {"name": "default"},
-            {
-                "name": "bin-packing",
-                "config": {
-                    "apiVersion": _API,
-                    "kind": "KubeSchedulerConfiguration",
-                    "profiles": [
-                        {
-                            "schedulerName": "default-scheduler",
-                            "pluginConfig": [
-                                {
-                                    "name": "NodeResourcesFit",
-                                    "args": {
-                                        "scoringStrategy": {
-                                            "type": "MostAllocated",
-                                            "resources": [
-                                                {"name": "cpu", "weight": 1},
-                                                {"name": "memory", "weight": 1},
-                                            ],
-                                        }
-                                    },
-                                }
-                            ],
-                        }
-                    ],
-                },
-            },
-        ],
+        "configs": _default_and_bin_packing(),
     }
 
 
