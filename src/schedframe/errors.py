@@ -15,7 +15,9 @@ caller would naturally catch::
     ├── PluginLoadError(RuntimeError)        an entry point could not be loaded
     ├── StateNotFoundError(KeyError)         a CycleState key was never written
     ├── CacheError(RuntimeError)             an impossible cache transition (assume twice, ...)
-    ├── ScenarioError(ValueError)            a simulation scenario or event log is invalid
+    ├── SourcedError(ValueError)             a field of an input file: source, path, detail
+    │   ├── ScenarioError                    a simulation scenario or event log is invalid
+    │   └── plan.TemplateError               a node template file is invalid
     ├── GpuShareError(ValueError)            a GPU-sharing annotation or an openb trace is malformed
     ├── ExtenderError(RuntimeError)          a scheduler extender call failed
     ├── SchedulerError(RuntimeError)         scheduler misuse (unknown pod, ...)
@@ -59,6 +61,7 @@ __all__ = [
     "SchedframeError",
     "SchedframeWarning",
     "SchedulerError",
+    "SourcedError",
     "StateNotFoundError",
     "UnknownPluginError",
     "bounded_repr",
@@ -255,7 +258,26 @@ class CacheError(SchedframeError, RuntimeError):
     __module__ = "schedframe.errors"
 
 
-class ScenarioError(SchedframeError, ValueError):
+class SourcedError(SchedframeError, ValueError):
+    """An input of a file (or of Python objects standing for one) is invalid at a field:
+    ``source`` names the file (empty, or ``"<scenario>"`` and the like, for Python objects),
+    ``path`` the field and ``detail`` what is wrong; the message is ``source: path: detail``.
+    The base of :class:`ScenarioError` and the planner's ``TemplateError``.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __module__ = "schedframe.errors"
+
+    def __init__(self, source: str, path: str, message: str) -> None:
+        self.source = source
+        self.path = path
+        self.detail = message
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
+
+
+class ScenarioError(SourcedError):
     """A simulation scenario (or an event log to replay) is invalid.
 
     ``source`` names the file (or ``"<scenario>"`` for Python objects) and ``path`` the field,
@@ -265,13 +287,6 @@ class ScenarioError(SchedframeError, ValueError):
     """
 
     __module__ = "schedframe"
-
-    def __init__(self, source: str, path: str, message: str) -> None:
-        self.source = source
-        self.path = path
-        self.detail = message
-        where = f"{source}: " if source else ""
-        super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
 
 
 class NonFiniteJSONError(SchedframeError, ValueError):

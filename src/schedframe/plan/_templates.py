@@ -12,7 +12,7 @@ import attrs
 
 from .._textio import parse_documents, read_text, shown_path
 from ..api.objects import Node
-from ..errors import ManifestError, SchedframeError, bounded_repr
+from ..errors import ManifestError, SourcedError, bounded_repr
 
 __all__ = [
     "MAX_COUNT_ANNOTATION",
@@ -47,7 +47,7 @@ _KIND: Final = "NodeTemplates"
 _TEMPLATE_KEYS: Final = ("name", "price", "maxCount", "priority", "node")
 
 
-class TemplateError(SchedframeError, ValueError):
+class TemplateError(SourcedError):
     """A node template file (or :class:`NodeTemplate`) is invalid: ``source`` names the file and
     ``path`` the field, e.g. ``templates.yaml: templates[1].maxCount: want an integer >= 0, got -1``.
 
@@ -55,13 +55,6 @@ class TemplateError(SchedframeError, ValueError):
     """
 
     __module__ = "schedframe.plan"
-
-    def __init__(self, source: str, path: str, message: str) -> None:
-        self.source = source
-        self.path = path
-        self.detail = message
-        where = f"{source}: " if source else ""
-        super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
 
 
 def _check_name(t: NodeTemplate, attribute: Any, value: Any) -> None:
