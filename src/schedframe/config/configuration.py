@@ -481,11 +481,20 @@ class SchedulerConfiguration:
         if not isinstance(given, str):
             raise ConfigurationError(f"from_yaml expects YAML text, got {type(given).__name__}")
         data = _textio.parse_yaml(given, source="the configuration", error=ConfigurationError)
+        return cls._from_document(data, registry=registry, implements=implements,
+                                  kubernetes_version=kubernetes_version, feature_gates=feature_gates)
+
+    @classmethod
+    def _from_document(cls, data: object, *, registry: Registry | None,
+                       implements: Mapping[str, Iterable[str]] | PointsOf | None,
+                       kubernetes_version: str | ReleaseProfile | None,
+                       feature_gates: Mapping[str, bool] | str | None) -> SchedulerConfiguration:
+        """A parsed document read as :meth:`from_dict` reads it; an empty one is ``{}``."""
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
             raise ConfigurationError(
-                f"a KubeSchedulerConfiguration must be a mapping, got {type(data).__name__}")
+                f"a KubeSchedulerConfiguration must be a mapping, got {json_type_name(data)}")
         return cls.from_dict(data, registry=registry, implements=implements,
                              kubernetes_version=kubernetes_version, feature_gates=feature_gates)
 
@@ -515,13 +524,9 @@ class SchedulerConfiguration:
                                  error=ConfigurationError)
         try:
             data = _textio.parse_data(text, source="the configuration", error=ConfigurationError)
-            if data is None:
-                data = {}
-            if not isinstance(data, Mapping):
-                raise ConfigurationError(
-                    f"a KubeSchedulerConfiguration must be a mapping, got {json_type_name(data)}")
-            return cls.from_dict(data, registry=registry, implements=implements,
-                                 kubernetes_version=kubernetes_version, feature_gates=feature_gates)
+            return cls._from_document(data, registry=registry, implements=implements,
+                                      kubernetes_version=kubernetes_version,
+                                      feature_gates=feature_gates)
         except ConfigurationError as exc:
             raise ConfigurationError(exc.errors, prefix=f"{shown}: {_error_prefix(exc)}") from None
 
