@@ -976,32 +976,31 @@ class _Parser(FieldReader):
             self.error(path, f"the args type {args_type.__name__} of plugin {_q(name)} has no from_dict() "
                              "and is not an attrs class")
             return _INVALID
-        try:
-            args = from_dict(data)
-        except PluginArgsError as exc:
-            for err in exc.errors:
-                self.add(_join_args_error(path, err))
-            return _INVALID
-        except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
-                RecursionError) as exc:
-            self.error(path, f"{type(exc).__name__}: {exc}")
+        args = self._args_call(from_dict, data, path)
+        if args is _INVALID:
             return _INVALID
         return self.validate_args(args, path) if ok else _INVALID
 
     def validate_args(self, args: Any, path: str) -> Any:
         """Run the args object's ``validate()``, if any (upstream ``validatePluginConfig``), so an
         invalid args is reported here, with its path, not when the plugin is built."""
+        if self._args_call(validate_args, args, path) is _INVALID:
+            return _INVALID
+        return args
+
+    def _args_call(self, fn: Callable[[Any], Any], value: Any, path: str) -> Any:
+        """``fn(value)``, or ``_INVALID`` with its errors recorded under *path*: each of a
+        :class:`PluginArgsError`'s errors, or the type and text of another failure of the
+        args' own code."""
         try:
-            validate_args(args)
+            return fn(value)
         except PluginArgsError as exc:
             for err in exc.errors:
                 self.add(_join_args_error(path, err))
-            return _INVALID
         except (SchedframeError, TypeError, ValueError, KeyError, AttributeError, ArithmeticError,
                 RecursionError) as exc:
             self.error(path, f"{type(exc).__name__}: {exc}")
-            return _INVALID
-        return args
+        return _INVALID
 
     def default_args(self, name: str, args_type: type | None, path: str) -> Any:
         if args_type is None:
