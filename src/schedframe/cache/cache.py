@@ -80,6 +80,17 @@ def _want_node(method: str, node: object, arg: str = "node") -> None:
         raise ArgumentTypeError(f"Cache.{method}: {arg} must be a Node, got {type(node).__name__}")
 
 
+def node_name_arg(method: str, node: object) -> str:
+    """The name of *node*, a Node or a node name, given to *method* (``"Cache.remove_node"``);
+    anything else is an :class:`~schedframe.errors.ArgumentTypeError` naming the method."""
+    if isinstance(node, Node):
+        return node.name
+    if isinstance(node, str):
+        return node
+    raise ArgumentTypeError(f"{method}: node must be a Node or a node name (str), got "
+                            f"{type(node).__name__}")
+
+
 def _uids(infos: list[PodInfo]) -> list[str]:
     return [pi.pod.uid for pi in infos]
 
@@ -171,13 +182,7 @@ class Cache:
         Raises:
             CacheError: when the node is not in the cache.
         """
-        if isinstance(node, Node):
-            name = node.name
-        elif isinstance(node, str):
-            name = node
-        else:
-            raise ArgumentTypeError(f"Cache.remove_node: node must be a Node or a node name (str), got "
-                                    f"{type(node).__name__}")
+        name = node_name_arg("Cache.remove_node", node)
         with self._lock:
             info = self._nodes.get(name)
             if info is None or info.node is None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..api.objects import Node, Pod
+from ..cache.cache import node_name_arg
 from ..errors import ArgumentTypeError, CacheError, SchedulerError
 from ..framework.events import ActionType, EventResource, event_resource_for
 from ..queue.scheduling_queue import (
@@ -99,13 +100,7 @@ class EventHandlersMixin(SchedulerBase):
 
     def remove_node(self, node: Node | str) -> None:
         """A node left the cluster (a Node or its name). Pods bound to it stay until removed."""
-        if isinstance(node, Node):
-            name = node.name
-        elif isinstance(node, str):
-            name = node
-        else:
-            raise ArgumentTypeError(f"Scheduler.remove_node: node must be a Node or a node name (str), "
-                                    f"got {type(node).__name__}")
+        name = node_name_arg("Scheduler.remove_node", node)
         with self._lock:
             old = self._nodes.pop(name, None)
             if old is None:
