@@ -371,14 +371,7 @@ class ScheduleOneMixin(SchedulerBase):
                     state, pod, order[prev:mark] if prev or mark < n else order, remaining,
                     0 if nominator else start)
                 if rejected:
-                    statuses._record_rejected(rejected)
-                    # rejections share status objects: note each distinct one's plugin once
-                    for status in {id(status): status for _ni, status in rejected}.values():
-                        plugin = status.plugin
-                        if plugin:
-                            if status.code is Code.PENDING:
-                                diagnosis.pending_plugins.add(plugin)
-                            unsched.add(plugin)
+                    _note_rejected(diagnosis, rejected)
                 feasible.extend(found)
                 if err is not None:
                     return feasible, err
@@ -479,14 +472,7 @@ class ScheduleOneMixin(SchedulerBase):
             else:
                 out.append((ni, plain))
         if out:
-            diagnosis.node_to_status._record_rejected(out)
-            unsched = diagnosis.unschedulable_plugins
-            for status in {id(status): status for _ni, status in out}.values():
-                plugin = status.plugin
-                if plugin:
-                    if status.code is Code.PENDING:
-                        diagnosis.pending_plugins.add(plugin)
-                    unsched.add(plugin)
+            _note_rejected(diagnosis, out)
         return feasible, error
 
     def _prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -720,6 +706,19 @@ class ScheduleOneMixin(SchedulerBase):
 
 
 _POD_FIELDS: Final = tuple(a.name for a in attrs.fields(Pod))
+
+
+def _note_rejected(diagnosis: Diagnosis, rejected: list[tuple[NodeInfo, Status]]) -> None:
+    """Record a batch's rejections in *diagnosis*: each node's status, and the plugin of each
+    distinct status (rejections share status objects) as unschedulable, or pending."""
+    diagnosis.node_to_status._record_rejected(rejected)
+    unsched = diagnosis.unschedulable_plugins
+    for status in {id(status): status for _ni, status in rejected}.values():
+        plugin = status.plugin
+        if plugin:
+            if status.code is Code.PENDING:
+                diagnosis.pending_plugins.add(plugin)
+            unsched.add(plugin)
 
 
 def _assigned(pod: Pod, node_name: str) -> Pod:
