@@ -209,7 +209,7 @@ class NodeResourcesFitArgs:
                 errs.append(field_invalid(f"scoringStrategy.resources[{i}].weight", spec.weight,
                                           f"resource weight of {spec.name} not in valid range (0, 100]"))
         if ss.requested_to_capacity_ratio is not None:
-            errs.extend(_shape_errors(ss.requested_to_capacity_ratio.shape, "scoringStrategy.shape"))
+            errs.extend(shape_errors(ss.requested_to_capacity_ratio.shape, "scoringStrategy.shape"))
         elif ss.type == REQUESTED_TO_CAPACITY_RATIO:
             # Upstream dereferences the missing parameter and panics; schedframe reports it.
             errs.append(field_required("scoringStrategy.requestedToCapacityRatio",
@@ -218,7 +218,9 @@ class NodeResourcesFitArgs:
 
 
 
-def _shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
+def shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
+    """Upstream ``validateFunctionShape``: the errors of a RequestedToCapacityRatio shape (also
+    VolumeBinding's)."""
     if not shape:
         return [field_required(path, "at least one point must be specified")]
     errs: list[str] = []

@@ -69,10 +69,9 @@ from ._resource_scoring import (
     MAX_CUSTOM_PRIORITY_SCORE,
     broken_linear_function,
     field_invalid,
-    field_required,
 )
 from ._volumes import VolumeObjects, check_node_affinity, not_found, volume_is_for_pod
-from .node_resources_fit import UtilizationShapePoint
+from .node_resources_fit import UtilizationShapePoint, shape_errors
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -186,9 +185,9 @@ class VolumeBindingArgs:
                                       "invalid BindTimeoutSeconds, should not be a negative value"))
         if storage_capacity_scoring is None:
             if self.shape is not None:
-                errs.extend(_shape_errors(self.shape, "shape"))
+                errs.extend(shape_errors(self.shape, "shape"))
         elif storage_capacity_scoring:
-            errs.extend(_shape_errors(self.shape or (), "shape"))
+            errs.extend(shape_errors(self.shape or (), "shape"))
         elif self.shape is not None:
             shown = ("[]config.UtilizationShapePoint{" + ", ".join(
                 f"config.UtilizationShapePoint{{Utilization:{p.utilization}, Score:{p.score}}}"
@@ -209,26 +208,6 @@ ARGS_TYPE: Final = VolumeBindingArgs
 #: The default shape with ``StorageCapacityScoring`` on: the least utilised storage scores best.
 DEFAULT_CAPACITY_SHAPE: Final = (UtilizationShapePoint(utilization=0, score=MAX_CUSTOM_PRIORITY_SCORE),
                                  UtilizationShapePoint(utilization=100, score=0))
-
-
-def _shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
-    """Upstream ``validateFunctionShape``."""
-    if not shape:
-        return [field_required(path, "at least one point must be specified")]
-    errs: list[str] = []
-    for i in range(1, len(shape)):
-        if shape[i - 1].utilization >= shape[i].utilization:
-            errs.append(field_invalid(f"{path}[{i}].utilization", shape[i].utilization,
-                                      "values must be sorted in increasing order"))
-            break
-    for i, point in enumerate(shape):
-        if point.utilization < 0 or point.utilization > _MAX_UTILIZATION:
-            errs.append(field_invalid(f"{path}[{i}].utilization", point.utilization,
-                                      "not in valid range [0, 100]"))
-        if point.score < 0 or point.score > MAX_CUSTOM_PRIORITY_SCORE:
-            errs.append(field_invalid(f"{path}[{i}].score", point.score,
-                                      f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
-    return errs
 
 
 # --------------------------------------------------------------------------------------------
