@@ -70,7 +70,13 @@ from ._resource_scoring import (
     broken_linear_function,
     field_invalid,
 )
-from ._volumes import VolumeObjects, check_node_affinity, not_found, volume_is_for_pod
+from ._volumes import (
+    VolumeObjects,
+    check_node_affinity,
+    is_schedulable_after_claim_change,
+    not_found,
+    volume_is_for_pod,
+)
 from .node_resources_fit import UtilizationShapePoint, shape_errors
 
 if TYPE_CHECKING:
@@ -764,13 +770,7 @@ class VolumeBinding:
 
     def is_schedulable_after_pvc_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the claim is one of the pod's."""
-        _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
-        if pvc is None or pvc.namespace != pod.namespace:
-            return QueueingHint.QUEUE_SKIP
-        for v in pod.volumes:
-            if v.claim_name(pod.name) == pvc.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
+        return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=True)
 
     def is_schedulable_after_storage_class_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE for a new class, or a change of its allowed topologies."""

@@ -29,7 +29,7 @@ from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import as_objects, no_args
-from ._volumes import VolumeObjects, not_found
+from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, pod_claim_names
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo, PodInfo
@@ -235,13 +235,7 @@ class VolumeRestrictions:
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the added claim is one the pod uses."""
-        _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
-        if pvc is None or pvc.namespace != pod.namespace:
-            return QueueingHint.QUEUE_SKIP
-        for v in pod.volumes:
-            if v.persistent_volume_claim is not None and v.persistent_volume_claim.claim_name == pvc.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
+        return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=False)
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the deleted pod (same namespace) held a conflicting disk or one of the
@@ -252,11 +246,9 @@ class VolumeRestrictions:
         for v in pod.volumes:
             if _needs_restrictions_check(v) and is_volume_conflict(v, deleted):
                 return QueueingHint.QUEUE
-        claims = {v.persistent_volume_claim.claim_name for v in deleted.volumes
-                  if v.persistent_volume_claim is not None}
-        for v in pod.volumes:
-            if v.persistent_volume_claim is not None and v.persistent_volume_claim.claim_name in claims:
-                return QueueingHint.QUEUE
+        claims = set(pod_claim_names(deleted, ephemeral=False))
+        if any(name in claims for name in pod_claim_names(pod, ephemeral=False)):
+            return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
 
