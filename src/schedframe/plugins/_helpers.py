@@ -25,12 +25,15 @@ from ..api.objects import (
     Taint,
     Toleration,
 )
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHintFn
 from ..framework.interfaces import NodeScore
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
     from ..framework.cycle_state import CycleState
+    from ..framework.handle import Handle
     from ..framework.interfaces import PreFilterResult
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "PreferredSchedulingTerms",
     "RequiredNodeAffinity",
     "as_objects",
+    "deferred_resize_variant",
     "default_normalize_score",
     "default_normalize_score_ints",
     "do_not_schedule_taint",
@@ -53,8 +57,10 @@ __all__ = [
     "node_not_found",
     "nodes_of",
     "node_selector",
+    "own_update",
     "preferred_scheduling_terms",
     "required_node_affinity",
+    "taint_events",
     "tolerates",
     "tolerations_tolerate_taint",
 ]
@@ -155,6 +161,34 @@ def as_objects(kind: type[T], old_obj: Any, new_obj: Any) -> tuple[T | None, T |
     if old_obj is not None and not isinstance(old_obj, kind):
         raise TypeError(f"expected {kind.__name__}, but got {type(old_obj).__name__}")
     return old_obj, new_obj
+
+
+def own_update(pod: Pod, old_obj: Any, new_obj: Any) -> Pod | None:
+    """The updated pod of a Pod update event when it is *pod* itself (the same uid), else
+    ``None`` (checked as :func:`as_objects` does)."""
+    _, modified = as_objects(Pod, old_obj, new_obj)
+    if modified is None or modified.uid != pod.uid:
+        return None
+    return modified
+
+
+def taint_events(node_hint: QueueingHintFn,
+                 toleration_hint: QueueingHintFn) -> tuple[ClusterEventWithHint, ...]:
+    """The events of the plugins that judge a node's taints by the pod's tolerations
+    (TaintToleration, NodeUnschedulable): a node added or its taints changed (*node_hint*), a
+    pod's tolerations changed (*toleration_hint*)."""
+    return (
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), node_hint),
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION), toleration_hint),
+    )
+
+
+def deferred_resize_variant(handle: Handle | None, plain: type[T], with_pre_filter: type[T]) -> type[T]:
+    """*with_pre_filter* (a plugin class with a PreFilter) from Kubernetes 1.37 on
+    (``DeferredResizePreFilters``), *plain* before."""
+    return with_pre_filter if release_of(handle).has("DeferredResizePreFilters") else plain
 
 
 # --------------------------------------------------------------------------------------------

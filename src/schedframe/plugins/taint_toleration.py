@@ -15,7 +15,7 @@ from ..api.objects import Node, Pod, Toleration
 from ..cache.snapshot import Snapshot
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.events import ClusterEventWithHint, QueueingHint
 from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
@@ -25,11 +25,14 @@ from ._helpers import (
     as_objects,
     default_normalize_score,
     default_normalize_score_ints,
+    deferred_resize_variant,
     do_not_schedule_taint,
     find_matching_untolerated_taint,
     no_args,
     node_not_found,
     nodes_of,
+    own_update,
+    taint_events,
     tolerations_tolerate_taint,
 )
 from ._run_memo import RunMemo, rejections, run_without, snapshot_of
@@ -227,16 +230,8 @@ class TaintToleration:
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or its taints changed; the pod's tolerations changed."""
-        return (
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                self.is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
-                self.is_schedulable_after_pod_toleration_change,
-            ),
-        )
+        return taint_events(self.is_schedulable_after_node_change,
+                            self.is_schedulable_after_pod_toleration_change)
 
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the node went from having an untolerated taint (or not existing) to not."""
@@ -251,8 +246,7 @@ class TaintToleration:
     def is_schedulable_after_pod_toleration_change(self, pod: Pod, old_obj: Any,
                                                    new_obj: Any) -> QueueingHint:
         """QUEUE when the updated pod is *pod* itself."""
-        _, modified = as_objects(Pod, old_obj, new_obj)
-        if modified is None or modified.uid != pod.uid:
+        if own_update(pod, old_obj, new_obj) is None:
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 
@@ -280,9 +274,7 @@ class TaintTolerationWithPreFilter(PassThroughPreFilter, TaintToleration):
 def new(args: object, handle: Handle) -> TaintToleration:
     """Create the plugin (no args); :class:`TaintTolerationWithPreFilter` from Kubernetes 1.37."""
     no_args(args)
-    if release_of(handle).has("DeferredResizePreFilters"):
-        return TaintTolerationWithPreFilter(handle)
-    return TaintToleration(handle)
+    return deferred_resize_variant(handle, TaintToleration, TaintTolerationWithPreFilter)(handle)
 
 
 if TYPE_CHECKING:

@@ -51,6 +51,7 @@ from .._helpers import (
     default_normalize_score,
     default_normalize_score_ints,
     node_not_found,
+    own_update,
 )
 from ._allocator import AllocationError, AllocationTimeout, Allocator, allocated_devices
 
@@ -597,8 +598,8 @@ class DynamicResources:
 
     def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the pod itself now has all its claims."""
-        _, modified = as_objects(Pod, old_obj, new_obj)
-        if modified is None or modified.uid != pod.uid:
+        modified = own_update(pod, old_obj, new_obj)
+        if modified is None:
             return QueueingHint.QUEUE_SKIP
         try:
             self._pod_claims(modified, generate=False)
