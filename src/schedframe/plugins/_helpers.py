@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Final, TypeVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, final
 
 from ..api._names import label_value_errors, qualified_name_errors
 from ..api.objects import (
@@ -25,20 +25,22 @@ from ..api.objects import (
     Taint,
     Toleration,
 )
+from ..errors import StateNotFoundError
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHintFn
 from ..framework.interfaces import NodeScore
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
-    from ..cache.nodeinfo import NodeInfo
-    from ..framework.cycle_state import CycleState
+    from ..cache.nodeinfo import NodeInfo, PodInfo
+    from ..framework.cycle_state import CycleState, StateKey
     from ..framework.handle import Handle
     from ..framework.interfaces import PreFilterResult
 
 __all__ = [
     "FieldErrors",
     "PassThroughPreFilter",
+    "PodCountingExtensions",
     "PreferredSchedulingTerms",
     "RequiredNodeAffinity",
     "as_objects",
@@ -293,6 +295,42 @@ class PassThroughPreFilter:
     def pre_filter_extensions(self) -> None:
         """None."""
         return None
+
+
+class PodCountingExtensions:
+    """AddPod and RemovePod of a plugin whose PreFilter state, under :attr:`_counts_key`, counts
+    other pods (InterPodAffinity, PodTopologySpread, VolumeRestrictions): both read the state
+    (an ERROR status without it) and have :meth:`_count_pod` count the pod in (*delta* 1) or
+    out (-1). Mixed in before the plugin's class."""
+
+    __slots__ = ()
+
+    #: the CycleState key of the PreFilter state the pods are counted in
+    _counts_key: ClassVar[StateKey[Any]]
+
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: NodeInfo) -> Status | None:
+        """Account for *pod_info_to_add* on *node_info*."""
+        return self._recount(state, pod_to_schedule, pod_info_to_add, node_info, 1)
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: NodeInfo) -> Status | None:
+        """Forget *pod_info_to_remove* on *node_info*."""
+        return self._recount(state, pod_to_schedule, pod_info_to_remove, node_info, -1)
+
+    def _recount(self, state: CycleState, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                 delta: int) -> Status | None:
+        try:
+            s = state.read(self._counts_key)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        self._count_pod(s, pod_to_schedule, pod_info, node_info, delta)
+        return None
+
+    def _count_pod(self, s: Any, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
+        """Count *pod_info* on *node_info* into the state *s* (*delta* 1) or out of it (-1)."""
+        raise NotImplementedError
 
 
 @final

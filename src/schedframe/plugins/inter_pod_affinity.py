@@ -32,7 +32,7 @@ from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import FieldErrors, node_labels, node_not_found, nodes_of
+from ._helpers import FieldErrors, PodCountingExtensions, node_labels, node_not_found, nodes_of
 from ._run_memo import RunMemo, rejections, snapshot_of
 from ._topology import SumCache, following, per_pod, probe_of, selector_error, selector_probe
 
@@ -395,12 +395,14 @@ def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | Non
 
 
 @final
-class InterPodAffinity:
+class InterPodAffinity(PodCountingExtensions):
     """The InterPodAffinity plugin: PreFilter, Filter (+ extensions), PreScore, Score,
     NormalizeScore and queueing hints.
 
     .. versionadded:: 0.1.0
     """
+
+    _counts_key: ClassVar[StateKey[PreFilterState]] = PRE_FILTER_STATE_KEY
 
     __module__ = "schedframe.plugins.inter_pod_affinity"
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
@@ -514,27 +516,10 @@ class InterPodAffinity:
         """AddPod / RemovePod update the counts."""
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
-        """Account for *pod_info_to_add* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
+    def _count_pod(self, s: PreFilterState, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
         if node_info.node is not None:
-            s.update_with_pod(pod_info_to_add, node_info.node, 1)
-        return None
-
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
-        """Forget *pod_info_to_remove* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        if node_info.node is not None:
-            s.update_with_pod(pod_info_to_remove, node_info.node, -1)
-        return None
+            s.update_with_pod(pod_info, node_info.node, delta)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Check the pod's affinity, its anti-affinity and the existing pods' anti-affinity."""

@@ -53,6 +53,7 @@ from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
     FieldErrors,
+    PodCountingExtensions,
     RequiredNodeAffinity,
     do_not_schedule_taint,
     find_matching_untolerated_taint,
@@ -536,12 +537,14 @@ def score_for_count(count: int, max_skew: int, weight: float) -> float:
 
 
 @final
-class PodTopologySpread:
+class PodTopologySpread(PodCountingExtensions):
     """The PodTopologySpread plugin: PreFilter, Filter (+ extensions), PreScore, Score,
     NormalizeScore and queueing hints.
 
     .. versionadded:: 0.1.0
     """
+
+    _counts_key: ClassVar[StateKey[PreFilterState]] = PRE_FILTER_STATE_KEY
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
@@ -674,29 +677,10 @@ class PodTopologySpread:
         """AddPod / RemovePod update the counts."""
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
-        """Account for *pod_info_to_add* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        self._update_with_pod(s, pod_info_to_add.pod, pod_to_schedule, node_info.node, 1)
-        return None
-
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
-        """Forget *pod_info_to_remove* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        self._update_with_pod(s, pod_info_to_remove.pod, pod_to_schedule, node_info.node, -1)
-        return None
-
-    @staticmethod
-    def _update_with_pod(s: PreFilterState, updated: Pod, preemptor: Pod, node: Node | None,
-                         delta: int) -> None:
+    def _count_pod(self, s: PreFilterState, preemptor: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
+        updated = pod_info.pod
+        node = node_info.node
         if updated.namespace != preemptor.namespace or node is None:
             return
         labels = node.labels

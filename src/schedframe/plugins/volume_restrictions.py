@@ -16,7 +16,7 @@ Upstream: ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
@@ -28,7 +28,7 @@ from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, E
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
+from ._helpers import PodCountingExtensions, as_objects, no_args
 from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, pod_claim_names
 
 if TYPE_CHECKING:
@@ -132,13 +132,14 @@ def _satisfy_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
 
 
 @final
-class VolumeRestrictions:
+class VolumeRestrictions(PodCountingExtensions):
     """PreFilter + Filter plugin for disk conflicts and ReadWriteOncePod claims.
 
     .. versionadded:: 0.1.0
     """
 
     __slots__ = ("_handle", "_objects", "_rwop_conflict")
+    _counts_key: ClassVar[StateKey[_State]] = _STATE_KEY
 
     def __init__(self, handle: Handle | None = None) -> None:
         self._rwop_conflict = _RWOP_CONFLICT if release_of(handle).has(
@@ -191,25 +192,10 @@ class VolumeRestrictions:
         """AddPod / RemovePod update the ReadWriteOncePod conflict count."""
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
-        """Count the added pod's uses of the claims."""
-        try:
-            s = state.read(_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        s.conflicting_pvc_ref_count += s.conflicts_of(pod_info_to_add.pod)
-        return None
-
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
-        """Uncount the removed pod's uses of the claims."""
-        try:
-            s = state.read(_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        s.conflicting_pvc_ref_count -= s.conflicts_of(pod_info_to_remove.pod)
-        return None
+    def _count_pod(self, s: _State, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
+        """Count the added pod's uses of the claims in, or the removed pod's out."""
+        s.conflicting_pvc_ref_count += delta * s.conflicts_of(pod_info.pod)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Disk conflicts on the node, then the ReadWriteOncePod conflicts."""
