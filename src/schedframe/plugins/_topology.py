@@ -36,6 +36,7 @@ __all__ = [
     "pod_changes",
     "LABEL_TOPOLOGY_ZONE",
     "check_keys",
+    "label_values",
     "constraint_from_dict",
     "constraint_to_dict",
     "selector_error",
@@ -209,6 +210,21 @@ def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None
         if value_errs:
             errs.invalid(f"values[{i}][{key}]", v, "; ".join(value_errs))
     return errs.message() if errs else None
+
+
+# --------------------------------------------------------------------------------------------
+# Nodes by their topology labels
+
+
+def label_values(nodes: Sequence[NodeInfo], keys: tuple[str, ...]) -> list[tuple[str | None, ...] | None]:
+    """Each node's values of *keys* (None for a missing label), or None for a node whose Node
+    object is gone: what the topology plugins' ``filter_nodes`` judge a node by."""
+    out: list[tuple[str | None, ...] | None] = []
+    append = out.append
+    for ni in nodes:
+        node = ni.node
+        append(None if node is None else tuple(map(node.labels.get, keys)))
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from ..framework.status import Code, Status
 from . import names
 from ._helpers import FieldErrors, PodCountingExtensions, node_labels, node_not_found, nodes_of
 from ._run_memo import RunMemo, rejections, snapshot_of
-from ._topology import SumCache, following, per_pod, probe_of, selector_error, selector_probe
+from ._topology import SumCache, following, label_values, per_pod, probe_of, selector_error, selector_probe
 
 if TYPE_CHECKING:
     pass
@@ -385,15 +385,6 @@ def _judged(values: Sequence[Any], verdicts: Mapping[Any, Status | None],
     return rejections(list(map(verdicts.get, values, repeat(neutral))))
 
 
-def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
-    """The node's values of *keys* (None for a missing label), or None when the node is gone."""
-    node = node_info.node
-    if node is None:
-        return None
-    get = node.labels.get
-    return tuple([get(key) for key in keys])
-
-
 @final
 class InterPodAffinity(PodCountingExtensions):
     """The InterPodAffinity plugin: PreFilter, Filter (+ extensions), PreScore, Score,
@@ -554,7 +545,7 @@ class InterPodAffinity(PodCountingExtensions):
         if len(keys) == 1:  # the usual: one topology key
             return self._filter_one_key(s, keys[0], nodes, merged)
         values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
-                                         lambda some: [_label_values(ni, keys) for ni in some])
+                                         lambda some: label_values(some, keys))
         counted = [{value for key, value in merged if key == k} for k in keys]
         distinct = set(values)
         special = [c for c in distinct if c is None or any(v is None or v in h for v, h in zip(c, counted))]

@@ -71,6 +71,7 @@ from ._topology import (
     constraint_from_dict,
     constraint_to_dict,
     following,
+    label_values,
     pod_changes,
     probe_of,
     selector_probe,
@@ -730,7 +731,7 @@ class PodTopologySpread(PodCountingExtensions):
         # A node's verdict depends only on its values of the constraints' keys (None: no node),
         # which are remembered by position: each distinct combination is judged once.
         values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
-                                         lambda some: [_label_values(ni, keys) for ni in some])
+                                         lambda some: label_values(some, keys))
         verdicts: dict[tuple[str | None, ...] | None, Status | None] = {}
         for combo in set(values):
             if combo is None:
@@ -1099,11 +1100,3 @@ def _go_round(total: float) -> int:
     if total - rounded >= 0.5:
         rounded += 1
     return int(rounded)
-
-
-def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
-    """The node's values of *keys* (None for a missing label), or None when the node is gone."""
-    node = node_info.node
-    if node is None:
-        return None
-    return tuple(map(node.labels.get, keys))
