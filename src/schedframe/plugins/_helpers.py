@@ -27,11 +27,13 @@ from ..api.objects import (
 )
 from ..errors import StateNotFoundError
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHintFn
-from ..framework.interfaces import NodeScore
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from ..cache.nodeinfo import NodeInfo, PodInfo
     from ..framework.cycle_state import CycleState, StateKey
     from ..framework.handle import Handle
@@ -54,6 +56,7 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "LazyNodeSelector",
+    "NormalizedByHighest",
     "lazy_node_selector",
     "no_args",
     "node_not_found",
@@ -119,6 +122,31 @@ def default_normalize_score_ints(max_priority: int, reverse: bool, scores: list[
     if reverse:
         return [max_priority - go_div(max_priority * s, max_count) for s in scores]
     return [go_div(max_priority * s, max_count) for s in scores]
+
+
+class NormalizedByHighest:
+    """The ScoreExtensions of a plugin whose NormalizeScore is :func:`default_normalize_score`:
+    the scores scaled to [0, 100] by the highest (reversed, the highest becoming 0, when
+    :attr:`_reverse_scores`). Mixed in before the plugin's class."""
+
+    __slots__ = ()
+
+    #: NormalizeScore reverses the scale (fewest is best)
+    _reverse_scores: ClassVar[bool] = False
+
+    def score_extensions(self) -> Self:
+        """This plugin normalizes its scores."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Scale to [0, 100] by the highest score (reversed for :attr:`_reverse_scores`)."""
+        default_normalize_score(MAX_NODE_SCORE, self._reverse_scores, scores)
+        return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        return default_normalize_score_ints(MAX_NODE_SCORE, self._reverse_scores, scores)
 
 
 _NODE_NOT_FOUND: Final = Status(Code.ERROR, ("node not found",))

@@ -16,15 +16,13 @@ from ..cache.snapshot import Snapshot
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ClusterEventWithHint, QueueingHint
-from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
+    NormalizedByHighest,
     PassThroughPreFilter,
     as_objects,
-    default_normalize_score,
-    default_normalize_score_ints,
     deferred_resize_variant,
     do_not_schedule_taint,
     find_matching_untolerated_taint,
@@ -87,7 +85,7 @@ def untolerated(node: Node, tolerations: Sequence[Toleration]) -> bool:
     return find_matching_untolerated_taint(node.taints, tolerations, do_not_schedule_taint) is not None
 
 
-class TaintToleration:
+class TaintToleration(NormalizedByHighest):
     """Filter + PreScore + Score plugin for taints and tolerations.
 
     Filter rejects nodes with an untolerated NoSchedule/NoExecute taint
@@ -103,6 +101,8 @@ class TaintToleration:
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
+    #: NormalizeScore reverses: the fewest intolerable taints get 100
+    _reverse_scores: ClassVar[bool] = True
     #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
     _schedframe_filters_whole_runs: ClassVar[bool] = True
 
@@ -213,20 +213,6 @@ class TaintToleration:
                     count += 1
             out[i] = count
         return out
-
-    def score_extensions(self) -> ScoreExtensions | None:
-        """This plugin normalizes its scores."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Reverse-normalize: fewest intolerable taints get 100."""
-        default_normalize_score(MAX_NODE_SCORE, True, scores)
-        return None
-
-    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
-                             scores: list[int]) -> list[int] | Status:
-        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
-        return default_normalize_score_ints(MAX_NODE_SCORE, True, scores)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or its taints changed; the pod's tolerations changed."""
