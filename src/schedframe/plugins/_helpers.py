@@ -59,6 +59,7 @@ __all__ = [
     "NormalizedByHighest",
     "lazy_node_selector",
     "no_args",
+    "no_args_factory",
     "node_not_found",
     "nodes_of",
     "node_selector",
@@ -71,6 +72,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+P = TypeVar("P")
 
 # --------------------------------------------------------------------------------------------
 # Arithmetic and small utilities
@@ -178,6 +180,18 @@ def no_args(args: object) -> None:
     """Factories of plugins without args accept and ignore whatever ``pluginConfig`` gave them,
     as kube-scheduler does (their args are an untyped ``runtime.Object``)."""
     del args
+
+
+def no_args_factory(make: Callable[[Handle], P]) -> Callable[[object, Handle], P]:
+    """The factory ``new(args, handle)`` of a plugin without args: ``make(handle)``, whatever
+    args it is given (see :func:`no_args`)."""
+
+    def new(args: object, handle: Handle) -> P:
+        """Create the plugin (it takes no args)."""
+        no_args(args)
+        return make(handle)
+
+    return new
 
 
 def as_objects(kind: type[T], old_obj: Any, new_obj: Any) -> tuple[T | None, T | None]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, cast, final
 from ..cache.snapshot import Snapshot
 from ..framework.interfaces import MAX_NODE_SCORE
 from . import names
-from ._helpers import go_div, no_args
+from ._helpers import go_div, no_args_factory
 from ._run_memo import RunMemo, run_without
 
 if TYPE_CHECKING:
@@ -201,10 +201,8 @@ def _zero_if_no_images(nodes: Sequence[NodeInfo]) -> list[int | None]:
     return [None if ni.image_states else 0 for ni in nodes]
 
 
-def new(args: object, handle: Handle) -> ImageLocality:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return ImageLocality(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(ImageLocality)
 
 
 if TYPE_CHECKING:

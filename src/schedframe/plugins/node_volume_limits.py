@@ -37,7 +37,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
+from ._helpers import as_objects, no_args_factory
 from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, volume_is_for_pod
 
 if TYPE_CHECKING:
@@ -351,10 +351,8 @@ class NodeVolumeLimits:
         return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=True)
 
 
-def new(args: object, handle: Handle) -> NodeVolumeLimits:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return NodeVolumeLimits(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(NodeVolumeLimits)
 
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, E
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import PodCountingExtensions, as_objects, no_args
+from ._helpers import PodCountingExtensions, as_objects, no_args_factory
 from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, pod_claim_names
 
 if TYPE_CHECKING:
@@ -238,10 +238,8 @@ class VolumeRestrictions(PodCountingExtensions):
         return QueueingHint.QUEUE_SKIP
 
 
-def new(args: object, handle: Handle) -> VolumeRestrictions:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return VolumeRestrictions(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(VolumeRestrictions)
 
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
+from ._helpers import as_objects, no_args_factory
 from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, pod_claim_names
 
 if TYPE_CHECKING:
@@ -212,10 +212,8 @@ class VolumeZone:
         return QueueingHint.QUEUE_SKIP
 
 
-def new(args: object, handle: Handle) -> VolumeZone:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return VolumeZone(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(VolumeZone)
 
 
 if TYPE_CHECKING:
