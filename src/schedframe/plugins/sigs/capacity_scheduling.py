@@ -36,9 +36,9 @@ from ...framework.cycle_state import CycleState, StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult
-from ...framework.preemption import Candidate, Evaluator, ScoreFunc, Victims
+from ...framework.preemption import Evaluator
 from ...framework.status import Code, Status
-from .._victims import NodeDryRun
+from .._victims import DefaultNodePicking, NodeDryRun
 from ..default_preemption import filter_pods_with_pdb_violation
 from .elastic_quota_info import QuotaInfo, QuotaInfos, UsageTracker
 
@@ -221,7 +221,7 @@ def _importance(now: float) -> Callable[[PodInfo], tuple[int, float]]:
 
 
 @final
-class _Preemptor:
+class _Preemptor(DefaultNodePicking):
     """The preemption interface of CapacityScheduling (upstream ``preemptor``)."""
 
     __slots__ = ("handle", "state")
@@ -232,12 +232,6 @@ class _Preemptor:
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         return 0, num_nodes
-
-    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
-        return {c.name: c.victims for c in candidates}
-
-    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc] | None:
-        return None
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
                                        ) -> tuple[bool, str]:
