@@ -686,25 +686,19 @@ class InterPodAffinity(PodCountingExtensions):
         return self
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Min-max normalization to [0, 100]."""
-        try:
-            s = state.read(PRE_SCORE_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        if not s.topology_score or not scores:
-            return None
-        lo = min(ns.score for ns in scores)
-        hi = max(ns.score for ns in scores)
-        diff = hi - lo
-        for i, ns in enumerate(scores):
-            new = int(MAX_NODE_SCORE * ((ns.score - lo) / diff)) if diff > 0 else 0
+        """Min-max normalization to [0, 100] (:meth:`normalize_score_ints` of the scores)."""
+        normalized = self.normalize_score_ints(state, pod, (), [ns.score for ns in scores])
+        if isinstance(normalized, Status):
+            return normalized
+        for i, (ns, new) in enumerate(zip(scores, normalized)):
             if new != ns.score:
                 scores[i] = NodeScore(ns.name, new)
         return None
 
     def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                              scores: list[int]) -> list[int] | Status:
-        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        """Min-max normalization of plain int scores to [0, 100]
+        (:class:`~schedframe.BatchScoreExtensions`); they stay as they are without preferred terms."""
         try:
             s = state.read(PRE_SCORE_STATE_KEY)
         except StateNotFoundError as exc:
