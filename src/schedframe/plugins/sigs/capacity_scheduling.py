@@ -167,24 +167,12 @@ class CapacityScheduling:
     def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
                 node_info: NodeInfo) -> Status | None:
         """Count *pod_info_to_add* in its quota (on the cycle's copy)."""
-        quotas = state.get(QUOTA_SNAPSHOT_KEY)
-        if quotas is None:
-            return Status(Code.ERROR, (f"error reading {QUOTA_SNAPSHOT_KEY.name!r} from cycleState",))
-        info = quotas.get(pod_info_to_add.pod.namespace)
-        if info is not None:
-            info.add_pod_if_not_present(pod_info_to_add.pod)
-        return None
+        return _in_quota(state, pod_info_to_add.pod, QuotaInfo.add_pod_if_not_present)
 
     def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
                    node_info: NodeInfo) -> Status | None:
         """Stop counting *pod_info_to_remove* in its quota (on the cycle's copy)."""
-        quotas = state.get(QUOTA_SNAPSHOT_KEY)
-        if quotas is None:
-            return Status(Code.ERROR, (f"error reading {QUOTA_SNAPSHOT_KEY.name!r} from cycleState",))
-        info = quotas.get(pod_info_to_remove.pod.namespace)
-        if info is not None:
-            info.delete_pod_if_present(pod_info_to_remove.pod)
-        return None
+        return _in_quota(state, pod_info_to_remove.pod, QuotaInfo.delete_pod_if_present)
 
     # -- PostFilter -----------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
@@ -208,6 +196,18 @@ class CapacityScheduling:
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.DELETE)),
             ClusterEventWithHint(ClusterEvent(EventResource.ELASTIC_QUOTA, ActionType.ALL)),
         )
+
+
+def _in_quota(state: CycleState, pod: Pod, update: Callable[[QuotaInfo, Pod], None]) -> Status | None:
+    """AddPod / RemovePod: *update* the quota of *pod*'s namespace in the cycle's copy of the
+    quotas (none: nothing to do)."""
+    quotas = state.get(QUOTA_SNAPSHOT_KEY)
+    if quotas is None:
+        return Status(Code.ERROR, (f"error reading {QUOTA_SNAPSHOT_KEY.name!r} from cycleState",))
+    info = quotas.get(pod.namespace)
+    if info is not None:
+        update(info, pod)
+    return None
 
 
 def _importance(now: float) -> Callable[[PodInfo], tuple[int, float]]:
