@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, final
 
 from ..api._names import label_value_errors, qualified_name_errors
 from ..api.objects import (
@@ -45,6 +45,7 @@ __all__ = [
     "PodCountingExtensions",
     "PreferredSchedulingTerms",
     "RequiredNodeAffinity",
+    "WithArgs",
     "as_objects",
     "deferred_resize_variant",
     "default_normalize_score",
@@ -73,6 +74,7 @@ __all__ = [
 
 T = TypeVar("T")
 P = TypeVar("P")
+A = TypeVar("A")
 
 # --------------------------------------------------------------------------------------------
 # Arithmetic and small utilities
@@ -174,6 +176,20 @@ def node_labels(objects: Iterable[Node]) -> list[Any]:
 
 
 _LABELS_OF: Final = attrgetter("labels")
+
+
+class WithArgs(Generic[A]):
+    """A plugin that keeps the args it runs with as ``_args`` (set by its ``__init__``) and
+    shows them as :attr:`args`."""
+
+    __slots__ = ()
+
+    _args: A
+
+    @property
+    def args(self) -> A:
+        """The args the plugin runs with."""
+        return self._args
 
 
 def no_args(args: object) -> None:

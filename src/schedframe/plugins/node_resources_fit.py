@@ -35,6 +35,7 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
+from ._helpers import WithArgs
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
     LEAST_ALLOCATED,
@@ -439,7 +440,7 @@ def _scale_down_frees_resources(target: Pod, original: Pod, modified: Pod) -> bo
 
 
 @final
-class NodeResourcesFit:
+class NodeResourcesFit(WithArgs[NodeResourcesFitArgs]):
     """The NodeResourcesFit plugin (PreFilter, Filter, PreScore, Score, EnqueueExtensions).
 
     Args:
@@ -522,11 +523,6 @@ class NodeResourcesFit:
     def name(self) -> str:
         """``"NodeResourcesFit"``."""
         return NAME
-
-    @property
-    def args(self) -> NodeResourcesFitArgs:
-        """The args the plugin runs with."""
-        return self._args
 
     # -- PreFilter / Filter -------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod,

@@ -64,7 +64,7 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects
+from ._helpers import WithArgs, as_objects
 from ._resource_scoring import (
     MAX_CUSTOM_PRIORITY_SCORE,
     broken_linear_function,
@@ -331,7 +331,7 @@ _STATE_KEY: Final[StateKey[_State]] = StateKey(NAME, NAME)
 
 
 @final
-class VolumeBinding:
+class VolumeBinding(WithArgs[VolumeBindingArgs]):
     """PreFilter, Filter, PreScore, Score, Reserve and PreBind plugin for PersistentVolumeClaims.
 
     Args:
@@ -369,11 +369,6 @@ class VolumeBinding:
     def name(self) -> str:
         """``"VolumeBinding"``."""
         return NAME
-
-    @property
-    def args(self) -> VolumeBindingArgs:
-        """The args the plugin runs with."""
-        return self._args
 
     # -- the assume cache -------------------------------------------------------------------
     def _pvc(self, namespace: str, name: str) -> PersistentVolumeClaim | None:

@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar, final, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final, runtime_checkable
 
 import attrs
 
@@ -40,6 +40,7 @@ from ...api.objects import MEMORY as MEMORY_RESOURCE
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
 from ...errors import SchedframeError, SchedframeWarning, bounded_repr, bounded_text
+from .._helpers import WithArgs
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -540,7 +541,7 @@ class _HasSpec(Protocol):
 S = TypeVar("S", bound=_HasSpec)
 
 
-class TrimaranScorer(Generic[S]):
+class TrimaranScorer(WithArgs[S]):
     """What the Trimaran Score plugins (TargetLoadPacking, LoadVariationRiskBalancing,
     LowRiskOverCommitment) share: their effective args (with a ``TrimaranSpec`` as ``spec``), a
     :class:`Collector` of the metrics named after the plugin, and a NormalizeScore that does
@@ -554,11 +555,6 @@ class TrimaranScorer(Generic[S]):
     def __init__(self, name: str, args: S, handle: Handle) -> None:
         self._args = args
         self._collector = Collector(name, args.spec, handle)
-
-    @property
-    def args(self) -> S:
-        """The effective args."""
-        return self._args
 
     @property
     def collector(self) -> Collector:

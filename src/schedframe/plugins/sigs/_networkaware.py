@@ -6,11 +6,12 @@ base."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ...api.networkaware import APP_GROUP_LABEL, APP_GROUP_SELECTOR_LABEL, AppGroup, AppGroupTopologyInfo
 from ...api.objects import Pod
 from ...errors import PluginArgsError
+from .._helpers import WithArgs
 
 if TYPE_CHECKING:
     from ...framework.handle import Handle
@@ -52,7 +53,7 @@ class _NamespacesArgs(Protocol):
 N = TypeVar("N", bound=_NamespacesArgs)
 
 
-class AppGroupPlugin(Generic[N]):
+class AppGroupPlugin(WithArgs[N]):
     """What TopologicalSort and NetworkOverhead share: their effective args, whose
     ``namespaces`` the AppGroups are looked up in, and the handle whose objects hold them."""
 
@@ -61,11 +62,6 @@ class AppGroupPlugin(Generic[N]):
     def __init__(self, args: N, handle: Handle) -> None:
         self._args = args
         self._handle = handle
-
-    @property
-    def args(self) -> N:
-        """The effective args."""
-        return self._args
 
     def _app_group(self, name: str) -> AppGroup | None:
         """The AppGroup *name* of the first of the args' namespaces that has one."""

@@ -21,7 +21,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
-from .._helpers import FieldErrors
+from .._helpers import FieldErrors, WithArgs
 from .._resource_scoring import is_scalar_resource_name
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def _go_div(a: int, b: int) -> int:
 
 
 @final
-class NodeResourcesAllocatable:
+class NodeResourcesAllocatable(WithArgs[NodeResourcesAllocatableArgs]):
     """The NodeResourcesAllocatable plugin (Score with NormalizeScore).
 
     .. versionadded:: 0.1.0
@@ -133,11 +133,6 @@ class NodeResourcesAllocatable:
     def name(self) -> str:
         """``"NodeResourcesAllocatable"``."""
         return NAME
-
-    @property
-    def args(self) -> NodeResourcesAllocatableArgs:
-        """The effective args."""
-        return self._args
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """The weighted mean of the signed allocatable amounts."""
