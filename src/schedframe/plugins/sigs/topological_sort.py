@@ -17,6 +17,7 @@ import attrs
 from ...framework.handle import Handle
 from ...framework.interfaces import QueuedPodInfo
 from ...framework.registry import plugin_args
+from ..priority_sort import PrioritySort
 from ._networkaware import (
     AppGroupPlugin,
     find_pod_order,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["ARGS_TYPE", "NAME", "TopologicalSort", "TopologicalSortArgs", "new"]
 
 NAME: Final = "TopologicalSort"
+#: the order of pods outside a common AppGroup
+_PRIORITY_SORT: Final = PrioritySort()
 
 
 @final
@@ -73,8 +76,7 @@ class TopologicalSort(AppGroupPlugin[TopologicalSortArgs]):
         pa, pb = a.pod_info.pod, b.pod_info.pod
         ag = pod_app_group(pa)
         if ag != pod_app_group(pb) or not ag:
-            p1, p2 = pa.priority or 0, pb.priority or 0
-            return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
+            return _PRIORITY_SORT.less(a, b)
         app_group = self._app_group(ag)
         order = app_group.topology_order if app_group is not None else ()
         return find_pod_order(order, pod_app_group_selector(pa)) <= find_pod_order(
