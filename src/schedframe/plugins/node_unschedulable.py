@@ -7,6 +7,7 @@ Upstream: ``pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Taint
@@ -24,7 +25,7 @@ from ._helpers import (
     taint_events,
     tolerations_tolerate_taint,
 )
-from ._run_memo import RunMemo, rejections, run_without, snapshot_of
+from ._run_memo import RunMemo, filter_flagged
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -60,6 +61,7 @@ TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
 
 _UNSCHEDULABLE_TAINT: Final = Taint(TAINT_NODE_UNSCHEDULABLE, "NoSchedule")
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,))
+_unschedulable: Final = attrgetter("unschedulable")
 
 
 def tolerates_unschedulable(pod: Pod) -> bool:
@@ -104,18 +106,9 @@ class NodeUnschedulable:
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only cordoned
         or missing nodes go through :meth:`filter`."""
-        filter_one = self.filter
-
-        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
-            return [filter_one(state, pod, ni) if (node := ni.node) is None or node.unschedulable else None
-                    for ni in some]
-
-        lister = snapshot_of(self._handle)
-        if run_without(lister, nodes, Snapshot.num_unschedulable):
-            return []  # a run of a snapshot without cordoned nodes
         # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
-        results = self._memo.values(tolerates_unschedulable(pod), lister, nodes, compute)
-        return rejections(results)
+        return filter_flagged(self.filter, state, pod, nodes, _unschedulable, Snapshot.num_unschedulable,
+                              self._memo, tolerates_unschedulable(pod), self._handle)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or uncordoned; the pod gaining a toleration."""

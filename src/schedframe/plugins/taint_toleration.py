@@ -33,7 +33,7 @@ from ._helpers import (
     taint_events,
     tolerations_tolerate_taint,
 )
-from ._run_memo import RunMemo, rejections, run_without, snapshot_of
+from ._run_memo import RunMemo, filter_flagged, run_without, snapshot_of
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -139,18 +139,9 @@ class TaintToleration(NormalizedByHighest):
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only tainted
         or missing nodes go through :meth:`filter`."""
-        filter_one = self.filter
-
-        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
-            return [filter_one(state, pod, ni) if (node := ni.node) is None or node.taints else None
-                    for ni in some]
-
-        lister = snapshot_of(self._handle)
-        if run_without(lister, nodes, Snapshot.num_tainted):
-            return []  # a run of a snapshot without tainted nodes
         # the outcome depends on the pod's tolerations and the NodeInfo only
-        results = self._filter_memo.values(pod.tolerations, lister, nodes, compute)
-        return rejections(results)
+        return filter_flagged(self.filter, state, pod, nodes, _taints_of, Snapshot.num_tainted,
+                              self._filter_memo, pod.tolerations, self._handle)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Keep the tolerations that matter for PreferNoSchedule taints."""
