@@ -82,8 +82,10 @@ A = TypeVar("A")
 
 def go_div(a: int, b: int) -> int:
     """Integer division truncating toward zero, like Go's ``/`` on ints."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+    q = a // b
+    if q < 0 and q * b != a:
+        q += 1
+    return q
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:

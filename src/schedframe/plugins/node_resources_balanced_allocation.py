@@ -38,7 +38,7 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Status
 from . import names
-from ._helpers import WithArgs
+from ._helpers import WithArgs, go_div
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
     ResourceAllocationScorer,
@@ -48,7 +48,6 @@ from ._resource_scoring import (
     defaulted_resources,
     field_duplicate,
     field_invalid,
-    go_div,
 )
 from ._run_memo import RunMemo, snapshot_of
 
