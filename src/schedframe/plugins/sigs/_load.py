@@ -545,10 +545,7 @@ class TrimaranScorer(WithArgs[S]):
     """What the Trimaran Score plugins (TargetLoadPacking, LoadVariationRiskBalancing,
     LowRiskOverCommitment) share: their effective args (with a ``TrimaranSpec`` as ``spec``), a
     :class:`Collector` of the metrics named after the plugin, and a NormalizeScore that does
-    nothing, as upstream.
-
-    .. versionadded:: 0.1.0
-    """
+    nothing, as upstream."""
 
     __slots__ = ("_args", "_collector")
 
