@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Final, TypeVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, final
 
 from ..api._names import label_value_errors, qualified_name_errors
 from ..api.objects import (
@@ -25,20 +25,29 @@ from ..api.objects import (
     Taint,
     Toleration,
 )
-from ..framework.interfaces import NodeScore
+from ..errors import StateNotFoundError
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHintFn
+from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
-    from ..cache.nodeinfo import NodeInfo
-    from ..framework.cycle_state import CycleState
+    from typing_extensions import Self
+
+    from ..cache.nodeinfo import NodeInfo, PodInfo
+    from ..framework.cycle_state import CycleState, StateKey
+    from ..framework.handle import Handle
     from ..framework.interfaces import PreFilterResult
 
 __all__ = [
     "FieldErrors",
     "PassThroughPreFilter",
+    "PodCountingExtensions",
     "PreferredSchedulingTerms",
     "RequiredNodeAffinity",
+    "WithArgs",
     "as_objects",
+    "deferred_resize_variant",
     "default_normalize_score",
     "default_normalize_score_ints",
     "do_not_schedule_taint",
@@ -48,18 +57,24 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "LazyNodeSelector",
+    "NormalizedByHighest",
     "lazy_node_selector",
     "no_args",
+    "no_args_factory",
     "node_not_found",
     "nodes_of",
     "node_selector",
+    "own_update",
     "preferred_scheduling_terms",
     "required_node_affinity",
+    "taint_events",
     "tolerates",
     "tolerations_tolerate_taint",
 ]
 
 T = TypeVar("T")
+P = TypeVar("P")
+A = TypeVar("A")
 
 # --------------------------------------------------------------------------------------------
 # Arithmetic and small utilities
@@ -67,8 +82,10 @@ T = TypeVar("T")
 
 def go_div(a: int, b: int) -> int:
     """Integer division truncating toward zero, like Go's ``/`` on ints."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+    q = a // b
+    if q < 0 and q * b != a:
+        q += 1
+    return q
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
@@ -113,6 +130,31 @@ def default_normalize_score_ints(max_priority: int, reverse: bool, scores: list[
     return [go_div(max_priority * s, max_count) for s in scores]
 
 
+class NormalizedByHighest:
+    """The ScoreExtensions of a plugin whose NormalizeScore is :func:`default_normalize_score`:
+    the scores scaled to [0, 100] by the highest (reversed, the highest becoming 0, when
+    :attr:`_reverse_scores`). Mixed in before the plugin's class."""
+
+    __slots__ = ()
+
+    #: NormalizeScore reverses the scale (fewest is best)
+    _reverse_scores: ClassVar[bool] = False
+
+    def score_extensions(self) -> Self:
+        """This plugin normalizes its scores."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Scale to [0, 100] by the highest score (reversed for :attr:`_reverse_scores`)."""
+        default_normalize_score(MAX_NODE_SCORE, self._reverse_scores, scores)
+        return None
+
+    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                             scores: list[int]) -> list[int] | Status:
+        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        return default_normalize_score_ints(MAX_NODE_SCORE, self._reverse_scores, scores)
+
+
 _NODE_NOT_FOUND: Final = Status(Code.ERROR, ("node not found",))
 
 
@@ -138,10 +180,36 @@ def node_labels(objects: Iterable[Node]) -> list[Any]:
 _LABELS_OF: Final = attrgetter("labels")
 
 
+class WithArgs(Generic[A]):
+    """A plugin that keeps the args it runs with as ``_args`` (set by its ``__init__``) and
+    shows them as :attr:`args`."""
+
+    __slots__ = ()
+
+    _args: A
+
+    @property
+    def args(self) -> A:
+        """The args the plugin runs with."""
+        return self._args
+
+
 def no_args(args: object) -> None:
     """Factories of plugins without args accept and ignore whatever ``pluginConfig`` gave them,
     as kube-scheduler does (their args are an untyped ``runtime.Object``)."""
     del args
+
+
+def no_args_factory(make: Callable[[Handle], P]) -> Callable[[object, Handle], P]:
+    """The factory ``new(args, handle)`` of a plugin without args: ``make(handle)``, whatever
+    args it is given (see :func:`no_args`)."""
+
+    def new(args: object, handle: Handle) -> P:
+        """Create the plugin (it takes no args)."""
+        no_args(args)
+        return make(handle)
+
+    return new
 
 
 def as_objects(kind: type[T], old_obj: Any, new_obj: Any) -> tuple[T | None, T | None]:
@@ -155,6 +223,34 @@ def as_objects(kind: type[T], old_obj: Any, new_obj: Any) -> tuple[T | None, T |
     if old_obj is not None and not isinstance(old_obj, kind):
         raise TypeError(f"expected {kind.__name__}, but got {type(old_obj).__name__}")
     return old_obj, new_obj
+
+
+def own_update(pod: Pod, old_obj: Any, new_obj: Any) -> Pod | None:
+    """The updated pod of a Pod update event when it is *pod* itself (the same uid), else
+    ``None`` (checked as :func:`as_objects` does)."""
+    _, modified = as_objects(Pod, old_obj, new_obj)
+    if modified is None or modified.uid != pod.uid:
+        return None
+    return modified
+
+
+def taint_events(node_hint: QueueingHintFn,
+                 toleration_hint: QueueingHintFn) -> tuple[ClusterEventWithHint, ...]:
+    """The events of the plugins that judge a node's taints by the pod's tolerations
+    (TaintToleration, NodeUnschedulable): a node added or its taints changed (*node_hint*), a
+    pod's tolerations changed (*toleration_hint*)."""
+    return (
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), node_hint),
+        ClusterEventWithHint(
+            ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION), toleration_hint),
+    )
+
+
+def deferred_resize_variant(handle: Handle | None, plain: type[T], with_pre_filter: type[T]) -> type[T]:
+    """*with_pre_filter* (a plugin class with a PreFilter) from Kubernetes 1.37 on
+    (``DeferredResizePreFilters``), *plain* before."""
+    return with_pre_filter if release_of(handle).has("DeferredResizePreFilters") else plain
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,6 +355,42 @@ class PassThroughPreFilter:
     def pre_filter_extensions(self) -> None:
         """None."""
         return None
+
+
+class PodCountingExtensions:
+    """AddPod and RemovePod of a plugin whose PreFilter state, under :attr:`_counts_key`, counts
+    other pods (InterPodAffinity, PodTopologySpread, VolumeRestrictions): both read the state
+    (an ERROR status without it) and have :meth:`_count_pod` count the pod in (*delta* 1) or
+    out (-1). Mixed in before the plugin's class."""
+
+    __slots__ = ()
+
+    #: the CycleState key of the PreFilter state the pods are counted in
+    _counts_key: ClassVar[StateKey[Any]]
+
+    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
+                node_info: NodeInfo) -> Status | None:
+        """Account for *pod_info_to_add* on *node_info*."""
+        return self._recount(state, pod_to_schedule, pod_info_to_add, node_info, 1)
+
+    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
+                   node_info: NodeInfo) -> Status | None:
+        """Forget *pod_info_to_remove* on *node_info*."""
+        return self._recount(state, pod_to_schedule, pod_info_to_remove, node_info, -1)
+
+    def _recount(self, state: CycleState, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                 delta: int) -> Status | None:
+        try:
+            s = state.read(self._counts_key)
+        except StateNotFoundError as exc:
+            return Status.from_error(exc)
+        self._count_pod(s, pod_to_schedule, pod_info, node_info, delta)
+        return None
+
+    def _count_pod(self, s: Any, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
+        """Count *pod_info* on *node_info* into the state *s* (*delta* 1) or out of it (-1)."""
+        raise NotImplementedError
 
 
 @final

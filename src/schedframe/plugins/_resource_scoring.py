@@ -23,6 +23,7 @@ from ..api._names import is_extended_resource_name, qualified_name_errors
 from ..api.objects import Pod, container_level_scoring_requests
 from ..cache.nodeinfo import NodeInfo
 from ..framework.interfaces import MAX_NODE_SCORE
+from ._helpers import go_div
 
 __all__ = [
     "DEFAULT_RESOURCES",
@@ -152,14 +153,6 @@ def _kind(name: str) -> int:
     if is_scalar_resource_name(name):
         return _K_SCALAR
     return _K_OTHER
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division: truncates toward zero."""
-    q = a // b
-    if q < 0 and q * b != a:
-        q += 1
-    return q
 
 
 def broken_linear_function(shape: Sequence[tuple[int, int]]) -> Callable[[int], int]:

@@ -24,13 +24,18 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from itertools import compress, pairwise
 from operator import is_not
-from typing import Any, Final, Generic, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
 
 from ..cache.nodeinfo import NodeInfo
 from ..cache.snapshot import Snapshot
 from ..framework.status import Status
 
-__all__ = ["COLUMN_ROOM", "NodeColumns", "RunMemo", "rejections", "run_start", "run_without", "snapshot_of"]
+if TYPE_CHECKING:
+    from ..api.objects import Node, Pod
+    from ..framework.cycle_state import CycleState
+
+__all__ = ["COLUMN_ROOM", "NodeColumns", "RunMemo", "filter_flagged", "rejections", "run_start",
+           "run_without", "snapshot_of"]
 
 V = TypeVar("V")
 
@@ -90,6 +95,25 @@ def rejections(results: list[Status | None]) -> list[tuple[int, Status]]:
     if not rejected:
         return []
     return list(zip(rejected, filter(None, results)))
+
+
+def filter_flagged(filter_one: Callable[[CycleState, Pod, NodeInfo], Status | None], state: CycleState,
+                   pod: Pod, nodes: Sequence[NodeInfo], flagged: Callable[[Node], object],
+                   count: Callable[[Snapshot], int], memo: RunMemo[Status | None], key: Hashable,
+                   handle: Any) -> list[tuple[int, Status]]:
+    """``filter_nodes`` of a Filter that passes every node not *flagged* (cordoned, tainted...):
+    only flagged or missing nodes go through *filter_one*; a run of a snapshot without flagged
+    nodes (*count* 0, see :func:`run_without`) passes at once; the outcomes are remembered by
+    position in *memo* under *key*, all an outcome depends on besides the NodeInfo."""
+
+    def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
+        return [filter_one(state, pod, ni) if (node := ni.node) is None or flagged(node) else None
+                for ni in some]
+
+    lister = snapshot_of(handle)
+    if run_without(lister, nodes, count):
+        return []
+    return rejections(memo.values(key, lister, nodes, compute))
 
 
 def _segment(items: list[Any], start: int, count: int) -> list[Any]:

@@ -36,6 +36,7 @@ __all__ = [
     "pod_changes",
     "LABEL_TOPOLOGY_ZONE",
     "check_keys",
+    "label_values",
     "constraint_from_dict",
     "constraint_to_dict",
     "selector_error",
@@ -59,6 +60,16 @@ def check_keys(data: Mapping[str, Any], allowed: frozenset[str], path: str) -> l
             f"known fields: {', '.join(sorted(allowed))}"]
 
 
+def _fields(data: Any, allowed: frozenset[str], path: str, errors: list[str]) -> Mapping[str, Any] | None:
+    """*data* as a mapping of the *allowed* fields (others are errors), or None (an error) when
+    it is not a mapping."""
+    if not isinstance(data, Mapping):
+        errors.append(f"{path}: must be a mapping, got {data!r}")
+        return None
+    errors.extend(check_keys(data, allowed, path))
+    return data
+
+
 _SELECTOR_KEYS: Final = frozenset({"matchLabels", "matchExpressions"})
 _REQ_KEYS: Final = frozenset({"key", "operator", "values"})
 
@@ -69,17 +80,16 @@ def selector_from_dict(data: Any, path: str, errors: list[str]) -> LabelSelector
         return None
     if isinstance(data, LabelSelector):
         return data
-    if not isinstance(data, Mapping):
-        errors.append(f"{path}: must be a mapping, got {data!r}")
+    fields = _fields(data, _SELECTOR_KEYS, path, errors)
+    if fields is None:
         return None
-    errors.extend(check_keys(data, _SELECTOR_KEYS, path))
-    labels = data.get("matchLabels") or {}
+    labels = fields.get("matchLabels") or {}
     if not isinstance(labels, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
         errors.append(f"{path}.matchLabels: must be a mapping of strings, got {labels!r}")
         labels = {}
     reqs: list[LabelSelectorRequirement] = []
-    exprs = data.get("matchExpressions") or []
+    exprs = fields.get("matchExpressions") or []
     if not isinstance(exprs, (list, tuple)):
         errors.append(f"{path}.matchExpressions: must be a list, got {exprs!r}")
         exprs = []
@@ -88,16 +98,15 @@ def selector_from_dict(data: Any, path: str, errors: list[str]) -> LabelSelector
         if isinstance(expr, LabelSelectorRequirement):
             reqs.append(expr)
             continue
-        if not isinstance(expr, Mapping):
-            errors.append(f"{p}: must be a mapping, got {expr!r}")
+        req = _fields(expr, _REQ_KEYS, p, errors)
+        if req is None:
             continue
-        errors.extend(check_keys(expr, _REQ_KEYS, p))
-        values = expr.get("values") or ()
+        values = req.get("values") or ()
         try:
-            reqs.append(LabelSelectorRequirement(str(expr.get("key", "")), str(expr.get("operator", "")),
+            reqs.append(LabelSelectorRequirement(str(req.get("key", "")), str(req.get("operator", "")),
                                                  tuple(str(v) for v in values)))
         except ValueError:
-            errors.append(f"{p}.operator: unsupported value {expr.get('operator')!r}; supported values: "
+            errors.append(f"{p}.operator: unsupported value {req.get('operator')!r}; supported values: "
                           "'DoesNotExist', 'Exists', 'In', 'NotIn'")
     return LabelSelector(dict(labels), tuple(reqs))
 
@@ -141,24 +150,23 @@ def constraint_from_dict(data: Any, path: str, errors: list[str]) -> TopologySpr
     """
     if isinstance(data, TopologySpreadConstraint):
         return data
-    if not isinstance(data, Mapping):
-        errors.append(f"{path}: must be a mapping, got {data!r}")
+    fields = _fields(data, _CONSTRAINT_KEYS, path, errors)
+    if fields is None:
         return None
-    errors.extend(check_keys(data, _CONSTRAINT_KEYS, path))
-    max_skew = _int_field(data, "maxSkew", path, errors, 0)
-    min_domains = _int_field(data, "minDomains", path, errors, None)
-    keys = data.get("matchLabelKeys") or ()
+    max_skew = _int_field(fields, "maxSkew", path, errors, 0)
+    min_domains = _int_field(fields, "minDomains", path, errors, None)
+    keys = fields.get("matchLabelKeys") or ()
     if not isinstance(keys, (list, tuple)) or not all(isinstance(k, str) for k in keys):
         errors.append(f"{path}.matchLabelKeys: must be a list of strings, got {keys!r}")
         keys = ()
     return TopologySpreadConstraint(
         max_skew=max_skew or 0,
-        topology_key=_str_field(data, "topologyKey", path, errors) or "",
-        when_unsatisfiable=_str_field(data, "whenUnsatisfiable", path, errors) or "",
-        label_selector=selector_from_dict(data.get("labelSelector"), f"{path}.labelSelector", errors),
+        topology_key=_str_field(fields, "topologyKey", path, errors) or "",
+        when_unsatisfiable=_str_field(fields, "whenUnsatisfiable", path, errors) or "",
+        label_selector=selector_from_dict(fields.get("labelSelector"), f"{path}.labelSelector", errors),
         min_domains=min_domains,
-        node_affinity_policy=_str_field(data, "nodeAffinityPolicy", path, errors),
-        node_taints_policy=_str_field(data, "nodeTaintsPolicy", path, errors),
+        node_affinity_policy=_str_field(fields, "nodeAffinityPolicy", path, errors),
+        node_taints_policy=_str_field(fields, "nodeTaintsPolicy", path, errors),
         match_label_keys=tuple(keys),
     )
 
@@ -209,6 +217,21 @@ def _requirement_error(key: str, op: str, values: tuple[str, ...]) -> str | None
         if value_errs:
             errs.invalid(f"values[{i}][{key}]", v, "; ".join(value_errs))
     return errs.message() if errs else None
+
+
+# --------------------------------------------------------------------------------------------
+# Nodes by their topology labels
+
+
+def label_values(nodes: Sequence[NodeInfo], keys: tuple[str, ...]) -> list[tuple[str | None, ...] | None]:
+    """Each node's values of *keys* (None for a missing label), or None for a node whose Node
+    object is gone: what the topology plugins' ``filter_nodes`` judge a node by."""
+    out: list[tuple[str | None, ...] | None] = []
+    append = out.append
+    for ni in nodes:
+        node = ni.node
+        append(None if node is None else tuple(map(node.labels.get, keys)))
+    return out
 
 
 # --------------------------------------------------------------------------------------------

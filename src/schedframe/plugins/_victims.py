@@ -5,21 +5,38 @@ The plugin decides which pods *may* be victims; :class:`NodeDryRun` takes them o
 node (running the PreFilter extensions, as upstream), and :meth:`NodeDryRun.reprieve` gives back
 as many as possible, most important first, the PDB-violating ones first, keeping as victims those
 without which the preemptor no longer fits. One place for the loop, so the plugins cannot drift
-apart in it.
+apart in it. :class:`DefaultNodePicking` is the part of the preemption interface they share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import final
 
 from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..framework.cycle_state import CycleState
 from ..framework.handle import Handle
+from ..framework.preemption import Candidate, ScoreFunc, Victims
 from ..framework.status import Code, Status
 
-__all__ = ["NodeDryRun"]
+__all__ = ["DefaultNodePicking", "NodeDryRun"]
+
+
+class DefaultNodePicking:
+    """The preemption interface's ``CandidatesToVictimsMap`` and ``OrderedScoreFuncs`` as every
+    preemption plugin has them: the candidates' victims by node name, and the default criteria
+    to pick the node among them. Mixed in before the plugin's (or preemptor's) class."""
+
+    __slots__ = ()
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        """Node name -> victims."""
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc] | None:
+        """``None``: the default node-picking criteria."""
+        return None
 
 
 def _as_error(status: Status) -> Status:

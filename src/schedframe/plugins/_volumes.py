@@ -1,6 +1,7 @@
 """Shared code of the volume plugins (VolumeBinding, VolumeRestrictions, VolumeZone,
 NodeVolumeLimits): object lookups through the handle's object lister with upstream's NotFound
-messages, and the storage helpers of ``k8s.io/component-helpers/storage``."""
+messages, the storage helpers of ``k8s.io/component-helpers/storage``, and their queueing hint
+for an added or updated PVC."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ from ..api.storage import (
     StorageClass,
 )
 from ..cache.listers import ObjectLister
+from ..framework.events import QueueingHint
 from ..framework.handle import Handle
+from ._helpers import as_objects
 
 __all__ = [
     "VolumeObjects",
     "check_node_affinity",
+    "is_schedulable_after_claim_change",
     "not_found",
+    "pod_claim_names",
     "volume_is_for_pod",
 ]
 
@@ -123,3 +128,24 @@ def check_node_affinity(pv: PersistentVolume, labels: Mapping[str, str]) -> bool
     if pv.node_affinity is None:
         return True
     return pv.node_affinity.matches("", labels)
+
+
+def pod_claim_names(pod: Pod, *, ephemeral: bool) -> list[str]:
+    """The PVCs *pod* uses: those its ``persistentVolumeClaim`` volumes name and, with
+    *ephemeral*, those of its generic ephemeral volumes (``<pod>-<volume>``)."""
+    if ephemeral:
+        return [name for v in pod.volumes if (name := v.claim_name(pod.name)) is not None]
+    return [v.persistent_volume_claim.claim_name for v in pod.volumes
+            if v.persistent_volume_claim is not None]
+
+
+def is_schedulable_after_claim_change(pod: Pod, old_obj: Any, new_obj: Any, *,
+                                      ephemeral: bool) -> QueueingHint:
+    """The volume plugins' hint for an added or updated PVC: QUEUE when it is one of
+    :func:`pod_claim_names` (of *pod*'s namespace)."""
+    _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
+    if pvc is None or pvc.namespace != pod.namespace:
+        return QueueingHint.QUEUE_SKIP
+    if pvc.name in pod_claim_names(pod, ephemeral=ephemeral):
+        return QueueingHint.QUEUE
+    return QueueingHint.QUEUE_SKIP

@@ -71,7 +71,7 @@ from ..framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResu
 from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import FieldErrors
+from ._helpers import FieldErrors, WithArgs
 
 if TYPE_CHECKING:
     pass
@@ -320,7 +320,7 @@ def _groups_on(ni: NodeInfo) -> dict[str, list[str]]:
 
 
 @final
-class Coscheduling:
+class Coscheduling(WithArgs[CoschedulingArgs]):
     """Gang scheduling of :class:`~schedframe.api.PodGroup` members: QueueSort, PreFilter, PostFilter,
     Reserve/Unreserve and Permit, plus PreEnqueue and PostBind for bookkeeping only (see the
     module docs).
@@ -353,11 +353,6 @@ class Coscheduling:
     def name(self) -> str:
         """``"Coscheduling"``."""
         return NAME
-
-    @property
-    def args(self) -> CoschedulingArgs:
-        """The effective args."""
-        return self._args
 
     # -- groups ---------------------------------------------------------------------------------
     def pod_group(self, pod: Pod) -> tuple[str, PodGroup | None]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final, cast, final
 
 from ..framework.status import Status
 from . import names
-from ._helpers import no_args
+from ._helpers import no_args_factory
 
 if TYPE_CHECKING:
     from ..api.objects import Pod
@@ -52,10 +52,8 @@ class DefaultBinder:
         return None
 
 
-def new(args: object, handle: Handle) -> DefaultBinder:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return DefaultBinder(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(DefaultBinder)
 
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ handle's ``seed`` attribute when it has an integer one, else 0, so runs are repr
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Final, final
 
 import attrs
@@ -46,7 +46,6 @@ from ..framework.preemption import (
     Candidate,
     Evaluator,
     MoreImportantPodFunc,
-    ScoreFunc,
     Victims,
     sort_by_importance,
 )
@@ -56,7 +55,7 @@ from ..framework.victims_memo import Shapes, VictimsMemo
 from . import names
 from ._helpers import FieldErrors
 from ._topology import selector_error
-from ._victims import NodeDryRun
+from ._victims import DefaultNodePicking, NodeDryRun
 
 __all__ = [
     "ARGS_TYPE",
@@ -198,7 +197,7 @@ def _seed_of(handle: Handle) -> int:
 
 
 @final
-class DefaultPreemption:
+class DefaultPreemption(DefaultNodePicking):
     """The DefaultPreemption plugin (PostFilter).
 
     Attributes:
@@ -263,14 +262,6 @@ class DefaultPreemption:
         """A random offset in ``[0, num_nodes)`` and :meth:`calculate_num_candidates`."""
         offset = self.rng.randrange(num_nodes) if num_nodes > 0 else 0
         return offset, self.calculate_num_candidates(num_nodes)
-
-    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
-        """Node name -> victims."""
-        return {c.name: c.victims for c in candidates}
-
-    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc] | None:
-        """``None``: the default node-picking criteria."""
-        return None
 
     def _is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
         if victim.pod.effective_priority >= preemptor.effective_priority:

@@ -31,7 +31,7 @@ from ..framework.interfaces import WaitingPod
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
+from ._helpers import as_objects, no_args_factory
 
 if TYPE_CHECKING:
     from ..framework.handle import Handle
@@ -216,10 +216,8 @@ class GangScheduling:
         return QueueingHint.QUEUE
 
 
-def new(args: object, handle: Handle) -> GangScheduling:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return GangScheduling(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(GangScheduling)
 
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, cast, final
 from ..cache.snapshot import Snapshot
 from ..framework.interfaces import MAX_NODE_SCORE
 from . import names
-from ._helpers import go_div, no_args
+from ._helpers import go_div, no_args_factory
 from ._run_memo import RunMemo, run_without
 
 if TYPE_CHECKING:
@@ -142,16 +142,20 @@ class ImageLocality:
         image_states = node_info.image_states
         if not image_states:
             return 0, None  # a zero sum is below the minimum threshold
-        lister = self._handle.snapshot_shared_lister()
-        num_nodes = getattr(lister, "num_nodes", None)
-        total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
-        images = image_sources(pod)
+        total, images = self._cluster_and_images(pod)
         sum_scores = 0
         for name in images:
             image_state = image_states.get(name)
             if image_state is not None:
                 sum_scores += scaled_image_score(image_state, total)
         return calculate_priority(sum_scores, len(images)), None
+
+    def _cluster_and_images(self, pod: Pod) -> tuple[int, list[str]]:
+        """The number of nodes in the cluster and the pod's normalized image names."""
+        lister = self._handle.snapshot_shared_lister()
+        num_nodes = getattr(lister, "num_nodes", None)
+        total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
+        return total, image_sources(pod)
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
         """:meth:`score` of each node, in one loop (:class:`~schedframe.BatchScorePlugin`): the
@@ -179,10 +183,7 @@ class ImageLocality:
                 append(0)
                 continue
             if images is None:  # the first node holding images: what score() reads every time
-                lister = self._handle.snapshot_shared_lister()
-                num_nodes = getattr(lister, "num_nodes", None)
-                total = num_nodes() if callable(num_nodes) else len(lister.node_infos().list())
-                images = image_sources(pod)
+                total, images = self._cluster_and_images(pod)
             sum_scores = 0
             for image in images:
                 image_state = image_states.get(image)
@@ -201,10 +202,8 @@ def _zero_if_no_images(nodes: Sequence[NodeInfo]) -> list[int | None]:
     return [None if ni.image_states else 0 for ni in nodes]
 
 
-def new(args: object, handle: Handle) -> ImageLocality:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return ImageLocality(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(ImageLocality)
 
 
 if TYPE_CHECKING:

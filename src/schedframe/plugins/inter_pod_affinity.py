@@ -32,9 +32,9 @@ from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import FieldErrors, node_labels, node_not_found, nodes_of
+from ._helpers import FieldErrors, PodCountingExtensions, node_labels, node_not_found, nodes_of
 from ._run_memo import RunMemo, rejections, snapshot_of
-from ._topology import SumCache, following, per_pod, probe_of, selector_error, selector_probe
+from ._topology import SumCache, following, label_values, per_pod, probe_of, selector_error, selector_probe
 
 if TYPE_CHECKING:
     pass
@@ -385,22 +385,15 @@ def _judged(values: Sequence[Any], verdicts: Mapping[Any, Status | None],
     return rejections(list(map(verdicts.get, values, repeat(neutral))))
 
 
-def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
-    """The node's values of *keys* (None for a missing label), or None when the node is gone."""
-    node = node_info.node
-    if node is None:
-        return None
-    get = node.labels.get
-    return tuple([get(key) for key in keys])
-
-
 @final
-class InterPodAffinity:
+class InterPodAffinity(PodCountingExtensions):
     """The InterPodAffinity plugin: PreFilter, Filter (+ extensions), PreScore, Score,
     NormalizeScore and queueing hints.
 
     .. versionadded:: 0.1.0
     """
+
+    _counts_key: ClassVar[StateKey[PreFilterState]] = PRE_FILTER_STATE_KEY
 
     __module__ = "schedframe.plugins.inter_pod_affinity"
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
@@ -514,27 +507,10 @@ class InterPodAffinity:
         """AddPod / RemovePod update the counts."""
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
-        """Account for *pod_info_to_add* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
+    def _count_pod(self, s: PreFilterState, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
         if node_info.node is not None:
-            s.update_with_pod(pod_info_to_add, node_info.node, 1)
-        return None
-
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
-        """Forget *pod_info_to_remove* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        if node_info.node is not None:
-            s.update_with_pod(pod_info_to_remove, node_info.node, -1)
-        return None
+            s.update_with_pod(pod_info, node_info.node, delta)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Check the pod's affinity, its anti-affinity and the existing pods' anti-affinity."""
@@ -569,7 +545,7 @@ class InterPodAffinity:
         if len(keys) == 1:  # the usual: one topology key
             return self._filter_one_key(s, keys[0], nodes, merged)
         values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
-                                         lambda some: [_label_values(ni, keys) for ni in some])
+                                         lambda some: label_values(some, keys))
         counted = [{value for key, value in merged if key == k} for k in keys]
         distinct = set(values)
         special = [c for c in distinct if c is None or any(v is None or v in h for v, h in zip(c, counted))]
@@ -710,25 +686,19 @@ class InterPodAffinity:
         return self
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Min-max normalization to [0, 100]."""
-        try:
-            s = state.read(PRE_SCORE_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        if not s.topology_score or not scores:
-            return None
-        lo = min(ns.score for ns in scores)
-        hi = max(ns.score for ns in scores)
-        diff = hi - lo
-        for i, ns in enumerate(scores):
-            new = int(MAX_NODE_SCORE * ((ns.score - lo) / diff)) if diff > 0 else 0
+        """Min-max normalization to [0, 100] (:meth:`normalize_score_ints` of the scores)."""
+        normalized = self.normalize_score_ints(state, pod, (), [ns.score for ns in scores])
+        if isinstance(normalized, Status):
+            return normalized
+        for i, (ns, new) in enumerate(zip(scores, normalized)):
             if new != ns.score:
                 scores[i] = NodeScore(ns.name, new)
         return None
 
     def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
                              scores: list[int]) -> list[int] | Status:
-        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
+        """Min-max normalization of plain int scores to [0, 100]
+        (:class:`~schedframe.BatchScoreExtensions`); they stay as they are without preferred terms."""
         try:
             s = state.read(PRE_SCORE_STATE_KEY)
         except StateNotFoundError as exc:

@@ -24,18 +24,17 @@ from ..api.objects import NodeAffinity as NodeAffinitySpec
 from ..errors import PluginArgsError
 from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.interfaces import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from ..framework.interfaces import PreFilterResult
 from ..framework.registry import plugin_args
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
     FieldErrors,
     LazyNodeSelector,
+    NormalizedByHighest,
     PreferredSchedulingTerms,
     RequiredNodeAffinity,
     as_objects,
-    default_normalize_score,
-    default_normalize_score_ints,
     node_not_found,
 )
 from ._run_memo import RunMemo, rejections, snapshot_of
@@ -303,7 +302,7 @@ def _pod_preferred_terms(pod: Pod) -> PreferredSchedulingTerms | None:
 
 
 @final
-class NodeAffinity:
+class NodeAffinity(NormalizedByHighest):
     """PreFilter + Filter + PreScore + Score plugin for node selection by labels and name.
 
     PreFilter parses the pod's ``nodeSelector`` and required node affinity once (``SKIP`` when
@@ -464,20 +463,6 @@ class NodeAffinity:
                 count += preferred.score(node)
             append(count)
         return out
-
-    def score_extensions(self) -> ScoreExtensions | None:
-        """This plugin normalizes its scores."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Scale to [0, 100] by the highest sum."""
-        default_normalize_score(MAX_NODE_SCORE, False, scores)
-        return None
-
-    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
-                             scores: list[int]) -> list[int] | Status:
-        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
-        return default_normalize_score_ints(MAX_NODE_SCORE, False, scores)
 
     # -- Queueing -------------------------------------------------------------------------------
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:

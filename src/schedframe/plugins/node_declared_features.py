@@ -30,7 +30,7 @@ from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, E
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args, node_not_found
+from ._helpers import as_objects, no_args_factory, node_not_found
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -200,10 +200,8 @@ class NodeDeclaredFeatures:
         return QueueingHint.QUEUE
 
 
-def new(args: object, handle: Handle) -> NodeDeclaredFeatures:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return NodeDeclaredFeatures(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(NodeDeclaredFeatures)
 
 
 if TYPE_CHECKING:

@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, ClassVar, Final, final
 
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ..framework.interfaces import PreFilterResult
-from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import no_args, node_not_found
+from ._helpers import deferred_resize_variant, no_args, node_not_found
 
 if TYPE_CHECKING:
     from ..api.objects import Pod
@@ -115,9 +114,7 @@ class NodeNameWithPreFilter(NodeName):
 def new(args: object, handle: Handle) -> NodeName:
     """Create the plugin (it takes no args): :class:`NodeNameWithPreFilter` from Kubernetes 1.37."""
     no_args(args)
-    if release_of(handle).has("DeferredResizePreFilters"):
-        return NodeNameWithPreFilter()
-    return NodeName()
+    return deferred_resize_variant(handle, NodeName, NodeNameWithPreFilter)()
 
 
 if TYPE_CHECKING:

@@ -38,6 +38,7 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Status
 from . import names
+from ._helpers import WithArgs, go_div
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
     ResourceAllocationScorer,
@@ -47,7 +48,6 @@ from ._resource_scoring import (
     defaulted_resources,
     field_duplicate,
     field_invalid,
-    go_div,
 )
 from ._run_memo import RunMemo, snapshot_of
 
@@ -252,7 +252,7 @@ def _balance_without_pod(row: tuple[int, ...]) -> int:
 
 
 @final
-class NodeResourcesBalancedAllocation:
+class NodeResourcesBalancedAllocation(WithArgs[NodeResourcesBalancedAllocationArgs]):
     """The NodeResourcesBalancedAllocation plugin (PreScore, Score).
 
     .. versionadded:: 0.1.0
@@ -288,11 +288,6 @@ class NodeResourcesBalancedAllocation:
     def name(self) -> str:
         """``"NodeResourcesBalancedAllocation"``."""
         return NAME
-
-    @property
-    def args(self) -> NodeResourcesBalancedAllocationArgs:
-        """The args the plugin runs with."""
-        return self._args
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Compute the pod's requests once; SKIP best-effort pods (kubernetes#129138)."""

@@ -35,6 +35,7 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
+from ._helpers import WithArgs
 from ._resource_scoring import (
     DEFAULT_RESOURCES,
     LEAST_ALLOCATED,
@@ -209,7 +210,7 @@ class NodeResourcesFitArgs:
                 errs.append(field_invalid(f"scoringStrategy.resources[{i}].weight", spec.weight,
                                           f"resource weight of {spec.name} not in valid range (0, 100]"))
         if ss.requested_to_capacity_ratio is not None:
-            errs.extend(_shape_errors(ss.requested_to_capacity_ratio.shape, "scoringStrategy.shape"))
+            errs.extend(shape_errors(ss.requested_to_capacity_ratio.shape, "scoringStrategy.shape"))
         elif ss.type == REQUESTED_TO_CAPACITY_RATIO:
             # Upstream dereferences the missing parameter and panics; schedframe reports it.
             errs.append(field_required("scoringStrategy.requestedToCapacityRatio",
@@ -218,7 +219,9 @@ class NodeResourcesFitArgs:
 
 
 
-def _shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
+def shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
+    """Upstream ``validateFunctionShape``: the errors of a RequestedToCapacityRatio shape (also
+    VolumeBinding's)."""
     if not shape:
         return [field_required(path, "at least one point must be specified")]
     errs: list[str] = []
@@ -437,7 +440,7 @@ def _scale_down_frees_resources(target: Pod, original: Pod, modified: Pod) -> bo
 
 
 @final
-class NodeResourcesFit:
+class NodeResourcesFit(WithArgs[NodeResourcesFitArgs]):
     """The NodeResourcesFit plugin (PreFilter, Filter, PreScore, Score, EnqueueExtensions).
 
     Args:
@@ -520,11 +523,6 @@ class NodeResourcesFit:
     def name(self) -> str:
         """``"NodeResourcesFit"``."""
         return NAME
-
-    @property
-    def args(self) -> NodeResourcesFitArgs:
-        """The args the plugin runs with."""
-        return self._args
 
     # -- PreFilter / Filter -------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod,

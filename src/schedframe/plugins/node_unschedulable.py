@@ -7,16 +7,25 @@ Upstream: ``pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from ..api.objects import Node, Pod, Taint
 from ..cache.snapshot import Snapshot
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.releases import release_of
+from ..framework.events import ClusterEventWithHint, QueueingHint
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import PassThroughPreFilter, as_objects, no_args, node_not_found, tolerations_tolerate_taint
-from ._run_memo import RunMemo, rejections, run_without, snapshot_of
+from ._helpers import (
+    PassThroughPreFilter,
+    as_objects,
+    deferred_resize_variant,
+    no_args,
+    node_not_found,
+    own_update,
+    taint_events,
+    tolerations_tolerate_taint,
+)
+from ._run_memo import RunMemo, filter_flagged
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -52,6 +61,7 @@ TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
 
 _UNSCHEDULABLE_TAINT: Final = Taint(TAINT_NODE_UNSCHEDULABLE, "NoSchedule")
 _REJECTED: Final = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_UNSCHEDULABLE,))
+_unschedulable: Final = attrgetter("unschedulable")
 
 
 def tolerates_unschedulable(pod: Pod) -> bool:
@@ -96,31 +106,14 @@ class NodeUnschedulable:
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only cordoned
         or missing nodes go through :meth:`filter`."""
-        filter_one = self.filter
-
-        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
-            return [filter_one(state, pod, ni) if (node := ni.node) is None or node.unschedulable else None
-                    for ni in some]
-
-        lister = snapshot_of(self._handle)
-        if run_without(lister, nodes, Snapshot.num_unschedulable):
-            return []  # a run of a snapshot without cordoned nodes
         # the outcome depends on the NodeInfo and on whether the pod tolerates cordoned nodes only
-        results = self._memo.values(tolerates_unschedulable(pod), lister, nodes, compute)
-        return rejections(results)
+        return filter_flagged(self.filter, state, pod, nodes, _unschedulable, Snapshot.num_unschedulable,
+                              self._memo, tolerates_unschedulable(pod), self._handle)
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or uncordoned; the pod gaining a toleration."""
-        return (
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                self.is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
-                self.is_schedulable_after_pod_toleration_change,
-            ),
-        )
+        return taint_events(self.is_schedulable_after_node_change,
+                            self.is_schedulable_after_pod_toleration_change)
 
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when a schedulable node was added or a node was uncordoned."""
@@ -136,8 +129,8 @@ class NodeUnschedulable:
     def is_schedulable_after_pod_toleration_change(self, pod: Pod, old_obj: Any,
                                                    new_obj: Any) -> QueueingHint:
         """QUEUE when *pod* itself now tolerates the unschedulable taint."""
-        _, modified = as_objects(Pod, old_obj, new_obj)
-        if modified is None or modified.uid != pod.uid:
+        modified = own_update(pod, old_obj, new_obj)
+        if modified is None:
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE if tolerates_unschedulable(modified) else QueueingHint.QUEUE_SKIP
 
@@ -155,9 +148,7 @@ class NodeUnschedulableWithPreFilter(PassThroughPreFilter, NodeUnschedulable):
 def new(args: object, handle: Handle) -> NodeUnschedulable:
     """Create the plugin (no args); :class:`NodeUnschedulableWithPreFilter` from Kubernetes 1.37."""
     no_args(args)
-    if release_of(handle).has("DeferredResizePreFilters"):
-        return NodeUnschedulableWithPreFilter(handle)
-    return NodeUnschedulable(handle)
+    return deferred_resize_variant(handle, NodeUnschedulable, NodeUnschedulableWithPreFilter)(handle)
 
 
 if TYPE_CHECKING:

@@ -37,8 +37,8 @@ from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
-from ._volumes import VolumeObjects, not_found, volume_is_for_pod
+from ._helpers import as_objects, no_args_factory
+from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, volume_is_for_pod
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -348,19 +348,11 @@ class NodeVolumeLimits:
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the added claim is one the pod uses."""
-        _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
-        if pvc is None or pvc.namespace != pod.namespace:
-            return QueueingHint.QUEUE_SKIP
-        for v in pod.volumes:
-            if v.claim_name(pod.name) == pvc.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
+        return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=True)
 
 
-def new(args: object, handle: Handle) -> NodeVolumeLimits:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return NodeVolumeLimits(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(NodeVolumeLimits)
 
 
 if TYPE_CHECKING:

@@ -53,6 +53,7 @@ from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
     FieldErrors,
+    PodCountingExtensions,
     RequiredNodeAffinity,
     do_not_schedule_taint,
     find_matching_untolerated_taint,
@@ -70,6 +71,7 @@ from ._topology import (
     constraint_from_dict,
     constraint_to_dict,
     following,
+    label_values,
     pod_changes,
     probe_of,
     selector_probe,
@@ -536,12 +538,14 @@ def score_for_count(count: int, max_skew: int, weight: float) -> float:
 
 
 @final
-class PodTopologySpread:
+class PodTopologySpread(PodCountingExtensions):
     """The PodTopologySpread plugin: PreFilter, Filter (+ extensions), PreScore, Score,
     NormalizeScore and queueing hints.
 
     .. versionadded:: 0.1.0
     """
+
+    _counts_key: ClassVar[StateKey[PreFilterState]] = PRE_FILTER_STATE_KEY
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
@@ -674,29 +678,10 @@ class PodTopologySpread:
         """AddPod / RemovePod update the counts."""
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
-        """Account for *pod_info_to_add* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        self._update_with_pod(s, pod_info_to_add.pod, pod_to_schedule, node_info.node, 1)
-        return None
-
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
-        """Forget *pod_info_to_remove* on *node_info*."""
-        try:
-            s = state.read(PRE_FILTER_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        self._update_with_pod(s, pod_info_to_remove.pod, pod_to_schedule, node_info.node, -1)
-        return None
-
-    @staticmethod
-    def _update_with_pod(s: PreFilterState, updated: Pod, preemptor: Pod, node: Node | None,
-                         delta: int) -> None:
+    def _count_pod(self, s: PreFilterState, preemptor: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
+        updated = pod_info.pod
+        node = node_info.node
         if updated.namespace != preemptor.namespace or node is None:
             return
         labels = node.labels
@@ -746,7 +731,7 @@ class PodTopologySpread:
         # A node's verdict depends only on its values of the constraints' keys (None: no node),
         # which are remembered by position: each distinct combination is judged once.
         values = self._label_memo.values(keys, self._handle.snapshot_shared_lister(), nodes,
-                                         lambda some: [_label_values(ni, keys) for ni in some])
+                                         lambda some: label_values(some, keys))
         verdicts: dict[tuple[str | None, ...] | None, Status | None] = {}
         for combo in set(values):
             if combo is None:
@@ -1115,11 +1100,3 @@ def _go_round(total: float) -> int:
     if total - rounded >= 0.5:
         rounded += 1
     return int(rounded)
-
-
-def _label_values(node_info: NodeInfo, keys: tuple[str, ...]) -> tuple[str | None, ...] | None:
-    """The node's values of *keys* (None for a missing label), or None when the node is gone."""
-    node = node_info.node
-    if node is None:
-        return None
-    return tuple(map(node.labels.get, keys))

@@ -12,7 +12,7 @@ from ..api.objects import Pod
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
+from ._helpers import no_args, own_update
 
 if TYPE_CHECKING:
     from ..framework.handle import Handle
@@ -64,8 +64,7 @@ class SchedulingGates:
 
     def is_schedulable_after_gates_eliminated(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the updated pod is *pod* itself."""
-        _, modified = as_objects(Pod, old_obj, new_obj)
-        if modified is None or modified.uid != pod.uid:
+        if own_update(pod, old_obj, new_obj) is None:
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 

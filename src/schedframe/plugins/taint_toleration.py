@@ -15,24 +15,25 @@ from ..api.objects import Node, Pod, Toleration
 from ..cache.snapshot import Snapshot
 from ..errors import StateNotFoundError
 from ..framework.cycle_state import CycleState, StateKey
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.interfaces import MAX_NODE_SCORE, NodeScore
+from ..framework.events import ClusterEventWithHint, QueueingHint
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
 from ._helpers import (
+    NormalizedByHighest,
     PassThroughPreFilter,
     as_objects,
-    default_normalize_score,
-    default_normalize_score_ints,
+    deferred_resize_variant,
     do_not_schedule_taint,
     find_matching_untolerated_taint,
     no_args,
     node_not_found,
     nodes_of,
+    own_update,
+    taint_events,
     tolerations_tolerate_taint,
 )
-from ._run_memo import RunMemo, rejections, run_without, snapshot_of
+from ._run_memo import RunMemo, filter_flagged, run_without, snapshot_of
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -84,7 +85,7 @@ def untolerated(node: Node, tolerations: Sequence[Toleration]) -> bool:
     return find_matching_untolerated_taint(node.taints, tolerations, do_not_schedule_taint) is not None
 
 
-class TaintToleration:
+class TaintToleration(NormalizedByHighest):
     """Filter + PreScore + Score plugin for taints and tolerations.
 
     Filter rejects nodes with an untolerated NoSchedule/NoExecute taint
@@ -100,6 +101,8 @@ class TaintToleration:
 
     #: Score and NormalizeScore give ints in [0, 100] by construction (no range check)
     _schedframe_scores_in_range: ClassVar[bool] = True
+    #: NormalizeScore reverses: the fewest intolerable taints get 100
+    _reverse_scores: ClassVar[bool] = True
     #: filter_nodes remembers results by position: handed whole runs (see framework.runtime)
     _schedframe_filters_whole_runs: ClassVar[bool] = True
 
@@ -136,18 +139,9 @@ class TaintToleration:
                      nodes: Sequence[NodeInfo]) -> list[tuple[int, Status]]:
         """:meth:`filter` over many nodes (:class:`~schedframe.BatchFilterPlugin`): only tainted
         or missing nodes go through :meth:`filter`."""
-        filter_one = self.filter
-
-        def compute(some: Sequence[NodeInfo]) -> list[Status | None]:
-            return [filter_one(state, pod, ni) if (node := ni.node) is None or node.taints else None
-                    for ni in some]
-
-        lister = snapshot_of(self._handle)
-        if run_without(lister, nodes, Snapshot.num_tainted):
-            return []  # a run of a snapshot without tainted nodes
         # the outcome depends on the pod's tolerations and the NodeInfo only
-        results = self._filter_memo.values(pod.tolerations, lister, nodes, compute)
-        return rejections(results)
+        return filter_flagged(self.filter, state, pod, nodes, _taints_of, Snapshot.num_tainted,
+                              self._filter_memo, pod.tolerations, self._handle)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Keep the tolerations that matter for PreferNoSchedule taints."""
@@ -211,32 +205,10 @@ class TaintToleration:
             out[i] = count
         return out
 
-    def score_extensions(self) -> ScoreExtensions | None:
-        """This plugin normalizes its scores."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Reverse-normalize: fewest intolerable taints get 100."""
-        default_normalize_score(MAX_NODE_SCORE, True, scores)
-        return None
-
-    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
-                             scores: list[int]) -> list[int] | Status:
-        """:meth:`normalize_score` on plain ints (:class:`~schedframe.BatchScoreExtensions`)."""
-        return default_normalize_score_ints(MAX_NODE_SCORE, True, scores)
-
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """Node added or its taints changed; the pod's tolerations changed."""
-        return (
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT),
-                self.is_schedulable_after_node_change,
-            ),
-            ClusterEventWithHint(
-                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATION),
-                self.is_schedulable_after_pod_toleration_change,
-            ),
-        )
+        return taint_events(self.is_schedulable_after_node_change,
+                            self.is_schedulable_after_pod_toleration_change)
 
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the node went from having an untolerated taint (or not existing) to not."""
@@ -251,8 +223,7 @@ class TaintToleration:
     def is_schedulable_after_pod_toleration_change(self, pod: Pod, old_obj: Any,
                                                    new_obj: Any) -> QueueingHint:
         """QUEUE when the updated pod is *pod* itself."""
-        _, modified = as_objects(Pod, old_obj, new_obj)
-        if modified is None or modified.uid != pod.uid:
+        if own_update(pod, old_obj, new_obj) is None:
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 
@@ -280,9 +251,7 @@ class TaintTolerationWithPreFilter(PassThroughPreFilter, TaintToleration):
 def new(args: object, handle: Handle) -> TaintToleration:
     """Create the plugin (no args); :class:`TaintTolerationWithPreFilter` from Kubernetes 1.37."""
     no_args(args)
-    if release_of(handle).has("DeferredResizePreFilters"):
-        return TaintTolerationWithPreFilter(handle)
-    return TaintToleration(handle)
+    return deferred_resize_variant(handle, TaintToleration, TaintTolerationWithPreFilter)(handle)
 
 
 if TYPE_CHECKING:

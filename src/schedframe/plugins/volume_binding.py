@@ -64,15 +64,20 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects
+from ._helpers import WithArgs, as_objects
 from ._resource_scoring import (
     MAX_CUSTOM_PRIORITY_SCORE,
     broken_linear_function,
     field_invalid,
-    field_required,
 )
-from ._volumes import VolumeObjects, check_node_affinity, not_found, volume_is_for_pod
-from .node_resources_fit import UtilizationShapePoint
+from ._volumes import (
+    VolumeObjects,
+    check_node_affinity,
+    is_schedulable_after_claim_change,
+    not_found,
+    volume_is_for_pod,
+)
+from .node_resources_fit import UtilizationShapePoint, shape_errors
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -186,9 +191,9 @@ class VolumeBindingArgs:
                                       "invalid BindTimeoutSeconds, should not be a negative value"))
         if storage_capacity_scoring is None:
             if self.shape is not None:
-                errs.extend(_shape_errors(self.shape, "shape"))
+                errs.extend(shape_errors(self.shape, "shape"))
         elif storage_capacity_scoring:
-            errs.extend(_shape_errors(self.shape or (), "shape"))
+            errs.extend(shape_errors(self.shape or (), "shape"))
         elif self.shape is not None:
             shown = ("[]config.UtilizationShapePoint{" + ", ".join(
                 f"config.UtilizationShapePoint{{Utilization:{p.utilization}, Score:{p.score}}}"
@@ -209,26 +214,6 @@ ARGS_TYPE: Final = VolumeBindingArgs
 #: The default shape with ``StorageCapacityScoring`` on: the least utilised storage scores best.
 DEFAULT_CAPACITY_SHAPE: Final = (UtilizationShapePoint(utilization=0, score=MAX_CUSTOM_PRIORITY_SCORE),
                                  UtilizationShapePoint(utilization=100, score=0))
-
-
-def _shape_errors(shape: Sequence[UtilizationShapePoint], path: str) -> list[str]:
-    """Upstream ``validateFunctionShape``."""
-    if not shape:
-        return [field_required(path, "at least one point must be specified")]
-    errs: list[str] = []
-    for i in range(1, len(shape)):
-        if shape[i - 1].utilization >= shape[i].utilization:
-            errs.append(field_invalid(f"{path}[{i}].utilization", shape[i].utilization,
-                                      "values must be sorted in increasing order"))
-            break
-    for i, point in enumerate(shape):
-        if point.utilization < 0 or point.utilization > _MAX_UTILIZATION:
-            errs.append(field_invalid(f"{path}[{i}].utilization", point.utilization,
-                                      "not in valid range [0, 100]"))
-        if point.score < 0 or point.score > MAX_CUSTOM_PRIORITY_SCORE:
-            errs.append(field_invalid(f"{path}[{i}].score", point.score,
-                                      f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
-    return errs
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,7 +331,7 @@ _STATE_KEY: Final[StateKey[_State]] = StateKey(NAME, NAME)
 
 
 @final
-class VolumeBinding:
+class VolumeBinding(WithArgs[VolumeBindingArgs]):
     """PreFilter, Filter, PreScore, Score, Reserve and PreBind plugin for PersistentVolumeClaims.
 
     Args:
@@ -384,11 +369,6 @@ class VolumeBinding:
     def name(self) -> str:
         """``"VolumeBinding"``."""
         return NAME
-
-    @property
-    def args(self) -> VolumeBindingArgs:
-        """The args the plugin runs with."""
-        return self._args
 
     # -- the assume cache -------------------------------------------------------------------
     def _pvc(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
@@ -785,13 +765,7 @@ class VolumeBinding:
 
     def is_schedulable_after_pvc_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the claim is one of the pod's."""
-        _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
-        if pvc is None or pvc.namespace != pod.namespace:
-            return QueueingHint.QUEUE_SKIP
-        for v in pod.volumes:
-            if v.claim_name(pod.name) == pvc.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
+        return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=True)
 
     def is_schedulable_after_storage_class_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE for a new class, or a change of its allowed topologies."""

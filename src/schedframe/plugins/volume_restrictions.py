@@ -16,7 +16,7 @@ Upstream: ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 import attrs
 
@@ -28,8 +28,8 @@ from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, E
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
-from ._volumes import VolumeObjects, not_found
+from ._helpers import PodCountingExtensions, as_objects, no_args_factory
+from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, pod_claim_names
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo, PodInfo
@@ -132,13 +132,14 @@ def _satisfy_volume_conflicts(pod: Pod, node_info: NodeInfo) -> bool:
 
 
 @final
-class VolumeRestrictions:
+class VolumeRestrictions(PodCountingExtensions):
     """PreFilter + Filter plugin for disk conflicts and ReadWriteOncePod claims.
 
     .. versionadded:: 0.1.0
     """
 
     __slots__ = ("_handle", "_objects", "_rwop_conflict")
+    _counts_key: ClassVar[StateKey[_State]] = _STATE_KEY
 
     def __init__(self, handle: Handle | None = None) -> None:
         self._rwop_conflict = _RWOP_CONFLICT if release_of(handle).has(
@@ -191,25 +192,10 @@ class VolumeRestrictions:
         """AddPod / RemovePod update the ReadWriteOncePod conflict count."""
         return self
 
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
-                node_info: NodeInfo) -> Status | None:
-        """Count the added pod's uses of the claims."""
-        try:
-            s = state.read(_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        s.conflicting_pvc_ref_count += s.conflicts_of(pod_info_to_add.pod)
-        return None
-
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
-                   node_info: NodeInfo) -> Status | None:
-        """Uncount the removed pod's uses of the claims."""
-        try:
-            s = state.read(_STATE_KEY)
-        except StateNotFoundError as exc:
-            return Status.from_error(exc)
-        s.conflicting_pvc_ref_count -= s.conflicts_of(pod_info_to_remove.pod)
-        return None
+    def _count_pod(self, s: _State, pod_to_schedule: Pod, pod_info: PodInfo, node_info: NodeInfo,
+                   delta: int) -> None:
+        """Count the added pod's uses of the claims in, or the removed pod's out."""
+        s.conflicting_pvc_ref_count += delta * s.conflicts_of(pod_info.pod)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Disk conflicts on the node, then the ReadWriteOncePod conflicts."""
@@ -235,13 +221,7 @@ class VolumeRestrictions:
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the added claim is one the pod uses."""
-        _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
-        if pvc is None or pvc.namespace != pod.namespace:
-            return QueueingHint.QUEUE_SKIP
-        for v in pod.volumes:
-            if v.persistent_volume_claim is not None and v.persistent_volume_claim.claim_name == pvc.name:
-                return QueueingHint.QUEUE
-        return QueueingHint.QUEUE_SKIP
+        return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=False)
 
     def is_schedulable_after_pod_deleted(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the deleted pod (same namespace) held a conflicting disk or one of the
@@ -252,18 +232,14 @@ class VolumeRestrictions:
         for v in pod.volumes:
             if _needs_restrictions_check(v) and is_volume_conflict(v, deleted):
                 return QueueingHint.QUEUE
-        claims = {v.persistent_volume_claim.claim_name for v in deleted.volumes
-                  if v.persistent_volume_claim is not None}
-        for v in pod.volumes:
-            if v.persistent_volume_claim is not None and v.persistent_volume_claim.claim_name in claims:
-                return QueueingHint.QUEUE
+        claims = set(pod_claim_names(deleted, ephemeral=False))
+        if any(name in claims for name in pod_claim_names(pod, ephemeral=False)):
+            return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
 
-def new(args: object, handle: Handle) -> VolumeRestrictions:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return VolumeRestrictions(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(VolumeRestrictions)
 
 
 if TYPE_CHECKING:

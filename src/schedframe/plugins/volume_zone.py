@@ -23,8 +23,8 @@ from ..framework.cycle_state import CycleState, StateKey
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import as_objects, no_args
-from ._volumes import VolumeObjects, not_found
+from ._helpers import as_objects, no_args_factory
+from ._volumes import VolumeObjects, is_schedulable_after_claim_change, not_found, pod_claim_names
 
 if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
@@ -97,11 +97,6 @@ def pv_topologies(pv: PersistentVolume) -> tuple[PVTopology, ...]:
     return tuple(out)
 
 
-def _claim_names(pod: Pod) -> list[str]:
-    return [v.persistent_volume_claim.claim_name for v in pod.volumes
-            if v.persistent_volume_claim is not None]
-
-
 @final
 class VolumeZone:
     """PreFilter + Filter plugin for the zones of a pod's bound PersistentVolumes.
@@ -121,7 +116,7 @@ class VolumeZone:
 
     def _pv_by_pod(self, pod: Pod) -> tuple[PVTopology, ...] | Status:
         topologies: list[PVTopology] = []
-        for claim_name in _claim_names(pod):
+        for claim_name in pod_claim_names(pod, ephemeral=False):
             if not claim_name:
                 return Status.unresolvable("PersistentVolumeClaim had no name")
             pvc = self._objects.pvc(pod.namespace, claim_name)
@@ -198,10 +193,7 @@ class VolumeZone:
 
     def is_schedulable_after_pvc_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the claim is one of the pod's."""
-        _, pvc = as_objects(PersistentVolumeClaim, old_obj, new_obj)
-        if pvc is None or pvc.namespace != pod.namespace:
-            return QueueingHint.QUEUE_SKIP
-        return QueueingHint.QUEUE if pvc.name in _claim_names(pod) else QueueingHint.QUEUE_SKIP
+        return is_schedulable_after_claim_change(pod, old_obj, new_obj, ephemeral=False)
 
     def is_schedulable_after_storage_class_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE for a new WaitForFirstConsumer class."""
@@ -220,10 +212,8 @@ class VolumeZone:
         return QueueingHint.QUEUE_SKIP
 
 
-def new(args: object, handle: Handle) -> VolumeZone:
-    """Create the plugin (it takes no args)."""
-    no_args(args)
-    return VolumeZone(handle)
+#: The plugin's factory (it takes no args).
+new = no_args_factory(VolumeZone)
 
 
 if TYPE_CHECKING:

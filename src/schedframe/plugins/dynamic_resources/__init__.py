@@ -39,7 +39,6 @@ from ...api.resource import (
 from ...errors import PluginArgsError
 from ...framework.cycle_state import StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ...framework.interfaces import MAX_NODE_SCORE, NodeScore
 from ...framework.registry import plugin_args
 from ...framework.releases import release_of
 from ...framework.status import Code, Status
@@ -47,10 +46,10 @@ from ...framework.waiting_pods import format_go_duration
 from .. import names
 from .._helpers import (
     FieldErrors,
+    NormalizedByHighest,
     as_objects,
-    default_normalize_score,
-    default_normalize_score_ints,
     node_not_found,
+    own_update,
 )
 from ._allocator import AllocationError, AllocationTimeout, Allocator, allocated_devices
 
@@ -597,8 +596,8 @@ class DynamicResources:
 
     def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the pod itself now has all its claims."""
-        _, modified = as_objects(Pod, old_obj, new_obj)
-        if modified is None or modified.uid != pod.uid:
+        modified = own_update(pod, old_obj, new_obj)
+        if modified is None:
             return QueueingHint.QUEUE_SKIP
         try:
             self._pod_claims(modified, generate=False)
@@ -620,7 +619,7 @@ _FIRST_AVAILABLE_MAX: Final = 8
 
 
 @final
-class DynamicResourcesWithScore(DynamicResources):
+class DynamicResourcesWithScore(NormalizedByHighest, DynamicResources):
     """DynamicResources as Kubernetes 1.35 on has it, with Score: a node scores, for each claim
     of the pod, ``8 - i`` for the ``firstAvailable`` alternative ``i`` it got allocated there
     (the first alternative is the best), normalised to [0, 100] by the highest node; 0
@@ -662,19 +661,6 @@ class DynamicResourcesWithScore(DynamicResources):
                         score += _FIRST_AVAILABLE_MAX - i
         return score, None
 
-    def score_extensions(self) -> DynamicResourcesWithScore:
-        """This plugin normalizes its scores."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Scale to [0, 100] by the highest score (all zero stays zero)."""
-        default_normalize_score(MAX_NODE_SCORE, False, scores)
-        return None
-
-    def normalize_score_ints(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
-                             scores: list[int]) -> list[int] | Status:
-        """:meth:`normalize_score` on plain ints."""
-        return default_normalize_score_ints(MAX_NODE_SCORE, False, scores)
 
 
 def new(args: object, handle: Handle) -> DynamicResources:

@@ -2,7 +2,8 @@
 ``WatcherMetrics`` shape (paypal/load-watcher v0.2.4, the version scheduler-plugins v0.34.7
 uses), the providers that supply them, the plugins' common ``TrimaranSpec`` args, and the two
 pieces of ``pkg/trimaran`` every plugin shares: the collector (metrics refreshed every 30 s) and
-the cache of pods assigned since the last metrics update.
+the cache of pods assigned since the last metrics update; and :class:`TrimaranScorer`, the base of
+the three Trimaran Score plugins.
 
 **The seam.** A plugin finds its metrics in this order:
 
@@ -39,11 +40,15 @@ from ...api.objects import MEMORY as MEMORY_RESOURCE
 from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
 from ...errors import SchedframeError, SchedframeWarning, bounded_repr, bounded_text
+from .._helpers import WithArgs
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from ...framework.cycle_state import CycleState
     from ...framework.handle import Handle
+    from ...framework.interfaces import NodeScore
+    from ...framework.status import Status
 
 __all__ = [
     "AVERAGE",
@@ -63,6 +68,7 @@ __all__ = [
     "MetricsProvider",
     "NodeMetricsSource",
     "StaticMetricsProvider",
+    "TrimaranScorer",
     "TrimaranSpec",
     "WatcherMetrics",
     "load_metrics_file",
@@ -525,6 +531,40 @@ class Collector:
         if all_metrics is None or not all_metrics.nodes:
             return None, None
         return all_metrics.nodes.get(node_name), all_metrics
+
+
+class _HasSpec(Protocol):
+    @property
+    def spec(self) -> TrimaranSpec: ...
+
+
+S = TypeVar("S", bound=_HasSpec)
+
+
+class TrimaranScorer(WithArgs[S]):
+    """What the Trimaran Score plugins (TargetLoadPacking, LoadVariationRiskBalancing,
+    LowRiskOverCommitment) share: their effective args (with a ``TrimaranSpec`` as ``spec``), a
+    :class:`Collector` of the metrics named after the plugin, and a NormalizeScore that does
+    nothing, as upstream."""
+
+    __slots__ = ("_args", "_collector")
+
+    def __init__(self, name: str, args: S, handle: Handle) -> None:
+        self._args = args
+        self._collector = Collector(name, args.spec, handle)
+
+    @property
+    def collector(self) -> Collector:
+        """The metrics collector."""
+        return self._collector
+
+    def score_extensions(self) -> Self:
+        """NormalizeScore does nothing, as upstream."""
+        return self
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        """Nothing to do."""
+        return None
 
 
 @final

@@ -1,15 +1,20 @@
 """Helpers shared by TopologicalSort and NetworkOverhead (scheduler-plugins v0.34.7
 ``pkg/networkaware/util``): the pod's AppGroup labels, the AppGroup lookup over the configured
-namespaces, and the namespace-list args both plugins take."""
+namespaces, the namespace-list args both plugins take, and :class:`AppGroupPlugin`, their common
+base."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ...api.networkaware import APP_GROUP_LABEL, APP_GROUP_SELECTOR_LABEL, AppGroup, AppGroupTopologyInfo
 from ...api.objects import Pod
 from ...errors import PluginArgsError
+from .._helpers import WithArgs
+
+if TYPE_CHECKING:
+    from ...framework.handle import Handle
 
 
 def pod_app_group(pod: Pod) -> str:
@@ -38,6 +43,29 @@ def find_object(objects: Any, kind: type, name: str, namespaces: Sequence[str]) 
 def find_app_group(objects: Any, name: str, namespaces: Sequence[str]) -> AppGroup | None:
     found: AppGroup | None = find_object(objects, AppGroup, name, namespaces)
     return found
+
+
+class _NamespacesArgs(Protocol):
+    @property
+    def namespaces(self) -> tuple[str, ...]: ...
+
+
+N = TypeVar("N", bound=_NamespacesArgs)
+
+
+class AppGroupPlugin(WithArgs[N]):
+    """What TopologicalSort and NetworkOverhead share: their effective args, whose
+    ``namespaces`` the AppGroups are looked up in, and the handle whose objects hold them."""
+
+    __slots__ = ("_args", "_handle")
+
+    def __init__(self, args: N, handle: Handle) -> None:
+        self._args = args
+        self._handle = handle
+
+    def _app_group(self, name: str) -> AppGroup | None:
+        """The AppGroup *name* of the first of the args' namespaces that has one."""
+        return find_app_group(self._handle.objects, name, self._args.namespaces)
 
 
 def find_pod_order(order: Sequence[AppGroupTopologyInfo], selector: str) -> int:

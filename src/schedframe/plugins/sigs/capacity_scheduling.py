@@ -36,9 +36,9 @@ from ...framework.cycle_state import CycleState, StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult, PreFilterResult
-from ...framework.preemption import Candidate, Evaluator, ScoreFunc, Victims
+from ...framework.preemption import Evaluator
 from ...framework.status import Code, Status
-from .._victims import NodeDryRun
+from .._victims import DefaultNodePicking, NodeDryRun
 from ..default_preemption import filter_pods_with_pdb_violation
 from .elastic_quota_info import QuotaInfo, QuotaInfos, UsageTracker
 
@@ -167,24 +167,12 @@ class CapacityScheduling:
     def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
                 node_info: NodeInfo) -> Status | None:
         """Count *pod_info_to_add* in its quota (on the cycle's copy)."""
-        quotas = state.get(QUOTA_SNAPSHOT_KEY)
-        if quotas is None:
-            return Status(Code.ERROR, (f"error reading {QUOTA_SNAPSHOT_KEY.name!r} from cycleState",))
-        info = quotas.get(pod_info_to_add.pod.namespace)
-        if info is not None:
-            info.add_pod_if_not_present(pod_info_to_add.pod)
-        return None
+        return _in_quota(state, pod_info_to_add.pod, QuotaInfo.add_pod_if_not_present)
 
     def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo,
                    node_info: NodeInfo) -> Status | None:
         """Stop counting *pod_info_to_remove* in its quota (on the cycle's copy)."""
-        quotas = state.get(QUOTA_SNAPSHOT_KEY)
-        if quotas is None:
-            return Status(Code.ERROR, (f"error reading {QUOTA_SNAPSHOT_KEY.name!r} from cycleState",))
-        info = quotas.get(pod_info_to_remove.pod.namespace)
-        if info is not None:
-            info.delete_pod_if_present(pod_info_to_remove.pod)
-        return None
+        return _in_quota(state, pod_info_to_remove.pod, QuotaInfo.delete_pod_if_present)
 
     # -- PostFilter -----------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
@@ -210,6 +198,18 @@ class CapacityScheduling:
         )
 
 
+def _in_quota(state: CycleState, pod: Pod, update: Callable[[QuotaInfo, Pod], None]) -> Status | None:
+    """AddPod / RemovePod: *update* the quota of *pod*'s namespace in the cycle's copy of the
+    quotas (none: nothing to do)."""
+    quotas = state.get(QUOTA_SNAPSHOT_KEY)
+    if quotas is None:
+        return Status(Code.ERROR, (f"error reading {QUOTA_SNAPSHOT_KEY.name!r} from cycleState",))
+    info = quotas.get(pod.namespace)
+    if info is not None:
+        update(info, pod)
+    return None
+
+
 def _importance(now: float) -> Callable[[PodInfo], tuple[int, float]]:
     """Sort key, most important first: higher priority, then earlier start (upstream
     ``MoreImportantPod``)."""
@@ -221,7 +221,7 @@ def _importance(now: float) -> Callable[[PodInfo], tuple[int, float]]:
 
 
 @final
-class _Preemptor:
+class _Preemptor(DefaultNodePicking):
     """The preemption interface of CapacityScheduling (upstream ``preemptor``)."""
 
     __slots__ = ("handle", "state")
@@ -232,12 +232,6 @@ class _Preemptor:
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         return 0, num_nodes
-
-    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
-        return {c.name: c.victims for c in candidates}
-
-    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc] | None:
-        return None
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
                                        ) -> tuple[bool, str]:

@@ -22,14 +22,14 @@ from ...api.objects import Pod
 from ...cache.nodeinfo import NodeInfo
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
-from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ...framework.registry import plugin_args
 from ...framework.status import Status
 from ._load import (
     CPU,
     MEMORY,
-    Collector,
     Metric,
+    TrimaranScorer,
     TrimaranSpec,
     effective_resource,
     go_round,
@@ -137,33 +137,22 @@ def compute_score(rs: ResourceStats, margin: float, sensitivity: float) -> float
 
 
 @final
-class LoadVariationRiskBalancing:
+class LoadVariationRiskBalancing(TrimaranScorer[LoadVariationRiskBalancingArgs]):
     """The LoadVariationRiskBalancing plugin (Score).
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.plugins.sigs"
-    __slots__ = ("_args", "_collector")
+    __slots__ = ()
 
     def __init__(self, args: LoadVariationRiskBalancingArgs, handle: Handle) -> None:
-        self._args = args
-        self._collector = Collector(NAME, args.spec, handle)
+        super().__init__(NAME, args, handle)
 
     @property
     def name(self) -> str:
         """``"LoadVariationRiskBalancing"``."""
         return NAME
-
-    @property
-    def args(self) -> LoadVariationRiskBalancingArgs:
-        """The effective args."""
-        return self._args
-
-    @property
-    def collector(self) -> Collector:
-        """The metrics collector."""
-        return self._collector
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """The risk-balancing score above."""
@@ -181,14 +170,6 @@ class LoadVariationRiskBalancing:
         else:
             total = max(cpu_score, mem_score)
         return go_round(total), None
-
-    def score_extensions(self) -> LoadVariationRiskBalancing:
-        """NormalizeScore does nothing, as upstream."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Nothing to do."""
-        return None
 
 
 def new(args: object, handle: Handle) -> LoadVariationRiskBalancing:

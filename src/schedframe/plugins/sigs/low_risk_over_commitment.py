@@ -32,15 +32,15 @@ from ...cache.nodeinfo import NodeInfo
 from ...errors import StateNotFoundError
 from ...framework.cycle_state import CycleState, StateKey
 from ...framework.handle import Handle
-from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ...framework.registry import plugin_args
 from ...framework.status import Status
 from ._beta import compute_probability, max_variance
 from ._load import (
     CPU,
     MEMORY,
-    Collector,
     Metric,
+    TrimaranScorer,
     TrimaranSpec,
     effective_resource,
     go_round,
@@ -156,18 +156,17 @@ def _node_totals(node_info: NodeInfo, res: PodResources) -> tuple[_Totals, _Tota
 
 
 @final
-class LowRiskOverCommitment:
+class LowRiskOverCommitment(TrimaranScorer[LowRiskOverCommitmentArgs]):
     """The LowRiskOverCommitment plugin (PreScore, Score).
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.plugins.sigs"
-    __slots__ = ("_args", "_collector", "_weights")
+    __slots__ = ("_weights",)
 
     def __init__(self, args: LowRiskOverCommitmentArgs, handle: Handle) -> None:
-        self._args = args
-        self._collector = Collector(NAME, args.spec, handle)
+        super().__init__(NAME, args, handle)
         self._weights = {CPU_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT, MEMORY_RESOURCE: DEFAULT_RISK_LIMIT_WEIGHT,
                          **args.risk_limit_weights}
 
@@ -175,16 +174,6 @@ class LowRiskOverCommitment:
     def name(self) -> str:
         """``"LowRiskOverCommitment"``."""
         return NAME
-
-    @property
-    def args(self) -> LowRiskOverCommitmentArgs:
-        """The effective args."""
-        return self._args
-
-    @property
-    def collector(self) -> Collector:
-        """The metrics collector."""
-        return self._collector
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
         """Store the pod's requests and limits."""
@@ -233,14 +222,6 @@ class LowRiskOverCommitment:
             risk_load = 1 - prob
         w = self._weights.get(resource, 0.0)
         return min(max(w * risk_limit + (1 - w) * risk_load, 0.0), 1.0)
-
-    def score_extensions(self) -> LowRiskOverCommitment:
-        """NormalizeScore does nothing, as upstream."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Nothing to do."""
-        return None
 
 
 def new(args: object, handle: Handle) -> LowRiskOverCommitment:

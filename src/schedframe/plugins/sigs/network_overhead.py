@@ -35,7 +35,7 @@ from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, P
 from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
 from ._networkaware import (
-    find_app_group,
+    AppGroupPlugin,
     find_object,
     pod_app_group,
     pod_app_group_selector,
@@ -126,28 +126,19 @@ def _zone(node: Node | None) -> str:
 
 
 @final
-class NetworkOverhead:
+class NetworkOverhead(AppGroupPlugin[NetworkOverheadArgs]):
     """The NetworkOverhead plugin (PreFilter, Filter, Score with NormalizeScore).
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.plugins.sigs"
-    __slots__ = ("_args", "_handle")
-
-    def __init__(self, args: NetworkOverheadArgs, handle: Handle) -> None:
-        self._args = args
-        self._handle = handle
+    __slots__ = ()
 
     @property
     def name(self) -> str:
         """``"NetworkOverhead"``."""
         return NAME
-
-    @property
-    def args(self) -> NetworkOverheadArgs:
-        """The effective args."""
-        return self._args
 
     # ------------------------------------------------------------------------------ costs
 
@@ -180,7 +171,7 @@ class NetworkOverhead:
         ag_name = pod_app_group(pod)
         if not ag_name:
             return None, None
-        app_group = find_app_group(self._handle.objects, ag_name, self._args.namespaces)
+        app_group = self._app_group(ag_name)
         nt: NetworkTopology | None = find_object(
             self._handle.objects, NetworkTopology, self._args.network_topology_name, self._args.namespaces
         )

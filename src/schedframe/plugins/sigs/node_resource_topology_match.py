@@ -34,7 +34,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
-from .._helpers import FieldErrors
+from .._helpers import FieldErrors, WithArgs
 from .._resource_scoring import ResourceSpec, defaulted_resources
 from . import _nrt_numa as numa
 from ._nrt_cache import DiscardReserved, NRTCache, OverReserve, Passthrough
@@ -154,7 +154,7 @@ _STRATEGY_FUNCS: Final[Mapping[str, numa.ScoreStrategy]] = {
 
 
 @final
-class NodeResourceTopologyMatch:
+class NodeResourceTopologyMatch(WithArgs[NodeResourceTopologyMatchArgs]):
     """The NodeResourceTopologyMatch plugin (Filter, Score, Reserve, PostBind).
 
     .. versionadded:: 0.1.0
@@ -180,11 +180,6 @@ class NodeResourceTopologyMatch:
     def name(self) -> str:
         """``"NodeResourceTopologyMatch"``."""
         return NAME
-
-    @property
-    def args(self) -> NodeResourceTopologyMatchArgs:
-        """The effective args."""
-        return self._args
 
     def events_to_register(self) -> Sequence[ClusterEventWithHint]:
         """A pod deleted, a node added or its allocatable changed, an NRT object added or updated."""

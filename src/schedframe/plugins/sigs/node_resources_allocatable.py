@@ -21,7 +21,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
-from .._helpers import FieldErrors
+from .._helpers import FieldErrors, WithArgs, go_div
 from .._resource_scoring import is_scalar_resource_name
 
 if TYPE_CHECKING:
@@ -105,14 +105,8 @@ def _allocatable(ni: NodeInfo, resource: str) -> int:
     return 0
 
 
-def _go_div(a: int, b: int) -> int:
-    """Go's integer division (truncating toward zero)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
 @final
-class NodeResourcesAllocatable:
+class NodeResourcesAllocatable(WithArgs[NodeResourcesAllocatableArgs]):
     """The NodeResourcesAllocatable plugin (Score with NormalizeScore).
 
     .. versionadded:: 0.1.0
@@ -134,11 +128,6 @@ class NodeResourcesAllocatable:
         """``"NodeResourcesAllocatable"``."""
         return NAME
 
-    @property
-    def args(self) -> NodeResourcesAllocatableArgs:
-        """The effective args."""
-        return self._args
-
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """The weighted mean of the signed allocatable amounts."""
         if node_info.node is None:
@@ -147,7 +136,7 @@ class NodeResourcesAllocatable:
         for resource, weight in self._weights.items():
             total += self._sign * _allocatable(node_info, resource) * weight
             weight_sum += weight
-        return _go_div(total, weight_sum), None
+        return go_div(total, weight_sum), None
 
     def score_extensions(self) -> NodeResourcesAllocatable:
         """NormalizeScore maps the scores min-max onto [0, 100]."""

@@ -38,6 +38,7 @@ from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from ...framework.registry import plugin_args
 from ...framework.status import Status
+from .._helpers import WithArgs
 from ._load import AVERAGE, LATEST, Collector, TrimaranSpec, node_cpu_capacity
 from ._load import CPU as CPU_METRIC
 
@@ -130,7 +131,7 @@ def power_jump(x: float, p: float, m: PowerModel) -> float:
 
 
 @final
-class Peaks:
+class Peaks(WithArgs[PeaksArgs]):
     """The Peaks plugin (Score with NormalizeScore).
 
     .. versionadded:: 0.1.0
@@ -148,11 +149,6 @@ class Peaks:
     def name(self) -> str:
         """``"Peaks"``."""
         return NAME
-
-    @property
-    def args(self) -> PeaksArgs:
-        """The effective args."""
-        return self._args
 
     @property
     def power_models(self) -> Mapping[str, PowerModel]:

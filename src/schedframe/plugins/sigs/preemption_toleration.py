@@ -32,10 +32,10 @@ from ...framework.cycle_state import CycleState
 from ...framework.events import ClusterEventWithHint
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeToStatus, PostFilterResult
-from ...framework.preemption import Candidate, Evaluator, ScoreFunc, Victims, sort_by_importance
+from ...framework.preemption import Evaluator, sort_by_importance
 from ...framework.registry import plugin_args
 from ...framework.status import Code, Status
-from .._victims import NodeDryRun
+from .._victims import DefaultNodePicking, NodeDryRun
 from ..default_preemption import DefaultPreemption, DefaultPreemptionArgs, filter_pods_with_pdb_violation
 
 __all__ = [
@@ -149,7 +149,7 @@ class _ClassLookup(Mapping[str, PriorityClass]):
 
 
 @final
-class PreemptionToleration:
+class PreemptionToleration(DefaultNodePicking):
     """The PreemptionToleration plugin (PostFilter); see the module docs.
 
     .. versionadded:: 0.1.0
@@ -190,14 +190,6 @@ class PreemptionToleration:
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         """As DefaultPreemption: a random offset and the args' candidate count."""
         return self._default.get_offset_and_num_candidates(num_nodes)
-
-    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
-        """Node name -> victims."""
-        return {c.name: c.victims for c in candidates}
-
-    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc] | None:
-        """``None``: the default node-picking criteria."""
-        return None
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
                                        ) -> tuple[bool, str]:

@@ -25,14 +25,14 @@ from ...cache.nodeinfo import NodeInfo
 from ...errors import PluginArgsError, QuantityError, json_type_name
 from ...framework.cycle_state import CycleState
 from ...framework.handle import Handle
-from ...framework.interfaces import MIN_NODE_SCORE, NodeScore
+from ...framework.interfaces import MIN_NODE_SCORE
 from ...framework.registry import plugin_args
 from ...framework.status import Status
 from ._load import (
     AVERAGE,
     LATEST,
     AssignedPodsCache,
-    Collector,
+    TrimaranScorer,
     TrimaranSpec,
     go_round,
     node_cpu_capacity,
@@ -119,18 +119,17 @@ ARGS_TYPE: Final = TargetLoadPackingArgs
 
 
 @final
-class TargetLoadPacking:
+class TargetLoadPacking(TrimaranScorer[TargetLoadPackingArgs]):
     """The TargetLoadPacking plugin (Score).
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.plugins.sigs"
-    __slots__ = ("_args", "_assigned", "_collector", "_default_milli", "_multiplier", "_target")
+    __slots__ = ("_assigned", "_default_milli", "_multiplier", "_target")
 
     def __init__(self, args: TargetLoadPackingArgs, handle: Handle) -> None:
-        self._args = args
-        self._collector = Collector(NAME, args.spec, handle)
+        super().__init__(NAME, args, handle)
         self._assigned = AssignedPodsCache(handle)
         self._target = args.target_utilization
         cpu = args.default_requests.get(CPU)
@@ -141,16 +140,6 @@ class TargetLoadPacking:
     def name(self) -> str:
         """``"TargetLoadPacking"``."""
         return NAME
-
-    @property
-    def args(self) -> TargetLoadPackingArgs:
-        """The effective args."""
-        return self._args
-
-    @property
-    def collector(self) -> Collector:
-        """The metrics collector."""
-        return self._collector
 
     def predict_container(self, c: Container) -> int:
         """upstream ``PredictUtilisation``: the container's predicted CPU in millicores."""
@@ -191,14 +180,6 @@ class TargetLoadPacking:
                 return MIN_NODE_SCORE, None
             return go_round(target * (100 - predicted) / (100 - target)), None
         return go_round((100 - target) * predicted / target + target), None
-
-    def score_extensions(self) -> TargetLoadPacking:
-        """NormalizeScore does nothing, as upstream."""
-        return self
-
-    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
-        """Nothing to do."""
-        return None
 
 
 def new(args: object, handle: Handle) -> TargetLoadPacking:

@@ -17,8 +17,9 @@ import attrs
 from ...framework.handle import Handle
 from ...framework.interfaces import QueuedPodInfo
 from ...framework.registry import plugin_args
+from ..priority_sort import PrioritySort
 from ._networkaware import (
-    find_app_group,
+    AppGroupPlugin,
     find_pod_order,
     pod_app_group,
     pod_app_group_selector,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["ARGS_TYPE", "NAME", "TopologicalSort", "TopologicalSortArgs", "new"]
 
 NAME: Final = "TopologicalSort"
+#: the order of pods outside a common AppGroup
+_PRIORITY_SORT: Final = PrioritySort()
 
 
 @final
@@ -54,37 +57,27 @@ ARGS_TYPE: Final = TopologicalSortArgs
 
 
 @final
-class TopologicalSort:
+class TopologicalSort(AppGroupPlugin[TopologicalSortArgs]):
     """The TopologicalSort plugin (QueueSort).
 
     .. versionadded:: 0.1.0
     """
 
     __module__ = "schedframe.plugins.sigs"
-    __slots__ = ("_args", "_handle")
-
-    def __init__(self, args: TopologicalSortArgs, handle: Handle) -> None:
-        self._args = args
-        self._handle = handle
+    __slots__ = ()
 
     @property
     def name(self) -> str:
         """``"TopologicalSort"``."""
         return NAME
 
-    @property
-    def args(self) -> TopologicalSortArgs:
-        """The effective args."""
-        return self._args
-
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         """Same AppGroup: the lower topology index first; otherwise PrioritySort's order."""
         pa, pb = a.pod_info.pod, b.pod_info.pod
         ag = pod_app_group(pa)
         if ag != pod_app_group(pb) or not ag:
-            p1, p2 = pa.priority or 0, pb.priority or 0
-            return p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp)
-        app_group = find_app_group(self._handle.objects, ag, self._args.namespaces)
+            return _PRIORITY_SORT.less(a, b)
+        app_group = self._app_group(ag)
         order = app_group.topology_order if app_group is not None else ()
         return find_pod_order(order, pod_app_group_selector(pa)) <= find_pod_order(
             order, pod_app_group_selector(pb)
