@@ -262,7 +262,7 @@ class SourcedError(SchedframeError, ValueError):
     """An input of a file (or of Python objects standing for one) is invalid at a field:
     ``source`` names the file (empty, or ``"<scenario>"`` and the like, for Python objects),
     ``path`` the field and ``detail`` what is wrong; the message is ``source: path: detail``.
-    The base of :class:`ScenarioError` and the planner's ``TemplateError``.
+    The base of :class:`~schedframe.ScenarioError` and the planner's ``TemplateError``.
 
     .. versionadded:: 0.1.0
     """

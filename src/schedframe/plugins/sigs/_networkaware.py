@@ -50,16 +50,16 @@ class _NamespacesArgs(Protocol):
     def namespaces(self) -> tuple[str, ...]: ...
 
 
-N = TypeVar("N", bound=_NamespacesArgs)
+_ArgsT = TypeVar("_ArgsT", bound=_NamespacesArgs)
 
 
-class AppGroupPlugin(WithArgs[N]):
+class AppGroupPlugin(WithArgs[_ArgsT]):
     """What TopologicalSort and NetworkOverhead share: their effective args, whose
     ``namespaces`` the AppGroups are looked up in, and the handle whose objects hold them."""
 
     __slots__ = ("_args", "_handle")
 
-    def __init__(self, args: N, handle: Handle) -> None:
+    def __init__(self, args: _ArgsT, handle: Handle) -> None:
         self._args = args
         self._handle = handle
 
