@@ -49,6 +49,12 @@ def _retriable(exc: KubeApiError) -> bool:
     return exc.status == 0 or exc.status == 429 or exc.status >= 500
 
 
+def _pod_ref(pod: Pod) -> dict[str, str]:
+    """An object reference to *pod* (an event's ``regarding`` or ``related``)."""
+    return {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "namespace": pod.namespace,
+            "uid": pod.uid}
+
+
 def _pod_path(pod: Pod) -> str:
     return f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
 
@@ -403,16 +409,18 @@ class KubeScheduler:
                     logger.exception("an API write failed")
                 break
 
-    def _event(self, pod: Pod, type_: str, reason: str, action: str, note: str, profile: str) -> None:
+    def _event(self, pod: Pod, type_: str, reason: str, action: str, note: str, profile: str,
+               related: Pod | None = None) -> None:
         now = time.time()
-        ref = {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "namespace": pod.namespace,
-               "uid": pod.uid}
+        ref = _pod_ref(pod)
         name = f"{pod.name}.{time.time_ns():x}"
         body = {"apiVersion": "events.k8s.io/v1", "kind": "Event",
                 "metadata": {"name": name, "namespace": pod.namespace},
                 "eventTime": micro_time(now), "reportingController": profile,
                 "reportingInstance": f"{profile}-{socket.gethostname()}", "action": action,
                 "reason": reason, "regarding": ref, "note": truncate_message(note), "type": type_}
+        if related is not None:
+            body["related"] = _pod_ref(related)
         try:
             self.session.request("POST", f"/apis/events.k8s.io/v1/namespaces/{pod.namespace}/events",
                                  body=body)
@@ -478,6 +486,14 @@ class KubeScheduler:
         self._writes.put(lambda: self._event(
             pod, "Normal", "Scheduled", "Binding",
             f"Successfully assigned {pod.namespace}/{pod.name} to {node_name}", profile))
+
+    @hookimpl
+    def schedframe_pod_preempted(self, victim: Pod, preemptor: Pod, node_name: str, profile: str) -> None:
+        """Write upstream's ``Preempted`` event on the victim (action ``Preempting``, related to
+        the preemptor), as its preemption evaluator records it."""
+        self._writes.put(lambda: self._event(
+            victim, "Normal", "Preempted", "Preempting",
+            f"Preempted by pod {preemptor.uid} on node {node_name}", profile, related=preemptor))
 
     @hookimpl
     def schedframe_pod_failed(self, pod: Pod, status: Status, profile: str) -> None:
