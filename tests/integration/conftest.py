@@ -1,14 +1,17 @@
 """A real kube-apiserver (with etcd) for the integration tests, started once per session.
 
-The binaries come from ``scripts/kube-test-binaries.sh`` (kube-apiserver built from Debian's
-``kubernetes`` source package, etcd from Debian's ``etcd-server``); the directory holding them is
-``$SCHEDFRAME_KUBE_BIN`` or ``~/.cache/schedframe/kube-bin``.  Without them, or without the
-``kubernetes`` Python client, every test that asks for the cluster is skipped.
+The binaries come from ``scripts/kube-test-binaries.sh`` (kube-apiserver, kube-scheduler,
+kube-controller-manager and etcd of one release, built from the Go modules); the directory
+holding them is ``$SCHEDFRAME_KUBE_BIN`` or ``~/.cache/schedframe/kube-bin/<release>`` (the
+script's default release). Without them, or without the ``kubernetes`` Python client, every test
+that asks for the cluster is skipped, unless ``SCHEDFRAME_KUBE_REQUIRED=1`` (CI) makes that a
+failure.
 
-Only the API server runs: no controller manager, no kubelet.  So nothing removes a node's
-``not-ready`` taint, finalizes a namespace or garbage-collects pods; the fixtures here do what the
-tests need of that by hand (a node is created with a Ready status, a namespace's pods are deleted
-at once with a zero grace period and the namespace is finalized through the API).
+Only the API server runs for most tests: no controller manager, no kubelet. So nothing removes a
+node's ``not-ready`` taint, finalizes a namespace or garbage-collects pods; the fixtures here do
+what the tests need of that by hand (a node is created with a Ready status, a namespace's pods are
+deleted at once with a zero grace period and the namespace is finalized through the API). The
+side-by-side test starts the real kube-scheduler and a controller manager of its own.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
@@ -37,6 +41,8 @@ from ._cluster import node_body
 
 SCRIPT = "scripts/kube-test-binaries.sh"
 BIN_ENV = "SCHEDFRAME_KUBE_BIN"
+VERSION_ENV = "SCHEDFRAME_KUBE_VERSION"
+REQUIRED_ENV = "SCHEDFRAME_KUBE_REQUIRED"
 START_TIMEOUT = float(os.environ.get("SCHEDFRAME_KUBE_START_TIMEOUT", "180"))
 
 
@@ -54,12 +60,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
 
 
+def default_release() -> str:
+    """The release scripts/kube-test-binaries.sh builds: ``$SCHEDFRAME_KUBE_VERSION``, else the
+    default written in the script."""
+    given = os.environ.get(VERSION_ENV)
+    if given:
+        return given if given.startswith("v") else "v" + given
+    script = pathlib.Path(__file__).resolve().parents[2] / SCRIPT
+    match = re.search(r'^K8S_VERSION="\$\{SCHEDFRAME_KUBE_VERSION:-(v[0-9.]+)\}"', script.read_text(), re.M)
+    assert match, f"{SCRIPT} names no default release"
+    return match.group(1)
+
+
 def binary_dir() -> pathlib.Path:
-    """Where scripts/kube-test-binaries.sh puts (or would put) kube-apiserver and etcd."""
+    """Where scripts/kube-test-binaries.sh puts (or would put) the binaries."""
     env = os.environ.get(BIN_ENV)
     if env:
         return pathlib.Path(env)
-    return pathlib.Path.home() / ".cache" / "schedframe" / "kube-bin"
+    return pathlib.Path.home() / ".cache" / "schedframe" / "kube-bin" / default_release()
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip the test for *reason*; with ``SCHEDFRAME_KUBE_REQUIRED=1`` (CI builds the binaries),
+    fail it instead."""
+    if os.environ.get(REQUIRED_ENV) == "1":
+        pytest.fail(f"{reason} ({REQUIRED_ENV}=1)")
+    pytest.skip(reason)
 
 
 def _free_port() -> int:
@@ -146,6 +172,7 @@ class KubeCluster:
     workdir: pathlib.Path
     api_client: Any  # kubernetes.client.ApiClient
     version: str
+    bindir: pathlib.Path
     _clients: list[Any] = field(default_factory=list, repr=False)
 
     def new_client(self) -> Any:
@@ -179,7 +206,7 @@ def kube_cluster() -> Iterator[KubeCluster]:
     apiserver, etcd = bindir / "kube-apiserver", bindir / "etcd"
     missing = [str(p) for p in (apiserver, etcd) if not os.access(p, os.X_OK)]
     if missing:
-        pytest.skip(
+        skip_or_fail(
             f"no kube-apiserver/etcd binaries ({', '.join(missing)} missing): run {SCRIPT} "
             f"or set {BIN_ENV} to a directory holding them"
         )
@@ -258,7 +285,7 @@ def kube_cluster() -> Iterator[KubeCluster]:
         }))
         cluster = KubeCluster(
             server=server, token=token, ca_file=pki / "ca.crt", kubeconfig=kubeconfig,
-            workdir=workdir, api_client=None, version=version,
+            workdir=workdir, api_client=None, version=version, bindir=bindir,
         )
         cluster.api_client = cluster.new_client()
         yield cluster
@@ -270,6 +297,28 @@ def kube_cluster() -> Iterator[KubeCluster]:
         for p in reversed(procs):
             p.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def start_component(kube_cluster: KubeCluster) -> Iterator[Callable[[str, list[str]], _Proc]]:
+    """start_component(binary, args) -> a running kube-scheduler, kube-controller-manager, ...
+    of the session's binary directory, its log in the session's directory (``name.log``);
+    stopped (its process group) after the test."""
+    procs: list[_Proc] = []
+
+    def start(binary: str, args: list[str]) -> _Proc:
+        path = kube_cluster.bindir / binary
+        if not os.access(path, os.X_OK):
+            skip_or_fail(f"no {binary} in {kube_cluster.bindir}: run {SCRIPT}")
+        proc = _start(binary, [str(path), *args], kube_cluster.workdir)
+        procs.append(proc)
+        return proc
+
+    try:
+        yield start
+    finally:
+        for p in reversed(procs):
+            p.stop()
 
 
 @pytest.fixture
@@ -299,17 +348,31 @@ def _delete_namespace(api: Any, name: str) -> None:
 
 
 @pytest.fixture
-def namespace(kube_cluster: KubeCluster) -> Iterator[str]:
-    """A fresh namespace for one test; its pods and the namespace itself are deleted afterwards."""
+def make_namespace(kube_cluster: KubeCluster) -> Iterator[Callable[[], str]]:
+    """make_namespace() -> the name of a fresh namespace; its pods and the namespace itself are
+    deleted after the test."""
     from kubernetes import client as k
 
     api = k.CoreV1Api(kube_cluster.api_client)
-    name = f"it-{uuid.uuid4().hex[:10]}"
-    api.create_namespace(k.V1Namespace(metadata=k.V1ObjectMeta(name=name)))
+    made: list[str] = []
+
+    def make() -> str:
+        name = f"it-{uuid.uuid4().hex[:10]}"
+        api.create_namespace(k.V1Namespace(metadata=k.V1ObjectMeta(name=name)))
+        made.append(name)
+        return name
+
     try:
-        yield name
+        yield make
     finally:
-        _delete_namespace(api, name)
+        for name in made:
+            _delete_namespace(api, name)
+
+
+@pytest.fixture
+def namespace(make_namespace: Callable[[], str]) -> str:
+    """A fresh namespace for one test; its pods and the namespace itself are deleted afterwards."""
+    return make_namespace()
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ snapshot loads back with the workload expansion adding only what a controller wo
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import pathlib
@@ -16,6 +17,7 @@ from ._cluster import pod_body
 
 kube_mod = pytest.importorskip("schedframe.kube")
 k = pytest.importorskip("kubernetes.client")
+ApiException = pytest.importorskip("kubernetes.client.rest").ApiException
 
 NODE = {"cpu": "4", "memory": "8Gi", "pods": "110"}
 
@@ -27,6 +29,10 @@ def _replica_set(name: str, replicas: int) -> dict:
                      "template": {"metadata": {"labels": labels}, "spec": {"containers": [
                          {"name": "c", "image": "registry.invalid/pause:3",
                           "resources": {"requests": {"cpu": "100m"}}}]}}}}
+
+
+def _minor(version: str) -> int:
+    return int(version.lstrip("v").split(".")[1])
 
 
 def test_import_reads_what_the_api_server_serves_and_loads_back(kube, namespace, make_node, tmp_path):
@@ -76,8 +82,8 @@ def test_import_reads_what_the_api_server_serves_and_loads_back(kube, namespace,
         assert any(isinstance(o, PriorityClass) and o.name == pc for o in snap.objects)
         # paged: more than two nodes' worth of pods means several pages of pods
         assert [n for plural, n in pages if plural == "pods"][:2] == [2, 4]
-        # an API server without resource.k8s.io/v1 (1.20 here) reports it, and the rest is written
-        if int(kube.version.lstrip("v").split(".")[1]) < 34:
+        # an API server without resource.k8s.io/v1 (before 1.34) reports it, and the rest is written
+        if _minor(kube.version) < 34:
             assert any(line.startswith("resourceclaims (resource.k8s.io/v1)") for line in snap.unavailable)
 
         objects = load_manifests(snap.dump())
@@ -99,3 +105,57 @@ def test_import_reads_what_the_api_server_serves_and_loads_back(kube, namespace,
         assert "schedframe import: wrote " in err.getvalue()
     finally:
         sched.delete_priority_class(pc)
+
+
+def test_import_reads_dra_objects_and_disruption_budgets(kube, namespace, make_node):
+    """resource.k8s.io/v1 (1.34 and later) and policy/v1 as the server writes them: a DeviceClass,
+    a node's ResourceSlice, a ResourceClaim asking for a device of the class, and a PDB."""
+    from schedframe.api import DeviceClass, PodDisruptionBudget, ResourceClaim, ResourceSlice
+
+    if _minor(kube.version) < 34:
+        pytest.skip(f"resource.k8s.io/v1 is served from 1.34; the server is {kube.version}")
+    custom = k.CustomObjectsApi(kube.api_client)
+    policy = k.PolicyV1Api(kube.api_client)
+    node = make_node("dra", NODE)
+    suffix = uuid.uuid4().hex[:6]
+    driver, cls, slice_name = f"gpu-{suffix}.example.com", f"gpu-{suffix}", f"{node}-gpus"
+    custom.create_cluster_custom_object("resource.k8s.io", "v1", "deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": cls},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
+    try:
+        custom.create_cluster_custom_object("resource.k8s.io", "v1", "resourceslices", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": slice_name},
+            "spec": {"driver": driver, "nodeName": node,
+                     "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"gpu-{i}", "attributes": {"model": {"string": "a100"}}}
+                                 for i in range(2)]}})
+        custom.create_namespaced_custom_object("resource.k8s.io", "v1", namespace, "resourceclaims", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "one-gpu"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": cls}}]}}})
+        policy.create_namespaced_pod_disruption_budget(namespace, {
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}})
+
+        snap = kube_mod.import_cluster(kube.new_client())
+        assert not [line for line in snap.unavailable if "resource.k8s.io" in line or "policy" in line], \
+            snap.unavailable
+        classes = {o.name: o for o in snap.objects if isinstance(o, DeviceClass)}
+        slices = {o.name: o for o in snap.objects if isinstance(o, ResourceSlice)}
+        claims = [o for o in snap.objects if isinstance(o, ResourceClaim) and o.namespace == namespace]
+        pdbs = [o for o in snap.objects if isinstance(o, PodDisruptionBudget) and o.namespace == namespace]
+        assert cls in classes
+        assert slices[slice_name].node_name == node
+        assert slices[slice_name].driver == driver
+        assert len(slices[slice_name].devices) == 2
+        assert [c.name for c in claims] == ["one-gpu"]
+        assert [p.name for p in pdbs] == ["web"]
+        # and the snapshot reads back as manifests
+        from schedframe import load_manifests
+
+        loaded = load_manifests(snap.dump())
+        assert any(isinstance(o, ResourceClaim) and o.name == "one-gpu" for o in loaded)
+    finally:
+        with contextlib.suppress(ApiException):
+            custom.delete_cluster_custom_object("resource.k8s.io", "v1", "resourceslices", slice_name)
+        with contextlib.suppress(ApiException):
+            custom.delete_cluster_custom_object("resource.k8s.io", "v1", "deviceclasses", cls)
