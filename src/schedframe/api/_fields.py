@@ -13,11 +13,13 @@ import datetime as _dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Context, Decimal
-from typing import Any, Final, NoReturn
+from typing import Any, Final, Generic, NamedTuple, NoReturn, TypeVar
+
+import attrs
 
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, bounded_repr
 from ._names import _check_label
-from .frozendict import FrozenDict, freeze
+from .frozendict import FrozenDict, freeze, thaw
 from .objects import (
     LabelSelector,
     LabelSelectorRequirement,
@@ -383,17 +385,6 @@ def _namespace(meta: Mapping[str, Any], path: str = "metadata") -> str:
     return value or "default"
 
 
-def _owner_reference(value: Any, path: str) -> OwnerReference:
-    m = _mapping(value, path)
-    return OwnerReference(
-        kind=_required_str(m, "kind", path),
-        name=_required_str(m, "name", path),
-        uid=_str(m.get("uid"), f"{path}.uid"),
-        api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"),
-        controller=_bool(m.get("controller"), f"{path}.controller"),
-    )
-
-
 def _meta_out(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
@@ -479,17 +470,100 @@ def _items(value: Any, path: str, read: Callable[[Any, str], Any]) -> tuple[Any,
     return tuple(read(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
 
 
-def _owner_reference_out(o: OwnerReference) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if o.api_version:
-        out["apiVersion"] = o.api_version
-    out["kind"] = o.kind
-    out["name"] = o.name
-    if o.uid:
-        out["uid"] = o.uid
-    if o.controller:
-        out["controller"] = True
-    return out
+# --------------------------------------------------------------------------------------------
+# Table-driven codecs of small objects (volume sources, object references)
+
+
+class _Kind(NamedTuple):
+    """How a codec field is read (from its object's mapping, its key and the object's path) and
+    written; a *required* field is always written."""
+
+    read: Callable[[Mapping[str, Any], str, str], Any]
+    write: Callable[[Any], Any]
+    required: bool = False
+
+
+def _read_required_str_list(m: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
+    p = f"{path}.{key}"
+    values = _str_list(m.get(key), p)
+    if not values:
+        _fail(p, "required")
+    return values
+
+
+def _read_frozen(m: Mapping[str, Any], key: str, path: str) -> Any:
+    p = f"{path}.{key}"
+    return _deep_freeze(_mapping(m.get(key), p), p)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_REQUIRED_STR: Final = _Kind(_required_str, _same, required=True)
+_REQUIRED_STR_LIST: Final = _Kind(_read_required_str_list, list, required=True)
+_STR: Final = _Kind(lambda m, key, path: _str(m.get(key), f"{path}.{key}"), _same)
+_INT: Final = _Kind(lambda m, key, path: _int(m.get(key), f"{path}.{key}") or 0, _same)
+_BOOL: Final = _Kind(lambda m, key, path: _bool(m.get(key), f"{path}.{key}"), lambda _: True)
+_STR_MAP: Final = _Kind(lambda m, key, path: _str_map(m.get(key), f"{path}.{key}"), dict)
+_FROZEN: Final = _Kind(_read_frozen, thaw, required=True)
+
+
+class _Field(NamedTuple):
+    """One field of a codec: its manifest *key*, the object's attribute *attr*, its kind, and
+    whether it is written even when empty (*always*; a required kind always is)."""
+
+    key: str
+    attr: str
+    kind: _Kind
+    always: bool = False
+
+
+_T = TypeVar("_T", bound=attrs.AttrsInstance)
+
+
+class _Codec(Generic[_T]):
+    """Reads and writes a small attrs class field by field from a table. Reading goes in the
+    table's order (so the first bad field is the one reported) and leaves the class default for
+    an empty value; writing goes in *written* order (the keys; default the table's) and leaves
+    out an empty value unless the field is always written."""
+
+    __slots__ = ("_reads", "_writes", "cls")
+
+    def __init__(self, cls: type[_T], fields: Sequence[_Field], written: Sequence[str] = ()) -> None:
+        self.cls = cls
+        defaulted = {a.name for a in attrs.fields(cls) if a.default is not attrs.NOTHING}
+        self._reads = tuple((f.kind.read, f.key, f.attr, f.attr in defaulted) for f in fields)
+        by_key = {f.key: f for f in fields}
+        self._writes = tuple((f.key, f.attr, f.kind.write, f.always or f.kind.required)
+                             for f in (tuple(by_key[k] for k in written) if written else fields))
+
+    def read(self, value: Any, path: str) -> _T:
+        """The object of the manifest *value* at *path*; raises :class:`ManifestError`."""
+        m = _mapping(value, path)
+        kw: dict[str, Any] = {}
+        for read, key, attr, defaulted in self._reads:
+            v = read(m, key, path)
+            if v or not defaulted:
+                kw[attr] = v
+        return self.cls(**kw)
+
+    def write(self, obj: _T) -> dict[str, Any]:
+        """The manifest of *obj*."""
+        out: dict[str, Any] = {}
+        for key, attr, write, always in self._writes:
+            v = getattr(obj, attr)
+            if v or always:
+                out[key] = write(v)
+        return out
+
+
+_OWNER_REFERENCE: Final = _Codec(OwnerReference, (
+    _Field("kind", "kind", _REQUIRED_STR), _Field("name", "name", _REQUIRED_STR), _Field("uid", "uid", _STR),
+    _Field("apiVersion", "api_version", _STR), _Field("controller", "controller", _BOOL)),
+    written=("apiVersion", "kind", "name", "uid", "controller"))
+_owner_reference: Final = _OWNER_REFERENCE.read
+_owner_reference_out: Final = _OWNER_REFERENCE.write
 
 
 def _selector_spec(selector: LabelSelector | None) -> dict[str, Any]:
