@@ -16,6 +16,7 @@ from ._fields import (
     _enum,
     _fail,
     _format_time,
+    _given_uid,
     _int,
     _items,
     _label_selector,
@@ -34,6 +35,7 @@ from ._fields import (
     _str_list,
     _str_map,
     _time,
+    _top_parts,
 )
 from ._names import _check_subdomain
 from ._pod import _PREEMPTION_POLICIES
@@ -104,14 +106,8 @@ def _node_condition_out(c: NodeCondition, path: str) -> dict[str, Any]:
 
 
 def _node(manifest: Any) -> Node:
-    m = _check_top(manifest, "Node", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    meta, spec, status = _top_parts(manifest, "Node", ("v1",))
+    kw: dict[str, Any] = _given_uid(meta)
     name = _name(meta)
     _check_subdomain(name, "metadata.name")
     return Node(
@@ -177,10 +173,7 @@ def _int_or_percent(value: Any, path: str) -> int | str | None:
 
 
 def _pdb(manifest: Any) -> PodDisruptionBudget:
-    m = _check_top(manifest, "PodDisruptionBudget", ("policy/v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "PodDisruptionBudget", ("policy/v1",))
     return PodDisruptionBudget(
         name=_name(meta), namespace=_namespace(meta),
         selector=_label_selector(spec.get("selector"), "spec.selector"),

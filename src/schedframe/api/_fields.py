@@ -367,6 +367,22 @@ def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping
     return manifest
 
 
+def _top_parts(manifest: Any, kind: str, api_versions: Sequence[str]) -> tuple[
+        Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]:
+    """The ``metadata``, ``spec`` and ``status`` of a *kind* manifest (:func:`_check_top`), each
+    checked to be a mapping (empty when absent)."""
+    m = _check_top(manifest, kind, api_versions)
+    return (_mapping(m.get("metadata"), "metadata"), _mapping(m.get("spec"), "spec"),
+            _mapping(m.get("status"), "status"))
+
+
+def _given_uid(meta: Mapping[str, Any], path: str = "metadata") -> dict[str, Any]:
+    """``{"uid": ...}`` when the metadata gives a uid, else ``{}`` (the object keeps the uid it
+    derives from its name): the start of a reader's keyword arguments."""
+    uid = _str(meta.get("uid"), f"{path}.uid")
+    return {"uid": uid} if uid else {}
+
+
 def _name(meta: Mapping[str, Any], path: str = "metadata") -> str:
     p = f"{path}.name"
     value = _str(meta.get("name"), p)

@@ -13,11 +13,11 @@ from . import storage as _storage
 from ._fields import (
     _bool,
     _check_non_negative,
-    _check_top,
     _child,
     _enum,
     _fail,
     _format_time,
+    _given_uid,
     _int,
     _items,
     _label_selector,
@@ -40,6 +40,7 @@ from ._fields import (
     _str_list,
     _str_map,
     _time,
+    _top_parts,
 )
 from ._names import _check_label, _check_subdomain
 from .objects import (
@@ -491,10 +492,7 @@ def _check_containers(spec: Mapping[str, Any], containers: Sequence[Container],
 
 
 def _pod(manifest: Any) -> Pod:
-    m = _check_top(manifest, "Pod", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "Pod", ("v1",))
     return _pod_parts(meta, spec, status, "metadata", "spec", "status")
 
 
@@ -504,10 +502,7 @@ def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping
     ``template=True``: no name required, no status)."""
     p_res = f"{p_spec}.resources"
     resources = _mapping(spec.get("resources"), p_res)
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), f"{p_meta}.uid")
-    if uid:
-        kw["uid"] = uid
+    kw: dict[str, Any] = _given_uid(meta, p_meta)
     if template:
         name = _str(meta.get("name"), f"{p_meta}.name")
     else:

@@ -15,15 +15,14 @@ from typing import Any, Final, final
 import attrs
 
 from ._fields import (
-    _check_top,
     _format_time,
-    _mapping,
     _meta_out,
     _name,
     _namespace,
     _quantities,
     _quantities_out,
     _time,
+    _top_parts,
 )
 from .frozendict import FrozenDict
 from .objects import _quantity_map
@@ -90,10 +89,7 @@ def elastic_quota_from_manifest(manifest: Any) -> ElasticQuota:
 
     .. versionadded:: 0.1.0
     """
-    m = _check_top(manifest, "ElasticQuota", _API_VERSIONS)
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "ElasticQuota", _API_VERSIONS)
     return ElasticQuota(
         name=_name(meta),
         namespace=_namespace(meta),

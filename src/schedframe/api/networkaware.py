@@ -21,7 +21,6 @@ import attrs
 
 from ._fields import (
     _bool,
-    _check_top,
     _child,
     _format_time,
     _int,
@@ -34,6 +33,7 @@ from ._fields import (
     _required_str,
     _str,
     _time,
+    _top_parts,
 )
 from .quantity import Quantity
 
@@ -317,10 +317,7 @@ def app_group_from_manifest(manifest: Any) -> AppGroup:
 
     .. versionadded:: 0.1.0
     """
-    m = _check_top(manifest, "AppGroup", (APP_GROUP_API_VERSION,))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "AppGroup", (APP_GROUP_API_VERSION,))
     return AppGroup(
         name=_name(meta),
         namespace=_namespace(meta),
@@ -373,10 +370,7 @@ def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
 
     .. versionadded:: 0.1.0
     """
-    m = _check_top(manifest, "NetworkTopology", (NETWORK_TOPOLOGY_API_VERSION,))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "NetworkTopology", (NETWORK_TOPOLOGY_API_VERSION,))
     return NetworkTopology(
         name=_name(meta),
         namespace=_namespace(meta),

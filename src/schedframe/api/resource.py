@@ -20,6 +20,7 @@ from ._fields import (
     _bool,
     _check_top,
     _fail,
+    _given_uid,
     _int_or,
     _items,
     _list,
@@ -541,10 +542,7 @@ def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
     """
     m, meta, spec = _top(manifest, "ResourceClaim")
     status = _mapping(m.get("status"), "status")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    kw: dict[str, Any] = _given_uid(meta)
     deletion = meta.get("deletionTimestamp")
     return ResourceClaim(
         name=meta["name"], namespace=_str(meta.get("namespace"), "metadata.namespace") or "default",

@@ -40,6 +40,7 @@ from ._fields import (
     _fail,
     _Field,
     _format_time,
+    _given_uid,
     _int,
     _items,
     _label_selector,
@@ -61,6 +62,7 @@ from ._fields import (
     _str_list,
     _str_map,
     _time,
+    _top_parts,
 )
 from .frozendict import FrozenDict, freeze, thaw
 from .frozendict import as_tuple as _tuple
@@ -596,14 +598,8 @@ _PV_SPEC_FIELDS: Final = frozenset({
 
 
 def _persistent_volume(manifest: Any) -> PersistentVolume:
-    m = _check_top(manifest, "PersistentVolume", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    meta, spec, status = _top_parts(manifest, "PersistentVolume", ("v1",))
+    kw: dict[str, Any] = _given_uid(meta)
     sources = [k for k, v in spec.items() if k not in _PV_SPEC_FIELDS and v is not None]
     if len(sources) > 1:
         _fail("spec", f"may specify only one persistent volume source, got {', '.join(sorted(sources))}")
@@ -655,15 +651,9 @@ def _persistent_volume_out(pv: PersistentVolume) -> dict[str, Any]:
 
 
 def _persistent_volume_claim(manifest: Any) -> PersistentVolumeClaim:
-    m = _check_top(manifest, "PersistentVolumeClaim", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "PersistentVolumeClaim", ("v1",))
     resources = _mapping(spec.get("resources"), "spec.resources")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    kw: dict[str, Any] = _given_uid(meta)
     sc = spec.get("storageClassName")
     return PersistentVolumeClaim(
         name=_name(meta),
