@@ -13,9 +13,8 @@ import datetime as _dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Context, Decimal
+from operator import attrgetter
 from typing import Any, Final, Generic, NamedTuple, NoReturn, TypeVar
-
-import attrs
 
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, bounded_repr
 from ._names import _check_label
@@ -487,16 +486,50 @@ def _items(value: Any, path: str, read: Callable[[Any, str], Any]) -> tuple[Any,
 
 
 # --------------------------------------------------------------------------------------------
-# Table-driven codecs of small objects (volume sources, object references)
+# Table-driven codecs of small objects (volume sources, references, a pod's tolerations, ports...)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _given(value: Any) -> bool:
+    return value is not None
 
 
 class _Kind(NamedTuple):
-    """How a codec field is read (from its object's mapping, its key and the object's path) and
-    written; a *required* field is always written."""
+    """How a codec field is read: *read* takes its object's mapping, the field's key and the
+    object's path, and returns the value (``None``: the class default); how it is written
+    (*write*); and *when* it is written (by default when it is not empty)."""
 
     read: Callable[[Mapping[str, Any], str, str], Any]
-    write: Callable[[Any], Any]
-    required: bool = False
+    write: Callable[[Any], Any] = _same
+    when: Callable[[Any], bool] = bool
+
+
+def _read_str(m: Mapping[str, Any], key: str, path: str) -> str:
+    value = m.get(key)
+    if type(value) is str:  # the common case, without building the field path
+        return value
+    return _str(value, f"{path}.{key}")
+
+
+def _read_int(m: Mapping[str, Any], key: str, path: str) -> int | None:
+    value = m.get(key)
+    if type(value) is int or value is None:
+        return value
+    return _int(value, f"{path}.{key}")
+
+
+def _read_bool(m: Mapping[str, Any], key: str, path: str) -> bool:
+    value = m.get(key)
+    if type(value) is bool:
+        return value
+    return _bool(value, f"{path}.{key}")
 
 
 def _read_required_str_list(m: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
@@ -512,22 +545,44 @@ def _read_frozen(m: Mapping[str, Any], key: str, path: str) -> Any:
     return _deep_freeze(_mapping(m.get(key), p), p)
 
 
-def _same(value: Any) -> Any:
-    return value
+def _enum_kind(allowed: Sequence[str], *, empty_is_default: bool = False,
+               when: Callable[[Any], bool] = bool) -> _Kind:
+    """An optional enumeration (absent: the class default; with *empty_is_default*, ``""`` too),
+    written *when* (by default: when it is not empty)."""
+    def read(m: Mapping[str, Any], key: str, path: str) -> str | None:
+        value = m.get(key)
+        if not (type(value) is str and value in allowed):
+            value = _enum(value, f"{path}.{key}", allowed)
+        return value or None if empty_is_default else value
+    return _Kind(read, when=when)
 
 
-_REQUIRED_STR: Final = _Kind(_required_str, _same, required=True)
-_REQUIRED_STR_LIST: Final = _Kind(_read_required_str_list, list, required=True)
-_STR: Final = _Kind(lambda m, key, path: _str(m.get(key), f"{path}.{key}"), _same)
-_INT: Final = _Kind(lambda m, key, path: _int(m.get(key), f"{path}.{key}") or 0, _same)
-_BOOL: Final = _Kind(lambda m, key, path: _bool(m.get(key), f"{path}.{key}"), lambda _: True)
+def _required_enum_kind(allowed: Sequence[str]) -> _Kind:
+    return _Kind(lambda m, key, path: _required_enum(m, key, path, allowed), when=_always)
+
+
+_REQUIRED_STR: Final = _Kind(_required_str, when=_always)
+_REQUIRED_INT: Final = _Kind(_required_int, when=_always)
+_REQUIRED_STR_LIST: Final = _Kind(_read_required_str_list, list, _always)
+_STR: Final = _Kind(_read_str)
+#: a string whose absence (or ``""``) is the class default, not ``""``
+_STR_OR_DEFAULT: Final = _Kind(lambda m, key, path: _read_str(m, key, path) or None)
+#: a string whose absence is ``None``, written whenever it is set (also ``""``)
+_OPT_STR: Final = _Kind(lambda m, key, path: _opt_str(m.get(key), f"{path}.{key}"), when=_given)
+_INT: Final = _Kind(lambda m, key, path: _read_int(m, key, path) or 0)
+#: an integer whose absence is ``None``, written whenever it is set (also 0)
+_OPT_INT: Final = _Kind(_read_int, when=_given)
+_BOOL: Final = _Kind(_read_bool, lambda _: True)
+_STR_LIST: Final = _Kind(lambda m, key, path: _str_list(m.get(key), f"{path}.{key}"), list)
 _STR_MAP: Final = _Kind(lambda m, key, path: _str_map(m.get(key), f"{path}.{key}"), dict)
-_FROZEN: Final = _Kind(_read_frozen, thaw, required=True)
+_LABEL_SELECTOR: Final = _Kind(lambda m, key, path: _label_selector(m.get(key), f"{path}.{key}"),
+                               _label_selector_out, _given)
+_FROZEN: Final = _Kind(_read_frozen, thaw, _always)
 
 
 class _Field(NamedTuple):
     """One field of a codec: its manifest *key*, the object's attribute *attr*, its kind, and
-    whether it is written even when empty (*always*; a required kind always is)."""
+    whether it is written even when empty (*always*)."""
 
     key: str
     attr: str
@@ -535,42 +590,45 @@ class _Field(NamedTuple):
     always: bool = False
 
 
-_T = TypeVar("_T", bound=attrs.AttrsInstance)
+_T = TypeVar("_T")
 
 
 class _Codec(Generic[_T]):
-    """Reads and writes a small attrs class field by field from a table. Reading goes in the
-    table's order (so the first bad field is the one reported) and leaves the class default for
-    an empty value; writing goes in *written* order (the keys; default the table's) and leaves
-    out an empty value unless the field is always written."""
+    """Reads and writes a small object field by field from a table. Reading goes in the table's
+    order (so the first bad field is the one reported); writing goes in *written* order (the
+    keys; by default the table's) and leaves a field out unless its kind's ``when`` holds or it
+    is always written."""
 
-    __slots__ = ("_reads", "_writes", "cls")
+    __slots__ = ("_reads", "_values", "_writes", "cls")
 
-    def __init__(self, cls: type[_T], fields: Sequence[_Field], written: Sequence[str] = ()) -> None:
+    def __init__(self, cls: Callable[..., _T], fields: Sequence[_Field], written: Sequence[str] = ()) -> None:
         self.cls = cls
-        defaulted = {a.name for a in attrs.fields(cls) if a.default is not attrs.NOTHING}
-        self._reads = tuple((f.kind.read, f.key, f.attr, f.attr in defaulted) for f in fields)
+        self._reads = tuple((f.kind.read, f.key, f.attr) for f in fields)
         by_key = {f.key: f for f in fields}
-        self._writes = tuple((f.key, f.attr, f.kind.write, f.always or f.kind.required)
-                             for f in (tuple(by_key[k] for k in written) if written else fields))
+        out = tuple(by_key[k] for k in written) if written else tuple(fields)
+        values = attrgetter(*(f.attr for f in out))  # a tuple of them, or one value of one
+        self._values = values if len(out) > 1 else lambda obj: (values(obj),)
+        # (key, writer or None for the value itself, when or None for "when not empty")
+        self._writes = tuple((f.key, None if f.kind.write is _same else f.kind.write,
+                              _always if f.always else None if f.kind.when is bool else f.kind.when)
+                             for f in out)
 
     def read(self, value: Any, path: str) -> _T:
         """The object of the manifest *value* at *path*; raises :class:`ManifestError`."""
         m = _mapping(value, path)
         kw: dict[str, Any] = {}
-        for read, key, attr, defaulted in self._reads:
+        for read, key, attr in self._reads:
             v = read(m, key, path)
-            if v or not defaulted:
+            if v is not None:
                 kw[attr] = v
         return self.cls(**kw)
 
     def write(self, obj: _T) -> dict[str, Any]:
         """The manifest of *obj*."""
         out: dict[str, Any] = {}
-        for key, attr, write, always in self._writes:
-            v = getattr(obj, attr)
-            if v or always:
-                out[key] = write(v)
+        for (key, write, when), v in zip(self._writes, self._values(obj)):
+            if v if when is None else when(v):
+                out[key] = v if write is None else write(v)
         return out
 
 

@@ -31,6 +31,7 @@ from ._fields import (
     _REQUIRED_STR_LIST,
     _STR,
     _STR_MAP,
+    _STR_OR_DEFAULT,
     _bool,
     _check_top,
     _child,
@@ -476,8 +477,9 @@ _SOURCES: Final[dict[str, tuple[str, _Codec[Any]]]] = {
         _READ_ONLY))),
     "rbd": ("rbd", _Codec(RBDVolumeSource, (
         _Field("monitors", "monitors", _REQUIRED_STR_LIST), _Field("image", "image", _REQUIRED_STR),
-        _Field("pool", "pool", _STR, always=True), _FS_TYPE, _Field("user", "user", _STR, always=True),
-        _READ_ONLY), written=("monitors", "image", "pool", "user", "fsType", "readOnly"))),
+        _Field("pool", "pool", _STR_OR_DEFAULT, always=True), _FS_TYPE,
+        _Field("user", "user", _STR_OR_DEFAULT, always=True), _READ_ONLY),
+        written=("monitors", "image", "pool", "user", "fsType", "readOnly"))),
     "iscsi": ("iscsi", _Codec(ISCSIVolumeSource, (
         _Field("targetPortal", "target_portal", _REQUIRED_STR), _Field("iqn", "iqn", _REQUIRED_STR),
         _Field("lun", "lun", _INT, always=True), _FS_TYPE, _READ_ONLY))),
