@@ -3,8 +3,8 @@ takes the raw value and its field path and raises one :class:`~schedframe.Manife
 them (``_fail``, ``_show``, ``_child``, ``_mapping``, ``_str``, ``_int``, ``_enum``, quantities,
 RFC 3339 times...), plus metadata, owner references and label / node selectors.
 
-Imports only :mod:`schedframe.errors`, :mod:`schedframe._textio`'s neighbours and the api value
-objects; every other parser module imports this one.
+Imports only :mod:`schedframe.errors`, :mod:`schedframe._reader` (the describer of a wrong
+value) and the api value objects; every other parser module imports this one.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from decimal import Context, Decimal
 from operator import attrgetter
 from typing import Any, Final, Generic, NamedTuple, NoReturn, TypeVar
 
+from .._reader import describe, yaml_hint
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, bounded_repr
 from ._names import _check_label
 from .frozendict import FrozenDict, freeze, thaw
@@ -41,24 +42,8 @@ def _fail(path: str, message: str) -> NoReturn:
     raise ManifestError(path, message)
 
 
-def _show(value: Any) -> str:
-    """A short rendering of a bad value for error messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, (str, int, float)):
-        try:
-            text = repr(value)
-        except ValueError:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
-            return f"an integer of {value.bit_length()} bits"  # type: ignore[union-attr]
-    else:
-        text = f"{type(value).__name__} {value!s}"
-    return text if len(text) <= 80 else text[:77] + "..."
+#: A short rendering of a bad value for error messages (the one describer of every reader).
+_show: Final = describe
 
 
 _SIMPLE_KEYS: dict[str, bool] = {}
@@ -97,10 +82,8 @@ def _list(value: Any, path: str) -> Sequence[Any]:
     return value
 
 
-def _hint(value: Any) -> str:
-    if isinstance(value, (bool, int, float, _dt.date)):
-        return " (quote it in YAML)"
-    return ""
+#: `` (quote it in YAML)`` after a value YAML read as a number, boolean or date.
+_hint: Final = yaml_hint
 
 
 def _str(value: Any, path: str, default: str = "") -> str:
