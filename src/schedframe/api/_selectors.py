@@ -301,26 +301,28 @@ class WeightedPodAffinityTerm:
     term: PodAffinityTerm
 
 
+@attrs.frozen
+class _PodAffinityTerms:
+    """The fields pod affinity and pod anti-affinity share: required and preferred terms."""
+
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
 @final
 @attrs.frozen
-class PodAffinity:
+class PodAffinity(_PodAffinityTerms):
     """Pod affinity: required and preferred terms."""
 
     __module__ = "schedframe.api"
 
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-
 
 @final
 @attrs.frozen
-class PodAntiAffinity:
+class PodAntiAffinity(_PodAffinityTerms):
     """Pod anti-affinity: required and preferred terms."""
 
     __module__ = "schedframe.api"
-
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @final
