@@ -182,16 +182,21 @@ def _str_map(value: Any, path: str) -> FrozenDict[str, str]:
 #: (cleared when full), so a long-lived process never grows it without limit.
 _MAPS: dict[Any, FrozenDict[str, Any]] = {}
 _MAPS_MAX: Final = 1 << 16
+_V = TypeVar("_V")
 
 
 def _intern_map(m: Mapping[str, str]) -> FrozenDict[str, str]:
-    key = tuple(m.items())
+    return _interned(tuple(m.items()), m)
+
+
+def _interned(key: Any, m: Mapping[str, _V]) -> FrozenDict[str, _V]:
+    """The map read recently under *key*, else *m* frozen and kept under it."""
     hit = _MAPS.get(key)
     if hit is not None:
         return hit
     if len(_MAPS) >= _MAPS_MAX:
         _MAPS.clear()
-    out: FrozenDict[str, str] = FrozenDict(m)
+    out: FrozenDict[str, _V] = FrozenDict(m)
     _MAPS[key] = out
     return out
 
@@ -248,15 +253,7 @@ def _quantities(value: Any, path: str) -> FrozenDict[str, Quantity]:
         out[k] = q
     if not plain:
         return FrozenDict(out)
-    key = ("q", *m.items())
-    hit = _MAPS.get(key)
-    if hit is not None:
-        return hit
-    if len(_MAPS) >= _MAPS_MAX:
-        _MAPS.clear()
-    frozen: FrozenDict[str, Quantity] = FrozenDict(out)
-    _MAPS[key] = frozen
-    return frozen
+    return _interned(("q", *m.items()), out)
 
 
 _TIME_RE: Final = re.compile(
