@@ -612,6 +612,26 @@ class _Codec(Generic[_T]):
         return out
 
 
+def _object_kind(codec: _Codec[Any]) -> _Kind:
+    """A nested object of *codec* (absent: read from ``{}``), always written."""
+    return _Kind(lambda m, key, path: codec.read(m.get(key), f"{path}.{key}"), codec.write, _always)
+
+
+def _items_kind(codec: _Codec[Any]) -> _Kind:
+    """A list of objects of *codec*, written when not empty."""
+    return _Kind(lambda m, key, path: _items(m.get(key), f"{path}.{key}", codec.read),
+                 lambda objs: [codec.write(o) for o in objs])
+
+
+def _read_opt_quantity(m: Mapping[str, Any], key: str, path: str) -> Quantity | None:
+    value = m.get(key)
+    return None if value is None else _quantity(value, f"{path}.{key}")
+
+
+#: a quantity whose absence is ``None``, written (as its text) whenever it is set
+_OPT_QUANTITY: Final = _Kind(_read_opt_quantity, str, _given)
+
+
 _OWNER_REFERENCE: Final = _Codec(OwnerReference, (
     _Field("kind", "kind", _REQUIRED_STR), _Field("name", "name", _REQUIRED_STR), _Field("uid", "uid", _STR),
     _Field("apiVersion", "api_version", _STR), _Field("controller", "controller", _BOOL)),
