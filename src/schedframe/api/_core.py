@@ -24,6 +24,7 @@ from ._fields import (
     _meta_out,
     _name,
     _namespace,
+    _opt_time_out,
     _quantities,
     _quantities_out,
     _required_enum,
@@ -294,8 +295,7 @@ def pod_group_from_manifest(manifest: Any) -> PodGroup:
 
 
 def _pod_group_out(group: PodGroup) -> dict[str, Any]:
-    created = (None if group.creation_timestamp is None
-               else _format_time(group.creation_timestamp, "metadata.creationTimestamp"))
+    created = _opt_time_out(group.creation_timestamp, "metadata.creationTimestamp")
     spec: dict[str, Any] = {}
     if group.min_member:
         spec["minMember"] = group.min_member

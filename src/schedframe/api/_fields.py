@@ -333,6 +333,11 @@ def _format_time(value: float, path: str) -> str:
     return text + "Z"
 
 
+def _opt_time_out(value: float | None, path: str) -> str | None:
+    """An optional timestamp as :func:`_format_time` writes it; ``None`` stays ``None``."""
+    return None if value is None else _format_time(value, path)
+
+
 def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping[str, Any]:
     if not isinstance(manifest, Mapping):
         _fail("", f"expected a {kind} manifest (a mapping), got {_show(manifest)}")

@@ -39,6 +39,7 @@ from ._fields import (
     _namespace,
     _node_selector_term,
     _node_selector_term_out,
+    _opt_time_out,
     _owner_reference,
     _owner_reference_out,
     _quantities,
@@ -503,10 +504,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         pod.name, pod.namespace,
         uid=pod.uid if pod.uid != _pod_uid(pod) else "",
         labels=dict(pod.labels), annotations=dict(pod.annotations),
-        creationTimestamp=None if pod.creation_timestamp is None
-        else _format_time(pod.creation_timestamp, "metadata.creationTimestamp"),
-        deletionTimestamp=None if pod.deletion_timestamp is None
-        else _format_time(pod.deletion_timestamp, "metadata.deletionTimestamp"),
+        creationTimestamp=_opt_time_out(pod.creation_timestamp, "metadata.creationTimestamp"),
+        deletionTimestamp=_opt_time_out(pod.deletion_timestamp, "metadata.deletionTimestamp"),
         ownerReferences=[_owner_reference_out(o) for o in pod.owner_references],
     )
     spec: dict[str, Any] = {}

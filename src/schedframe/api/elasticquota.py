@@ -15,10 +15,10 @@ from typing import Any, Final, final
 import attrs
 
 from ._fields import (
-    _format_time,
     _meta_out,
     _name,
     _namespace,
+    _opt_time_out,
     _quantities,
     _quantities_out,
     _time,
@@ -105,8 +105,7 @@ def elastic_quota_to_manifest(quota: ElasticQuota) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
-    created = (None if quota.creation_timestamp is None
-               else _format_time(quota.creation_timestamp, "metadata.creationTimestamp"))
+    created = _opt_time_out(quota.creation_timestamp, "metadata.creationTimestamp")
     spec: dict[str, Any] = {}
     if quota.min:
         spec["min"] = _quantities_out(quota.min)

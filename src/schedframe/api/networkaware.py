@@ -27,7 +27,6 @@ from ._fields import (
     _STR,
     _Codec,
     _Field,
-    _format_time,
     _int,
     _items,
     _items_kind,
@@ -35,6 +34,7 @@ from ._fields import (
     _name,
     _namespace,
     _object_kind,
+    _opt_time_out,
     _str,
     _time,
     _top_parts,
@@ -342,19 +342,16 @@ def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
 # ----------------------------------------------------------------------------------- writers
 
 
-def _created(value: float | None) -> str | None:
-    return None if value is None else _format_time(value, "metadata.creationTimestamp")
-
-
 def app_group_to_manifest(ag: AppGroup) -> dict[str, Any]:
     """An AppGroup as a manifest.
 
     .. versionadded:: 0.1.0
     """
+    created = _opt_time_out(ag.creation_timestamp, "metadata.creationTimestamp")
     out: dict[str, Any] = {
         "apiVersion": APP_GROUP_API_VERSION,
         "kind": "AppGroup",
-        "metadata": _meta_out(ag.name, ag.namespace, creationTimestamp=_created(ag.creation_timestamp)),
+        "metadata": _meta_out(ag.name, ag.namespace, creationTimestamp=created),
         "spec": {
             "numMembers": ag.num_members,
             "topologySortingAlgorithm": ag.topology_sorting_algorithm,
@@ -376,10 +373,11 @@ def network_topology_to_manifest(nt: NetworkTopology) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
+    created = _opt_time_out(nt.creation_timestamp, "metadata.creationTimestamp")
     out: dict[str, Any] = {
         "apiVersion": NETWORK_TOPOLOGY_API_VERSION,
         "kind": "NetworkTopology",
-        "metadata": _meta_out(nt.name, nt.namespace, creationTimestamp=_created(nt.creation_timestamp)),
+        "metadata": _meta_out(nt.name, nt.namespace, creationTimestamp=created),
         "spec": {"weights": [_WEIGHTS.write(w) for w in nt.weights], "configmapName": nt.configmap_name},
     }
     if nt.node_count:

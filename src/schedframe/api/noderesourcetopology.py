@@ -25,12 +25,12 @@ from ._fields import (
     _check_top,
     _Codec,
     _Field,
-    _format_time,
     _items,
     _items_kind,
     _mapping,
     _meta_out,
     _name,
+    _opt_time_out,
     _str_list,
     _time,
 )
@@ -218,8 +218,7 @@ def node_resource_topology_to_manifest(nrt: NodeResourceTopology) -> dict[str, A
 
     .. versionadded:: 0.1.0
     """
-    created = (None if nrt.creation_timestamp is None
-               else _format_time(nrt.creation_timestamp, "metadata.creationTimestamp"))
+    created = _opt_time_out(nrt.creation_timestamp, "metadata.creationTimestamp")
     out: dict[str, Any] = {"apiVersion": NODE_RESOURCE_TOPOLOGY_API_VERSION, "kind": "NodeResourceTopology",
                            "metadata": _meta_out(nrt.name, creationTimestamp=created)}
     if nrt.topology_policies:

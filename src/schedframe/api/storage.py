@@ -40,7 +40,6 @@ from ._fields import (
     _enum,
     _fail,
     _Field,
-    _format_time,
     _given_uid,
     _int,
     _items,
@@ -53,6 +52,7 @@ from ._fields import (
     _namespace,
     _node_selector_term,
     _node_selector_term_out,
+    _opt_time_out,
     _owner_reference,
     _owner_reference_out,
     _quantities,
@@ -629,8 +629,7 @@ def _persistent_volume(manifest: Any) -> PersistentVolume:
 def _persistent_volume_out(pv: PersistentVolume) -> dict[str, Any]:
     meta = _meta_out(pv.name, uid=pv.uid if pv.uid != _pv_uid(pv) else "", labels=dict(pv.labels),
                      annotations=dict(pv.annotations),
-                     deletionTimestamp=None if pv.deletion_timestamp is None
-                     else _format_time(pv.deletion_timestamp, "metadata.deletionTimestamp"))
+                     deletionTimestamp=_opt_time_out(pv.deletion_timestamp, "metadata.deletionTimestamp"))
     spec: dict[str, Any] = {}
     if pv.capacity:
         spec["capacity"] = _quantities_out(pv.capacity)
@@ -679,8 +678,7 @@ def _persistent_volume_claim_out(pvc: PersistentVolumeClaim) -> dict[str, Any]:
     meta = _meta_out(pvc.name, pvc.namespace, uid=pvc.uid if pvc.uid != _pvc_uid(pvc) else "",
                      labels=dict(pvc.labels), annotations=dict(pvc.annotations),
                      ownerReferences=[_owner_reference_out(o) for o in pvc.owner_references],
-                     deletionTimestamp=None if pvc.deletion_timestamp is None
-                     else _format_time(pvc.deletion_timestamp, "metadata.deletionTimestamp"))
+                     deletionTimestamp=_opt_time_out(pvc.deletion_timestamp, "metadata.deletionTimestamp"))
     spec: dict[str, Any] = {}
     if pvc.access_modes:
         spec["accessModes"] = list(pvc.access_modes)
