@@ -554,6 +554,10 @@ _STR: Final = _Kind(_read_str)
 _STR_OR_DEFAULT: Final = _Kind(lambda m, key, path: _read_str(m, key, path) or None)
 #: a string whose absence is ``None``, written whenever it is set (also ``""``)
 _OPT_STR: Final = _Kind(lambda m, key, path: _opt_str(m.get(key), f"{path}.{key}"), when=_given)
+#: a boolean whose absence is ``None``, written whenever it is set
+_OPT_BOOL: Final = _Kind(lambda m, key, path: _opt_bool(m.get(key), f"{path}.{key}"), when=_given)
+#: a value kept as the manifest gives it (the class freezes it), written whenever it is set
+_PLAIN: Final = _Kind(lambda m, key, path: m.get(key), thaw, _given)
 _INT: Final = _Kind(lambda m, key, path: _read_int(m, key, path) or 0)
 #: an integer whose absence is ``None``, written whenever it is set (also 0)
 _OPT_INT: Final = _Kind(_read_int, when=_given)
