@@ -65,6 +65,7 @@ from .objects import (
     StatefulSet,
     Toleration,
     Volume,
+    _ReplicatedWorkload,
 )
 from .storage import PersistentVolumeClaim, _pvc_uid
 
@@ -105,7 +106,7 @@ def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
 
 @final
 @attrs.frozen
-class Deployment:
+class Deployment(_ReplicatedWorkload):
     """An apps/v1 Deployment: ``replicas`` pods from ``template`` through a ReplicaSet named
     ``<name>-<pod-template-hash>``.
 
@@ -114,13 +115,6 @@ class Deployment:
 
     __module__ = "schedframe.api"
 
-    name: str
-    namespace: str = "default"
-    selector: LabelSelector | None = None
-    replicas: int = 1
-    template: Pod | None = None
-    uid: str = ""
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
     paused: bool = False
 
 
