@@ -30,6 +30,7 @@ from ._fields import (
     _REQUIRED_STR,
     _REQUIRED_STR_LIST,
     _STR,
+    _STR_LIST,
     _STR_MAP,
     _STR_OR_DEFAULT,
     _bool,
@@ -43,9 +44,9 @@ from ._fields import (
     _given_uid,
     _int,
     _items,
+    _items_kind,
     _label_selector,
     _label_selector_out,
-    _list,
     _mapping,
     _meta_out,
     _name,
@@ -700,16 +701,11 @@ def _persistent_volume_claim_out(pvc: PersistentVolumeClaim) -> dict[str, Any]:
 # StorageClass, CSINode, CSIDriver
 
 
-def _topology_term(value: Any, path: str) -> TopologySelectorTerm:
-    m = _mapping(value, path)
-    p = f"{path}.matchLabelExpressions"
-    reqs = []
-    for i, raw in enumerate(_list(m.get("matchLabelExpressions"), p)):
-        rp = f"{p}[{i}]"
-        r = _mapping(raw, rp)
-        reqs.append(TopologySelectorRequirement(key=_required_str(r, "key", rp),
-                                                values=_str_list(r.get("values"), f"{rp}.values")))
-    return TopologySelectorTerm(tuple(reqs))
+_TOPOLOGY_REQUIREMENT: Final = _Codec(TopologySelectorRequirement, (
+    _Field("key", "key", _REQUIRED_STR), _Field("values", "values", _STR_LIST, always=True)))
+_TOPOLOGY_TERM: Final = _Codec(TopologySelectorTerm, (
+    _Field("matchLabelExpressions", "match_label_expressions", _items_kind(_TOPOLOGY_REQUIREMENT),
+           always=True),))
 
 
 def _storage_class(manifest: Any) -> StorageClass:
@@ -724,7 +720,7 @@ def _storage_class(manifest: Any) -> StorageClass:
         reclaim_policy=_enum(m.get("reclaimPolicy"), "reclaimPolicy", _RECLAIM_POLICIES) or "Delete",
         volume_binding_mode=_enum(m.get("volumeBindingMode"), "volumeBindingMode", _BINDING_MODES,
                                   "Immediate"),
-        allowed_topologies=_items(m.get("allowedTopologies"), "allowedTopologies", _topology_term),
+        allowed_topologies=_items(m.get("allowedTopologies"), "allowedTopologies", _TOPOLOGY_TERM.read),
         allow_volume_expansion=None if expansion is None else _bool(expansion, "allowVolumeExpansion"),
     )
 
@@ -739,10 +735,7 @@ def _storage_class_out(sc: StorageClass) -> dict[str, Any]:
     if sc.volume_binding_mode is not None:
         out["volumeBindingMode"] = sc.volume_binding_mode
     if sc.allowed_topologies:
-        out["allowedTopologies"] = [
-            {"matchLabelExpressions": [{"key": r.key, "values": list(r.values)}
-                                       for r in t.match_label_expressions]}
-            for t in sc.allowed_topologies]
+        out["allowedTopologies"] = [_TOPOLOGY_TERM.write(t) for t in sc.allowed_topologies]
     if sc.allow_volume_expansion is not None:
         out["allowVolumeExpansion"] = sc.allow_volume_expansion
     return out
