@@ -9,12 +9,16 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._fields import (
+    _INT,
+    _STR_LIST,
     _bool,
     _check_non_negative,
     _check_top,
     _child,
+    _Codec,
     _enum,
     _fail,
+    _Field,
     _format_time,
     _given_uid,
     _int,
@@ -82,10 +86,8 @@ def _taint_out(t: Taint, path: str) -> dict[str, Any]:
     return out
 
 
-def _image(value: Any, path: str) -> ContainerImage:
-    m = _mapping(value, path)
-    return ContainerImage(names=_str_list(m.get("names"), f"{path}.names"),
-                          size_bytes=_int(m.get("sizeBytes"), f"{path}.sizeBytes") or 0)
+_IMAGE: Final = _Codec(ContainerImage, (
+    _Field("names", "names", _STR_LIST, always=True), _Field("sizeBytes", "size_bytes", _INT, always=True)))
 
 
 def _node_condition(value: Any, path: str) -> NodeCondition:
@@ -119,7 +121,7 @@ def _node(manifest: Any) -> Node:
         unschedulable=_bool(spec.get("unschedulable"), "spec.unschedulable"),
         capacity=_quantities(status.get("capacity"), "status.capacity"),
         allocatable=_quantities(status.get("allocatable"), "status.allocatable"),
-        images=_items(status.get("images"), "status.images", _image),
+        images=_items(status.get("images"), "status.images", _IMAGE.read),
         conditions=_items(status.get("conditions"), "status.conditions", _node_condition),
         declared_features=_str_list(status.get("declaredFeatures"), "status.declaredFeatures"),
         **kw,
@@ -148,7 +150,7 @@ def node_to_manifest(node: Node) -> dict[str, Any]:
         status["conditions"] = [_node_condition_out(c, f"status.conditions[{i}]")
                                 for i, c in enumerate(node.conditions)]
     if node.images:
-        status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes} for i in node.images]
+        status["images"] = [_IMAGE.write(i) for i in node.images]
     if node.declared_features:
         status["declaredFeatures"] = list(node.declared_features)
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
