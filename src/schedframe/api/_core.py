@@ -9,13 +9,18 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ._fields import (
+    _INT,
+    _STR_LIST,
     _bool,
     _check_non_negative,
     _check_top,
     _child,
+    _Codec,
     _enum,
     _fail,
+    _Field,
     _format_time,
+    _given_uid,
     _int,
     _items,
     _label_selector,
@@ -23,6 +28,7 @@ from ._fields import (
     _meta_out,
     _name,
     _namespace,
+    _opt_time_out,
     _quantities,
     _quantities_out,
     _required_enum,
@@ -34,6 +40,7 @@ from ._fields import (
     _str_list,
     _str_map,
     _time,
+    _top_parts,
 )
 from ._names import _check_subdomain
 from ._pod import _PREEMPTION_POLICIES
@@ -79,10 +86,8 @@ def _taint_out(t: Taint, path: str) -> dict[str, Any]:
     return out
 
 
-def _image(value: Any, path: str) -> ContainerImage:
-    m = _mapping(value, path)
-    return ContainerImage(names=_str_list(m.get("names"), f"{path}.names"),
-                          size_bytes=_int(m.get("sizeBytes"), f"{path}.sizeBytes") or 0)
+_IMAGE: Final = _Codec(ContainerImage, (
+    _Field("names", "names", _STR_LIST, always=True), _Field("sizeBytes", "size_bytes", _INT, always=True)))
 
 
 def _node_condition(value: Any, path: str) -> NodeCondition:
@@ -104,14 +109,8 @@ def _node_condition_out(c: NodeCondition, path: str) -> dict[str, Any]:
 
 
 def _node(manifest: Any) -> Node:
-    m = _check_top(manifest, "Node", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    meta, spec, status = _top_parts(manifest, "Node", ("v1",))
+    kw: dict[str, Any] = _given_uid(meta)
     name = _name(meta)
     _check_subdomain(name, "metadata.name")
     return Node(
@@ -122,7 +121,7 @@ def _node(manifest: Any) -> Node:
         unschedulable=_bool(spec.get("unschedulable"), "spec.unschedulable"),
         capacity=_quantities(status.get("capacity"), "status.capacity"),
         allocatable=_quantities(status.get("allocatable"), "status.allocatable"),
-        images=_items(status.get("images"), "status.images", _image),
+        images=_items(status.get("images"), "status.images", _IMAGE.read),
         conditions=_items(status.get("conditions"), "status.conditions", _node_condition),
         declared_features=_str_list(status.get("declaredFeatures"), "status.declaredFeatures"),
         **kw,
@@ -151,7 +150,7 @@ def node_to_manifest(node: Node) -> dict[str, Any]:
         status["conditions"] = [_node_condition_out(c, f"status.conditions[{i}]")
                                 for i, c in enumerate(node.conditions)]
     if node.images:
-        status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes} for i in node.images]
+        status["images"] = [_IMAGE.write(i) for i in node.images]
     if node.declared_features:
         status["declaredFeatures"] = list(node.declared_features)
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
@@ -177,10 +176,7 @@ def _int_or_percent(value: Any, path: str) -> int | str | None:
 
 
 def _pdb(manifest: Any) -> PodDisruptionBudget:
-    m = _check_top(manifest, "PodDisruptionBudget", ("policy/v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "PodDisruptionBudget", ("policy/v1",))
     return PodDisruptionBudget(
         name=_name(meta), namespace=_namespace(meta),
         selector=_label_selector(spec.get("selector"), "spec.selector"),
@@ -301,8 +297,7 @@ def pod_group_from_manifest(manifest: Any) -> PodGroup:
 
 
 def _pod_group_out(group: PodGroup) -> dict[str, Any]:
-    created = (None if group.creation_timestamp is None
-               else _format_time(group.creation_timestamp, "metadata.creationTimestamp"))
+    created = _opt_time_out(group.creation_timestamp, "metadata.creationTimestamp")
     spec: dict[str, Any] = {}
     if group.min_member:
         spec["minMember"] = group.min_member

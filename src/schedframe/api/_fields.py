@@ -3,8 +3,8 @@ takes the raw value and its field path and raises one :class:`~schedframe.Manife
 them (``_fail``, ``_show``, ``_child``, ``_mapping``, ``_str``, ``_int``, ``_enum``, quantities,
 RFC 3339 times...), plus metadata, owner references and label / node selectors.
 
-Imports only :mod:`schedframe.errors`, :mod:`schedframe._textio`'s neighbours and the api value
-objects; every other parser module imports this one.
+Imports only :mod:`schedframe.errors`, :mod:`schedframe._reader` (the describer of a wrong
+value) and the api value objects; every other parser module imports this one.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import datetime as _dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Context, Decimal
-from typing import Any, Final, NoReturn
+from operator import attrgetter
+from typing import Any, Final, Generic, NamedTuple, NoReturn, TypeVar
 
+from .._reader import describe, yaml_hint
 from ..errors import MAX_VALUE_REPR, ManifestError, QuantityError, bounded_repr
 from ._names import _check_label
-from .frozendict import FrozenDict, freeze
+from .frozendict import FrozenDict, freeze, thaw
 from .objects import (
     LabelSelector,
     LabelSelectorRequirement,
@@ -40,24 +42,8 @@ def _fail(path: str, message: str) -> NoReturn:
     raise ManifestError(path, message)
 
 
-def _show(value: Any) -> str:
-    """A short rendering of a bad value for error messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, (str, int, float)):
-        try:
-            text = repr(value)
-        except ValueError:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
-            return f"an integer of {value.bit_length()} bits"  # type: ignore[union-attr]
-    else:
-        text = f"{type(value).__name__} {value!s}"
-    return text if len(text) <= 80 else text[:77] + "..."
+#: A short rendering of a bad value for error messages (the one describer of every reader).
+_show: Final = describe
 
 
 _SIMPLE_KEYS: dict[str, bool] = {}
@@ -96,10 +82,8 @@ def _list(value: Any, path: str) -> Sequence[Any]:
     return value
 
 
-def _hint(value: Any) -> str:
-    if isinstance(value, (bool, int, float, _dt.date)):
-        return " (quote it in YAML)"
-    return ""
+#: `` (quote it in YAML)`` after a value YAML read as a number, boolean or date.
+_hint: Final = yaml_hint
 
 
 def _str(value: Any, path: str, default: str = "") -> str:
@@ -198,16 +182,21 @@ def _str_map(value: Any, path: str) -> FrozenDict[str, str]:
 #: (cleared when full), so a long-lived process never grows it without limit.
 _MAPS: dict[Any, FrozenDict[str, Any]] = {}
 _MAPS_MAX: Final = 1 << 16
+_V = TypeVar("_V")
 
 
 def _intern_map(m: Mapping[str, str]) -> FrozenDict[str, str]:
-    key = tuple(m.items())
+    return _interned(tuple(m.items()), m)
+
+
+def _interned(key: Any, m: Mapping[str, _V]) -> FrozenDict[str, _V]:
+    """The map read recently under *key*, else *m* frozen and kept under it."""
     hit = _MAPS.get(key)
     if hit is not None:
         return hit
     if len(_MAPS) >= _MAPS_MAX:
         _MAPS.clear()
-    out: FrozenDict[str, str] = FrozenDict(m)
+    out: FrozenDict[str, _V] = FrozenDict(m)
     _MAPS[key] = out
     return out
 
@@ -264,15 +253,7 @@ def _quantities(value: Any, path: str) -> FrozenDict[str, Quantity]:
         out[k] = q
     if not plain:
         return FrozenDict(out)
-    key = ("q", *m.items())
-    hit = _MAPS.get(key)
-    if hit is not None:
-        return hit
-    if len(_MAPS) >= _MAPS_MAX:
-        _MAPS.clear()
-    frozen: FrozenDict[str, Quantity] = FrozenDict(out)
-    _MAPS[key] = frozen
-    return frozen
+    return _interned(("q", *m.items()), out)
 
 
 _TIME_RE: Final = re.compile(
@@ -352,6 +333,11 @@ def _format_time(value: float, path: str) -> str:
     return text + "Z"
 
 
+def _opt_time_out(value: float | None, path: str) -> str | None:
+    """An optional timestamp as :func:`_format_time` writes it; ``None`` stays ``None``."""
+    return None if value is None else _format_time(value, path)
+
+
 def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping[str, Any]:
     if not isinstance(manifest, Mapping):
         _fail("", f"expected a {kind} manifest (a mapping), got {_show(manifest)}")
@@ -363,6 +349,22 @@ def _check_top(manifest: Any, kind: str, api_versions: Sequence[str]) -> Mapping
         want = " or ".join(repr(v) for v in api_versions)
         _fail("apiVersion", f"expected {want} for a {kind}, got {_show(api_version)}")
     return manifest
+
+
+def _top_parts(manifest: Any, kind: str, api_versions: Sequence[str]) -> tuple[
+        Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]:
+    """The ``metadata``, ``spec`` and ``status`` of a *kind* manifest (:func:`_check_top`), each
+    checked to be a mapping (empty when absent)."""
+    m = _check_top(manifest, kind, api_versions)
+    return (_mapping(m.get("metadata"), "metadata"), _mapping(m.get("spec"), "spec"),
+            _mapping(m.get("status"), "status"))
+
+
+def _given_uid(meta: Mapping[str, Any], path: str = "metadata") -> dict[str, Any]:
+    """``{"uid": ...}`` when the metadata gives a uid, else ``{}`` (the object keeps the uid it
+    derives from its name): the start of a reader's keyword arguments."""
+    uid = _str(meta.get("uid"), f"{path}.uid")
+    return {"uid": uid} if uid else {}
 
 
 def _name(meta: Mapping[str, Any], path: str = "metadata") -> str:
@@ -381,17 +383,6 @@ def _namespace(meta: Mapping[str, Any], path: str = "metadata") -> str:
     if value:
         _check_label(value, p)
     return value or "default"
-
-
-def _owner_reference(value: Any, path: str) -> OwnerReference:
-    m = _mapping(value, path)
-    return OwnerReference(
-        kind=_required_str(m, "kind", path),
-        name=_required_str(m, "name", path),
-        uid=_str(m.get("uid"), f"{path}.uid"),
-        api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"),
-        controller=_bool(m.get("controller"), f"{path}.controller"),
-    )
 
 
 def _meta_out(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -479,17 +470,183 @@ def _items(value: Any, path: str, read: Callable[[Any, str], Any]) -> tuple[Any,
     return tuple(read(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
 
 
-def _owner_reference_out(o: OwnerReference) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if o.api_version:
-        out["apiVersion"] = o.api_version
-    out["kind"] = o.kind
-    out["name"] = o.name
-    if o.uid:
-        out["uid"] = o.uid
-    if o.controller:
-        out["controller"] = True
-    return out
+# --------------------------------------------------------------------------------------------
+# Table-driven codecs of small objects (volume sources, references, a pod's tolerations, ports...)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _given(value: Any) -> bool:
+    return value is not None
+
+
+class _Kind(NamedTuple):
+    """How a codec field is read: *read* takes its object's mapping, the field's key and the
+    object's path, and returns the value (``None``: the class default); how it is written
+    (*write*); and *when* it is written (by default when it is not empty)."""
+
+    read: Callable[[Mapping[str, Any], str, str], Any]
+    write: Callable[[Any], Any] = _same
+    when: Callable[[Any], bool] = bool
+
+
+def _read_str(m: Mapping[str, Any], key: str, path: str) -> str:
+    value = m.get(key)
+    if type(value) is str:  # the common case, without building the field path
+        return value
+    return _str(value, f"{path}.{key}")
+
+
+def _read_int(m: Mapping[str, Any], key: str, path: str) -> int | None:
+    value = m.get(key)
+    if type(value) is int or value is None:
+        return value
+    return _int(value, f"{path}.{key}")
+
+
+def _read_bool(m: Mapping[str, Any], key: str, path: str) -> bool:
+    value = m.get(key)
+    if type(value) is bool:
+        return value
+    return _bool(value, f"{path}.{key}")
+
+
+def _read_required_str_list(m: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
+    p = f"{path}.{key}"
+    values = _str_list(m.get(key), p)
+    if not values:
+        _fail(p, "required")
+    return values
+
+
+def _read_frozen(m: Mapping[str, Any], key: str, path: str) -> Any:
+    p = f"{path}.{key}"
+    return _deep_freeze(_mapping(m.get(key), p), p)
+
+
+def _enum_kind(allowed: Sequence[str], *, empty_is_default: bool = False,
+               when: Callable[[Any], bool] = bool) -> _Kind:
+    """An optional enumeration (absent: the class default; with *empty_is_default*, ``""`` too),
+    written *when* (by default: when it is not empty)."""
+    def read(m: Mapping[str, Any], key: str, path: str) -> str | None:
+        value = m.get(key)
+        if not (type(value) is str and value in allowed):
+            value = _enum(value, f"{path}.{key}", allowed)
+        return value or None if empty_is_default else value
+    return _Kind(read, when=when)
+
+
+def _required_enum_kind(allowed: Sequence[str]) -> _Kind:
+    return _Kind(lambda m, key, path: _required_enum(m, key, path, allowed), when=_always)
+
+
+_REQUIRED_STR: Final = _Kind(_required_str, when=_always)
+_REQUIRED_INT: Final = _Kind(_required_int, when=_always)
+_REQUIRED_STR_LIST: Final = _Kind(_read_required_str_list, list, _always)
+_STR: Final = _Kind(_read_str)
+#: a string whose absence (or ``""``) is the class default, not ``""``
+_STR_OR_DEFAULT: Final = _Kind(lambda m, key, path: _read_str(m, key, path) or None)
+#: a string whose absence is ``None``, written whenever it is set (also ``""``)
+_OPT_STR: Final = _Kind(lambda m, key, path: _opt_str(m.get(key), f"{path}.{key}"), when=_given)
+#: a boolean whose absence is ``None``, written whenever it is set
+_OPT_BOOL: Final = _Kind(lambda m, key, path: _opt_bool(m.get(key), f"{path}.{key}"), when=_given)
+#: a value kept as the manifest gives it (the class freezes it), written whenever it is set
+_PLAIN: Final = _Kind(lambda m, key, path: m.get(key), thaw, _given)
+_INT: Final = _Kind(lambda m, key, path: _read_int(m, key, path) or 0)
+#: an integer whose absence is ``None``, written whenever it is set (also 0)
+_OPT_INT: Final = _Kind(_read_int, when=_given)
+_BOOL: Final = _Kind(_read_bool, lambda _: True)
+_STR_LIST: Final = _Kind(lambda m, key, path: _str_list(m.get(key), f"{path}.{key}"), list)
+_STR_MAP: Final = _Kind(lambda m, key, path: _str_map(m.get(key), f"{path}.{key}"), dict)
+_LABEL_SELECTOR: Final = _Kind(lambda m, key, path: _label_selector(m.get(key), f"{path}.{key}"),
+                               _label_selector_out, _given)
+_FROZEN: Final = _Kind(_read_frozen, thaw, _always)
+
+
+class _Field(NamedTuple):
+    """One field of a codec: its manifest *key*, the object's attribute *attr*, its kind, and
+    whether it is written even when empty (*always*)."""
+
+    key: str
+    attr: str
+    kind: _Kind
+    always: bool = False
+
+
+_T = TypeVar("_T")
+
+
+class _Codec(Generic[_T]):
+    """Reads and writes a small object field by field from a table. Reading goes in the table's
+    order (so the first bad field is the one reported); writing goes in *written* order (the
+    keys; by default the table's) and leaves a field out unless its kind's ``when`` holds or it
+    is always written."""
+
+    __slots__ = ("_reads", "_values", "_writes", "cls")
+
+    def __init__(self, cls: Callable[..., _T], fields: Sequence[_Field], written: Sequence[str] = ()) -> None:
+        self.cls = cls
+        self._reads = tuple((f.kind.read, f.key, f.attr) for f in fields)
+        by_key = {f.key: f for f in fields}
+        out = tuple(by_key[k] for k in written) if written else tuple(fields)
+        values = attrgetter(*(f.attr for f in out))  # a tuple of them, or one value of one
+        self._values = values if len(out) > 1 else lambda obj: (values(obj),)
+        # (key, writer or None for the value itself, when or None for "when not empty")
+        self._writes = tuple((f.key, None if f.kind.write is _same else f.kind.write,
+                              _always if f.always else None if f.kind.when is bool else f.kind.when)
+                             for f in out)
+
+    def read(self, value: Any, path: str) -> _T:
+        """The object of the manifest *value* at *path*; raises :class:`ManifestError`."""
+        m = _mapping(value, path)
+        kw: dict[str, Any] = {}
+        for read, key, attr in self._reads:
+            v = read(m, key, path)
+            if v is not None:
+                kw[attr] = v
+        return self.cls(**kw)
+
+    def write(self, obj: _T) -> dict[str, Any]:
+        """The manifest of *obj*."""
+        out: dict[str, Any] = {}
+        for (key, write, when), v in zip(self._writes, self._values(obj)):
+            if v if when is None else when(v):
+                out[key] = v if write is None else write(v)
+        return out
+
+
+def _object_kind(codec: _Codec[Any]) -> _Kind:
+    """A nested object of *codec* (absent: read from ``{}``), always written."""
+    return _Kind(lambda m, key, path: codec.read(m.get(key), f"{path}.{key}"), codec.write, _always)
+
+
+def _items_kind(codec: _Codec[Any]) -> _Kind:
+    """A list of objects of *codec*, written when not empty."""
+    return _Kind(lambda m, key, path: _items(m.get(key), f"{path}.{key}", codec.read),
+                 lambda objs: [codec.write(o) for o in objs])
+
+
+def _read_opt_quantity(m: Mapping[str, Any], key: str, path: str) -> Quantity | None:
+    value = m.get(key)
+    return None if value is None else _quantity(value, f"{path}.{key}")
+
+
+#: a quantity whose absence is ``None``, written (as its text) whenever it is set
+_OPT_QUANTITY: Final = _Kind(_read_opt_quantity, str, _given)
+
+
+_OWNER_REFERENCE: Final = _Codec(OwnerReference, (
+    _Field("kind", "kind", _REQUIRED_STR), _Field("name", "name", _REQUIRED_STR), _Field("uid", "uid", _STR),
+    _Field("apiVersion", "api_version", _STR), _Field("controller", "controller", _BOOL)),
+    written=("apiVersion", "kind", "name", "uid", "controller"))
+_owner_reference: Final = _OWNER_REFERENCE.read
+_owner_reference_out: Final = _OWNER_REFERENCE.write
 
 
 def _selector_spec(selector: LabelSelector | None) -> dict[str, Any]:

@@ -11,17 +11,27 @@ import attrs
 from ..errors import bounded_repr
 from . import storage as _storage
 from ._fields import (
+    _INT,
+    _LABEL_SELECTOR,
+    _OPT_INT,
+    _OPT_STR,
+    _REQUIRED_INT,
+    _REQUIRED_STR,
+    _STR,
+    _STR_LIST,
     _bool,
     _check_non_negative,
-    _check_top,
     _child,
+    _Codec,
     _enum,
+    _enum_kind,
     _fail,
+    _Field,
     _format_time,
+    _given,
+    _given_uid,
     _int,
     _items,
-    _label_selector,
-    _label_selector_out,
     _list,
     _mapping,
     _meta_out,
@@ -29,17 +39,18 @@ from ._fields import (
     _namespace,
     _node_selector_term,
     _node_selector_term_out,
+    _opt_time_out,
     _owner_reference,
     _owner_reference_out,
     _quantities,
     _quantities_out,
-    _required_enum,
+    _required_enum_kind,
     _required_int,
     _required_str,
     _str,
-    _str_list,
     _str_map,
     _time,
+    _top_parts,
 )
 from ._names import _check_label, _check_subdomain
 from .objects import (
@@ -121,32 +132,16 @@ def _node_affinity_out(na: NodeAffinity) -> dict[str, Any]:
     return out
 
 
-def _pod_affinity_term(value: Any, path: str) -> PodAffinityTerm:
-    m = _mapping(value, path)
-    return PodAffinityTerm(
-        topology_key=_required_str(m, "topologyKey", path),
-        label_selector=_label_selector(m.get("labelSelector"), f"{path}.labelSelector"),
-        namespaces=_str_list(m.get("namespaces"), f"{path}.namespaces"),
-        namespace_selector=_label_selector(m.get("namespaceSelector"), f"{path}.namespaceSelector"),
-        match_label_keys=_str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
-        mismatch_label_keys=_str_list(m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"),
-    )
-
-
-def _pod_affinity_term_out(term: PodAffinityTerm) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if term.label_selector is not None:
-        out["labelSelector"] = _label_selector_out(term.label_selector)
-    if term.namespaces:
-        out["namespaces"] = list(term.namespaces)
-    out["topologyKey"] = term.topology_key
-    if term.namespace_selector is not None:
-        out["namespaceSelector"] = _label_selector_out(term.namespace_selector)
-    if term.match_label_keys:
-        out["matchLabelKeys"] = list(term.match_label_keys)
-    if term.mismatch_label_keys:
-        out["mismatchLabelKeys"] = list(term.mismatch_label_keys)
-    return out
+_POD_AFFINITY_TERM: Final = _Codec(PodAffinityTerm, (
+    _Field("topologyKey", "topology_key", _REQUIRED_STR),
+    _Field("labelSelector", "label_selector", _LABEL_SELECTOR), _Field("namespaces", "namespaces", _STR_LIST),
+    _Field("namespaceSelector", "namespace_selector", _LABEL_SELECTOR),
+    _Field("matchLabelKeys", "match_label_keys", _STR_LIST),
+    _Field("mismatchLabelKeys", "mismatch_label_keys", _STR_LIST)),
+    written=("labelSelector", "namespaces", "topologyKey", "namespaceSelector", "matchLabelKeys",
+             "mismatchLabelKeys"))
+_pod_affinity_term: Final = _POD_AFFINITY_TERM.read
+_pod_affinity_term_out: Final = _POD_AFFINITY_TERM.write
 
 
 def _pod_affinity_terms(value: Any, path: str) -> tuple[
@@ -206,89 +201,37 @@ def _affinity_out(a: Affinity) -> dict[str, Any]:
     return out
 
 
-def _toleration(value: Any, path: str) -> Toleration:
-    m = _mapping(value, path)
-    seconds = _int(m.get("tolerationSeconds"), f"{path}.tolerationSeconds")
-    return Toleration(
-        key=_str(m.get("key"), f"{path}.key"),
-        operator=_enum(m.get("operator"), f"{path}.operator", _TOLERATION_OPS, "Equal") or "",
-        value=_str(m.get("value"), f"{path}.value"),
-        effect=_enum(m.get("effect"), f"{path}.effect", _TOLERATION_EFFECTS, "") or "",
-        toleration_seconds=seconds,
-    )
+_TOLERATION: Final = _Codec(Toleration, (
+    _Field("tolerationSeconds", "toleration_seconds", _OPT_INT), _Field("key", "key", _STR),
+    # always written: an absent operator reads as "Equal"
+    _Field("operator", "operator", _enum_kind(_TOLERATION_OPS), always=True), _Field("value", "value", _STR),
+    _Field("effect", "effect", _enum_kind(_TOLERATION_EFFECTS))),
+    written=("key", "operator", "value", "effect", "tolerationSeconds"))
+_toleration: Final = _TOLERATION.read
+_toleration_out: Final = _TOLERATION.write
 
-
-def _toleration_out(t: Toleration) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if t.key:
-        out["key"] = t.key
-    out["operator"] = t.operator  # always written: an absent operator reads as "Equal"
-    if t.value:
-        out["value"] = t.value
-    if t.effect:
-        out["effect"] = t.effect
-    if t.toleration_seconds is not None:
-        out["tolerationSeconds"] = t.toleration_seconds
-    return out
-
-
-def _spread_constraint(value: Any, path: str) -> TopologySpreadConstraint:
-    m = _mapping(value, path)
-    return TopologySpreadConstraint(
-        max_skew=_required_int(m, "maxSkew", path),
-        topology_key=_required_str(m, "topologyKey", path),
-        when_unsatisfiable=_required_enum(m, "whenUnsatisfiable", path, _WHEN_UNSATISFIABLE),
-        label_selector=_label_selector(m.get("labelSelector"), f"{path}.labelSelector"),
-        min_domains=_int(m.get("minDomains"), f"{path}.minDomains"),
-        node_affinity_policy=_enum(m.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
-                                   _INCLUSION_POLICIES),
-        node_taints_policy=_enum(m.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy", _INCLUSION_POLICIES),
-        match_label_keys=_str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
-    )
-
-
-def _spread_constraint_out(c: TopologySpreadConstraint) -> dict[str, Any]:
-    out: dict[str, Any] = {"maxSkew": c.max_skew, "topologyKey": c.topology_key,
-                           "whenUnsatisfiable": c.when_unsatisfiable}
-    if c.label_selector is not None:
-        out["labelSelector"] = _label_selector_out(c.label_selector)
-    if c.min_domains is not None:
-        out["minDomains"] = c.min_domains
-    if c.node_affinity_policy is not None:
-        out["nodeAffinityPolicy"] = c.node_affinity_policy
-    if c.node_taints_policy is not None:
-        out["nodeTaintsPolicy"] = c.node_taints_policy
-    if c.match_label_keys:
-        out["matchLabelKeys"] = list(c.match_label_keys)
-    return out
-
+_SPREAD_CONSTRAINT: Final = _Codec(TopologySpreadConstraint, (
+    _Field("maxSkew", "max_skew", _REQUIRED_INT), _Field("topologyKey", "topology_key", _REQUIRED_STR),
+    _Field("whenUnsatisfiable", "when_unsatisfiable", _required_enum_kind(_WHEN_UNSATISFIABLE)),
+    _Field("labelSelector", "label_selector", _LABEL_SELECTOR), _Field("minDomains", "min_domains", _OPT_INT),
+    _Field("nodeAffinityPolicy", "node_affinity_policy", _enum_kind(_INCLUSION_POLICIES, when=_given)),
+    _Field("nodeTaintsPolicy", "node_taints_policy", _enum_kind(_INCLUSION_POLICIES, when=_given)),
+    _Field("matchLabelKeys", "match_label_keys", _STR_LIST)))
+_spread_constraint: Final = _SPREAD_CONSTRAINT.read
+_spread_constraint_out: Final = _SPREAD_CONSTRAINT.write
 
 #: The manifest encoding of a topology spread constraint, for other layers (plugin args).
 spread_constraint_to_manifest = _spread_constraint_out
 
 
-def _port(value: Any, path: str) -> ContainerPort:
-    m = _mapping(value, path)
-    return ContainerPort(
-        container_port=_required_int(m, "containerPort", path),
-        host_port=_int(m.get("hostPort"), f"{path}.hostPort") or 0,
-        host_ip=_str(m.get("hostIP"), f"{path}.hostIP"),
-        protocol=_enum(m.get("protocol"), f"{path}.protocol", (*_PROTOCOLS, ""), "TCP") or "TCP",
-        name=_str(m.get("name"), f"{path}.name"),
-    )
-
-
-def _port_out(p: ContainerPort) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if p.name:
-        out["name"] = p.name
-    out["containerPort"] = p.container_port
-    if p.host_port:
-        out["hostPort"] = p.host_port
-    if p.host_ip:
-        out["hostIP"] = p.host_ip
-    out["protocol"] = p.protocol
-    return out
+_PORT: Final = _Codec(ContainerPort, (
+    _Field("containerPort", "container_port", _REQUIRED_INT), _Field("hostPort", "host_port", _INT),
+    _Field("hostIP", "host_ip", _STR),
+    _Field("protocol", "protocol", _enum_kind((*_PROTOCOLS, ""), empty_is_default=True), always=True),
+    _Field("name", "name", _STR)),
+    written=("name", "containerPort", "hostPort", "hostIP", "protocol"))
+_port: Final = _PORT.read
+_port_out: Final = _PORT.write
 
 
 def _container(value: Any, path: str) -> Container:
@@ -335,45 +278,20 @@ def _restart_rule_out(r: ContainerRestartRule) -> dict[str, Any]:
     return out
 
 
-def _container_claim(value: Any, path: str) -> ContainerResourceClaim:
-    m = _mapping(value, path)
-    return ContainerResourceClaim(name=_required_str(m, "name", path),
-                                  request=_str(m.get("request"), f"{path}.request"))
+_CONTAINER_CLAIM: Final = _Codec(ContainerResourceClaim, (
+    _Field("name", "name", _REQUIRED_STR), _Field("request", "request", _STR)))
+_container_claim: Final = _CONTAINER_CLAIM.read
 
+_POD_RESOURCE_CLAIM: Final = _Codec(PodResourceClaim, (
+    _Field("name", "name", _REQUIRED_STR), _Field("resourceClaimName", "resource_claim_name", _OPT_STR),
+    _Field("resourceClaimTemplateName", "resource_claim_template_name", _OPT_STR)))
+_pod_resource_claim: Final = _POD_RESOURCE_CLAIM.read
+_pod_resource_claim_out: Final = _POD_RESOURCE_CLAIM.write
 
-def _pod_resource_claim(value: Any, path: str) -> PodResourceClaim:
-    m = _mapping(value, path)
-    claim = m.get("resourceClaimName")
-    template = m.get("resourceClaimTemplateName")
-    return PodResourceClaim(
-        name=_required_str(m, "name", path),
-        resource_claim_name=None if claim is None else _str(claim, f"{path}.resourceClaimName"),
-        resource_claim_template_name=None if template is None
-        else _str(template, f"{path}.resourceClaimTemplateName"))
-
-
-def _pod_resource_claim_status(value: Any, path: str) -> PodResourceClaimStatus:
-    m = _mapping(value, path)
-    claim = m.get("resourceClaimName")
-    return PodResourceClaimStatus(
-        name=_required_str(m, "name", path),
-        resource_claim_name=None if claim is None else _str(claim, f"{path}.resourceClaimName"))
-
-
-def _pod_resource_claim_out(c: PodResourceClaim) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": c.name}
-    if c.resource_claim_name is not None:
-        out["resourceClaimName"] = c.resource_claim_name
-    if c.resource_claim_template_name is not None:
-        out["resourceClaimTemplateName"] = c.resource_claim_template_name
-    return out
-
-
-def _pod_resource_claim_status_out(c: PodResourceClaimStatus) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": c.name}
-    if c.resource_claim_name is not None:
-        out["resourceClaimName"] = c.resource_claim_name
-    return out
+_POD_RESOURCE_CLAIM_STATUS: Final = _Codec(PodResourceClaimStatus, (
+    _Field("name", "name", _REQUIRED_STR), _Field("resourceClaimName", "resource_claim_name", _OPT_STR)))
+_pod_resource_claim_status: Final = _POD_RESOURCE_CLAIM_STATUS.read
+_pod_resource_claim_status_out: Final = _POD_RESOURCE_CLAIM_STATUS.write
 
 
 def _resources_out(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> dict[str, Any]:
@@ -395,8 +313,7 @@ def _container_out(c: Container) -> dict[str, Any]:
         out["ports"] = [_port_out(p) for p in c.ports]
     resources = _resources_out(c.requests, c.limits)
     if c.claims:
-        resources["claims"] = [{"name": x.name, "request": x.request} if x.request else {"name": x.name}
-                               for x in c.claims]
+        resources["claims"] = [_CONTAINER_CLAIM.write(x) for x in c.claims]
     if resources:
         out["resources"] = resources
     if c.restart_policy is not None:
@@ -491,10 +408,7 @@ def _check_containers(spec: Mapping[str, Any], containers: Sequence[Container],
 
 
 def _pod(manifest: Any) -> Pod:
-    m = _check_top(manifest, "Pod", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "Pod", ("v1",))
     return _pod_parts(meta, spec, status, "metadata", "spec", "status")
 
 
@@ -504,10 +418,7 @@ def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping
     ``template=True``: no name required, no status)."""
     p_res = f"{p_spec}.resources"
     resources = _mapping(spec.get("resources"), p_res)
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), f"{p_meta}.uid")
-    if uid:
-        kw["uid"] = uid
+    kw: dict[str, Any] = _given_uid(meta, p_meta)
     if template:
         name = _str(meta.get("name"), f"{p_meta}.name")
     else:
@@ -593,10 +504,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         pod.name, pod.namespace,
         uid=pod.uid if pod.uid != _pod_uid(pod) else "",
         labels=dict(pod.labels), annotations=dict(pod.annotations),
-        creationTimestamp=None if pod.creation_timestamp is None
-        else _format_time(pod.creation_timestamp, "metadata.creationTimestamp"),
-        deletionTimestamp=None if pod.deletion_timestamp is None
-        else _format_time(pod.deletion_timestamp, "metadata.deletionTimestamp"),
+        creationTimestamp=_opt_time_out(pod.creation_timestamp, "metadata.creationTimestamp"),
+        deletionTimestamp=_opt_time_out(pod.deletion_timestamp, "metadata.deletionTimestamp"),
         ownerReferences=[_owner_reference_out(o) for o in pod.owner_references],
     )
     spec: dict[str, Any] = {}

@@ -105,20 +105,23 @@ _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
 
 
-def _parse_int64(value: str) -> int | None:
-    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` where it fails."""
-    if not _GO_INT_RE.fullmatch(value):
+def _int64_spelled(value: str, spelling: re.Pattern[str]) -> int | None:
+    """*value* as an int64 when it is spelled as *spelling* allows, else ``None``."""
+    if not spelling.fullmatch(value):
         return None
     n = int(value)
     return n if _INT64_MIN <= n <= _INT64_MAX else None
+
+
+def parse_int64(value: str) -> int | None:
+    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` where it fails (the plugins' taint
+    and node affinity helpers parse ``Gt`` / ``Lt`` values with it too)."""
+    return _int64_spelled(value, _GO_INT_RE)
 
 
 def _parse_decimal_int64(value: str) -> int | None:
     """A canonical decimal integer (``content.IsDecimalInteger``: no ``+``, no leading zeros)."""
-    if not _DECIMAL_INT_RE.fullmatch(value):
-        return None
-    n = int(value)
-    return n if _INT64_MIN <= n <= _INT64_MAX else None
+    return _int64_spelled(value, _DECIMAL_INT_RE)
 
 
 def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool:
@@ -132,7 +135,7 @@ def _label_requirement_valid(key: str, op: str, values: tuple[str, ...]) -> bool
         if values:
             return False
     elif op in ("Gt", "Lt"):
-        if len(values) != 1 or _parse_int64(values[0]) is None:
+        if len(values) != 1 or parse_int64(values[0]) is None:
             return False
     else:
         return False
@@ -176,8 +179,8 @@ class NodeSelectorRequirement:
         v = labels.get(self.key)
         if v is None or len(self.values) != 1:
             return False
-        have = _parse_int64(v)
-        want = _parse_int64(self.values[0])
+        have = parse_int64(v)
+        want = parse_int64(self.values[0])
         if have is None or want is None:
             return False
         return have > want if op == "Gt" else have < want
@@ -298,26 +301,28 @@ class WeightedPodAffinityTerm:
     term: PodAffinityTerm
 
 
+@attrs.frozen
+class _PodAffinityTerms:
+    """The fields pod affinity and pod anti-affinity share: required and preferred terms."""
+
+    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
+
+
 @final
 @attrs.frozen
-class PodAffinity:
+class PodAffinity(_PodAffinityTerms):
     """Pod affinity: required and preferred terms."""
 
     __module__ = "schedframe.api"
 
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-
 
 @final
 @attrs.frozen
-class PodAntiAffinity:
+class PodAntiAffinity(_PodAffinityTerms):
     """Pod anti-affinity: required and preferred terms."""
 
     __module__ = "schedframe.api"
-
-    required: tuple[PodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
-    preferred: tuple[WeightedPodAffinityTerm, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @final

@@ -92,6 +92,15 @@ def _check_selects_template(selector: LabelSelector | None, template: Pod | None
         _fail(path, "selector does not match the template labels (spec.template.metadata.labels)")
 
 
+def _selector_and_template(spec: Mapping[str, Any]) -> tuple[LabelSelector | None, Pod | None]:
+    """An apps/v1 workload's ``spec.selector`` and ``spec.template`` (required), the selector
+    checked to select the template."""
+    selector = _label_selector(spec.get("selector"), "spec.selector")
+    template = _template(spec.get("template"), "spec.template")
+    _check_selects_template(selector, template, "spec.selector")
+    return selector, template
+
+
 def _replication_controller(manifest: Any) -> ReplicationController:
     m = _check_top(manifest, "ReplicationController", ("v1",))
     _, spec, kw = _workload_meta(m)
@@ -106,9 +115,7 @@ def _replication_controller(manifest: Any) -> ReplicationController:
 def _replica_set(manifest: Any) -> ReplicaSet:
     m = _check_top(manifest, "ReplicaSet", ("apps/v1",))
     meta, spec, kw = _workload_meta(m)
-    selector = _label_selector(spec.get("selector"), "spec.selector")
-    template = _template(spec.get("template"), "spec.template")
-    _check_selects_template(selector, template, "spec.selector")
+    selector, template = _selector_and_template(spec)
     return ReplicaSet(selector=selector, replicas=_replicas(spec), template=template,
                       owner_references=_items(meta.get("ownerReferences"), "metadata.ownerReferences",
                                               _owner_reference), **kw)
@@ -117,9 +124,7 @@ def _replica_set(manifest: Any) -> ReplicaSet:
 def _stateful_set(manifest: Any) -> StatefulSet:
     m = _check_top(manifest, "StatefulSet", ("apps/v1",))
     _, spec, kw = _workload_meta(m)
-    selector = _label_selector(spec.get("selector"), "spec.selector")
-    template = _template(spec.get("template"), "spec.template")
-    _check_selects_template(selector, template, "spec.selector")
+    selector, template = _selector_and_template(spec)
     ordinals = _mapping(spec.get("ordinals"), "spec.ordinals")
     start = _int(ordinals.get("start"), "spec.ordinals.start") or 0
     if start < 0:
@@ -159,9 +164,7 @@ def _claim_template_out(claim: PersistentVolumeClaim) -> dict[str, Any]:
 def _deployment(manifest: Any) -> Deployment:
     m = _check_top(manifest, "Deployment", ("apps/v1",))
     _, spec, kw = _workload_meta(m)
-    selector = _label_selector(spec.get("selector"), "spec.selector")
-    template = _template(spec.get("template"), "spec.template")
-    _check_selects_template(selector, template, "spec.selector")
+    selector, template = _selector_and_template(spec)
     return Deployment(selector=selector, replicas=_replicas(spec), template=template,
                       paused=_bool(spec.get("paused"), "spec.paused"), **kw)
 
@@ -169,11 +172,8 @@ def _deployment(manifest: Any) -> Deployment:
 def _daemon_set(manifest: Any) -> DaemonSet:
     m = _check_top(manifest, "DaemonSet", ("apps/v1",))
     _, spec, kw = _workload_meta(m)
-    selector = _label_selector(spec.get("selector"), "spec.selector")
-    raw_template = spec.get("template")
-    template = _template(raw_template, "spec.template")
-    _check_selects_template(selector, template, "spec.selector")
-    t_spec = _mapping(_mapping(raw_template, "spec.template").get("spec"), "spec.template.spec")
+    selector, template = _selector_and_template(spec)
+    t_spec = _mapping(_mapping(spec.get("template"), "spec.template").get("spec"), "spec.template.spec")
     if template is not None and template.host_network:  # the DaemonSet's own field holds it
         template = attrs.evolve(template, host_network=False)
     return DaemonSet(selector=selector, template=template,

@@ -15,15 +15,14 @@ from typing import Any, Final, final
 import attrs
 
 from ._fields import (
-    _check_top,
-    _format_time,
-    _mapping,
     _meta_out,
     _name,
     _namespace,
+    _opt_time_out,
     _quantities,
     _quantities_out,
     _time,
+    _top_parts,
 )
 from .frozendict import FrozenDict
 from .objects import _quantity_map
@@ -90,10 +89,7 @@ def elastic_quota_from_manifest(manifest: Any) -> ElasticQuota:
 
     .. versionadded:: 0.1.0
     """
-    m = _check_top(manifest, "ElasticQuota", _API_VERSIONS)
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "ElasticQuota", _API_VERSIONS)
     return ElasticQuota(
         name=_name(meta),
         namespace=_namespace(meta),
@@ -109,8 +105,7 @@ def elastic_quota_to_manifest(quota: ElasticQuota) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
-    created = (None if quota.creation_timestamp is None
-               else _format_time(quota.creation_timestamp, "metadata.creationTimestamp"))
+    created = _opt_time_out(quota.creation_timestamp, "metadata.creationTimestamp")
     spec: dict[str, Any] = {}
     if quota.min:
         spec["min"] = _quantities_out(quota.min)

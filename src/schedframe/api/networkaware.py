@@ -20,20 +20,24 @@ from typing import Any, Final, final
 import attrs
 
 from ._fields import (
-    _bool,
-    _check_top,
-    _child,
-    _format_time,
+    _BOOL,
+    _INT,
+    _OPT_QUANTITY,
+    _REQUIRED_STR,
+    _STR,
+    _Codec,
+    _Field,
     _int,
     _items,
-    _mapping,
+    _items_kind,
     _meta_out,
     _name,
     _namespace,
-    _quantity,
-    _required_str,
+    _object_kind,
+    _opt_time_out,
     _str,
     _time,
+    _top_parts,
 )
 from .quantity import Quantity
 
@@ -271,45 +275,32 @@ class NetworkTopology:
 # ----------------------------------------------------------------------------------- readers
 
 
-def _opt_quantity(m: Mapping[str, Any], key: str, path: str) -> Quantity | None:
-    raw = m.get(key)
-    return None if raw is None else _quantity(raw, _child(path, key))
+_WORKLOAD_INFO: Final = _Codec(AppGroupWorkloadInfo, (
+    _Field("kind", "kind", _STR, always=True), _Field("name", "name", _STR, always=True),
+    _Field("selector", "selector", _STR, always=True), _Field("apiVersion", "api_version", _STR),
+    _Field("namespace", "namespace", _STR)))
+_WORKLOAD: Final = _Field("workload", "workload", _object_kind(_WORKLOAD_INFO))
+_DEPENDENCY: Final = _Codec(AppGroupDependency, (
+    _WORKLOAD, _Field("minBandwidth", "min_bandwidth", _OPT_QUANTITY),
+    _Field("maxNetworkCost", "max_network_cost", _INT)))
+_APP_GROUP_WORKLOAD: Final = _Codec(AppGroupWorkload, (
+    _WORKLOAD, _Field("dependencies", "dependencies", _items_kind(_DEPENDENCY))))
+_TOPOLOGY_INFO: Final = _Codec(AppGroupTopologyInfo, (_WORKLOAD, _Field("index", "index", _INT, always=True)))
 
-
-def _workload_info(value: Any, path: str) -> AppGroupWorkloadInfo:
-    m = _mapping(value, path)
-    return AppGroupWorkloadInfo(
-        kind=_str(m.get("kind"), _child(path, "kind")),
-        name=_str(m.get("name"), _child(path, "name")),
-        selector=_str(m.get("selector"), _child(path, "selector")),
-        api_version=_str(m.get("apiVersion"), _child(path, "apiVersion")),
-        namespace=_str(m.get("namespace"), _child(path, "namespace")),
-    )
-
-
-def _dependency(value: Any, path: str) -> AppGroupDependency:
-    m = _mapping(value, path)
-    return AppGroupDependency(
-        workload=_workload_info(m.get("workload"), _child(path, "workload")),
-        min_bandwidth=_opt_quantity(m, "minBandwidth", path),
-        max_network_cost=_int(m.get("maxNetworkCost"), _child(path, "maxNetworkCost")) or 0,
-    )
-
-
-def _workload(value: Any, path: str) -> AppGroupWorkload:
-    m = _mapping(value, path)
-    return AppGroupWorkload(
-        workload=_workload_info(m.get("workload"), _child(path, "workload")),
-        dependencies=_items(m.get("dependencies"), _child(path, "dependencies"), _dependency),
-    )
-
-
-def _topology_info(value: Any, path: str) -> AppGroupTopologyInfo:
-    m = _mapping(value, path)
-    return AppGroupTopologyInfo(
-        workload=_workload_info(m.get("workload"), _child(path, "workload")),
-        index=_int(m.get("index"), _child(path, "index")) or 0,
-    )
+_COST: Final = _Codec(NetworkCost, (
+    _Field("destination", "destination", _REQUIRED_STR),
+    _Field("networkCost", "network_cost", _INT, always=True), _Field("isAllowed", "is_allowed", _BOOL),
+    _Field("bandwidthCapacity", "bandwidth_capacity", _OPT_QUANTITY),
+    _Field("bandwidthAllocated", "bandwidth_allocated", _OPT_QUANTITY)))
+_ORIGIN: Final = _Codec(NetworkTopologyOrigin, (
+    _Field("origin", "origin", _REQUIRED_STR),
+    _Field("costList", "cost_list", _items_kind(_COST), always=True)))
+_TOPOLOGY: Final = _Codec(NetworkTopologyTopology, (
+    _Field("topologyKey", "topology_key", _REQUIRED_STR),
+    _Field("originList", "origin_list", _items_kind(_ORIGIN), always=True)))
+_WEIGHTS: Final = _Codec(NetworkTopologyWeights, (
+    _Field("name", "name", _REQUIRED_STR),
+    _Field("topologyList", "topology_list", _items_kind(_TOPOLOGY), always=True)))
 
 
 def app_group_from_manifest(manifest: Any) -> AppGroup:
@@ -317,10 +308,7 @@ def app_group_from_manifest(manifest: Any) -> AppGroup:
 
     .. versionadded:: 0.1.0
     """
-    m = _check_top(manifest, "AppGroup", (APP_GROUP_API_VERSION,))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "AppGroup", (APP_GROUP_API_VERSION,))
     return AppGroup(
         name=_name(meta),
         namespace=_namespace(meta),
@@ -328,43 +316,10 @@ def app_group_from_manifest(manifest: Any) -> AppGroup:
         topology_sorting_algorithm=_str(
             spec.get("topologySortingAlgorithm"), "spec.topologySortingAlgorithm"
         ),
-        workloads=_items(spec.get("workloads"), "spec.workloads", _workload),
-        topology_order=_items(status.get("topologyOrder"), "status.topologyOrder", _topology_info),
+        workloads=_items(spec.get("workloads"), "spec.workloads", _APP_GROUP_WORKLOAD.read),
+        topology_order=_items(status.get("topologyOrder"), "status.topologyOrder", _TOPOLOGY_INFO.read),
         running_workloads=_int(status.get("runningWorkloads"), "status.runningWorkloads") or 0,
         creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
-    )
-
-
-def _cost(value: Any, path: str) -> NetworkCost:
-    m = _mapping(value, path)
-    return NetworkCost(
-        destination=_required_str(m, "destination", path),
-        network_cost=_int(m.get("networkCost"), _child(path, "networkCost")) or 0,
-        is_allowed=_bool(m.get("isAllowed"), _child(path, "isAllowed")),
-        bandwidth_capacity=_opt_quantity(m, "bandwidthCapacity", path),
-        bandwidth_allocated=_opt_quantity(m, "bandwidthAllocated", path),
-    )
-
-
-def _origin(value: Any, path: str) -> NetworkTopologyOrigin:
-    m = _mapping(value, path)
-    return NetworkTopologyOrigin(
-        _required_str(m, "origin", path), _items(m.get("costList"), _child(path, "costList"), _cost)
-    )
-
-
-def _topology(value: Any, path: str) -> NetworkTopologyTopology:
-    m = _mapping(value, path)
-    return NetworkTopologyTopology(
-        _required_str(m, "topologyKey", path),
-        _items(m.get("originList"), _child(path, "originList"), _origin),
-    )
-
-
-def _weights(value: Any, path: str) -> NetworkTopologyWeights:
-    m = _mapping(value, path)
-    return NetworkTopologyWeights(
-        _required_str(m, "name", path), _items(m.get("topologyList"), _child(path, "topologyList"), _topology)
     )
 
 
@@ -373,14 +328,11 @@ def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
 
     .. versionadded:: 0.1.0
     """
-    m = _check_top(manifest, "NetworkTopology", (NETWORK_TOPOLOGY_API_VERSION,))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "NetworkTopology", (NETWORK_TOPOLOGY_API_VERSION,))
     return NetworkTopology(
         name=_name(meta),
         namespace=_namespace(meta),
-        weights=_items(spec.get("weights"), "spec.weights", _weights),
+        weights=_items(spec.get("weights"), "spec.weights", _WEIGHTS.read),
         configmap_name=_str(spec.get("configmapName"), "spec.configmapName"),
         node_count=_int(status.get("nodeCount"), "status.nodeCount") or 0,
         creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
@@ -390,69 +342,29 @@ def network_topology_from_manifest(manifest: Any) -> NetworkTopology:
 # ----------------------------------------------------------------------------------- writers
 
 
-def _workload_info_out(w: AppGroupWorkloadInfo) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": w.kind, "name": w.name, "selector": w.selector}
-    if w.api_version:
-        out["apiVersion"] = w.api_version
-    if w.namespace:
-        out["namespace"] = w.namespace
-    return out
-
-
-def _dependency_out(d: AppGroupDependency) -> dict[str, Any]:
-    out: dict[str, Any] = {"workload": _workload_info_out(d.workload)}
-    if d.min_bandwidth is not None:
-        out["minBandwidth"] = str(d.min_bandwidth)
-    if d.max_network_cost:
-        out["maxNetworkCost"] = d.max_network_cost
-    return out
-
-
-def _created(value: float | None) -> str | None:
-    return None if value is None else _format_time(value, "metadata.creationTimestamp")
-
-
 def app_group_to_manifest(ag: AppGroup) -> dict[str, Any]:
     """An AppGroup as a manifest.
 
     .. versionadded:: 0.1.0
     """
-    workloads = []
-    for w in ag.workloads:
-        item: dict[str, Any] = {"workload": _workload_info_out(w.workload)}
-        if w.dependencies:
-            item["dependencies"] = [_dependency_out(d) for d in w.dependencies]
-        workloads.append(item)
+    created = _opt_time_out(ag.creation_timestamp, "metadata.creationTimestamp")
     out: dict[str, Any] = {
         "apiVersion": APP_GROUP_API_VERSION,
         "kind": "AppGroup",
-        "metadata": _meta_out(ag.name, ag.namespace, creationTimestamp=_created(ag.creation_timestamp)),
+        "metadata": _meta_out(ag.name, ag.namespace, creationTimestamp=created),
         "spec": {
             "numMembers": ag.num_members,
             "topologySortingAlgorithm": ag.topology_sorting_algorithm,
-            "workloads": workloads,
+            "workloads": [_APP_GROUP_WORKLOAD.write(w) for w in ag.workloads],
         },
     }
     status: dict[str, Any] = {}
     if ag.running_workloads:
         status["runningWorkloads"] = ag.running_workloads
     if ag.topology_order:
-        status["topologyOrder"] = [
-            {"workload": _workload_info_out(t.workload), "index": t.index} for t in ag.topology_order
-        ]
+        status["topologyOrder"] = [_TOPOLOGY_INFO.write(t) for t in ag.topology_order]
     if status:
         out["status"] = status
-    return out
-
-
-def _cost_out(c: NetworkCost) -> dict[str, Any]:
-    out: dict[str, Any] = {"destination": c.destination, "networkCost": c.network_cost}
-    if c.is_allowed:
-        out["isAllowed"] = True
-    if c.bandwidth_capacity is not None:
-        out["bandwidthCapacity"] = str(c.bandwidth_capacity)
-    if c.bandwidth_allocated is not None:
-        out["bandwidthAllocated"] = str(c.bandwidth_allocated)
     return out
 
 
@@ -461,27 +373,12 @@ def network_topology_to_manifest(nt: NetworkTopology) -> dict[str, Any]:
 
     .. versionadded:: 0.1.0
     """
-    weights = [
-        {
-            "name": w.name,
-            "topologyList": [
-                {
-                    "topologyKey": t.topology_key,
-                    "originList": [
-                        {"origin": o.origin, "costList": [_cost_out(c) for c in o.cost_list]}
-                        for o in t.origin_list
-                    ],
-                }
-                for t in w.topology_list
-            ],
-        }
-        for w in nt.weights
-    ]
+    created = _opt_time_out(nt.creation_timestamp, "metadata.creationTimestamp")
     out: dict[str, Any] = {
         "apiVersion": NETWORK_TOPOLOGY_API_VERSION,
         "kind": "NetworkTopology",
-        "metadata": _meta_out(nt.name, nt.namespace, creationTimestamp=_created(nt.creation_timestamp)),
-        "spec": {"weights": weights, "configmapName": nt.configmap_name},
+        "metadata": _meta_out(nt.name, nt.namespace, creationTimestamp=created),
+        "spec": {"weights": [_WEIGHTS.write(w) for w in nt.weights], "configmapName": nt.configmap_name},
     }
     if nt.node_count:
         out["status"] = {"nodeCount": nt.node_count}

@@ -18,17 +18,19 @@ from typing import Any, Final, final
 import attrs
 
 from ._fields import (
+    _INT,
+    _OPT_QUANTITY,
+    _REQUIRED_STR,
+    _STR,
     _check_top,
-    _child,
-    _format_time,
-    _int,
+    _Codec,
+    _Field,
     _items,
+    _items_kind,
     _mapping,
     _meta_out,
     _name,
-    _quantity,
-    _required_str,
-    _str,
+    _opt_time_out,
     _str_list,
     _time,
 )
@@ -180,37 +182,19 @@ class NodeResourceTopology:
         return node_resource_topology_to_manifest(self)
 
 
-def _attribute(value: Any, path: str) -> TopologyAttribute:
-    m = _mapping(value, path)
-    return TopologyAttribute(_required_str(m, "name", path), _str(m.get("value"), _child(path, "value")))
-
-
-def _cost(value: Any, path: str) -> TopologyCost:
-    m = _mapping(value, path)
-    return TopologyCost(_required_str(m, "name", path), _int(m.get("value"), _child(path, "value")) or 0)
-
-
-def _resource_info(value: Any, path: str) -> TopologyResourceInfo:
-    m = _mapping(value, path)
-
-    def amount(key: str) -> Quantity:
-        raw = m.get(key)
-        return _ZERO if raw is None else _quantity(raw, _child(path, key))
-
-    return TopologyResourceInfo(_required_str(m, "name", path), amount("capacity"), amount("allocatable"),
-                                amount("available"))
-
-
-def _zone(value: Any, path: str) -> TopologyZone:
-    m = _mapping(value, path)
-    return TopologyZone(
-        name=_required_str(m, "name", path),
-        type=_str(m.get("type"), _child(path, "type")),
-        parent=_str(m.get("parent"), _child(path, "parent")),
-        costs=_items(m.get("costs"), _child(path, "costs"), _cost),
-        attributes=_items(m.get("attributes"), _child(path, "attributes"), _attribute),
-        resources=_items(m.get("resources"), _child(path, "resources"), _resource_info),
-    )
+_ATTRIBUTE: Final = _Codec(TopologyAttribute, (
+    _Field("name", "name", _REQUIRED_STR), _Field("value", "value", _STR, always=True)))
+_COST: Final = _Codec(TopologyCost, (
+    _Field("name", "name", _REQUIRED_STR), _Field("value", "value", _INT, always=True)))
+_RESOURCE_INFO: Final = _Codec(TopologyResourceInfo, (
+    _Field("name", "name", _REQUIRED_STR), _Field("capacity", "capacity", _OPT_QUANTITY, always=True),
+    _Field("allocatable", "allocatable", _OPT_QUANTITY, always=True),
+    _Field("available", "available", _OPT_QUANTITY, always=True)))
+_ZONE: Final = _Codec(TopologyZone, (
+    _Field("name", "name", _REQUIRED_STR), _Field("type", "type", _STR, always=True),
+    _Field("parent", "parent", _STR), _Field("costs", "costs", _items_kind(_COST)),
+    _Field("attributes", "attributes", _items_kind(_ATTRIBUTE)),
+    _Field("resources", "resources", _items_kind(_RESOURCE_INFO))))
 
 
 def node_resource_topology_from_manifest(manifest: Any) -> NodeResourceTopology:
@@ -222,29 +206,11 @@ def node_resource_topology_from_manifest(manifest: Any) -> NodeResourceTopology:
     meta = _mapping(m.get("metadata"), "metadata")
     return NodeResourceTopology(
         name=_name(meta),
-        zones=_items(m.get("zones"), "zones", _zone),
-        attributes=_items(m.get("attributes"), "attributes", _attribute),
+        zones=_items(m.get("zones"), "zones", _ZONE.read),
+        attributes=_items(m.get("attributes"), "attributes", _ATTRIBUTE.read),
         topology_policies=_str_list(m.get("topologyPolicies"), "topologyPolicies"),
         creation_timestamp=_time(meta.get("creationTimestamp"), "metadata.creationTimestamp"),
     )
-
-
-def _attributes_out(attributes: tuple[TopologyAttribute, ...]) -> list[dict[str, str]]:
-    return [{"name": a.name, "value": a.value} for a in attributes]
-
-
-def _zone_out(zone: TopologyZone) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": zone.name, "type": zone.type}
-    if zone.parent:
-        out["parent"] = zone.parent
-    if zone.costs:
-        out["costs"] = [{"name": c.name, "value": c.value} for c in zone.costs]
-    if zone.attributes:
-        out["attributes"] = _attributes_out(zone.attributes)
-    if zone.resources:
-        out["resources"] = [{"name": r.name, "capacity": str(r.capacity), "allocatable": str(r.allocatable),
-                             "available": str(r.available)} for r in zone.resources]
-    return out
 
 
 def node_resource_topology_to_manifest(nrt: NodeResourceTopology) -> dict[str, Any]:
@@ -252,13 +218,12 @@ def node_resource_topology_to_manifest(nrt: NodeResourceTopology) -> dict[str, A
 
     .. versionadded:: 0.1.0
     """
-    created = (None if nrt.creation_timestamp is None
-               else _format_time(nrt.creation_timestamp, "metadata.creationTimestamp"))
+    created = _opt_time_out(nrt.creation_timestamp, "metadata.creationTimestamp")
     out: dict[str, Any] = {"apiVersion": NODE_RESOURCE_TOPOLOGY_API_VERSION, "kind": "NodeResourceTopology",
                            "metadata": _meta_out(nrt.name, creationTimestamp=created)}
     if nrt.topology_policies:
         out["topologyPolicies"] = list(nrt.topology_policies)
-    out["zones"] = [_zone_out(z) for z in nrt.zones]
+    out["zones"] = [_ZONE.write(z) for z in nrt.zones]
     if nrt.attributes:
-        out["attributes"] = _attributes_out(nrt.attributes)
+        out["attributes"] = [_ATTRIBUTE.write(a) for a in nrt.attributes]
     return out

@@ -958,14 +958,10 @@ class Service:
     selector: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
 
 
-@final
 @attrs.frozen
-class ReplicaSet:
-    """An apps/v1 ReplicaSet: its selector (default topology spreading) and what its controller
-    creates pods from (``replicas``, ``template``; see :func:`~schedframe.api.expand_workloads`).
-    """
-
-    __module__ = "schedframe.api"
+class _ReplicatedWorkload:
+    """The fields the workloads of ``replicas`` pods from a template share (ReplicaSet,
+    StatefulSet, Deployment): their name, selector, replicas, pod template, uid and labels."""
 
     name: str
     namespace: str = "default"
@@ -974,12 +970,23 @@ class ReplicaSet:
     template: Pod | None = None
     uid: str = ""
     labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
+
+
+@final
+@attrs.frozen
+class ReplicaSet(_ReplicatedWorkload):
+    """An apps/v1 ReplicaSet: its selector (default topology spreading) and what its controller
+    creates pods from (``replicas``, ``template``; see :func:`~schedframe.api.expand_workloads`).
+    """
+
+    __module__ = "schedframe.api"
+
     owner_references: tuple[OwnerReference, ...] = attrs.field(default=(), converter=_tuple)
 
 
 @final
 @attrs.frozen
-class StatefulSet:
+class StatefulSet(_ReplicatedWorkload):
     """An apps/v1 StatefulSet: its selector, and ``replicas`` pods ``<name>-<ordinal>`` from
     ``template`` (ordinals from ``ordinals_start``).
 
@@ -991,13 +998,6 @@ class StatefulSet:
 
     __module__ = "schedframe.api"
 
-    name: str
-    namespace: str = "default"
-    selector: LabelSelector | None = None
-    replicas: int = 1
-    template: Pod | None = None
-    uid: str = ""
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=str_map)
     ordinals_start: int = 0
     volume_claim_templates: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
 

@@ -17,9 +17,18 @@ from typing import Any, Final, TypeVar, final
 import attrs
 
 from ._fields import (
+    _OPT_BOOL,
+    _OPT_STR,
+    _PLAIN,
+    _REQUIRED_STR,
+    _STR,
+    _STR_LIST,
     _bool,
     _check_top,
+    _Codec,
     _fail,
+    _Field,
+    _given_uid,
     _int_or,
     _items,
     _list,
@@ -27,7 +36,6 @@ from ._fields import (
     _meta_out,
     _node_selector_term_out,
     _opt_bool,
-    _opt_str,
     _owner_reference,
     _quantity,
     _required_str,
@@ -36,7 +44,7 @@ from ._fields import (
     _str_list,
     _str_map,
 )
-from .frozendict import FrozenDict, deep_freeze, freeze, thaw
+from .frozendict import FrozenDict, deep_freeze, freeze
 from .frozendict import as_tuple as _tuple
 from .objects import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, OwnerReference
 from .quantity import Quantity
@@ -448,17 +456,14 @@ def _request(value: Any, path: str) -> DeviceRequest:
     return DeviceRequest(name=name, exactly=exactly, first_available=first)
 
 
-def _constraint(value: Any, path: str) -> DeviceConstraint:
-    m = _mapping(value, path)
-    return DeviceConstraint(requests=_str_list(m.get("requests"), f"{path}.requests"),
-                            match_attribute=_opt_str(m.get("matchAttribute"), f"{path}.matchAttribute"))
+_CONSTRAINT: Final = _Codec(DeviceConstraint, (
+    _Field("requests", "requests", _STR_LIST), _Field("matchAttribute", "match_attribute", _OPT_STR)))
+_OPAQUE: Final = _Codec(OpaqueDeviceConfiguration, (
+    _Field("driver", "driver", _REQUIRED_STR), _Field("parameters", "parameters", _PLAIN)))
 
 
 def _opaque(value: Any, path: str) -> OpaqueDeviceConfiguration | None:
-    if value is None:
-        return None
-    m = _mapping(value, path)
-    return OpaqueDeviceConfiguration(driver=_required_str(m, "driver", path), parameters=m.get("parameters"))
+    return None if value is None else _OPAQUE.read(value, path)
 
 
 def _config(value: Any, path: str) -> DeviceClaimConfiguration:
@@ -493,17 +498,15 @@ def _node_selector(value: Any, path: str) -> NodeSelector | None:
 def _device_spec(devices: Mapping[str, Any], path: str) -> dict[str, Any]:
     return {
         "requests": _items(devices.get("requests"), f"{path}.requests", _request),
-        "constraints": _items(devices.get("constraints"), f"{path}.constraints", _constraint),
+        "constraints": _items(devices.get("constraints"), f"{path}.constraints", _CONSTRAINT.read),
         "config": _items(devices.get("config"), f"{path}.config", _config),
     }
 
 
-def _result(value: Any, path: str) -> DeviceRequestAllocationResult:
-    m = _mapping(value, path)
-    return DeviceRequestAllocationResult(
-        request=_required_str(m, "request", path), driver=_required_str(m, "driver", path),
-        pool=_required_str(m, "pool", path), device=_required_str(m, "device", path),
-        admin_access=_opt_bool(m.get("adminAccess"), f"{path}.adminAccess"))
+_RESULT: Final = _Codec(DeviceRequestAllocationResult, (
+    _Field("request", "request", _REQUIRED_STR), _Field("driver", "driver", _REQUIRED_STR),
+    _Field("pool", "pool", _REQUIRED_STR), _Field("device", "device", _REQUIRED_STR),
+    _Field("adminAccess", "admin_access", _OPT_BOOL)))
 
 
 def _alloc_config(value: Any, path: str) -> DeviceAllocationConfiguration:
@@ -521,16 +524,15 @@ def _allocation(value: Any, path: str) -> AllocationResult | None:
     m = _mapping(value, path)
     devices = _mapping(m.get("devices"), f"{path}.devices")
     return AllocationResult(
-        results=_items(devices.get("results"), f"{path}.devices.results", _result),
+        results=_items(devices.get("results"), f"{path}.devices.results", _RESULT.read),
         config=_items(devices.get("config"), f"{path}.devices.config", _alloc_config),
         node_selector=_node_selector(m.get("nodeSelector"), f"{path}.nodeSelector"))
 
 
-def _consumer(value: Any, path: str) -> ResourceClaimConsumerReference:
-    m = _mapping(value, path)
-    return ResourceClaimConsumerReference(
-        name=_required_str(m, "name", path), uid=_required_str(m, "uid", path),
-        resource=_required_str(m, "resource", path), api_group=_str(m.get("apiGroup"), f"{path}.apiGroup"))
+_CONSUMER: Final = _Codec(ResourceClaimConsumerReference, (
+    _Field("name", "name", _REQUIRED_STR), _Field("uid", "uid", _REQUIRED_STR),
+    _Field("resource", "resource", _REQUIRED_STR), _Field("apiGroup", "api_group", _STR)),
+    written=("resource", "name", "uid", "apiGroup"))
 
 
 def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
@@ -541,10 +543,7 @@ def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
     """
     m, meta, spec = _top(manifest, "ResourceClaim")
     status = _mapping(m.get("status"), "status")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    kw: dict[str, Any] = _given_uid(meta)
     deletion = meta.get("deletionTimestamp")
     return ResourceClaim(
         name=meta["name"], namespace=_str(meta.get("namespace"), "metadata.namespace") or "default",
@@ -555,7 +554,7 @@ def resource_claim_from_manifest(manifest: Mapping[str, Any]) -> ResourceClaim:
         deletion_timestamp=None if deletion is None else str(deletion),
         **_device_spec(_mapping(spec.get("devices"), "spec.devices"), "spec.devices"),
         allocation=_allocation(status.get("allocation"), "status.allocation"),
-        reserved_for=_items(status.get("reservedFor"), "status.reservedFor", _consumer),
+        reserved_for=_items(status.get("reservedFor"), "status.reservedFor", _CONSUMER.read),
         **kw)
 
 
@@ -661,13 +660,6 @@ def _selectors_out(selectors: Sequence[str]) -> list[dict[str, Any]]:
     return [{"cel": {"expression": e}} for e in selectors]
 
 
-def _opaque_out(o: OpaqueDeviceConfiguration) -> dict[str, Any]:
-    out: dict[str, Any] = {"driver": o.driver}
-    if o.parameters is not None:
-        out["parameters"] = thaw(o.parameters)
-    return out
-
-
 def _config_out(c: DeviceClaimConfiguration | DeviceAllocationConfiguration) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(c, DeviceAllocationConfiguration):
@@ -675,7 +667,7 @@ def _config_out(c: DeviceClaimConfiguration | DeviceAllocationConfiguration) -> 
     if c.requests:
         out["requests"] = list(c.requests)
     if c.opaque is not None:
-        out["opaque"] = _opaque_out(c.opaque)
+        out["opaque"] = _OPAQUE.write(c.opaque)
     return out
 
 
@@ -704,10 +696,7 @@ def _request_out(r: DeviceRequest) -> dict[str, Any]:
 def _devices_out(obj: ResourceClaim | ResourceClaimTemplate) -> dict[str, Any]:
     out: dict[str, Any] = {"requests": [_request_out(r) for r in obj.requests]}
     if obj.constraints:
-        out["constraints"] = [
-            {**({"requests": list(c.requests)} if c.requests else {}),
-             **({"matchAttribute": c.match_attribute} if c.match_attribute is not None else {})}
-            for c in obj.constraints]
+        out["constraints"] = [_CONSTRAINT.write(c) for c in obj.constraints]
     if obj.config:
         out["config"] = [_config_out(c) for c in obj.config]
     return out
@@ -718,13 +707,7 @@ def _node_selector_out(ns: NodeSelector) -> dict[str, Any]:
 
 
 def _allocation_out(a: AllocationResult) -> dict[str, Any]:
-    results = []
-    for r in a.results:
-        item: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
-        if r.admin_access is not None:
-            item["adminAccess"] = r.admin_access
-        results.append(item)
-    devices: dict[str, Any] = {"results": results}
+    devices: dict[str, Any] = {"results": [_RESULT.write(r) for r in a.results]}
     if a.config:
         devices["config"] = [_config_out(c) for c in a.config]
     out: dict[str, Any] = {"devices": devices}
@@ -747,9 +730,7 @@ def _claim_out(c: ResourceClaim) -> dict[str, Any]:
     if c.allocation is not None:
         status["allocation"] = _allocation_out(c.allocation)
     if c.reserved_for:
-        status["reservedFor"] = [{"resource": r.resource, "name": r.name, "uid": r.uid,
-                                  **({"apiGroup": r.api_group} if r.api_group else {})}
-                                 for r in c.reserved_for]
+        status["reservedFor"] = [_CONSUMER.write(r) for r in c.reserved_for]
     out: dict[str, Any] = {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaim", "metadata": meta,
                            "spec": {"devices": _devices_out(c)}}
     if status:

@@ -16,8 +16,12 @@ from typing import Any, Final, final
 import attrs
 
 from ._fields import (
+    _REQUIRED_STR,
+    _STR,
     _check_top,
+    _Codec,
     _fail,
+    _Field,
     _int,
     _items,
     _mapping,
@@ -156,18 +160,16 @@ def workload_to_manifest(w: Workload) -> dict[str, Any]:
             "metadata": _meta_out(w.name, w.namespace, labels=dict(w.labels)), "spec": spec}
 
 
+_WORKLOAD_REFERENCE: Final = _Codec(WorkloadReference, (
+    _Field("name", "name", _REQUIRED_STR), _Field("podGroup", "pod_group", _REQUIRED_STR),
+    _Field("podGroupReplicaKey", "pod_group_replica_key", _STR)))
+
+
 def workload_reference_from_manifest(value: Any, path: str) -> WorkloadReference | None:
     """A pod's ``spec.workloadRef`` (``None`` when absent)."""
-    if value is None:
-        return None
-    m = _mapping(value, path)
-    return WorkloadReference(_required_str(m, "name", path), _required_str(m, "podGroup", path),
-                             _str(m.get("podGroupReplicaKey"), f"{path}.podGroupReplicaKey"))
+    return None if value is None else _WORKLOAD_REFERENCE.read(value, path)
 
 
 def workload_reference_to_manifest(ref: WorkloadReference) -> dict[str, Any]:
     """``spec.workloadRef`` of a pod."""
-    out = {"name": ref.name, "podGroup": ref.pod_group}
-    if ref.pod_group_replica_key:
-        out["podGroupReplicaKey"] = ref.pod_group_replica_key
-    return out
+    return _WORKLOAD_REFERENCE.write(ref)

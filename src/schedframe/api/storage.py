@@ -24,24 +24,36 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias, final
 import attrs
 
 from ._fields import (
+    _BOOL,
+    _FROZEN,
+    _INT,
+    _REQUIRED_STR,
+    _REQUIRED_STR_LIST,
+    _STR,
+    _STR_LIST,
+    _STR_MAP,
+    _STR_OR_DEFAULT,
     _bool,
     _check_top,
     _child,
+    _Codec,
     _deep_freeze,
     _enum,
     _fail,
-    _format_time,
+    _Field,
+    _given_uid,
     _int,
     _items,
+    _items_kind,
     _label_selector,
     _label_selector_out,
-    _list,
     _mapping,
     _meta_out,
     _name,
     _namespace,
     _node_selector_term,
     _node_selector_term_out,
+    _opt_time_out,
     _owner_reference,
     _owner_reference_out,
     _quantities,
@@ -52,6 +64,7 @@ from ._fields import (
     _str_list,
     _str_map,
     _time,
+    _top_parts,
 )
 from .frozendict import FrozenDict, freeze, thaw
 from .frozendict import as_tuple as _tuple
@@ -444,104 +457,66 @@ StorageObject: TypeAlias = PersistentVolume | PersistentVolumeClaim | StorageCla
 # Volume sources
 
 
-def _gce_pd(value: Any, path: str) -> GCEPersistentDiskVolumeSource:
-    m = _mapping(value, path)
-    return GCEPersistentDiskVolumeSource(
-        pd_name=_required_str(m, "pdName", path), fs_type=_str(m.get("fsType"), f"{path}.fsType"),
-        partition=_int(m.get("partition"), f"{path}.partition") or 0,
-        read_only=_bool(m.get("readOnly"), f"{path}.readOnly"))
+_FS_TYPE: Final = _Field("fsType", "fs_type", _STR)
+_READ_ONLY: Final = _Field("readOnly", "read_only", _BOOL)
+
+#: The pod volume sources schedframe types, by their field in a volume: the attribute of
+#: :class:`Volume` holding one and its codec, in the order the writer checks them.
+_SOURCES: Final[dict[str, tuple[str, _Codec[Any]]]] = {
+    "persistentVolumeClaim": ("persistent_volume_claim", _Codec(PersistentVolumeClaimVolumeSource, (
+        _Field("claimName", "claim_name", _REQUIRED_STR), _READ_ONLY))),
+    "ephemeral": ("ephemeral", _Codec(EphemeralVolumeSource, (
+        _Field("volumeClaimTemplate", "volume_claim_template", _FROZEN),))),
+    "csi": ("csi", _Codec(CSIVolumeSource, (
+        _Field("driver", "driver", _REQUIRED_STR), _READ_ONLY, _FS_TYPE,
+        _Field("volumeAttributes", "volume_attributes", _STR_MAP)))),
+    "gcePersistentDisk": ("gce_persistent_disk", _Codec(GCEPersistentDiskVolumeSource, (
+        _Field("pdName", "pd_name", _REQUIRED_STR), _FS_TYPE, _Field("partition", "partition", _INT),
+        _READ_ONLY))),
+    "awsElasticBlockStore": ("aws_elastic_block_store", _Codec(AWSElasticBlockStoreVolumeSource, (
+        _Field("volumeID", "volume_id", _REQUIRED_STR), _FS_TYPE, _Field("partition", "partition", _INT),
+        _READ_ONLY))),
+    "rbd": ("rbd", _Codec(RBDVolumeSource, (
+        _Field("monitors", "monitors", _REQUIRED_STR_LIST), _Field("image", "image", _REQUIRED_STR),
+        _Field("pool", "pool", _STR_OR_DEFAULT, always=True), _FS_TYPE,
+        _Field("user", "user", _STR_OR_DEFAULT, always=True), _READ_ONLY),
+        written=("monitors", "image", "pool", "user", "fsType", "readOnly"))),
+    "iscsi": ("iscsi", _Codec(ISCSIVolumeSource, (
+        _Field("targetPortal", "target_portal", _REQUIRED_STR), _Field("iqn", "iqn", _REQUIRED_STR),
+        _Field("lun", "lun", _INT, always=True), _FS_TYPE, _READ_ONLY))),
+}
+
+#: The sources a PersistentVolume's spec may have typed: its own CSI source, and the in-tree disks
+#: of pod volumes.
+_PV_SOURCES: Final[dict[str, tuple[str, _Codec[Any]]]] = {
+    "csi": ("csi", _Codec(CSIPersistentVolumeSource, (
+        _Field("driver", "driver", _REQUIRED_STR), _Field("volumeHandle", "volume_handle", _REQUIRED_STR),
+        _READ_ONLY, _FS_TYPE))),
+    "gcePersistentDisk": _SOURCES["gcePersistentDisk"],
+    "awsElasticBlockStore": _SOURCES["awsElasticBlockStore"],
+}
 
 
-def _gce_pd_out(s: GCEPersistentDiskVolumeSource) -> dict[str, Any]:
-    out: dict[str, Any] = {"pdName": s.pd_name}
-    if s.fs_type:
-        out["fsType"] = s.fs_type
-    if s.partition:
-        out["partition"] = s.partition
-    if s.read_only:
-        out["readOnly"] = True
-    return out
+def _source(sources: Mapping[str, tuple[str, _Codec[Any]]], key: str, raw: Any, path: str) -> dict[str, Any]:
+    """The keyword arguments of the volume source *key* (its value *raw* at *path*): the typed
+    one of *sources*, else ``other_source`` and ``other_spec``."""
+    typed = sources.get(key)
+    if typed is not None:
+        attr, codec = typed
+        return {attr: codec.read(raw, path)}
+    return {"other_source": key, "other_spec": _deep_freeze(_mapping(raw, path), path)}
 
 
-def _aws_ebs(value: Any, path: str) -> AWSElasticBlockStoreVolumeSource:
-    m = _mapping(value, path)
-    return AWSElasticBlockStoreVolumeSource(
-        volume_id=_required_str(m, "volumeID", path), fs_type=_str(m.get("fsType"), f"{path}.fsType"),
-        partition=_int(m.get("partition"), f"{path}.partition") or 0,
-        read_only=_bool(m.get("readOnly"), f"{path}.readOnly"))
-
-
-def _aws_ebs_out(s: AWSElasticBlockStoreVolumeSource) -> dict[str, Any]:
-    out: dict[str, Any] = {"volumeID": s.volume_id}
-    if s.fs_type:
-        out["fsType"] = s.fs_type
-    if s.partition:
-        out["partition"] = s.partition
-    if s.read_only:
-        out["readOnly"] = True
-    return out
-
-
-def _rbd(value: Any, path: str) -> RBDVolumeSource:
-    m = _mapping(value, path)
-    monitors = _str_list(m.get("monitors"), f"{path}.monitors")
-    if not monitors:
-        _fail(f"{path}.monitors", "required")
-    return RBDVolumeSource(
-        monitors=monitors, image=_required_str(m, "image", path),
-        pool=_str(m.get("pool"), f"{path}.pool") or "rbd", fs_type=_str(m.get("fsType"), f"{path}.fsType"),
-        user=_str(m.get("user"), f"{path}.user") or "admin",
-        read_only=_bool(m.get("readOnly"), f"{path}.readOnly"))
-
-
-def _rbd_out(s: RBDVolumeSource) -> dict[str, Any]:
-    out: dict[str, Any] = {"monitors": list(s.monitors), "image": s.image, "pool": s.pool, "user": s.user}
-    if s.fs_type:
-        out["fsType"] = s.fs_type
-    if s.read_only:
-        out["readOnly"] = True
-    return out
-
-
-def _iscsi(value: Any, path: str) -> ISCSIVolumeSource:
-    m = _mapping(value, path)
-    return ISCSIVolumeSource(
-        target_portal=_required_str(m, "targetPortal", path), iqn=_required_str(m, "iqn", path),
-        lun=_int(m.get("lun"), f"{path}.lun") or 0, fs_type=_str(m.get("fsType"), f"{path}.fsType"),
-        read_only=_bool(m.get("readOnly"), f"{path}.readOnly"))
-
-
-def _iscsi_out(s: ISCSIVolumeSource) -> dict[str, Any]:
-    out: dict[str, Any] = {"targetPortal": s.target_portal, "iqn": s.iqn, "lun": s.lun}
-    if s.fs_type:
-        out["fsType"] = s.fs_type
-    if s.read_only:
-        out["readOnly"] = True
-    return out
-
-
-def _csi_inline(value: Any, path: str) -> CSIVolumeSource:
-    m = _mapping(value, path)
-    return CSIVolumeSource(
-        driver=_required_str(m, "driver", path), read_only=_bool(m.get("readOnly"), f"{path}.readOnly"),
-        fs_type=_str(m.get("fsType"), f"{path}.fsType"),
-        volume_attributes=_str_map(m.get("volumeAttributes"), f"{path}.volumeAttributes"))
-
-
-def _csi_inline_out(s: CSIVolumeSource) -> dict[str, Any]:
-    out: dict[str, Any] = {"driver": s.driver}
-    if s.read_only:
-        out["readOnly"] = True
-    if s.fs_type:
-        out["fsType"] = s.fs_type
-    if s.volume_attributes:
-        out["volumeAttributes"] = dict(s.volume_attributes)
-    return out
-
-
-#: pod volume source fields schedframe types, in the order it checks them
-_TYPED_SOURCES: Final = ("persistentVolumeClaim", "ephemeral", "csi", "gcePersistentDisk",
-                         "awsElasticBlockStore", "rbd", "iscsi")
+def _source_out(sources: Mapping[str, tuple[str, _Codec[Any]]], obj: Volume | PersistentVolume,
+                out: dict[str, Any]) -> None:
+    """Write the volume source of *obj* (a typed one of *sources*, else its other source) to *out*."""
+    for key, (attr, codec) in sources.items():
+        s = getattr(obj, attr)
+        if s is not None:
+            out[key] = codec.write(s)
+            return
+    if obj.other_source:
+        out[obj.other_source] = thaw(obj.other_spec)
 
 
 def _volume(value: Any, path: str) -> Volume:
@@ -556,31 +531,7 @@ def _volume(value: Any, path: str) -> Volume:
     kw: dict[str, Any] = {}
     if sources:
         key = sources[0]
-        p = _child(path, key)
-        raw = m[key]
-        if key == "persistentVolumeClaim":
-            pm = _mapping(raw, p)
-            kw["persistent_volume_claim"] = PersistentVolumeClaimVolumeSource(
-                claim_name=_required_str(pm, "claimName", p),
-                read_only=_bool(pm.get("readOnly"), f"{p}.readOnly"))
-        elif key == "ephemeral":
-            em = _mapping(raw, p)
-            kw["ephemeral"] = EphemeralVolumeSource(
-                _deep_freeze(_mapping(em.get("volumeClaimTemplate"), f"{p}.volumeClaimTemplate"),
-                             f"{p}.volumeClaimTemplate"))
-        elif key == "csi":
-            kw["csi"] = _csi_inline(raw, p)
-        elif key == "gcePersistentDisk":
-            kw["gce_persistent_disk"] = _gce_pd(raw, p)
-        elif key == "awsElasticBlockStore":
-            kw["aws_elastic_block_store"] = _aws_ebs(raw, p)
-        elif key == "rbd":
-            kw["rbd"] = _rbd(raw, p)
-        elif key == "iscsi":
-            kw["iscsi"] = _iscsi(raw, p)
-        else:
-            kw["other_source"] = key
-            kw["other_spec"] = _deep_freeze(_mapping(raw, p), p)
+        kw = _source(_SOURCES, key, m[key], _child(path, key))
     return Volume(name=name, **kw)
 
 
@@ -601,25 +552,7 @@ def volumes_from_manifest(value: Any, path: str) -> tuple[Volume, ...]:
 
 def _volume_out(v: Volume) -> dict[str, Any]:
     out: dict[str, Any] = {"name": v.name}
-    if v.persistent_volume_claim is not None:
-        pvc: dict[str, Any] = {"claimName": v.persistent_volume_claim.claim_name}
-        if v.persistent_volume_claim.read_only:
-            pvc["readOnly"] = True
-        out["persistentVolumeClaim"] = pvc
-    elif v.ephemeral is not None:
-        out["ephemeral"] = {"volumeClaimTemplate": thaw(v.ephemeral.volume_claim_template)}
-    elif v.csi is not None:
-        out["csi"] = _csi_inline_out(v.csi)
-    elif v.gce_persistent_disk is not None:
-        out["gcePersistentDisk"] = _gce_pd_out(v.gce_persistent_disk)
-    elif v.aws_elastic_block_store is not None:
-        out["awsElasticBlockStore"] = _aws_ebs_out(v.aws_elastic_block_store)
-    elif v.rbd is not None:
-        out["rbd"] = _rbd_out(v.rbd)
-    elif v.iscsi is not None:
-        out["iscsi"] = _iscsi_out(v.iscsi)
-    elif v.other_source:
-        out[v.other_source] = thaw(v.other_spec)
+    _source_out(_SOURCES, v, out)
     return out
 
 
@@ -639,28 +572,14 @@ def _access_modes(value: Any, path: str) -> tuple[str, ...]:
     return modes
 
 
+_CLAIM_REF: Final = _Codec(ObjectReference, (
+    _Field("name", "name", _STR, always=True), _Field("namespace", "namespace", _STR),
+    _Field("uid", "uid", _STR), _Field("kind", "kind", _STR), _Field("apiVersion", "api_version", _STR)),
+    written=("apiVersion", "kind", "namespace", "name", "uid"))
+
+
 def _claim_ref(value: Any, path: str) -> ObjectReference | None:
-    if value is None:
-        return None
-    m = _mapping(value, path)
-    return ObjectReference(
-        name=_str(m.get("name"), f"{path}.name"), namespace=_str(m.get("namespace"), f"{path}.namespace"),
-        uid=_str(m.get("uid"), f"{path}.uid"), kind=_str(m.get("kind"), f"{path}.kind"),
-        api_version=_str(m.get("apiVersion"), f"{path}.apiVersion"))
-
-
-def _claim_ref_out(ref: ObjectReference) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if ref.api_version:
-        out["apiVersion"] = ref.api_version
-    if ref.kind:
-        out["kind"] = ref.kind
-    if ref.namespace:
-        out["namespace"] = ref.namespace
-    out["name"] = ref.name
-    if ref.uid:
-        out["uid"] = ref.uid
-    return out
+    return None if value is None else _CLAIM_REF.read(value, path)
 
 
 def _pv_node_affinity(value: Any, path: str) -> NodeSelector | None:
@@ -675,14 +594,6 @@ def _pv_node_affinity(value: Any, path: str) -> NodeSelector | None:
     return NodeSelector(_items(rm.get("nodeSelectorTerms"), f"{p}.nodeSelectorTerms", _node_selector_term))
 
 
-def _pv_csi(value: Any, path: str) -> CSIPersistentVolumeSource:
-    m = _mapping(value, path)
-    return CSIPersistentVolumeSource(
-        driver=_required_str(m, "driver", path), volume_handle=_required_str(m, "volumeHandle", path),
-        read_only=_bool(m.get("readOnly"), f"{path}.readOnly"),
-        fs_type=_str(m.get("fsType"), f"{path}.fsType"))
-
-
 _PV_SPEC_FIELDS: Final = frozenset({
     "capacity", "accessModes", "storageClassName", "volumeMode", "claimRef", "nodeAffinity",
     "persistentVolumeReclaimPolicy", "mountOptions", "volumeAttributesClassName",
@@ -690,29 +601,14 @@ _PV_SPEC_FIELDS: Final = frozenset({
 
 
 def _persistent_volume(manifest: Any) -> PersistentVolume:
-    m = _check_top(manifest, "PersistentVolume", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    meta, spec, status = _top_parts(manifest, "PersistentVolume", ("v1",))
+    kw: dict[str, Any] = _given_uid(meta)
     sources = [k for k, v in spec.items() if k not in _PV_SPEC_FIELDS and v is not None]
     if len(sources) > 1:
         _fail("spec", f"may specify only one persistent volume source, got {', '.join(sorted(sources))}")
     if sources:
         key = sources[0]
-        p = _child("spec", key)
-        if key == "csi":
-            kw["csi"] = _pv_csi(spec[key], p)
-        elif key == "gcePersistentDisk":
-            kw["gce_persistent_disk"] = _gce_pd(spec[key], p)
-        elif key == "awsElasticBlockStore":
-            kw["aws_elastic_block_store"] = _aws_ebs(spec[key], p)
-        else:
-            kw["other_source"] = key
-            kw["other_spec"] = _deep_freeze(_mapping(spec[key], p), p)
+        kw.update(_source(_PV_SOURCES, key, spec[key], _child("spec", key)))
     return PersistentVolume(
         name=_name(meta),
         labels=_str_map(meta.get("labels"), "metadata.labels"),
@@ -734,8 +630,7 @@ def _persistent_volume(manifest: Any) -> PersistentVolume:
 def _persistent_volume_out(pv: PersistentVolume) -> dict[str, Any]:
     meta = _meta_out(pv.name, uid=pv.uid if pv.uid != _pv_uid(pv) else "", labels=dict(pv.labels),
                      annotations=dict(pv.annotations),
-                     deletionTimestamp=None if pv.deletion_timestamp is None
-                     else _format_time(pv.deletion_timestamp, "metadata.deletionTimestamp"))
+                     deletionTimestamp=_opt_time_out(pv.deletion_timestamp, "metadata.deletionTimestamp"))
     spec: dict[str, Any] = {}
     if pv.capacity:
         spec["capacity"] = _quantities_out(pv.capacity)
@@ -746,39 +641,21 @@ def _persistent_volume_out(pv: PersistentVolume) -> dict[str, Any]:
     if pv.volume_mode is not None:
         spec["volumeMode"] = pv.volume_mode
     if pv.claim_ref is not None:
-        spec["claimRef"] = _claim_ref_out(pv.claim_ref)
+        spec["claimRef"] = _CLAIM_REF.write(pv.claim_ref)
     if pv.node_affinity is not None:
         spec["nodeAffinity"] = {"required": {
             "nodeSelectorTerms": [_node_selector_term_out(t) for t in pv.node_affinity.terms]}}
     if pv.persistent_volume_reclaim_policy:
         spec["persistentVolumeReclaimPolicy"] = pv.persistent_volume_reclaim_policy
-    if pv.csi is not None:
-        csi: dict[str, Any] = {"driver": pv.csi.driver, "volumeHandle": pv.csi.volume_handle}
-        if pv.csi.read_only:
-            csi["readOnly"] = True
-        if pv.csi.fs_type:
-            csi["fsType"] = pv.csi.fs_type
-        spec["csi"] = csi
-    elif pv.gce_persistent_disk is not None:
-        spec["gcePersistentDisk"] = _gce_pd_out(pv.gce_persistent_disk)
-    elif pv.aws_elastic_block_store is not None:
-        spec["awsElasticBlockStore"] = _aws_ebs_out(pv.aws_elastic_block_store)
-    elif pv.other_source:
-        spec[pv.other_source] = thaw(pv.other_spec)
+    _source_out(_PV_SOURCES, pv, spec)
     return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": spec,
             "status": {"phase": pv.phase}}
 
 
 def _persistent_volume_claim(manifest: Any) -> PersistentVolumeClaim:
-    m = _check_top(manifest, "PersistentVolumeClaim", ("v1",))
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
+    meta, spec, status = _top_parts(manifest, "PersistentVolumeClaim", ("v1",))
     resources = _mapping(spec.get("resources"), "spec.resources")
-    kw: dict[str, Any] = {}
-    uid = _str(meta.get("uid"), "metadata.uid")
-    if uid:
-        kw["uid"] = uid
+    kw: dict[str, Any] = _given_uid(meta)
     sc = spec.get("storageClassName")
     return PersistentVolumeClaim(
         name=_name(meta),
@@ -802,8 +679,7 @@ def _persistent_volume_claim_out(pvc: PersistentVolumeClaim) -> dict[str, Any]:
     meta = _meta_out(pvc.name, pvc.namespace, uid=pvc.uid if pvc.uid != _pvc_uid(pvc) else "",
                      labels=dict(pvc.labels), annotations=dict(pvc.annotations),
                      ownerReferences=[_owner_reference_out(o) for o in pvc.owner_references],
-                     deletionTimestamp=None if pvc.deletion_timestamp is None
-                     else _format_time(pvc.deletion_timestamp, "metadata.deletionTimestamp"))
+                     deletionTimestamp=_opt_time_out(pvc.deletion_timestamp, "metadata.deletionTimestamp"))
     spec: dict[str, Any] = {}
     if pvc.access_modes:
         spec["accessModes"] = list(pvc.access_modes)
@@ -825,16 +701,11 @@ def _persistent_volume_claim_out(pvc: PersistentVolumeClaim) -> dict[str, Any]:
 # StorageClass, CSINode, CSIDriver
 
 
-def _topology_term(value: Any, path: str) -> TopologySelectorTerm:
-    m = _mapping(value, path)
-    p = f"{path}.matchLabelExpressions"
-    reqs = []
-    for i, raw in enumerate(_list(m.get("matchLabelExpressions"), p)):
-        rp = f"{p}[{i}]"
-        r = _mapping(raw, rp)
-        reqs.append(TopologySelectorRequirement(key=_required_str(r, "key", rp),
-                                                values=_str_list(r.get("values"), f"{rp}.values")))
-    return TopologySelectorTerm(tuple(reqs))
+_TOPOLOGY_REQUIREMENT: Final = _Codec(TopologySelectorRequirement, (
+    _Field("key", "key", _REQUIRED_STR), _Field("values", "values", _STR_LIST, always=True)))
+_TOPOLOGY_TERM: Final = _Codec(TopologySelectorTerm, (
+    _Field("matchLabelExpressions", "match_label_expressions", _items_kind(_TOPOLOGY_REQUIREMENT),
+           always=True),))
 
 
 def _storage_class(manifest: Any) -> StorageClass:
@@ -849,7 +720,7 @@ def _storage_class(manifest: Any) -> StorageClass:
         reclaim_policy=_enum(m.get("reclaimPolicy"), "reclaimPolicy", _RECLAIM_POLICIES) or "Delete",
         volume_binding_mode=_enum(m.get("volumeBindingMode"), "volumeBindingMode", _BINDING_MODES,
                                   "Immediate"),
-        allowed_topologies=_items(m.get("allowedTopologies"), "allowedTopologies", _topology_term),
+        allowed_topologies=_items(m.get("allowedTopologies"), "allowedTopologies", _TOPOLOGY_TERM.read),
         allow_volume_expansion=None if expansion is None else _bool(expansion, "allowVolumeExpansion"),
     )
 
@@ -864,10 +735,7 @@ def _storage_class_out(sc: StorageClass) -> dict[str, Any]:
     if sc.volume_binding_mode is not None:
         out["volumeBindingMode"] = sc.volume_binding_mode
     if sc.allowed_topologies:
-        out["allowedTopologies"] = [
-            {"matchLabelExpressions": [{"key": r.key, "values": list(r.values)}
-                                       for r in t.match_label_expressions]}
-            for t in sc.allowed_topologies]
+        out["allowedTopologies"] = [_TOPOLOGY_TERM.write(t) for t in sc.allowed_topologies]
     if sc.allow_volume_expansion is not None:
         out["allowVolumeExpansion"] = sc.allow_volume_expansion
     return out

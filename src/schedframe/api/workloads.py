@@ -65,6 +65,7 @@ from .objects import (
     StatefulSet,
     Toleration,
     Volume,
+    _ReplicatedWorkload,
 )
 from .storage import PersistentVolumeClaim, _pvc_uid
 
@@ -105,7 +106,7 @@ def _str_map(value: Mapping[str, str] | None) -> FrozenDict[str, str]:
 
 @final
 @attrs.frozen
-class Deployment:
+class Deployment(_ReplicatedWorkload):
     """An apps/v1 Deployment: ``replicas`` pods from ``template`` through a ReplicaSet named
     ``<name>-<pod-template-hash>``.
 
@@ -114,13 +115,6 @@ class Deployment:
 
     __module__ = "schedframe.api"
 
-    name: str
-    namespace: str = "default"
-    selector: LabelSelector | None = None
-    replicas: int = 1
-    template: Pod | None = None
-    uid: str = ""
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_str_map)
     paused: bool = False
 
 
@@ -395,8 +389,10 @@ def _daemon_should_run(pod: Pod, node: Node) -> bool:
     return True
 
 
-def _daemon_target(pod: Pod) -> str:
-    """``GetTargetNodeName``: ``spec.nodeName``, else the node of a ``matchFields`` affinity."""
+def daemon_target(pod: Pod) -> str:
+    """The node a DaemonSet pod is made for (the controller's ``GetTargetNodeName``):
+    ``spec.nodeName``, else the one node of its required ``matchFields metadata.name In [...]``
+    affinity, else ``""``. The simulator and the planner ask it too."""
     if pod.node_name:
         return pod.node_name
     na = pod.affinity.node_affinity if pod.affinity is not None else None
@@ -600,7 +596,7 @@ class _Expander:
         template = attrs.evolve(ds.template, tolerations=daemon_tolerations(
             ds.template.tolerations, ds.host_network),
             host_network=ds.template.host_network or ds.host_network)
-        covered = {_daemon_target(p) for p in self.owned_pods(ds) if _is_active(p)}
+        covered = {daemon_target(p) for p in self.owned_pods(ds) if _is_active(p)}
         h = template_hash(ds.template)
         rng = self.rng(ds)
         out = []

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from ..api.objects import Node, Pod, PriorityClass
-from ..api.workloads import DaemonSet, expand_workloads
+from ..api.workloads import DaemonSet, daemon_target, expand_workloads
 from ._shapes import vector
 
 __all__ = ["daemon_load", "daemon_pods", "daemon_sets"]
@@ -44,7 +44,7 @@ def daemon_pods(sets: Sequence[Any], nodes: Sequence[Node], seed: int = 0,
     for o in expand_workloads([*nodes, *sets], seed=seed):
         if not isinstance(o, Pod):
             continue
-        target = _target(o)
+        target = daemon_target(o)
         if target in by_name:
             owner = next((r.name for r in o.owner_references if r.controller), o.name)
             name = f"{prefix}{owner}-{target}"
@@ -60,14 +60,3 @@ def daemon_load(sets: Sequence[Any], node: Node, dims: Sequence[str]) -> tuple[i
         for i, v in enumerate(vector(p.requests, dims, pod=True)):
             total[i] += v
     return tuple(total)
-
-
-def _target(pod: Pod) -> str:
-    na = pod.affinity.node_affinity if pod.affinity is not None else None
-    if na is None or na.required is None:
-        return ""
-    for term in na.required.terms:
-        for req in term.match_fields:
-            if req.key == "metadata.name" and req.operator == "In" and len(req.values) == 1:
-                return req.values[0]
-    return ""

@@ -8,12 +8,12 @@ selectors are compiled once per pod, and matching a node is a few dict lookups.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, final
 
 from ..api._names import label_value_errors, qualified_name_errors
+from ..api._selectors import parse_int64
 from ..api.objects import (
     ContainerPort,
     Node,
@@ -274,19 +274,6 @@ def get_host_ports(pod: Pod) -> tuple[ContainerPort, ...]:
 # --------------------------------------------------------------------------------------------
 # Taints and tolerations
 
-_DECIMAL_INT: Final = re.compile(r"(0|-?[1-9][0-9]*)")
-_GO_INT: Final = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN: Final = -(1 << 63)
-_INT64_MAX: Final = (1 << 63) - 1
-
-
-def _parse_int64(value: str) -> int | None:
-    """Go ``strconv.ParseInt(value, 10, 64)``, or ``None`` when it would fail."""
-    if not _GO_INT.fullmatch(value):
-        return None
-    n = int(value)
-    return n if _INT64_MIN <= n <= _INT64_MAX else None
-
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
     """Upstream ``Toleration.ToleratesTaint`` (see :meth:`schedframe.api.Toleration.tolerates`)."""
@@ -476,7 +463,7 @@ def _compile_expressions(reqs: Sequence[NodeSelectorRequirement], path: str,
             if len(vals) != 1:
                 errs.invalid(values_path, vals, "for 'Gt', 'Lt' operators, exactly one value is required")
             for j, v in enumerate(vals):
-                parsed = _parse_int64(v)
+                parsed = parse_int64(v)
                 if parsed is None:
                     errs.invalid(f"{values_path}[{j}]", v,
                                  "for 'Gt', 'Lt' operators, the value must be an integer")
@@ -525,7 +512,7 @@ def _match_labels(reqs: tuple[_LabelReq, ...], labels: Mapping[str, str]) -> boo
         else:
             if v is None:
                 return False
-            have = _parse_int64(v)
+            have = parse_int64(v)
             if have is None:
                 return False
             if op == _GT:

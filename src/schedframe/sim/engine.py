@@ -33,6 +33,7 @@ from ..api.objects import Node, Pod
 from ..api.workloads import (
     DaemonSet,
     admit_priority,
+    daemon_target,
     expand_workloads,
     priority_classes,
 )
@@ -105,21 +106,6 @@ def _daemon_owner(pod: Pod) -> tuple[str, str] | None:
         if ref.controller and ref.kind == "DaemonSet":
             return pod.namespace, ref.name
     return None
-
-
-def _daemon_target(pod: Pod) -> str:
-    """The node a DaemonSet pod is made for: ``spec.nodeName``, else the one node of its required
-    ``matchFields metadata.name In [...]`` affinity (the controller's ``GetTargetNodeName``)."""
-    if pod.node_name:
-        return pod.node_name
-    na = pod.affinity.node_affinity if pod.affinity is not None else None
-    if na is None or na.required is None:
-        return ""
-    for term in na.required.terms:
-        for req in term.match_fields:
-            if req.key == "metadata.name" and req.operator == "In" and len(req.values) == 1:
-                return str(req.values[0])
-    return ""
 
 
 def _origin(workload: str, bound: bool) -> str:
@@ -751,7 +737,7 @@ class _Sim:
         are not bound yet (pinned to it by their node affinity, they could never be placed)."""
         for uid, rec in list(self.recs.items()):
             if rec.state == PENDING and _daemon_owner(rec.pod) is not None \
-                    and _daemon_target(rec.pod) == name:
+                    and daemon_target(rec.pod) == name:
                 self.delete(uid, DELETED, recreate=False)
 
     def _daemon_pods_for(self, node: Node) -> None:
