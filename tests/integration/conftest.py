@@ -43,6 +43,8 @@ SCRIPT = "scripts/kube-test-binaries.sh"
 BIN_ENV = "SCHEDFRAME_KUBE_BIN"
 VERSION_ENV = "SCHEDFRAME_KUBE_VERSION"
 REQUIRED_ENV = "SCHEDFRAME_KUBE_REQUIRED"
+#: the user of the scheduler's ServiceAccount (kube-system/schedframe) in docs/examples/kube/rbac.yaml
+SA_USER = "system:serviceaccount:kube-system:schedframe"
 START_TIMEOUT = float(os.environ.get("SCHEDFRAME_KUBE_START_TIMEOUT", "180"))
 
 
@@ -167,6 +169,7 @@ class KubeCluster:
 
     server: str
     token: str
+    sa_token: str
     ca_file: pathlib.Path
     kubeconfig: pathlib.Path
     workdir: pathlib.Path
@@ -180,6 +183,20 @@ class KubeCluster:
         from kubernetes import config as kconfig
 
         client = kconfig.new_client_from_config(config_file=str(self.kubeconfig))
+        self._clients.append(client)
+        return client
+
+    def service_account_client(self) -> Any:
+        """A kubernetes.client.ApiClient authenticated as the scheduler's ServiceAccount
+        (``SA_USER``): it may do only what RBAC grants it."""
+        from kubernetes import client as k
+
+        cfg = k.Configuration()
+        cfg.host = self.server
+        cfg.ssl_ca_cert = str(self.ca_file)
+        cfg.api_key = {"authorization": self.sa_token}
+        cfg.api_key_prefix = {"authorization": "Bearer"}
+        client = k.ApiClient(cfg)
         self._clients.append(client)
         return client
 
@@ -218,8 +235,13 @@ def kube_cluster() -> Iterator[KubeCluster]:
         pki = workdir / "pki"
         pki.mkdir()
         _make_pki(pki)
-        token = uuid.uuid4().hex
-        (workdir / "tokens.csv").write_text(f'{token},schedframe-test,schedframe-test,"system:masters"\n')
+        token, sa_token = uuid.uuid4().hex, uuid.uuid4().hex
+        # the admin (system:masters passes every RBAC check), and the scheduler's ServiceAccount
+        # of docs/examples/kube/rbac.yaml, which has only what that ClusterRole grants
+        (workdir / "tokens.csv").write_text(
+            f'{token},schedframe-test,schedframe-test,"system:masters"\n'
+            f'{sa_token},{SA_USER},schedframe-sa,'
+            '"system:serviceaccounts,system:serviceaccounts:kube-system,system:authenticated"\n')
 
         client_port, peer_port, secure_port = _free_port(), _free_port(), _free_port()
         etcd_url = f"http://127.0.0.1:{client_port}"
@@ -238,7 +260,7 @@ def kube_cluster() -> Iterator[KubeCluster]:
             f"--cert-dir={workdir / 'certs'}",
             f"--tls-cert-file={pki / 'apiserver.crt'}", f"--tls-private-key-file={pki / 'apiserver.key'}",
             f"--token-auth-file={workdir / 'tokens.csv'}",
-            "--authorization-mode=AlwaysAllow",
+            "--authorization-mode=RBAC",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
             f"--service-account-key-file={pki / 'sa.pub'}",
             f"--service-account-signing-key-file={pki / 'sa.key'}",
@@ -284,7 +306,7 @@ def kube_cluster() -> Iterator[KubeCluster]:
             "current-context": "test",
         }))
         cluster = KubeCluster(
-            server=server, token=token, ca_file=pki / "ca.crt", kubeconfig=kubeconfig,
+            server=server, token=token, sa_token=sa_token, ca_file=pki / "ca.crt", kubeconfig=kubeconfig,
             workdir=workdir, api_client=None, version=version, bindir=bindir,
         )
         cluster.api_client = cluster.new_client()
