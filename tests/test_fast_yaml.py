@@ -95,7 +95,8 @@ def test_yaml_1_1_corners(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["a: yes", "a: 0755", "a: 12:30", "a: 1e3", "a: 2024-01-01",
-                                  "a: &x 1\nb: *x", "1: a", "a: b\r\n"])
+                                  "a: &x 1\nb: *x", "1: a", "a: b\r\n",
+                                  "- -.0", "a: +.5", "[-.25]"])
 def test_risky_text_goes_to_pyyaml(text: str) -> None:
     """Text the two parsers may read differently is never given to the fast parser."""
     assert _textio._fast_documents(text) is None

@@ -342,6 +342,7 @@ _RISKY: Final = (
     r"|[-+]?(?:0[0-9_]+|0[bBoO][0-9_]+|0[xX][0-9a-fA-F_]+|[0-9][0-9_]*(?::[0-9_]+)+(?:\.[0-9_]*)?"
     r"|(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9][0-9_]*)[eE][-+]?[0-9]+|[0-9.][0-9.]*_[0-9._]*|[0-9]{19,}"
     r"|\.(?:inf|Inf|INF|nan|NaN|NAN))"
+    r"|[-+]\.[0-9][0-9_]*"  # a float to YAML 1.2 ('-.0'), a string to PyYAML's YAML 1.1
     r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt \t][0-9:.Zz \t+-]*)?)" + _END)
 # a plain key that is not a string (an int, a null...): PyYAML's duplicate check compares keys as
 # written ("1" and 1 are one key to it)
