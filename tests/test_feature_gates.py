@@ -125,7 +125,8 @@ def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
 def test_gang_scheduling_needs_generic_workload() -> None:
     """GangScheduling depends on GenericWorkload, as 1.35's kube-scheduler declares (its own
     words); together they add the GangScheduling plugin to 1.35's default profile. From 1.36 on
-    the Workload API they read is not modelled: the gates are refused away from their default."""
+    the PodGroup API and cycle are modelled; the placement algorithm is not, and its gate is
+    refused away from its default."""
     with pytest.raises(ConfigurationError, match=r"GangScheduling is enabled, but depends on features "
                                                  r"that are disabled: \[GenericWorkload\]"):
         release_profile("1.35", {"GangScheduling": True})
@@ -135,8 +136,13 @@ def test_gang_scheduling_needs_generic_workload() -> None:
     assert "GangScheduling" not in SchedulerConfiguration.default().profiles[0].plugin_names()
     with pytest.raises(ConfigurationError, match=r"unrecognized feature gate: GenericWorkload"):
         release_profile("1.34", {"GenericWorkload": True})
-    with pytest.raises(ConfigurationError, match=r"GenericWorkload is not modelled by schedframe"):
-        release_profile("1.36", {"GenericWorkload": True})
+    # 1.36 on: the PodGroup API and cycle are modelled, its placements are not
+    gang = release_profile("1.36", {"GenericWorkload": True, "GangScheduling": True})
+    assert gang.enabled("GangScheduling")
+    assert release_profile("1.37", {"GenericWorkload": True}).enabled("GenericWorkload")
+    with pytest.raises(ConfigurationError,
+                       match=r"TopologyAwareWorkloadScheduling is not modelled by schedframe"):
+        release_profile("1.37", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True})
 
 
 def test_gate_values_must_be_bools() -> None:

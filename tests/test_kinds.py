@@ -85,31 +85,51 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "CSIDriver": {"metadata": {"name": "d"}},
     "VolumeAttachment": {"metadata": {"name": "va"}, "spec": {"attacher": "d", "nodeName": "n"}},
     "Workload": {"metadata": {"name": "w", "namespace": "default"},
-                 "spec": {"podGroups": [{"name": "g", "policy": {"gang": {"minCount": 2}}}]}},
+                 "spec": {"podGroupTemplates": [
+                     {"name": "g", "schedulingPolicy": {"gang": {"minCount": 2}}}]}},
+    "CompositePodGroup": {"metadata": {"name": "c"}, "spec": {
+        "workloadRef": {"workloadName": "w", "templateName": "c"},
+        "schedulingPolicy": {"gang": {"minGroupCount": 2}}}},
+    # the kind name PodGroup is registered twice: scheduler-plugins' (above) and scheduling.k8s.io's
+    "scheduling.k8s.io/PodGroup": {"metadata": {"name": "g"}, "spec": {
+        "workloadRef": {"workloadName": "w", "templateName": "g"},
+        "schedulingPolicy": {"gang": {"minCount": 2}}}},
 }
 
 
-def _manifest(kind: str) -> dict[str, Any]:
-    info = KINDS.by_kind(kind)
+def _key(info: KindInfo) -> str:
+    """The MINIMAL key of a record: its kind, or group/kind for a name registered twice."""
+    first = KINDS.by_kind(info.kind)
+    return info.kind if first is info else f"{info.group}/{info.kind}"
+
+
+def _info(key: str) -> KindInfo:
+    group, _, kind = key.rpartition("/")
+    info = KINDS.by_kind(kind, f"{group}/v" if group else None)
     assert info is not None
-    return {"apiVersion": info.api_versions[0], "kind": kind, **MINIMAL[kind]}
+    return info
+
+
+def _manifest(key: str) -> dict[str, Any]:
+    info = _info(key)
+    return {"apiVersion": info.api_versions[0], "kind": info.kind, **MINIMAL[key]}
 
 
 def test_every_kind_the_reader_accepts_is_registered() -> None:
-    assert [k.split(" ")[1] for k in SUPPORTED_KINDS] == list(KINDS.kinds())
-    assert set(MINIMAL) == set(KINDS.kinds())
-    for kind in KINDS.kinds():
-        obj = object_from_manifest(_manifest(kind))
-        assert KINDS.by_class(type(obj)) is KINDS.by_kind(kind)
+    assert [k.split(" ")[1] for k in SUPPORTED_KINDS] == [info.kind for info in KINDS]
+    assert list(dict.fromkeys(info.kind for info in KINDS)) == list(KINDS.kinds())
+    assert set(MINIMAL) == {_key(info) for info in KINDS}
+    for key in MINIMAL:
+        obj = object_from_manifest(_manifest(key))
+        assert KINDS.by_class(type(obj)) is _info(key)
 
 
 @pytest.mark.parametrize("kind", sorted(MINIMAL))
 def test_every_kind_round_trips(kind: str) -> None:
     obj = object_from_manifest(_manifest(kind))
     manifest = object_to_manifest(obj)
-    info = KINDS.by_kind(kind)
-    assert info is not None
-    assert manifest["kind"] == kind
+    info = _info(kind)
+    assert manifest["kind"] == info.kind
     assert manifest["apiVersion"] == info.api_versions[0]
     assert object_from_manifest(manifest) == obj
     assert info.reader(info.writer(obj)) == obj
@@ -120,7 +140,13 @@ def test_every_kind_round_trips(kind: str) -> None:
 def test_every_api_version_is_read() -> None:
     for info in KINDS:
         for version in info.api_versions:
-            obj = object_from_manifest({**_manifest(info.kind), "apiVersion": version})
+            manifest = {**_manifest(_key(info)), "apiVersion": version}
+            if info.cls is schedframe.api.Workload and version.endswith("v1alpha1"):
+                manifest["spec"] = {"podGroups": [{"name": "g", "policy": {"gang": {"minCount": 2}}}]}
+            if info.cls is schedframe.api.SchedulingPodGroup and version.endswith("v1alpha2"):
+                manifest["spec"] = {"podGroupTemplateRef": {"workload": {
+                    "workloadName": "w", "podGroupTemplateName": "g"}}, "schedulingPolicy": {"basic": {}}}
+            obj = object_from_manifest(manifest)
             assert type(obj) is info.cls
 
 
@@ -130,7 +156,7 @@ def test_records_are_consistent() -> None:
         assert info.plural.endswith("s")
         assert info.group == info.api_versions[0].rpartition("/")[0]
         assert "/" not in info.version
-        assert info.cls.__name__ == info.kind
+        assert info.cls.__name__ == info.kind or info.cls is schedframe.api.SchedulingPodGroup
 
 
 def test_cluster_scoped_set_is_the_non_namespaced_kinds() -> None:
@@ -139,7 +165,7 @@ def test_cluster_scoped_set_is_the_non_namespaced_kinds() -> None:
                                       "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
                                       "VolumeAttachment", "NodeResourceTopology"}
     for info in KINDS:
-        obj = object_from_manifest(_manifest(info.kind))
+        obj = object_from_manifest(_manifest(_key(info)))
         assert (getattr(obj, "namespace", None) is not None) == info.namespaced, info.kind
 
 
@@ -167,9 +193,9 @@ def test_import_list_covers_every_kind_and_version() -> None:
 
 def test_informers_watch_the_watched_kinds() -> None:
     assert {r.kind for r in SCHEDULER_RESOURCES} == {i.kind for i in KINDS if i.watched}
-    assert len(SCHEDULER_RESOURCES) == len({r.kind for r in SCHEDULER_RESOURCES})
+    assert len(SCHEDULER_RESOURCES) == len({(r.kind, r.api_version) for r in SCHEDULER_RESOURCES})
     for r in SCHEDULER_RESOURCES:
-        info = KINDS.by_kind(r.kind)
+        info = KINDS.by_kind(r.kind, r.api_version)
         assert info is not None
         assert (r.api_version, r.plural, r.required) == (info.api_versions[0], info.plural, info.required)
         assert bool(r.field_selector) == (r.kind == "Pod")
@@ -257,7 +283,7 @@ def test_duplicate_registration_is_refused(quota_kind: KindInfo) -> None:
     with pytest.raises(DuplicateKindError, match=r"kind 'WidgetQuota' is already registered"):
         KINDS.register(attrs.evolve(QUOTA, cls=dict))
     with pytest.raises(DuplicateKindError, match=r"kind 'Pod' is already registered \(v1, Pod\)"):
-        KINDS.register(attrs.evolve(QUOTA, kind="Pod"))
+        KINDS.register(attrs.evolve(QUOTA, kind="Pod", api_versions="v1", cls=dict))
     with pytest.raises(DuplicateKindError, match=r"class WidgetQuota is already registered as kind"):
         KINDS.register(attrs.evolve(QUOTA, kind="Other"))
     assert issubclass(DuplicateKindError, ValueError)

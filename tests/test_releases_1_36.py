@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -45,6 +46,7 @@ from schedframe.api import (
 )
 from schedframe.cache.store import ObjectStore
 from schedframe.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from schedframe.framework.releases import release_profile
 from schedframe.plugins.gang_scheduling import (
     MSG_WAITING_FOR_MIN_COUNT,
     MSG_WAITING_ON_PERMIT,
@@ -422,6 +424,8 @@ class _Handle:
         self.objects = ObjectStore(objects)
         self.pods = pods
         self.allowed: list[str] = []
+        # the v1alpha1 Workload and workloadRef are 1.35's (1.36 on: PodGroups, test_workload_api)
+        self.profile = SimpleNamespace(release=release_profile("1.35"))
 
     def list_pods(self, namespace: str | None = None) -> list[Pod]:
         return [p for p in self.pods if namespace is None or p.namespace == namespace]
@@ -513,7 +517,8 @@ def test_gang_scheduling_permit_errors() -> None:
         "add a pod without workloadRef"])
 def test_gang_scheduling_pod_added_hint(pod: Pod, added: Pod, want: QueueingHint) -> None:
     """A pod added to the same group requeues the gang's pods."""
-    assert GangScheduling(enabled=True).is_schedulable_after_pod_added(pod, None, added) == want
+    assert GangScheduling(_Handle([], []), enabled=True).is_schedulable_after_pod_added(  # type: ignore[arg-type]
+        pod, None, added) == want
 
 
 @pytest.mark.parametrize(("pod", "added", "want"), [
@@ -525,7 +530,8 @@ def test_gang_scheduling_pod_added_hint(pod: Pod, added: Pod, want: QueueingHint
         "pod without workloadRef"])
 def test_gang_scheduling_workload_added_hint(pod: Pod, added: Workload, want: QueueingHint) -> None:
     """The pod's Workload being added requeues it."""
-    assert GangScheduling(enabled=True).is_schedulable_after_workload_added(pod, None, added) == want
+    assert GangScheduling(_Handle([], []), enabled=True).is_schedulable_after_workload_added(  # type: ignore[arg-type]
+        pod, None, added) == want
 
 
 def test_gang_scheduling_is_inert_without_generic_workload() -> None:

@@ -125,7 +125,16 @@ from .resource import (
     ResourcePool,
     ResourceSlice,
 )
-from .scheduling_workload import Workload, WorkloadPodGroup
+from .scheduling_workload import (
+    CompositePodGroup,
+    CompositePodGroupTemplate,
+    PodGroupCondition,
+    PodGroupResourceClaim,
+    SchedulingPodGroup,
+    Workload,
+    WorkloadPodGroup,
+    served_api_versions,
+)
 from .storage import (
     CSIDriver,
     CSINode,
@@ -255,6 +264,12 @@ __all__ = [
     "WeightedPodAffinityTerm",
     "Workload",
     "WorkloadPodGroup",
+    "CompositePodGroup",
+    "CompositePodGroupTemplate",
+    "PodGroupCondition",
+    "PodGroupResourceClaim",
+    "SchedulingPodGroup",
+    "served_api_versions",
     "WorkloadReference",
     "dump_manifests",
     "dump_scheduler_state",

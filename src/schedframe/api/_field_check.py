@@ -389,6 +389,6 @@ def field_problems(manifest: Mapping[str, Any], kubernetes_version: str | None =
     if isinstance(kind, str):
         from .kinds import KINDS  # kinds imports every reader
 
-        info = KINDS.by_kind(kind)
+        info = KINDS.by_kind(kind, manifest.get("apiVersion"))
         check_document(manifest, kind, release, "", out, info.api_versions[0] if info else None)
     return out

@@ -31,6 +31,7 @@ from ._fields import (
     _show,
 )
 from .kinds import KINDS, ApiObject
+from .scheduling_workload import unserved_version
 from .workloads import expand_workloads as _expand_workloads
 
 #: The built-in kinds schedframe reads, with their apiVersion (see :data:`~schedframe.api.KINDS`).
@@ -58,7 +59,7 @@ def object_from_manifest(manifest: Mapping[str, Any]) -> ApiObject:
     kind = manifest.get("kind")
     if kind is None:
         _fail("kind", "required")
-    info = KINDS.by_kind(kind) if isinstance(kind, str) else None
+    info = KINDS.by_kind(kind, manifest.get("apiVersion")) if isinstance(kind, str) else None
     if info is None:
         _fail("kind", _unsupported_kind(kind))
     obj: ApiObject = info.reader(manifest)
@@ -280,7 +281,7 @@ class _Collector:
                 if type(items) is list:
                     items[i] = None  # the parsed item is done with: its memory goes now
             return
-        info = KINDS.by_kind(kind)
+        info = KINDS.by_kind(kind, doc.get("apiVersion"))
         if info is None:
             near = _is_near_miss(kind)
             if near is not None:
@@ -293,7 +294,11 @@ class _Collector:
             check_document(doc, kind, self.release, f"{origin}: {path}" if origin else path, self.problems,
                            info.api_versions[0])
         try:
-            self.out.append(info.reader(doc))
+            obj = info.reader(doc)
+            unserved = unserved_version(obj, self.release)
+            if unserved is not None:
+                raise ManifestError("apiVersion", unserved)
+            self.out.append(obj)
         except ManifestError as e:
             full = f"{path}.{e.path}" if e.path else path
             error = ManifestError(full, f"{e.detail} (in {_describe(doc, kind, origin)})")

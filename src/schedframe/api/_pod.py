@@ -431,6 +431,12 @@ def _pod_parts(meta: Mapping[str, Any], spec: Mapping[str, Any], status: Mapping
     workload_ref = workload_reference_from_manifest(spec.get("workloadRef"), f"{p_spec}.workloadRef")
     if workload_ref is not None:
         kw["workload_ref"] = workload_ref
+    group = spec.get("schedulingGroup")
+    if group is not None:
+        g_path = f"{p_spec}.schedulingGroup"
+        pod_group = _str(_mapping(group, g_path).get("podGroupName"), f"{g_path}.podGroupName")
+        if pod_group:
+            kw["scheduling_group"] = pod_group
     host_users = spec.get("hostUsers")
     if host_users is not None:
         kw["host_users"] = _bool(host_users, f"{p_spec}.hostUsers")
@@ -539,6 +545,8 @@ def pod_to_manifest(pod: Pod) -> dict[str, Any]:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
     if pod.workload_ref is not None:
         spec["workloadRef"] = workload_reference_to_manifest(pod.workload_ref)
+    if pod.scheduling_group is not None:
+        spec["schedulingGroup"] = {"podGroupName": pod.scheduling_group}
     if pod.host_network:
         spec["hostNetwork"] = True
     if pod.host_users is not None:

@@ -31,6 +31,7 @@ from . import elasticquota as _elasticquota
 from . import networkaware as _networkaware
 from . import noderesourcetopology as _nrt
 from . import resource as _resource
+from . import scheduling_workload as _sw
 from . import storage as _storage
 from ._old_versions import reading_old_versions as _old
 from .elasticquota import ElasticQuota
@@ -49,7 +50,7 @@ from .objects import (
     StatefulSet,
 )
 from .resource import RESOURCE_API_VERSION, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
-from .scheduling_workload import WORKLOAD_API_VERSION, Workload, workload_from_manifest, workload_to_manifest
+from .scheduling_workload import CompositePodGroup, SchedulingPodGroup, Workload
 from .storage import CSIDriver, CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass
 from .volume_attachment import VOLUME_ATTACHMENT_API_VERSION, VolumeAttachment
 from .volume_attachment import volume_attachment_from_manifest as _va_in
@@ -68,10 +69,15 @@ ApiObject: TypeAlias = ("Pod | Node | Namespace | Service | ReplicationControlle
                         " | Deployment | DaemonSet | Job | CronJob"
                         " | PodDisruptionBudget | PriorityClass | PodGroup | ElasticQuota | StorageObject"
                         " | NodeResourceTopology | AppGroup | NetworkTopology"
-                        " | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice")
+                        " | ResourceClaim | ResourceClaimTemplate | DeviceClass | ResourceSlice"
+                        " | Workload | SchedulingPodGroup | CompositePodGroup")
 
 #: The rank of a kind registered without one: after everything built in but Pods.
 DEFAULT_RANK: Final = 500
+
+
+def _group_of(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
 
 
 def _api_versions(value: Any) -> tuple[str, ...]:
@@ -141,38 +147,59 @@ class KindRegistry:
 
     def __init__(self, infos: tuple[KindInfo, ...] = ()) -> None:
         self._lock = threading.Lock()
-        self._by_kind: dict[str, KindInfo] = {}
+        # a kind name may be registered once per API group (the scheduler-plugins PodGroup of
+        # scheduling.x-k8s.io and the scheduling.k8s.io PodGroup of 1.36 on): the first
+        # registered is the name's default
+        self._by_kind: dict[str, tuple[KindInfo, ...]] = {}
         self._by_class: dict[type, KindInfo] = {}
         for info in infos:
             self.register(info)
 
     def register(self, info: KindInfo) -> KindInfo:
         """Add a kind; :func:`~schedframe.load_manifests`, :func:`~schedframe.object_from_manifest`
-        and :func:`~schedframe.object_to_manifest` handle it from then on.
+        and :func:`~schedframe.object_to_manifest` handle it from then on. A kind name already
+        registered in another API group is added beside it (the apiVersion chooses).
 
         Raises:
-            DuplicateKindError: the kind, or its value class, is already registered.
+            DuplicateKindError: the kind is already registered in the same API group, or its
+                value class is already registered.
             TypeError: *info* is not a :class:`~schedframe.api.KindInfo`.
         """
         if not isinstance(info, KindInfo):
             raise TypeError(f"KindRegistry.register() argument 'info' must be a KindInfo, "
                             f"got {type(info).__name__}")
         with self._lock:
-            old = self._by_kind.get(info.kind)
-            if old is not None:
-                raise DuplicateKindError(f"kind {info.kind!r} is already registered "
-                                         f"({old.api_versions[0]}, {old.cls.__qualname__})")
-            old = self._by_class.get(info.cls)
-            if old is not None:
+            same_name = self._by_kind.get(info.kind, ())
+            groups = {_group_of(v) for v in info.api_versions}
+            for old in same_name:
+                if groups & {_group_of(v) for v in old.api_versions}:
+                    raise DuplicateKindError(f"kind {info.kind!r} is already registered "
+                                             f"({old.api_versions[0]}, {old.cls.__qualname__})")
+            existing = self._by_class.get(info.cls)
+            if existing is not None:
                 raise DuplicateKindError(f"class {info.cls.__qualname__} is already registered "
-                                         f"as kind {old.kind!r}")
-            self._by_kind[info.kind] = info
+                                         f"as kind {existing.kind!r}")
+            self._by_kind[info.kind] = (*same_name, info)
             self._by_class[info.cls] = info
         return info
 
-    def by_kind(self, kind: str) -> KindInfo | None:
-        """The record of *kind* (``"Pod"``), or ``None``."""
-        return self._by_kind.get(kind)
+    def by_kind(self, kind: str, api_version: str | None = None) -> KindInfo | None:
+        """The record of *kind* (``"Pod"``), or ``None``. Where the name is registered in several
+        API groups, *api_version*'s group chooses (without it, or when no group matches, the
+        first registered)."""
+        infos = self._by_kind.get(kind)
+        if not infos:
+            return None
+        if len(infos) > 1 and isinstance(api_version, str):
+            group = _group_of(api_version)
+            for info in infos:
+                if any(_group_of(v) == group for v in info.api_versions):
+                    return info
+        return infos[0]
+
+    def all_of_kind(self, kind: str) -> tuple[KindInfo, ...]:
+        """Every record of the kind name *kind* (one per API group)."""
+        return self._by_kind.get(kind, ())
 
     def by_class(self, cls: type) -> KindInfo | None:
         """The record whose value class is exactly *cls*, or ``None``."""
@@ -184,17 +211,20 @@ class KindRegistry:
 
     def cluster_scoped(self) -> frozenset[str]:
         """The kinds whose objects are not namespaced."""
-        return frozenset(k for k, info in self._by_kind.items() if not info.namespaced)
+        return frozenset(k for k, infos in self._by_kind.items() if not infos[0].namespaced)
+
+    def _all(self) -> tuple[KindInfo, ...]:
+        return tuple(self._by_class.values())
 
     def ranked(self) -> list[KindInfo]:
         """The records by :attr:`schedframe.api.KindInfo.rank` (registration order among equal ranks)."""
-        return sorted(self._by_kind.values(), key=lambda info: info.rank)
+        return sorted(self._all(), key=lambda info: info.rank)
 
     def __iter__(self) -> Iterator[KindInfo]:
-        return iter(tuple(self._by_kind.values()))
+        return iter(self._all())
 
     def __len__(self) -> int:
-        return len(self._by_kind)
+        return len(self._by_class)
 
     def __contains__(self, kind: object) -> bool:
         return kind in self._by_kind
@@ -268,6 +298,12 @@ KINDS: Final = KindRegistry((
              _old("CSIDriver", _storage._csi_driver), _storage._csi_driver_out, watched=True, rank=50),
     KindInfo("VolumeAttachment", VOLUME_ATTACHMENT_API_VERSION, "volumeattachments", False, VolumeAttachment,
              _va_in, _va_out, watched=True, rank=75),
-    KindInfo("Workload", WORKLOAD_API_VERSION, "workloads", True, Workload, workload_from_manifest,
-             workload_to_manifest, watched=True, rank=155),
+    KindInfo("Workload", _sw.WORKLOAD_API_VERSIONS, "workloads", True, Workload, _sw.workload_from_manifest,
+             _sw.workload_to_manifest, watched=True, rank=155),
+    KindInfo("CompositePodGroup", _sw.COMPOSITE_POD_GROUP_API_VERSIONS, "compositepodgroups", True,
+             CompositePodGroup, _sw.composite_pod_group_from_manifest, _sw.composite_pod_group_to_manifest,
+             watched=True, rank=158),
+    KindInfo("PodGroup", _sw.SCHEDULING_POD_GROUP_API_VERSIONS, "podgroups", True, SchedulingPodGroup,
+             _sw.scheduling_pod_group_from_manifest, _sw.scheduling_pod_group_to_manifest,
+             watched=True, rank=159),
 ))

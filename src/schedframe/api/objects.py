@@ -590,7 +590,11 @@ class Pod:
     host_users: bool | None = None
     """``spec.hostUsers`` (``False``: the pod runs in a user namespace)."""
     workload_ref: WorkloadReference | None = None
-    """``spec.workloadRef``: the Workload pod group of the pod (GangScheduling)."""
+    """``spec.workloadRef``: the Workload pod group of the pod (GangScheduling, 1.35)."""
+    scheduling_group: str | None = None
+    """``spec.schedulingGroup.podGroupName``: the ``scheduling.k8s.io`` PodGroup
+    (:class:`~schedframe.api.SchedulingPodGroup`) of the pod (1.36 on; it replaced
+    ``spec.workloadRef``)."""
 
     # derived, computed once
     requests: Resources = attrs.field(init=False, eq=False, repr=False)

@@ -121,8 +121,9 @@ class FeatureGate:
 
 _NOT_MODELLED: Final = "not modelled: schedframe behaves as with the release's default"
 _NOT_MODELLED_DRA: Final = "schedframe's DynamicResources plugin behaves as with the release's default"
-_WORKLOAD_API: Final = ("the Workload API of 1.36 on (v1alpha2 Workload and PodGroup) is not modelled: "
-                        "schedframe behaves as with the gate off")
+_WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGroup API and the PodGroup "
+                        "cycle's default algorithm of 1.36 on, without placements, workload-aware "
+                        "preemption or composite groups): schedframe behaves as with the gate off")
 
 #: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
 #: ``name: (modelled, note, releases modelled in)``. Every gate of a release's
@@ -151,10 +152,11 @@ _BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]
         "adds DynamicResources to the default plugins (before DefaultPreemption)", ""),
     "GangScheduling": (
         "adds GangScheduling to the default plugins (needs GenericWorkload)", _WORKLOAD_API,
-        frozenset({"1.35"})),
+        frozenset({"1.35", "1.36"})),
     "GenericWorkload": (
-        "the GangScheduling plugin honours Workloads and pods' workloadRef (off: it is inert)", _WORKLOAD_API,
-        frozenset({"1.35"})),
+        "the GangScheduling plugin honours Workloads and pods' workloadRef (1.35), PodGroups and "
+        "pods' schedulingGroup (1.36 on), whose members the PodGroup cycle schedules together "
+        "(off: the plugin is inert)", _WORKLOAD_API, frozenset({"1.35", "1.36", "1.37"})),
     "InPlacePodLevelResourcesVerticalScaling": ("", "pod resources are read as the pod gives them"),
     "InPlacePodVerticalScaling": ("", "pod resources are read as the pod gives them"),
     "InPlacePodVerticalScalingSchedulerPreemption": (

@@ -87,6 +87,7 @@ class EventResource(str, enum.Enum):
     CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
     VOLUME_ATTACHMENT = "storage.k8s.io/VolumeAttachment"
     WORKLOAD = "Workload"
+    COMPOSITE_POD_GROUP = "CompositePodGroup"
     WILDCARD = "*"
 
 

@@ -1009,10 +1009,10 @@ class Framework(_HandleAccessors):
             raise interrupted
 
     # -- Permit ---------------------------------------------------------------------------------
-    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str, *, park: bool = True) -> Status:
         """Run Permit plugins. A rejection or error stops at once; when some plugin returned WAIT
-        (timeouts capped at 15 minutes) the pod is parked in the waiting pods and WAIT is
-        returned; otherwise success."""
+        (timeouts capped at 15 minutes) the pod is parked in the waiting pods (unless *park* is
+        false: the PodGroup cycle's trial of a member) and WAIT is returned; otherwise success."""
         _check_args("run_permit_plugins", state, pod, node_name=node_name)
         waits: dict[str, float] = {}
         for name, fn in self._permit:
@@ -1034,7 +1034,8 @@ class Framework(_HandleAccessors):
                 continue
             return _status_error("Permit", name, s)
         if waits:
-            self._waiting_pods.add(WaitingPodEntry(pod, node_name, waits, self._clock))
+            if park:
+                self._waiting_pods.add(WaitingPodEntry(pod, node_name, waits, self._clock))
             return Status(Code.WAIT,
                           (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
         return _OK

@@ -252,40 +252,47 @@ def _one_copy_each(objects: list[ApiObject], origins: list[tuple[str, str, str]]
     or an ElasticQuota under ``scheduling.x-k8s.io`` and the legacy ``scheduling.sigs.k8s.io``):
     the copy of the kind's current apiVersion (the first it lists) is kept, and one warning per
     kind names both versions and the objects dropped. *counts* is corrected."""
-    preference = {info.kind: info.api_versions for info in KINDS.ranked()}
-    versions_of: dict[str, set[str]] = {}
+    # an object's kind is its registry record: the name PodGroup is two kinds (scheduling.x-k8s.io
+    # and scheduling.k8s.io), one record reads two groups (scheduling.sigs.k8s.io, legacy)
+    def record(kind: str, version: str) -> tuple[str, tuple[str, ...]]:
+        info = KINDS.by_kind(kind, version)
+        return (kind, info.api_versions) if info is not None else (kind, (version,))
+
+    versions_of: dict[tuple[str, tuple[str, ...]], set[str]] = {}
     for kind, version, _ in origins:
-        versions_of.setdefault(kind, set()).add(version)
+        versions_of.setdefault(record(kind, version), set()).add(version)
     if all(len(v) < 2 for v in versions_of.values()):
         return objects
 
-    def rank(kind: str, version: str) -> int:
-        order = preference.get(kind, ())
+    def rank(rec: tuple[str, tuple[str, ...]], version: str) -> int:
+        order = rec[1]
         return order.index(version) if version in order else len(order)
 
-    chosen: dict[tuple[str, str], int] = {}
+    chosen: dict[tuple[tuple[str, tuple[str, ...]], str], int] = {}
     dropped: set[int] = set()
     for i, (kind, version, key) in enumerate(origins):
-        if len(versions_of[kind]) < 2:
+        rec = record(kind, version)
+        if len(versions_of[rec]) < 2:
             continue
-        j = chosen.get((kind, key))
+        j = chosen.get((rec, key))
         if j is None:
-            chosen[(kind, key)] = i
+            chosen[(rec, key)] = i
         elif origins[j][1] == version:
             continue  # one list never serves a name twice; kept as it was
-        elif rank(kind, version) < rank(kind, origins[j][1]):
+        elif rank(rec, version) < rank(rec, origins[j][1]):
             dropped.add(j)
-            chosen[(kind, key)] = i
+            chosen[(rec, key)] = i
         else:
             dropped.add(i)
     if not dropped:
         return objects
-    by_kind: dict[str, list[int]] = {}
+    by_record: dict[tuple[str, tuple[str, ...]], list[int]] = {}
     for i in sorted(dropped):
-        by_kind.setdefault(origins[i][0], []).append(i)
-    for kind, gone in by_kind.items():
+        by_record.setdefault(record(origins[i][0], origins[i][1]), []).append(i)
+    for rec, gone in by_record.items():
+        kind = rec[0]
         counts[kind] -= len(gone)
-        kept = chosen[(kind, origins[gone[0]][2])]
+        kept = chosen[(rec, origins[gone[0]][2])]
         names = ", ".join(bounded_text(origins[i][2], 120) for i in gone[:3])
         more = f" and {len(gone) - 3:,} more" if len(gone) > 3 else ""
         warnings.warn(

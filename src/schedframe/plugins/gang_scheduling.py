@@ -13,7 +13,13 @@ policy (``minCount``) is held:
   siblings. A pod that waits longer than :data:`PERMIT_TIMEOUT_SECONDS` is rejected (and its
   Unreserve releases it).
 
-Pods without a ``workloadRef``, and groups with the ``basic`` policy, are not affected. This is
+From 1.36 the group is a ``scheduling.k8s.io`` PodGroup (:class:`~schedframe.api.SchedulingPodGroup`)
+that pods name in ``spec.schedulingGroup.podGroupName``, its policy is the PodGroup's own, and the
+members are scheduled together by the PodGroup cycle (``schedframe.scheduler._pod_group``): there
+Permit counts the members placed so far in the cycle, and the quorum's Permit message is
+:data:`MSG_WAITING_FOR_SCHEDULED`.
+
+Pods without a group, and groups with the ``basic`` policy, are not affected. This is
 upstream's native gang scheduling; schedframe's Coscheduling plugin (scheduler-plugins, PodGroup
 CRD) is the other way, and a scenario can use either (:doc:`/releases`).
 """
@@ -24,7 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ..api.objects import Pod, WorkloadReference
-from ..api.scheduling_workload import Workload, WorkloadPodGroup
+from ..api.scheduling_workload import SchedulingPodGroup, Workload, WorkloadPodGroup
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import WaitingPod
@@ -40,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ARGS_TYPE",
     "MSG_WAITING_FOR_MIN_COUNT",
+    "MSG_WAITING_FOR_SCHEDULED",
     "MSG_WAITING_ON_PERMIT",
     "NAME",
     "PERMIT_TIMEOUT_SECONDS",
@@ -54,10 +61,12 @@ ARGS_TYPE: Final = None
 PERMIT_TIMEOUT_SECONDS: Final = 300.0
 #: PreEnqueue: fewer than ``minCount`` pods of the group exist.
 MSG_WAITING_FOR_MIN_COUNT: Final = "waiting for minCount pods from a gang to appear in scheduling queue"
-#: Permit: the quorum is not met yet.
+#: Permit: the quorum is not met yet (1.35).
 MSG_WAITING_ON_PERMIT: Final = "waiting for minCount pods from a gang to be waiting on permit"
+#: Permit: the quorum is not met yet (1.36 on).
+MSG_WAITING_FOR_SCHEDULED: Final = "waiting for minCount pods from a gang to be scheduled"
 
-_GroupKey = tuple[str, WorkloadReference]
+_GroupKey = tuple[str, "WorkloadReference | str"]
 
 
 def _matching(a: Pod, b: Pod) -> bool:
@@ -72,13 +81,16 @@ class GangScheduling:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_assumed", "_enabled", "_handle")
+    __slots__ = ("_assumed", "_enabled", "_handle", "_pod_groups")
 
     def __init__(self, handle: Handle | None = None, *, enabled: bool | None = None) -> None:
         self._handle = handle
         self._assumed: dict[_GroupKey, set[str]] = {}
+        release = release_of(handle)
         # without GenericWorkload there are no Workloads and no workloadRef: the plugin is inert
-        self._enabled = release_of(handle).enabled("GenericWorkload") if enabled is None else enabled
+        self._enabled = release.enabled("GenericWorkload") if enabled is None else enabled
+        # 1.36 on: the group is a scheduling.k8s.io PodGroup named in spec.schedulingGroup
+        self._pod_groups = release.minor >= (1, 36)
 
     @property
     def enabled(self) -> bool:
@@ -104,10 +116,28 @@ class GangScheduling:
                 return w
         return None
 
+    def _key(self, pod: Pod) -> _GroupKey | None:
+        """*pod*'s group: its ``schedulingGroup`` (1.36 on) or ``workloadRef`` (1.35), or None."""
+        group = pod.scheduling_group if self._pod_groups else pod.workload_ref
+        return None if group is None else (pod.namespace, group)
+
+    def _same_group(self, a: Pod, b: Pod) -> bool:
+        if self._pod_groups:
+            return a.scheduling_group is not None and a.namespace == b.namespace \
+                and a.scheduling_group == b.scheduling_group
+        return _matching(a, b)
+
+    def _pod_group_object(self, pod: Pod) -> SchedulingPodGroup | None:
+        objects = getattr(self._handle, "objects", None)
+        if objects is None or pod.scheduling_group is None:
+            return None
+        found = objects.get(SchedulingPodGroup, pod.scheduling_group, pod.namespace)
+        return found if isinstance(found, SchedulingPodGroup) else None
+
     def _group_pods(self, pod: Pod) -> list[Pod]:
         """Every live pod of *pod*'s group (pending and bound), *pod* included."""
         listed = getattr(self._handle, "list_pods", lambda namespace=None: None)(pod.namespace)
-        pods = [p for p in listed or () if _matching(pod, p)]
+        pods = [p for p in listed or () if self._same_group(pod, p)]
         if not any(p.uid == pod.uid for p in pods):
             pods.append(pod)
         return pods
@@ -122,6 +152,8 @@ class GangScheduling:
     # -- PreEnqueue -----------------------------------------------------------------------------
     def pre_enqueue(self, pod: Pod) -> Status | None:
         """Hold a gang pod until its Workload exists and ``minCount`` pods of its group do."""
+        if self._pod_groups:
+            return self._pre_enqueue_pod_group(pod)
         ref = pod.workload_ref
         if ref is None or not self._enabled:
             return None
@@ -138,18 +170,30 @@ class GangScheduling:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (MSG_WAITING_FOR_MIN_COUNT,))
         return None
 
+    def _pre_enqueue_pod_group(self, pod: Pod) -> Status | None:
+        if pod.scheduling_group is None or not self._enabled:
+            return None
+        group = self._pod_group_object(pod)
+        if group is None:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
+                f"waiting for pods's pod group \"{pod.scheduling_group}\" to appear in scheduling queue",))
+        if group.min_count is not None and len(self._group_pods(pod)) < group.min_count:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (MSG_WAITING_FOR_MIN_COUNT,))
+        return None
+
     # -- Reserve --------------------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Count the pod as assumed for its group."""
-        if pod.workload_ref is not None and self._enabled:
-            self._assumed.setdefault((pod.namespace, pod.workload_ref), set()).add(pod.uid)
+        key = self._key(pod)
+        if key is not None and self._enabled:
+            self._assumed.setdefault(key, set()).add(pod.uid)
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Stop counting the pod as assumed."""
-        if pod.workload_ref is None:
+        key = self._key(pod)
+        if key is None:
             return
-        key = (pod.namespace, pod.workload_ref)
         assumed = self._assumed.get(key)
         if assumed is not None:
             assumed.discard(pod.uid)
@@ -159,6 +203,8 @@ class GangScheduling:
     # -- Permit ---------------------------------------------------------------------------------
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
         """WAIT until ``minCount`` pods of the group are assumed or bound; then allow them all."""
+        if self._pod_groups:
+            return self._permit_pod_group(state, pod)
         ref = pod.workload_ref
         if ref is None or not self._enabled:
             return None, 0.0
@@ -171,15 +217,33 @@ class GangScheduling:
                 f"pod group \"{ref.pod_group}\" doesn't exist for a workload \"{workload.name}\"")), 0.0
         if group.min_count is None:
             return None, 0.0
-        key = (pod.namespace, ref)
+        return self._quorum(state, pod, (pod.namespace, ref), group.min_count, MSG_WAITING_ON_PERMIT)
+
+    def _permit_pod_group(self, state: CycleState, pod: Pod) -> tuple[Status | None, float]:
+        if pod.scheduling_group is None or not self._enabled:
+            return None, 0.0
+        group = self._pod_group_object(pod)
+        if group is None:
+            name = pod.scheduling_group
+            return Status.from_error(LookupError(
+                f'failed to get podGroup {pod.namespace}/{name}: podgroup "{name}" not found')), 0.0
+        if group.min_count is None:
+            return None, 0.0
+        return self._quorum(state, pod, (pod.namespace, pod.scheduling_group), group.min_count,
+                            MSG_WAITING_FOR_SCHEDULED)
+
+    def _quorum(self, state: CycleState, pod: Pod, key: _GroupKey, min_count: int, message: str
+                ) -> tuple[Status | None, float]:
+        """WAIT (activating the unscheduled members) until *min_count* members are assumed or
+        bound; then allow every assumed member waiting at Permit."""
         assumed = set(self._assumed.get(key, ()))
         group_pods = self._group_pods(pod)
         assigned = {p.uid for p in group_pods if p.node_name}
-        if len(assumed | assigned) < group.min_count:
+        if len(assumed | assigned) < min_count:
             for p in group_pods:
                 if not p.node_name and p.uid != pod.uid and p.uid not in assumed:
                     state.pods_to_activate[p.key] = p
-            return Status(Code.WAIT, (MSG_WAITING_ON_PERMIT,)), PERMIT_TIMEOUT_SECONDS
+            return Status(Code.WAIT, (message,)), PERMIT_TIMEOUT_SECONDS
         handle = self._handle
         if handle is not None:
             for uid in assumed:
@@ -193,6 +257,13 @@ class GangScheduling:
         """Pod added (a member that may complete the gang) and Workload added; both hinted."""
         if not self._enabled:
             return ()
+        if self._pod_groups:
+            return (
+                ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD),
+                                     self.is_schedulable_after_pod_added),
+                ClusterEventWithHint(ClusterEvent(EventResource.POD_GROUP, ActionType.ADD),
+                                     self.is_schedulable_after_pod_group_added),
+            )
         return (
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD),
                                  self.is_schedulable_after_pod_added),
@@ -203,7 +274,7 @@ class GangScheduling:
     def is_schedulable_after_pod_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the added pod belongs to the same pod group."""
         _, added = as_objects(Pod, old_obj, new_obj)
-        if added is None or not _matching(pod, added):
+        if added is None or not self._same_group(pod, added):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 
@@ -212,6 +283,15 @@ class GangScheduling:
         _, added = as_objects(Workload, old_obj, new_obj)
         if (added is None or pod.workload_ref is None or pod.namespace != added.namespace
                 or pod.workload_ref.name != added.name):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+
+    def is_schedulable_after_pod_group_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """QUEUE when the added ``scheduling.k8s.io`` PodGroup is the pod's."""
+        _, added = as_objects(SchedulingPodGroup, old_obj, new_obj)
+        if (added is None or pod.scheduling_group is None or pod.namespace != added.namespace
+                or pod.scheduling_group != added.name):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 

@@ -1055,6 +1055,34 @@ class SchedulingQueue:
             pinfo.pending_plugins = set()
             return pinfo
 
+    def pop_specific(self, pod: Pod) -> QueuedPodInfo | None:
+        """Take *pod* itself out of the queue for the PodGroup cycle of its group (upstream
+        ``PopSpecificPod``): activated first (from the unschedulable pool or backoffQ, as an
+        event would), then popped from activeQ and in flight like :meth:`pop`'s. ``None`` when
+        it is not in activeQ then (gated, in flight, or not queued)."""
+        with self._lock:
+            uid = pod.uid
+            pinfo = self._unsched.get(uid)
+            from_backoff = False
+            if pinfo is None:
+                pinfo = self._backoff_remove(uid)
+                from_backoff = pinfo is not None
+            if pinfo is not None:
+                self._move_to_active_q(pinfo, FORCE_ACTIVATE, from_backoff=from_backoff)
+            if uid in self._in_flight:
+                return None
+            pinfo = self._active.remove(uid)
+            if pinfo is None:
+                return None
+            pinfo.attempts += 1
+            self._event_seq += 1
+            self._in_flight[uid] = self._event_seq
+            self._in_flight_pods[uid] = pinfo.pod
+            self._sched_cycle += 1
+            pinfo.unschedulable_plugins = set()
+            pinfo.pending_plugins = set()
+            return pinfo
+
     def done(self, uid: str) -> None:
         """The scheduling (or binding) attempt of *uid* is over; forget its in-flight events."""
         with self._lock:

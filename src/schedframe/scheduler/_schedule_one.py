@@ -134,6 +134,8 @@ class ScheduleOneMixin(SchedulerBase):
         if self.cache.is_assumed(pod):
             self.queue.done(pod.uid)
             return True
+        if pod.scheduling_group is not None and self._pod_group_cycles:
+            return self._schedule_pod_group(fwk, pinfo)
 
         start = self.clock.now()
         state = CycleState()
@@ -162,6 +164,13 @@ class ScheduleOneMixin(SchedulerBase):
             self._hook("schedframe_cycle_finished", pod=pod, status=status, node_name="",
                        profile=fwk.profile_name, duration=self.clock.now() - start)
             return True
+        self._start_binding(fwk, state, pinfo, host, start, pod, status)
+        return True
+
+    def _start_binding(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str,
+                       start: float, pod: Pod, status: Status) -> None:
+        """The end of a successful scheduling cycle: the hooks, then the binding cycle (on the
+        executor, or its Permit wait parked)."""
         assumed = pinfo.pod
         binding = _Binding(fwk, state, pinfo, host, start, pod)
         try:
@@ -184,7 +193,10 @@ class ScheduleOneMixin(SchedulerBase):
             else:
                 self._after_permit(binding, decision)
             self._resume_parked()
-        return True
+
+    def _schedule_pod_group(self, fwk: Framework, pinfo: QueuedPodInfo) -> bool:
+        """The PodGroup scheduling cycle of *pinfo*'s group (1.36 on; :mod:`._pod_group`)."""
+        raise NotImplementedError  # pragma: no cover - the Scheduler's mixin defines it
 
     def _scheduling_cycle(self, state: CycleState, fwk: Framework, pinfo: QueuedPodInfo
                           ) -> tuple[str, NominatingInfo | None, Status]:
@@ -201,29 +213,40 @@ class ScheduleOneMixin(SchedulerBase):
         except _CycleError as err:
             return "", _CLEAR_NOMINATED, err.status
 
-        assumed = _assigned(pod, host)
-        pinfo.pod_info = attrs.evolve(pinfo.pod_info, pod=assumed)
-        try:
-            self.cache.assume_pod(assumed)
-        except CacheError as exc:
-            return "", _CLEAR_NOMINATED, Status.from_error(exc)
-        self.nominator.delete(assumed)
-
-        status = fwk.run_reserve_plugins_reserve(state, assumed, host)
-        if status.code is not _SUCCESS:
-            self._unreserve_and_forget(fwk, state, assumed, host)
-            return "", _CLEAR_NOMINATED, single_node_failure(pod, host, status)
-
-        status = fwk.run_permit_plugins(state, assumed, host)
+        status = self._assume_reserve_permit(fwk, state, pinfo, host)
         if status.code is not _SUCCESS and status.code is not Code.WAIT:
-            self._unreserve_and_forget(fwk, state, assumed, host)
-            return "", _CLEAR_NOMINATED, single_node_failure(pod, host, status)
-
+            return "", _CLEAR_NOMINATED, status
         to_activate = state.pods_to_activate
         if to_activate:
             self.queue.activate(list(to_activate.values()))
             state.pods_to_activate = {}
         return host, None, Status.OK
+
+    def _assume_reserve_permit(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str,
+                               *, park: bool = True) -> Status:
+        """Assume the pod on *host*, then run Reserve and Permit (upstream ``assumeAndReserve``
+        and the Permit of ``prepareForBindingCycle``): success, WAIT (parked at Permit unless
+        *park* is false), or the failure with everything undone. *pinfo* then holds the assumed
+        pod."""
+        pod = pinfo.pod
+        assumed = _assigned(pod, host)
+        pinfo.pod_info = attrs.evolve(pinfo.pod_info, pod=assumed)
+        try:
+            self.cache.assume_pod(assumed)
+        except CacheError as exc:
+            return Status.from_error(exc)
+        self.nominator.delete(assumed)
+
+        status = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if status.code is not _SUCCESS:
+            self._unreserve_and_forget(fwk, state, assumed, host)
+            return single_node_failure(pod, host, status)
+
+        status = fwk.run_permit_plugins(state, assumed, host, park=park)
+        if status.code is not _SUCCESS and status.code is not Code.WAIT:
+            self._unreserve_and_forget(fwk, state, assumed, host)
+            return single_node_failure(pod, host, status)
+        return status
 
     def _unreserve_and_forget(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> None:
         """Unreserve, then forget the assumed pod -- even when an Unreserve plugin raises a

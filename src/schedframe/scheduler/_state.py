@@ -115,6 +115,7 @@ class SchedulerBase:
         _unbound: dict[str, None]
         _failures: dict[str, tuple[str, frozenset[str]]]
         _parked: dict[str, _Binding]
+        _pod_group_cycles: bool
         _next_start_node_index: int
         _current: tuple[Pod, str] | None
         _last_cycle_pod: str

@@ -66,10 +66,10 @@ from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
 from ._eventhandlers import EventHandlersMixin, _as_object, _pod_ref_arg
 from ._extenders import ExtendersMixin, with_extender_ignored_resources
+from ._pod_group import PodGroupCycleMixin
 from ._schedule_one import (
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
     MIN_FEASIBLE_NODES_TO_FIND,
-    ScheduleOneMixin,
 )
 from ._state import _Binding
 
@@ -185,7 +185,7 @@ def _resolve(config: Any, registry: Registry | None, plugin_manager: Any, *, loa
 
 
 @final
-class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
+class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
     """An embeddable kube-scheduler.
 
     Args:
@@ -264,6 +264,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, ExtendersMixin):
         if pop_from_backoff_q is None:
             pop_from_backoff_q = release.feature_gates.get("SchedulerPopFromBackoffQ", False)
         self.config: SchedulerConfiguration = config
+        # 1.36 on: a pod naming a scheduling.k8s.io PodGroup is scheduled with its group
+        self._pod_group_cycles = release.minor >= (1, 36) and release.enabled("GenericWorkload")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise ArgumentTypeError(f"Scheduler: seed must be an int, got {type(seed).__name__}")
         if clock is not None and not callable(getattr(clock, "now", None)):

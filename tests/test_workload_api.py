@@ -1,0 +1,325 @@
+"""Workload-aware scheduling of 1.36 and 1.37: the ``scheduling.k8s.io`` Workload, PodGroup and
+CompositePodGroup kinds in each version a release serves, a pod's ``spec.schedulingGroup``, and
+the PodGroup scheduling cycle (all members placed together, or none)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+
+from schedframe import ManifestError, Scheduler, load_manifests, object_from_manifest, object_to_manifest
+from schedframe.api import (
+    CompositePodGroup,
+    Node,
+    Pod,
+    SchedulingPodGroup,
+    Workload,
+    served_api_versions,
+)
+from schedframe.api import PodGroup as CoschedulingPodGroup
+from schedframe.api.manifests import dump_manifests
+from schedframe.plugins.gang_scheduling import MSG_WAITING_FOR_MIN_COUNT
+from schedframe.testing import make_pod
+
+GATES_136 = "GenericWorkload=true,GangScheduling=true"
+
+WORKLOAD_V1ALPHA2 = """
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata: {name: train, namespace: ml, labels: {team: a}}
+spec:
+  controllerRef: {apiGroup: batch, kind: Job, name: train}
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: {gang: {minCount: 4}}
+    schedulingConstraints: {topology: [{key: rack}]}
+    resourceClaims: [{name: shared, resourceClaimTemplateName: gpu-pool}]
+    disruptionMode: PodGroup
+    priorityClassName: high
+    priority: 1000
+  - name: driver
+    schedulingPolicy: {basic: {}}
+"""
+
+POD_GROUP_V1ALPHA2 = """
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: train-workers, namespace: ml}
+spec:
+  podGroupTemplateRef: {workload: {workloadName: train, podGroupTemplateName: workers}}
+  schedulingPolicy: {gang: {minCount: 4}}
+  disruptionMode: Pod
+status:
+  conditions:
+  - {type: PodGroupScheduled, status: "False", reason: Unschedulable, message: not yet}
+"""
+
+WORKLOAD_V1BETA1 = """
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: lws}
+spec:
+  podGroupTemplates:
+  - name: leader
+    schedulingPolicy: {basic: {}}
+    preemptionPolicy: Never
+    disruptionMode: {single: {}}
+  - name: workers
+    schedulingPolicy: {gang: {minCount: 8}}
+    disruptionMode: {all: {}}
+"""
+
+WORKLOAD_V1ALPHA3 = """
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: Workload
+metadata: {name: jobset}
+spec:
+  podGroupTemplates: []
+  compositePodGroupTemplates:
+  - name: slices
+    schedulingPolicy: {gang: {minGroupCount: 2}}
+    schedulingConstraints: {topology: [{key: zone}]}
+    podGroupTemplates:
+    - name: slice
+      schedulingPolicy: {gang: {minCount: 4}}
+      schedulingConstraints: {topology: [{key: rack}]}
+"""
+
+COMPOSITE_V1ALPHA3 = """
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: jobset-slices}
+spec:
+  workloadRef: {workloadName: jobset, templateName: slices}
+  schedulingPolicy: {gang: {minGroupCount: 2}}
+  schedulingConstraints: {topology: [{key: zone}]}
+"""
+
+POD_GROUP_V1ALPHA3 = """
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: PodGroup
+metadata: {name: jobset-slice-0}
+spec:
+  parentCompositePodGroupName: jobset-slices
+  workloadRef: {workloadName: jobset, templateName: slice}
+  schedulingPolicy: {gang: {minCount: 4}}
+"""
+
+
+def _one(text: str, release: str) -> Any:
+    [obj] = load_manifests(text, kubernetes_version=release, expand_workloads=False)
+    return obj
+
+
+@pytest.mark.parametrize(("text", "release", "cls"), [
+    (WORKLOAD_V1ALPHA2, "1.36", Workload),
+    (POD_GROUP_V1ALPHA2, "1.36", SchedulingPodGroup),
+    (WORKLOAD_V1BETA1, "1.37", Workload),
+    (WORKLOAD_V1ALPHA3, "1.37", Workload),
+    (COMPOSITE_V1ALPHA3, "1.37", CompositePodGroup),
+    (POD_GROUP_V1ALPHA3, "1.37", SchedulingPodGroup),
+], ids=["v1alpha2 Workload", "v1alpha2 PodGroup", "v1beta1 Workload", "v1alpha3 Workload",
+        "v1alpha3 CompositePodGroup", "v1alpha3 PodGroup"])
+def test_every_kind_round_trips_in_its_own_version(text: str, release: str, cls: type) -> None:
+    """Read, written back in the version it was read in, and read again: the same object; the
+    manifest written is the one read (nothing dropped, nothing invented)."""
+    obj = _one(text, release)
+    assert type(obj) is cls
+    manifest = object_to_manifest(obj)
+    assert manifest == object_to_manifest(object_from_manifest(manifest))
+    assert object_from_manifest(manifest) == obj
+    import yaml
+
+    given = yaml.safe_load(text)
+    given["metadata"].setdefault("namespace", "default")
+    assert manifest == given
+    dumped = dump_manifests([obj], "yaml")
+    [again] = load_manifests(dumped, kubernetes_version=release, expand_workloads=False)
+    assert again == obj
+
+
+def test_the_fields_are_read_as_upstream_names_them() -> None:
+    w = _one(WORKLOAD_V1ALPHA2, "1.36")
+    workers = w.pod_group("workers")
+    assert (workers.min_count, workers.topology_keys, workers.disruption_mode) == (4, ("rack",), "PodGroup")
+    assert (workers.priority_class_name, workers.priority) == ("high", 1000)
+    assert workers.resource_claims[0].resource_claim_template_name == "gpu-pool"
+    assert not w.pod_group("driver").is_gang
+    assert w.controller_ref == ("batch", "Job", "train")
+    pg = _one(POD_GROUP_V1ALPHA2, "1.36")
+    assert (pg.workload_name, pg.template_name, pg.min_count, pg.parent) == ("train", "workers", 4, None)
+    assert pg.conditions[0].reason == "Unschedulable"
+    nested = _one(WORKLOAD_V1ALPHA3, "1.37").composites[0]
+    assert (nested.min_group_count, nested.topology_keys) == (2, ("zone",))
+    assert nested.pod_groups[0].min_count == 4
+    assert _one(POD_GROUP_V1ALPHA3, "1.37").parent == "jobset-slices"
+    lws = _one(WORKLOAD_V1BETA1, "1.37")
+    assert [(g.name, g.disruption_mode, g.preemption_policy) for g in lws.pod_groups] == [
+        ("leader", "single", "Never"), ("workers", "all", None)]
+
+
+@pytest.mark.parametrize(("release", "kind", "served"), [
+    ("1.34", "Workload", ()),
+    ("1.35", "Workload", ("scheduling.k8s.io/v1alpha1",)),
+    ("1.35", "PodGroup", ()),
+    ("1.36", "Workload", ("scheduling.k8s.io/v1alpha2",)),
+    ("1.36", "PodGroup", ("scheduling.k8s.io/v1alpha2",)),
+    ("1.36", "CompositePodGroup", ()),
+    ("1.37", "Workload", ("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3")),
+    ("1.37", "CompositePodGroup", ("scheduling.k8s.io/v1alpha3",)),
+])
+def test_served_versions_per_release(release: str, kind: str, served: tuple[str, ...]) -> None:
+    assert served_api_versions(kind, release) == served
+
+
+@pytest.mark.parametrize(("text", "release", "message"), [
+    (WORKLOAD_V1ALPHA2, "1.35", r"Kubernetes 1.35 does not serve scheduling.k8s.io/v1alpha2 Workload "
+                                r"\(it serves Workload in scheduling.k8s.io/v1alpha1\)"),
+    (WORKLOAD_V1ALPHA2, "1.37",
+     r"it serves Workload in scheduling.k8s.io/v1beta1, scheduling.k8s.io/v1alpha3"),
+    (WORKLOAD_V1BETA1, "1.36", r"it serves Workload in scheduling.k8s.io/v1alpha2\)"),
+    (POD_GROUP_V1ALPHA2, "1.35",
+     r"does not serve scheduling.k8s.io/v1alpha2 PodGroup \(it has no PodGroup API\)"),
+    (COMPOSITE_V1ALPHA3, "1.36", r"it has no CompositePodGroup API"),
+], ids=["1.35 v1alpha2", "1.37 v1alpha2", "1.36 v1beta1", "1.35 PodGroup", "1.36 CompositePodGroup"])
+def test_a_release_refuses_the_versions_it_does_not_serve(text: str, release: str, message: str) -> None:
+    with pytest.raises(ManifestError, match=message) as info:
+        load_manifests(text, kubernetes_version=release)
+    assert info.value.path.endswith("apiVersion")
+
+
+def test_the_two_pod_group_kinds_are_told_apart_by_their_group() -> None:
+    sigs = object_from_manifest({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                                 "metadata": {"name": "g"}, "spec": {"minMember": 2}})
+    native = object_from_manifest({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                                   "metadata": {"name": "g"}, "spec": {"schedulingPolicy": {"basic": {}}}})
+    assert type(sigs) is CoschedulingPodGroup
+    assert type(native) is SchedulingPodGroup
+    assert object_to_manifest(native)["apiVersion"] == "scheduling.k8s.io/v1beta1"
+
+
+@pytest.mark.parametrize(("spec", "path", "message"), [
+    ({"schedulingPolicy": {"gang": {"minCount": 0}}}, "spec.schedulingPolicy.gang.minCount",
+     "must be greater than 0"),
+    ({"schedulingPolicy": {"gang": {"minCount": 2}, "basic": {}}}, "spec.schedulingPolicy",
+     "exactly one of basic and gang"),
+    ({"schedulingPolicy": {}}, "spec.schedulingPolicy", "exactly one of basic and gang"),
+    ({"schedulingPolicy": {"basic": {}}, "disruptionMode": {"single": {}, "all": {}}}, "spec.disruptionMode",
+     "exactly one of single and all"),
+    ({"schedulingPolicy": {"basic": {}}, "preemptionPolicy": "Sometimes"}, "spec.preemptionPolicy",
+     "must be 'PreemptLowerPriority' or 'Never'"),
+    ({"schedulingPolicy": {"basic": {}}, "schedulingConstraints": {"topology": [{}]}},
+     "spec.schedulingConstraints.topology[0].key", "required"),
+])
+def test_bad_pod_groups_name_the_field(spec: dict[str, Any], path: str, message: str) -> None:
+    with pytest.raises(ManifestError, match=message) as info:
+        object_from_manifest({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                              "metadata": {"name": "g"}, "spec": spec})
+    assert info.value.path == path
+
+
+def test_a_workload_needs_a_template_and_unique_names() -> None:
+    with pytest.raises(ManifestError, match="required") as info:
+        object_from_manifest({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload",
+                              "metadata": {"name": "w"}, "spec": {}})
+    assert info.value.path == "spec.podGroupTemplates"
+    group = {"name": "g", "schedulingPolicy": {"basic": {}}}
+    with pytest.raises(ManifestError, match="duplicate pod group name 'g'") as info:
+        object_from_manifest({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload",
+                              "metadata": {"name": "w"}, "spec": {"podGroupTemplates": [group, group]}})
+    assert info.value.path == "spec.podGroupTemplates[1].name"
+
+
+def test_a_pods_scheduling_group_round_trips() -> None:
+    text = textwrap.dedent("""
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: w0}
+        spec:
+          schedulingGroup: {podGroupName: train-workers}
+          containers: [{name: c, image: x}]
+    """)
+    pod = _one(text, "1.36")
+    assert pod.scheduling_group == "train-workers"
+    assert object_to_manifest(pod)["spec"]["schedulingGroup"] == {"podGroupName": "train-workers"}
+    assert object_from_manifest(object_to_manifest(pod)) == pod
+
+
+# -- the PodGroup cycle ---------------------------------------------------------------------------
+
+def _cluster(n_nodes: int, cpus: list[str], *, min_count: int | None, group: str = "g",
+             extra: tuple[Pod, ...] = ()) -> list[Any]:
+    policy = {"gang": {"minCount": min_count}} if min_count is not None else {"basic": {}}
+    objs: list[Any] = [object_from_manifest({
+        "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": group},
+        "spec": {"schedulingPolicy": policy}})]
+    objs += [Node(name=f"n{i}", allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"})
+             for i in range(n_nodes)]
+    objs += [make_pod(f"w{i}").req(cpu=cpu).obj().evolve(scheduling_group=group)
+             for i, cpu in enumerate(cpus)]
+    objs += list(extra)
+    return objs
+
+
+def _run(objs: list[Any], release: str = "1.36", gates: str = GATES_136) -> Scheduler:
+    s = Scheduler(objects=objs, kubernetes_version=release, feature_gates=gates)
+    s.run_until_idle()
+    return s
+
+
+def _messages(s: Scheduler, name: str) -> list[str]:
+    return [e.message for e in s.events if e.reason == "FailedScheduling" and e.obj.name == name]
+
+
+@pytest.mark.parametrize(("release", "gates"), [("1.36", GATES_136), ("1.37", "GenericWorkload=true")])
+def test_a_gang_that_fits_binds_in_one_pod_group_cycle(release: str, gates: str) -> None:
+    s = _run(_cluster(2, ["1", "1", "1"], min_count=3), release, gates)
+    assert all(s.node_of(f"default/w{i}") for i in range(3))
+    assert s.events
+    assert not [e for e in s.events if e.reason == "FailedScheduling"]
+
+
+def test_a_gang_that_cannot_all_fit_binds_none() -> None:
+    """Two nodes of 4 CPUs, three members of 3: two would fit, the gang needs three. Nothing
+    binds; the members that fitted report their Permit's wait, the third its own reason."""
+    s = _run(_cluster(2, ["3", "3", "3"], min_count=3))
+    assert not any(s.node_of(f"default/w{i}") for i in range(3))
+    assert _messages(s, "w0")[0] == 'one or more plugins asked to wait and no plugin rejected pod "w0"'
+    assert _messages(s, "w2")[0] == "0/2 nodes are available: 2 Insufficient cpu."
+    assert s.cache.pod_count() == 0  # nothing stayed assumed
+
+
+def test_a_gang_short_of_its_min_count_stays_out_of_the_queue() -> None:
+    s = _run(_cluster(2, ["1", "1"], min_count=3))
+    assert not any(s.node_of(f"default/w{i}") for i in range(2))
+    assert s.queue.gating_message(s.get_pod("default/w0")).endswith(MSG_WAITING_FOR_MIN_COUNT)
+
+
+def test_a_basic_group_is_scheduled_together_and_binds_what_fits() -> None:
+    """A basic policy has no quorum: every member that fits binds, in the same cycle."""
+    s = _run(_cluster(1, ["3", "3"], min_count=None))
+    assert [bool(s.node_of("default/w0")), bool(s.node_of("default/w1"))] == [True, False]
+    assert _messages(s, "w1")[0] == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_without_generic_workload_each_member_is_its_own_pod() -> None:
+    s = _run(_cluster(2, ["3", "3", "3"], min_count=3), gates="")
+    assert sum(bool(s.node_of(f"default/w{i}")) for i in range(3)) == 2
+
+
+def test_a_single_pod_beside_a_failing_gang_still_binds() -> None:
+    single = make_pod("single").req(cpu="1").obj()
+    s = _run(_cluster(2, ["3", "3", "3"], min_count=3, extra=(single,)))
+    assert s.node_of("default/single")
+    assert not any(s.node_of(f"default/w{i}") for i in range(3))
+
+
+def test_the_pod_group_must_exist() -> None:
+    objs = [Node(name="n0", allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"}),
+            make_pod("w0").req(cpu="1").obj().evolve(scheduling_group="missing")]
+    s = _run(objs)
+    assert not s.node_of("default/w0")
+    assert 'waiting for pods\'s pod group "missing" to appear in scheduling queue' in s.queue.gating_message(
+        s.get_pod("default/w0"))
