@@ -567,11 +567,15 @@ def test_gang_scheduling_all_or_nothing() -> None:
     s.run_until_idle()
     assert [s.node_of(member(n)) for n in "abc"] == [None, None, None]
     # without the gates the same pods are scheduled one by one: two of them bind
-    s = Scheduler(objects=[*_nodes(2), gang_workload()])
+    s = Scheduler(objects=[*_nodes(2), gang_workload()], kubernetes_version="1.35")
     for n in "abc":
         s.add_pod(member(n))
     s.run_until_idle()
     assert sum(s.node_of(member(n)) is not None for n in "abc") == 2
+    # 1.37 does not serve the v1alpha1 Workload: the scheduler refuses it, naming what it serves
+    with pytest.raises(ManifestError, match=r"Kubernetes 1.37 does not serve scheduling.k8s.io/v1alpha1 "
+                                            r"Workload \(it serves Workload in scheduling.k8s.io/v1beta1"):
+        Scheduler(objects=[*_nodes(2), gang_workload()])
 
 
 NATIVE_GANG_SCENARIO = textwrap.dedent("""\

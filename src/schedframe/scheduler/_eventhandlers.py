@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..api.objects import Node, Pod
+from ..api.scheduling_workload import unserved_version
 from ..cache.cache import node_name_arg
-from ..errors import ArgumentTypeError, CacheError, SchedulerError
+from ..errors import ArgumentTypeError, CacheError, ManifestError, SchedulerError
 from ..framework.events import ActionType, EventResource, event_resource_for
 from ..queue.scheduling_queue import (
     EVENT_ASSIGNED_POD_ADD,
@@ -325,6 +326,7 @@ class EventHandlersMixin(SchedulerBase):
         ``<Kind>Update``. Anything else raises :class:`~schedframe.errors.ArgumentTypeError`.
         """
         o = _as_object(obj, "Scheduler.add_object")
+        _check_served(o, self.config.release.version, "Scheduler.add_object")
         if isinstance(o, Node):
             with self._lock:
                 return self.update_node(o) if o.name in self._nodes else self.add_node(o)
@@ -431,6 +433,15 @@ def _pod_ref_arg(pod: Any, where: str) -> Pod | str:
         return pod
     raise ArgumentTypeError(f"{where}: pod must be a Pod, a 'namespace/name' key or a uid (str), got "
                             f"{type(pod).__name__}")
+
+
+def _check_served(obj: Any, release: str, where: str) -> None:
+    """Refuse a workload-API object the scheduler's release does not serve (a v1alpha1
+    Workload given to 1.37): its API server would never have stored it."""
+    why = unserved_version(obj, release)
+    if why is not None:
+        raise ManifestError("apiVersion", f"{why} ({where}: {type(obj).__name__} "
+                                          f"{getattr(obj, 'namespace', 'default')}/{obj.name})")
 
 
 def _as_object(obj: Any, where: str) -> Any:

@@ -64,7 +64,7 @@ from ..framework.victims_memo import NodeOutcomes
 from ..framework.waiting_pods import WaitingPods
 from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
-from ._eventhandlers import EventHandlersMixin, _as_object, _pod_ref_arg
+from ._eventhandlers import EventHandlersMixin, _as_object, _check_served, _pod_ref_arg
 from ._extenders import ExtendersMixin, with_extender_ignored_resources
 from ._pod_group import PodGroupCycleMixin
 from ._schedule_one import (
@@ -307,6 +307,7 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
         initial: list[Node | Pod] = []
         for i, obj in enumerate(objects):
             o = _as_object(obj, f"Scheduler: objects[{i}]")
+            _check_served(o, release.version, f"Scheduler: objects[{i}]")
             if isinstance(o, (Node, Pod)):
                 initial.append(o)
             else:
