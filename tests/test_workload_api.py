@@ -250,10 +250,10 @@ def test_a_pods_scheduling_group_round_trips() -> None:
 # -- the PodGroup cycle ---------------------------------------------------------------------------
 
 def _cluster(n_nodes: int, cpus: list[str], *, min_count: int | None, group: str = "g",
-             extra: tuple[Pod, ...] = ()) -> list[Any]:
+             extra: tuple[Pod, ...] = (), api_version: str = "scheduling.k8s.io/v1alpha2") -> list[Any]:
     policy = {"gang": {"minCount": min_count}} if min_count is not None else {"basic": {}}
     objs: list[Any] = [object_from_manifest({
-        "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": group},
+        "apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": group},
         "spec": {"schedulingPolicy": policy}})]
     objs += [Node(name=f"n{i}", allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"})
              for i in range(n_nodes)]
@@ -275,7 +275,8 @@ def _messages(s: Scheduler, name: str) -> list[str]:
 
 @pytest.mark.parametrize(("release", "gates"), [("1.36", GATES_136), ("1.37", "GenericWorkload=true")])
 def test_a_gang_that_fits_binds_in_one_pod_group_cycle(release: str, gates: str) -> None:
-    s = _run(_cluster(2, ["1", "1", "1"], min_count=3), release, gates)
+    api = "scheduling.k8s.io/v1alpha2" if release == "1.36" else "scheduling.k8s.io/v1beta1"
+    s = _run(_cluster(2, ["1", "1", "1"], min_count=3, api_version=api), release, gates)
     assert all(s.node_of(f"default/w{i}") for i in range(3))
     assert s.events
     assert not [e for e in s.events if e.reason == "FailedScheduling"]
@@ -323,3 +324,19 @@ def test_the_pod_group_must_exist() -> None:
     assert not s.node_of("default/w0")
     assert 'waiting for pods\'s pod group "missing" to appear in scheduling queue' in s.queue.gating_message(
         s.get_pod("default/w0"))
+
+
+def test_the_live_scheduler_watches_each_kind_in_the_version_its_release_serves() -> None:
+    from schedframe.kube import scheduler_resources
+
+    def watched(release: str) -> set[tuple[str, str]]:
+        return {(r.kind, r.api_version) for r in scheduler_resources(release)
+                if r.api_version.startswith("scheduling.k8s.io/")}
+
+    assert watched("1.34") == set()
+    assert watched("1.35") == {("Workload", "scheduling.k8s.io/v1alpha1")}
+    assert watched("1.36") == {("Workload", "scheduling.k8s.io/v1alpha2"),
+                               ("PodGroup", "scheduling.k8s.io/v1alpha2")}
+    assert watched("1.37") == {("Workload", "scheduling.k8s.io/v1beta1"),
+                               ("PodGroup", "scheduling.k8s.io/v1beta1"),
+                               ("CompositePodGroup", "scheduling.k8s.io/v1alpha3")}

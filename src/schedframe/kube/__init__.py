@@ -17,7 +17,7 @@ from ._import import (
     ClusterImport,
     import_cluster,
 )
-from ._informer import EVENT_DEADLINE, SCHEDULER_RESOURCES, Informer, Resource
+from ._informer import EVENT_DEADLINE, SCHEDULER_RESOURCES, Informer, Resource, scheduler_resources
 from ._leader import LeaderElector
 from ._scheduler import KubeBinder, KubeScheduler, truncate_message
 
@@ -30,6 +30,7 @@ __all__ = [
     "IMPORT_RESOURCES",
     "MAX_EVENT_BYTES",
     "SCHEDULER_RESOURCES",
+    "scheduler_resources",
     "ApiSession",
     "ClusterImport",
     "Informer",

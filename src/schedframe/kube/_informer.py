@@ -12,9 +12,10 @@ import attrs
 
 from ..api.kinds import KINDS, KindInfo
 from ..api.objects import Pod
+from ..api.scheduling_workload import served_api_versions
 from ._api import MAX_EVENT_BYTES, ApiSession, KubeApiError, KubeLimitError
 
-__all__ = ["EVENT_DEADLINE", "Informer", "Resource", "SCHEDULER_RESOURCES"]
+__all__ = ["EVENT_DEADLINE", "Informer", "Resource", "SCHEDULER_RESOURCES", "scheduler_resources"]
 
 #: seconds a watch event may take from its first byte to its last before the watch is restarted
 EVENT_DEADLINE: Final = 30.0
@@ -55,6 +56,24 @@ def _resource(info: KindInfo, api_version: str | None = None) -> Resource:
 #: :data:`~schedframe.api.KINDS` marked ``watched``, in their rank order (what other
 #: objects refer to first). Pods exclude terminal phases, as upstream's pod informer does.
 SCHEDULER_RESOURCES: Final = tuple(_resource(info) for info in KINDS.ranked() if info.watched)
+
+
+def scheduler_resources(release: str) -> tuple[Resource, ...]:
+    """:data:`SCHEDULER_RESOURCES` as the scheduler of *release* (``"1.36"``) watches them: the
+    workload-API kinds in the first version that release serves (v1alpha2 in 1.36, v1beta1 in
+    1.37), and not at all where it serves none."""
+    out = []
+    for info in KINDS.ranked():
+        if not info.watched:
+            continue
+        versions = info.api_versions
+        if info.group == "scheduling.k8s.io" and info.kind != "PriorityClass":
+            served = [v for v in served_api_versions(info.kind, release) if v in versions]
+            if not served:
+                continue
+            versions = (served[0],)
+        out.append(_resource(info, versions[0]))
+    return tuple(out)
 
 
 def _key(obj: Mapping[str, Any]) -> str:

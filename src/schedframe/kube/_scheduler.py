@@ -21,7 +21,7 @@ from ..framework.status import Code, Status
 from ..scheduler.scheduler import Scheduler
 from ._api import MAX_EVENT_BYTES, STRATEGIC_MERGE, ApiSession, KubeApiError, KubeError
 from ._health import HealthServer
-from ._informer import EVENT_DEADLINE, SCHEDULER_RESOURCES, Informer, Resource
+from ._informer import EVENT_DEADLINE, SCHEDULER_RESOURCES, Informer, Resource, scheduler_resources
 from ._leader import LeaderElector, micro_time
 
 __all__ = ["KubeBinder", "KubeScheduler"]
@@ -134,7 +134,9 @@ class KubeScheduler:
         victim_grace_period: ``gracePeriodSeconds`` when deleting preemption victims; ``None``
             (upstream) leaves the pod's own. A cluster without kubelets (a test API server)
             needs ``0``, or the victims never go.
-        resources: the resources to watch (default: :data:`SCHEDULER_RESOURCES`).
+        resources: the resources to watch (default: :func:`scheduler_resources` of the
+            configuration's release: :data:`SCHEDULER_RESOURCES` with the workload-API kinds in
+            the version that release serves).
         max_event_bytes: the longest watch event line (default 16 MiB); a longer one ends the
             watch and its informer lists again.
         event_deadline: seconds a watch event may take to arrive once its first byte came
@@ -150,14 +152,14 @@ class KubeScheduler:
                  identity: str | None = None, health_port: int | None = None,
                  health_host: str = "127.0.0.1", resync_backoff: tuple[float, float] = (0.5, 30.0),
                  victim_grace_period: int | None = None,
-                 resources: tuple[Resource, ...] = SCHEDULER_RESOURCES,
+                 resources: tuple[Resource, ...] | None = None,
                  max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = EVENT_DEADLINE
                  ) -> None:
         if health_port is not None and (isinstance(health_port, bool) or not isinstance(health_port, int)
                                         or not 0 <= health_port <= 65535):
             # checked before anything starts (the socket would raise a raw OverflowError)
             raise KubeError(f"health_port: want a port from 0 to 65535, got {bounded_repr(health_port)}")
-        self.session = ApiSession(_own_client(api_client, len(resources) + 8))
+        self.session = ApiSession(_own_client(api_client, len(SCHEDULER_RESOURCES) + 8))
         self.binder = KubeBinder(self.session)
         self._metrics = _Metrics()
         self._writes: queue.Queue[Callable[[], None] | None] = queue.Queue()
@@ -170,6 +172,8 @@ class KubeScheduler:
         self.scheduler = Scheduler(config, seed=seed, binder=self.binder, threaded=True,
                                    plugin_manager=pm, pod_deleter=self._delete_victim)
         self.profiles = tuple(self.scheduler.frameworks)
+        if resources is None:  # the kinds as this release's scheduler watches them
+            resources = scheduler_resources(self.scheduler.config.release.version)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._started = False
