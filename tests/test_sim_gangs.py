@@ -163,5 +163,5 @@ def test_the_cli_says_which_gang_blocks(tmp_path: Path) -> None:
     assert ("default: stopped at 600.0s: no progress possible (no arrival, completion or node "
             "event ahead, and the 3 pending pod(s) cannot be placed, 3 of them blocked by a gang "
             "quorum)") in text
-    assert ("default: blocked by a gang quorum: Workload default/training/workers (0 of minMember 3 "
+    assert ("default: blocked by a gang quorum: Workload default/training/workers (0 of minCount 3 "
             "placed): 3 pending pod(s) wait for the quorum (default/g-0, default/g-1, default/g-2)") in text

@@ -340,3 +340,44 @@ def test_the_live_scheduler_watches_each_kind_in_the_version_its_release_serves(
     assert watched("1.37") == {("Workload", "scheduling.k8s.io/v1beta1"),
                                ("PodGroup", "scheduling.k8s.io/v1beta1"),
                                ("CompositePodGroup", "scheduling.k8s.io/v1alpha3")}
+
+
+GANG_136_SCENARIO = """
+name: gang136
+nodes:
+- name: "n{i}"
+  count: 2
+  template: {status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}}
+objects:
+- apiVersion: scheduling.k8s.io/v1alpha2
+  kind: PodGroup
+  metadata: {name: training-workers, namespace: default}
+  spec:
+    schedulingPolicy: {gang: {minCount: 4}}
+workloads:
+- name: worker
+  kind: Pod
+  replicas: 4
+  template:
+    spec:
+      schedulingGroup: {podGroupName: training-workers}
+      containers: [{name: w, resources: {requests: {cpu: "CPU"}}}]
+"""
+
+
+@pytest.mark.parametrize(("cpu", "placed"), [("2", 4), ("3", 0)])
+def test_the_simulator_runs_a_pod_group_and_names_the_blocking_gang(cpu: str, placed: int) -> None:
+    from schedframe.sim import simulate
+    from schedframe.sim.scenario import Scenario
+
+    r = simulate(Scenario.from_text(GANG_136_SCENARIO.replace("CPU", cpu)), kubernetes_version="1.36",
+                 feature_gates=GATES_136)
+    assert sum(bool(p.node) for p in r.pods) == placed
+    blocks = r.gang_blocked
+    if placed:
+        assert not blocks
+    else:
+        [block] = blocks
+        assert (block.kind, block.group, block.min_member, block.placed) == (
+            "scheduling.k8s.io PodGroup", "default/training-workers", 4, 0)
+        assert "(0 of minCount 4 placed)" in block.describe()

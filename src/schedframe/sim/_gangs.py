@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..api.objects import Pod, PodGroup
-from ..api.scheduling_workload import Workload
+from ..api.scheduling_workload import SchedulingPodGroup, Workload
 from ..plugins import names
 from ..plugins.coscheduling import POD_GROUP_LABEL
 from .results import PENDING, RUNNING, GangBlock
@@ -22,9 +22,13 @@ class _Gangs:
         self.frameworks = frameworks
         self.pod_groups: dict[tuple[str, str], int] = {}
         self.workloads: dict[tuple[str, str], Workload] = {}
+        # 1.36 on: scheduling.k8s.io PodGroups named by pods' spec.schedulingGroup
+        self.scheduling_groups: dict[tuple[str, str], int] = {}
         for o in objects:
             if isinstance(o, PodGroup):
                 self.pod_groups[(o.namespace, o.name)] = o.min_member
+            elif isinstance(o, SchedulingPodGroup) and o.min_count is not None:
+                self.scheduling_groups[(o.namespace, o.name)] = o.min_count
             elif isinstance(o, Workload):
                 self.workloads[(o.namespace, o.name)] = o
 
@@ -34,6 +38,10 @@ class _Gangs:
             quorum = self.pod_groups.get((pod.namespace, group))
             if quorum is not None and _enables(self.frameworks, pod, names.COSCHEDULING):
                 return "PodGroup", f"{pod.namespace}/{group}", quorum
+        if pod.scheduling_group is not None:
+            quorum = self.scheduling_groups.get((pod.namespace, pod.scheduling_group))
+            if quorum is not None and _enables(self.frameworks, pod, names.GANG_SCHEDULING):
+                return "scheduling.k8s.io PodGroup", f"{pod.namespace}/{pod.scheduling_group}", quorum
         ref = pod.workload_ref
         if ref is not None:
             w = self.workloads.get((pod.namespace, ref.name))
@@ -52,7 +60,7 @@ def gang_blocks(pods: Iterable[tuple[Pod, str]], objects: Iterable[Any],
     """The gangs with fewer members running than their quorum and members pending, from
     ``(pod, final state)`` pairs, by group name."""
     gangs = _Gangs(objects, frameworks)
-    if not gangs.pod_groups and not gangs.workloads:
+    if not gangs.pod_groups and not gangs.workloads and not gangs.scheduling_groups:
         return ()
     placed: dict[tuple[str, str], int] = {}
     pending: dict[tuple[str, str], list[str]] = {}

@@ -272,10 +272,10 @@ class GangBlock:
     """A gang short of its quorum at the end of a run: its pending members wait for it.
 
     Attributes:
-        group: ``namespace/name`` of a Coscheduling PodGroup, or
-            ``namespace/workload/podGroup`` (``/replica key`` when set) of a Workload's gang
-            pod group (GangScheduling).
-        kind: ``"PodGroup"`` or ``"Workload"``.
+        group: ``namespace/name`` of a Coscheduling PodGroup or of a ``scheduling.k8s.io``
+            PodGroup (GangScheduling, 1.36 on), or ``namespace/workload/podGroup`` (``/replica
+            key`` when set) of a 1.35 Workload's gang pod group (GangScheduling).
+        kind: ``"PodGroup"`` (Coscheduling), ``"scheduling.k8s.io PodGroup"`` or ``"Workload"``.
         min_member: the quorum: the PodGroup's ``minMember`` or the gang's ``minCount``.
         placed: members running at the end (fewer than ``min_member``).
         pending: the keys of its members pending at the end.
@@ -292,7 +292,8 @@ class GangBlock:
     def describe(self) -> str:
         """One line: the group, its quorum and its pending members (the first five)."""
         shown = ", ".join(self.pending[:5]) + (", ..." if len(self.pending) > 5 else "")
-        return (f"{self.kind} {self.group} ({self.placed} of minMember {self.min_member} placed): "
+        quorum = "minMember" if self.kind == "PodGroup" else "minCount"
+        return (f"{self.kind} {self.group} ({self.placed} of {quorum} {self.min_member} placed): "
                 f"{len(self.pending)} pending pod(s) wait for the quorum ({shown})")
 
     def to_dict(self) -> dict[str, Any]:
