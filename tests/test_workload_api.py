@@ -381,3 +381,64 @@ def test_the_simulator_runs_a_pod_group_and_names_the_blocking_gang(cpu: str, pl
         assert (block.kind, block.group, block.min_member, block.placed) == (
             "scheduling.k8s.io PodGroup", "default/training-workers", 4, 0)
         assert "(0 of minCount 4 placed)" in block.describe()
+
+
+# -- explaining a group -----------------------------------------------------------------------------
+
+def _config_136() -> Any:
+    from schedframe import SchedulerConfiguration
+
+    return SchedulerConfiguration.default(kubernetes_version="1.36", feature_gates=GATES_136)
+
+
+@pytest.mark.parametrize(("cpus", "feasible", "message"), [
+    (["1", "1", "1"], True, "pod group default/g can be placed: 3 of 3 members fit (minCount 3)"),
+    (["3", "3", "3"], False, "pod group default/g cannot be placed: 2 of 3 members fit (minCount 3); "
+                             "default/w2: 0/2 nodes are available: 2 Insufficient cpu."),
+    (["1", "1"], False, "pod group default/g cannot be placed: 0 of 2 members fit (minCount 3); "
+                        "default/w0: waiting for minCount pods from a gang to appear in scheduling queue"),
+])
+def test_explain_group_says_which_member_keeps_the_group_out(cpus: list[str], feasible: bool,
+                                                             message: str) -> None:
+    from schedframe.scheduler import explain_group
+
+    objs = _cluster(2, cpus, min_count=3)
+    w0 = next(o for o in objs if isinstance(o, Pod) and o.name == "w0")
+    g = explain_group(w0, objects=objs, config=_config_136())
+    assert g.feasible is feasible
+    assert g.message.startswith(message)
+    assert [e.pod.name for e in g.members] == [f"w{i}" for i in range(len(cpus))]
+    # each member saw the ones before it placed: the first two 3-CPU members take both nodes
+    if cpus[0] == "3":
+        assert {n for _, n in g.placed} == {"n0", "n1"}
+    assert g.to_dict()["feasible"] is feasible
+
+
+def test_explain_group_needs_a_group() -> None:
+    from schedframe.errors import SchedulerError
+    from schedframe.scheduler import explain_group
+
+    with pytest.raises(SchedulerError, match="names no pod group"):
+        explain_group(make_pod("plain").obj())
+    with pytest.raises(SchedulerError, match="names pod group 'missing', which is not in the cluster"):
+        explain_group(make_pod("w").obj().evolve(scheduling_group="missing"))
+
+
+def test_the_cli_explains_a_group(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from schedframe.cli import main
+
+    objs = _cluster(2, ["3", "3", "3"], min_count=3)
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(dump_manifests(objs, "yaml"))
+    code = main(["explain", "default/w0", "--cluster", str(dump), "--group", "--plain",
+                 "--kubernetes-version", "1.36", "--feature-gates", GATES_136])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.startswith("pod group default/g cannot be placed: 2 of 3 members fit (minCount 3)")
+    assert "== default/w2" in out
+    code = main(["explain", "default/w0", "--cluster", str(dump), "--group", "--json",
+                 "--kubernetes-version", "1.36", "--feature-gates", GATES_136])
+    import json
+
+    assert json.loads(capsys.readouterr().out)["placed"] == [{"pod": "default/w0", "node": "n1"},
+                                                            {"pod": "default/w1", "node": "n0"}]

@@ -43,6 +43,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add_load_metrics_option(p)
     p.add_argument("--seed", type=int, default=0, help="tie-break seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    p.add_argument("--group", action="store_true",
+                   help="explain the pod's whole pod group (spec.schedulingGroup, or a 1.35 "
+                   "workloadRef): whether it can be placed, and each member's attempt")
     add_release_options(p)
     add_validate_option(p)
     return p
@@ -109,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
 
         objects = [*objects, NodeMetricsSource(inputs.load_metrics, name="load-metrics")]
     config = inputs.config
+    if args.group:
+        return _explain_group(out, args, pods[0], objects, config)
     with status(out, f"explaining {pods[0].key} on {args.cluster}…"):
         e = explain(pods[0], objects=objects, config=config, seed=args.seed)
     reasons = why_not(e)
@@ -124,6 +129,23 @@ def run(args: argparse.Namespace) -> int:
                 out.line(f"  {node}: {reason}")
         return EXIT_OK
     render_rich(e, reasons, out.console)
+    return EXIT_OK
+
+
+def _explain_group(out: Any, args: argparse.Namespace, pod: Any, objects: list[Any], config: Any) -> int:
+    from ..errors import SchedulerError
+    from ..scheduler import explain_group
+
+    with status(out, f"explaining the pod group of {pod.key} on {args.cluster}…"):
+        try:
+            g = explain_group(pod, objects=[o for o in objects if o is not pod], config=config,
+                              seed=args.seed)
+        except SchedulerError as exc:
+            raise CliInputError(str(exc)) from None
+    if args.json:
+        dump_json(g.to_dict(), out.stream)
+    else:
+        out.line(g.render())
     return EXIT_OK
 
 

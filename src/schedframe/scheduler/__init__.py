@@ -7,6 +7,7 @@ May import every layer below it: config, queue, plugins, framework, cache, api.
 
 from __future__ import annotations
 
+from ._explain_group import GroupExplanation, explain_group
 from .explain import (
     Explanation,
     NodeScores,
@@ -32,6 +33,7 @@ __all__ = [
     "ERR_NO_NODES_AVAILABLE",
     "Explanation",
     "FitError",
+    "GroupExplanation",
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NodeScores",
@@ -42,5 +44,6 @@ __all__ = [
     "RunSummary",
     "Scheduler",
     "explain",
+    "explain_group",
     "explain_with",
 ]

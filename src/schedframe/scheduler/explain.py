@@ -868,7 +868,8 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
             pods: Iterable[Pod | Mapping[str, Any]] = (), objects: Iterable[Any] = (),
             config: SchedulerConfiguration | Mapping[str, Any] | None = None,
             registry: Registry | None = None, profile: str | ProfileLike | None = None,
-            seed: int = 0, extender_transport: ExtenderTransport | None = None) -> Explanation:
+            seed: int = 0, extender_transport: ExtenderTransport | None = None,
+            pending: Iterable[Pod] = ()) -> Explanation:
     """Explain how kube-scheduler would schedule *pod* on a cluster::
 
         e = explain(pod, nodes=nodes, pods=running_pods)
@@ -897,6 +898,8 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
         extender_transport: how the configuration's extenders are called (see
             :class:`~schedframe.Scheduler`); their filter and prioritize results appear as
             ``Extender <urlPrefix>`` checks and scores beside the plugins'.
+        pending: pending pods the scheduler's pod lister also lists (the other members of a
+            gang, which GangScheduling counts at PreEnqueue and Permit); they take no room.
 
     Returns:
         The :class:`~schedframe.Explanation`.
@@ -935,8 +938,15 @@ def explain(pod: Pod | Mapping[str, Any], *, nodes: Iterable[Node | Mapping[str,
         else:
             store.add(obj)
     snapshot = Snapshot.from_objects(node_list, pod_list)
+    listed = [x for x in pod_list if x.node_name and x.phase not in ("Succeeded", "Failed")]
+    listed += [x for x in _iterable(pending, "explain: pending") if isinstance(x, Pod) and x.uid != p.uid]
+    listed.append(p)
+
+    def list_pods(namespace: str | None = None) -> list[Pod]:
+        return [x for x in listed if namespace is None or x.namespace == namespace]
+
     framework = Framework(registry, prof, objects=store, clock=FakeClock(), snapshot=snapshot,
-                          parallelism=cfg.parallelism)
+                          parallelism=cfg.parallelism, pod_lister=list_pods)
     if cfg.extenders:  # ignorable ones last, as the scheduler (upstream buildExtenders) orders them
         framework.set_extenders(build_extenders(cfg.extenders, extender_transport))
     return explain_with(framework, snapshot, p, seed=seed)
