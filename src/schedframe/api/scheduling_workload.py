@@ -188,7 +188,7 @@ class CompositePodGroupTemplate:
 @final
 @attrs.frozen(kw_only=True)
 class Workload:
-    """A ``scheduling.k8s.io`` Workload, in any version schedframe reads (:data:`WORKLOAD_API_VERSIONS`).
+    """A ``scheduling.k8s.io`` Workload, in any version schedframe reads (``v1alpha1`` to ``v1beta1``).
 
     Attributes:
         pod_groups: ``spec.podGroups`` (v1alpha1) or ``spec.podGroupTemplates``.

@@ -25,7 +25,7 @@ def _members(value: Iterable[Explanation]) -> tuple[Explanation, ...]:
 class GroupExplanation:
     """The record of a pod group's placement, as the PodGroup cycle tries it: each unscheduled
     member in turn (by priority, then in the order given), each seeing the members before it
-    placed where they would go (see :func:`~schedframe.explain_group`).
+    placed where they would go (see :func:`~schedframe.scheduler.explain_group`).
 
     Attributes:
         group: ``namespace/name`` of the group (its ``scheduling.k8s.io`` PodGroup, or
@@ -37,7 +37,7 @@ class GroupExplanation:
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.scheduler"
 
     group: str
     min_count: int | None
@@ -56,13 +56,13 @@ class GroupExplanation:
 
     @property
     def feasible(self) -> bool:
-        """Whether the group would be placed: a basic group always (each member where it fits),
-        a gang when its bound and placeable members reach ``minCount``."""
+        """True when the group would be placed. A basic group always is (each member where it
+        fits), a gang when its bound and placeable members reach ``minCount``."""
         return self.min_count is None or self.bound + len(self.placed) >= self.min_count
 
     @property
     def message(self) -> str:
-        """One line: the outcome, the count against the quorum, and each unplaced member's reason."""
+        """The outcome in one line, with the count against the quorum and each unplaced member's reason."""
         fits = f"{self.bound + len(self.placed)} of {self.bound + len(self.members)} members fit"
         quorum = f"minCount {self.min_count}" if self.min_count is not None else "basic policy"
         head = (f"pod group {self.group} {'can' if self.feasible else 'cannot'} be placed: "
@@ -71,7 +71,7 @@ class GroupExplanation:
         return f"{head}{'; ' + reasons if reasons else ''}"
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready mapping (each member's explanation as :meth:`Explanation.to_dict`)."""
+        """A JSON-ready mapping (each member's explanation as :meth:`schedframe.Explanation.to_dict`)."""
         return {"group": self.group, "min_count": self.min_count, "bound": self.bound,
                 "feasible": self.feasible, "message": self.message,
                 "placed": [{"pod": k, "node": n} for k, n in self.placed],
