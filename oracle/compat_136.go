@@ -29,6 +29,10 @@ type statusT = *fwk.Status
 // the scheduler lists: v1alpha2 at 1.36 (GangScheduling's PodGroup lister).
 var schedulingInformerVersion = schema.GroupVersion{Group: "scheduling.k8s.io", Version: "v1alpha2"}
 
+// podGroupConditionType is the condition the PodGroup scheduling cycle sets on its PodGroup at
+// 1.36.
+const podGroupConditionType = "PodGroupScheduled"
+
 type cycleStateT = fwk.CycleState
 type nodeInfoT = fwk.NodeInfo
 

@@ -29,6 +29,10 @@ type statusT = *fwk.Status
 // the scheduler lists: v1beta1 at 1.37 (the cache's PodGroup informer; v1alpha3 is served too).
 var schedulingInformerVersion = schema.GroupVersion{Group: "scheduling.k8s.io", Version: "v1beta1"}
 
+// podGroupConditionType is the condition the PodGroup scheduling cycle sets on its PodGroup at
+// 1.37 (1.36's PodGroupScheduled, renamed).
+const podGroupConditionType = "PodGroupInitiallyScheduled"
+
 type cycleStateT = fwk.CycleState
 type nodeInfoT = fwk.NodeInfo
 

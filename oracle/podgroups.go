@@ -7,14 +7,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	schedulingapi "k8s.io/kubernetes/pkg/apis/scheduling"
@@ -90,8 +94,9 @@ func podGroupOf(pod *v1.Pod) string {
 	return ""
 }
 
-// podGroupCondition is the PodGroupScheduled condition of the pod group (nil: none, or no such
-// group), read from the API server after the scheduler patched it.
+// podGroupCondition is the condition the scheduler set on the pod group (PodGroupScheduled at
+// 1.36, PodGroupInitiallyScheduled at 1.37; nil: none, or no such group), read from the API
+// server after the cycle.
 func podGroupCondition(client *fake.Clientset, namespace, name string) *groupCondition {
 	gvr := schedulingInformerVersion.WithResource("podgroups")
 	obj, err := client.Tracker().Get(gvr, namespace, name)
@@ -106,8 +111,8 @@ func podGroupCondition(client *fake.Clientset, namespace, name string) *groupCon
 	conditions, _ := status["conditions"].([]any)
 	for _, c := range conditions {
 		cond, _ := c.(map[string]any)
-		if cond["type"] == "PodGroupScheduled" {
-			out := &groupCondition{}
+		if cond["type"] == podGroupConditionType {
+			out := &groupCondition{Type: podGroupConditionType}
 			out.Status, _ = cond["status"].(string)
 			out.Reason, _ = cond["reason"].(string)
 			out.Message, _ = cond["message"].(string)
@@ -115,4 +120,80 @@ func podGroupCondition(client *fake.Clientset, namespace, name string) *groupCon
 		}
 	}
 	return nil
+}
+
+// installPodGroupReactors applies the scheduler's status patches of PodGroups as the API server
+// does: with a new resourceVersion (the fake clientset's own patch keeps it, and the
+// scheduler's PodGroup handlers ignore an update whose resourceVersion did not change).
+func (r *runner) installPodGroupReactors() {
+	gvr := schedulingInformerVersion.WithResource("podgroups")
+	gvk := schedulingInformerVersion.WithKind("PodGroup")
+	r.client.PrependReactor("patch", "podgroups", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		pa := action.(clienttesting.PatchAction)
+		if pa.GetPatchType() != types.StrategicMergePatchType {
+			return false, nil, nil
+		}
+		obj, err := r.client.Tracker().Get(gvr, pa.GetNamespace(), pa.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		original, err := json.Marshal(obj)
+		if err != nil {
+			return true, nil, err
+		}
+		schema, err := legacyscheme.Scheme.New(gvk)
+		if err != nil {
+			return true, nil, err
+		}
+		patched, err := strategicpatch.StrategicMergePatch(original, pa.GetPatch(), schema)
+		if err != nil {
+			return true, nil, err
+		}
+		out, _ := legacyscheme.Scheme.New(gvk)
+		if err := json.Unmarshal(patched, out); err != nil {
+			return true, nil, err
+		}
+		m, err := meta.Accessor(out)
+		if err != nil {
+			return true, nil, err
+		}
+		r.mu.Lock()
+		m.SetResourceVersion(r.nextResourceVersion())
+		r.podGroupWrites[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
+		r.mu.Unlock()
+		if err := r.client.Tracker().Update(gvr, out, m.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return true, out, nil
+	})
+}
+
+// waitPodGroupWritesSeen waits until the scheduler's PodGroup informer holds every PodGroup as
+// the scheduler last wrote it.
+func (r *runner) waitPodGroupWritesSeen() error {
+	r.mu.Lock()
+	writes := map[string]string{}
+	for k, v := range r.podGroupWrites {
+		writes[k] = v
+	}
+	r.mu.Unlock()
+	if len(writes) == 0 {
+		return nil
+	}
+	informer, err := r.built.informers.ForResource(schedulingInformerVersion.WithResource("podgroups"))
+	if err != nil {
+		return err
+	}
+	return r.poll("the PodGroup status writes to reach the scheduler", func() bool {
+		for key, rv := range writes {
+			obj, exists, err := informer.Informer().GetStore().GetByKey(key)
+			if err != nil || !exists {
+				return false
+			}
+			if m, err := meta.Accessor(obj); err != nil || m.GetResourceVersion() != rv {
+				return false
+			}
+		}
+		return true
+	})
 }

@@ -15,3 +15,7 @@ func schedulingCreate(obj runtime.Object) (runtime.Object, bool, error) { return
 func podGroupCondition(*fake.Clientset, string, string) *groupCondition { return nil }
 
 func podGroupOf(*v1.Pod) string { return "" }
+
+func (r *runner) installPodGroupReactors() {}
+
+func (r *runner) waitPodGroupWritesSeen() error { return nil }

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
@@ -118,7 +119,8 @@ type cycleRecord struct {
 	// for a gated pod): the attempts of one PodGroup scheduling cycle share it, in the order the
 	// cycle reached their pods
 	Cycle int `json:"cycle,omitempty"`
-	// the PodGroupScheduled condition the cycle left on the pod's PodGroup
+	// the condition the cycle left on the pod's PodGroup (PodGroupScheduled at 1.36,
+	// PodGroupInitiallyScheduled at 1.37)
 	PodGroupCondition *groupCondition `json:"podGroupCondition,omitempty"`
 	// the oracle deleted the pod after this attempt, its last: it stayed unscheduled (a pod of a
 	// PodGroup held at PreEnqueue, waiting for the rest of its group, is kept)
@@ -128,8 +130,9 @@ type cycleRecord struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// groupCondition is a PodGroup's PodGroupScheduled condition.
+// groupCondition is the condition the PodGroup scheduling cycle sets on its PodGroup.
 type groupCondition struct {
+	Type    string `json:"type"`
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
@@ -162,8 +165,9 @@ func kubernetesRelease() string {
 }
 
 type builtScheduler struct {
-	sched    *scheduler.Scheduler
-	profiles []schedconfig.KubeSchedulerProfile
+	sched     *scheduler.Scheduler
+	profiles  []schedconfig.KubeSchedulerProfile
+	informers informers.SharedInformerFactory
 }
 
 // buildScheduler builds the scheduler as kube-scheduler's Setup does, with parallelism 1 so
@@ -204,7 +208,7 @@ func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfi
 		order[p.SchedulerName] = i
 	}
 	sort.SliceStable(captured, func(i, j int) bool { return order[captured[i].SchedulerName] < order[captured[j].SchedulerName] })
-	return &builtScheduler{sched: sched, profiles: captured}, nil
+	return &builtScheduler{sched: sched, profiles: captured, informers: informerFactory}, nil
 }
 
 // expandedPlugins lists each profile's plugins per extension point as its framework holds them.
@@ -279,10 +283,12 @@ type runner struct {
 	storage []runtime.Object
 	// every pending pod created (pod key ->)
 	created map[string]*v1.Pod
-	bound   map[string]string // pod key -> node, from the binding subresource
-	victims []*v1.Pod
-	rv      int64
-	started int
+	// PodGroup (namespace/name) -> the resourceVersion of the scheduler's last write to it
+	podGroupWrites map[string]string
+	bound          map[string]string // pod key -> node, from the binding subresource
+	victims        []*v1.Pod
+	rv             int64
+	started        int
 	// pod key -> the start time given at binding
 	startTimes map[string]string
 }
@@ -315,7 +321,7 @@ func runCaseFile(path string) (*runOutput, error) {
 	client := fake.NewSimpleClientset()
 	r := &runner{
 		ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}, startTimes: map[string]string{},
-		attempts: map[string]int{}, created: map[string]*v1.Pod{},
+		attempts: map[string]int{}, created: map[string]*v1.Pod{}, podGroupWrites: map[string]string{},
 	}
 	for _, obj := range c.objects {
 		if m, err := meta.Accessor(obj); err == nil {
@@ -326,6 +332,7 @@ func runCaseFile(path string) (*runOutput, error) {
 		}
 	}
 	r.installReactors()
+	r.installPodGroupReactors()
 	r.emulateStorageControllers()
 	r.recordClaimWrites()
 	r.stampResourceVersions() // runs first: every write gets its resourceVersion
@@ -806,6 +813,11 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 			}
 			time.Sleep(200 * time.Microsecond)
 		}
+	}
+	// the next cycle reads the PodGroup conditions this one wrote (a group scheduled once is not
+	// marked unschedulable again): the scheduler has to have seen them
+	if err := r.waitPodGroupWritesSeen(); err != nil {
+		return nil, nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from . import binary
-from .cases import FAMILIES, generate
+from .cases import FAMILIES, families, generate
 from .diff import RELEASES_ANNOTATION, CaseReport, case_applies, diff_case
 
 __all__ = ["main"]
@@ -137,8 +137,9 @@ HAND_WRITTEN = binary.ORACLE_DIR.parent / "tests" / "oracle" / "cases"
 
 def _generated(release: str, count: int, where: Path, seed: int = 10_000) -> list[Path]:
     cases = []
+    rotation = families(release)
     for k in range(count):
-        family = FAMILIES[k % len(FAMILIES)]
+        family = rotation[k % len(rotation)]
         path = where / f"{family}-{k:05d}.json"
         path.write_text(json.dumps(generate(seed + k, release=release, family=family)))
         cases.append(path)
