@@ -282,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "gen":
             release = binary.releases([args.release])[0]
+            if args.family not in families(release):
+                print(f"oracle: the {args.family} family has no cases for {release}", file=sys.stderr)
+                return 2
             args.out.mkdir(parents=True, exist_ok=True)
             for seed in range(args.seed, args.seed + args.count):
                 path = args.out / f"{args.family}-{seed:06d}.json"
@@ -307,13 +310,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.json:
                 print(f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
             return code
-        families = args.family or ["mixed"]
+        chosen = args.family or ["mixed"]
+        if not set(chosen) <= set(families(release)):
+            missing = ", ".join(sorted(set(chosen) - set(families(release))))
+            print(f"oracle: no cases of {missing} for {release}", file=sys.stderr)
+            return 2
         with tempfile.TemporaryDirectory(prefix="oracle-cases-") as tmp:
             where = args.keep or Path(tmp)
             where.mkdir(parents=True, exist_ok=True)
             cases = []
             for k in range(args.count):
-                family = families[k % len(families)]
+                family = chosen[k % len(chosen)]
                 seed = args.seed + k
                 path = where / f"{family}-{seed:06d}.json"
                 path.write_text(json.dumps(generate(seed, release=release, family=family)))
