@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	nodestore "k8s.io/kubernetes/pkg/registry/core/node"
@@ -33,7 +36,16 @@ type caseFile struct {
 	objects []runtime.Object
 	pending []*v1.Pod
 	config  []byte
+	// restore sets the feature gates back to what they were before the case's annotation
+	restore func()
 }
+
+// gatesAnnotation on a case's List sets feature gates for that case alone
+// ("GenericWorkload=true,GangScheduling=true"): the API server's defaulting and validation of
+// its objects and the scheduler run with them. A gate the release does not have is left out
+// (a case can name the gates of several releases); a gate given with --feature-gates keeps its
+// command-line value.
+const gatesAnnotation = "oracle.schedframe.io/feature-gates"
 
 type typeMeta struct {
 	APIVersion string `json:"apiVersion"`
@@ -51,6 +63,9 @@ func readCase(path string) (*caseFile, error) {
 	}
 	var list struct {
 		typeMeta
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(js, &list); err != nil {
@@ -59,7 +74,17 @@ func readCase(path string) (*caseFile, error) {
 	if list.Kind != "List" && !strings.HasSuffix(list.Kind, "List") {
 		return nil, fmt.Errorf("%s: want a List, got kind %q", path, list.Kind)
 	}
-	c := &caseFile{}
+	restore, err := applyCaseGates(list.Metadata.Annotations[gatesAnnotation])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", path, gatesAnnotation, err)
+	}
+	c := &caseFile{restore: restore}
+	ok := false
+	defer func() {
+		if !ok {
+			restore()
+		}
+	}()
 	decoder := legacyscheme.Codecs.UniversalDeserializer()
 	for i, raw := range list.Items {
 		var tm typeMeta
@@ -81,7 +106,7 @@ func readCase(path string) (*caseFile, error) {
 		}
 		// what the API server does on create: defaulting, its strategy's mutations, validation
 		legacyscheme.Scheme.Default(obj)
-		if err := apiServerCreate(obj); err != nil {
+		if obj, err = apiServerCreate(obj); err != nil {
 			return nil, fmt.Errorf("%s: items[%d] (%s %s): the API server refuses it: %w", path, i, tm.APIVersion, tm.Kind, err)
 		}
 		if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName == "" {
@@ -93,14 +118,52 @@ func readCase(path string) (*caseFile, error) {
 	if err := admit(c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	ok = true
 	return c, nil
 }
 
-// apiServerCreate runs a Pod or Node through what the API server's registry does on create:
-// the strategy's PrepareForCreate (for a pod: matchLabelKeys merged into affinity and spread
-// selectors, pod-level resources defaulted, the status reset) and its validation. A bound pod
-// keeps the status it was given (a cluster dump's pods were created, then bound and started).
-func apiServerCreate(obj runtime.Object) error {
+// applyCaseGates sets the gates of a case's annotation (see gatesAnnotation); restore sets them
+// back.
+func applyCaseGates(text string) (restore func(), err error) {
+	known := utilfeature.DefaultMutableFeatureGate.GetAll()
+	set := map[string]bool{}
+	for _, part := range strings.Split(text, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, value, found := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		enabled, perr := strconv.ParseBool(strings.TrimSpace(value))
+		if !found || perr != nil {
+			return nil, fmt.Errorf("want Gate=true|false, got %q", part)
+		}
+		if _, ok := known[featuregate.Feature(name)]; !ok || cliGates[name] {
+			continue
+		}
+		set[name] = enabled
+	}
+	previous := map[string]bool{}
+	for name := range set {
+		previous[name] = utilfeature.DefaultFeatureGate.Enabled(featuregate.Feature(name))
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(set); err != nil {
+		_ = utilfeature.DefaultMutableFeatureGate.SetFromMap(previous)
+		return nil, err
+	}
+	return func() { _ = utilfeature.DefaultMutableFeatureGate.SetFromMap(previous) }, nil
+}
+
+// apiServerCreate runs a Pod, Node, Workload or PodGroup through what the API server's registry
+// does on create: the strategy's PrepareForCreate (for a pod: matchLabelKeys merged into
+// affinity and spread selectors, pod-level resources defaulted, the status reset) and its
+// validation. A bound pod keeps the status it was given (a cluster dump's pods were created,
+// then bound and started). A Workload or PodGroup comes back in the version the scheduler
+// lists (schedulingCreate).
+func apiServerCreate(obj runtime.Object) (runtime.Object, error) {
+	if out, handled, err := schedulingCreate(obj); handled {
+		return out, err
+	}
 	ctx := context.Background()
 	switch o := obj.(type) {
 	case *v1.Pod:
@@ -109,16 +172,16 @@ func apiServerCreate(obj runtime.Object) error {
 		}
 		internal := &api.Pod{}
 		if err := legacyscheme.Scheme.Convert(o, internal, nil); err != nil {
-			return err
+			return nil, err
 		}
 		podstore.Strategy.PrepareForCreate(ctx, internal)
 		if errs := podstore.Strategy.Validate(ctx, internal); len(errs) > 0 {
-			return errs.ToAggregate()
+			return nil, errs.ToAggregate()
 		}
 		status := o.Status.DeepCopy()
 		out := &v1.Pod{}
 		if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
-			return err
+			return nil, err
 		}
 		if o.Spec.NodeName != "" {
 			out.Status = *status
@@ -127,19 +190,19 @@ func apiServerCreate(obj runtime.Object) error {
 	case *v1.Node:
 		internal := &api.Node{}
 		if err := legacyscheme.Scheme.Convert(o, internal, nil); err != nil {
-			return err
+			return nil, err
 		}
 		nodestore.Strategy.PrepareForCreate(ctx, internal)
 		if errs := nodestore.Strategy.Validate(ctx, internal); len(errs) > 0 {
-			return errs.ToAggregate()
+			return nil, errs.ToAggregate()
 		}
 		out := &v1.Node{}
 		if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
-			return err
+			return nil, err
 		}
 		*o = *out
 	}
-	return nil
+	return obj, nil
 }
 
 // admit does what the API server's admission and registry do to a pod on create that the

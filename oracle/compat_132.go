@@ -21,6 +21,7 @@ import (
 )
 
 type statusT = *framework.Status
+type cycleStateT = *framework.CycleState
 type nodeInfoT = *framework.NodeInfo
 
 func newInformerFactory(client clientset.Interface) informers.SharedInformerFactory {
@@ -29,24 +30,27 @@ func newInformerFactory(client clientset.Interface) informers.SharedInformerFact
 
 func newCycleState() *framework.CycleState { return framework.NewCycleState() }
 
-func wrapSchedulePod(s *scheduler.Scheduler, before func(), after func(framework.Framework, *v1.Pod, scheduler.ScheduleResult, error)) {
+// newCycleStateLike is a fresh cycle state (no PodGroup scheduling cycles before 1.36).
+func newCycleStateLike(cycleStateT) cycleStateT { return newCycleState() }
+
+func wrapSchedulePod(s *scheduler.Scheduler, before func(), after func(framework.Framework, *v1.Pod, scheduler.ScheduleResult, error, cycleStateT)) {
 	orig := s.SchedulePod
 	s.SchedulePod = func(ctx context.Context, fw framework.Framework, state *framework.CycleState, pod *v1.Pod) (scheduler.ScheduleResult, error) {
 		before()
 		result, err := orig(ctx, fw, state, pod)
-		after(fw, pod, result, err)
+		after(fw, pod, result, err, state)
 		return result, err
 	}
 }
 
-func wrapFailureHandler(s *scheduler.Scheduler, record func(statusT, string)) {
+func wrapFailureHandler(s *scheduler.Scheduler, record func(*v1.Pod, statusT, string)) {
 	orig := s.FailureHandler
 	s.FailureHandler = func(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, st *framework.Status, ni *framework.NominatingInfo, start time.Time) {
 		nominated := ""
 		if ni != nil && ni.NominatingMode == framework.ModeOverride {
 			nominated = ni.NominatedNodeName
 		}
-		record(st, nominated)
+		record(podInfo.Pod, st, nominated)
 		orig(ctx, fw, podInfo, st, ni, start)
 	}
 }

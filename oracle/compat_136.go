@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
@@ -23,32 +24,50 @@ import (
 )
 
 type statusT = *fwk.Status
+
+// schedulingInformerVersion is the version of scheduling.k8s.io whose Workloads and PodGroups
+// the scheduler lists: v1alpha2 at 1.36 (GangScheduling's PodGroup lister).
+var schedulingInformerVersion = schema.GroupVersion{Group: "scheduling.k8s.io", Version: "v1alpha2"}
+
+// podGroupConditionType is the condition the PodGroup scheduling cycle sets on its PodGroup at
+// 1.36.
+const podGroupConditionType = "PodGroupScheduled"
+
+type cycleStateT = fwk.CycleState
 type nodeInfoT = fwk.NodeInfo
 
 func newInformerFactory(client clientset.Interface) informers.SharedInformerFactory {
 	return scheduler.NewInformerFactory(client, 0)
 }
 
-func newCycleState() fwk.CycleState { return framework.NewCycleState() }
+// newCycleStateLike is a fresh cycle state that is part of the same PodGroup scheduling cycle as
+// the cycle's (plugins such as GangScheduling read the group's state in that cycle).
+func newCycleStateLike(cycle fwk.CycleState) fwk.CycleState {
+	state := framework.NewCycleState()
+	if cycle != nil && cycle.IsPodGroupSchedulingCycle() {
+		state.SetPodGroupSchedulingCycle(cycle.GetPodGroupSchedulingCycle())
+	}
+	return state
+}
 
-func wrapSchedulePod(s *scheduler.Scheduler, before func(), after func(framework.Framework, *v1.Pod, scheduler.ScheduleResult, error)) {
+func wrapSchedulePod(s *scheduler.Scheduler, before func(), after func(framework.Framework, *v1.Pod, scheduler.ScheduleResult, error, cycleStateT)) {
 	orig := s.SchedulePod
 	s.SchedulePod = func(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
 		before()
 		result, err := orig(ctx, fw, state, podInfo)
-		after(fw, podInfo.Pod, result, err)
+		after(fw, podInfo.Pod, result, err, state)
 		return result, err
 	}
 }
 
-func wrapFailureHandler(s *scheduler.Scheduler, record func(statusT, string)) {
+func wrapFailureHandler(s *scheduler.Scheduler, record func(*v1.Pod, statusT, string)) {
 	orig := s.FailureHandler
 	s.FailureHandler = func(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, st *fwk.Status, ni *fwk.NominatingInfo, start time.Time) {
 		nominated := ""
 		if ni != nil && ni.NominatingMode == fwk.ModeOverride {
 			nominated = ni.NominatedNodeName
 		}
-		record(st, nominated)
+		record(podInfo.Pod, st, nominated)
 		orig(ctx, fw, podInfo, st, ni, start)
 	}
 }

@@ -208,7 +208,7 @@ func (r *runner) provision(pvc *v1.PersistentVolumeClaim, node string) (*v1.Pers
 func (r *runner) recordStorage(obj runtime.Object) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cur == nil {
+	if !r.collecting {
 		return
 	}
 	out := obj.DeepCopyObject()
@@ -219,7 +219,7 @@ func (r *runner) recordStorage(obj runtime.Object) {
 		m.SetResourceVersion("")
 		m.SetManagedFields(nil)
 	}
-	r.cur.Storage = append(r.cur.Storage, out)
+	r.storage = append(r.storage, out)
 }
 
 // recordClaimWrites records each ResourceClaim the scheduler writes (DynamicResources' PreBind:

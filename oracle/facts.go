@@ -50,9 +50,17 @@ func stageName(p string) string {
 	return p
 }
 
+// cliGates are the gates --feature-gates set (a case's annotation does not change them).
+var cliGates = map[string]bool{}
+
 func setFeatureGates(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
+	}
+	for _, part := range strings.Split(text, ",") {
+		if name, _, _ := strings.Cut(part, "="); strings.TrimSpace(name) != "" {
+			cliGates[strings.TrimSpace(name)] = true
+		}
 	}
 	return utilfeature.DefaultMutableFeatureGate.Set(text)
 }

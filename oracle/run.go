@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
@@ -112,8 +113,29 @@ type cycleRecord struct {
 	// the PersistentVolumes and claims the emulated storage controllers wrote
 	Storage []runtime.Object `json:"storage,omitempty"`
 
+	// the pod's PodGroup (namespace/name): a pod with spec.schedulingGroup
+	PodGroup string `json:"podGroup,omitempty"`
+	// the number of the scheduler's ScheduleOne call the attempt was part of (1, 2, ...; none
+	// for a gated pod): the attempts of one PodGroup scheduling cycle share it, in the order the
+	// cycle reached their pods
+	Cycle int `json:"cycle,omitempty"`
+	// the condition the cycle left on the pod's PodGroup (PodGroupScheduled at 1.36,
+	// PodGroupInitiallyScheduled at 1.37)
+	PodGroupCondition *groupCondition `json:"podGroupCondition,omitempty"`
+	// the oracle deleted the pod after this attempt, its last: it stayed unscheduled (a pod of a
+	// PodGroup held at PreEnqueue, waiting for the rest of its group, is kept)
+	Deleted bool `json:"deleted,omitempty"`
+
 	// the oracle's own consistency checks that failed: the record is not to be trusted
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// groupCondition is the condition the PodGroup scheduling cycle sets on its PodGroup.
+type groupCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 type runOutput struct {
@@ -143,8 +165,9 @@ func kubernetesRelease() string {
 }
 
 type builtScheduler struct {
-	sched    *scheduler.Scheduler
-	profiles []schedconfig.KubeSchedulerProfile
+	sched     *scheduler.Scheduler
+	profiles  []schedconfig.KubeSchedulerProfile
+	informers informers.SharedInformerFactory
 }
 
 // buildScheduler builds the scheduler as kube-scheduler's Setup does, with parallelism 1 so
@@ -185,7 +208,7 @@ func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfi
 		order[p.SchedulerName] = i
 	}
 	sort.SliceStable(captured, func(i, j int) bool { return order[captured[i].SchedulerName] < order[captured[j].SchedulerName] })
-	return &builtScheduler{sched: sched, profiles: captured}, nil
+	return &builtScheduler{sched: sched, profiles: captured, informers: informerFactory}, nil
 }
 
 // expandedPlugins lists each profile's plugins per extension point as its framework holds them.
@@ -238,22 +261,36 @@ func numFeasibleNodesToFind(percentage int32, numAllNodes int32) int32 {
 
 // runner drives one scheduler over one case.
 type runner struct {
-	ctx     context.Context
-	client  *fake.Clientset
-	built   *builtScheduler
-	cfg     *schedconfig.KubeSchedulerConfiguration
-	mu      sync.Mutex
-	cur     *cycleRecord
-	curPod  *v1.Pod
-	bound   map[string]string // pod key -> node, from the binding subresource
-	victims []*v1.Pod
-	failed  bool
-	rv      int64
-	started int
+	ctx    context.Context
+	client *fake.Clientset
+	built  *builtScheduler
+	cfg    *schedconfig.KubeSchedulerConfiguration
+	mu     sync.Mutex
+	// inside an attempt: what the scheduler does is recorded
+	collecting bool
+	// the records of the current attempt (pod key ->), the pods in the order the cycle reached
+	// them, the pods the failure handler was called for
+	recs       map[string]*cycleRecord
+	order      []string
+	recPods    map[string]*v1.Pod
+	failedPods map[string]bool
+	// pod key -> attempts recorded; ScheduleOne calls made
+	attempts map[string]int
+	cycles   int
+	// the start-time slots taken before the current attempt
+	startBase int
+	// what the storage controllers and the scheduler wrote during the current attempt
+	storage []runtime.Object
+	// every pending pod created (pod key ->)
+	created map[string]*v1.Pod
+	// PodGroup (namespace/name) -> the resourceVersion of the scheduler's last write to it
+	podGroupWrites map[string]string
+	bound          map[string]string // pod key -> node, from the binding subresource
+	victims        []*v1.Pod
+	rv             int64
+	started        int
 	// pod key -> the start time given at binding
 	startTimes map[string]string
-	// the pods the last attempt deleted
-	lastVictims []*v1.Pod
 }
 
 func runCaseFile(path string) (*runOutput, error) {
@@ -261,6 +298,7 @@ func runCaseFile(path string) (*runOutput, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer c.restore()
 	// preemption runs synchronously: the same victims and nomination as the asynchronous
 	// default, and nothing left running when the next cycle starts
 	forceGate("SchedulerAsyncPreemption", false)
@@ -281,7 +319,10 @@ func runCaseFile(path string) (*runOutput, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := fake.NewSimpleClientset()
-	r := &runner{ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}, startTimes: map[string]string{}}
+	r := &runner{
+		ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}, startTimes: map[string]string{},
+		attempts: map[string]int{}, created: map[string]*v1.Pod{}, podGroupWrites: map[string]string{},
+	}
 	for _, obj := range c.objects {
 		if m, err := meta.Accessor(obj); err == nil {
 			m.SetResourceVersion(r.nextResourceVersion())
@@ -291,6 +332,7 @@ func runCaseFile(path string) (*runOutput, error) {
 		}
 	}
 	r.installReactors()
+	r.installPodGroupReactors()
 	r.emulateStorageControllers()
 	r.recordClaimWrites()
 	r.stampResourceVersions() // runs first: every write gets its resourceVersion
@@ -377,9 +419,19 @@ func (r *runner) installReactors() {
 		pod.ResourceVersion = r.nextResourceVersion()
 		// the kubelet starts the pod: a start time, one second after the previous binding's,
 		// so that preemption (which prefers victims that started last) meets no tie between
-		// pods bound during the case
-		r.started++
-		start := metav1.NewTime(startTimeBase.Add(time.Duration(r.started) * time.Second))
+		// pods bound during the case; the pods of one PodGroup cycle (bound concurrently) in
+		// the order the cycle placed them
+		slot := 0
+		for i, key := range r.order {
+			if r.collecting && key == binding.Namespace+"/"+binding.Name {
+				slot = r.startBase + i + 1
+			}
+		}
+		if slot == 0 {
+			r.started++
+			slot = r.started
+		}
+		start := metav1.NewTime(startTimeBase.Add(time.Duration(slot) * time.Second))
 		pod.Status.StartTime = &start
 		pod.Status.Phase = v1.PodRunning
 		r.startTimes[binding.Namespace+"/"+binding.Name] = start.UTC().Format(time.RFC3339)
@@ -396,7 +448,7 @@ func (r *runner) installReactors() {
 		d := action.(clienttesting.DeleteAction)
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if r.cur != nil {
+		if r.collecting {
 			if obj, err := r.client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), d.GetNamespace(), d.GetName()); err == nil {
 				r.victims = append(r.victims, obj.(*v1.Pod))
 			}
@@ -411,48 +463,78 @@ func (r *runner) hook() {
 	var start int
 	wrapSchedulePod(s,
 		func() { start = nextStartNodeIndex(s) },
-		func(fw framework.Framework, pod *v1.Pod, result scheduler.ScheduleResult, err error) {
-			r.recordAlgorithm(fw, pod, start, nextStartNodeIndex(s), result, err)
+		func(fw framework.Framework, pod *v1.Pod, result scheduler.ScheduleResult, err error, state cycleStateT) {
+			r.recordAlgorithm(fw, pod, state, start, nextStartNodeIndex(s), result, err)
 		})
-	wrapFailureHandler(s, func(st statusT, nominated string) {
+	wrapFailureHandler(s, func(pod *v1.Pod, st statusT, nominated string) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if r.cur == nil {
+		if !r.collecting {
 			return
 		}
-		r.cur.Outcome = "unschedulable"
+		rec := r.recordFor(pod)
+		rec.Outcome = "unschedulable"
 		if !st.IsRejected() {
-			r.cur.Outcome = "error"
+			rec.Outcome = "error"
 		}
-		r.cur.Message = st.Message()
-		r.cur.Code = st.Code().String()
-		r.cur.Plugin = st.Plugin()
-		r.cur.Node = ""
-		r.cur.NominatedNode = nominated
+		rec.Message = st.Message()
+		rec.Code = st.Code().String()
+		rec.Plugin = st.Plugin()
+		rec.Node = ""
+		rec.NominatedNode = nominated
 		if fit, ok := asFitError(st.AsError()); ok {
-			r.cur.Diagnosis = nil
+			rec.Diagnosis = nil
 			forEachExplicitNode(fit, func(node string, ns statusT) {
-				r.cur.Diagnosis = append(r.cur.Diagnosis, nodeStatus{node, status(ns)})
+				rec.Diagnosis = append(rec.Diagnosis, nodeStatus{node, status(ns)})
 			})
-			sort.Slice(r.cur.Diagnosis, func(i, j int) bool { return r.cur.Diagnosis[i].Node < r.cur.Diagnosis[j].Node })
-			r.cur.UnschedulablePlugins = sortedSet(fit.Diagnosis.UnschedulablePlugins)
-			r.cur.PendingPlugins = sortedSet(fit.Diagnosis.PendingPlugins)
-			if r.cur.Evaluated == 0 {
-				r.cur.Evaluated = fit.Diagnosis.NodeToStatus.Len()
+			sort.Slice(rec.Diagnosis, func(i, j int) bool { return rec.Diagnosis[i].Node < rec.Diagnosis[j].Node })
+			rec.UnschedulablePlugins = sortedSet(fit.Diagnosis.UnschedulablePlugins)
+			rec.PendingPlugins = sortedSet(fit.Diagnosis.PendingPlugins)
+			if rec.Evaluated == 0 {
+				rec.Evaluated = fit.Diagnosis.NodeToStatus.Len()
 			}
 		}
-		r.failed = true
+		r.failedPods[podKey(pod)] = true
 	})
+}
+
+// newRecord starts the record of the pod's next attempt.
+func (r *runner) newRecord(pod *v1.Pod) *cycleRecord {
+	key := podKey(pod)
+	r.attempts[key]++
+	rec := &cycleRecord{Pod: key, Attempt: r.attempts[key], Profile: pod.Spec.SchedulerName}
+	rec.PodGroup = podGroupOf(pod)
+	return rec
+}
+
+// recordFor is the record of the pod in the current attempt, started when the scheduler first
+// reaches the pod (r.mu held).
+func (r *runner) recordFor(pod *v1.Pod) *cycleRecord {
+	key := podKey(pod)
+	if rec, ok := r.recs[key]; ok {
+		return rec
+	}
+	rec := r.newRecord(pod)
+	rec.Cycle = r.cycles
+	r.recs[key] = rec
+	r.recPods[key] = pod
+	r.order = append(r.order, key)
+	return rec
 }
 
 // recordAlgorithm records the filter and score phases: every node judged with a fresh cycle
 // state (the same plugins and snapshot as the cycle), the cycle's window reconstructed from its
-// round-robin start and checked against its ScheduleResult, and the scores of that window.
-func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, start, next int, result scheduler.ScheduleResult, err error) {
-	rec := r.cur
-	if rec == nil {
+// round-robin start and checked against its ScheduleResult, and the scores of that window. In a
+// PodGroup scheduling cycle the fresh state is part of the group's cycle too, and the snapshot
+// holds the group's pods placed before this one.
+func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycleStateT, start, next int, result scheduler.ScheduleResult, err error) {
+	r.mu.Lock()
+	if !r.collecting {
+		r.mu.Unlock()
 		return
 	}
+	rec := r.recordFor(pod)
+	r.mu.Unlock()
 	ctx := r.ctx
 	rec.Profile = fw.ProfileName()
 	rec.StartIndex, rec.NextStartIndex = start, next
@@ -463,7 +545,7 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, start, nex
 		return
 	}
 	rec.NumAllNodes = len(nodes)
-	state := newCycleState()
+	state := newCycleStateLike(cycle)
 	preRes, preStatus, _ := fw.RunPreFilterPlugins(ctx, state, pod)
 	rec.PreFilter = status(preStatus)
 	var allowed sets.Set[string]
@@ -597,28 +679,43 @@ func (r *runner) percentage(fw framework.Framework) int32 {
 // schedule runs the cycles of one pending pod: one attempt; after a preemption the victims are
 // gone and the pod is tried once more (as the queue would retry it); a pod left unscheduled is
 // deleted, so that every later cycle sees the same cluster on both sides.
+//
+// A pod of a PodGroup (spec.schedulingGroup, GenericWorkload on) is scheduled with its group:
+// creating it may start no cycle at all (GangScheduling holds the group's pods at PreEnqueue
+// until minCount of them exist: the pod is recorded gated and kept), or a PodGroup scheduling
+// cycle that places the pods of the group waiting with it (one record per pod the cycle
+// reached, sharing its cycle number; each left unscheduled is deleted).
 func (r *runner) schedule(pod *v1.Pod) ([]cycleRecord, error) {
 	var records []cycleRecord
 	if _, err := r.client.CoreV1().Pods(pod.Namespace).Create(r.ctx, pod, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("creating pod %s: %w", podKey(pod), err)
 	}
+	r.created[podKey(pod)] = pod
 	if err := r.waitQueued(pod); err != nil {
 		return nil, err
 	}
+	var lastVictims []*v1.Pod
 	for attempt := 1; attempt <= 2; attempt++ {
-		rec, err := r.attempt(pod, attempt)
+		recs, victims, err := r.attempt(pod)
+		records = append(records, recs...)
 		if err != nil {
 			return records, err
 		}
-		records = append(records, *rec)
-		if rec.Outcome == "bound" {
-			return records, nil
+		lastVictims = victims
+		var own *cycleRecord
+		for i := range recs {
+			if recs[i].Pod == podKey(pod) {
+				own = &recs[i]
+			}
 		}
-		if rec.Outcome != "unschedulable" || rec.NominatedNode == "" || attempt == 2 {
+		if own == nil || len(recs) != 1 || own.PodGroup != "" {
+			break // no retry in a PodGroup cycle: the group is tried again as a whole, later
+		}
+		if own.Outcome != "unschedulable" || own.NominatedNode == "" || attempt == 2 {
 			break
 		}
 		// the preemptor back in activeQ, as the victims' deletion would move it
-		if err := r.waitVictimsGone(r.lastVictims); err != nil {
+		if err := r.waitVictimsGone(lastVictims); err != nil {
 			return records, err
 		}
 		current, err := r.client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), pod.Namespace, pod.Name)
@@ -633,63 +730,142 @@ func (r *runner) schedule(pod *v1.Pod) ([]cycleRecord, error) {
 			return records, err
 		}
 	}
-	return records, r.remove(pod)
+	// each pod's last record says whether it stays
+	seen := map[string]bool{}
+	for i := len(records) - 1; i >= 0; i-- {
+		rec := &records[i]
+		if seen[rec.Pod] {
+			continue
+		}
+		seen[rec.Pod] = true
+		if rec.Outcome == "bound" || (rec.Outcome == "gated" && rec.PodGroup != "") {
+			continue
+		}
+		if err := r.remove(r.created[rec.Pod]); err != nil {
+			return records, err
+		}
+		rec.Deleted = true
+	}
+	return records, nil
 }
 
-func (r *runner) attempt(pod *v1.Pod, attempt int) (*cycleRecord, error) {
-	rec := &cycleRecord{Pod: podKey(pod), Attempt: attempt, Profile: pod.Spec.SchedulerName}
+// attempt runs one ScheduleOne of the scheduler and records every pod it reached (one pod, or
+// the pods of a PodGroup scheduling cycle), once each is bound or failed; with nothing in
+// activeQ, the pod is recorded gated and no cycle runs.
+func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	active, err := r.activeCount()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if active == 0 {
+		r.mu.Lock()
+		rec := r.newRecord(pod)
+		r.mu.Unlock()
 		rec.Outcome = "gated"
-		return rec, nil
+		rec.Message = podScheduledMessage(r.client, pod)
+		return []cycleRecord{*rec}, nil, nil
 	}
 	r.mu.Lock()
-	r.cur, r.curPod, r.victims, r.failed = rec, pod, nil, false
+	r.cycles++
+	r.collecting, r.victims, r.storage = true, nil, nil
+	r.startBase = r.started
+	r.recs, r.order, r.recPods, r.failedPods = map[string]*cycleRecord{}, nil, map[string]*v1.Pod{}, map[string]bool{}
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
-		r.cur, r.curPod = nil, nil
+		r.collecting = false
 		r.mu.Unlock()
 	}()
 	r.built.sched.ScheduleOne(r.ctx)
-	key := podKey(pod)
+	r.mu.Lock()
+	order := append([]string(nil), r.order...)
+	r.mu.Unlock()
+	if len(order) == 0 {
+		return nil, nil, fmt.Errorf("pod %s: the scheduling cycle reached no pod", podKey(pod))
+	}
 	deadline := time.Now().Add(waitFor)
-	for {
+	for _, key := range order {
 		r.mu.Lock()
-		node, bound := r.bound[key]
-		failed := r.failed
+		rec, reached := r.recs[key], r.recPods[key]
 		r.mu.Unlock()
-		if failed {
-			break
-		}
-		if bound {
-			assumed, err := r.built.sched.Cache.IsAssumedPod(pod)
-			if err == nil && !assumed {
-				if _, err := r.built.sched.Cache.GetPod(pod); err == nil {
-					rec.Outcome, rec.Node = "bound", node
-					r.mu.Lock()
-					rec.StartTime = r.startTimes[key]
-					r.mu.Unlock()
-					break
+		for {
+			r.mu.Lock()
+			node, bound := r.bound[key]
+			failed := r.failedPods[key]
+			r.mu.Unlock()
+			if failed {
+				break
+			}
+			if bound {
+				assumed, err := r.built.sched.Cache.IsAssumedPod(reached)
+				if err == nil && !assumed {
+					if _, err := r.built.sched.Cache.GetPod(reached); err == nil {
+						r.mu.Lock()
+						rec.Outcome, rec.Node = "bound", node
+						rec.StartTime = r.startTimes[key]
+						r.mu.Unlock()
+						break
+					}
 				}
 			}
+			if time.Now().After(deadline) {
+				return nil, nil, fmt.Errorf("pod %s: neither bound nor failed after %s", key, waitFor)
+			}
+			time.Sleep(200 * time.Microsecond)
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("pod %s: neither bound nor failed after %s", key, waitFor)
-		}
-		time.Sleep(200 * time.Microsecond)
+	}
+	// the next cycle reads the PodGroup conditions this one wrote (a group scheduled once is not
+	// marked unschedulable again): the scheduler has to have seen them
+	if err := r.waitPodGroupWritesSeen(); err != nil {
+		return nil, nil, err
 	}
 	r.mu.Lock()
-	for _, v := range r.victims {
-		rec.Victims = append(rec.Victims, podKey(v))
+	defer r.mu.Unlock()
+	if r.started < r.startBase+len(order) {
+		r.started = r.startBase + len(order)
 	}
-	r.lastVictims = r.victims
-	r.mu.Unlock()
-	sort.Strings(rec.Victims)
-	return rec, nil
+	var victims []string
+	for _, v := range r.victims {
+		victims = append(victims, podKey(v))
+	}
+	sort.Strings(victims)
+	out := make([]cycleRecord, 0, len(order))
+	conditions := map[string]*groupCondition{}
+	for i, key := range order {
+		rec := r.recs[key]
+		// preemption's victims and the storage writes belong to the cycle: to its one pod, or to
+		// the pods of the group that nominated a node (the writes to the first pod)
+		if len(order) == 1 || rec.NominatedNode != "" {
+			rec.Victims = victims
+		}
+		if i == 0 {
+			rec.Storage = r.storage
+		}
+		if rec.PodGroup != "" {
+			if _, ok := conditions[rec.PodGroup]; !ok {
+				ns, name, _ := strings.Cut(rec.PodGroup, "/")
+				conditions[rec.PodGroup] = podGroupCondition(r.client, ns, name)
+			}
+			rec.PodGroupCondition = conditions[rec.PodGroup]
+		}
+		out = append(out, *rec)
+	}
+	return out, r.victims, nil
+}
+
+// podScheduledMessage is the reason and message of the pod's PodScheduled condition as the API
+// server holds it ("" without one).
+func podScheduledMessage(client *fake.Clientset, pod *v1.Pod) string {
+	obj, err := client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), pod.Namespace, pod.Name)
+	if err != nil {
+		return ""
+	}
+	for _, c := range obj.(*v1.Pod).Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status != v1.ConditionTrue {
+			return strings.TrimSpace(c.Reason + ": " + c.Message)
+		}
+	}
+	return ""
 }
 
 // activeCount is the number of pods in activeQ (the queue's summary).

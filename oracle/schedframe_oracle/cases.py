@@ -11,6 +11,9 @@ alone, so a failing case is named by its seed (``scripts/oracle gen --seed N``).
 *release* keeps each case within what that Kubernetes minor has (pod-level resources from 1.34,
 ...). *family* narrows a case to one theme (``"resources"``, ``"affinity"``, ``"spread"``,
 ``"preemption"``, ``"volumes"``, ``"config"``, ``"large"``) or mixes them (``"mixed"``).
+``"podgroups"`` (1.36 on, :func:`families`) is workload-aware scheduling: Workloads, their
+PodGroups (gang or basic policy) and member pods, with the gates it needs in the List's
+``oracle.schedframe.io/feature-gates`` annotation.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["FAMILIES", "generate"]
+__all__ = ["FAMILIES", "families", "generate"]
 
 ZONES: Final = ("zone-a", "zone-b", "zone-c")
 APPS: Final = ("web", "db", "cache", "batch")
@@ -41,7 +44,19 @@ FAMILIES: Final = (
     "devices",
     "config",
     "large",
+    "podgroups",
 )
+
+#: the first minor of each family that is not for every release
+_FAMILY_SINCE: Final = {"podgroups": 36}
+
+#: a case's List annotation: the feature gates it runs with (the oracle and schedframe alike)
+GATES_ANNOTATION: Final = "oracle.schedframe.io/feature-gates"
+
+
+def families(release: str) -> tuple[str, ...]:
+    """The families *release* has cases of (``podgroups`` from 1.36)."""
+    return tuple(f for f in FAMILIES if _minor(release) >= _FAMILY_SINCE.get(f, 0))
 
 
 def _minor(release: str) -> int:
@@ -1029,6 +1044,127 @@ class _Devices:
             self.attach(pod, self.claims.pop(0) if r.random() < 0.8 else r.choice(self.claims))
 
 
+class _PodGroups:
+    """Workload-aware scheduling (``scheduling.k8s.io``: v1alpha2 at 1.36, v1beta1 at 1.37): a
+    small cluster (3-8 nodes in zones and racks), one or two Workloads whose podGroupTemplates
+    the PodGroups (1-3) follow, each with a gang policy (minCount) or the basic one, and their
+    member pods among single pods, in a shuffled order. Some gangs never reach minCount (their
+    pods stay held at PreEnqueue), some ask for more than the cluster has (the gang fails as a
+    whole), some fit only in part (a gang whose minCount is met by the pods that fit)."""
+
+    RACK: Final = "topology.example.com/rack"
+
+    def __init__(self, g: _Gen) -> None:
+        self.g = g
+        self.r = g.r
+        self.version = "v1alpha2" if g.minor == 36 else "v1beta1"
+        # GangScheduling is its own gate at 1.36; from 1.37 GenericWorkload enables the plugin
+        self.gates = "GenericWorkload=true,GangScheduling=true" if g.minor == 36 else "GenericWorkload=true"
+
+    def node(self, i: int, racks: int) -> dict[str, Any]:
+        node = self.g.node(i)
+        node["metadata"]["labels"][self.RACK] = f"rack-{i % racks}"
+        return node
+
+    def template_ref(self, workload: str, template: str) -> dict[str, Any]:
+        if self.version == "v1alpha2":
+            ref = {"workloadName": workload, "podGroupTemplateName": template}
+            return {"podGroupTemplateRef": {"workload": ref}}
+        return {"workloadRef": {"workloadName": workload, "templateName": template}}
+
+    def member(self, group: str, cpu: str, memory: str) -> dict[str, Any]:
+        g = self.g
+        pod = g.pod(pending=True)
+        spec = pod["spec"]
+        spec.pop("schedulingGates", None)
+        spec.pop("priorityClassName", None)
+        spec["schedulingGroup"] = {"podGroupName": group}
+        # the members of a group alike: one container with the group's requests
+        spec["containers"] = [
+            {
+                "name": "main",
+                "image": "registry.k8s.io/pause:3.10",
+                "resources": {"requests": {"cpu": cpu, "memory": memory}},
+            }
+        ]
+        spec.pop("initContainers", None)
+        spec.pop("overhead", None)
+        spec.pop("resources", None)
+        pod["metadata"]["labels"]["group"] = group
+        return pod
+
+    def case(self) -> dict[str, Any]:
+        g, r = self.g, self.r
+        g.namespaces()
+        racks = r.randint(1, 3)
+        g.nodes = [self.node(i, racks) for i in range(r.randint(3, 8))]
+        bound = []
+        for _ in range(r.randint(0, len(g.nodes))):
+            pod = g.pod(pending=False)
+            if g.place(pod):
+                bound.append(pod)
+        api = f"scheduling.k8s.io/{self.version}"
+        workloads: list[dict[str, Any]] = []
+        groups: list[dict[str, Any]] = []
+        pending: list[list[dict[str, Any]]] = []  # per group, its members in order
+        for w in range(r.randint(1, 2)):
+            workload = {
+                "apiVersion": api,
+                "kind": "Workload",
+                "metadata": {"name": f"job-{w}", "namespace": "default"},
+                "spec": {"podGroupTemplates": []},
+            }
+            workloads.append(workload)
+        n_groups = r.randint(1, 3)
+        for k in range(n_groups):
+            workload = workloads[k % len(workloads)]
+            template = f"tpl-{k}"
+            name = f"{workload['metadata']['name']}-group-{k}"
+            members = r.randint(1, 5)
+            if r.random() < 0.7:
+                # gang: minCount up to the members, now and then one more (the gang never
+                # reaches it: its pods stay held at PreEnqueue)
+                most = members + (1 if r.random() < 0.3 else 0)
+                policy: dict[str, Any] = {"gang": {"minCount": r.randint(1, most)}}
+            else:
+                policy = {"basic": {}}
+            workload["spec"]["podGroupTemplates"].append({"name": template, "schedulingPolicy": policy})
+            groups.append(
+                {
+                    "apiVersion": api,
+                    "kind": "PodGroup",
+                    "metadata": {"name": name, "namespace": "default"},
+                    "spec": {
+                        **self.template_ref(workload["metadata"]["name"], template),
+                        "schedulingPolicy": policy,
+                    },
+                }
+            )
+            roll = r.random()
+            if roll < 0.25:
+                cpu, memory = r.choice(("3", "6", "12")), r.choice(("8Gi", "24Gi"))  # too big, at times
+            elif roll < 0.6:
+                cpu, memory = r.choice(("1", "2")), r.choice(("1Gi", "4Gi"))
+            else:
+                cpu, memory = r.choice(("100m", "250m", "500m")), r.choice(("128Mi", "512Mi"))
+            pending.append([self.member(name, cpu, memory) for _ in range(members)])
+        singles = [g.pod(pending=True) for _ in range(r.randint(0, 3))]
+        for pod in singles:
+            pod["spec"].pop("schedulingGates", None)
+        # interleaved: each group's members keep their order, singles and groups mixed
+        queues = [list(q) for q in pending] + [[p] for p in singles]
+        order: list[dict[str, Any]] = []
+        while queues:
+            q = r.choice(queues)
+            order.append(q.pop(0))
+            if not q:
+                queues.remove(q)
+        workloads = [w for w in workloads if w["spec"]["podGroupTemplates"]]
+        items = g.items + workloads + groups + g.nodes + bound + order
+        annotations = {"oracle.schedframe.io/releases": ">=1.36", GATES_ANNOTATION: self.gates}
+        return {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": items}
+
+
 def _cpu_milli(text: str) -> int:
     return int(text[:-1]) if text.endswith("m") else int(float(text) * 1000)
 
@@ -1044,8 +1180,12 @@ def generate(seed: int, *, release: str = "1.37", family: str = "mixed") -> dict
     """The case of *seed*: a List manifest (a dict)."""
     if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}; one of {', '.join(FAMILIES)}")
+    if family not in families(release):
+        raise ValueError(f"the {family} family is for 1.{_FAMILY_SINCE[family]} and later, not {release}")
     g = _Gen(seed, release, family)
     r = g.r
+    if family == "podgroups":
+        return _PodGroups(g).case()
     n_nodes = r.randint(2, 9) if family != "large" else r.randint(100, 160)
     g.namespaces()
     g.priority_classes()

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from . import binary
-from .cases import FAMILIES, generate
+from .cases import FAMILIES, families, generate
 from .diff import RELEASES_ANNOTATION, CaseReport, case_applies, diff_case
 
 __all__ = ["main"]
@@ -137,8 +137,9 @@ HAND_WRITTEN = binary.ORACLE_DIR.parent / "tests" / "oracle" / "cases"
 
 def _generated(release: str, count: int, where: Path, seed: int = 10_000) -> list[Path]:
     cases = []
+    rotation = families(release)
     for k in range(count):
-        family = FAMILIES[k % len(FAMILIES)]
+        family = rotation[k % len(rotation)]
         path = where / f"{family}-{k:05d}.json"
         path.write_text(json.dumps(generate(seed + k, release=release, family=family)))
         cases.append(path)
@@ -281,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "gen":
             release = binary.releases([args.release])[0]
+            if args.family not in families(release):
+                print(f"oracle: the {args.family} family has no cases for {release}", file=sys.stderr)
+                return 2
             args.out.mkdir(parents=True, exist_ok=True)
             for seed in range(args.seed, args.seed + args.count):
                 path = args.out / f"{args.family}-{seed:06d}.json"
@@ -306,13 +310,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.json:
                 print(f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
             return code
-        families = args.family or ["mixed"]
+        chosen = args.family or ["mixed"]
+        if not set(chosen) <= set(families(release)):
+            missing = ", ".join(sorted(set(chosen) - set(families(release))))
+            print(f"oracle: no cases of {missing} for {release}", file=sys.stderr)
+            return 2
         with tempfile.TemporaryDirectory(prefix="oracle-cases-") as tmp:
             where = args.keep or Path(tmp)
             where.mkdir(parents=True, exist_ok=True)
             cases = []
             for k in range(args.count):
-                family = families[k % len(families)]
+                family = chosen[k % len(chosen)]
                 seed = args.seed + k
                 path = where / f"{family}-{seed:06d}.json"
                 path.write_text(json.dumps(generate(seed, release=release, family=family)))

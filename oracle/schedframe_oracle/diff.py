@@ -16,7 +16,10 @@ the oracle recorded, in order:
   oracle's node, victims removed or put back, the round-robin start set), so a difference is
   reported once and later cycles are compared from the same cluster.
 
-A pod left unscheduled is deleted on both sides after its last attempt.
+A pod left unscheduled is deleted on both sides after its last attempt (the oracle marks that
+attempt ``deleted``; a pod of a PodGroup held at PreEnqueue stays). A case's List may set
+feature gates for itself (``oracle.schedframe.io/feature-gates``): the oracle runs with those
+the release has, and schedframe with the same.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ __all__ = [
     "Deviation",
     "Difference",
     "case_applies",
+    "case_gates",
     "diff_case",
     "read_case",
 ]
@@ -198,6 +202,35 @@ def case_applies(path: Path, release: str) -> bool:
         if part.startswith("<=") and minor(release) > minor(part[2:]):
             return False
     return True
+
+
+#: a case's annotation setting feature gates for it: ``"GenericWorkload=true,GangScheduling=true"``
+GATES_ANNOTATION: Final = "oracle.schedframe.io/feature-gates"
+
+
+def case_gates(path: Path) -> dict[str, bool]:
+    """The feature gates the case file at *path* sets for itself (its List's annotation)."""
+    annotations = (_read_list(path).get("metadata") or {}).get("annotations") or {}
+    out: dict[str, bool] = {}
+    for part in str(annotations.get(GATES_ANNOTATION, "")).split(","):
+        name, _, value = part.partition("=")
+        if name.strip():
+            out[name.strip()] = value.strip().lower() in ("true", "1", "t")
+    return out
+
+
+def _effective_gates(
+    path: Path, record: Mapping[str, Any], given: Mapping[str, bool] | None
+) -> dict[str, bool]:
+    """The gates schedframe runs a case with: those given (the command line's), and those of the
+    case's annotation that the oracle applied (the release has them; its record lists the gates
+    it ran with that differ from the defaults)."""
+    out = {k: v for k, v in (given or {}).items() if k not in _ORACLE_GATES}
+    applied = record.get("gates") or {}
+    for name, value in case_gates(path).items():
+        if name not in out and applied.get(name) == value:
+            out[name] = value
+    return out
 
 
 def read_case(path: Path) -> list[dict[str, Any]]:
@@ -535,7 +568,7 @@ def diff_case(
     config = next(
         (i for i in items if str(i.get("apiVersion", "")).startswith("kubescheduler.config.k8s.io/")), None
     )
-    user_gates = {k: v for k, v in (feature_gates or {}).items() if k not in _ORACLE_GATES}
+    user_gates = _effective_gates(case, record, feature_gates)
     if record.get("configError"):
         from schedframe import SchedulerConfiguration
 
@@ -608,7 +641,7 @@ def diff_case(
                 nominated.setdefault("status", {})["nominatedNodeName"] = want["nominatedNode"]
                 retry.append(nominated)
             side.rebuild(world, start_index=want.get("nextStartIndex", 0), pending=retry)
-        elif last and want["outcome"] != "bound":
+        elif want.get("deleted") or (last and want["outcome"] != "bound" and not want.get("podGroup")):
             sched.remove_pod(key)
         elif want["outcome"] == "bound" and want.get("startTime"):
             current = sched.get_pod(key)
@@ -746,6 +779,7 @@ def schedframe_record(
             break
         if not (sched.get_pod(key) and sched.get_pod(key).node_name):
             sched.remove_pod(key)
+            cycles[-1]["deleted"] = True
     plugins = {
         profile: {
             point: {"Enabled": [{"Name": n, "Weight": w} for n, w in refs]} for point, refs in points.items()
