@@ -139,7 +139,6 @@ def test_gang_scheduling_needs_generic_workload() -> None:
     # 1.36 on: the PodGroup API and cycle are modelled, its placements are not
     gang = release_profile("1.36", {"GenericWorkload": True, "GangScheduling": True})
     assert gang.enabled("GangScheduling")
-    assert release_profile("1.37", {"GenericWorkload": True}).enabled("GenericWorkload")
     with pytest.raises(ConfigurationError,
                        match=r"TopologyAwareWorkloadScheduling is not modelled by schedframe"):
         release_profile("1.37", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True})

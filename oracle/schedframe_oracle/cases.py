@@ -1108,7 +1108,7 @@ class _PodGroups:
         groups: list[dict[str, Any]] = []
         pending: list[list[dict[str, Any]]] = []  # per group, its members in order
         for w in range(r.randint(1, 2)):
-            workload = {
+            workload: dict[str, Any] = {
                 "apiVersion": api,
                 "kind": "Workload",
                 "metadata": {"name": f"job-{w}", "namespace": "default"},

@@ -366,7 +366,8 @@ class _Side:
             + sorted(world.nodes, key=_key)
             + sorted(world.bound.values(), key=_key)
         )
-        objects = load_manifests(_manifests_text(ordered), expand_workloads=False) if ordered else []
+        objects = load_manifests(_manifests_text(ordered), expand_workloads=False,
+                                 kubernetes_version=self.release) if ordered else []
         # the API server's Priority admission, as the simulator applies it
         self.classes = priority_classes(objects)
         objects = [admit_priority(o, self.classes) if isinstance(o, Pod) else o for o in objects]

@@ -125,6 +125,11 @@ _WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGro
                         "cycle's default algorithm of 1.36 on, without placements, workload-aware "
                         "preemption or composite groups): schedframe behaves as with the gate off")
 
+_WORKLOAD_API_137: Final = (
+    "1.37's PodGroup cycle (PlacementFeasible, group-level messages and preemption) is not modelled "
+    "yet: the 1.37 Workload, PodGroup and CompositePodGroup kinds are read, and schedframe behaves "
+    "as with the gate off")
+
 #: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
 #: ``name: (modelled, note, releases modelled in)``. Every gate of a release's
 #: ``schedulerGates`` must be here (tests/test_feature_gates.py checks it).
@@ -155,8 +160,8 @@ _BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]
         frozenset({"1.35", "1.36"})),
     "GenericWorkload": (
         "the GangScheduling plugin honours Workloads and pods' workloadRef (1.35), PodGroups and "
-        "pods' schedulingGroup (1.36 on), whose members the PodGroup cycle schedules together "
-        "(off: the plugin is inert)", _WORKLOAD_API, frozenset({"1.35", "1.36", "1.37"})),
+        "pods' schedulingGroup (1.36), whose members the PodGroup cycle schedules together "
+        "(off: the plugin is inert)", _WORKLOAD_API_137, frozenset({"1.35", "1.36"})),
     "InPlacePodLevelResourcesVerticalScaling": ("", "pod resources are read as the pod gives them"),
     "InPlacePodVerticalScaling": ("", "pod resources are read as the pod gives them"),
     "InPlacePodVerticalScalingSchedulerPreemption": (

@@ -188,6 +188,8 @@ class Framework(_HandleAccessors):
         self._waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
         self._snapshot: SharedLister = snapshot if snapshot is not None else _EmptySnapshot()
         self.pod_lister: Callable[[str | None], Sequence[Pod]] | None = pod_lister
+        #: whether the scheduler's cache holds a pod as assumed (set by the scheduler)
+        self.pod_assumed: Callable[[Pod], bool] | None = None
 
         self._plugins: dict[str, Plugin]
         self._points: dict[str, list[Plugin]]
@@ -368,6 +370,12 @@ class Framework(_HandleAccessors):
         :attr:`pod_lister`; ``None`` when no lister is set (the pods cannot be listed)."""
         lister = self.pod_lister
         return None if lister is None else lister(namespace)
+
+    def is_pod_assumed(self, pod: Pod) -> bool:
+        """Whether the scheduler's cache holds *pod* as assumed (placed, not bound yet: upstream's
+        pod group state counts it as scheduled); ``False`` without a scheduler."""
+        check = self.pod_assumed
+        return check is not None and check(pod)
 
     def extenders(self) -> Sequence[Extender]:
         """The scheduler's extenders, in call order (none unless the scheduler set them)."""

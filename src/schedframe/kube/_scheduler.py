@@ -134,7 +134,7 @@ class KubeScheduler:
         victim_grace_period: ``gracePeriodSeconds`` when deleting preemption victims; ``None``
             (upstream) leaves the pod's own. A cluster without kubelets (a test API server)
             needs ``0``, or the victims never go.
-        resources: the resources to watch (default: ``scheduler_resources()`` of the
+        resources: the resources to watch (default: :func:`~schedframe.kube.scheduler_resources` of the
             configuration's release: :data:`SCHEDULER_RESOURCES` with the workload-API kinds in
             the version that release serves).
         max_event_bytes: the longest watch event line (default 16 MiB); a longer one ends the

@@ -51,6 +51,7 @@ __all__ = [
     "NAME",
     "PERMIT_TIMEOUT_SECONDS",
     "GangScheduling",
+    "GangSchedulingPodGroups",
     "new",
 ]
 
@@ -236,8 +237,13 @@ class GangScheduling:
                 ) -> tuple[Status | None, float]:
         """WAIT (activating the unscheduled members) until *min_count* members are assumed or
         bound; then allow every assumed member waiting at Permit."""
-        assumed = set(self._assumed.get(key, ()))
         group_pods = self._group_pods(pod)
+        if self._pod_groups:
+            # 1.36 on: the scheduler's pod group state, whose assumed pods are the cache's
+            is_assumed = getattr(self._handle, "is_pod_assumed", None)
+            assumed = {p.uid for p in group_pods if callable(is_assumed) and is_assumed(p)}
+        else:
+            assumed = set(self._assumed.get(key, ()))
         assigned = {p.uid for p in group_pods if p.node_name}
         if len(assumed | assigned) < min_count:
             for p in group_pods:
@@ -296,8 +302,51 @@ class GangScheduling:
         return QueueingHint.QUEUE
 
 
-#: The plugin's factory (it takes no args).
-new = no_args_factory(GangScheduling)
+@final
+class GangSchedulingPodGroups:
+    """GangScheduling as 1.36 and 1.37 have it: PreEnqueue, Permit and EnqueueExtensions, with
+    no Reserve (the members placed are the scheduler's assumed pods). :func:`new` builds it
+    from 1.36 on; it wraps a :class:`GangScheduling`.
+
+    .. versionadded:: 0.1.0
+    """
+
+    __slots__ = ("_impl",)
+
+    def __init__(self, handle: Handle | None = None, *, enabled: bool | None = None) -> None:
+        self._impl = GangScheduling(handle, enabled=enabled)
+
+    @property
+    def name(self) -> str:
+        """``"GangScheduling"``."""
+        return NAME
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the ``GenericWorkload`` gate is on (off: every pod passes)."""
+        return self._impl.enabled
+
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        """Hold a gang pod until its PodGroup exists and ``minCount`` pods of it do."""
+        return self._impl.pre_enqueue(pod)
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status | None, float]:
+        """WAIT until ``minCount`` members are assumed or bound; then allow them all."""
+        return self._impl.permit(state, pod, node_name)
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """Pod added and PodGroup added, both hinted."""
+        return self._impl.events_to_register()
+
+
+def _make(handle: Handle) -> GangScheduling | GangSchedulingPodGroups:
+    if release_of(handle).minor >= (1, 36):
+        return GangSchedulingPodGroups(handle)
+    return GangScheduling(handle)
+
+
+#: The plugin's factory (it takes no args): :class:`GangSchedulingPodGroups` from 1.36 on.
+new = no_args_factory(_make)
 
 
 if TYPE_CHECKING:
@@ -305,3 +354,5 @@ if TYPE_CHECKING:
     _reserve: ReservePlugin = GangScheduling()
     _permit: PermitPlugin = GangScheduling()
     _enqueue: EnqueueExtensions = GangScheduling()
+    _pg_permit: PermitPlugin = GangSchedulingPodGroups()
+    _pg_enqueue: EnqueueExtensions = GangSchedulingPodGroups()

@@ -996,9 +996,7 @@ class SchedulingQueue:
             self.nominator.delete(pod)
             uid = pod.uid
             self._gate_messages.pop(uid, None)
-            if self._active.remove(uid) is not None:
-                return True
-            if self._backoff_remove(uid) is not None:
+            if self._active.remove(uid) is not None or self._backoff_remove(uid) is not None:
                 return True
             return self._unsched_remove(uid) is not None
 
@@ -1013,17 +1011,30 @@ class SchedulingQueue:
         with self._lock:
             for pod in pods:
                 uid = pod.uid
-                pinfo = self._unsched.get(uid)
-                from_backoff = False
-                if pinfo is None:
-                    pinfo = self._backoff_remove(uid)
-                    from_backoff = pinfo is not None
-                if pinfo is not None:
-                    self._move_to_active_q(pinfo, FORCE_ACTIVATE, from_backoff=from_backoff)
+                if self._activate(uid):
                     continue
                 if uid in self._in_flight:
                     self._event_seq += 1
                     self._events.append(_InFlightEvent(self._event_seq, EVENT_FORCE_ACTIVATE, None, pod))
+
+    def _activate(self, uid: str) -> bool:
+        """Move *uid* from the unschedulable pool or backoffQ to activeQ; False when in neither."""
+        pinfo = self._unsched.get(uid)
+        from_backoff = pinfo is None and (pinfo := self._backoff_remove(uid)) is not None
+        if pinfo is not None:
+            self._move_to_active_q(pinfo, FORCE_ACTIVATE, from_backoff=from_backoff)
+        return pinfo is not None
+
+    def _in_flight_now(self, pinfo: QueuedPodInfo) -> QueuedPodInfo:
+        """*pinfo*, popped, counted as an attempt and in flight."""
+        uid = pinfo.pod.uid
+        pinfo.attempts += 1
+        self._event_seq += 1
+        self._in_flight[uid] = self._event_seq
+        self._in_flight_pods[uid] = pinfo.pod
+        self._sched_cycle += 1
+        pinfo.unschedulable_plugins, pinfo.pending_plugins = set(), set()
+        return pinfo
 
     def pop(self) -> QueuedPodInfo | None:
         """Take the next pod to schedule, or ``None`` when activeQ (and, with
@@ -1042,46 +1053,20 @@ class SchedulingQueue:
                     pinfo = self._backoff.pop()
                 if pinfo is None:
                     return None
-                uid = pinfo.pod.uid
-                if uid in self._in_flight:  # pragma: no cover - defensive, as upstream
+                if pinfo.pod.uid in self._in_flight:  # pragma: no cover - defensive, as upstream
                     continue
-                break
-            pinfo.attempts += 1
-            self._event_seq += 1
-            self._in_flight[uid] = self._event_seq
-            self._in_flight_pods[uid] = pinfo.pod
-            self._sched_cycle += 1
-            pinfo.unschedulable_plugins = set()
-            pinfo.pending_plugins = set()
-            return pinfo
+                return self._in_flight_now(pinfo)
 
     def pop_specific(self, pod: Pod) -> QueuedPodInfo | None:
-        """Take *pod* itself out of the queue for the PodGroup cycle of its group (upstream
-        ``PopSpecificPod``): activated first (from the unschedulable pool or backoffQ, as an
-        event would), then popped from activeQ and in flight like :meth:`pop`'s. ``None`` when
-        it is not in activeQ then (gated, in flight, or not queued)."""
+        """Activate *pod*, then pop it for its group's PodGroup cycle (upstream ``PopSpecificPod``);
+        ``None`` when it is not in activeQ then (gated, in flight, or not queued)."""
         with self._lock:
             uid = pod.uid
-            pinfo = self._unsched.get(uid)
-            from_backoff = False
-            if pinfo is None:
-                pinfo = self._backoff_remove(uid)
-                from_backoff = pinfo is not None
-            if pinfo is not None:
-                self._move_to_active_q(pinfo, FORCE_ACTIVATE, from_backoff=from_backoff)
+            self._activate(uid)
             if uid in self._in_flight:
                 return None
             pinfo = self._active.remove(uid)
-            if pinfo is None:
-                return None
-            pinfo.attempts += 1
-            self._event_seq += 1
-            self._in_flight[uid] = self._event_seq
-            self._in_flight_pods[uid] = pinfo.pod
-            self._sched_cycle += 1
-            pinfo.unschedulable_plugins = set()
-            pinfo.pending_plugins = set()
-            return pinfo
+            return None if pinfo is None else self._in_flight_now(pinfo)
 
     def done(self, uid: str) -> None:
         """The scheduling (or binding) attempt of *uid* is over; forget its in-flight events."""

@@ -343,6 +343,7 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
                 event_recorder=self.recorder, nominator=self.nominator,
                 pod_activator=self._activate_pods, waiting_pods=self.waiting_pods,
                 parallelism=config.parallelism, snapshot=self._snapshot, pod_lister=self.list_pods)
+            self.frameworks[profile.scheduler_name].pod_assumed = self.cache.is_assumed
         self.extenders: tuple[Extender, ...] = build_extenders(config.extenders, extender_transport)
         for fwk in self.frameworks.values():
             fwk.set_extenders(self.extenders)
