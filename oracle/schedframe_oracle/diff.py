@@ -599,18 +599,30 @@ def diff_case(
     warnings: list[str] = []
     by_key = {_pod_key(p): p for p in pending}
     cycles = record.get("cycles") or []
+    group_got: dict[str, dict[str, Any]] = {}
     for index, want in enumerate(cycles):
         for w in want.get("warnings") or []:
             warnings.append(f"{name}: {want['pod']}#{want['attempt']}: the oracle's own check: {w}")
         key = want["pod"]
         manifest = by_key[key]
         sched = side.sched
-        if want["attempt"] == 1:
-            side.add_pending(manifest)
+        if key in group_got:  # replayed with the first member of its PodGroup cycle
+            got = group_got.pop(key)
         else:
-            current = sched.get_pod(key)
-            sched.queue.activate([current])
-        got = _attempt(sched, key)
+            members = _group_cycle(cycles, index)
+            for m in members:
+                if m["attempt"] == 1 and sched.get_pod(m["pod"]) is None:
+                    side.add_pending(by_key[m["pod"]])
+                elif m["attempt"] > 1:
+                    current = sched.get_pod(m["pod"])
+                    if current is not None:
+                        sched.queue.activate([current])
+            if len(members) > 1:
+                group_got = _attempt_group(sched, [m["pod"] for m in members],
+                                           {m["pod"]: m.get("node") for m in members})
+                got = group_got.pop(key)
+            else:
+                got = _attempt(sched, key)
         found = _compare_cycle(name, want, got) + _compare_claims(name, want, got, sched)
         diffs.extend(found)
         last = index + 1 == len(cycles) or cycles[index + 1]["pod"] != key
@@ -641,6 +653,10 @@ def diff_case(
                 nominated = json.loads(json.dumps(manifest))
                 nominated.setdefault("status", {})["nominatedNodeName"] = want["nominatedNode"]
                 retry.append(nominated)
+            # the members of a PodGroup still held (gated, or waiting for their group's next
+            # cycle) stay pending through the rebuild, as they do in the oracle
+            retry.extend(by_key[p.pod.key] for p in sched.pending()
+                         if p.pod.key != key and p.pod.scheduling_group is not None and p.pod.key in by_key)
             side.rebuild(world, start_index=want.get("nextStartIndex", 0), pending=retry)
         elif want.get("deleted") or (last and want["outcome"] != "bound" and not want.get("podGroup")):
             sched.remove_pod(key)
@@ -700,6 +716,78 @@ def _epoch(text: str) -> float:
     from datetime import datetime
 
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def _group_cycle(cycles: Sequence[Mapping[str, Any]], index: int) -> list[Mapping[str, Any]]:
+    """The records of the PodGroup cycle that starts at *index* (one record unless the oracle
+    placed several pods in one cycle: they share ``cycle``)."""
+    first = cycles[index]
+    if first.get("cycle") is None or not first.get("podGroup"):
+        return [first]
+    out = [first]
+    for later in cycles[index + 1:]:
+        if later.get("cycle") != first.get("cycle"):
+            break
+        out.append(later)
+    return out
+
+
+class _Probes:
+    """One :class:`_Probe` per pod of a PodGroup cycle."""
+
+    def __init__(self) -> None:
+        self.by_pod: dict[str, _Probe] = {}
+
+    def __call__(self, phase: Any) -> None:
+        self.by_pod.setdefault(phase.pod.key, _Probe())(phase)
+
+
+def _attempt_group(sched: Any, keys: Sequence[str], nodes: Mapping[str, str | None]
+                   ) -> dict[str, dict[str, Any]]:
+    """One PodGroup cycle of schedframe for the pods *keys*, in the oracle's order: the members
+    are tried in the order the oracle's cycle took them (upstream 1.36 orders them by a
+    timestamp set in Go's map order), each recorded as the oracle records it. A tie between
+    top-scoring nodes goes to the node the oracle chose (*nodes*), as the rebuild after a tie
+    does between cycles: the members after it see the same cluster."""
+    probes = _Probes()
+
+    def prefer_oracle(node: str) -> int:
+        current = sched._current
+        return 0 if current is not None and nodes.get(current[0].key) == node else 1
+
+    saved_tie_break = sched._tie_break
+    sched._tie_break = prefer_oracle
+    queued = [sched.queue.get(p) if (p := sched.get_pod(k)) is not None else None for k in keys]
+    for i, pinfo in enumerate(queued):
+        if pinfo is not None:
+            pinfo.initial_attempt_timestamp = float(i)  # the comparator forces the oracle's order
+    before = {p.key for p in sched.pods() if p.node_name}
+    sched._on_filtered = probes
+    try:
+        sched.schedule_one()
+    finally:
+        sched._on_filtered = None
+        sched._tie_break = saved_tie_break
+    after = {p.key for p in sched.pods() if p.node_name}
+    out: dict[str, dict[str, Any]] = {}
+    for k in keys:
+        probe = probes.by_pod.get(k, _Probe())
+        pod = sched.get_pod(k)
+        rec: dict[str, Any] = {"victims": sorted(before - after) if not out else [],
+                               "filter": probe.filter, "preFilter": probe.pre_filter,
+                               "scores": probe.scores, "errors": probe.errors}
+        if probe.phase is not None:
+            rec["startIndex"] = probe.phase.start_index
+            rec["nextStartIndex"] = probe.phase.next_start_index
+            rec["scored"] = list(probe.phase.feasible) if len(probe.phase.feasible) >= 2 else []
+        if pod is not None and pod.node_name:
+            rec.update(outcome="bound", node=pod.node_name)
+        else:
+            failure = next((p for p in sched.pending() if p.pod.key == k), None)
+            rec.update(outcome="unschedulable", message=failure.message if failure is not None else "",
+                       nominatedNode=pod.nominated_node_name if pod is not None else "")
+        out[k] = rec
+    return out
 
 
 def _attempt(sched: Any, key: str) -> dict[str, Any]:

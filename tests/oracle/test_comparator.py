@@ -136,23 +136,7 @@ def test_an_oracle_error_is_a_failed_case(case: Path) -> None:
     assert "boom" in (report.error or "")
 
 
-#: families schedframe cannot run yet: the scheduling.k8s.io v1alpha2/v1beta1 Workloads and
-#: PodGroups of 1.36 and 1.37 and the PodGroup scheduling cycle are being added
-_NOT_YET = {"podgroups"}
-
-
-@pytest.mark.parametrize(
-    "family",
-    [
-        pytest.param(
-            f,
-            marks=pytest.mark.xfail(reason="schedframe does not read 1.37's PodGroups yet", strict=False),
-        )
-        if f in _NOT_YET
-        else f
-        for f in FAMILIES
-    ],
-)
+@pytest.mark.parametrize("family", FAMILIES)
 def test_generated_cases_are_deterministic_and_valid(family: str, tmp_path: Path) -> None:
     """A seed names a case; each family's cases load into schedframe and run through the
     comparator's own record (no crash, no difference with itself)."""

@@ -25,6 +25,11 @@ pytest.importorskip("celpy", reason="the differential tests need the dra extra (
 
 HERE = Path(__file__).resolve().parent
 HAND_WRITTEN = sorted((HERE / "cases").glob("*.yaml"))
+#: the release whose PodGroup scheduling cycle schedframe models (1.37's is another algorithm:
+#: schedframe refuses GenericWorkload there, so its podgroups cases are not judged yet)
+POD_GROUP_RELEASE = "1.36"
+#: releases whose workload-aware cases schedframe cannot run: their PodGroup cycle is not modelled
+_POD_GROUPS_NOT_MODELLED = {"1.37"}
 RELEASES = binary.releases(os.environ.get("SCHEDFRAME_ORACLE_RELEASES", "newest,oldest").split(","))
 COUNT = int(os.environ.get("SCHEDFRAME_ORACLE_CASES", "300"))
 
@@ -52,9 +57,10 @@ def test_generated_cases_agree_with_the_oracle(release: str, tmp_path: Path) -> 
     """On generated cases of every family, schedframe decides as the release's kube-scheduler
     in every field it writes (documented deviations aside)."""
     _oracle(release)
+    judged = [f for f in families(release) if not (f == "podgroups" and release in _POD_GROUPS_NOT_MODELLED)]
     cases = []
     for k in range(COUNT):
-        family = families(release)[k % len(families(release))]
+        family = judged[k % len(judged)]
         path = tmp_path / f"{family}-{k:05d}.json"
         path.write_text(json.dumps(generate(10_000 + k, release=release, family=family)))
         cases.append(path)
@@ -70,7 +76,9 @@ def test_hand_written_cases_agree_with_the_oracle(release: str) -> None:
     and affinity corner cases) agree too."""
     _oracle(release)
     assert HAND_WRITTEN
-    reports = run_cases(release, HAND_WRITTEN, {})
+    cases = [c for c in HAND_WRITTEN
+             if not (c.name.startswith("podgroups") and release in _POD_GROUPS_NOT_MODELLED)]
+    reports = run_cases(release, cases, {})
     bad = [r for r in reports if not r.ok]
     assert not bad, _report(bad)
 
@@ -83,6 +91,22 @@ def test_benchmark_and_scenario_cases_agree_with_the_oracle(release: str, tmp_pa
     bad = [r for r in reports if not r.ok]
     assert not bad, _report(bad)
     assert sum(r.cycles for r in reports) > 20 * len(reports)
+
+
+def test_pod_groups_agree_with_the_oracle(tmp_path: Path) -> None:
+    """Workload-aware scheduling at 1.36 (Workloads, PodGroups with gang and basic policies,
+    members interleaved with single pods, gangs short of their quorum or too big to fit): every
+    PodGroup cycle decides as kube-scheduler's, member by member."""
+    _oracle(POD_GROUP_RELEASE)
+    cases = [c for c in HAND_WRITTEN if c.name.startswith("podgroups")]
+    for k in range(max(COUNT // 3, 10)):
+        case = tmp_path / f"podgroups-{k:05d}.json"
+        case.write_text(json.dumps(generate(20_000 + k, release=POD_GROUP_RELEASE, family="podgroups")))
+        cases.append(case)
+    reports = run_cases(POD_GROUP_RELEASE, cases, {})
+    bad = [r for r in reports if not r.ok]
+    assert not bad, f"{len(bad)} of {len(reports)} cases differ:\n{_report(bad)}"
+    assert sum(r.cycles for r in reports) > len(reports)
 
 
 def test_the_oracle_records_what_it_decides() -> None:

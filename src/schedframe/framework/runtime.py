@@ -1023,6 +1023,7 @@ class Framework(_HandleAccessors):
         false: the PodGroup cycle's trial of a member) and WAIT is returned; otherwise success."""
         _check_args("run_permit_plugins", state, pod, node_name=node_name)
         waits: dict[str, float] = {}
+        wait_status: Status | None = None
         for name, fn in self._permit:
             try:
                 s, timeout = fn(state, pod, node_name)
@@ -1039,11 +1040,16 @@ class Framework(_HandleAccessors):
                 if seconds != seconds:  # not a number, or NaN
                     return _wrong_type("Permit", name, timeout, "a number of seconds", "returned timeout")
                 waits[name] = float(min(seconds, MAX_PERMIT_TIMEOUT))
+                wait_status = s
                 continue
             return _status_error("Permit", name, s)
         if waits:
             if park:
                 self._waiting_pods.add(WaitingPodEntry(pod, node_name, waits, self._clock))
+            if wait_status is not None and self.profile.release.minor >= (1, 36):
+                # 1.36 on: the (last) waiting plugin's status with a reason appended
+                return Status(Code.WAIT, (*wait_status.reasons,
+                                          "one or more plugins asked to wait and no plugin rejected pod"))
             return Status(Code.WAIT,
                           (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
         return _OK

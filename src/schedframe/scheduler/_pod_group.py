@@ -39,10 +39,13 @@ from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ._schedule_one import ScheduleOneMixin, _CycleError, _internal_error
 
-__all__ = ["MSG_POD_GROUP_WAITING_FOR_PREEMPTION", "PodGroupCycleMixin"]
+__all__ = ["ERR_POD_GROUP_UNSCHEDULABLE", "MSG_POD_GROUP_WAITING_FOR_PREEMPTION", "PodGroupCycleMixin"]
 
 #: The group's status when it is feasible only once some member's preemption completes.
 MSG_POD_GROUP_WAITING_FOR_PREEMPTION: Final = "pod group is waiting for preemption to complete"
+#: The error a member's failure wraps when its group cannot be placed (upstream
+#: ``errPodGroupUnschedulable``, the first reason of the status's message).
+ERR_POD_GROUP_UNSCHEDULABLE: Final = "pod group is unschedulable"
 
 _CLEAR: Final = NominatingInfo("", NominatingMode.OVERRIDE)
 
@@ -119,7 +122,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         """Try every member on the same cluster, each seeing the ones before it placed; undo it
         all. Returns the attempts, the group's status and whether it waits on preemption."""
         attempts: list[_Attempt] = []
-        group = Status(Code.UNSCHEDULABLE, ())
+        group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
         waiting = False
         placed: list[_Attempt] = []
         requires_preemption = False
@@ -138,7 +141,8 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 requires_preemption = requires_preemption or a.requires_preemption
                 if a.permit is not None and a.permit.code is Code.SUCCESS:
                     if requires_preemption:
-                        group = Status(Code.UNSCHEDULABLE, (MSG_POD_GROUP_WAITING_FOR_PREEMPTION,))
+                        group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,
+                                                            MSG_POD_GROUP_WAITING_FOR_PREEMPTION))
                         waiting = True
                     else:
                         group = Status.OK
@@ -162,12 +166,12 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             try:
                 a.host = self._schedule_pod(fwk, a.state, pod)
             except FitError as fit:
-                a.status = Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
                 a.nominating = _CLEAR
                 if fwk.has_post_filter_plugins():
                     result, pstatus = fwk.run_post_filter_plugins(a.state, pod, fit.diagnosis.node_to_status)
                     fit.diagnosis.post_filter_msg = pstatus.message
                     a.nominating = result.nominating_info if result is not None else None
+                a.status = Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
                 if a.nominating is None or not a.nominating.nominated_node_name:
                     return a
                 a.host = a.nominating.nominated_node_name
@@ -242,4 +246,4 @@ class PodGroupCycleMixin(ScheduleOneMixin):
 def _permit_failure(a: _Attempt) -> Status:
     """A feasible member of a group that is not: unschedulable with its Permit's message."""
     assert a.permit is not None
-    return Status(Code.UNSCHEDULABLE, (a.permit.message,))
+    return Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, a.permit.message))
