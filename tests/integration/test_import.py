@@ -159,3 +159,47 @@ def test_import_reads_dra_objects_and_disruption_budgets(kube, namespace, make_n
             custom.delete_cluster_custom_object("resource.k8s.io", "v1", "resourceslices", slice_name)
         with contextlib.suppress(ApiException):
             custom.delete_cluster_custom_object("resource.k8s.io", "v1", "deviceclasses", cls)
+
+
+def test_import_reads_the_workload_api_of_1_37(kube, namespace, make_node):
+    """scheduling.k8s.io v1beta1 Workload and PodGroup, v1alpha3 CompositePodGroup, and a pod's
+    spec.schedulingGroup, as a 1.37 server (serving them: conftest) writes them; the dump reads
+    back with the same objects."""
+    from schedframe import load_manifests
+    from schedframe.api import CompositePodGroup, Pod, SchedulingPodGroup, Workload
+
+    if _minor(kube.version) != 37:
+        pytest.skip(f"the workload API read here is 1.37's; the server is {kube.version}")
+    custom = k.CustomObjectsApi(kube.api_client)
+    group = "scheduling.k8s.io"
+    custom.create_namespaced_custom_object(group, "v1beta1", namespace, "workloads", {
+        "apiVersion": f"{group}/v1beta1", "kind": "Workload", "metadata": {"name": "train"},
+        "spec": {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 2}},
+                                        "schedulingConstraints": {"topology": [{"key": "rack"}]}}]}})
+    custom.create_namespaced_custom_object(group, "v1beta1", namespace, "podgroups", {
+        "apiVersion": f"{group}/v1beta1", "kind": "PodGroup", "metadata": {"name": "train-workers"},
+        "spec": {"workloadRef": {"workloadName": "train", "templateName": "workers"},
+                 "schedulingPolicy": {"gang": {"minCount": 2}}}})
+    custom.create_namespaced_custom_object(group, "v1alpha3", namespace, "compositepodgroups", {
+        "apiVersion": f"{group}/v1alpha3", "kind": "CompositePodGroup", "metadata": {"name": "slices"},
+        "spec": {"workloadRef": {"workloadName": "train", "templateName": "slices"},
+                 "schedulingPolicy": {"basic": {}}}})
+    k.CoreV1Api(kube.api_client).create_namespaced_pod(namespace, {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w0"},
+        "spec": {"schedulingGroup": {"podGroupName": "train-workers"},
+                 "containers": [{"name": "c", "image": "registry.example/x:1"}]}})
+
+    snap = kube_mod.import_cluster(kube.new_client())
+    mine = [o for o in snap.objects if getattr(o, "namespace", None) == namespace]
+    [workload] = [o for o in mine if isinstance(o, Workload)]
+    assert workload.api_version == f"{group}/v1beta1"
+    assert workload.pod_group("workers").topology_keys == ("rack",)
+    [pg] = [o for o in mine if isinstance(o, SchedulingPodGroup)]
+    assert (pg.name, pg.min_count, pg.workload_name, pg.template_name) == ("train-workers", 2, "train", "workers")
+    [cpg] = [o for o in mine if isinstance(o, CompositePodGroup)]
+    assert cpg.name == "slices"
+    [pod] = [o for o in mine if isinstance(o, Pod)]
+    assert pod.scheduling_group == "train-workers"
+    loaded = [o for o in load_manifests(snap.dump(), kubernetes_version="1.37")
+              if getattr(o, "namespace", None) == namespace]
+    assert sorted(type(o).__name__ for o in loaded) == sorted(type(o).__name__ for o in mine)

@@ -251,7 +251,9 @@ def _one_copy_each(objects: list[ApiObject], origins: list[tuple[str, str, str]]
     """*objects* with one copy of an object served under two apiVersions of its kind (a PodGroup
     or an ElasticQuota under ``scheduling.x-k8s.io`` and the legacy ``scheduling.sigs.k8s.io``):
     the copy of the kind's current apiVersion (the first it lists) is kept, and one warning per
-    kind names both versions and the objects dropped. *counts* is corrected."""
+    kind names both versions and the objects dropped (none when the versions are of one API
+    group, such as 1.37's v1beta1 and v1alpha3 Workloads: one object served twice). *counts*
+    is corrected."""
     # an object's kind is its registry record: the name PodGroup is two kinds (scheduling.x-k8s.io
     # and scheduling.k8s.io), one record reads two groups (scheduling.sigs.k8s.io, legacy)
     def record(kind: str, version: str) -> tuple[str, tuple[str, ...]]:
@@ -293,6 +295,8 @@ def _one_copy_each(objects: list[ApiObject], origins: list[tuple[str, str, str]]
         kind = rec[0]
         counts[kind] -= len(gone)
         kept = chosen[(rec, origins[gone[0]][2])]
+        if all(origins[i][1].rpartition("/")[0] == origins[kept][1].rpartition("/")[0] for i in gone):
+            continue  # versions of one API group serve the same objects: nothing to say
         names = ", ".join(bounded_text(origins[i][2], 120) for i in gone[:3])
         more = f" and {len(gone) - 3:,} more" if len(gone) > 3 else ""
         warnings.warn(
