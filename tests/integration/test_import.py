@@ -195,7 +195,8 @@ def test_import_reads_the_workload_api_of_1_37(kube, namespace, make_node):
     assert workload.api_version == f"{group}/v1beta1"
     assert workload.pod_group("workers").topology_keys == ("rack",)
     [pg] = [o for o in mine if isinstance(o, SchedulingPodGroup)]
-    assert (pg.name, pg.min_count, pg.workload_name, pg.template_name) == ("train-workers", 2, "train", "workers")
+    assert (pg.name, pg.min_count, pg.workload_name, pg.template_name) == (
+        "train-workers", 2, "train", "workers")
     [cpg] = [o for o in mine if isinstance(o, CompositePodGroup)]
     assert cpg.name == "slices"
     [pod] = [o for o in mine if isinstance(o, Pod)]

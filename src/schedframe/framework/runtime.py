@@ -85,6 +85,7 @@ from .interfaces import (
     WaitingPod,
 )
 from .registry import Registry
+from .releases import release_of
 from .status import Code, Status
 from .waiting_pods import WaitingPodEntry, WaitingPods
 
@@ -1046,7 +1047,7 @@ class Framework(_HandleAccessors):
         if waits:
             if park:
                 self._waiting_pods.add(WaitingPodEntry(pod, node_name, waits, self._clock))
-            if wait_status is not None and self.profile.release.minor >= (1, 36):
+            if wait_status is not None and release_of(self).minor >= (1, 36):
                 # 1.36 on: the (last) waiting plugin's status with a reason appended
                 return Status(Code.WAIT, (*wait_status.reasons,
                                           "one or more plugins asked to wait and no plugin rejected pod"))
