@@ -864,6 +864,23 @@ def test_unreserve_reverse_order_and_swallows_exceptions(caplog: pytest.LogCaptu
 
 # -- Permit ---------------------------------------------------------------------------------------
 
+def test_the_permit_wait_is_worded_per_release(clock: FakeClock) -> None:
+    """1.36 on, the waiting plugin's status with a reason appended (its message is a failed
+    PodGroup member's); 1.35 named the pod in a status of its own."""
+    import attrs
+
+    from schedframe.framework.releases import release_profile
+
+    fw = make_framework(permit=[FakePermit(Status.wait("gang short"), 10, "A")],
+                        framework_kwargs={"clock": clock})
+    assert fw.run_permit_plugins(CycleState(), POD, "n1", park=False) == Status.wait(
+        "gang short", "one or more plugins asked to wait and no plugin rejected pod")
+    assert fw.get_waiting_pod(POD.uid) is None  # not parked
+    fw.profile = attrs.evolve(fw.profile, release=release_profile("1.35"))
+    assert fw.run_permit_plugins(CycleState(), POD, "n1") == Status.wait(
+        'one or more plugins asked to wait and no plugin rejected pod "p"')
+
+
 @pytest.mark.parametrize(
     ("plugins", "want", "want_waiting"),
     [
@@ -878,7 +895,7 @@ def test_unreserve_reverse_order_and_swallows_exceptions(caplog: pytest.LogCaptu
                      Status(Code.ERROR, 'running Permit plugin "A": ValueError: v', "A"), None,
                      id="exception"),
         pytest.param([FakePermit(Status.wait(), 10, "A"), FakePermit(Status.wait(), 3600, "B")],
-                     Status.wait('one or more plugins asked to wait and no plugin rejected pod "p"'),
+                     Status.wait("one or more plugins asked to wait and no plugin rejected pod"),
                      {"A": 10.0, "B": MAX_PERMIT_TIMEOUT}, id="wait, timeout capped"),
     ],
 )

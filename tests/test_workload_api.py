@@ -298,8 +298,10 @@ def test_a_gang_that_cannot_all_fit_binds_none() -> None:
     binds; the members that fitted report their Permit's wait, the third its own reason."""
     s = _run(_cluster(2, ["3", "3", "3"], min_count=3))
     assert not any(s.node_of(f"default/w{i}") for i in range(3))
-    assert _messages(s, "w0")[0] == 'one or more plugins asked to wait and no plugin rejected pod "w0"'
-    assert _messages(s, "w2")[0] == "0/2 nodes are available: 2 Insufficient cpu."
+    assert _messages(s, "w0")[0] == ("pod group is unschedulable, waiting for minCount pods from a gang "
+                                     "to be scheduled, one or more plugins asked to wait and no plugin "
+                                     "rejected pod")
+    assert _messages(s, "w2")[0].startswith("0/2 nodes are available: 2 Insufficient cpu. ")
     assert s.cache.pod_count() == 0  # nothing stayed assumed
 
 
@@ -313,7 +315,9 @@ def test_a_basic_group_is_scheduled_together_and_binds_what_fits() -> None:
     """A basic policy has no quorum: every member that fits binds, in the same cycle."""
     s = _run(_cluster(1, ["3", "3"], min_count=None))
     assert [bool(s.node_of("default/w0")), bool(s.node_of("default/w1"))] == [True, False]
-    assert _messages(s, "w1")[0] == "0/1 nodes are available: 1 Insufficient cpu."
+    assert _messages(s, "w1")[0] == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                                     "deallocate, preemption: 0/1 nodes are available: 1 No preemption "
+                                     "victims found for incoming pod.")
 
 
 def test_without_generic_workload_each_member_is_its_own_pod() -> None:
