@@ -457,3 +457,22 @@ def test_the_cli_explains_a_group(tmp_path: Any, capsys: pytest.CaptureFixture[s
 
     assert json.loads(capsys.readouterr().out)["placed"] == [{"pod": "default/w0", "node": "n1"},
                                                             {"pod": "default/w1", "node": "n0"}]
+
+
+@pytest.mark.parametrize(("release", "gates", "bound_at"), [
+    ("1.35", GATES_136, [300.0] * 4),
+    ("1.36", GATES_136, [300.0] * 4),
+    ("1.37", None, [10.0, 11.0, 12.0, 300.0]),
+])
+def test_the_training_rack_scenario_per_release(release: str, gates: str | None,
+                                                bound_at: list[float]) -> None:
+    """The built-in training job: kube-scheduler's own gang (1.35's Workload, 1.36's PodGroup)
+    waits until rack b has four free nodes and binds them together; as plain pods (1.37, whose
+    PodGroup cycle is not modelled) three take their nodes at once and idle until the fourth fits."""
+    from schedframe.sim import builtin_scenario, simulate
+
+    r = simulate(builtin_scenario("training-rack", kubernetes_version=release), kubernetes_version=release,
+                 feature_gates=gates)
+    train = [p for p in r.pods if p.workload == "train"]
+    assert sorted(p.bound_at for p in train) == bound_at
+    assert {p.node.rsplit("-", 1)[0] for p in train} == {"rack-b"}  # one rack

@@ -155,7 +155,8 @@ def _inputs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
             scenario, description=f"the cluster {args.cluster}: {cluster_summary(scenario)}"
         )
     elif name is None or name in BUILTIN_SCENARIOS:
-        scenario = builtin_scenario() if name is None else builtin_scenario(name)
+        scenario = builtin_scenario() if name is None else builtin_scenario(
+            name, kubernetes_version=release.version)
         origin = f"{scenario.name} (built-in)"
     elif os.path.exists(name):
         scenario = Scenario.from_file(name, **checks)

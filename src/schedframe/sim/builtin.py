@@ -299,20 +299,92 @@ def drain_preemption() -> dict[str, Any]:
     }
 
 
-#: The built-in scenarios by name.
-BUILTIN_SCENARIOS: Final[Mapping[str, Callable[[], dict[str, Any]]]] = {
+def _native_gang(release: str, name: str, min_count: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """kube-scheduler's own gang of *release*: the objects (a 1.35 v1alpha1 Workload, a 1.36
+    v1alpha2 or 1.37 v1beta1 PodGroup; none before 1.35) and what the pods' spec says of it."""
+    minor = int(release.split(".")[1])
+    gang = {"gang": {"minCount": min_count}}
+    meta = {"name": name, "namespace": "default"}
+    if minor < 35:
+        return [], {}
+    if minor == 35:
+        return ([{"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload", "metadata": meta,
+                  "spec": {"podGroups": [{"name": "workers", "policy": gang}]}}],
+                {"workloadRef": {"name": name, "podGroup": "workers"}})
+    version = "v1alpha2" if minor == 36 else "v1beta1"
+    return ([{"apiVersion": f"scheduling.k8s.io/{version}", "kind": "PodGroup", "metadata": meta,
+              "spec": {"schedulingPolicy": gang}}],
+            {"schedulingGroup": {"podGroupName": name}})
+
+
+def training_rack(release: str = "1.36") -> dict[str, Any]:
+    """A training job of 4 x 8-GPU workers that must share a rack, beside a fragmented rack:
+    kube-scheduler's own gang (1.35 on, ``GenericWorkload`` and ``GangScheduling``) holds it
+    until all four fit, where plain pods take three nodes and wait for the fourth."""
+    objects, group = _native_gang(release, "train", 4)
+    gpu = {"nvidia.com/gpu": "8"}
+    rack = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "rack", "labelSelector": {"matchLabels": {"app": "train"}}}]}}
+    background = [
+        {"name": f"infer-{r}", "kind": "Job", "replicas": n, "duration": dur,
+         "template": {"metadata": {"labels": {"app": f"infer-{r}"}},
+                      "spec": {"nodeSelector": {"rack": r}, "containers": [{
+                          "name": "serve", "resources": {"requests": {"cpu": "4", "memory": "16Gi",
+                                                                      "nvidia.com/gpu": "2"},
+                                                         "limits": {"nvidia.com/gpu": "2"}}}],
+                               "affinity": {"podAntiAffinity": {
+                                   "requiredDuringSchedulingIgnoredDuringExecution": [{
+                                       "topologyKey": "kubernetes.io/hostname",
+                                       "labelSelector": {"matchLabels": {"app": f"infer-{r}"}}}]}}}}}
+        for r, n, dur in (("a", 4, 3600), ("b", 1, 300))
+    ]
+    return {
+        "name": "training-rack",
+        "description": "2 racks of 4 nodes with 8 GPUs; rack a fragmented (a 2-GPU inference pod on "
+        "every node), rack b with one until 300 s; a 4 x 8-GPU training gang that must share a rack "
+        f"(kube-scheduler's own gang of {release}: run with --kubernetes-version {release} and its "
+        "gates)",
+        "nodes": [
+            {"count": 4, "name": f"rack-{r}-{{i}}",
+             "template": {"metadata": {"labels": {"rack": r}},
+                          "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110", **gpu},
+                                     "capacity": {"cpu": "64", "memory": "512Gi", "pods": "110", **gpu}}}}
+            for r in ("a", "b")
+        ],
+        "objects": objects,
+        "workloads": [
+            *background,
+            {"name": "train", "kind": "Job", "replicas": 4, "arrival": {"at": 10, "every": 1},
+             "duration": 1800,
+             "template": {"metadata": {"labels": {"app": "train"}},
+                          "spec": {**group, "affinity": rack, "containers": [{
+                              "name": "worker", "resources": {
+                                  "requests": {"cpu": "16", "memory": "128Gi", **gpu},
+                                  "limits": gpu}}]}}},
+        ],
+        "until": 3000,
+    }
+
+
+#: The built-in scenarios by name; those taking a release build their objects for it.
+BUILTIN_SCENARIOS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
     "three-zones": three_zones,
     "batch-burst": batch_burst,
     "gang": gang,
     "drain-preemption": drain_preemption,
+    "training-rack": training_rack,
 }
+#: The built-in scenarios whose objects depend on the release (the workload API's versions).
+_FOR_RELEASE: Final = frozenset({"training-rack"})
 
 #: The scenario ``schedframe simulate`` runs without arguments.
 DEFAULT_SCENARIO: Final = "three-zones"
 
 
-def builtin_scenario(name: str = DEFAULT_SCENARIO) -> Scenario:
-    """The built-in scenario *name* (see :data:`BUILTIN_SCENARIOS`).
+def builtin_scenario(name: str = DEFAULT_SCENARIO, *, kubernetes_version: str | None = None) -> Scenario:
+    """The built-in scenario *name* (see :data:`BUILTIN_SCENARIOS`); one of kube-scheduler's
+    own gangs (``training-rack``) is written in the workload API of *kubernetes_version*
+    (default the newest release).
 
     Raises:
         ScenarioError: no such scenario.
@@ -327,6 +399,11 @@ def builtin_scenario(name: str = DEFAULT_SCENARIO) -> Scenario:
             f"no built-in scenario {name!r}{did_you_mean(name, BUILTIN_SCENARIOS)} "
             f"(built-in: {', '.join(BUILTIN_SCENARIOS)})",
         )
+    if name in _FOR_RELEASE:
+        from ..framework.releases import release_profile
+
+        return Scenario.from_dict(make(release_profile(kubernetes_version).version),
+                                  source=f"<built-in {name}>")
     return Scenario.from_dict(make(), source=f"<built-in {name}>")
 
 
