@@ -247,9 +247,23 @@ def _conditions(value: Any, path: str) -> tuple[PodGroupCondition, ...]:
     return _items(value, path, _CONDITION.read)
 
 
+@attrs.frozen(kw_only=True)
+class _RuntimeGroup:
+    """What a PodGroup and a CompositePodGroup share: metadata, the Workload template they were
+    made from, the parent composite, the conditions."""
+
+    name: str
+    namespace: str = "default"
+    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_labels)
+    workload_name: str = ""
+    template_name: str = ""
+    parent: str | None = None
+    conditions: tuple[PodGroupCondition, ...] = attrs.field(default=(), converter=_tuple)
+
+
 @final
 @attrs.frozen(kw_only=True)
-class SchedulingPodGroup:
+class SchedulingPodGroup(_RuntimeGroup):
     """A ``scheduling.k8s.io`` PodGroup (1.36 on, ``kind: PodGroup``): the runtime group its pods
     name in ``spec.schedulingGroup.podGroupName``, made from a Workload's template. Not the
     scheduler-plugins :class:`~schedframe.api.PodGroup` (``scheduling.x-k8s.io``), which has the
@@ -270,14 +284,7 @@ class SchedulingPodGroup:
 
     __module__ = "schedframe.api"
 
-    name: str
-    namespace: str = "default"
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_labels)
     spec: WorkloadPodGroup = attrs.field(factory=lambda: WorkloadPodGroup(""))
-    workload_name: str = ""
-    template_name: str = ""
-    parent: str | None = None
-    conditions: tuple[PodGroupCondition, ...] = attrs.field(default=(), converter=_tuple)
     api_version: str = _V1BETA1
 
     @property
@@ -302,7 +309,7 @@ class SchedulingPodGroup:
 
 @final
 @attrs.frozen(kw_only=True)
-class CompositePodGroup:
+class CompositePodGroup(_RuntimeGroup):
     """A ``scheduling.k8s.io/v1alpha3`` CompositePodGroup (1.37, ``CompositePodGroup`` gate): a
     group of PodGroups (and of composites) with a ``gang`` policy counting member groups
     (``minGroupCount``) and topology constraints of its own.
@@ -312,14 +319,7 @@ class CompositePodGroup:
 
     __module__ = "schedframe.api"
 
-    name: str
-    namespace: str = "default"
-    labels: FrozenDict[str, str] = attrs.field(factory=dict, converter=_labels)
     spec: CompositePodGroupTemplate = attrs.field(factory=lambda: CompositePodGroupTemplate(name=""))
-    workload_name: str = ""
-    template_name: str = ""
-    parent: str | None = None
-    conditions: tuple[PodGroupCondition, ...] = attrs.field(default=(), converter=_tuple)
     api_version: str = _V1ALPHA3
 
     @property
@@ -575,63 +575,60 @@ def _parent(spec: Mapping[str, Any], api_version: str) -> str | None:
     return None if value is None else _str(value, "spec.parentCompositePodGroupName")
 
 
-def scheduling_pod_group_from_manifest(manifest: Any) -> SchedulingPodGroup:
-    """The reader of the kinds registry for ``scheduling.k8s.io`` PodGroups."""
-    m = _check_top(manifest, "PodGroup", SCHEDULING_POD_GROUP_API_VERSIONS)
-    api_version = m.get("apiVersion") or SCHEDULING_POD_GROUP_API_VERSIONS[0]
+def _runtime_group(manifest: Any, kind: str, versions: tuple[str, ...]
+                   ) -> tuple[str, Mapping[str, Any], str, dict[str, Any]]:
+    """A PodGroup's or CompositePodGroup's apiVersion, spec, name, and the fields they share
+    (metadata, the template reference, the parent, the conditions) as keyword arguments."""
+    m = _check_top(manifest, kind, versions)
+    api_version = m.get("apiVersion") or versions[0]
     meta = _mapping(m.get("metadata"), "metadata")
     spec = _mapping(m.get("spec"), "spec")
     status = _mapping(m.get("status"), "status")
-    name = _name(meta)
     workload, template = _workload_ref(spec, api_version)
-    return SchedulingPodGroup(
-        name=name, namespace=_namespace(meta), labels=_str_map(meta.get("labels"), "metadata.labels"),
-        spec=_group_fields(spec, "spec", api_version, template or name), workload_name=workload,
-        template_name=template, parent=_parent(spec, api_version),
-        conditions=_conditions(status.get("conditions"), "status.conditions"), api_version=api_version)
+    name = _name(meta)
+    return api_version, spec, template or name, {
+        "name": name, "namespace": _namespace(meta),
+        "labels": _str_map(meta.get("labels"), "metadata.labels"),
+        "workload_name": workload, "template_name": template, "parent": _parent(spec, api_version),
+        "conditions": _conditions(status.get("conditions"), "status.conditions"), "api_version": api_version}
 
 
-def _conditions_out(conditions: tuple[PodGroupCondition, ...]) -> dict[str, Any]:
-    return {"status": {"conditions": [_CONDITION.write(c) for c in conditions]}} if conditions else {}
+def _runtime_group_out(kind: str, g: SchedulingPodGroup | CompositePodGroup, fields: dict[str, Any]
+                       ) -> dict[str, Any]:
+    """The manifest of a PodGroup or CompositePodGroup whose own spec fields are *fields*."""
+    spec: dict[str, Any] = {}
+    if g.parent is not None:
+        spec["parentCompositePodGroupName"] = g.parent
+    spec.update(_workload_ref_out(g.workload_name, g.template_name, g.api_version))
+    spec.update(fields)
+    out = {"apiVersion": g.api_version, "kind": kind,
+           "metadata": _meta_out(g.name, g.namespace, labels=dict(g.labels)), "spec": spec}
+    if g.conditions:
+        out["status"] = {"conditions": [_CONDITION.write(c) for c in g.conditions]}
+    return out
+
+
+def scheduling_pod_group_from_manifest(manifest: Any) -> SchedulingPodGroup:
+    """The reader of the kinds registry for ``scheduling.k8s.io`` PodGroups."""
+    api_version, spec, template, kw = _runtime_group(manifest, "PodGroup", SCHEDULING_POD_GROUP_API_VERSIONS)
+    return SchedulingPodGroup(spec=_group_fields(spec, "spec", api_version, template), **kw)
 
 
 def scheduling_pod_group_to_manifest(pg: SchedulingPodGroup) -> dict[str, Any]:
     """The writer of the kinds registry for ``scheduling.k8s.io`` PodGroups."""
-    spec: dict[str, Any] = {}
-    if pg.parent is not None:
-        spec["parentCompositePodGroupName"] = pg.parent
-    spec.update(_workload_ref_out(pg.workload_name, pg.template_name, pg.api_version))
-    spec.update(_group_fields_out(pg.spec, pg.api_version))
-    return {"apiVersion": pg.api_version, "kind": "PodGroup",
-            "metadata": _meta_out(pg.name, pg.namespace, labels=dict(pg.labels)), "spec": spec,
-            **_conditions_out(pg.conditions)}
+    return _runtime_group_out("PodGroup", pg, _group_fields_out(pg.spec, pg.api_version))
 
 
 def composite_pod_group_from_manifest(manifest: Any) -> CompositePodGroup:
     """The reader of the kinds registry for CompositePodGroups."""
-    m = _check_top(manifest, "CompositePodGroup", COMPOSITE_POD_GROUP_API_VERSIONS)
-    api_version = m.get("apiVersion") or COMPOSITE_POD_GROUP_API_VERSIONS[0]
-    meta = _mapping(m.get("metadata"), "metadata")
-    spec = _mapping(m.get("spec"), "spec")
-    status = _mapping(m.get("status"), "status")
-    workload, template = _workload_ref(spec, api_version)
-    body = _composite({**spec, "name": template or _name(meta)}, "spec", api_version)
-    return CompositePodGroup(
-        name=_name(meta), namespace=_namespace(meta), labels=_str_map(meta.get("labels"), "metadata.labels"),
-        spec=body, workload_name=workload, template_name=template, parent=_parent(spec, api_version),
-        conditions=_conditions(status.get("conditions"), "status.conditions"), api_version=api_version)
+    api_version, spec, template, kw = _runtime_group(manifest, "CompositePodGroup",
+                                                     COMPOSITE_POD_GROUP_API_VERSIONS)
+    return CompositePodGroup(spec=_composite({**spec, "name": template}, "spec", api_version), **kw)
 
 
 def composite_pod_group_to_manifest(c: CompositePodGroup) -> dict[str, Any]:
     """The writer of the kinds registry for CompositePodGroups."""
-    spec: dict[str, Any] = {}
-    if c.parent is not None:
-        spec["parentCompositePodGroupName"] = c.parent
-    spec.update(_workload_ref_out(c.workload_name, c.template_name, c.api_version))
-    spec.update(_composite_fields_out(c.spec, c.api_version))
-    return {"apiVersion": c.api_version, "kind": "CompositePodGroup",
-            "metadata": _meta_out(c.name, c.namespace, labels=dict(c.labels)), "spec": spec,
-            **_conditions_out(c.conditions)}
+    return _runtime_group_out("CompositePodGroup", c, _composite_fields_out(c.spec, c.api_version))
 
 
 _WORKLOAD_REFERENCE: Final = _Codec(WorkloadReference, (
