@@ -342,8 +342,8 @@ def training_rack(release: str = "1.36") -> dict[str, Any]:
         "name": "training-rack",
         "description": "2 racks of 4 nodes with 8 GPUs; rack a fragmented (a 2-GPU inference pod on "
         "every node), rack b with one until 300 s; a 4 x 8-GPU training gang that must share a rack "
-        f"(kube-scheduler's own gang of {release}: run with --kubernetes-version {release} and its "
-        "gates)",
+        "(kube-scheduler's own gang, in the workload API of --kubernetes-version; it holds the gang "
+        "with --feature-gates GenericWorkload=true,GangScheduling=true at 1.35 and 1.36)",
         "nodes": [
             {"count": 4, "name": f"rack-{r}-{{i}}",
              "template": {"metadata": {"labels": {"rack": r}},
