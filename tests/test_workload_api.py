@@ -280,17 +280,26 @@ def test_a_gang_that_fits_binds_in_one_pod_group_cycle() -> None:
     assert not [e for e in s.events if e.reason == "FailedScheduling"]
 
 
-def test_the_1_37_cycle_is_not_modelled_so_its_gate_is_refused() -> None:
-    """The oracle shows 1.37's PodGroup cycle decides and words failures otherwise (group-level
-    PlacementFeasible and preemption): GenericWorkload is refused at 1.37 rather than emulated
-    with 1.36's cycle; the 1.37 kinds are still read, and scheduled as with the gate off."""
-    from schedframe import ConfigurationError
-
-    with pytest.raises(ConfigurationError, match=r"GenericWorkload is not modelled by schedframe"):
-        _run(_cluster(2, ["1"], min_count=None, api_version="scheduling.k8s.io/v1beta1"), "1.37",
+def test_the_1_37_cycle_checks_the_quorum_as_it_goes() -> None:
+    """1.37's cycle: no Permit in the trial; PlacementFeasible stops once minCount cannot be met,
+    and the members it did not reach fail with the group's status; the feasible ones with the
+    group's message, PodGroupPostFilter's reason included."""
+    api = "scheduling.k8s.io/v1beta1"
+    s = _run(_cluster(2, ["1", "1", "1"], min_count=3, api_version=api), "1.37", "GenericWorkload=true")
+    assert all(s.node_of(f"default/w{i}") for i in range(3))
+    s = _run(_cluster(1, ["3", "3", "3"], min_count=3, api_version=api), "1.37", "GenericWorkload=true")
+    assert not any(s.node_of(f"default/w{i}") for i in range(3))
+    assert _messages(s, "w0")[0] == ("pod group is unschedulable, minCount (3) cannot be satisfied: 1 "
+                                     "scheduled, 1 remaining, pod group preemption: No preemption victims "
+                                     "found for incoming preemptor")
+    assert _messages(s, "w1")[0] == "0/1 nodes are available: 1 Insufficient cpu."
+    assert _messages(s, "w2")[0] == "minCount (3) cannot be satisfied: 1 scheduled, 1 remaining"
+    # a group whose members could preempt lower-priority pods: not modelled, said as an error
+    low = make_pod("low").req(cpu="3").obj().evolve(node_name="n0", priority=-10)
+    s = _run(_cluster(1, ["3", "3", "3"], min_count=3, api_version=api, extra=(low,)), "1.37",
              "GenericWorkload=true")
-    s = _run(_cluster(2, ["3", "3", "3"], min_count=3, api_version="scheduling.k8s.io/v1beta1"), "1.37", "")
-    assert sum(bool(s.node_of(f"default/w{i}")) for i in range(3)) == 2
+    assert "workload-aware preemption of lower-priority pods" in _messages(s, "w0")[0]
+    assert s.node_of("default/low") == "n0"  # nothing was preempted
 
 
 def test_a_gang_that_cannot_all_fit_binds_none() -> None:
@@ -462,13 +471,14 @@ def test_the_cli_explains_a_group(tmp_path: Any, capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(("release", "gates", "bound_at"), [
     ("1.35", GATES_136, [300.0] * 4),
     ("1.36", GATES_136, [300.0] * 4),
+    ("1.37", "GenericWorkload=true", [300.0] * 4),
     ("1.37", None, [10.0, 11.0, 12.0, 300.0]),
 ])
 def test_the_training_rack_scenario_per_release(release: str, gates: str | None,
                                                 bound_at: list[float]) -> None:
-    """The built-in training job: kube-scheduler's own gang (1.35's Workload, 1.36's PodGroup)
-    waits until rack b has four free nodes and binds them together; as plain pods (1.37, whose
-    PodGroup cycle is not modelled) three take their nodes at once and idle until the fourth fits."""
+    """The built-in training job: kube-scheduler's own gang (1.35's Workload, 1.36's and 1.37's
+    PodGroup) waits until rack b has four free nodes and binds them together; as plain pods
+    (without the gates) three take their nodes at once and idle until the fourth fits."""
     from schedframe.sim import builtin_scenario, simulate
 
     r = simulate(builtin_scenario("training-rack", kubernetes_version=release), kubernetes_version=release,

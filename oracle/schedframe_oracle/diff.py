@@ -780,6 +780,8 @@ def _attempt_group(sched: Any, keys: Sequence[str], nodes: Mapping[str, str | No
             rec["startIndex"] = probe.phase.start_index
             rec["nextStartIndex"] = probe.phase.next_start_index
             rec["scored"] = list(probe.phase.feasible) if len(probe.phase.feasible) >= 2 else []
+        else:  # a member the cycle did not reach (1.37 stops once the quorum cannot be met)
+            rec["preFilter"] = {"code": ""}
         if pod is not None and pod.node_name:
             rec.update(outcome="bound", node=pod.node_name)
         else:

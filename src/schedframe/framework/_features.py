@@ -122,13 +122,9 @@ class FeatureGate:
 _NOT_MODELLED: Final = "not modelled: schedframe behaves as with the release's default"
 _NOT_MODELLED_DRA: Final = "schedframe's DynamicResources plugin behaves as with the release's default"
 _WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGroup API and the PodGroup "
-                        "cycle's default algorithm of 1.36 on, without placements, workload-aware "
-                        "preemption or composite groups): schedframe behaves as with the gate off")
-
-_WORKLOAD_API_137: Final = (
-    "1.37's PodGroup cycle (PlacementFeasible, group-level messages and preemption) is not modelled "
-    "yet: the 1.37 Workload, PodGroup and CompositePodGroup kinds are read, and schedframe behaves "
-    "as with the gate off")
+                        "cycle's default algorithm of 1.36 and 1.37, without placements, composite "
+                        "groups or preemption of victims for a group): schedframe behaves as with the "
+                        "gate off")
 
 #: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
 #: ``name: (modelled, note, releases modelled in)``. Every gate of a release's
@@ -160,8 +156,8 @@ _BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]
         frozenset({"1.35", "1.36"})),
     "GenericWorkload": (
         "the GangScheduling plugin honours Workloads and pods' workloadRef (1.35), PodGroups and "
-        "pods' schedulingGroup (1.36), whose members the PodGroup cycle schedules together "
-        "(off: the plugin is inert)", _WORKLOAD_API_137, frozenset({"1.35", "1.36"})),
+        "pods' schedulingGroup (1.36 on), whose members the PodGroup cycle schedules together "
+        "(off: the plugin is inert)", _WORKLOAD_API, frozenset({"1.35", "1.36", "1.37"})),
     "InPlacePodLevelResourcesVerticalScaling": ("", "pod resources are read as the pod gives them"),
     "InPlacePodVerticalScaling": ("", "pod resources are read as the pod gives them"),
     "InPlacePodVerticalScalingSchedulerPreemption": (

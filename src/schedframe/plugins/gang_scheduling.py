@@ -338,6 +338,19 @@ class GangSchedulingPodGroups:
         """Pod added and PodGroup added, both hinted."""
         return self._impl.events_to_register()
 
+    def placement_feasible(self, pod: Pod, scheduled: int, remaining: int) -> Status | None:
+        """1.37's PlacementFeasible for *pod*'s group, with *scheduled* members placed and
+        *remaining* still to try: UNSCHEDULABLE when the quorum cannot be met any more, WAIT
+        while it is not met yet, ``None`` once it is (a basic group's quorum is 1)."""
+        group = self._impl._pod_group_object(pod)
+        min_count = 1 if group is None or group.min_count is None else group.min_count
+        counts = f"{scheduled} scheduled, {remaining} remaining"
+        if remaining + scheduled < min_count:
+            return Status(Code.UNSCHEDULABLE, (f"minCount ({min_count}) cannot be satisfied: {counts}",))
+        if scheduled < min_count:
+            return Status(Code.WAIT, (f"minCount ({min_count}) is not yet satisfied: {counts}",))
+        return None
+
 
 def _make(handle: Handle) -> GangScheduling | GangSchedulingPodGroups:
     if release_of(handle).minor >= (1, 36):

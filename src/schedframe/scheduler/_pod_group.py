@@ -17,10 +17,19 @@ so the next members see it placed. Then everything is undone, and:
 * a member that needs preemption makes the whole group wait for it (unschedulable, nominated);
 * an error on one member fails the whole group with it.
 
+1.37 runs another algorithm (its ``podGroupSchedulingDefaultAlgorithm``): GangScheduling's
+PlacementFeasible check before the first member and after each stops the cycle once
+``minCount`` cannot be met; members are filtered and scored without PostFilter, and assumed and
+reserved without Permit; a group that cannot be placed goes to PodGroupPostFilter
+(DefaultPreemption's workload-aware preemption), whose reason ends the feasible members'
+message. Of that preemption schedframe models the outcomes without victims (preemption policy
+Never, no lower-priority pod); a group that could preempt fails with an error saying so.
+
 Not modelled: the placement algorithm of ``TopologyAwareWorkloadScheduling`` (the
-``placementGenerate``/``placementScore`` extension points), workload-aware preemption
-(``WorkloadAwarePreemption``), composite pod groups, and the PodGroup's ``PodGroupScheduled``
-condition (the scheduler does not write PodGroup status).
+``placementGenerate``/``placementScore`` extension points), 1.36's workload-aware preemption
+(``WorkloadAwarePreemption``), 1.37's preemption of victims for a group, composite pod groups,
+and the PodGroup's ``PodGroupScheduled`` condition (the scheduler does not write PodGroup
+status).
 """
 
 from __future__ import annotations
@@ -31,10 +40,13 @@ from typing import Final
 import attrs
 
 from ..api.objects import Pod
+from ..api.scheduling_workload import SchedulingPodGroup
 from ..errors import CacheError
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import FitError
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
+from ..framework.plugin_names import DEFAULT_PREEMPTION, GANG_SCHEDULING
+from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ._schedule_one import ScheduleOneMixin, _CycleError, _internal_error
@@ -112,9 +124,162 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         # upstream: by priority, then by when each first entered activeQ (ties: arrival order)
         kept.sort(key=lambda m: (-(m.pod.priority or 0), m.initial_attempt_timestamp or 0.0,
                                  order.get(m.pod.uid, 0)))
+        if release_of(fwk).minor >= (1, 37):
+            attempts, group_status = self._pod_group_algorithm_137(fwk, kept)
+            self._submit_pod_group_137(fwk, kept, attempts, group_status)
+            return True
         attempts, group_status, waiting = self._pod_group_algorithm(fwk, kept)
         self._submit_pod_group(fwk, kept, attempts, group_status, waiting)
         return True
+
+    # -- 1.37: PlacementFeasible, no Permit in the trial, group-level preemption -----------------
+    def _placement_feasible(self, fwk: Framework, pod: Pod, scheduled: int, remaining: int) -> Status | None:
+        """Upstream ``RunPlacementFeasiblePlugins``: GangScheduling's minCount check (the one
+        in-tree PlacementFeasible plugin); ``None`` is success."""
+        plugin = fwk.get_plugin(GANG_SCHEDULING)
+        check = getattr(plugin, "placement_feasible", None)
+        return check(pod, scheduled, remaining) if callable(check) else None
+
+    def _pod_group_algorithm_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]
+                                 ) -> tuple[list[_Attempt], Status]:
+        """1.37's default algorithm: PlacementFeasible before and after each member; each member
+        filtered and scored (no PostFilter) and assumed and reserved (no Permit); all undone."""
+        attempts: list[_Attempt] = []
+        first = members[0].pod
+        scheduled = sum(1 for p in self._group_pods_now(first) if p.node_name or self.cache.is_assumed(p))
+        remaining = len(members)
+        group = self._placement_feasible(fwk, first, scheduled, remaining)
+        placed: list[_Attempt] = []
+        any_scheduled = False
+        try:
+            if group is not None and group.code is Code.UNSCHEDULABLE:
+                return attempts, Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, *group.reasons))
+            for m in members:
+                a = self._try_member_137(fwk, m)
+                attempts.append(a)
+                if a.assumed is not None:
+                    placed.append(a)
+                if a.status.code is not Code.SUCCESS and not a.status.is_rejected():
+                    group = Status.from_error(RuntimeError(
+                        f"failed to schedule other pod from a pod group: {a.status.message}"))
+                    break
+                remaining -= 1
+                if a.status.code is Code.SUCCESS:
+                    scheduled += 1
+                group = self._placement_feasible(fwk, first, scheduled, remaining)
+                if group is not None and group.code is Code.UNSCHEDULABLE:
+                    break  # upstream keeps the plugin's status as is here (no group error)
+                any_scheduled = any_scheduled or a.status.code is Code.SUCCESS
+            if group is not None and group.code is Code.WAIT:
+                group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, *group.reasons))
+            if group is None or group.code is Code.SUCCESS:
+                # a success needs a member placed (upstream runRootSchedulingAlgorithm)
+                group = Status.OK if any_scheduled else Status(Code.UNSCHEDULABLE,
+                                                                (ERR_POD_GROUP_UNSCHEDULABLE,))
+        finally:
+            for a in reversed(placed):
+                assert a.assumed is not None
+                self._unreserve_and_forget(fwk, a.state, a.assumed, a.host)
+                if a.pinfo.pod.nominated_node_name:
+                    self.queue.add_nominated_pod(a.pinfo.pod_info,
+                                                 NominatingInfo(a.pinfo.pod.nominated_node_name,
+                                                                NominatingMode.OVERRIDE))
+        # the members the algorithm did not reach fail with the group's status as it is now,
+        # before PodGroupPostFilter adds its reason (upstream completePodGroupAlgorithmResult)
+        for m in members[len(attempts):]:
+            attempts.append(_Attempt(m, CycleState(), status=group, started=self.clock.now()))
+        if group.code is Code.UNSCHEDULABLE:
+            group = self._pod_group_post_filter(fwk, members, group)
+        return attempts, group
+
+    def _group_pods_now(self, pod: Pod) -> list[Pod]:
+        with self._lock:
+            pods = self._pods
+            return [p for uid in self._by_namespace.get(pod.namespace, ())
+                    if (p := pods[uid]).scheduling_group == pod.scheduling_group]
+
+    def _try_member_137(self, fwk: Framework, pinfo: QueuedPodInfo) -> _Attempt:
+        pod = pinfo.pod
+        a = _Attempt(pinfo, CycleState(), started=self.clock.now())
+        self._current = (pod, fwk.profile_name)
+        try:
+            try:
+                a.host = self._schedule_pod(fwk, a.state, pod)
+            except FitError as fit:
+                a.status = Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
+                return a
+            except _CycleError as err:
+                a.status, a.nominating = err.status, _CLEAR
+                return a
+            trial = attrs.evolve(pinfo)
+            status = self._assume_reserve(fwk, a.state, trial, a.host)
+            if status.code is not Code.SUCCESS:
+                a.status, a.nominating = status, _CLEAR
+                return a
+            a.assumed = trial.pod
+            return a
+        except CacheError as exc:
+            a.status, a.nominating = Status.from_error(exc), _CLEAR
+            return a
+        except Exception as exc:
+            a.status, a.nominating = _internal_error(exc), _CLEAR
+            return a
+        finally:
+            self._current = None
+
+    def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo],
+                               group: Status) -> Status:
+        """1.37's PodGroupPostFilter (DefaultPreemption's workload-aware preemption), as far as
+        schedframe models it: a group that may not preempt, or that finds no lower-priority pod
+        to preempt, says so; one that would preempt is an error (not modelled yet)."""
+        if fwk.get_plugin(DEFAULT_PREEMPTION) is None:
+            return group
+        first = members[0].pod
+        if any(m.pod.preemption_policy == "Never" for m in members):
+            reason = "pod group preemption: not eligible due to preemptionPolicy=Never."
+            return Status(group.code, (*group.reasons, reason))
+        pg = self._pod_group_of(first)
+        priority = pg.spec.priority if pg is not None and pg.spec.priority is not None else 0
+        victims = [p for p in self._bound_pods() if self._priority_of(p) < priority]
+        if not victims:
+            reason = "pod group preemption: No preemption victims found for incoming preemptor"
+            return Status(group.code, (*group.reasons, reason))
+        return Status.from_error(NotImplementedError(
+            "workload-aware preemption of lower-priority pods (Kubernetes 1.37, GenericWorkload) is not "
+            "modelled by schedframe yet"))
+
+    def _pod_group_of(self, pod: Pod) -> SchedulingPodGroup | None:
+        found = self.objects.get(SchedulingPodGroup, pod.scheduling_group or "", pod.namespace)
+        return found if isinstance(found, SchedulingPodGroup) else None
+
+    def _bound_pods(self) -> list[Pod]:
+        with self._lock:
+            return [p for p in self._pods.values() if p.node_name]
+
+    def _priority_of(self, pod: Pod) -> int:
+        """A pod's priority for workload-aware preemption: its PodGroup's, when it has one."""
+        if pod.scheduling_group is not None:
+            pg = self._pod_group_of(pod)
+            if pg is not None:
+                return pg.spec.priority or 0
+        return pod.priority or 0
+
+    def _submit_pod_group_137(self, fwk: Framework, members: Sequence[QueuedPodInfo],
+                              attempts: Sequence[_Attempt], group: Status) -> None:
+        for i, m in enumerate(members):
+            a = attempts[i] if i < len(attempts) else _Attempt(m, CycleState(), status=group,
+                                                               started=self.clock.now())
+            if group.code is Code.ERROR:
+                status = a.status if a.status.code is Code.ERROR else group
+                self._finish_failed(fwk, m, status, _CLEAR, a.started)
+            elif a.status.code is Code.SUCCESS:
+                if group.code is Code.SUCCESS:
+                    self._bind_member(fwk, m, a)
+                else:
+                    failed = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, group.message))
+                    self._finish_failed(fwk, m, failed, _CLEAR, a.started)
+            else:
+                self._finish_failed(fwk, m, a.status, a.nominating, a.started)
 
     # -- the default algorithm -------------------------------------------------------------------
     def _pod_group_algorithm(self, fwk: Framework, members: Sequence[QueuedPodInfo]

@@ -222,12 +222,9 @@ class ScheduleOneMixin(SchedulerBase):
             state.pods_to_activate = {}
         return host, None, Status.OK
 
-    def _assume_reserve_permit(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str,
-                               *, park: bool = True) -> Status:
-        """Assume the pod on *host*, then run Reserve and Permit (upstream ``assumeAndReserve``
-        and the Permit of ``prepareForBindingCycle``): success, WAIT (parked at Permit unless
-        *park* is false), or the failure with everything undone. *pinfo* then holds the assumed
-        pod."""
+    def _assume_reserve(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str) -> Status:
+        """Assume the pod on *host* and run Reserve (upstream ``assumeAndReserve``); the failure
+        with everything undone. *pinfo* then holds the assumed pod."""
         pod = pinfo.pod
         assumed = _assigned(pod, host)
         pinfo.pod_info = attrs.evolve(pinfo.pod_info, pod=assumed)
@@ -236,12 +233,23 @@ class ScheduleOneMixin(SchedulerBase):
         except CacheError as exc:
             return Status.from_error(exc)
         self.nominator.delete(assumed)
-
         status = fwk.run_reserve_plugins_reserve(state, assumed, host)
         if status.code is not _SUCCESS:
             self._unreserve_and_forget(fwk, state, assumed, host)
             return single_node_failure(pod, host, status)
+        return status
 
+    def _assume_reserve_permit(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str,
+                               *, park: bool = True) -> Status:
+        """Assume the pod on *host*, then run Reserve and Permit (upstream ``assumeAndReserve``
+        and the Permit of ``prepareForBindingCycle``): success, WAIT (parked at Permit unless
+        *park* is false), or the failure with everything undone. *pinfo* then holds the assumed
+        pod."""
+        pod = pinfo.pod
+        status = self._assume_reserve(fwk, state, pinfo, host)
+        if status.code is not _SUCCESS:
+            return status
+        assumed = pinfo.pod
         status = fwk.run_permit_plugins(state, assumed, host, park=park)
         if status.code is not _SUCCESS and status.code is not Code.WAIT:
             self._unreserve_and_forget(fwk, state, assumed, host)
