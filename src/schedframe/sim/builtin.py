@@ -319,8 +319,8 @@ def _native_gang(release: str, name: str, min_count: int) -> tuple[list[dict[str
 
 def training_rack(release: str = "1.36") -> dict[str, Any]:
     """A training job of 4 x 8-GPU workers that must share a rack, beside a fragmented rack:
-    kube-scheduler's own gang (1.35 on, ``GenericWorkload`` and ``GangScheduling``) holds it
-    until all four fit, where plain pods take three nodes and wait for the fourth."""
+    kube-scheduler's own gang (1.35 on: ``GenericWorkload``, and ``GangScheduling`` in 1.35 and
+    1.36) holds it until all four fit, where plain pods take three nodes and wait for the fourth."""
     objects, group = _native_gang(release, "train", 4)
     gpu = {"nvidia.com/gpu": "8"}
     rack = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -343,7 +343,7 @@ def training_rack(release: str = "1.36") -> dict[str, Any]:
         "description": "2 racks of 4 nodes with 8 GPUs; rack a fragmented (a 2-GPU inference pod on "
         "every node), rack b with one until 300 s; a 4 x 8-GPU training gang that must share a rack "
         "(kube-scheduler's own gang, in the workload API of --kubernetes-version; it holds the gang "
-        "with --feature-gates GenericWorkload=true,GangScheduling=true at 1.35 and 1.36)",
+        "with --feature-gates GenericWorkload=true, plus GangScheduling=true at 1.35 and 1.36)",
         "nodes": [
             {"count": 4, "name": f"rack-{r}-{{i}}",
              "template": {"metadata": {"labels": {"rack": r}},
