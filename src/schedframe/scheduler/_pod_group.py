@@ -155,7 +155,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             if group is not None and group.code is Code.UNSCHEDULABLE:
                 return attempts, Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, *group.reasons))
             for m in members:
-                a = self._try_member_137(fwk, m)
+                a = self._try_member(fwk, m, post_filter=False, permit=False)
                 attempts.append(a)
                 if a.assumed is not None:
                     placed.append(a)
@@ -177,13 +177,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 group = Status.OK if any_scheduled else Status(Code.UNSCHEDULABLE,
                                                                 (ERR_POD_GROUP_UNSCHEDULABLE,))
         finally:
-            for a in reversed(placed):
-                assert a.assumed is not None
-                self._unreserve_and_forget(fwk, a.state, a.assumed, a.host)
-                if a.pinfo.pod.nominated_node_name:
-                    self.queue.add_nominated_pod(a.pinfo.pod_info,
-                                                 NominatingInfo(a.pinfo.pod.nominated_node_name,
-                                                                NominatingMode.OVERRIDE))
+            self._revert(fwk, placed)
         # the members the algorithm did not reach fail with the group's status as it is now,
         # before PodGroupPostFilter adds its reason (upstream completePodGroupAlgorithmResult)
         for m in members[len(attempts):]:
@@ -197,35 +191,6 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             pods = self._pods
             return [p for uid in self._by_namespace.get(pod.namespace, ())
                     if (p := pods[uid]).scheduling_group == pod.scheduling_group]
-
-    def _try_member_137(self, fwk: Framework, pinfo: QueuedPodInfo) -> _Attempt:
-        pod = pinfo.pod
-        a = _Attempt(pinfo, CycleState(), started=self.clock.now())
-        self._current = (pod, fwk.profile_name)
-        try:
-            try:
-                a.host = self._schedule_pod(fwk, a.state, pod)
-            except FitError as fit:
-                a.status = Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
-                return a
-            except _CycleError as err:
-                a.status, a.nominating = err.status, _CLEAR
-                return a
-            trial = attrs.evolve(pinfo)
-            status = self._assume_reserve(fwk, a.state, trial, a.host)
-            if status.code is not Code.SUCCESS:
-                a.status, a.nominating = status, _CLEAR
-                return a
-            a.assumed = trial.pod
-            return a
-        except CacheError as exc:
-            a.status, a.nominating = Status.from_error(exc), _CLEAR
-            return a
-        except Exception as exc:
-            a.status, a.nominating = _internal_error(exc), _CLEAR
-            return a
-        finally:
-            self._current = None
 
     def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo],
                                group: Status) -> Status:
@@ -312,18 +277,24 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                     else:
                         group = Status.OK
         finally:
-            for a in reversed(placed):
-                assert a.assumed is not None
-                self._unreserve_and_forget(fwk, a.state, a.assumed, a.host)
-                if a.pinfo.pod.nominated_node_name:
-                    self.queue.add_nominated_pod(a.pinfo.pod_info,
-                                                 NominatingInfo(a.pinfo.pod.nominated_node_name,
-                                                                NominatingMode.OVERRIDE))
+            self._revert(fwk, placed)
         return attempts, group, waiting
 
-    def _try_member(self, fwk: Framework, pinfo: QueuedPodInfo) -> _Attempt:
-        """One member's Filter/Score (and PostFilter), then, when it has a node (or a nominated
-        one), its assume, Reserve and Permit on the shared cluster, not parked."""
+    def _revert(self, fwk: Framework, placed: Sequence[_Attempt]) -> None:
+        """Undo the members tentatively placed, the last first (unreserve, forget, and give back
+        the nomination the assume took away)."""
+        for a in reversed(placed):
+            assert a.assumed is not None
+            self._unreserve_and_forget(fwk, a.state, a.assumed, a.host)
+            if a.pinfo.pod.nominated_node_name:
+                self.queue.add_nominated_pod(a.pinfo.pod_info, NominatingInfo(
+                    a.pinfo.pod.nominated_node_name, NominatingMode.OVERRIDE))
+
+    def _try_member(self, fwk: Framework, pinfo: QueuedPodInfo, *, post_filter: bool = True,
+                    permit: bool = True) -> _Attempt:
+        """One member's Filter/Score (and PostFilter: 1.36), then, when it has a node (or a
+        nominated one), its assume and Reserve (and Permit, not parked: 1.36) on the shared
+        cluster."""
         pod = pinfo.pod
         a = _Attempt(pinfo, CycleState(), started=self.clock.now())
         self._current = (pod, fwk.profile_name)
@@ -331,6 +302,9 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             try:
                 a.host = self._schedule_pod(fwk, a.state, pod)
             except FitError as fit:
+                if not post_filter:  # 1.37: PodGroupPostFilter runs for the group instead
+                    a.status = Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
+                    return a
                 a.nominating = _CLEAR
                 if fwk.has_post_filter_plugins():
                     result, pstatus = fwk.run_post_filter_plugins(a.state, pod, fit.diagnosis.node_to_status)
@@ -345,12 +319,13 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 a.status, a.nominating = err.status, _CLEAR
                 return a
             trial = attrs.evolve(pinfo)
-            status = self._assume_reserve_permit(fwk, a.state, trial, a.host, park=False)
+            status = (self._assume_reserve_permit(fwk, a.state, trial, a.host, park=False) if permit
+                      else self._assume_reserve(fwk, a.state, trial, a.host))
             if status.code is not Code.SUCCESS and status.code is not Code.WAIT:
                 a.status, a.nominating, a.requires_preemption = status, _CLEAR, False
                 return a
             a.assumed = trial.pod
-            a.permit = status
+            a.permit = status if permit else None
             return a
         except CacheError as exc:
             a.status, a.nominating = Status.from_error(exc), _CLEAR
