@@ -231,6 +231,8 @@ class PodGroupCycleMixin(ScheduleOneMixin):
 
     def _submit_pod_group_137(self, fwk: Framework, members: Sequence[QueuedPodInfo],
                               attempts: Sequence[_Attempt], group: Status) -> None:
+        """1.37's ``submitPodGroupAlgorithmResult``: a feasible member of a group that is not
+        fails with the group's message; every other failed member with its own status."""
         for i, m in enumerate(members):
             a = attempts[i] if i < len(attempts) else _Attempt(m, CycleState(), status=group,
                                                                started=self.clock.now())
