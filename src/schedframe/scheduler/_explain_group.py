@@ -111,7 +111,9 @@ def explain_group(pod: Pod, *, objects: Iterable[Any] = (),
     its members are the pending pods of *objects* in it (and *pod*). They are tried as the
     PodGroup cycle tries them: by priority, then in the order given, each explained
     (:func:`~schedframe.explain`) on the cluster with the members before it placed on the node
-    they would go to. Nothing is changed; Permit and PostFilter (preemption) are not run.
+    they would go to. Nothing is changed; Permit and PostFilter (preemption) are not run. Every
+    member is explained, also where 1.37's cycle would stop early (its PlacementFeasible check
+    gives up once ``minCount`` cannot be met any more).
 
     Raises:
         SchedulerError: *pod* names no group.
