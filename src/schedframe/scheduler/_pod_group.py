@@ -80,14 +80,18 @@ class _Attempt:
 class PodGroupCycleMixin(ScheduleOneMixin):
     """The PodGroup scheduling cycle of :class:`~schedframe.Scheduler` (internal)."""
 
+    def _group_pods_now(self, pod: Pod) -> list[Pod]:
+        """Every pod of *pod*'s group the scheduler knows, in the order it learnt of them."""
+        with self._lock:
+            pods = self._pods
+            return [p for uid in self._by_namespace.get(pod.namespace, ())
+                    if (p := pods[uid]).scheduling_group == pod.scheduling_group]
+
     def _group_members(self, pod: Pod) -> list[Pod]:
         """The unscheduled pods of *pod*'s group (neither bound nor assumed), *pod* excluded, in
         the order the scheduler learnt of them."""
-        group, ns = pod.scheduling_group, pod.namespace
-        with self._lock:
-            pods = self._pods
-            return [p for uid in self._by_namespace.get(ns, ()) if (p := pods[uid]).scheduling_group == group
-                    and uid != pod.uid and not p.node_name and not self.cache.is_assumed(p)]
+        return [p for p in self._group_pods_now(pod)
+                if p.uid != pod.uid and not p.node_name and not self.cache.is_assumed(p)]
 
     def _schedule_pod_group(self, fwk: Framework, pinfo: QueuedPodInfo) -> bool:
         pod = pinfo.pod
@@ -120,8 +124,8 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 self._finish_failed(self.frameworks.get(m.pod.scheduler_name, fwk), m, status, _CLEAR,
                                     self.clock.now())
             return True
-        order = {uid: i for i, uid in enumerate(self._pods)}
         # upstream: by priority, then by when each first entered activeQ (ties: arrival order)
+        order = {p.uid: i for i, p in enumerate(self._group_pods_now(pod))}
         kept.sort(key=lambda m: (-(m.pod.priority or 0), m.initial_attempt_timestamp or 0.0,
                                  order.get(m.pod.uid, 0)))
         if release_of(fwk).minor >= (1, 37):
@@ -185,12 +189,6 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         if group.code is Code.UNSCHEDULABLE:
             group = self._pod_group_post_filter(fwk, members, group)
         return attempts, group
-
-    def _group_pods_now(self, pod: Pod) -> list[Pod]:
-        with self._lock:
-            pods = self._pods
-            return [p for uid in self._by_namespace.get(pod.namespace, ())
-                    if (p := pods[uid]).scheduling_group == pod.scheduling_group]
 
     def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo],
                                group: Status) -> Status:
