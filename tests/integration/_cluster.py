@@ -100,6 +100,7 @@ class TcpProxy:
         self._open: list[Any] = []
         self._lock = threading.Lock()
         self._closed = False
+        self.held = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -111,6 +112,9 @@ class TcpProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
+            if self.held:  # a partition: the connection is refused as soon as it is made
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(self.target)
             except OSError:
@@ -147,6 +151,16 @@ class TcpProxy:
                 s.shutdown(socket.SHUT_RDWR)
             s.close()
         return len(socks) // 2
+
+    def hold(self) -> int:
+        """Cut every open connection and refuse new ones until :meth:`release` (a network
+        partition between the client and the server); returns how many were open."""
+        self.held = True
+        return self.cut()
+
+    def release(self) -> None:
+        """Let connections through again."""
+        self.held = False
 
     def close(self) -> None:
         self.listener.close()

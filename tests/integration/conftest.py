@@ -162,9 +162,9 @@ def _workload_api_flags(bindir: pathlib.Path) -> list[str]:
             "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"]
 
 
-def _start(name: str, args: list[str], workdir: pathlib.Path) -> _Proc:
+def _start(name: str, args: list[str], workdir: pathlib.Path, *, append: bool = False) -> _Proc:
     log = workdir / f"{name}.log"
-    with open(log, "wb") as out:
+    with open(log, "ab" if append else "wb") as out:
         popen = subprocess.Popen(
             args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=workdir, start_new_session=True,
@@ -186,6 +186,20 @@ class KubeCluster:
     version: str
     bindir: pathlib.Path
     _clients: list[Any] = field(default_factory=list, repr=False)
+    _procs: list[_Proc] = field(default_factory=list, repr=False)  # etcd, then kube-apiserver
+    _apiserver_args: list[str] = field(default_factory=list, repr=False)
+    _ctx: ssl.SSLContext | None = field(default=None, repr=False)
+
+    def restart_apiserver(self) -> None:
+        """Stop kube-apiserver and start it again on the same port, certificates and etcd (as a
+        rolling upgrade or a crash does); returns once it is ready. Its watch cache starts afresh
+        from etcd, so a watch resumed from a resourceVersion older than that start is answered
+        410 Gone."""
+        assert self._ctx is not None
+        assert len(self._procs) == 2
+        self._procs[-1].stop()
+        self._procs[-1] = _start("kube-apiserver", self._apiserver_args, self.workdir, append=True)
+        _wait_ready(self.server, self.token, self._ctx, self._procs)
 
     def new_client(self) -> Any:
         """A fresh kubernetes.client.ApiClient for this cluster (closed at the end of the session)."""
@@ -222,6 +236,28 @@ def _get(url: str, token: str, ctx: ssl.SSLContext) -> tuple[int, str]:
         body = e.read().decode(errors="replace")
         e.close()
         return e.code, body
+
+
+def _wait_ready(server: str, token: str, ctx: ssl.SSLContext, procs: list[_Proc]) -> None:
+    """Wait for the API server's /readyz (failing early when a process of *procs* exits)."""
+    deadline = time.monotonic() + START_TIMEOUT
+    last = ""
+    while True:
+        for p in procs:
+            p.check_alive()
+        try:
+            status, body = _get(f"{server}/readyz", token, ctx)
+            if status == 200:
+                return
+            last = f"HTTP {status}: {body[-500:]}"
+        except (OSError, ssl.SSLError) as e:
+            last = repr(e)
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                f"kube-apiserver not ready after {START_TIMEOUT}s ({last}); last log lines:\n"
+                f"{_tail(procs[-1].log)}"
+            )
+        time.sleep(0.5)
 
 
 @pytest.fixture(scope="session")
@@ -262,7 +298,7 @@ def kube_cluster() -> Iterator[KubeCluster]:
             f"--initial-cluster=default={peer_url}", "--log-level=warn",
         ], workdir))
 
-        procs.append(_start("kube-apiserver", [
+        apiserver_args = [
             str(apiserver),
             f"--etcd-servers={etcd_url}",
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={secure_port}",
@@ -282,28 +318,12 @@ def kube_cluster() -> Iterator[KubeCluster]:
             # and the watches read it (the schedulers' own gates stay at their defaults)
             *_workload_api_flags(bindir),
             "--v=1",
-        ], workdir))
+        ]
+        procs.append(_start("kube-apiserver", apiserver_args, workdir))
 
         server = f"https://127.0.0.1:{secure_port}"
         ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
-        deadline = time.monotonic() + START_TIMEOUT
-        last = ""
-        while True:
-            for p in procs:
-                p.check_alive()
-            try:
-                status, body = _get(f"{server}/readyz", token, ctx)
-                if status == 200:
-                    break
-                last = f"HTTP {status}: {body[-500:]}"
-            except (OSError, ssl.SSLError) as e:
-                last = repr(e)
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"kube-apiserver not ready after {START_TIMEOUT}s ({last}); last log lines:\n"
-                    f"{_tail(procs[-1].log)}"
-                )
-            time.sleep(0.5)
+        _wait_ready(server, token, ctx, procs)
         _, version_body = _get(f"{server}/version", token, ctx)
         version = str(json.loads(version_body).get("gitVersion", "?"))
 
@@ -320,6 +340,7 @@ def kube_cluster() -> Iterator[KubeCluster]:
         cluster = KubeCluster(
             server=server, token=token, sa_token=sa_token, ca_file=pki / "ca.crt", kubeconfig=kubeconfig,
             workdir=workdir, api_client=None, version=version, bindir=bindir,
+            _procs=procs, _apiserver_args=apiserver_args, _ctx=ctx,
         )
         cluster.api_client = cluster.new_client()
         yield cluster

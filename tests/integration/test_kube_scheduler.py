@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
@@ -397,10 +398,8 @@ def test_cli_run_with_a_kubeconfig_binds_and_stops_on_sigterm(kube, namespace, m
 # --- a watch drop ----------------------------------------------------------------------------------
 
 
-def test_watches_cut_mid_stream_resume_and_later_pods_are_bound(kube, namespace, make_node, start_scheduler,
-                                                                core):
-    """Every connection of the scheduler (its watches included) is dropped between it and the
-    API server; the informers reconnect, and a pod created after the drop is still bound."""
+def _proxied_client(kube: Any) -> tuple[Any, Any]:
+    """A TcpProxy in front of the API server, and a client that talks through it."""
     from urllib.parse import urlsplit
 
     from ._cluster import TcpProxy
@@ -412,7 +411,18 @@ def test_watches_cut_mid_stream_resume_and_later_pods_are_bound(kube, namespace,
     cfg.host = f"https://127.0.0.1:{proxy.port}"
     cfg.ssl_ca_cert = str(kube.ca_file)
     cfg.api_key = {"authorization": f"Bearer {kube.token}"}
-    client = k.ApiClient(cfg)
+    return proxy, k.ApiClient(cfg)
+
+
+def _informer(ks: Any, plural: str) -> Any:
+    return next(i for i in ks.informers if i.resource.plural == plural and i.resource.api_version == "v1")
+
+
+def test_watches_cut_mid_stream_resume_and_later_pods_are_bound(kube, namespace, make_node, start_scheduler,
+                                                                core):
+    """Every connection of the scheduler (its watches included) is dropped between it and the
+    API server; the informers reconnect, and a pod created after the drop is still bound."""
+    proxy, client = _proxied_client(kube)
     try:
         make_node("drop", NODE)
         ks = start_scheduler(api_client=client, resync_backoff=(0.1, 1.0))
@@ -431,3 +441,63 @@ def test_watches_cut_mid_stream_resume_and_later_pods_are_bound(kube, namespace,
     finally:
         proxy.close()
         client.close()
+
+
+def test_an_api_server_restart_answers_old_watches_410_and_the_informers_list_again(
+        kube, namespace, make_node, start_scheduler, core):
+    """The scheduler is cut off from the API server; meanwhile a bigger node and a pod that fits
+    only there are created, and the API server restarts. Its new watch cache begins after the
+    versions the informers resume from, so their watches are answered 410 Gone: they list again,
+    see what they missed, and the pod is bound to the new node."""
+    proxy, client = _proxied_client(kube)
+    try:
+        make_node("restart", NODE)
+        ks = start_scheduler(api_client=client, resync_backoff=(0.1, 1.0))
+        create_pod(core, namespace, "before", requests={"cpu": "100m"})
+        wait_bound(core, namespace, "before")
+        nodes, pods = _informer(ks, "nodes"), _informer(ks, "pods")
+        assert (nodes.expired, pods.expired) == (0, 0)
+        assert proxy.hold() >= 2
+        big = make_node("big", {"cpu": "64", "memory": "64Gi", "pods": "110"})
+        create_pod(core, namespace, "after", requests={"cpu": "32"})  # more than NODE has
+        kube.restart_apiserver()
+        proxy.release()
+        assert wait_bound(core, namespace, "after") == big
+        assert (nodes.expired >= 1, pods.expired >= 1) == (True, True)
+        assert (nodes.relists >= 1, pods.relists >= 1) == (True, True)
+        assert node_of(core, namespace, "before")  # nothing unbound or lost
+        wait_for(lambda: ks.metrics()["pods_scheduled"] == 2, timeout=TIMEOUT,
+                 what="the scheduler to count both bindings")
+        assert ks.metrics()["watches"]["pods"]["expired"] == pods.expired
+    finally:
+        proxy.close()
+        client.close()
+
+
+def test_bookmarks_carry_watches_past_their_timeout_without_a_list(kube, namespace, make_node,
+                                                                  start_scheduler, core):
+    """The pods' watch leaves finished pods out (its field selector), so a finished pod's changes
+    move the API server's watch cache on without an event for it. Each watch asks for a 5 s
+    timeout, and shortly before the end the server sends a bookmark at the newer version: the
+    informer resumes from there, never lists again nor sees the finished pod, and a pod created
+    later is still bound."""
+    node = make_node("bookmark", NODE)
+    create_pod(core, namespace, "done", scheduler_name="someone-else", node_name=node)
+    core.patch_namespaced_pod_status("done", namespace, {"status": {"phase": "Succeeded"}})
+    ks = start_scheduler(watch_timeout=5)
+    pods = _informer(ks, "pods")
+    assert f"{namespace}/done" not in pods.store
+    deadline = time.monotonic() + 60.0
+    i = 0
+    while pods.bookmarks < 1 or pods.watch_restarts < 2:
+        assert time.monotonic() < deadline, f"no bookmark in 60 s: {ks.metrics()['watches']['pods']}"
+        i += 1
+        core.patch_namespaced_pod("done", namespace, {"metadata": {"labels": {"touched": str(i)}}})
+        time.sleep(0.5)
+    counters = ks.metrics()["watches"]
+    troubled = {name: c for name, c in counters.items() if c["relists"] or c["expired"] or c["errors"]}
+    assert troubled == {}
+    assert f"{namespace}/done" not in pods.store
+    assert ks.scheduler.get_pod(f"{namespace}/done") is None
+    create_pod(core, namespace, "later", requests={"cpu": "100m"})
+    assert wait_bound(core, namespace, "later") == node

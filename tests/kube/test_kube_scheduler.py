@@ -76,6 +76,49 @@ def test_a_410_relists_and_the_changes_missed_meanwhile_arrive(api: FakeApi, sta
     wait_for(lambda: ks.scheduler.get_pod("default/p2") is not None, what="p2")
     assert ks.scheduler.get_pod("default/p1") is None
     assert len(api.seen("GET", PODS)) >= 3  # list, watch, list (and the next watch)
+    assert pods_informer.expired == 1
+    assert pods_informer.errors == 0
+    assert ks.metrics()["watches"]["pods"]["expired"] == 1
+    assert ks.metrics()["watches"]["nodes"]["expired"] == 0
+    assert 'schedframe_informer_expired_total{resource="pods"} 1' in ks.metrics_text().splitlines()
+
+
+def test_a_bookmark_moves_the_version_on_and_delivers_nothing(api: FakeApi, start: Any) -> None:
+    api.put(NODES, node("n1"))
+    ks = start()
+    pods_informer = next(i for i in ks.informers if i.resource.plural == "pods")
+    before = pods_informer.resource_version
+    api.watches[PODS].put(("event", "BOOKMARK", {"kind": "Pod", "apiVersion": "v1",
+                                                  "metadata": {"resourceVersion": "900"}}))
+    wait_for(lambda: pods_informer.bookmarks == 1, what="the bookmark")
+    assert pods_informer.resource_version == "900" != before
+    assert pods_informer.store == {}  # a bookmark is no object
+    api.watches[PODS].put(("break",))
+    wait_for(lambda: pods_informer.errors == 1, what="the watch error")
+
+    def watches() -> list[dict[str, list[str]]]:
+        return [q for _m, _p, q, _b in api.seen("GET", PODS) if q.get("watch") == ["true"]]
+
+    wait_for(lambda: len(watches()) >= 2, what="a second watch")
+    assert watches()[1]["resourceVersion"] == ["900"]  # resumed from the bookmark, not relisted
+    assert watches()[0]["allowWatchBookmarks"] == ["true"]
+    assert pods_informer.relists == 0
+    assert ks.metrics()["watches"]["pods"]["bookmarks"] == 1
+
+
+@pytest.mark.parametrize("bad", [0, -5, True, "300", 10**6])
+def test_watch_timeout_is_checked_before_anything_starts(api: FakeApi, bad: Any) -> None:
+    with pytest.raises(KubeError, match="watch_timeout"):
+        KubeScheduler(client_for(api), resources=CORE, watch_timeout=bad)
+
+
+def test_the_watch_asks_the_server_for_the_timeout_given(api: FakeApi, start: Any) -> None:
+    api.put(NODES, node("n1"))
+    start(watch_timeout=42)
+    wait_for(lambda: any(q.get("watch") == ["true"] for _m, _p, q, _b in api.seen("GET", PODS)),
+             what="a watch")
+    watch = next(q for _m, _p, q, _b in api.seen("GET", PODS) if q.get("watch") == ["true"])
+    assert watch["timeoutSeconds"] == ["42"]
 
 
 def test_a_broken_watch_resumes_from_the_same_version_after_a_backoff(api: FakeApi, start: Any) -> None:

@@ -112,7 +112,15 @@ class Informer:
         #: the resource is not served by this API server (an optional one)
         self.absent = False
         self.store: dict[str, Mapping[str, Any]] = {}
+        #: lists after the first (a 410, an oversized event, a handler bug)
         self.relists = 0
+        #: watches the API server answered 410 Gone (the resourceVersion resumed from is older
+        #: than its watch cache or etcd keeps): each is followed by a list
+        self.expired = 0
+        #: BOOKMARK events received (each moves :attr:`resource_version` on without an object)
+        self.bookmarks = 0
+        #: watches ended by the server's ``timeoutSeconds`` and resumed without a list
+        self.watch_restarts = 0
         self.errors = 0
         #: the newest resourceVersion seen (the list's, then each watch event's and bookmark's):
         #: a broken watch resumes from here, so nothing delivered is delivered again
@@ -144,6 +152,7 @@ class Informer:
                     if rv is None:  # not served
                         return
                 rv = self._watch(rv)
+                self.watch_restarts += 1
                 delay = self.backoff[0]
             except KubeLimitError as exc:  # an oversized event: resuming would send it again
                 if self._stop.is_set():
@@ -157,6 +166,7 @@ class Informer:
             except KubeApiError as exc:
                 if exc.status == 410 or exc.reason in ("Expired", "Gone"):
                     logger.info("%s: resourceVersion too old, listing again", self.resource.plural)
+                    self.expired += 1
                     rv = None
                     continue
                 if self._stop.is_set():
@@ -246,6 +256,7 @@ class Informer:
                                    str(obj.get("message") or "watch error"))
             new_rv = _rv(obj)
             if kind == "BOOKMARK":
+                self.bookmarks += 1
                 rv = self.resource_version = new_rv or rv
                 continue
             o = dict(obj)

@@ -141,6 +141,9 @@ class KubeScheduler:
             watch and its informer lists again.
         event_deadline: seconds a watch event may take to arrive once its first byte came
             (default 30); a trickling watch is restarted. ``None``: no deadline.
+        watch_timeout: the ``timeoutSeconds`` each watch asks of the API server (default 300);
+            a watch it ends is resumed from the newest resourceVersion seen (the last event's
+            or bookmark's), without a list.
 
     .. versionadded:: 0.1.0
     """
@@ -153,8 +156,11 @@ class KubeScheduler:
                  health_host: str = "127.0.0.1", resync_backoff: tuple[float, float] = (0.5, 30.0),
                  victim_grace_period: int | None = None,
                  resources: tuple[Resource, ...] | None = None,
-                 max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = EVENT_DEADLINE
-                 ) -> None:
+                 max_event_bytes: int = MAX_EVENT_BYTES, event_deadline: float | None = EVENT_DEADLINE,
+                 watch_timeout: float = 300.0) -> None:
+        if (isinstance(watch_timeout, bool) or not isinstance(watch_timeout, (int, float))
+                or not 1 <= watch_timeout <= 86400):
+            raise KubeError(f"watch_timeout: want seconds from 1 to 86400, got {bounded_repr(watch_timeout)}")
         if health_port is not None and (isinstance(health_port, bool) or not isinstance(health_port, int)
                                         or not 0 <= health_port <= 65535):
             # checked before anything starts (the socket would raise a raw OverflowError)
@@ -179,7 +185,8 @@ class KubeScheduler:
         self._started = False
         self._threads: list[threading.Thread] = []
         self.informers = [Informer(self.session, r, self._handler(r), backoff=resync_backoff,
-                                   max_event_bytes=max_event_bytes, event_deadline=event_deadline)
+                                   max_event_bytes=max_event_bytes, event_deadline=event_deadline,
+                                   watch_timeout=float(watch_timeout))
                           for r in resources]
         self.identity = identity or f"{socket.gethostname()}_{uuid.uuid4()}"
         self.elector: LeaderElector | None = None
@@ -281,8 +288,12 @@ class KubeScheduler:
 
     def metrics(self) -> dict[str, Any]:
         """Counters since start: ``pods_scheduled``, ``schedule_attempts`` by result
-        (``scheduled``, ``unschedulable``, ``error``), ``binding_errors`` and
-        ``scheduling_latency_seconds`` (count and sum of the scheduling attempts)."""
+        (``scheduled``, ``unschedulable``, ``error``), ``binding_errors``,
+        ``scheduling_latency_seconds`` (count and sum of the scheduling attempts) and ``watches``:
+        per resource watched, named as kubectl names it (``"pods"``, ``"nodes"``,
+        ``"podgroups.scheduling.k8s.io"``...), its informer's ``relists``,
+        ``expired`` (watches answered 410 Gone), ``bookmarks``, ``watch_restarts`` (watches the
+        server ended, resumed without a list) and ``errors``."""
         m = self._metrics
         with m.lock:
             attempts = {"scheduled": 0, "unschedulable": 0, "error": 0}
@@ -290,7 +301,14 @@ class KubeScheduler:
                 attempts[result] = attempts.get(result, 0) + n
             return {"pods_scheduled": m.pods_scheduled, "schedule_attempts": attempts,
                     "binding_errors": self.binder.errors,
-                    "scheduling_latency_seconds": {"count": m.latency_count, "sum": m.latency_sum}}
+                    "scheduling_latency_seconds": {"count": m.latency_count, "sum": m.latency_sum},
+                    "watches": self._watch_counters()}
+
+    def _watch_counters(self) -> dict[str, dict[str, int]]:
+        return {_resource_name(inf.resource): {"relists": inf.relists, "expired": inf.expired,
+                                      "bookmarks": inf.bookmarks, "watch_restarts": inf.watch_restarts,
+                                      "errors": inf.errors}
+                for inf in self.informers}
 
     def metrics_text(self) -> str:
         """The metrics in Prometheus' text format, named as kube-scheduler's where it has them."""
@@ -320,6 +338,15 @@ class KubeScheduler:
                   "# HELP leader_election_master_status 1 when this instance leads.",
                   "# TYPE leader_election_master_status gauge",
                   f'leader_election_master_status{{name="schedframe"}} {int(self.is_leader)}']
+        watches = self._watch_counters()
+        for counter, help_text in (("relists", "Lists after an informer's first, by resource."),
+                                   ("expired", "Watches the API server answered 410 Gone, by resource."),
+                                   ("bookmarks", "Watch bookmarks received, by resource."),
+                                   ("errors", "Informer errors (retried), by resource.")):
+            lines += [f"# HELP schedframe_informer_{counter}_total {help_text}",
+                      f"# TYPE schedframe_informer_{counter}_total counter"]
+            lines += [f'schedframe_informer_{counter}_total{{resource="{plural}"}} {c[counter]}'
+                      for plural, c in sorted(watches.items())]
         return "\n".join(lines) + "\n"
 
     # -- informers -> scheduler -----------------------------------------------------------------
@@ -557,3 +584,9 @@ def _own_client(api_client: Any, connections: int) -> Any:
     cfg.connection_pool_maxsize = max(int(getattr(cfg, "connection_pool_maxsize", 0) or 0), connections)
     return type(api_client)(configuration=cfg)
 
+
+def _resource_name(resource: Resource) -> str:
+    """*resource* as kubectl names it: ``pods`` for the core group, ``podgroups.scheduling.k8s.io``
+    for the others (two groups may serve one plural)."""
+    group = resource.api_version.rpartition("/")[0]
+    return f"{resource.plural}.{group}" if group else resource.plural
