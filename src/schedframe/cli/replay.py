@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
                        decisions=recording)
             )
     moved = moved_pods(results) if len(results) > 1 else {}
+    written = write_decisions(results, args)
     checked = not args.no_check
     if args.json:
         dump_json(
@@ -99,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not args.json:
             out.line(f"plots saved to {args.plot}")
-    write_decisions(out, results, args, quiet=args.json)
+    if not args.json:
+        for line in written:
+            out.line(line)
     if foreign_pods_error("replay", results, args.allow_foreign_pods):
         return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):

@@ -143,9 +143,11 @@ def decisions_option(args: argparse.Namespace) -> Any:
         raise CliInputError(f"--decisions-top: {exc}") from None
 
 
-def write_decisions(out: Out, results: Sequence[Any], args: argparse.Namespace, *, quiet: bool) -> None:
+def write_decisions(results: Sequence[Any], args: argparse.Namespace) -> list[str]:
     """Write the decision tables of *results* where ``--decisions`` / ``--filter-verdicts``
-    say (one file per result when there are several), and say so unless *quiet*."""
+    say (one file per result when there are several) -- before any report, so that a reader
+    going away (``| head``) loses no file -- and the lines saying so."""
+    lines = []
     for path, table in ((args.decisions, "decisions"), (args.filter_verdicts, "filter_verdicts")):
         if not path:
             continue
@@ -153,8 +155,8 @@ def write_decisions(out: Out, results: Sequence[Any], args: argparse.Namespace, 
             target = path if len(results) == 1 else _per_config(path, r.config)
             rows = getattr(r, table)()
             rows.write(target)
-            if not quiet:
-                out.line(f"{r.config}: {len(rows):,} {rows.kind} row(s) written to {target}")
+            lines.append(f"{r.config}: {len(rows):,} {rows.kind} row(s) written to {target}")
+    return lines
 
 
 def add_allow_foreign_pods(p: argparse.ArgumentParser) -> None:
@@ -290,6 +292,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.log and log_fh is not None:
                     log_fh.close()
     moved = moved_pods(results) if len(results) > 1 else {}
+    written = write_decisions(results, args)
     if args.json:
         dump_json(
             {
@@ -309,7 +312,9 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not (args.json or args.jsonl):
             out.line(f"plots saved to {args.plot}")
-    write_decisions(out, results, args, quiet=args.json or args.jsonl)
+    if not (args.json or args.jsonl):
+        for line in written:
+            out.line(line)
     if foreign_pods_error("simulate", results, args.allow_foreign_pods):
         return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):
