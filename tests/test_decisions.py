@@ -239,7 +239,8 @@ def test_files_round_trip(recorded, tmp_path: Path, suffix: str) -> None:
     if suffix == ".parquet":
         pytest.importorskip("pyarrow")
     for table in (recorded.decisions(), recorded.filter_verdicts()):
-        path = table.write(tmp_path / f"t{suffix}")
+        path = tmp_path / f"t{suffix}"
+        table.write(path)
         back = DecisionTable.read(path)
         assert back == table
         assert back.to_dicts() == table.to_dicts()
@@ -249,7 +250,8 @@ def test_parquet_holds_typed_columns(recorded, tmp_path: Path) -> None:
     """The Parquet file read by pyarrow itself has the documented types and the same rows."""
     pq = pytest.importorskip("pyarrow.parquet")
     table = recorded.decisions()
-    path = table.write(tmp_path / "d.parquet")
+    path = tmp_path / "d.parquet"
+    table.write(path)
     arrow = pq.read_table(path)
     assert arrow.to_pylist() == table.to_dicts()
     assert str(arrow.schema.field("attempt").type) == "int64"

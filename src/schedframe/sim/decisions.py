@@ -149,7 +149,7 @@ class RecordDecisions:
     ``decisions=True`` is ``RecordDecisions()``).
 
     Attributes:
-        top_k: the best-scoring nodes kept per attempt (1 to :data:`MAX_TOP_K`).
+        top_k: the best-scoring nodes kept per attempt (1 to 50, ``MAX_TOP_K``).
         filter_verdicts: also record one row per (attempt, node) Filter verdict (large: an
             attempt adds a row per node it evaluated).
 
@@ -322,11 +322,11 @@ class DecisionTable:
                              for c, t, v in zip(self.columns, self.types, values)])
 
     # -- files ------------------------------------------------------------------------------------
-    def write(self, path: str | os.PathLike[str]) -> Path:
+    def write(self, path: str | os.PathLike[str]) -> None:
         """Write the table to *path*, by its suffix: ``.parquet`` (needs pyarrow), ``.csv`` (a
         header line; ``None`` as an empty field, booleans as ``true``/``false``) or ``.jsonl``
         (one JSON object per row, ``None`` as ``null``). Written beside and renamed over, so a
-        failed write leaves no half file. Returns the path.
+        failed write leaves no half file.
 
         Raises:
             DecisionsError: unknown suffix, or the file cannot be written (its reason).
@@ -348,7 +348,6 @@ class DecisionTable:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             raise DecisionsError(f"{target}: cannot write the {self.kind}: {exc.strerror or exc}") from None
-        return target
 
     def _write_csv(self, fh: io.TextIOBase | Any) -> None:
         w = csv.writer(fh)
