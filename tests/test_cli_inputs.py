@@ -74,6 +74,8 @@ READERS: dict[tuple[str, str], Callable[[str], list[str]]] = {
 OUTPUTS = {
     ("simulate", "--log"), ("simulate", "--plot"), ("replay", "--plot"), ("sweep", "--out"),
     ("gpushare plot", "--out"),
+    ("simulate", "--decisions"), ("simulate", "--filter-verdicts"), ("replay", "--decisions"),
+    ("replay", "--filter-verdicts"),
 }
 #: arguments where a directory of manifests is accepted: an empty directory is the error there
 DIRECTORIES = {("simulate", "--cluster"), ("explain", "--cluster"), ("plan", "--cluster")}

@@ -9,7 +9,14 @@ from typing import Any
 
 from ._common import EXIT_INPUT, EXIT_OK, EXIT_PENDING, CliInputError, dump_json, load_config, output
 from ._inputs import add_config_option
-from .simulate import add_outcome_options, foreign_pods_error, simulate_report
+from .simulate import (
+    add_decisions_options,
+    add_outcome_options,
+    decisions_option,
+    foreign_pods_error,
+    simulate_report,
+    write_decisions,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -32,6 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     add_outcome_options(p, plot_help="save plots (as simulate --plot)")
+    add_decisions_options(p)
     return p
 
 
@@ -47,21 +55,28 @@ def run(args: argparse.Namespace) -> int:
         (os.path.splitext(os.path.basename(f))[0], load_config(f)) for f in args.config
     ]
     taken = {recorded_name}
-    results = []
-    with out.progress(f"replay / {recorded_name}", enabled=not args.json) as update:
-        results.append(
-            replay(args.log, check=not args.no_check, explain=args.explain, progress=update)
-        )
+    named = []
     for name, config in configs:
         base, n = name, 2
         while name in taken:  # keep rows and MOVED columns apart
             name, n = f"{base}-{n}", n + 1
         taken.add(name)
+        named.append((name, config))
+    recording = decisions_option(args)
+    results = []
+    with out.progress(f"replay / {recorded_name}", enabled=not args.json) as update:
+        results.append(
+            replay(args.log, check=not args.no_check, explain=args.explain, progress=update,
+                   decisions=recording)
+        )
+    for name, config in named:
         with out.progress(f"replay / {name}", enabled=not args.json) as update:
             results.append(
-                replay(args.log, explain=args.explain, progress=update, config=config, config_name=name)
+                replay(args.log, explain=args.explain, progress=update, config=config, config_name=name,
+                       decisions=recording)
             )
     moved = moved_pods(results) if len(results) > 1 else {}
+    written = write_decisions(results, args)
     checked = not args.no_check
     if args.json:
         dump_json(
@@ -85,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not args.json:
             out.line(f"plots saved to {args.plot}")
+    if not args.json:
+        for line in written:
+            out.line(line)
     if foreign_pods_error("replay", results, args.allow_foreign_pods):
         return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):

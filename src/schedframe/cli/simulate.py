@@ -32,13 +32,16 @@ from ._output import Out
 
 __all__ = [
     "add_allow_foreign_pods",
+    "add_decisions_options",
     "add_outcome_options",
     "add_parser",
     "cluster_summary",
+    "decisions_option",
     "foreign_pods_error",
     "run",
     "simulate_report",
     "unhandled_lines",
+    "write_decisions",
 ]
 
 #: Kinds of a cluster dump counted as workloads in the header.
@@ -85,6 +88,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--log", metavar="FILE", help="write the event log (JSON Lines) for replay to FILE")
     add_outcome_options(p, plot_help="save plots (utilisation, pending, latency CDF, comparison)")
+    add_decisions_options(p)
     add_release_options(p)
     add_validate_option(p)
     return p
@@ -104,6 +108,55 @@ def add_outcome_options(p: argparse.ArgumentParser, *, plot_help: str) -> None:
     p.add_argument("--pods", action="store_true", help="list every pod's outcome")
     p.add_argument("--fail-on-pending", action="store_true", help="exit 1 when pods stay pending")
     add_allow_foreign_pods(p)
+
+
+def add_decisions_options(p: argparse.ArgumentParser) -> None:
+    """``--decisions FILE``, ``--decisions-top K`` and ``--filter-verdicts FILE`` (``simulate``,
+    ``replay``): the decision tables of :mod:`schedframe.sim.decisions`, written per run."""
+    p.add_argument("--decisions", metavar="FILE",
+                   help="write one row per scheduling attempt (outcome, node, top-k nodes with "
+                   "per-plugin scores) to FILE: .parquet (pyarrow), .csv or .jsonl; with "
+                   "several configs one file each (FILE.<config>.<suffix>)")
+    p.add_argument("--decisions-top", type=int, metavar="K",
+                   help="best-scoring nodes per attempt in --decisions (default 3)")
+    p.add_argument("--filter-verdicts", metavar="FILE",
+                   help="write one row per (attempt, node) Filter verdict to FILE (large): "
+                   ".parquet, .csv or .jsonl")
+
+
+def decisions_option(args: argparse.Namespace) -> Any:
+    """The :class:`~schedframe.sim.RecordDecisions` that ``--decisions`` / ``--filter-verdicts``
+    ask for (``None``: neither), every output file checked before anything runs."""
+    from ..sim.decisions import RecordDecisions, check_output_path
+
+    if not (args.decisions or args.filter_verdicts):
+        if args.decisions_top is not None:
+            raise CliInputError("--decisions-top: needs --decisions FILE")
+        return None
+    for path, what in ((args.decisions, "--decisions"), (args.filter_verdicts, "--filter-verdicts")):
+        if path:  # FILE.<config>.<suffix> per config: the same suffix and directory
+            check_output_path(path, what)
+    try:
+        top = 3 if args.decisions_top is None else args.decisions_top
+        return RecordDecisions(top_k=top, filter_verdicts=bool(args.filter_verdicts))
+    except ValueError as exc:
+        raise CliInputError(f"--decisions-top: {exc}") from None
+
+
+def write_decisions(results: Sequence[Any], args: argparse.Namespace) -> list[str]:
+    """Write the decision tables of *results* where ``--decisions`` / ``--filter-verdicts``
+    say (one file per result when there are several) -- before any report, so that a reader
+    going away (``| head``) loses no file -- and the lines saying so."""
+    lines = []
+    for path, table in ((args.decisions, "decisions"), (args.filter_verdicts, "filter_verdicts")):
+        if not path:
+            continue
+        for r in results:
+            target = path if len(results) == 1 else _per_config(path, r.config)
+            rows = getattr(r, table)()
+            rows.write(target)
+            lines.append(f"{r.config}: {len(rows):,} {rows.kind} row(s) written to {target}")
+    return lines
 
 
 def add_allow_foreign_pods(p: argparse.ArgumentParser) -> None:
@@ -205,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
     reading = f"reading {args.cluster or args.scenario or 'the scenario'}…"
     with config_notes(within=args.scenario), status(out, reading):
         scenario, origin, specs = _inputs(args)
+    recording = decisions_option(args)
     try:
         plan = scenario.plan(args.seed)
     except ScenarioError as exc:
@@ -231,12 +285,14 @@ def run(args: argparse.Namespace) -> int:
                         explain=args.explain,
                         log=log_fh,
                         progress=update,
+                        decisions=recording,
                     )
                 )
             finally:
                 if args.log and log_fh is not None:
                     log_fh.close()
     moved = moved_pods(results) if len(results) > 1 else {}
+    written = write_decisions(results, args)
     if args.json:
         dump_json(
             {
@@ -256,6 +312,9 @@ def run(args: argparse.Namespace) -> int:
         plot_results(results, args.plot)
         if not (args.json or args.jsonl):
             out.line(f"plots saved to {args.plot}")
+    if not (args.json or args.jsonl):
+        for line in written:
+            out.line(line)
     if foreign_pods_error("simulate", results, args.allow_foreign_pods):
         return EXIT_INPUT
     if args.fail_on_pending and any(r.metrics.pending for r in results):

@@ -285,7 +285,7 @@ class ScheduleOneMixin(SchedulerBase):
         probe = self._on_filtered
         if probe is not None:
             probe(FilterPhase(pod, fwk, snapshot, start, self._next_start_node_index,
-                              tuple(ni.name for ni in feasible), diagnosis))
+                              tuple(ni.name for ni in feasible), diagnosis, state))
         if not feasible:
             raise FitError(pod, num_nodes, diagnosis)
         if len(feasible) == 1:

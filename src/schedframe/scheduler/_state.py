@@ -71,6 +71,8 @@ class FilterPhase:
         next_start_index: the round-robin start after it.
         feasible: the feasible nodes found (the nodes to score), in visiting order.
         diagnosis: the rejections recorded.
+        state: the cycle's :class:`~schedframe.CycleState` after filtering (read it, or score
+            on a ``clone()``: the cycle goes on with it).
     """
 
     pod: Pod
@@ -80,6 +82,7 @@ class FilterPhase:
     next_start_index: int
     feasible: tuple[str, ...]
     diagnosis: Diagnosis
+    state: CycleState | None = None
 
 
 class SchedulerBase:

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 import attrs
 
+from .. import _html
 from ..api.objects import Node, Pod
 from ..cache.nodeinfo import NodeInfo
 from ..cache.store import ObjectStore
@@ -414,6 +415,11 @@ class Explanation:
     def __str__(self) -> str:
         return self.render()
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the outcome, the Filter matrix and the scores, as escaped HTML tables
+        of at most :data:`schedframe._html.MAX_ROWS` rows each."""
+        return _render_html(self)
+
 
 # -- rendering ------------------------------------------------------------------------------------
 
@@ -526,6 +532,31 @@ def _render(e: Explanation) -> list[str]:
     if e.notes:
         out += ["", "Notes:", *(f"  - {note}" for note in e.notes)]
     return out
+
+
+def _render_html(e: Explanation) -> str:
+    parts = [_html.paragraph(f"Pod {e.pod.key} (profile {e.profile}, {e.num_nodes} node(s))", bold=True),
+             _html.paragraph(_outcome_line(e))]
+    if e.pre_enqueue is not None:
+        parts.append(_html.paragraph(f"PreEnqueue: {e.pre_enqueue.plugin}: {e.pre_enqueue.message}"))
+    rejected = not e.pre_filter_status.passed
+    if e.nodes:
+        rows: list[list[Any]] = [[n.node, *([_filter_cell(c, n.stopped_at) for c in n.checks] if n.evaluated
+                           else [_NOT_RUN] * len(e.filter_plugins)),
+                 _node_result(n, rejected),
+                 "" if n.feasible else (n.verdict.message or str(n.verdict.code))] for n in e.nodes]
+        parts.append(_html.paragraph("Filter", bold=True))
+        parts.append(_html.table(["node", *e.filter_plugins, "verdict", "reason"], rows, total=len(rows)))
+    if e.scores:
+        active = [f"{s.plugin} x{s.weight}" for s in e.scores[0].scores]
+        ranked = sorted(e.scores, key=lambda ns: (-ns.total, ns.node != e.selected_node))
+        scored: list[list[Any]] = [[ns.node, *(s.weighted for s in ns.scores), ns.total,
+                 "selected" if ns.node == e.selected_node else ""] for ns in ranked]
+        parts.append(_html.paragraph("Score (weighted; best first)", bold=True))
+        parts.append(_html.table(["node", *active, "total", ""], scored, total=len(scored)))
+    if e.notes:
+        parts.append("<ul>" + "".join(f"<li>{_html.cell(n)}</li>" for n in e.notes) + "</ul>")
+    return "<div>" + "".join(parts) + "</div>"
 
 
 # -- the attempt ----------------------------------------------------------------------------------

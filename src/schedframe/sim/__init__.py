@@ -17,6 +17,14 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .builtin import BUILTIN_SCENARIOS, DEFAULT_SCENARIO, builtin_scenario, large_scenario
+from .decisions import (
+    DECISION_COLUMNS,
+    VERDICT_COLUMNS,
+    DecisionsError,
+    DecisionTable,
+    MissingPackageError,
+    RecordDecisions,
+)
 from .engine import LOG_VERSION, Progress, run_plan
 from .results import (
     DELETED,
@@ -56,15 +64,19 @@ __all__ = [
     "BUILTIN_SCENARIOS",
     "Comparison",
     "ConfigSpec",
+    "DECISION_COLUMNS",
     "DEFAULT_SCENARIO",
     "DELETED",
     "DURATION_ANNOTATION",
+    "DecisionTable",
+    "DecisionsError",
     "Distribution",
     "EVICTED",
     "FAILED",
     "GangBlock",
     "LOG_VERSION",
     "Metrics",
+    "MissingPackageError",
     "NodeEvent",
     "NodeSeries",
     "PENDING",
@@ -75,6 +87,7 @@ __all__ = [
     "PodResult",
     "Progress",
     "RUNNING",
+    "RecordDecisions",
     "SUCCEEDED",
     "Sample",
     "SimulatedMetricsProvider",
@@ -84,6 +97,7 @@ __all__ = [
     "USAGE_ANNOTATION",
     "UsageModel",
     "UsagePoint",
+    "VERDICT_COLUMNS",
     "Workload",
     "WorkloadInfo",
     "builtin_scenario",

@@ -48,6 +48,7 @@ from ..scheduler.scheduler import Scheduler
 from ._checks import warn_incomplete_cluster
 from ._gangs import gang_blocks
 from ._limits import check_time
+from .decisions import RecordDecisions, Recorder
 from .results import (
     DELETED,
     EVICTED,
@@ -236,6 +237,7 @@ class _Sim:
         log: IO[str] | None,
         progress: Progress | None,
         sample_every: float | None,
+        decisions: RecordDecisions | None = None,
     ) -> None:
         self.plan = plan
         self.config_name = config_name
@@ -245,11 +247,15 @@ class _Sim:
         self.now = 0.0
         # the scheduler's observer hooks, called directly: the scheduler looks each hook up by
         # name on ``plugin_manager.hook`` (a pluggy manager would add a dispatch per call)
+        # (recording decisions, sim.decisions, wraps cycle_finished and watches failures)
+        self.recorder = rec = Recorder(decisions, self.clock) if decisions is not None else None
+        finished = self.schedframe_cycle_finished if rec is None else rec.cycle_finished
         pm = SimpleNamespace(
             hook=SimpleNamespace(
-                schedframe_cycle_finished=self.schedframe_cycle_finished,
+                schedframe_cycle_finished=finished,
                 schedframe_pod_bound=self.schedframe_pod_bound,
                 schedframe_pod_preempted=self.schedframe_pod_preempted,
+                **({} if rec is None else {"schedframe_pod_failed": rec.pod_failed}),
             )
         )
         # strict JSON (no NaN/Infinity); json.dumps with these arguments is its C encoder
@@ -267,6 +273,8 @@ class _Sim:
         self.progress = progress
         self.workloads: dict[str, WorkloadInfo] = {w.name: w for w in plan.workloads}
         self.recs: dict[str, _Rec] = {}  # uid -> record, in creation order
+        if rec is not None:
+            rec.attach(self.sched, self.schedframe_cycle_finished, self.recs)
         self.by_key: dict[str, str] = {}  # live pod key -> uid
         self.live: dict[str, dict[str, None]] = {w: {} for w in self.workloads}  # workload -> live uids
         self.on_node: dict[str, dict[str, None]] = {}
@@ -1063,6 +1071,8 @@ class _Sim:
             profiles=profiles,
             gang_blocked=gang_blocks(((r.pod, r.state) for r in recs), self.plan.objects,
                                      self.sched.frameworks),
+            recorded_decisions=None if self.recorder is None else self.recorder.decisions(),
+            recorded_verdicts=None if self.recorder is None else self.recorder.verdicts(),
         )
 
 
@@ -1137,6 +1147,7 @@ def run_plan(
     log: IO[str] | None = None,
     progress: Progress | None = None,
     sample_every: float | None = None,
+    decisions: RecordDecisions | bool | None = None,
 ) -> SimResult:
     """Run a materialised :class:`~schedframe.sim.Plan` (see :func:`schedframe.sim.simulate`).
 
@@ -1161,4 +1172,5 @@ def run_plan(
         log=log,
         progress=progress,
         sample_every=sample_every,
+        decisions=RecordDecisions.of(decisions),
     ).run()

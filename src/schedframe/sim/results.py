@@ -13,6 +13,9 @@ from typing import Any, Final, final
 
 import attrs
 
+from .. import _html
+from .decisions import DecisionsError, DecisionTable
+
 __all__ = [
     "PENDING",
     "PREEMPTED",
@@ -335,6 +338,13 @@ class SimResult:
             (only) by room. A ``"no-progress"`` end with gangs here is a gang that cannot
             complete, not a pod that fits nowhere.
         perf: wall-clock measurements (excluded from equality).
+        recorded_decisions / recorded_verdicts: the decision tables, when recorded
+            (``simulate(..., decisions=...)``; read them with :meth:`decisions` and
+            :meth:`filter_verdicts`); excluded from equality, so a run compares equal whether
+            it recorded them or not.
+
+    In a notebook a result shows its metrics, its pending pods and its decisions (when
+    recorded) as HTML.
 
     .. versionadded:: 0.1.0
     """
@@ -354,6 +364,60 @@ class SimResult:
     unhandled: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     profiles: tuple[str, ...] = ()
     gang_blocked: tuple[GangBlock, ...] = ()
+    recorded_decisions: DecisionTable | None = attrs.field(default=None, eq=False, repr=False)
+    recorded_verdicts: DecisionTable | None = attrs.field(default=None, eq=False, repr=False)
+
+    def decisions(self) -> DecisionTable:
+        """One row per scheduling attempt (:doc:`/decisions` lists the columns).
+
+        Raises:
+            DecisionsError: the run did not record them: pass ``decisions=True`` to
+                :func:`~schedframe.sim.simulate` (``--decisions FILE`` on the command line).
+
+        .. versionadded:: 0.1.0
+        """
+        if self.recorded_decisions is None:
+            raise DecisionsError(
+                f"{self.scenario}/{self.config}: decisions were not recorded; pass decisions=True "
+                "to simulate() (or --decisions FILE to schedframe simulate)")
+        return self.recorded_decisions
+
+    def filter_verdicts(self) -> DecisionTable:
+        """One row per (attempt, node) Filter verdict (:doc:`/decisions` lists the columns).
+
+        Raises:
+            DecisionsError: the run did not record them: pass
+                ``decisions=RecordDecisions(filter_verdicts=True)`` to
+                :func:`~schedframe.sim.simulate` (``--filter-verdicts FILE``).
+
+        .. versionadded:: 0.1.0
+        """
+        if self.recorded_verdicts is None:
+            raise DecisionsError(
+                f"{self.scenario}/{self.config}: filter verdicts were not recorded; pass "
+                "decisions=RecordDecisions(filter_verdicts=True) to simulate() (or "
+                "--filter-verdicts FILE to schedframe simulate)")
+        return self.recorded_verdicts
+
+    def _repr_html_(self) -> str:
+        m = self.metrics
+        parts = [_html.paragraph(f"{self.scenario} / {self.config} (seed {self.seed}): {m.placed:,} of "
+                                 f"{m.pods:,} pod(s) placed, {m.pending:,} pending; ended: "
+                                 f"{self.end_reason} at {m.end:g}s", bold=True)]
+        waits = (m.wait_p50, m.wait_p90, m.wait_p99, m.wait_max)
+        parts.append(_html.table(
+            ["pods", "placed", "pending", "running", "completed", "preemptions", "attempts",
+             "wait p50", "wait p90", "wait p99", "wait max", "cpu mean"],
+            [[m.pods, m.placed, m.pending, m.running, m.completed, m.preemptions, m.attempts,
+              *waits, f"{m.utilisation_mean.get('cpu', 0.0):.1%}"]]))
+        pending = self.pending()
+        if pending:
+            parts.append(_html.paragraph("pending at the end", bold=True))
+            parts.append(_html.table(["pod", "attempts", "message"],
+                                     ([p.key, p.attempts, p.message] for p in pending), total=len(pending)))
+        if self.recorded_decisions is not None:
+            parts.append(self.recorded_decisions._repr_html_())
+        return "<div>" + "".join(parts) + "</div>"
 
     def pod(self, key: str) -> PodResult:
         """The record of pod *key* (``namespace/name``; ``name`` alone means namespace default).

@@ -18,6 +18,7 @@ from ..api.objects import Node, Pod, Taint
 from ..errors import ManifestError, ScenarioError, SchedframeError, bounded_repr, did_you_mean
 from ..framework.registry import Registry
 from ._limits import check_time
+from .decisions import RecordDecisions
 from .engine import LOG_VERSION, Progress, run_plan
 from .results import SimResult
 from .scenario import (
@@ -134,6 +135,7 @@ def simulate(
     sample_every: float | None = None,
     kubernetes_version: str | None = None,
     feature_gates: Mapping[str, bool] | str | None = None,
+    decisions: RecordDecisions | bool = False,
 ) -> SimResult:
     """Simulate *scenario* under one configuration.
 
@@ -158,13 +160,19 @@ def simulate(
         kubernetes_version: the kube-scheduler release to emulate (``"1.33"``; default the
             newest): the configuration is read for it (see :doc:`/releases`).
         feature_gates: kube-scheduler feature gates (a mapping or ``"Name=true,Other=false"``).
+        decisions: record the decision tables (``result.decisions()``, and with
+            ``RecordDecisions(filter_verdicts=True)`` ``result.filter_verdicts()``): ``True``
+            for the defaults (the top 3 nodes), or a :class:`RecordDecisions`. Off by default:
+            a run that does not record pays nothing for it (:doc:`/decisions`).
 
     Raises:
         ScenarioError: an invalid scenario or plan.
         ConfigurationError: an invalid configuration.
+        DecisionsError: *decisions* is neither a bool nor a :class:`RecordDecisions`.
 
     .. versionadded:: 0.1.0
     """
+    recording = RecordDecisions.of(decisions)
     s = _scenario(scenario)
     spec = _config_spec(config, s)
     if kubernetes_version is not None or feature_gates:
@@ -183,6 +191,7 @@ def simulate(
             log=fh,
             progress=progress,
             sample_every=sample_every,
+            decisions=recording,
         )
 
 
@@ -580,6 +589,7 @@ def replay(
     progress: Progress | None = None,
     config: Any = None,
     config_name: str | None = None,
+    decisions: RecordDecisions | bool = False,
 ) -> SimResult:
     """Run an event log again: the plan, configuration and seed it records give the identical
     result (the log's own outcomes are not needed).
@@ -594,9 +604,11 @@ def replay(
             seed) under this configuration instead of the recorded one -- a what-if on a
             recorded workload. The metrics are then not checked.
         config_name: the name of *config* in the result (default ``"replay"``).
+        decisions: record the decision tables (as in :func:`simulate`).
 
     .. versionadded:: 0.1.0
     """
+    recording = RecordDecisions.of(decisions)
     r = _read_log(log, registry)
     if config is not None:
         check = False
@@ -611,6 +623,7 @@ def replay(
             explain=explain,
             progress=progress,
             sample_every=r.sample_every,
+            decisions=recording,
         )
     except ScenarioError as exc:
         if exc.source or exc.path not in ("sample_every", "until"):
