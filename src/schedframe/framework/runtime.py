@@ -175,7 +175,7 @@ class Framework(_HandleAccessors):
                  waiting_pods: WaitingPods | None = None, parallelism: int = 16,
                  snapshot: SharedLister | None = None,
                  pod_lister: Callable[[str | None], Sequence[Pod]] | None = None,
-                 _fallbacks: Mapping[str, Plugin] | None = None, _tracing: Tracing | None = None) -> None:
+                 _fallbacks: Mapping[str, Plugin] | None = None, _tracing: _Tracing | None = None) -> None:
         self.profile = profile
         self.profile_name: str = profile.scheduler_name
         self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
@@ -1146,7 +1146,7 @@ class Framework(_HandleAccessors):
 
 
 if TYPE_CHECKING:
-    from ._tracing import Tracing
+    from ._tracing import Tracing as _Tracing
     from .handle import Handle
 
     def _is_handle(f: Framework) -> Handle:
