@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +18,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+import schedframe
 from schedframe import Code, FakeClock, Scheduler, Status, object_from_manifest
 from schedframe.api import Node
 from schedframe.config.configuration import Profile, SchedulerConfiguration
@@ -272,6 +276,18 @@ def test_no_provider_records_nothing(exporter: InMemorySpanExporter) -> None:
         s.run_until_idle()
         assert s.node_of(pod) == "n0"
     assert exporter.get_finished_spans() == ()
+
+
+def test_no_import_without_a_provider() -> None:
+    """A scheduler built where nothing imported opentelemetry (so no global provider can be set)
+    does not import it either."""
+    code = ("import sys; from schedframe import Scheduler; Scheduler(); "
+            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(schedframe.__file__).parent.parent),
+                                         env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_without_opentelemetry(monkeypatch: pytest.MonkeyPatch, provider: TracerProvider) -> None:

@@ -23,6 +23,8 @@ label of its metrics):
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, final
@@ -110,7 +112,10 @@ def tracing_for(tracer_provider: object, clock: Clock, *, plugin_spans: bool = F
     """The :class:`Tracing` for *tracer_provider*, or ``None`` when tracing is off.
 
     Without a provider, OpenTelemetry's global one (which the SDK's ``OTEL_*`` environment
-    variables configure) if one is set, else off; off too without ``opentelemetry-api``.
+    variables configure) if one is set, else off; off too without ``opentelemetry-api``. A
+    global provider is looked for only once ``opentelemetry.trace`` has been imported (setting
+    one imports it) or ``OTEL_PYTHON_TRACER_PROVIDER`` names one, so a program that does
+    neither never imports ``opentelemetry``.
 
     Raises:
         ArgumentTypeError: *tracer_provider* is not a tracer provider (no ``get_tracer``), or
@@ -123,6 +128,9 @@ def tracing_for(tracer_provider: object, clock: Clock, *, plugin_spans: bool = F
         raise ArgumentTypeError(
             f"{owner}: tracer_provider must be an OpenTelemetry TracerProvider (an object with a "
             f"get_tracer() method), got {type(tracer_provider).__name__}")
+    if (tracer_provider is None and "opentelemetry.trace" not in sys.modules
+            and not os.environ.get("OTEL_PYTHON_TRACER_PROVIDER")):
+        return None  # nothing can have set a global provider: not even worth the import
     try:
         from opentelemetry import trace
     except ImportError:
