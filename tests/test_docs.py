@@ -89,7 +89,8 @@ def example_packages(tmp_path, monkeypatch) -> Iterator[None]:
 
 #: Pages whose examples need an optional extra: (module, extra) pairs.
 PAGE_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {"dra.rst": (("celpy", "dra"),),
-                                                      "kube.rst": (("kubernetes", "kube"),)}
+                                                      "kube.rst": (("kubernetes", "kube"),),
+                                                      "tracing.rst": (("opentelemetry.sdk", "otel"),)}
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(DOCS)))

@@ -42,8 +42,15 @@ def _traced(trace: Callable[[str, Status | None, Any], None] | None, name: str,
     return status
 
 
-def _bound(plugins: Sequence[Plugin], method: str) -> tuple[tuple[str, Any], ...]:
-    return tuple((p.name, getattr(p, method)) for p in plugins)
+#: what a framework with per-plugin spans wraps each plugin method with: ``(method, plugin, fn)``
+_Wrap = Callable[[str, str, Any], Any]
+
+
+def _bound(plugins: Sequence[Plugin], method: str, wrap: _Wrap | None = None) -> tuple[tuple[str, Any], ...]:
+    """``(name, plugin.method)`` per plugin, each method through *wrap* when given."""
+    if wrap is None:
+        return tuple((p.name, getattr(p, method)) for p in plugins)
+    return tuple((p.name, wrap(method, p.name, getattr(p, method))) for p in plugins)
 
 
 def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeInfo]:
@@ -53,7 +60,10 @@ def _rotated(nodes: Sequence[NodeInfo], start: int, skip: int) -> Sequence[NodeI
     return [*nodes[start:], *nodes[:start]][skip:]
 
 
-def _optional_method(obj: object, method: str) -> Any:
-    """``obj.method`` when *obj* has such a callable (an optional batch method), else ``None``."""
+def _optional_method(obj: object, method: str, wrap: _Wrap | None = None, plugin: str = "") -> Any:
+    """``obj.method`` when *obj* has such a callable (an optional batch method), else ``None``;
+    through *wrap* (as plugin *plugin*'s) when given."""
     fn = getattr(obj, method, None)
-    return fn if callable(fn) else None
+    if not callable(fn):
+        return None
+    return fn if wrap is None else wrap(method, plugin, fn)

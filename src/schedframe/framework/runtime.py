@@ -54,7 +54,7 @@ from ._filtering import (
     _wrong_type,
     adapt_filter,
 )
-from ._helpers import _bound, _check_args, _optional_method, _rotated, _traced
+from ._helpers import _bound, _check_args, _optional_method, _rotated, _traced, _Wrap
 from ._scoring import (
     _batch_scores,
     _check_range,
@@ -153,6 +153,8 @@ class Framework(_HandleAccessors):
         pod_lister: lists the pods of a namespace (every namespace for ``None``), pending and
             bound, as the scheduler's pod informer would; what :meth:`list_pods` calls (also
             settable later as :attr:`pod_lister`). Default: none (the pods cannot be listed).
+        _tracing: the Scheduler's tracing (internal); with its ``plugin_spans``, every plugin call
+            but PreEnqueue's and QueueSort's runs in a span of its own (:mod:`._tracing`).
 
     Attributes:
         pod_lister: see the argument.
@@ -173,7 +175,7 @@ class Framework(_HandleAccessors):
                  waiting_pods: WaitingPods | None = None, parallelism: int = 16,
                  snapshot: SharedLister | None = None,
                  pod_lister: Callable[[str | None], Sequence[Pod]] | None = None,
-                 _fallbacks: Mapping[str, Plugin] | None = None) -> None:
+                 _fallbacks: Mapping[str, Plugin] | None = None, _tracing: _Tracing | None = None) -> None:
         self.profile = profile
         self.profile_name: str = profile.scheduler_name
         self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
@@ -196,44 +198,46 @@ class Framework(_HandleAccessors):
         self._points: dict[str, list[Plugin]]
         self._weights: dict[str, int]
         self._plugins, self._points, self._weights = build_plugins(registry, profile, self, _fallbacks or {})
-        self._prepare()
+        self._prepare(None if _tracing is None else _tracing.plugin_wrapper())
 
     # -- construction ---------------------------------------------------------------------------
 
-    def _prepare(self) -> None:
-        """Precompute bound methods per point (the run loops then do no attribute lookups)."""
+    def _prepare(self, wrap: _Wrap | None) -> None:
+        """Precompute bound methods per point (the run loops then do no attribute lookups), each
+        through *wrap* (per-plugin spans) when given."""
         pts = self._points
         self._pre_enqueue: tuple[tuple[str, _PreEnqueueFn], ...] = _bound(pts["preEnqueue"], "pre_enqueue")
         self._less: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = pts["queueSort"][0].less  # type: ignore[attr-defined]
-        self._pre_filter: tuple[tuple[str, _PreFilterFn], ...] = _bound(pts["preFilter"], "pre_filter")
+        self._pre_filter: tuple[tuple[str, _PreFilterFn], ...] = _bound(pts["preFilter"], "pre_filter", wrap)
         exts: list[tuple[str, PreFilterExtensions]] = []
         for p in pts["preFilter"]:
             ext = self._extensions(p, "pre_filter_extensions")
             if ext is not None:
                 exts.append((p.name, ext))
         self._pre_filter_exts: tuple[tuple[str, PreFilterExtensions], ...] = tuple(exts)
-        self._filter: _Filters = _bound(pts["filter"], "filter")
+        self._filter: _Filters = _bound(pts["filter"], "filter", wrap)
         self._filter_cache: tuple[frozenset[str] | set[str], _Filters] = (_EMPTY, self._filter)
         self._filter_by_skip: dict[frozenset[str], _Filters] = {_EMPTY: self._filter}
         #: every Filter plugin's ``filter_nodes`` (BatchFilterPlugin), a per-node ``filter``
         #: adapted where it has none
         self._filter_nodes: dict[str, tuple[_FilterNodesFn, bool, bool]] = {}
-        for p in pts["filter"]:
-            fn = _optional_method(p, "filter_nodes")
+        for (name, filter_fn), p in zip(self._filter, pts["filter"]):
+            fn = _optional_method(p, "filter_nodes", wrap, name)
             if fn is not None:
-                self._filter_nodes[p.name] = (fn, _filters_whole_runs(p), False)
+                self._filter_nodes[name] = (fn, _filters_whole_runs(p), False)
             else:
-                self._filter_nodes[p.name] = (adapt_filter(p.name, p.filter), False, True)  # type: ignore[attr-defined]
+                self._filter_nodes[name] = (adapt_filter(name, filter_fn), False, True)
         #: the last active Filter plugins and their filter_nodes (None: some plugin has none)
         self._batch_filter_cache: tuple[_Filters, _BatchFilters | None] = ((), None)
-        self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter")
-        self._pre_score: tuple[tuple[str, _PreScoreFn], ...] = _bound(pts["preScore"], "pre_score")
+        self._post_filter: tuple[tuple[str, _PostFilterFn], ...] = _bound(pts["postFilter"], "post_filter",
+                                                                          wrap)
+        self._pre_score: tuple[tuple[str, _PreScoreFn], ...] = _bound(pts["preScore"], "pre_score", wrap)
         score: list[tuple[str, _ScoreFn, ScoreExtensions | None, int, _BatchScoreFn | None,
                           _NormalizeIntsFn | None, bool]] = []
-        for p in pts["score"]:
+        for (name, score_fn), p in zip(_bound(pts["score"], "score", wrap), pts["score"]):
             ext = self._extensions(p, "score_extensions")
-            score.append((p.name, p.score, ext, self._weights[p.name],  # type: ignore[attr-defined]
-                          _optional_method(p, "score_nodes"),
+            score.append((name, score_fn, ext, self._weights[name],
+                          _optional_method(p, "score_nodes", wrap, name),
                           None if ext is None else _optional_method(ext, "normalize_score_ints"),
                           not scores_in_range(p)))
         #: per Score plugin: name, score, its extensions, weight, the optional batch methods
@@ -241,12 +245,13 @@ class Framework(_HandleAccessors):
         #: whether its scores are range-checked (see ``_scoring.scores_in_range``)
         self._score: _ScorePlugins = tuple(score)
         self._reserve: tuple[tuple[str, _NodeFn, _UnreserveFn], ...] = tuple(
-            (p.name, p.reserve, p.unreserve) for p in pts["reserve"]  # type: ignore[attr-defined]
+            (name, fn, un) for (name, fn), (_n, un) in zip(_bound(pts["reserve"], "reserve", wrap),
+                                                          _bound(pts["reserve"], "unreserve", wrap))
         )
-        self._permit: tuple[tuple[str, _PermitFn], ...] = _bound(pts["permit"], "permit")
-        self._pre_bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["preBind"], "pre_bind")
-        self._bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["bind"], "bind")
-        self._post_bind: tuple[tuple[str, _UnreserveFn], ...] = _bound(pts["postBind"], "post_bind")
+        self._permit: tuple[tuple[str, _PermitFn], ...] = _bound(pts["permit"], "permit", wrap)
+        self._pre_bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["preBind"], "pre_bind", wrap)
+        self._bind: tuple[tuple[str, _NodeFn], ...] = _bound(pts["bind"], "bind", wrap)
+        self._post_bind: tuple[tuple[str, _UnreserveFn], ...] = _bound(pts["postBind"], "post_bind", wrap)
 
     def _extensions(self, plugin: Plugin, method: str) -> Any:
         fn = getattr(plugin, method, None)
@@ -1141,6 +1146,7 @@ class Framework(_HandleAccessors):
 
 
 if TYPE_CHECKING:
+    from ._tracing import Tracing as _Tracing
     from .handle import Handle
 
     def _is_handle(f: Framework) -> Handle:

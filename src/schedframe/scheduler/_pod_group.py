@@ -42,6 +42,7 @@ import attrs
 from ..api.objects import Pod
 from ..api.scheduling_workload import SchedulingPodGroup
 from ..errors import CacheError
+from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GROUP_CYCLE, SCHEDULING_CYCLE
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import FitError
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
@@ -128,13 +129,31 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         order = {p.uid: i for i, p in enumerate(self._group_pods_now(pod))}
         kept.sort(key=lambda m: (-(m.pod.priority or 0), m.initial_attempt_timestamp or 0.0,
                                  order.get(m.pod.uid, 0)))
+        tr = self._tracing
+        if tr is None:
+            self._pod_group_cycle(fwk, kept)
+        else:
+            with tr.cycle(POD_GROUP_CYCLE, pod, fwk.profile_name,
+                          **{ATTR_POD_GROUP: pod.scheduling_group or "", ATTR_POD_GROUP_MEMBERS: len(kept)}):
+                self._pod_group_cycle(fwk, kept)
+        return True
+
+    def _pod_group_cycle(self, fwk: Framework, kept: list[QueuedPodInfo]) -> None:
+        """The release's algorithm over the group's members *kept* (in order), then its result."""
         if release_of(fwk).minor >= (1, 37):
             attempts, group_status = self._pod_group_algorithm_137(fwk, kept)
+            self._outcome(group_status)
             self._submit_pod_group_137(fwk, kept, attempts, group_status)
-            return True
+            return
         attempts, group_status, waiting = self._pod_group_algorithm(fwk, kept)
+        self._outcome(group_status)
         self._submit_pod_group(fwk, kept, attempts, group_status, waiting)
-        return True
+
+    def _outcome(self, status: Status) -> None:
+        """With tracing, the group's status on the current span (the PodGroup cycle's)."""
+        tr = self._tracing
+        if tr is not None:
+            tr.outcome(tr.current(), status)
 
     # -- 1.37: PlacementFeasible, no Permit in the trial, group-level preemption -----------------
     def _placement_feasible(self, fwk: Framework, pod: Pod, scheduled: int, remaining: int) -> Status | None:
@@ -294,7 +313,17 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                     permit: bool = True) -> _Attempt:
         """One member's Filter/Score (and PostFilter: 1.36), then, when it has a node (or a
         nominated one), its assume and Reserve (and Permit, not parked: 1.36) on the shared
-        cluster."""
+        cluster; with tracing, in a scheduling cycle span of its own."""
+        tr = self._tracing
+        if tr is None:
+            return self._try_member_untraced(fwk, pinfo, post_filter, permit)
+        with tr.cycle(SCHEDULING_CYCLE, pinfo.pod, fwk.profile_name) as span:
+            a = self._try_member_untraced(fwk, pinfo, post_filter, permit)
+            tr.outcome(span, a.status, a.host)
+            return a
+
+    def _try_member_untraced(self, fwk: Framework, pinfo: QueuedPodInfo, post_filter: bool,
+                             permit: bool) -> _Attempt:
         pod = pinfo.pod
         a = _Attempt(pinfo, CycleState(), started=self.clock.now())
         self._current = (pod, fwk.profile_name)
@@ -307,8 +336,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                     return a
                 a.nominating = _CLEAR
                 if fwk.has_post_filter_plugins():
-                    result, pstatus = fwk.run_post_filter_plugins(a.state, pod, fit.diagnosis.node_to_status)
-                    fit.diagnosis.post_filter_msg = pstatus.message
+                    result = self._run_post_filter(fwk, a.state, pod, fit)
                     a.nominating = result.nominating_info if result is not None else None
                 a.status = Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
                 if a.nominating is None or not a.nominating.nominated_node_name:

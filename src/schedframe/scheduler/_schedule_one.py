@@ -18,7 +18,7 @@ import logging
 import operator
 from collections.abc import Sequence
 from itertools import compress, islice, repeat
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -26,6 +26,7 @@ from ..api.objects import Pod
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.snapshot import Snapshot
 from ..errors import CacheError, SchedulerError
+from ..framework._tracing import ATTR_NODES, ATTR_NODES_FEASIBLE, ATTR_SCORE, SCHEDULING_CYCLE
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import (
     ERR_NO_NODES_AVAILABLE,
@@ -34,7 +35,13 @@ from ..framework.diagnosis import (
     outside_pre_filter_result,
     single_node_failure,
 )
-from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
+from ..framework.interfaces import (
+    NominatingInfo,
+    NominatingMode,
+    PostFilterResult,
+    PreFilterResult,
+    QueuedPodInfo,
+)
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.victims_memo import VictimsMemo, nominator_checks
@@ -137,6 +144,22 @@ class ScheduleOneMixin(SchedulerBase):
         if pod.scheduling_group is not None and self._pod_group_cycles:
             return self._schedule_pod_group(fwk, pinfo)
 
+        tr = self._tracing
+        if tr is None:
+            state, host, start, status = self._cycle(fwk, pinfo)
+            span = None
+        else:
+            with tr.cycle(SCHEDULING_CYCLE, pod, fwk.profile_name) as span:
+                state, host, start, status = self._cycle(fwk, pinfo)
+                tr.outcome(span, status, host)
+        if status.code is _SUCCESS:
+            self._start_binding(fwk, state, pinfo, host, start, pod, status, span)
+        return True
+
+    def _cycle(self, fwk: Framework, pinfo: QueuedPodInfo) -> tuple[CycleState, str, float, Status]:
+        """One pod's scheduling cycle: ``(state, host, start, status)``; a failure is handled
+        (the pod requeued), a success's binding cycle is left to the caller."""
+        pod = pinfo.pod
         start = self.clock.now()
         state = CycleState()
         self._current = (pod, fwk.profile_name)
@@ -163,25 +186,32 @@ class ScheduleOneMixin(SchedulerBase):
             self._failure_handler(fwk, pinfo, status, nominating)
             self._hook("schedframe_cycle_finished", pod=pod, status=status, node_name="",
                        profile=fwk.profile_name, duration=self.clock.now() - start)
-            return True
-        self._start_binding(fwk, state, pinfo, host, start, pod, status)
-        return True
+        return state, host, start, status
 
     def _start_binding(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str,
-                       start: float, pod: Pod, status: Status) -> None:
+                       start: float, pod: Pod, status: Status, parent_span: Any = None) -> None:
         """The end of a successful scheduling cycle: the hooks, then the binding cycle (on the
-        executor, or its Permit wait parked)."""
+        executor, or its Permit wait parked). With tracing, the binding cycle's span starts here,
+        a child of *parent_span* (the scheduling cycle's), else of the current span."""
         assumed = pinfo.pod
         binding = _Binding(fwk, state, pinfo, host, start, pod)
+        tr = self._tracing
         try:
             self._hook("schedframe_pod_scheduled", pod=assumed, node_name=host, profile=fwk.profile_name)
             self._hook("schedframe_cycle_finished", pod=assumed, status=status, node_name=host,
                        profile=fwk.profile_name, duration=self.clock.now() - start)
+            if tr is not None:
+                binding.span = tr.start_binding(assumed, host, fwk.profile_name,
+                                                tr.current() if parent_span is None else parent_span)
             future = self._executor.submit(self._binding_thread, binding) if self._executor else None
         except BaseException as exc:
             # an observer hook interrupted (KeyboardInterrupt...), or the executor was shut down
             # by a concurrent close(): the binding cycle never starts, so undo the reservation
-            self._binding_cycle_error(binding, _internal_error(exc))
+            if tr is None or binding.span is None:
+                self._binding_cycle_error(binding, _internal_error(exc))
+            else:
+                with tr.resume(binding.span):
+                    self._binding_cycle_error(binding, _internal_error(exc))
             raise
         if future is not None:
             self._futures.add(future)
@@ -206,8 +236,7 @@ class ScheduleOneMixin(SchedulerBase):
         except FitError as fit:
             if not fwk.has_post_filter_plugins():
                 return "", _CLEAR_NOMINATED, Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
-            result, pstatus = fwk.run_post_filter_plugins(state, pod, fit.diagnosis.node_to_status)
-            fit.diagnosis.post_filter_msg = pstatus.message
+            result = self._run_post_filter(fwk, state, pod, fit)
             nominating = result.nominating_info if result is not None else None
             return "", nominating, Status(Code.UNSCHEDULABLE, (fit.message,), error=fit)
         except _CycleError as err:
@@ -222,6 +251,16 @@ class ScheduleOneMixin(SchedulerBase):
             state.pods_to_activate = {}
         return host, None, Status.OK
 
+    def _run_post_filter(self, fwk: Framework, state: CycleState, pod: Pod, fit: FitError
+                         ) -> PostFilterResult | None:
+        """PostFilter on *fit*'s rejections; its status's message goes to the diagnosis."""
+        tr = self._tracing
+        m = fit.diagnosis.node_to_status
+        result, pstatus = (fwk.run_post_filter_plugins(state, pod, m) if tr is None else
+                           tr.call("PostFilter", "", fwk.run_post_filter_plugins, state, pod, m))
+        fit.diagnosis.post_filter_msg = pstatus.message
+        return result
+
     def _assume_reserve(self, fwk: Framework, state: CycleState, pinfo: QueuedPodInfo, host: str) -> Status:
         """Assume the pod on *host* and run Reserve (upstream ``assumeAndReserve``); the failure
         with everything undone. *pinfo* then holds the assumed pod."""
@@ -233,7 +272,9 @@ class ScheduleOneMixin(SchedulerBase):
         except CacheError as exc:
             return Status.from_error(exc)
         self.nominator.delete(assumed)
-        status = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        tr = self._tracing
+        status = (fwk.run_reserve_plugins_reserve(state, assumed, host) if tr is None else
+                  tr.call("Reserve", host, fwk.run_reserve_plugins_reserve, state, assumed, host))
         if status.code is not _SUCCESS:
             self._unreserve_and_forget(fwk, state, assumed, host)
             return single_node_failure(pod, host, status)
@@ -250,7 +291,9 @@ class ScheduleOneMixin(SchedulerBase):
         if status.code is not _SUCCESS:
             return status
         assumed = pinfo.pod
-        status = fwk.run_permit_plugins(state, assumed, host, park=park)
+        tr = self._tracing
+        status = (fwk.run_permit_plugins(state, assumed, host, park=park) if tr is None else
+                  tr.call("Permit", host, fwk.run_permit_plugins, state, assumed, host, park=park))
         if status.code is not _SUCCESS and status.code is not Code.WAIT:
             self._unreserve_and_forget(fwk, state, assumed, host)
             return single_node_failure(pod, host, status)
@@ -259,8 +302,12 @@ class ScheduleOneMixin(SchedulerBase):
     def _unreserve_and_forget(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> None:
         """Unreserve, then forget the assumed pod -- even when an Unreserve plugin raises a
         BaseException (re-raised once the pod is forgotten)."""
+        tr = self._tracing
         try:
-            fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            if tr is None:
+                fwk.run_reserve_plugins_unreserve(state, assumed, host)
+            else:
+                tr.call("Unreserve", host, fwk.run_reserve_plugins_unreserve, state, assumed, host)
         finally:
             if self.cache.is_assumed(assumed):
                 self._forget(assumed)
@@ -295,15 +342,30 @@ class ScheduleOneMixin(SchedulerBase):
     def _find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
                                  ) -> tuple[list[NodeInfo], Diagnosis]:
         diagnosis = Diagnosis()
-        all_nodes = snapshot.list()
-        pre_res, status, rejectors = fwk.run_pre_filter_plugins(state, pod)
+        tr = self._tracing
+        pre_res, status, rejectors = (fwk.run_pre_filter_plugins(state, pod) if tr is None else
+                                      tr.call("PreFilter", "", fwk.run_pre_filter_plugins, state, pod))
         diagnosis.unschedulable_plugins = set(rejectors)
         if status.code is not _SUCCESS:
             if not status.is_rejected():
                 raise _CycleError(status)
             diagnosis.reject_all(status)
             return [], diagnosis
+        if tr is None:
+            return self._filter_nodes(fwk, state, pod, snapshot, diagnosis, pre_res, rejectors), diagnosis
+        with tr.point("Filter") as span:
+            feasible = self._filter_nodes(fwk, state, pod, snapshot, diagnosis, pre_res, rejectors)
+            span.set_attribute(ATTR_NODES, len(feasible) + len(diagnosis.node_to_status))
+            span.set_attribute(ATTR_NODES_FEASIBLE, len(feasible))
+            tr.outcome(span, Status.OK if feasible else Status(Code.UNSCHEDULABLE))
+        return feasible, diagnosis
 
+    def _filter_nodes(self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot,
+                      diagnosis: Diagnosis, pre_res: PreFilterResult | None, rejectors: set[str]
+                      ) -> list[NodeInfo]:
+        """The Filter part of :meth:`_find_nodes_that_fit_pod`: the nominated node first, then
+        the round robin over the nodes PreFilter left, then the extenders' filters."""
+        all_nodes = snapshot.list()
         if pod.nominated_node_name:
             nominated = snapshot.get(pod.nominated_node_name)
             if nominated is not None:
@@ -311,7 +373,7 @@ class ScheduleOneMixin(SchedulerBase):
                 if err is None and feasible and self.extenders:
                     feasible, err = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis)
                 if err is None and feasible:
-                    return feasible, diagnosis
+                    return feasible
 
         nodes: Sequence[NodeInfo] = all_nodes
         if pre_res is not None and pre_res.node_names is not None:
@@ -327,7 +389,7 @@ class ScheduleOneMixin(SchedulerBase):
             feasible, err = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis)
             if err is not None:
                 raise _CycleError(err)
-        return feasible, diagnosis
+        return feasible
 
     def num_feasible_nodes_to_find(self, percentage: int | None, num_all_nodes: int) -> int:
         """How many feasible nodes to find before scoring (upstream ``numFeasibleNodesToFind``):
@@ -513,10 +575,20 @@ class ScheduleOneMixin(SchedulerBase):
         scores every node got alike (the same host and ties: only ``_select_host`` reads them)."""
         if not fwk.has_score_plugins() and not self.extenders:
             return [1] * len(nodes)
-        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        tr = self._tracing
+        status = (fwk.run_pre_score_plugins(state, pod, nodes) if tr is None else
+                  tr.call("PreScore", "", fwk.run_pre_score_plugins, state, pod, nodes))
         if status.code is not _SUCCESS:
             raise _CycleError(status)
-        totals, same, status = fwk._score_totals_apart(state, pod, nodes)
+        if tr is None:
+            totals, same, status = fwk._score_totals_apart(state, pod, nodes)
+        else:
+            with tr.point("Score") as span:
+                totals, same, status = fwk._score_totals_apart(state, pod, nodes)
+                span.set_attribute(ATTR_NODES, len(nodes))
+                if totals:  # the best node's total weighted score (extenders' not counted)
+                    span.set_attribute(ATTR_SCORE, max(totals) + same)
+                tr.outcome(span, status)
         if status.code is not _SUCCESS:
             raise _CycleError(status)
         if self.extenders:
@@ -602,6 +674,15 @@ class ScheduleOneMixin(SchedulerBase):
             self._unreserve_and_forget(fwk, state, pod, pod.node_name)
 
     def _after_permit(self, b: _Binding, decision: Status) -> None:
+        """The binding cycle once Permit decided (in its span, when tracing)."""
+        tr = self._tracing
+        if tr is None or b.span is None:
+            self._binding_cycle(b, decision)
+        else:
+            with tr.resume(b.span):
+                self._binding_cycle(b, decision)
+
+    def _binding_cycle(self, b: _Binding, decision: Status) -> None:
         try:
             self._after_permit_unsafe(b, decision)
         except Exception as exc:
@@ -631,11 +712,12 @@ class ScheduleOneMixin(SchedulerBase):
             return
         with self._lock:
             self.queue.done(assumed.uid)
-        status = fwk.run_pre_bind_plugins(state, assumed, host)
+        tr = self._tracing
+        status = (fwk.run_pre_bind_plugins(state, assumed, host) if tr is None else
+                  tr.call("PreBind", host, fwk.run_pre_bind_plugins, state, assumed, host))
         if status.code is _SUCCESS:
-            bound_by_extender = self._extenders_binding(assumed, host) if self.extenders else None
-            status = (fwk.run_bind_plugins(state, assumed, host) if bound_by_extender is None
-                      else bound_by_extender)
+            status = (self._bind(fwk, state, assumed, host) if tr is None else
+                      tr.call("Bind", host, self._bind, fwk, state, assumed, host))
             self.cache.finish_binding(assumed)
         if status.code is not _SUCCESS:
             self._binding_cycle_error(b, status)
@@ -646,11 +728,20 @@ class ScheduleOneMixin(SchedulerBase):
         b.bound = True
         if bound is not None:
             self._hook("schedframe_pod_bound", pod=bound, node_name=host, profile=fwk.profile_name)
-        fwk.run_post_bind_plugins(state, assumed, host)
+        if tr is None:
+            fwk.run_post_bind_plugins(state, assumed, host)
+        else:
+            tr.outcome(b.span, Status.OK)
+            tr.call("PostBind", host, fwk.run_post_bind_plugins, state, assumed, host)
         to_activate = state.pods_to_activate
         if to_activate:
             with self._lock:
                 self.queue.activate(list(to_activate.values()))
+
+    def _bind(self, fwk: Framework, state: CycleState, assumed: Pod, host: str) -> Status:
+        """Bind: the binding extender's, if one is interested in the pod, else the plugins'."""
+        bound_by_extender = self._extenders_binding(assumed, host) if self.extenders else None
+        return fwk.run_bind_plugins(state, assumed, host) if bound_by_extender is None else bound_by_extender
 
     def _confirm_bound(self, assumed: Pod, host: str, original: Pod) -> Pod | None:
         """The API server confirmed the binding: the pod is bound (an ``AssignedPodAdd``)."""
@@ -680,8 +771,14 @@ class ScheduleOneMixin(SchedulerBase):
     def _binding_cycle_error_locked(self, b: _Binding, status: Status) -> None:
         b.undone = True
         assumed = b.pinfo.pod
+        tr = self._tracing
         try:
-            b.fwk.run_reserve_plugins_unreserve(b.state, assumed, b.host)
+            if tr is None:
+                b.fwk.run_reserve_plugins_unreserve(b.state, assumed, b.host)
+            else:
+                if b.span is not None:
+                    tr.outcome(b.span, status)
+                tr.call("Unreserve", b.host, b.fwk.run_reserve_plugins_unreserve, b.state, assumed, b.host)
         except BaseException:
             # an interrupted Unreserve: still forget and requeue, then let it through
             if self.cache.is_assumed(assumed):

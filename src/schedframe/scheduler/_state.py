@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..cache.snapshot import Snapshot
     from ..cache.store import ObjectStore
     from ..config.configuration import SchedulerConfiguration
+    from ..framework._tracing import Tracing
     from ..framework.clock import Clock
     from ..framework.diagnosis import Diagnosis
     from ..framework.extender import Extender
@@ -57,6 +58,8 @@ class _Binding:
     bound: bool = False
     #: the failure path (Unreserve, forget, requeue) ran
     undone: bool = False
+    #: the binding cycle's OpenTelemetry span (tracing on), ended when the cycle has run
+    span: Any = None
 
 
 @attrs.frozen
@@ -124,6 +127,7 @@ class SchedulerBase:
         _last_cycle_pod: str
         _counts: dict[str, int]
         _nominated_outcomes: NodeOutcomes
+        _tracing: Tracing | None
         _executor: concurrent.futures.ThreadPoolExecutor | None
         _futures: set[concurrent.futures.Future[None]]
         _closed: bool

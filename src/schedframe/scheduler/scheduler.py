@@ -53,6 +53,7 @@ from ..cache.cache import Cache
 from ..cache.snapshot import Snapshot
 from ..cache.store import ObjectStore
 from ..errors import ArgumentTypeError, SchedulerError
+from ..framework._tracing import tracing_for
 from ..framework.binder import Binder, InMemoryBinder, SchedulerClient
 from ..framework.clock import Clock, FakeClock
 from ..framework.diagnosis import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
@@ -236,6 +237,12 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
         on_pop: called with each :class:`~schedframe.QueuedPodInfo` popped from the scheduling
             queue, before its scheduling cycle runs (under the scheduler's lock; the simulator
             explains the cycle about to run there). Settable later as :attr:`on_pop`.
+        tracer_provider: an OpenTelemetry ``TracerProvider``: each scheduling and binding cycle
+            becomes a span, with a child per extension point (:doc:`/tracing`). ``None``
+            (default): OpenTelemetry's global provider if one is set (the ``otel`` extra),
+            else no tracing, at no cost.
+        trace_plugins: with tracing, also one span per plugin call (per node at Filter and
+            Score: many spans); off by default.
 
     Attributes:
         extenders: the extenders built from the configuration, in call order (ignorable ones
@@ -256,7 +263,8 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
                  tie_break: Callable[[str], Any] | None = None,
                  pod_deleter: Callable[[Pod], None] | None = None,
                  on_pop: Callable[[QueuedPodInfo], None] | None = None,
-                 kubernetes_version: Any = None, feature_gates: Any = None) -> None:
+                 kubernetes_version: Any = None, feature_gates: Any = None,
+                 tracer_provider: Any = None, trace_plugins: bool = False) -> None:
         registry, plugin_manager, config = _resolve(
             config, registry, plugin_manager, load_entry_points=load_entry_points,
             kubernetes_version=kubernetes_version, feature_gates=feature_gates)
@@ -288,6 +296,7 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
 
             clock = RealClock() if threaded else FakeClock()
         self.clock: Clock = clock
+        self._tracing = tracing_for(tracer_provider, clock, plugin_spans=trace_plugins)
         self.registry = registry
         self._rng = random.Random(seed)
         self._tie_break = tie_break
@@ -342,7 +351,8 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
                 registry, profile, objects=self.objects, clock=self.clock, client=self.client,
                 event_recorder=self.recorder, nominator=self.nominator,
                 pod_activator=self._activate_pods, waiting_pods=self.waiting_pods,
-                parallelism=config.parallelism, snapshot=self._snapshot, pod_lister=self.list_pods)
+                parallelism=config.parallelism, snapshot=self._snapshot, pod_lister=self.list_pods,
+                _tracing=self._tracing)
             self.frameworks[profile.scheduler_name].pod_assumed = self.cache.is_assumed
         self.extenders: tuple[Extender, ...] = build_extenders(config.extenders, extender_transport)
         for fwk in self.frameworks.values():
