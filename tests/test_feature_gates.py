@@ -115,18 +115,18 @@ def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
     """A known gate schedframe does not model is accepted at its default only, never ignored."""
     assert release_profile("1.36", {"SchedulerAsyncPreemption": True}) == release_profile("1.36")
     with pytest.raises(ConfigurationError) as info:
-        release_profile("1.36", {"SchedulerAsyncPreemption": False, "TopologyAwareWorkloadScheduling": True})
+        release_profile("1.36", {"SchedulerAsyncPreemption": False, "WorkloadAwarePreemption": True})
     assert [e.split(":")[0] for e in info.value.errors] == [
-        "feature_gates['SchedulerAsyncPreemption']", "feature_gates['TopologyAwareWorkloadScheduling']"]
-    assert ("feature gate TopologyAwareWorkloadScheduling is not modelled by schedframe: only its Kubernetes "
+        "feature_gates['SchedulerAsyncPreemption']", "feature_gates['WorkloadAwarePreemption']"]
+    assert ("feature gate WorkloadAwarePreemption is not modelled by schedframe: only its Kubernetes "
             "1.36 default, false, is accepted") in info.value.errors[1]
 
 
 def test_gang_scheduling_needs_generic_workload() -> None:
     """GangScheduling depends on GenericWorkload, as 1.35's kube-scheduler declares (its own
     words); together they add the GangScheduling plugin to 1.35's default profile. From 1.36 on
-    the PodGroup API and cycle are modelled; the placement algorithm is not, and its gate is
-    refused away from its default."""
+    the PodGroup API, its cycle and its topology placements are modelled; composite groups are
+    not, and their gate is refused away from its default."""
     with pytest.raises(ConfigurationError, match=r"GangScheduling is enabled, but depends on features "
                                                  r"that are disabled: \[GenericWorkload\]"):
         release_profile("1.35", {"GangScheduling": True})
@@ -136,12 +136,13 @@ def test_gang_scheduling_needs_generic_workload() -> None:
     assert "GangScheduling" not in SchedulerConfiguration.default().profiles[0].plugin_names()
     with pytest.raises(ConfigurationError, match=r"unrecognized feature gate: GenericWorkload"):
         release_profile("1.34", {"GenericWorkload": True})
-    # 1.36 on: the PodGroup API and cycle are modelled, its placements are not
+    # 1.36 on: the PodGroup API, its cycle and its placements are modelled, composite groups not
     gang = release_profile("1.36", {"GenericWorkload": True, "GangScheduling": True})
     assert gang.enabled("GangScheduling")
-    with pytest.raises(ConfigurationError,
-                       match=r"TopologyAwareWorkloadScheduling is not modelled by schedframe"):
-        release_profile("1.37", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True})
+    assert release_profile("1.37", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
+                           ).enabled("TopologyAwareWorkloadScheduling")
+    with pytest.raises(ConfigurationError, match=r"CompositePodGroup is not modelled by schedframe"):
+        release_profile("1.37", {"GenericWorkload": True, "CompositePodGroup": True})
 
 
 def test_gate_values_must_be_bools() -> None:

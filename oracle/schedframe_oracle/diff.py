@@ -617,9 +617,8 @@ def diff_case(
                     current = sched.get_pod(m["pod"])
                     if current is not None:
                         sched.queue.activate([current])
-            if len(members) > 1:
-                group_got = _attempt_group(sched, [m["pod"] for m in members],
-                                           {m["pod"]: m.get("node") for m in members})
+            if len(members) > 1 or members[0].get("placements"):
+                group_got = _attempt_group(sched, members)
                 got = group_got.pop(key)
             else:
                 got = _attempt(sched, key)
@@ -733,23 +732,50 @@ def _group_cycle(cycles: Sequence[Mapping[str, Any]], index: int) -> list[Mappin
 
 
 class _Probes:
-    """One :class:`_Probe` per pod of a PodGroup cycle."""
+    """One :class:`_Probe` per pod of a PodGroup cycle and placement it was tried in (the
+    placement's sorted node names; ``None`` for every node)."""
 
-    def __init__(self) -> None:
-        self.by_pod: dict[str, _Probe] = {}
+    def __init__(self, sched: Any) -> None:
+        self.sched = sched
+        self.by_pod: dict[tuple[str, tuple[str, ...] | None], _Probe] = {}
 
     def __call__(self, phase: Any) -> None:
-        self.by_pod.setdefault(phase.pod.key, _Probe())(phase)
+        placement = self.sched._placement
+        key = None if placement is None else tuple(sorted(placement.nodes))
+        self.by_pod.setdefault((phase.pod.key, key), _Probe())(phase)
 
 
-def _attempt_group(sched: Any, keys: Sequence[str], nodes: Mapping[str, str | None]
-                   ) -> dict[str, dict[str, Any]]:
+def _force_placements(sched: Any, records: Sequence[Mapping[str, Any]]) -> None:
+    """Make schedframe try the placements in the order the oracle's cycle tried them (Go's map
+    order), and prefer among equally scored ones the placement the oracle bound the group in."""
+    tried = [tuple(p) for p in (records[0].get("placements") or [])] if records else []
+    chosen = next((tuple(r["placement"]) for r in records
+                   if r.get("outcome") == "bound" and r.get("placement")), None)
+    rank = {p: i for i, p in enumerate(tried)}
+
+    def order(placements: list[Any]) -> list[Any]:
+        return sorted(placements, key=lambda pl: rank.get(tuple(sorted(pl.nodes)), len(rank)))
+
+    def prefer(placement: Any) -> int:
+        return 0 if tuple(sorted(placement.nodes)) == chosen else 1
+
+    sched._placement_order = order if tried else None
+    sched._placement_tie_break = prefer if chosen is not None else None
+
+
+def _attempt_group(sched: Any, records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """One PodGroup cycle of schedframe for the pods *keys*, in the oracle's order: the members
     are tried in the order the oracle's cycle took them (upstream 1.36 orders them by a
     timestamp set in Go's map order), each recorded as the oracle records it. A tie between
     top-scoring nodes goes to the node the oracle chose (*nodes*), as the rebuild after a tie
-    does between cycles: the members after it see the same cluster."""
-    probes = _Probes()
+    does between cycles: the members after it see the same cluster. With
+    TopologyAwareWorkloadScheduling the placements are tried in the oracle's order and a member's
+    record is its trial in the placement the oracle recorded (``placement``)."""
+    keys = [m["pod"] for m in records]
+    nodes = {m["pod"]: m.get("node") for m in records}
+    want_placement = {m["pod"]: tuple(m["placement"]) if m.get("placement") else None for m in records}
+    probes = _Probes(sched)
+    _force_placements(sched, records)
 
     def prefer_oracle(node: str) -> int:
         current = sched._current
@@ -768,10 +794,11 @@ def _attempt_group(sched: Any, keys: Sequence[str], nodes: Mapping[str, str | No
     finally:
         sched._on_filtered = None
         sched._tie_break = saved_tie_break
+        sched._placement_order = sched._placement_tie_break = None
     after = {p.key for p in sched.pods() if p.node_name}
     out: dict[str, dict[str, Any]] = {}
     for k in keys:
-        probe = probes.by_pod.get(k, _Probe())
+        probe = probes.by_pod.get((k, want_placement[k]), _Probe())
         pod = sched.get_pod(k)
         rec: dict[str, Any] = {"victims": sorted(before - after) if not out else [],
                                "filter": probe.filter, "preFilter": probe.pre_filter,

@@ -121,10 +121,10 @@ class FeatureGate:
 
 _NOT_MODELLED: Final = "not modelled: schedframe behaves as with the release's default"
 _NOT_MODELLED_DRA: Final = "schedframe's DynamicResources plugin behaves as with the release's default"
-_WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGroup API and the PodGroup "
-                        "cycle's default algorithm of 1.36 and 1.37, without placements, composite "
-                        "groups or preemption of victims for a group): schedframe behaves as with the "
-                        "gate off")
+_WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGroup API, the PodGroup "
+                        "cycle's default algorithm of 1.36 and 1.37 and its topology placements, "
+                        "without composite groups or preemption of victims for a group): schedframe "
+                        "behaves as with the gate off")
 
 #: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
 #: ``name: (modelled, note, releases modelled in)``. Every gate of a release's
@@ -188,7 +188,11 @@ _BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]
         "VolumeBinding scores every pod, by the utilisation of the storage its claims bind (the "
         "args' shape, defaulted with the gate on)", ""),
     "TaintTolerationComparisonOperators": ("", "tolerations compare with Equal and Exists only"),
-    "TopologyAwareWorkloadScheduling": ("", _WORKLOAD_API),
+    "TopologyAwareWorkloadScheduling": (
+        "a PodGroup cycle tries the group in each placement of its topology constraint (one per "
+        "value of the node label) and keeps the best one (PodGroupPodsCount and NodeResourcesFit's "
+        "placement scores; the placement plugins are upstream's defaults, not configurable)",
+        _WORKLOAD_API, frozenset({"1.36", "1.37"})),
     "VolumeAttributesClass": ("", "volume attributes classes are not read"),
     "VolumeCapacityPriority": ("", "VolumeBinding does not score capacity"),
     "VolumeLimitScaling": ("", "CSI volume limits are read as given"),

@@ -632,6 +632,29 @@ class NodeResourcesFit(WithArgs[NodeResourcesFitArgs]):
         score_nodes = self._score_nodes
         return self._score_memo.values(reqs, lister, nodes, lambda some: score_nodes(some, reqs))
 
+    def score_placement(self, pods: Sequence[Pod], nodes: Sequence[NodeInfo]) -> int:
+        """A placement's score (upstream ``Fit.ScorePlacement``, 1.36 on, with
+        TopologyAwareWorkloadScheduling): MostAllocated over the scoring strategy's resources,
+        summed over the placement's *nodes*, with the requests of the group's *pods* proposed
+        there added to what the nodes already hold (non-zero requests, as Score counts them)."""
+        resources = self._args.scoring_strategy.resources
+        scorer = ResourceAllocationScorer(resources, most_allocated_scorer([r.weight for r in resources]),
+                                          use_requested=False)
+        requested = [0] * len(resources)
+        for pod in pods:
+            for i, amount in enumerate(scorer.pod_requests(pod)):
+                requested[i] += amount
+        allocatable = [0] * len(resources)
+        for node_info in nodes:
+            # upstream passes the running total as the node's "pod requests": a scalar resource
+            # none of the pods asks for is left out, as in Score
+            with_group, node_allocatable = scorer.allocatable_requested(node_info, requested)
+            for i, amount in enumerate(node_allocatable):
+                if amount:
+                    allocatable[i] += amount
+                    requested[i] = with_group[i]  # the group's requests plus this node's
+        return most_allocated_scorer([r.weight for r in resources])(requested, allocatable)
+
     def score_extensions(self) -> ScoreExtensions | None:
         """None: scores are already in [0, 100]."""
         return None

@@ -25,8 +25,12 @@ reserved without Permit; a group that cannot be placed goes to PodGroupPostFilte
 message. Of that preemption schedframe models the outcomes without victims (preemption policy
 Never, no lower-priority pod); a group that could preempt fails with an error saying so.
 
-Not modelled: the placement algorithm of ``TopologyAwareWorkloadScheduling`` (the
-``placementGenerate``/``placementScore`` extension points), 1.36's workload-aware preemption
+With ``TopologyAwareWorkloadScheduling`` (both releases) the algorithm runs once per placement
+of the group's topology constraint and the best feasible placement is kept (see
+:mod:`._placements`).
+
+Not modelled: configurable placement plugins (the ``placementGenerate``/``placementScore``
+extension points in profiles: the defaults run), 1.36's workload-aware preemption
 (``WorkloadAwarePreemption``), 1.37's preemption of victims for a group, composite pod groups,
 and the PodGroup's ``PodGroupScheduled`` condition (the scheduler does not write PodGroup
 status).
@@ -34,7 +38,7 @@ status).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import attrs
@@ -46,10 +50,11 @@ from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GRO
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import FitError
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
-from ..framework.plugin_names import DEFAULT_PREEMPTION, GANG_SCHEDULING
+from ..framework.plugin_names import DEFAULT_PREEMPTION, GANG_SCHEDULING, NODE_RESOURCES_FIT
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ._placements import Placement, generate_placements, no_placement_available, pods_count_scores
 from ._schedule_one import ScheduleOneMixin, _CycleError, _internal_error
 
 __all__ = ["ERR_POD_GROUP_UNSCHEDULABLE", "MSG_POD_GROUP_WAITING_FOR_PREEMPTION", "PodGroupCycleMixin"]
@@ -76,6 +81,18 @@ class _Attempt:
     requires_preemption: bool = False
     assumed: Pod | None = None
     started: float = 0.0
+
+
+@attrs.define
+class _GroupResult:
+    """One run of the default algorithm (upstream ``podGroupAlgorithmResult``): the members'
+    attempts in order (those reached), the group's status, whether it is feasible once a
+    preemption completes (1.36) and whether a member was placed (1.37)."""
+
+    attempts: list[_Attempt]
+    status: Status
+    waiting: bool = False
+    any_scheduled: bool = False
 
 
 class PodGroupCycleMixin(ScheduleOneMixin):
@@ -141,13 +158,13 @@ class PodGroupCycleMixin(ScheduleOneMixin):
     def _pod_group_cycle(self, fwk: Framework, kept: list[QueuedPodInfo]) -> None:
         """The release's algorithm over the group's members *kept* (in order), then its result."""
         if release_of(fwk).minor >= (1, 37):
-            attempts, group_status = self._pod_group_algorithm_137(fwk, kept)
+            attempts, group_status = self._pod_group_run_137(fwk, kept)
             self._outcome(group_status)
             self._submit_pod_group_137(fwk, kept, attempts, group_status)
             return
-        attempts, group_status, waiting = self._pod_group_algorithm(fwk, kept)
-        self._outcome(group_status)
-        self._submit_pod_group(fwk, kept, attempts, group_status, waiting)
+        result = self._with_placements(fwk, kept, lambda: self._pod_group_algorithm(fwk, kept), newer=False)
+        self._outcome(result.status)
+        self._submit_pod_group(fwk, kept, result.attempts, result.status, result.waiting)
 
     def _outcome(self, status: Status) -> None:
         """With tracing, the group's status on the current span (the PodGroup cycle's)."""
@@ -163,20 +180,40 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         check = getattr(plugin, "placement_feasible", None)
         return check(pod, scheduled, remaining) if callable(check) else None
 
-    def _pod_group_algorithm_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]
-                                 ) -> tuple[list[_Attempt], Status]:
+    def _pod_group_run_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]
+                           ) -> tuple[list[_Attempt], Status]:
+        """1.37's ``runRootSchedulingAlgorithm`` and what ``podGroupCycle`` does after it: the
+        algorithm (over the placements, with TopologyAwareWorkloadScheduling), a success that
+        placed no member made unschedulable, the members not reached given the group's status,
+        and PodGroupPostFilter for a group that cannot be placed."""
+        result = self._with_placements(fwk, members, lambda: self._pod_group_algorithm_137(fwk, members),
+                                       newer=True)
+        group = result.status
+        if group.code is Code.SUCCESS and not result.any_scheduled:
+            group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
+        attempts = list(result.attempts)
+        # the members the algorithm did not reach fail with the group's status as it is now,
+        # before PodGroupPostFilter adds its reason (upstream completePodGroupAlgorithmResult)
+        for m in members[len(attempts):]:
+            attempts.append(_Attempt(m, CycleState(), status=group, started=self.clock.now()))
+        if group.code is Code.UNSCHEDULABLE:
+            group = self._pod_group_post_filter(fwk, members, group)
+        return attempts, group
+
+    def _pod_group_algorithm_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> _GroupResult:
         """1.37's default algorithm: PlacementFeasible before and after each member; each member
         filtered and scored (no PostFilter) and assumed and reserved (no Permit); all undone."""
         attempts: list[_Attempt] = []
         first = members[0].pod
-        scheduled = sum(1 for p in self._group_pods_now(first) if p.node_name or self.cache.is_assumed(p))
+        scheduled = len(self._group_placed(first))
         remaining = len(members)
         group = self._placement_feasible(fwk, first, scheduled, remaining)
         placed: list[_Attempt] = []
         any_scheduled = False
         try:
             if group is not None and group.code is Code.UNSCHEDULABLE:
-                return attempts, Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, *group.reasons))
+                return _GroupResult(attempts, Status(Code.UNSCHEDULABLE,
+                                                     (ERR_POD_GROUP_UNSCHEDULABLE, *group.reasons)))
             for m in members:
                 a = self._try_member(fwk, m, post_filter=False, permit=False)
                 attempts.append(a)
@@ -195,19 +232,94 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 any_scheduled = any_scheduled or a.status.code is Code.SUCCESS
             if group is not None and group.code is Code.WAIT:
                 group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, *group.reasons))
-            if group is None or group.code is Code.SUCCESS:
-                # a success needs a member placed (upstream runRootSchedulingAlgorithm)
-                group = Status.OK if any_scheduled else Status(Code.UNSCHEDULABLE,
-                                                                (ERR_POD_GROUP_UNSCHEDULABLE,))
         finally:
             self._revert(fwk, placed)
-        # the members the algorithm did not reach fail with the group's status as it is now,
-        # before PodGroupPostFilter adds its reason (upstream completePodGroupAlgorithmResult)
-        for m in members[len(attempts):]:
-            attempts.append(_Attempt(m, CycleState(), status=group, started=self.clock.now()))
-        if group.code is Code.UNSCHEDULABLE:
-            group = self._pod_group_post_filter(fwk, members, group)
-        return attempts, group
+        if group is None or group.code is Code.SUCCESS:
+            return _GroupResult(attempts, Status.OK, any_scheduled=any_scheduled)
+        return _GroupResult(attempts, group)
+
+    # -- TopologyAwareWorkloadScheduling: the group tried in each placement ----------------------
+    def _group_placed(self, pod: Pod) -> list[tuple[Pod, str]]:
+        """The pods of *pod*'s group already placed (bound, or assumed by the cache), with their
+        nodes (upstream ``PodGroupState.ScheduledPods``)."""
+        out = []
+        for p in self._group_pods_now(pod):
+            if p.node_name:
+                out.append((p, p.node_name))
+            elif (assumed := self.cache.get_pod(p)) is not None and self.cache.is_assumed(p):
+                out.append((p, assumed.node_name or ""))
+        return out
+
+    def _with_placements(self, fwk: Framework, members: Sequence[QueuedPodInfo],
+                         trial: Callable[[], _GroupResult], *, newer: bool) -> _GroupResult:
+        """Upstream ``podGroupSchedulingPlacementAlgorithm`` (``TopologyAwareWorkloadScheduling``
+        on, see :mod:`._placements`): the group's placements generated, *trial* (the release's
+        default algorithm) run in each, the best feasible one kept; without the gate *trial* once
+        on every node. *newer*: 1.37's status when none is feasible."""
+        if not self._placements_on:
+            return trial()
+        first = members[0].pod
+        snapshot = self._snapshot
+        self.cache.update_snapshot(snapshot)
+        nodes = snapshot.list()
+        placed = self._group_placed(first)
+        placements = generate_placements(self._pod_group_of(first), nodes, placed, snapshot.get)
+        if isinstance(placements, Status):
+            return _GroupResult([], placements)
+        if self._placement_order is not None:
+            placements = self._placement_order(placements)
+        first_result: _GroupResult | None = None
+        feasible: list[tuple[Placement, _GroupResult]] = []
+        for placement in placements:
+            # a placement of every node is no placement (upstream AssumePlacement)
+            self._placement = None if len(placement.nodes) == len(nodes) else placement
+            try:
+                result = trial()
+            finally:
+                self._placement = None
+            if result.status.code is Code.ERROR:
+                return result
+            if first_result is None:
+                first_result = result
+            if result.status.code is Code.SUCCESS or result.waiting:
+                feasible.append((placement, result))
+        if not feasible:
+            assert first_result is not None  # at least one placement is generated
+            status = no_placement_available(len(placements), first_result.status, with_group_error=newer,
+                                            group_error=ERR_POD_GROUP_UNSCHEDULABLE)
+            return attrs.evolve(first_result, status=status, any_scheduled=False)
+        if len(feasible) == 1:
+            return feasible[0][1]
+        best = self._best_placement(fwk, feasible, len(placed), newer)
+        return best if isinstance(best, _GroupResult) else _GroupResult([], best)
+
+    def _best_placement(self, fwk: Framework, feasible: Sequence[tuple[Placement, _GroupResult]],
+                        scheduled: int, newer: bool) -> _GroupResult | Status:
+        """Upstream ``findBestPlacement``: the feasible placements scored by PodGroupPodsCount and
+        NodeResourcesFit (weight 1 each); the best total wins, ties at random."""
+        proposals = [[a for a in r.attempts if a.host and (a.status.code is Code.SUCCESS
+                                                           or (not newer and a.requires_preemption))]
+                     for _p, r in feasible]
+        counts = pods_count_scores(scheduled, [len(p) for p in proposals])
+        if isinstance(counts, Status):
+            return counts
+        totals = list(counts)
+        fit = fwk.get_plugin(NODE_RESOURCES_FIT)
+        score_placement = getattr(fit, "score_placement", None)
+        if callable(score_placement):
+            snapshot = self._snapshot
+            self.cache.update_snapshot(snapshot)
+            for i, (placement, _r) in enumerate(feasible):
+                infos = [ni for name in placement.nodes if (ni := snapshot.get(name)) is not None]
+                totals[i] += int(score_placement([a.pinfo.pod for a in proposals[i]], infos))
+        top = max(totals)
+        ties = [i for i, t in enumerate(totals) if t == top]
+        if len(ties) == 1:
+            return feasible[ties[0]][1]
+        if self._placement_tie_break is not None:
+            key = self._placement_tie_break
+            return feasible[min(ties, key=lambda i: key(feasible[i][0]))][1]
+        return feasible[ties[self._rng.randrange(len(ties))]][1]
 
     def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo],
                                group: Status) -> Status:
@@ -266,8 +378,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 self._finish_failed(fwk, m, a.status, a.nominating, a.started)
 
     # -- the default algorithm -------------------------------------------------------------------
-    def _pod_group_algorithm(self, fwk: Framework, members: Sequence[QueuedPodInfo]
-                             ) -> tuple[list[_Attempt], Status, bool]:
+    def _pod_group_algorithm(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> _GroupResult:
         """Try every member on the same cluster, each seeing the ones before it placed; undo it
         all. Returns the attempts, the group's status and whether it waits on preemption."""
         attempts: list[_Attempt] = []
@@ -297,7 +408,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                         group = Status.OK
         finally:
             self._revert(fwk, placed)
-        return attempts, group, waiting
+        return _GroupResult(attempts, group, waiting=waiting)
 
     def _revert(self, fwk: Framework, placed: Sequence[_Attempt]) -> None:
         """Undo the members tentatively placed, the last first (unreserve, forget, and give back

@@ -324,7 +324,8 @@ class ScheduleOneMixin(SchedulerBase):
         snapshot = self._snapshot
         self.cache.update_snapshot(snapshot)
         fwk.set_snapshot(snapshot)
-        num_nodes = snapshot.num_nodes()
+        placement = self._placement
+        num_nodes = snapshot.num_nodes() if placement is None else len(placement.nodes)
         if num_nodes == 0:
             raise _CycleError(Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_NO_NODES_AVAILABLE,)))
         start = self._next_start_node_index
@@ -365,8 +366,13 @@ class ScheduleOneMixin(SchedulerBase):
                       ) -> list[NodeInfo]:
         """The Filter part of :meth:`_find_nodes_that_fit_pod`: the nominated node first, then
         the round robin over the nodes PreFilter left, then the extenders' filters."""
-        all_nodes = snapshot.list()
-        if pod.nominated_node_name:
+        placement = self._placement
+        if placement is None:
+            all_nodes = snapshot.list()
+        else:  # a PodGroup cycle trying one placement: its nodes only (ListNodesInPlacement)
+            get_node = snapshot.get
+            all_nodes = [ni for name in placement.nodes if (ni := get_node(name)) is not None]
+        if pod.nominated_node_name and (placement is None or pod.nominated_node_name in placement.members):
             nominated = snapshot.get(pod.nominated_node_name)
             if nominated is not None:
                 feasible, err = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [nominated])
@@ -378,7 +384,8 @@ class ScheduleOneMixin(SchedulerBase):
         nodes: Sequence[NodeInfo] = all_nodes
         if pre_res is not None and pre_res.node_names is not None:
             get = snapshot.get
-            nodes = [ni for name in sorted(pre_res.node_names) if (ni := get(name)) is not None]
+            nodes = [ni for name in sorted(pre_res.node_names) if (ni := get(name)) is not None
+                     and (placement is None or name in placement.members)]
             diagnosis.node_to_status.absent_nodes_status = outside_pre_filter_result(rejectors)
         feasible, err = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
         processed = len(feasible) + len(diagnosis.node_to_status)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..framework.waiting_pods import WaitingPods
     from ..queue.nominator import PodNominator
     from ..queue.scheduling_queue import SchedulingQueue
+    from ._placements import Placement
 
 __all__ = ["FilterPhase", "SchedulerBase"]
 
@@ -111,6 +112,11 @@ class SchedulerBase:
         _pm: Any
         _rng: random.Random
         _tie_break: Callable[[str], Any] | None
+        #: the placement a PodGroup cycle is trying (TopologyAwareWorkloadScheduling), or None
+        _placement: Placement | None
+        _placements_on: bool
+        _placement_order: Callable[[list[Placement]], list[Placement]] | None
+        _placement_tie_break: Callable[[Placement], Any] | None
         _pod_deleter: Callable[[Pod], None] | None
         _snapshot: Snapshot
         _pods: dict[str, Pod]

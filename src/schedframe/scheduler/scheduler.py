@@ -274,6 +274,13 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
         self.config: SchedulerConfiguration = config
         # 1.36 on: a pod naming a scheduling.k8s.io PodGroup is scheduled with its group
         self._pod_group_cycles = release.minor >= (1, 36) and release.enabled("GenericWorkload")
+        # ... and tried in each of its placements (scheduler/_placements.py)
+        self._placements_on = self._pod_group_cycles and release.enabled("TopologyAwareWorkloadScheduling")
+        self._placement = None
+        #: internal, for the oracle's comparator: the order placements are tried in, and the
+        #: preference among equally scored ones (a sort key; lowest wins)
+        self._placement_order = None
+        self._placement_tie_break = None
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise ArgumentTypeError(f"Scheduler: seed must be an int, got {type(seed).__name__}")
         if clock is not None and not callable(getattr(clock, "now", None)):
