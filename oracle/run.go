@@ -112,6 +112,10 @@ type cycleRecord struct {
 	// there).
 	Placement  []string   `json:"placement,omitempty"`
 	Placements [][]string `json:"placements,omitempty"`
+	// each placement's total score (PlacementScore plugins), in the order of Placements; null for
+	// one not scored (not feasible: upstream scores the feasible placements, when there are two
+	// or more); omitted when the cycle scored none
+	PlacementScores []*int64 `json:"placementScores,omitempty"`
 	// the condition the cycle left on the pod's PodGroup (PodGroupScheduled at 1.36,
 	// PodGroupInitiallyScheduled at 1.37)
 	PodGroupCondition *groupCondition `json:"podGroupCondition,omitempty"`
@@ -155,6 +159,12 @@ type placementTrial struct {
 	warnings []string
 	// the node the trial chose ("": none fitted)
 	suggested string
+}
+
+// placementScore is a placement's total score in a PodGroup cycle's findBestPlacement.
+type placementScore struct {
+	nodes []nodeInfoT
+	total int64
 }
 
 // triedPlacement is a placement a PodGroup cycle assumed in the snapshot.
@@ -311,6 +321,8 @@ type runner struct {
 	// pod's trial there
 	placements []triedPlacement
 	trials     map[string]map[string]*placementTrial
+	// placement key -> its total score, from the cycle's placement scoring
+	placementScores map[string]int64
 	// pod key -> attempts recorded; ScheduleOne calls made
 	attempts map[string]int
 	cycles   int
@@ -503,6 +515,17 @@ func (r *runner) hook() {
 		func(fw framework.Framework, pod *v1.Pod, result scheduler.ScheduleResult, err error, state cycleStateT) {
 			r.recordAlgorithm(fw, pod, state, start, nextStartNodeIndex(s), result, err)
 		})
+	wrapPlacementScoring(s, func(scores []placementScore) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if !r.collecting || r.placementScores != nil {
+			return // the cycle's own scoring came first (a PodGroupPostFilter's simulation may score again)
+		}
+		r.placementScores = map[string]int64{}
+		for _, ps := range scores {
+			r.placementScores[placementKey(ps.nodes)] = ps.total
+		}
+	})
 	wrapFailureHandler(s, func(pod *v1.Pod, st statusT, nominated string) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -635,19 +658,28 @@ func placementNodes(fw framework.Framework) ([]nodeInfoT, error) {
 // notePlacement adds the placement to those the cycle tried, if new; its key (r.mu held).
 // Placements are told apart by their nodes: a cycle's placements are disjoint.
 func (r *runner) notePlacement(nodes []nodeInfoT) string {
-	names := make([]string, len(nodes))
-	for i, ni := range nodes {
-		names[i] = ni.Node().Name
-	}
-	sort.Strings(names)
-	key := strings.Join(names, "\x00")
+	key := placementKey(nodes)
 	for _, p := range r.placements {
 		if p.key == key {
 			return key
 		}
 	}
-	r.placements = append(r.placements, triedPlacement{key: key, nodes: names})
+	r.placements = append(r.placements, triedPlacement{key: key, nodes: sortedNodeNames(nodes)})
 	return key
+}
+
+func sortedNodeNames(nodes []nodeInfoT) []string {
+	names := make([]string, len(nodes))
+	for i, ni := range nodes {
+		names[i] = ni.Node().Name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// placementKey tells a cycle's placements apart by their nodes.
+func placementKey(nodes []nodeInfoT) string {
+	return strings.Join(sortedNodeNames(nodes), "\x00")
 }
 
 // choosePlacementTrial makes the record of a pod of a PodGroup cycle with placements that of its
@@ -662,6 +694,14 @@ func (r *runner) choosePlacementTrial(key string, rec *cycleRecord) {
 	rec.Placements = make([][]string, len(r.placements))
 	for i, p := range r.placements {
 		rec.Placements[i] = p.nodes
+	}
+	if r.placementScores != nil {
+		rec.PlacementScores = make([]*int64, len(r.placements))
+		for i, p := range r.placements {
+			if total, ok := r.placementScores[p.key]; ok {
+				rec.PlacementScores[i] = &total
+			}
+		}
 	}
 	chosen := &r.placements[0]
 	if node := cmp.Or(rec.Node, rec.NominatedNode); node != "" {
@@ -930,7 +970,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	r.collecting, r.victims, r.storage = true, nil, nil
 	r.startBase = r.started
 	r.recs, r.order, r.recPods, r.failedPods = map[string]*cycleRecord{}, nil, map[string]*v1.Pod{}, map[string]bool{}
-	r.placements, r.trials = nil, map[string]map[string]*placementTrial{}
+	r.placements, r.trials, r.placementScores = nil, map[string]map[string]*placementTrial{}, nil
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
