@@ -116,6 +116,9 @@ type cycleRecord struct {
 	// one not scored (not feasible: upstream scores the feasible placements, when there are two
 	// or more); omitted when the cycle scored none
 	PlacementScores []*int64 `json:"placementScores,omitempty"`
+	// the scheduler's round-robin start after the cycle with placements (its last trial's next
+	// start, not necessarily that of the record's trial): where the next cycle starts
+	CycleNextStartIndex *int `json:"cycleNextStartIndex,omitempty"`
 	// the condition the cycle left on the pod's PodGroup (PodGroupScheduled at 1.36,
 	// PodGroupInitiallyScheduled at 1.37)
 	PodGroupCondition *groupCondition `json:"podGroupCondition,omitempty"`
@@ -323,6 +326,8 @@ type runner struct {
 	trials     map[string]map[string]*placementTrial
 	// placement key -> its total score, from the cycle's placement scoring
 	placementScores map[string]int64
+	// the scheduler's round-robin start once the current attempt's cycle returned
+	nextStartAfter int
 	// pod key -> attempts recorded; ScheduleOne calls made
 	attempts map[string]int
 	cycles   int
@@ -691,6 +696,8 @@ func (r *runner) choosePlacementTrial(key string, rec *cycleRecord) {
 	if len(r.placements) == 0 {
 		return
 	}
+	next := r.nextStartAfter
+	rec.CycleNextStartIndex = &next
 	rec.Placements = make([][]string, len(r.placements))
 	for i, p := range r.placements {
 		rec.Placements[i] = p.nodes
@@ -979,6 +986,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	}()
 	r.built.sched.ScheduleOne(r.ctx)
 	r.mu.Lock()
+	r.nextStartAfter = nextStartNodeIndex(r.built.sched)
 	order := append([]string(nil), r.order...)
 	r.mu.Unlock()
 	if len(order) == 0 {
