@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
@@ -102,4 +103,37 @@ func versionedSpecs() map[featuregate.Feature]featuregate.VersionedSpecs {
 
 func gateDependencies() map[featuregate.Feature][]featuregate.Feature {
 	return utilfeature.DefaultFeatureGate.Dependencies()
+}
+
+// placementScoring is a profile's framework that shows each placement scoring of a PodGroup
+// cycle (TopologyAwareWorkloadScheduling's findBestPlacement) to observe.
+type placementScoring struct {
+	framework.Framework
+	observe func([]placementScore)
+}
+
+func (f placementScoring) RunPlacementScorePlugins(ctx context.Context, state fwk.PodGroupCycleState, pgi fwk.PodGroupInfo, assignments []*fwk.PodGroupAssignments, states []fwk.PlacementCycleState) ([]fwk.PlacementPluginScores, *fwk.Status) {
+	scores, st := f.Framework.RunPlacementScorePlugins(ctx, state, pgi, assignments, states)
+	if st.IsSuccess() {
+		out := make([]placementScore, 0, len(scores))
+		for _, ps := range scores {
+			if ps.Placement != nil {
+				out = append(out, placementScore{nodes: ps.Placement.Nodes, total: ps.TotalScore})
+			}
+		}
+		f.observe(out)
+	}
+	return scores, st
+}
+
+// wrapPlacementScoring has every profile's framework show its placement scores to observe, with
+// TopologyAwareWorkloadScheduling on (else no cycle scores placements, and the frameworks are
+// left as they are).
+func wrapPlacementScoring(s *scheduler.Scheduler, observe func([]placementScore)) {
+	if !utilfeature.DefaultFeatureGate.Enabled(features.TopologyAwareWorkloadScheduling) {
+		return
+	}
+	for name, fw := range s.Profiles {
+		s.Profiles[name] = placementScoring{Framework: fw, observe: observe}
+	}
 }

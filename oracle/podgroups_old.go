@@ -6,6 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"k8s.io/kubernetes/pkg/scheduler"
 )
 
 // schedulingCreate: the oracle runs Workloads and PodGroups from 1.36 on (scheduling.k8s.io
@@ -19,3 +21,6 @@ func podGroupOf(*v1.Pod) string { return "" }
 func (r *runner) installPodGroupReactors() {}
 
 func (r *runner) waitPodGroupWritesSeen() error { return nil }
+
+// wrapPlacementScoring: no placements before 1.36.
+func wrapPlacementScoring(*scheduler.Scheduler, func([]placementScore)) {}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,29 +84,12 @@ type cycleRecord struct {
 	Code    string `json:"code,omitempty"`
 	Plugin  string `json:"plugin,omitempty"`
 
-	NumAllNodes    int `json:"numAllNodes"`
-	StartIndex     int `json:"startIndex"`
-	NextStartIndex int `json:"nextStartIndex"`
-	// from the cycle's ScheduleResult, or its FitError
-	Evaluated int `json:"evaluated"`
-	Feasible  int `json:"feasible"`
-	// search (the round robin), nominated (the nominated node passed), hint (opportunistic
-	// batching's node hint passed), prefilter (rejected in PreFilter), none (no filtering ran)
-	Path string `json:"path"`
+	algorithmRecord
 
-	PreFilter      statusRecord `json:"preFilter"`
-	PreFilterNodes []string     `json:"preFilterNodes,omitempty"`
-	// every node, in the snapshot's order, judged on its own (run with nominated pods)
-	Filter []nodeStatus `json:"filter"`
 	// the cycle's own diagnosis: the nodes it rejected
 	Diagnosis            []nodeStatus `json:"diagnosis,omitempty"`
 	UnschedulablePlugins []string     `json:"unschedulablePlugins,omitempty"`
 	PendingPlugins       []string     `json:"pendingPlugins,omitempty"`
-
-	Scored   []string    `json:"scored,omitempty"`
-	Scores   []nodeScore `json:"scores,omitempty"`
-	Top      []string    `json:"top,omitempty"`
-	TopScore int64       `json:"topScore,omitempty"`
 
 	NominatedNode string   `json:"nominatedNode,omitempty"`
 	Victims       []string `json:"victims,omitempty"`
@@ -119,6 +104,21 @@ type cycleRecord struct {
 	// for a gated pod): the attempts of one PodGroup scheduling cycle share it, in the order the
 	// cycle reached their pods
 	Cycle int `json:"cycle,omitempty"`
+	// a PodGroup cycle that tried placements (TopologyAwareWorkloadScheduling): the placement
+	// whose result the pod's outcome is (bound or nominated: the one holding its node; else the
+	// first tried, whose results upstream reports when none is feasible), and every placement
+	// tried, in order (the same on every record of the cycle); each as its sorted node names.
+	// The record's algorithm fields are the pod's trial in Placement (none: it was not tried
+	// there).
+	Placement  []string   `json:"placement,omitempty"`
+	Placements [][]string `json:"placements,omitempty"`
+	// each placement's total score (PlacementScore plugins), in the order of Placements; null for
+	// one not scored (not feasible: upstream scores the feasible placements, when there are two
+	// or more); omitted when the cycle scored none
+	PlacementScores []*int64 `json:"placementScores,omitempty"`
+	// the scheduler's round-robin start after the cycle with placements (its last trial's next
+	// start, not necessarily that of the record's trial): where the next cycle starts
+	CycleNextStartIndex *int `json:"cycleNextStartIndex,omitempty"`
 	// the condition the cycle left on the pod's PodGroup (PodGroupScheduled at 1.36,
 	// PodGroupInitiallyScheduled at 1.37)
 	PodGroupCondition *groupCondition `json:"podGroupCondition,omitempty"`
@@ -128,6 +128,52 @@ type cycleRecord struct {
 
 	// the oracle's own consistency checks that failed: the record is not to be trusted
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// algorithmRecord is what one run of the scheduling algorithm for a pod found: a pod's cycle,
+// or its trial in one placement of a PodGroup cycle (over the placement's nodes only).
+type algorithmRecord struct {
+	NumAllNodes    int `json:"numAllNodes"`
+	StartIndex     int `json:"startIndex"`
+	NextStartIndex int `json:"nextStartIndex"`
+	// from the cycle's ScheduleResult, or its FitError
+	Evaluated int `json:"evaluated"`
+	Feasible  int `json:"feasible"`
+	// search (the round robin), nominated (the nominated node passed), hint (opportunistic
+	// batching's node hint passed), prefilter (rejected in PreFilter), none (no filtering ran)
+	Path string `json:"path"`
+
+	PreFilter      statusRecord `json:"preFilter"`
+	PreFilterNodes []string     `json:"preFilterNodes,omitempty"`
+	// every node (of the placement), in the snapshot's order, judged on its own (run with
+	// nominated pods)
+	Filter []nodeStatus `json:"filter"`
+
+	Scored   []string    `json:"scored,omitempty"`
+	Scores   []nodeScore `json:"scores,omitempty"`
+	Top      []string    `json:"top,omitempty"`
+	TopScore int64       `json:"topScore,omitempty"`
+}
+
+// placementTrial is a pod's trial in one placement of a PodGroup cycle, kept until the cycle's
+// outcome says which trial the pod's record is.
+type placementTrial struct {
+	algorithmRecord
+	warnings []string
+	// the node the trial chose ("": none fitted)
+	suggested string
+}
+
+// placementScore is a placement's total score in a PodGroup cycle's findBestPlacement.
+type placementScore struct {
+	nodes []nodeInfoT
+	total int64
+}
+
+// triedPlacement is a placement a PodGroup cycle assumed in the snapshot.
+type triedPlacement struct {
+	key   string
+	nodes []string // sorted
 }
 
 // groupCondition is the condition the PodGroup scheduling cycle sets on its PodGroup.
@@ -274,6 +320,14 @@ type runner struct {
 	order      []string
 	recPods    map[string]*v1.Pod
 	failedPods map[string]bool
+	// a PodGroup cycle with placements: those tried, in order; pod key -> placement key -> the
+	// pod's trial there
+	placements []triedPlacement
+	trials     map[string]map[string]*placementTrial
+	// placement key -> its total score, from the cycle's placement scoring
+	placementScores map[string]int64
+	// the scheduler's round-robin start once the current attempt's cycle returned
+	nextStartAfter int
 	// pod key -> attempts recorded; ScheduleOne calls made
 	attempts map[string]int
 	cycles   int
@@ -466,6 +520,17 @@ func (r *runner) hook() {
 		func(fw framework.Framework, pod *v1.Pod, result scheduler.ScheduleResult, err error, state cycleStateT) {
 			r.recordAlgorithm(fw, pod, state, start, nextStartNodeIndex(s), result, err)
 		})
+	wrapPlacementScoring(s, func(scores []placementScore) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if !r.collecting || r.placementScores != nil {
+			return // the cycle's own scoring came first (a PodGroupPostFilter's simulation may score again)
+		}
+		r.placementScores = map[string]int64{}
+		for _, ps := range scores {
+			r.placementScores[placementKey(ps.nodes)] = ps.total
+		}
+	})
 	wrapFailureHandler(s, func(pod *v1.Pod, st statusT, nominated string) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -526,57 +591,199 @@ func (r *runner) recordFor(pod *v1.Pod) *cycleRecord {
 // state (the same plugins and snapshot as the cycle), the cycle's window reconstructed from its
 // round-robin start and checked against its ScheduleResult, and the scores of that window. In a
 // PodGroup scheduling cycle the fresh state is part of the group's cycle too, and the snapshot
-// holds the group's pods placed before this one.
+// holds the group's pods placed before this one. With placements (TopologyAwareWorkloadScheduling)
+// the group's pods are tried once per placement, the snapshot restricted to its nodes: each trial
+// is kept apart, over the placement's nodes, and the cycle's outcome picks the pod's record
+// (choosePlacementTrial).
 func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycleStateT, start, next int, result scheduler.ScheduleResult, err error) {
+	nodes, lerr := fw.SnapshotSharedLister().NodeInfos().List()
+	placement, perr := placementNodes(fw)
 	r.mu.Lock()
 	if !r.collecting {
 		r.mu.Unlock()
 		return
 	}
 	rec := r.recordFor(pod)
-	r.mu.Unlock()
-	ctx := r.ctx
 	rec.Profile = fw.ProfileName()
-	rec.StartIndex, rec.NextStartIndex = start, next
-	rec.Evaluated, rec.Feasible = result.EvaluatedNodes, result.FeasibleNodes
-	nodes, lerr := fw.SnapshotSharedLister().NodeInfos().List()
-	if lerr != nil {
-		rec.Warnings = append(rec.Warnings, "listing nodes: "+lerr.Error())
+	dst, warnings := &rec.algorithmRecord, &rec.Warnings
+	if placement != nil {
+		key := r.notePlacement(placement)
+		trials := r.trials[podKey(pod)]
+		if trials == nil {
+			trials = map[string]*placementTrial{}
+			r.trials[podKey(pod)] = trials
+		}
+		if trials[key] != nil {
+			// the same trial again (a PodGroupPostFilter's simulation): the pod's results
+			// upstream reports are those of the first
+			r.mu.Unlock()
+			return
+		}
+		trial := &placementTrial{suggested: result.SuggestedHost}
+		trials[key] = trial
+		dst, warnings, nodes = &trial.algorithmRecord, &trial.warnings, placement
+	}
+	r.mu.Unlock()
+	if lerr == nil {
+		lerr = perr
+	}
+	r.runAlgorithm(fw, pod, cycle, start, next, result, err, nodes, lerr, dst, warnings)
+}
+
+// placementLister is the scheduler's snapshot from 1.36 on: in a PodGroup cycle with
+// TopologyAwareWorkloadScheduling it is restricted to one placement at a time, and lists that
+// placement's nodes (in the snapshot's order) here. Older snapshots have no such method.
+type placementLister interface {
+	ListNodesInPlacement() ([]nodeInfoT, error)
+}
+
+// placementNodes are the nodes of the placement the framework's snapshot has assumed (nil:
+// none, or older releases). The snapshot assumes no placement of all its nodes (it forgets the
+// placement instead), so the same number of nodes as the snapshot's is none.
+func placementNodes(fw framework.Framework) ([]nodeInfoT, error) {
+	lister := fw.SnapshotSharedLister()
+	pl, ok := lister.(placementLister)
+	if !ok {
+		return nil, nil
+	}
+	in, err := pl.ListNodesInPlacement()
+	if err != nil {
+		return nil, err
+	}
+	all, err := lister.NodeInfos().List()
+	if err != nil {
+		return nil, err
+	}
+	if len(in) == len(all) {
+		return nil, nil
+	}
+	return in, nil
+}
+
+// notePlacement adds the placement to those the cycle tried, if new; its key (r.mu held).
+// Placements are told apart by their nodes: a cycle's placements are disjoint.
+func (r *runner) notePlacement(nodes []nodeInfoT) string {
+	key := placementKey(nodes)
+	for _, p := range r.placements {
+		if p.key == key {
+			return key
+		}
+	}
+	r.placements = append(r.placements, triedPlacement{key: key, nodes: sortedNodeNames(nodes)})
+	return key
+}
+
+func sortedNodeNames(nodes []nodeInfoT) []string {
+	names := make([]string, len(nodes))
+	for i, ni := range nodes {
+		names[i] = ni.Node().Name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// placementKey tells a cycle's placements apart by their nodes.
+func placementKey(nodes []nodeInfoT) string {
+	return strings.Join(sortedNodeNames(nodes), "\x00")
+}
+
+// choosePlacementTrial makes the record of a pod of a PodGroup cycle with placements that of its
+// trial in the placement whose results upstream acted on (r.mu held): the placement holding the
+// node the pod was bound to or nominated (the best placement's), else the first one tried (whose
+// results upstream reports when no placement is feasible). A record of a cycle without
+// placements is left as it is.
+func (r *runner) choosePlacementTrial(key string, rec *cycleRecord) {
+	if len(r.placements) == 0 {
 		return
 	}
-	rec.NumAllNodes = len(nodes)
+	next := r.nextStartAfter
+	rec.CycleNextStartIndex = &next
+	rec.Placements = make([][]string, len(r.placements))
+	for i, p := range r.placements {
+		rec.Placements[i] = p.nodes
+	}
+	if r.placementScores != nil {
+		rec.PlacementScores = make([]*int64, len(r.placements))
+		for i, p := range r.placements {
+			if total, ok := r.placementScores[p.key]; ok {
+				rec.PlacementScores[i] = &total
+			}
+		}
+	}
+	chosen := &r.placements[0]
+	if node := cmp.Or(rec.Node, rec.NominatedNode); node != "" {
+		chosen = nil
+		for i := range r.placements {
+			if _, found := slices.BinarySearch(r.placements[i].nodes, node); found {
+				chosen = &r.placements[i]
+				break
+			}
+		}
+		if chosen == nil {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("placements: node %s is in none of the placements tried", node))
+			return
+		}
+	}
+	rec.Placement = chosen.nodes
+	trial := r.trials[key][chosen.key]
+	if trial == nil {
+		return // not tried there (the placement's trial stopped before it)
+	}
+	// a failure's evaluated nodes come from its FitError when the trial's result has none
+	evaluated := rec.Evaluated
+	rec.algorithmRecord = trial.algorithmRecord
+	if rec.Evaluated == 0 {
+		rec.Evaluated = evaluated
+	}
+	rec.Warnings = append(rec.Warnings, trial.warnings...)
+	if rec.Node != "" && trial.suggested != rec.Node {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("placements: bound to %s, its trial in the placement chose %q", rec.Node, trial.suggested))
+	}
+}
+
+// runAlgorithm fills dst with the filter and score phases over nodes (the snapshot's, or the
+// placement's), and warnings with the checks that failed.
+func (r *runner) runAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycleStateT, start, next int, result scheduler.ScheduleResult, err error, nodes []nodeInfoT, lerr error, dst *algorithmRecord, warnings *[]string) {
+	ctx := r.ctx
+	dst.StartIndex, dst.NextStartIndex = start, next
+	dst.Evaluated, dst.Feasible = result.EvaluatedNodes, result.FeasibleNodes
+	if lerr != nil {
+		*warnings = append(*warnings, "listing nodes: "+lerr.Error())
+		return
+	}
+	dst.NumAllNodes = len(nodes)
 	state := newCycleStateLike(cycle)
 	preRes, preStatus, _ := fw.RunPreFilterPlugins(ctx, state, pod)
-	rec.PreFilter = status(preStatus)
+	dst.PreFilter = status(preStatus)
 	var allowed sets.Set[string]
 	if preStatus.IsSuccess() && preRes != nil && !preRes.AllNodes() {
 		allowed = preRes.NodeNames
-		rec.PreFilterNodes = sets.List(preRes.NodeNames)
+		dst.PreFilterNodes = sets.List(preRes.NodeNames)
 	}
 	passed := make([]bool, len(nodes))
-	rec.Filter = make([]nodeStatus, len(nodes))
+	dst.Filter = make([]nodeStatus, len(nodes))
 	for i, ni := range nodes {
 		name := ni.Node().Name
 		var st statusT
 		switch {
 		case !preStatus.IsSuccess():
-			rec.Filter[i] = nodeStatus{name, status(preStatus)}
+			dst.Filter[i] = nodeStatus{name, status(preStatus)}
 			continue
 		case allowed != nil && !allowed.Has(name):
-			rec.Filter[i] = nodeStatus{name, statusRecord{Code: "UnschedulableAndUnresolvable", Reasons: []string{"(outside PreFilterResult)"}}}
+			dst.Filter[i] = nodeStatus{name, statusRecord{Code: "UnschedulableAndUnresolvable", Reasons: []string{"(outside PreFilterResult)"}}}
 			continue
 		default:
 			st = fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
 		}
-		rec.Filter[i] = nodeStatus{name, status(st)}
+		dst.Filter[i] = nodeStatus{name, status(st)}
 		passed[i] = st.IsSuccess()
 	}
 	if !preStatus.IsSuccess() {
-		rec.Path = "prefilter"
+		dst.Path = "prefilter"
 		return
 	}
 	if err != nil {
-		rec.Path = "search"
+		dst.Path = "search"
 		return
 	}
 	// the window: nominated node or hint first (no round robin), else the round robin
@@ -587,13 +794,13 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 	var feasible []int
 	shortcut := result.EvaluatedNodes == 1 && result.FeasibleNodes == 1 && next == start && len(nodes) > 1
 	if nnn := pod.Status.NominatedNodeName; shortcut && nnn != "" && result.SuggestedHost == nnn {
-		rec.Path = "nominated"
+		dst.Path = "nominated"
 		feasible = []int{byName[nnn]}
 	} else if shortcut && allowed == nil {
-		rec.Path = "hint"
+		dst.Path = "hint"
 		feasible = []int{byName[result.SuggestedHost]}
 	} else {
-		rec.Path = "search"
+		dst.Path = "search"
 		candidates := make([]int, 0, len(nodes))
 		for i, ni := range nodes {
 			if allowed == nil || allowed.Has(ni.Node().Name) {
@@ -601,7 +808,7 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 			}
 		}
 		if allowed != nil && len(candidates) > minFeasibleNodesToFind {
-			rec.Warnings = append(rec.Warnings, "the window over a PreFilterResult of more than 100 nodes follows Go's map order")
+			*warnings = append(*warnings, "the window over a PreFilterResult of more than 100 nodes follows Go's map order")
 		}
 		toFind := int(numFeasibleNodesToFind(r.percentage(fw), int32(len(candidates))))
 		if !fw.HasScorePlugins() {
@@ -619,11 +826,11 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 			processed++
 		}
 		if want := (start + processed) % len(nodes); want != next {
-			rec.Warnings = append(rec.Warnings, fmt.Sprintf("window: reconstructed next start %d, the scheduler's %d", want, next))
+			*warnings = append(*warnings, fmt.Sprintf("window: reconstructed next start %d, the scheduler's %d", want, next))
 		}
 	}
 	if len(feasible) != result.FeasibleNodes {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("window: reconstructed %d feasible nodes, the scheduler found %d", len(feasible), result.FeasibleNodes))
+		*warnings = append(*warnings, fmt.Sprintf("window: reconstructed %d feasible nodes, the scheduler found %d", len(feasible), result.FeasibleNodes))
 		return
 	}
 	if len(feasible) < 2 {
@@ -632,15 +839,15 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 	window := make([]nodeInfoT, len(feasible))
 	for k, i := range feasible {
 		window[k] = nodes[i]
-		rec.Scored = append(rec.Scored, nodes[i].Node().Name)
+		dst.Scored = append(dst.Scored, nodes[i].Node().Name)
 	}
 	if st := fw.RunPreScorePlugins(ctx, state, pod, window); !st.IsSuccess() {
-		rec.Warnings = append(rec.Warnings, "PreScore: "+st.Message())
+		*warnings = append(*warnings, "PreScore: "+st.Message())
 		return
 	}
 	scores, st := fw.RunScorePlugins(ctx, state, pod, window)
 	if !st.IsSuccess() {
-		rec.Warnings = append(rec.Warnings, "Score: "+st.Message())
+		*warnings = append(*warnings, "Score: "+st.Message())
 		return
 	}
 	var top int64 = -1 << 62
@@ -650,19 +857,19 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 			ns.Scores = append(ns.Scores, pluginScore{s.Name, s.Score})
 		}
 		ns.Raw = rawScoresOf(nps)
-		rec.Scores = append(rec.Scores, ns)
+		dst.Scores = append(dst.Scores, ns)
 		if nps.TotalScore > top {
 			top = nps.TotalScore
-			rec.Top = nil
+			dst.Top = nil
 		}
 		if nps.TotalScore == top {
-			rec.Top = append(rec.Top, nps.Name)
+			dst.Top = append(dst.Top, nps.Name)
 		}
 	}
-	rec.TopScore = top
-	sort.Strings(rec.Top)
-	if i := sort.SearchStrings(rec.Top, result.SuggestedHost); i == len(rec.Top) || rec.Top[i] != result.SuggestedHost {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("scores: the scheduler chose %s, not among the top-scoring %v", result.SuggestedHost, rec.Top))
+	dst.TopScore = top
+	sort.Strings(dst.Top)
+	if i := sort.SearchStrings(dst.Top, result.SuggestedHost); i == len(dst.Top) || dst.Top[i] != result.SuggestedHost {
+		*warnings = append(*warnings, fmt.Sprintf("scores: the scheduler chose %s, not among the top-scoring %v", result.SuggestedHost, dst.Top))
 	}
 }
 
@@ -770,6 +977,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	r.collecting, r.victims, r.storage = true, nil, nil
 	r.startBase = r.started
 	r.recs, r.order, r.recPods, r.failedPods = map[string]*cycleRecord{}, nil, map[string]*v1.Pod{}, map[string]bool{}
+	r.placements, r.trials, r.placementScores = nil, map[string]map[string]*placementTrial{}, nil
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -778,6 +986,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	}()
 	r.built.sched.ScheduleOne(r.ctx)
 	r.mu.Lock()
+	r.nextStartAfter = nextStartNodeIndex(r.built.sched)
 	order := append([]string(nil), r.order...)
 	r.mu.Unlock()
 	if len(order) == 0 {
@@ -841,6 +1050,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 		if i == 0 {
 			rec.Storage = r.storage
 		}
+		r.choosePlacementTrial(key, rec)
 		if rec.PodGroup != "" {
 			if _, ok := conditions[rec.PodGroup]; !ok {
 				ns, name, _ := strings.Cut(rec.PodGroup, "/")

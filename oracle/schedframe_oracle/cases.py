@@ -1050,7 +1050,13 @@ class _PodGroups:
     the PodGroups (1-3) follow, each with a gang policy (minCount) or the basic one, and their
     member pods among single pods, in a shuffled order. Some gangs never reach minCount (their
     pods stay held at PreEnqueue), some ask for more than the cluster has (the gang fails as a
-    whole), some fit only in part (a gang whose minCount is met by the pods that fit)."""
+    whole), some fit only in part (a gang whose minCount is met by the pods that fit).
+
+    About half of the cases turn on TopologyAwareWorkloadScheduling and give some of their groups
+    a topology constraint on the rack label (the Workload's podGroupTemplate and the PodGroup
+    alike): the group is tried in one placement per rack, and bound within one. Now and then a
+    node of such a case has no rack label (it is in no placement). These draws come from a
+    generator of their own, so that the cases without the gate are those the seed drew before."""
 
     RACK: Final = "topology.example.com/rack"
 
@@ -1060,6 +1066,11 @@ class _PodGroups:
         self.version = "v1alpha2" if g.minor == 36 else "v1beta1"
         # GangScheduling is its own gate at 1.36; from 1.37 GenericWorkload enables the plugin
         self.gates = "GenericWorkload=true,GangScheduling=true" if g.minor == 36 else "GenericWorkload=true"
+        self.t = random.Random(f"placements-{g.seed}")
+        self.topology = self.t.random() < 0.5
+        if self.topology:
+            # TopologyAwareWorkloadScheduling needs GenericWorkload (both releases)
+            self.gates += ",TopologyAwareWorkloadScheduling=true"
 
     def node(self, i: int, racks: int) -> dict[str, Any]:
         node = self.g.node(i)
@@ -1098,6 +1109,8 @@ class _PodGroups:
         g.namespaces()
         racks = r.randint(1, 3)
         g.nodes = [self.node(i, racks) for i in range(r.randint(3, 8))]
+        if self.topology and self.t.random() < 0.3:
+            del self.t.choice(g.nodes)["metadata"]["labels"][self.RACK]
         bound = []
         for _ in range(r.randint(0, len(g.nodes))):
             pod = g.pod(pending=False)
@@ -1128,16 +1141,22 @@ class _PodGroups:
                 policy: dict[str, Any] = {"gang": {"minCount": r.randint(1, most)}}
             else:
                 policy = {"basic": {}}
-            workload["spec"]["podGroupTemplates"].append({"name": template, "schedulingPolicy": policy})
+            tpl: dict[str, Any] = {"name": template, "schedulingPolicy": policy}
+            spec: dict[str, Any] = {
+                **self.template_ref(workload["metadata"]["name"], template),
+                "schedulingPolicy": policy,
+            }
+            if self.topology and self.t.random() < 0.7:
+                # all of the group in one rack
+                tpl["schedulingConstraints"] = {"topology": [{"key": self.RACK}]}
+                spec["schedulingConstraints"] = {"topology": [{"key": self.RACK}]}
+            workload["spec"]["podGroupTemplates"].append(tpl)
             groups.append(
                 {
                     "apiVersion": api,
                     "kind": "PodGroup",
                     "metadata": {"name": name, "namespace": "default"},
-                    "spec": {
-                        **self.template_ref(workload["metadata"]["name"], template),
-                        "schedulingPolicy": policy,
-                    },
+                    "spec": spec,
                 }
             )
             roll = r.random()
