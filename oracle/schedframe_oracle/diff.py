@@ -656,16 +656,22 @@ def diff_case(
             # cycle) stay pending through the rebuild, as they do in the oracle
             retry.extend(by_key[p.pod.key] for p in sched.pending()
                          if p.pod.key != key and p.pod.scheduling_group is not None and p.pod.key in by_key)
-            side.rebuild(world, start_index=want.get("nextStartIndex", 0), pending=retry)
+            side.rebuild(world, start_index=_next_start(want, 0), pending=retry)
         elif want.get("deleted") or (last and want["outcome"] != "bound" and not want.get("podGroup")):
             sched.remove_pod(key)
         elif want["outcome"] == "bound" and want.get("startTime"):
             current = sched.get_pod(key)
             sched.update_pod(current.evolve(start_time=_epoch(want["startTime"]), phase="Running"))
         elif want.get("path") == "search":
-            sched._next_start_node_index = want.get("nextStartIndex", sched._next_start_node_index)
+            sched._next_start_node_index = _next_start(want, sched._next_start_node_index)
     kept, covered = _split_deviations(release, diffs)
     return CaseReport(name, release, len(cycles), kept, tuple(warnings), deviations=covered)
+
+
+def _next_start(want: Mapping[str, Any], default: int) -> int:
+    """Where the oracle's round robin starts after *want*'s cycle: a PodGroup cycle with
+    placements records it apart (each member's ``nextStartIndex`` is its own trial's)."""
+    return int(want.get("cycleNextStartIndex", want.get("nextStartIndex", default)))
 
 
 def _claim_view(allocation: Any, reserved: Any) -> dict[str, Any]:
