@@ -292,7 +292,9 @@ class _Probe:
         self.scores: list[dict[str, Any]] = []
         self.errors: list[str] = []
 
-    def __call__(self, phase: Any) -> None:
+    def __call__(self, phase: Any, only: Sequence[str] | None = None) -> None:
+        """Record *phase*; *only*: the nodes of the placement the cycle is trying (the oracle
+        records a placement's trial over its nodes, in the snapshot's order)."""
         from schedframe import CycleState
 
         self.phase = phase
@@ -305,7 +307,8 @@ class _Probe:
             if pstatus.is_success() and pre_res is not None and pre_res.node_names is not None:
                 allowed = set(pre_res.node_names)
             self.filter = []
-            for ni in snapshot.list():
+            nodes = snapshot.list() if only is None else [snapshot.get(name) for name in only]
+            for ni in nodes:
                 if not pstatus.is_success():
                     rec = _status_record(pstatus)
                 elif allowed is not None and ni.name not in allowed:
@@ -748,7 +751,8 @@ class _Probes:
     def __call__(self, phase: Any) -> None:
         placement = self.sched._placement
         key = None if placement is None else tuple(sorted(placement.nodes))
-        self.by_pod.setdefault((phase.pod.key, key), _Probe())(phase)
+        self.by_pod.setdefault((phase.pod.key, key), _Probe())(
+            phase, None if placement is None else placement.nodes)
 
 
 def _force_placements(sched: Any, records: Sequence[Mapping[str, Any]]) -> None:

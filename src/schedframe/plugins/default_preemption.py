@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, final
 import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
+from ..api.scheduling_workload import SchedulingPodGroup
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..framework.args import validate_args
 from ..framework.cycle_state import CycleState
@@ -50,6 +51,7 @@ from ..framework.preemption import (
     sort_by_importance,
 )
 from ..framework.registry import plugin_args
+from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from ..framework.victims_memo import Shapes, VictimsMemo
 from . import names
@@ -85,6 +87,11 @@ ERR_NOT_ELIGIBLE_PREEMPT_NEVER: Final = "not eligible due to preemptionPolicy=Ne
 ERR_NOT_ELIGIBLE_TERMINATING: Final = "not eligible due to a terminating pod on the nominated node."
 #: Prefix of every non-success message of the plugin.
 MESSAGE_PREFIX: Final = "preemption: "
+#: 1.36 with TopologyAwareWorkloadScheduling: a pod of a PodGroup with scheduling constraints
+#: does not preempt (its group is tried in several placements)
+MSG_PLACEMENT_LIMITATION: Final = ("preemption: not eligible due to placement-based pod group scheduling "
+                                   "limitation")
+MSG_POD_GROUP_NOT_FOUND: Final = "preemption: pod group for pod not found"
 
 _PREEMPT_NEVER: Final = "Never"
 _DISRUPTION_TARGET: Final = "DisruptionTarget"
@@ -212,7 +219,8 @@ class DefaultPreemption(DefaultNodePicking):
     """
 
     __module__ = "schedframe.plugins.default_preemption"
-    __slots__ = ("_victims", "args", "evaluator", "handle", "is_eligible_pod", "more_important_pod", "rng")
+    __slots__ = ("_placements", "_victims", "args", "evaluator", "handle", "is_eligible_pod",
+                 "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
         validate_args(args)
@@ -223,6 +231,8 @@ class DefaultPreemption(DefaultNodePicking):
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         self.more_important_pod: MoreImportantPodFunc | None = None
         self._victims = Shapes()
+        release = release_of(handle)
+        self._placements = release.minor == (1, 36) and release.enabled("TopologyAwareWorkloadScheduling")
 
     @property
     def name(self) -> str:
@@ -232,7 +242,16 @@ class DefaultPreemption(DefaultNodePicking):
     # -- PostFilter -----------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
                     ) -> tuple[PostFilterResult | None, Status]:
-        """Preempt for *pod*; every non-success message is prefixed ``"preemption: "``."""
+        """Preempt for *pod*; every non-success message is prefixed ``"preemption: "``. In 1.36
+        with TopologyAwareWorkloadScheduling a pod of a PodGroup with scheduling constraints does
+        not preempt (upstream leaves that to workload-aware preemption)."""
+        if self._placements and pod.scheduling_group is not None:
+            objects = getattr(self.handle, "objects", None)
+            found = objects.get(SchedulingPodGroup, pod.scheduling_group, pod.namespace) if objects else None
+            if not isinstance(found, SchedulingPodGroup):
+                return None, Status(Code.UNSCHEDULABLE, (MSG_POD_GROUP_NOT_FOUND,))
+            if found.spec.topology_keys:
+                return None, Status(Code.UNSCHEDULABLE, (MSG_PLACEMENT_LIMITATION,))
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         msg = status.message
         if msg:
