@@ -486,3 +486,34 @@ def test_the_training_rack_scenario_per_release(release: str, gates: str | None,
     train = [p for p in r.pods if p.workload == "train"]
     assert sorted(p.bound_at for p in train) == bound_at
     assert {p.node.rsplit("-", 1)[0] for p in train} == {"rack-b"}  # one rack
+
+
+@pytest.mark.parametrize(("release", "gates", "gang"), [
+    ("1.35", GATES_136, True),
+    ("1.36", GATES_136, True),
+    ("1.37", "GenericWorkload=true", True),
+    ("1.37", None, False),
+])
+def test_the_leader_workers_scenario_per_release(release: str, gates: str | None, gang: bool) -> None:
+    """The built-in JobSet-like set: a CPU-only leader and three 8-GPU workers in one gang, one
+    of the three GPU nodes busy until its job ends. kube-scheduler's own gang binds the four
+    together when that node frees; plain pods bind the leader and two workers on arrival and
+    leave them waiting for the third worker."""
+    from schedframe.sim import builtin_scenario, simulate
+
+    scenario = builtin_scenario("leader-workers", kubernetes_version=release)
+    busy = next(w.duration for w in scenario.workloads if w.name == "busy")
+    assert busy is not None
+    assert busy.kind == "fixed"
+    freed = busy.a  # when the busy job ends
+    r = simulate(scenario, kubernetes_version=release, feature_gates=gates)
+    leader = [p for p in r.pods if p.workload == "leader"]
+    workers = sorted((p for p in r.pods if p.workload == "workers"), key=lambda p: p.bound_at or 0.0)
+    assert len(leader) == 1
+    assert len(workers) == 3
+    assert len({p.node for p in workers}) == 3  # one 8-GPU worker per GPU node
+    if gang:
+        assert {p.bound_at for p in [*leader, *workers]} == {freed}
+    else:
+        assert leader[0].bound_at == 10.0
+        assert [p.bound_at for p in workers] == [11.0, 12.0, freed]

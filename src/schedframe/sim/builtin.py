@@ -366,6 +366,49 @@ def training_rack(release: str = "1.36") -> dict[str, Any]:
     }
 
 
+def leader_workers(release: str = "1.36") -> dict[str, Any]:
+    """A JobSet-like set: one CPU-only leader and three 8-GPU workers in one gang (a group of
+    pods of two shapes), on three GPU nodes of which one is busy until 240 s, beside a CPU node:
+    kube-scheduler's own gang binds all four at once when the third GPU frees; plain pods bind
+    the leader and two workers at once and leave 16 GPUs idle until the last worker fits."""
+    objects, group = _native_gang(release, "lws-0", 4)
+    gpu = {"nvidia.com/gpu": "8"}
+
+    def node_template(extra: Mapping[str, str]) -> dict[str, Any]:
+        room = {"cpu": "32", "memory": "256Gi", "pods": "110", **extra}
+        return {"status": {"allocatable": room, "capacity": room}}
+
+    def template(role: str, requests: Mapping[str, str]) -> dict[str, Any]:
+        limits = {k: v for k, v in requests.items() if k == "nvidia.com/gpu"}
+        return {"metadata": {"labels": {"app": "lws-0", "role": role}},
+                "spec": {**group, "containers": [{"name": role, "resources": {
+                    "requests": dict(requests), **({"limits": limits} if limits else {})}}]}}
+
+    return {
+        "name": "leader-workers",
+        "description": "a JobSet-like leader (4 CPUs) and 3 x 8-GPU workers in one gang, on 3 GPU "
+        "nodes (one busy until 240 s) and a CPU node (kube-scheduler's own gang, in the workload "
+        "API of --kubernetes-version; it holds the gang with --feature-gates GenericWorkload=true, "
+        "plus GangScheduling=true at 1.35 and 1.36)",
+        "nodes": [
+            {"count": 3, "name": "gpu-{i}", "template": node_template(gpu)},
+            {"count": 1, "name": "cpu-{i}", "template": node_template({})},
+        ],
+        "objects": objects,
+        "workloads": [
+            {"name": "busy", "kind": "Job", "replicas": 1, "duration": 240,
+             "template": {"metadata": {"labels": {"app": "busy"}}, "spec": {
+                 "nodeSelector": {"kubernetes.io/hostname": "gpu-2"}, "containers": [{
+                     "name": "train", "resources": {"requests": {"cpu": "8", **gpu}, "limits": gpu}}]}}},
+            {"name": "leader", "kind": "Job", "replicas": 1, "arrival": {"at": 10}, "duration": 1800,
+             "template": template("leader", {"cpu": "4", "memory": "8Gi"})},
+            {"name": "workers", "kind": "Job", "replicas": 3, "arrival": {"at": 11, "every": 1},
+             "duration": 1800, "template": template("worker", {"cpu": "16", "memory": "64Gi", **gpu})},
+        ],
+        "until": 2400,
+    }
+
+
 #: The built-in scenarios by name; those taking a release build their objects for it.
 BUILTIN_SCENARIOS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
     "three-zones": three_zones,
@@ -373,9 +416,10 @@ BUILTIN_SCENARIOS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
     "gang": gang,
     "drain-preemption": drain_preemption,
     "training-rack": training_rack,
+    "leader-workers": leader_workers,
 }
 #: The built-in scenarios whose objects depend on the release (the workload API's versions).
-_FOR_RELEASE: Final = frozenset({"training-rack"})
+_FOR_RELEASE: Final = frozenset({"training-rack", "leader-workers"})
 
 #: The scenario ``schedframe simulate`` runs without arguments.
 DEFAULT_SCENARIO: Final = "three-zones"
