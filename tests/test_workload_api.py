@@ -517,3 +517,36 @@ def test_the_leader_workers_scenario_per_release(release: str, gates: str | None
     else:
         assert leader[0].bound_at == 10.0
         assert [p.bound_at for p in workers] == [11.0, 12.0, freed]
+
+
+@pytest.mark.parametrize(("release", "gates", "kind"), [
+    ("1.36", GATES_136, "PodGroupScheduled"),
+    ("1.37", "GenericWorkload=true", "PodGroupInitiallyScheduled"),
+])
+def test_the_cycle_writes_its_outcome_on_the_pod_group(release: str, gates: str, kind: str) -> None:
+    """The PodGroup's condition after its cycle: True (Scheduled) once the gang binds; False
+    (Unschedulable) with the group's message when it cannot; and a group scheduled once stays
+    True when a later member fails (upstream does not regress it)."""
+    from schedframe.api import SchedulingPodGroup
+
+    api = "scheduling.k8s.io/v1alpha2" if release == "1.36" else "scheduling.k8s.io/v1beta1"
+
+    def condition(s: Scheduler) -> Any:
+        pg = s.objects.get(SchedulingPodGroup, "g", "default")
+        assert pg is not None
+        return {(c.type, c.status, c.reason) for c in pg.conditions}
+
+    fits = _run(_cluster(2, ["1", "1", "1"], min_count=3, api_version=api), release, gates)
+    assert condition(fits) == {(kind, "True", "Scheduled")}
+    too_big = _run(_cluster(1, ["3", "3", "3"], min_count=3, api_version=api), release, gates)
+    assert condition(too_big) == {(kind, "False", "Unschedulable")}
+    pg = too_big.objects.get(SchedulingPodGroup, "g", "default")
+    assert pg is not None
+    if release == "1.36":  # the group's own status; its feasible members say their Permit's wait
+        assert pg.conditions[0].message == "pod group is unschedulable"
+    else:  # the feasible member's message is the group's, behind the group error
+        assert _messages(too_big, "w0")[0] == f"pod group is unschedulable, {pg.conditions[0].message}"
+    # the gang binds (minCount 2 of three), the third member fits nowhere afterwards
+    later = _run(_cluster(1, ["2", "2", "3"], min_count=2, api_version=api), release, gates)
+    assert sorted(bool(later.node_of(f"default/w{i}")) for i in range(3)) == [False, True, True]
+    assert condition(later) == {(kind, "True", "Scheduled")}

@@ -525,6 +525,8 @@ def _compare_cycle(case: str, want: Mapping[str, Any], got: Mapping[str, Any]) -
             diff("node", want["node"], got["node"])
     if want.get("message", "") != got.get("message", ""):
         diff("message", want.get("message", ""), got.get("message", ""))
+    if want.get("podGroup") and want.get("podGroupCondition") != got.get("podGroupCondition"):
+        diff("podGroupCondition", want.get("podGroupCondition"), got.get("podGroupCondition"))
     path = want.get("path")
     if path == "search" and want["outcome"] in ("bound", "unschedulable"):
         for field in ("startIndex", "nextStartIndex"):
@@ -629,6 +631,7 @@ def diff_case(
         diffs.extend(found)
         last = index + 1 == len(cycles) or cycles[index + 1]["pod"] != key
         # bring schedframe to the oracle's state
+        _carry_group_condition(world, want)
         for victim in want.get("victims") or []:
             world.bound.pop(victim, None)
         for obj in want.get("storage") or []:
@@ -669,6 +672,37 @@ def diff_case(
             sched._next_start_node_index = _next_start(want, sched._next_start_node_index)
     kept, covered = _split_deviations(release, diffs)
     return CaseReport(name, release, len(cycles), kept, tuple(warnings), deviations=covered)
+
+
+def _group_condition(sched: Any, key: str) -> dict[str, str] | None:
+    """The condition schedframe's PodGroup cycle left on pod *key*'s PodGroup, in the oracle's
+    record format (``None``: no PodGroup, or no condition yet)."""
+    from schedframe.api import SchedulingPodGroup
+
+    pod = sched.get_pod(key)
+    if pod is None or pod.scheduling_group is None:
+        return None
+    pg = sched.objects.get(SchedulingPodGroup, pod.scheduling_group, pod.namespace)
+    cond = next((c for c in pg.conditions if c.type.startswith("PodGroup")), None) if pg is not None else None
+    if cond is None:
+        return None
+    out = {"type": cond.type, "status": cond.status}
+    out.update({k: v for k, v in (("reason", cond.reason), ("message", cond.message)) if v})
+    return out
+
+
+def _carry_group_condition(world: _World, want: Mapping[str, Any]) -> None:
+    """Write the oracle's PodGroup condition after *want*'s cycle into the world, so that a
+    rebuilt schedframe starts from the same PodGroup status."""
+    cond, group = want.get("podGroupCondition"), want.get("podGroup")
+    if not cond or not group:
+        return
+    ns, _, name = str(group).partition("/")
+    for obj in world.others:
+        meta = obj.get("metadata") or {}
+        if obj.get("kind") == "PodGroup" and str(obj.get("apiVersion", "")).startswith("scheduling.k8s.io/") \
+                and meta.get("name") == name and (meta.get("namespace") or "default") == ns:
+            obj["status"] = {"conditions": [dict(cond)]}
 
 
 def _next_start(want: Mapping[str, Any], default: int) -> int:
@@ -825,6 +859,7 @@ def _attempt_group(sched: Any, records: Sequence[Mapping[str, Any]]) -> dict[str
             failure = next((p for p in sched.pending() if p.pod.key == k), None)
             rec.update(outcome="unschedulable", message=failure.message if failure is not None else "",
                        nominatedNode=pod.nominated_node_name if pod is not None else "")
+        rec["podGroupCondition"] = _group_condition(sched, k)
         out[k] = rec
     return out
 
@@ -864,6 +899,7 @@ def _attempt(sched: Any, key: str) -> dict[str, Any]:
         out["outcome"] = "unschedulable"
         out["message"] = failure.message if failure is not None else ""
         out["nominatedNode"] = pod.nominated_node_name if pod is not None else ""
+    out["podGroupCondition"] = _group_condition(sched, key)
     return out
 
 

@@ -31,9 +31,10 @@ of the group's topology constraint and the best feasible placement is kept (see
 
 Not modelled: configurable placement plugins (the ``placementGenerate``/``placementScore``
 extension points in profiles: the defaults run), 1.36's workload-aware preemption
-(``WorkloadAwarePreemption``), 1.37's preemption of victims for a group, composite pod groups,
-and the PodGroup's ``PodGroupScheduled`` condition (the scheduler does not write PodGroup
-status).
+(``WorkloadAwarePreemption``), 1.37's preemption of victims for a group, composite pod groups.
+
+The cycle leaves its outcome on the PodGroup's ``status.conditions`` (``PodGroupScheduled`` in
+1.36, ``PodGroupInitiallyScheduled`` in 1.37), in the scheduler's object store.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from typing import Final
 import attrs
 
 from ..api.objects import Pod
-from ..api.scheduling_workload import SchedulingPodGroup
+from ..api.scheduling_workload import PodGroupCondition, SchedulingPodGroup
 from ..errors import CacheError
 from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GROUP_CYCLE, SCHEDULING_CYCLE
 from ..framework.cycle_state import CycleState
@@ -66,6 +67,12 @@ MSG_POD_GROUP_WAITING_FOR_PREEMPTION: Final = "pod group is waiting for preempti
 ERR_POD_GROUP_UNSCHEDULABLE: Final = "pod group is unschedulable"
 
 _CLEAR: Final = NominatingInfo("", NominatingMode.OVERRIDE)
+#: the condition a PodGroup cycle writes on its PodGroup (1.36, and its 1.37 name), and its reasons
+COND_SCHEDULED: Final = "PodGroupScheduled"
+COND_INITIALLY_SCHEDULED: Final = "PodGroupInitiallyScheduled"
+REASON_SCHEDULED: Final = "Scheduled"
+REASON_UNSCHEDULABLE: Final = "Unschedulable"
+REASON_SCHEDULER_ERROR: Final = "SchedulerError"
 
 
 @attrs.define
@@ -141,6 +148,8 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             for m in kept:
                 self._finish_failed(self.frameworks.get(m.pod.scheduler_name, fwk), m, status, _CLEAR,
                                     self.clock.now())
+            if release_of(fwk).minor >= (1, 37):  # updatePodGroupConditionWithError
+                self._set_group_condition(fwk, pod, status)
             return True
         # upstream: by priority, then by when each first entered activeQ (ties: arrival order)
         order = {p.uid: i for i, p in enumerate(self._group_pods_now(pod))}
@@ -161,10 +170,39 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             attempts, group_status = self._pod_group_run_137(fwk, kept)
             self._outcome(group_status)
             self._submit_pod_group_137(fwk, kept, attempts, group_status)
+            self._set_group_condition(fwk, kept[0].pod, group_status)
             return
         result = self._with_placements(fwk, kept, lambda: self._pod_group_algorithm(fwk, kept), newer=False)
         self._outcome(result.status)
         self._submit_pod_group(fwk, kept, result.attempts, result.status, result.waiting)
+        self._set_group_condition(fwk, kept[0].pod, result.status)
+
+    def _set_group_condition(self, fwk: Framework, pod: Pod, status: Status) -> None:
+        """The condition the cycle leaves on *pod*'s PodGroup (upstream
+        ``updatePodGroupCondition``): ``PodGroupScheduled`` (1.36) or
+        ``PodGroupInitiallyScheduled`` (1.37), True with reason ``Scheduled``, else False with
+        ``Unschedulable`` or ``SchedulerError`` and the group's message; a group scheduled once
+        never goes back to False."""
+        pg = self._pod_group_of(pod)
+        if pg is None:
+            return
+        kind = COND_INITIALLY_SCHEDULED if release_of(fwk).minor >= (1, 37) else COND_SCHEDULED
+        if status.code is Code.SUCCESS:
+            cond = PodGroupCondition(kind, "True", REASON_SCHEDULED, status.message)
+        elif status.is_rejected():
+            cond = PodGroupCondition(kind, "False", REASON_UNSCHEDULABLE, status.message)
+        else:  # upstream writes the status's error (AsError)
+            text = str(status.error) if status.error is not None else status.message
+            cond = PodGroupCondition(kind, "False", REASON_SCHEDULER_ERROR, text)
+        conditions = list(pg.conditions)
+        at = next((i for i, c in enumerate(conditions) if c.type == kind), None)
+        if at is None:
+            conditions.append(cond)
+        elif (conditions[at].status == "True" and cond.status != "True") or conditions[at] == cond:
+            return
+        else:
+            conditions[at] = cond
+        self.objects.add(attrs.evolve(pg, conditions=tuple(conditions)))
 
     def _outcome(self, status: Status) -> None:
         """With tracing, the group's status on the current span (the PodGroup cycle's)."""
