@@ -39,7 +39,7 @@ The cycle leaves its outcome on the PodGroup's ``status.conditions`` (``PodGroup
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
 import attrs
@@ -400,13 +400,8 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                               attempts: Sequence[_Attempt], group: Status) -> None:
         """1.37's ``submitPodGroupAlgorithmResult``: a feasible member of a group that is not
         fails with the group's message; every other failed member with its own status."""
-        for i, m in enumerate(members):
-            a = attempts[i] if i < len(attempts) else _Attempt(m, CycleState(), status=group,
-                                                               started=self.clock.now())
-            if group.code is Code.ERROR:
-                status = a.status if a.status.code is Code.ERROR else group
-                self._finish_failed(fwk, m, status, _CLEAR, a.started)
-            elif a.status.code is Code.SUCCESS:
+        for m, a in self._member_results(fwk, members, attempts, group):
+            if a.status.code is Code.SUCCESS:
                 if group.code is Code.SUCCESS:
                     self._bind_member(fwk, m, a)
                 else:
@@ -518,13 +513,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                           attempts: Sequence[_Attempt], group: Status, waiting: bool) -> None:
         """Bind the feasible members of a feasible group; requeue the rest (upstream
         ``submitPodGroupAlgorithmResult``)."""
-        for i, m in enumerate(members):
-            a = attempts[i] if i < len(attempts) else _Attempt(m, CycleState(), status=group,
-                                                               started=self.clock.now())
-            if group.code is Code.ERROR:
-                status = a.status if a.status.code is Code.ERROR else group
-                self._finish_failed(fwk, m, status, _CLEAR, a.started)
-                continue
+        for m, a in self._member_results(fwk, members, attempts, group):
             if a.status.code is Code.SUCCESS:
                 if group.code is Code.SUCCESS:
                     self._bind_member(fwk, m, a)
@@ -537,6 +526,20 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 self._finish_failed(fwk, m, _permit_failure(a), _CLEAR, a.started)
             else:
                 self._finish_failed(fwk, m, a.status, a.nominating, a.started)
+
+    def _member_results(self, fwk: Framework, members: Sequence[QueuedPodInfo], attempts: Sequence[_Attempt],
+                        group: Status) -> Iterator[tuple[QueuedPodInfo, _Attempt]]:
+        """Each member with its attempt (the group's status for one the algorithm did not
+        reach); when the group failed with an error, every member fails with it (or with its own
+        error) here and is not yielded."""
+        for i, m in enumerate(members):
+            a = attempts[i] if i < len(attempts) else _Attempt(m, CycleState(), status=group,
+                                                               started=self.clock.now())
+            if group.code is Code.ERROR:
+                status = a.status if a.status.code is Code.ERROR else group
+                self._finish_failed(fwk, m, status, _CLEAR, a.started)
+            else:
+                yield m, a
 
     def _bind_member(self, fwk: Framework, pinfo: QueuedPodInfo, a: _Attempt) -> None:
         """A feasible member of a feasible group: assumed, reserved and permitted for real (its
