@@ -126,8 +126,7 @@ class TcpProxy:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pump(src: Any, dst: Any) -> None:
+    def _pump(self, src: Any, dst: Any) -> None:
         import socket
 
         try:
@@ -136,9 +135,14 @@ class TcpProxy:
         except OSError:
             pass
         finally:
+            # both ends shut down and closed here: a socket left to the garbage collector is a
+            # ResourceWarning in whatever test runs then
+            with self._lock:
+                self._open = [s for s in self._open if s is not src and s is not dst]
             for s in (src, dst):
                 with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
+                s.close()
 
     def cut(self) -> int:
         """Close every open connection; returns how many were open."""

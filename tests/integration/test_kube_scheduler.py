@@ -414,6 +414,15 @@ def _proxied_client(kube: Any) -> tuple[Any, Any]:
     return proxy, k.ApiClient(cfg)
 
 
+def _stop_for_good(ks: Any, timeout: float = 15.0) -> None:
+    """Stop *ks* and wait for its informer threads to end, so that no watch connection outlives
+    the test (a thread ending later drops its socket unclosed, a ResourceWarning in another
+    test)."""
+    ks.stop(timeout=timeout)
+    for inf in ks.informers:
+        inf.stop(timeout=timeout)
+
+
 def _informer(ks: Any, plural: str) -> Any:
     return next(i for i in ks.informers if i.resource.plural == plural and i.resource.api_version == "v1")
 
@@ -450,6 +459,7 @@ def test_an_api_server_restart_answers_old_watches_410_and_the_informers_list_ag
     versions the informers resume from, so their watches are answered 410 Gone: they list again,
     see what they missed, and the pod is bound to the new node."""
     proxy, client = _proxied_client(kube)
+    ks = None
     try:
         make_node("restart", NODE)
         ks = start_scheduler(api_client=client, resync_backoff=(0.1, 1.0))
@@ -470,7 +480,9 @@ def test_an_api_server_restart_answers_old_watches_410_and_the_informers_list_ag
                  what="the scheduler to count both bindings")
         assert ks.metrics()["watches"]["pods"]["expired"] == pods.expired
     finally:
-        proxy.close()
+        proxy.close()  # the watches end with their connections
+        if ks is not None:
+            _stop_for_good(ks)
         client.close()
 
 
@@ -485,6 +497,13 @@ def test_bookmarks_carry_watches_past_their_timeout_without_a_list(kube, namespa
     create_pod(core, namespace, "done", scheduler_name="someone-else", node_name=node)
     core.patch_namespaced_pod_status("done", namespace, {"status": {"phase": "Succeeded"}})
     ks = start_scheduler(watch_timeout=5)
+    try:
+        _bookmarks_carry_watches(ks, core, namespace, node)
+    finally:
+        _stop_for_good(ks)
+
+
+def _bookmarks_carry_watches(ks: Any, core: Any, namespace: str, node: str) -> None:
     pods = _informer(ks, "pods")
     assert f"{namespace}/done" not in pods.store
     deadline = time.monotonic() + 60.0
