@@ -26,42 +26,42 @@ from schedframe.sim.report._build import reason_group, report_data
 
 #: Six nodes in two zones and two pools, pods that fit, pods too big to fit anywhere and pods
 #: selecting a pool that has no node: pending pods of two FitError reasons, two configurations.
-SCENARIO = f"""
+SCENARIO = """
 name: report-test
 nodes:
 - count: 4
-  name: "small-{{i}}"
+  name: "small-{i}"
   template:
     metadata:
-      labels: {{pool: small, topology.kubernetes.io/zone: zone-a}}
-    status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}
+      labels: {pool: small, topology.kubernetes.io/zone: zone-a}
+    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 - count: 2
-  name: "big-{{i}}"
+  name: "big-{i}"
   template:
     metadata:
-      labels: {{pool: big, topology.kubernetes.io/zone: zone-b}}
-    status: {{allocatable: {{cpu: "16", memory: 64Gi, pods: "110"}}}}
+      labels: {pool: big, topology.kubernetes.io/zone: zone-b}
+    status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
 workloads:
 - name: web
   replicas: 12
-  arrival: {{at: 0, every: 2}}
+  arrival: {at: 0, every: 2}
   duration: 30
   template:
     spec:
-      containers: [{{name: c, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}]
+      containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]
 - name: huge
   replicas: 3
-  arrival: {{at: 5, every: 1}}
+  arrival: {at: 5, every: 1}
   template:
     spec:
-      containers: [{{name: c, resources: {{requests: {{cpu: "32"}}}}}}]
+      containers: [{name: c, resources: {requests: {cpu: "32"}}}]
 - name: gpu
   replicas: 2
-  arrival: {{at: 6}}
+  arrival: {at: 6}
   template:
     spec:
-      nodeSelector: {{pool: gpu}}
-      containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]
+      nodeSelector: {pool: gpu}
+      containers: [{name: c, resources: {requests: {cpu: "1"}}}]
 configs:
 - name: default
 - name: packing
@@ -72,7 +72,7 @@ configs:
     - schedulerName: default-scheduler
       pluginConfig:
       - name: NodeResourcesFit
-        args: {{scoringStrategy: {{type: MostAllocated}}}}
+        args: {scoringStrategy: {type: MostAllocated}}
 """
 
 
@@ -121,7 +121,8 @@ def test_labels_offer_zones_and_pools(runs) -> None:
     s, results = runs
     labels = node_labels(s.plan(0))
     hm = report_data(results, labels)["heatmap"]
-    assert "pool=big" in hm["labels"] and "pool=small" in hm["labels"]
+    assert "pool=big" in hm["labels"]
+    assert "pool=small" in hm["labels"]
     assert not any(p.startswith("kubernetes.io/hostname=") for p in hm["labels"])
     for name, pairs in zip(hm["nodes"], hm["node_labels"], strict=True):
         assert {hm["labels"][i] for i in pairs} == {
@@ -242,7 +243,8 @@ def test_cli_bad_report_fails_before_the_run(tmp_path: Path, capsys, monkeypatch
     assert text == ""
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
-    assert "--report" in err[0] and needle in err[0]
+    assert "--report" in err[0]
+    assert needle in err[0]
     assert not list(tmp_path.iterdir())
 
 

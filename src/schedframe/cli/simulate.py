@@ -149,7 +149,8 @@ def report_option(args: argparse.Namespace, recording: Any) -> Any:
     return RecordDecisions(top_k=3 if recording is None else recording.top_k, filter_verdicts=True)
 
 
-def write_report_file(scenario: Any, plan: Any, results: Sequence[Any], args: argparse.Namespace) -> list[str]:
+def write_report_file(scenario: Any, plan: Any, results: Sequence[Any],
+                      args: argparse.Namespace) -> list[str]:
     """Write ``--report`` (before any text report, as :func:`write_decisions`), and the line
     saying so."""
     if not getattr(args, "report", None):

@@ -189,7 +189,8 @@ def _matrices(r: SimResult, pods: Sequence[Any]) -> dict[str, Any]:
     """Per pod of *pods*: its last attempt's Filter verdicts grouped by (stage, plugin, code,
     reason) and its best-scoring nodes, from the decision tables (empty when not recorded)."""
     wanted = {p.key: p.attempts for p in pods if p.attempts}
-    out: dict[str, Any] = {k: {"attempt": a, "groups": [], "top": [], "plugins": []} for k, a in wanted.items()}
+    out: dict[str, Any] = {k: {"attempt": a, "groups": [], "top": [], "plugins": []}
+                           for k, a in wanted.items()}
     if not wanted or r.recorded_verdicts is None:
         return out
     v = r.recorded_verdicts
@@ -211,7 +212,8 @@ def _matrices(r: SimResult, pods: Sequence[Any]) -> dict[str, Any]:
     if r.recorded_decisions is not None:
         d = r.recorded_decisions
         cols = d.columns
-        plugins = [c[len("top1_"):] for c in cols if c.startswith("top1_") and c not in ("top1_node", "top1_total")]
+        plugins = [c[len("top1_"):] for c in cols
+                   if c.startswith("top1_") and c not in ("top1_node", "top1_total")]
         k = sum(1 for c in cols if c.startswith("top") and c.endswith("_node"))
         for row in d:
             key = row["pod"]
@@ -290,7 +292,8 @@ def _diff(a: SimResult, b: SimResult) -> dict[str, Any]:
             moved_in[nb] = moved_in.get(nb, 0) + 1
         moved.append((key, na, nb))
     nodes = list(dict.fromkeys([*(s.node for s in a.nodes), *(s.node for s in b.nodes)]))
-    rows = [[n, count_a.get(n, 0), count_b.get(n, 0), moved_out.get(n, 0), moved_in.get(n, 0)] for n in nodes]
+    rows = [[n, count_a.get(n, 0), count_b.get(n, 0), moved_out.get(n, 0), moved_in.get(n, 0)]
+            for n in nodes]
     return {"a": a.config, "b": b.config, "nodes": rows, "moved_total": len(moved),
             "moved": [list(m) for m in moved[:MAX_MOVED_ROWS]]}
 
@@ -341,7 +344,8 @@ def _summary(results: Sequence[SimResult]) -> str:
         rows.append([r.config, f"{m.pods:,}", f"{m.placed:,}", f"{m.pending:,}", f"{m.running:,}",
                      f"{m.completed:,}", f"{m.preemptions:,}", f"{m.attempts:,}", *waits,
                      f"{m.utilisation_mean.get('cpu', 0.0):.1%}", f"{m.utilisation_peak.get('cpu', 0.0):.1%}",
-                     f"{m.utilisation_mean.get('memory', 0.0):.1%}", f"{m.fragmentation_mean.get('cpu', 0.0):.1%}",
+                     f"{m.utilisation_mean.get('memory', 0.0):.1%}",
+                     f"{m.fragmentation_mean.get('cpu', 0.0):.1%}",
                      _fmt(m.end), r.end_reason])
     return _table(head, rows, cls="summary")
 
