@@ -271,3 +271,18 @@ def test_cli_says_where_the_report_is(tmp_path: Path) -> None:
     code, text = _run("simulate", "--plain", "--report", str(path))
     assert code == 0
     assert f"report ({path.stat().st_size:,} bytes) written to {path}" in text
+
+
+def test_last_failed_verdicts_are_the_pending_pods_last_attempts(runs) -> None:
+    """``RecordDecisions(last_failed_verdicts=True)`` (what ``--report`` records) keeps exactly
+    the full table's rows of each pending pod's last attempt, and the report's matrices agree."""
+    s, results = runs
+    for full in results:
+        light = simulate(s, full.config, decisions=RecordDecisions(last_failed_verdicts=True))
+        last = {p.key: p.attempts for p in full.pending()}
+        want = [v for v in full.filter_verdicts() if last.get(v["pod"]) == v["attempt"]]
+        assert sorted(map(tuple, (d.values() for d in light.filter_verdicts()))) == sorted(
+            map(tuple, (d.values() for d in want)))
+        assert len(want) == len(full.nodes) * len(last)
+        assert report_data([light])["pending"][full.config]["matrices"] == \
+            report_data([full])["pending"][full.config]["matrices"]

@@ -146,7 +146,9 @@ def report_option(args: argparse.Namespace, recording: Any) -> Any:
     from ..sim.report import check_report_path
 
     check_report_path(args.report, "--report")
-    return RecordDecisions(top_k=3 if recording is None else recording.top_k, filter_verdicts=True)
+    if recording is not None and recording.filter_verdicts:
+        return recording
+    return RecordDecisions(top_k=3 if recording is None else recording.top_k, last_failed_verdicts=True)
 
 
 def write_report_file(scenario: Any, plan: Any, results: Sequence[Any],

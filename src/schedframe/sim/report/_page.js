@@ -84,6 +84,7 @@
     }
     return "rgb(192,57,43)";
   }
+  if (H.nodes.length <= 300) { grid.classList.add("large"); }
   var cells = H.nodes.map(function (name, i) {
     var c = el("div", { "class": "cell", "data-node": name, "data-i": String(i), title: name });
     grid.appendChild(c); return c;
