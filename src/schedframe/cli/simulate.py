@@ -35,13 +35,16 @@ __all__ = [
     "add_decisions_options",
     "add_outcome_options",
     "add_parser",
+    "add_report_option",
     "cluster_summary",
     "decisions_option",
     "foreign_pods_error",
+    "report_option",
     "run",
     "simulate_report",
     "unhandled_lines",
     "write_decisions",
+    "write_report_file",
 ]
 
 #: Kinds of a cluster dump counted as workloads in the header.
@@ -89,6 +92,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--log", metavar="FILE", help="write the event log (JSON Lines) for replay to FILE")
     add_outcome_options(p, plot_help="save plots (utilisation, pending, latency CDF, comparison)")
     add_decisions_options(p)
+    add_report_option(p)
     add_release_options(p)
     add_validate_option(p)
     return p
@@ -122,6 +126,42 @@ def add_decisions_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--filter-verdicts", metavar="FILE",
                    help="write one row per (attempt, node) Filter verdict to FILE (large): "
                    ".parquet, .csv or .jsonl")
+
+
+def add_report_option(p: argparse.ArgumentParser) -> None:
+    """``--report FILE.html``: one self-contained HTML page of the run (:mod:`schedframe.sim.report`)."""
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write one self-contained HTML page of the runs to FILE.html (summary, "
+                   "utilisation over time, per-node heat map, pending pods with their Filter and "
+                   "Score matrix, wait-time distribution, placement diff); records the Filter "
+                   "verdicts it needs")
+
+
+def report_option(args: argparse.Namespace, recording: Any) -> Any:
+    """The recording ``--report`` needs on top of *recording* (``--decisions``): the decision
+    tables with Filter verdicts, the report's file checked before anything runs."""
+    if not getattr(args, "report", None):
+        return recording
+    from ..sim.decisions import RecordDecisions
+    from ..sim.report import check_report_path
+
+    check_report_path(args.report, "--report")
+    if recording is not None and recording.filter_verdicts:
+        return recording
+    return RecordDecisions(top_k=3 if recording is None else recording.top_k, last_failed_verdicts=True)
+
+
+def write_report_file(scenario: Any, plan: Any, results: Sequence[Any],
+                      args: argparse.Namespace) -> list[str]:
+    """Write ``--report`` (before any text report, as :func:`write_decisions`), and the line
+    saying so."""
+    if not getattr(args, "report", None):
+        return []
+    from ..sim.report import node_labels, write_report
+
+    size = write_report(args.report, results, title=scenario.name, description=scenario.description,
+                        labels=node_labels(plan))
+    return [f"report ({size:,} bytes) written to {args.report}"]
 
 
 def decisions_option(args: argparse.Namespace) -> Any:
@@ -258,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
     reading = f"reading {args.cluster or args.scenario or 'the scenario'}…"
     with config_notes(within=args.scenario), status(out, reading):
         scenario, origin, specs = _inputs(args)
-    recording = decisions_option(args)
+    recording = report_option(args, decisions_option(args))
     try:
         plan = scenario.plan(args.seed)
     except ScenarioError as exc:
@@ -292,7 +332,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.log and log_fh is not None:
                     log_fh.close()
     moved = moved_pods(results) if len(results) > 1 else {}
-    written = write_decisions(results, args)
+    written = write_decisions(results, args) + write_report_file(scenario, plan, results, args)
     if args.json:
         dump_json(
             {

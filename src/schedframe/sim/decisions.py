@@ -152,6 +152,9 @@ class RecordDecisions:
         top_k: the best-scoring nodes kept per attempt (1 to 50, ``MAX_TOP_K``).
         filter_verdicts: also record one row per (attempt, node) Filter verdict (large: an
             attempt adds a row per node it evaluated).
+        last_failed_verdicts: record the Filter verdicts of each pod's last attempt only, and
+            only when it failed (what ``--report`` needs of a pending pod: bounded by the pods
+            pending at the end times the nodes); ignored with ``filter_verdicts``.
 
     .. versionadded:: 0.1.0
     """
@@ -160,6 +163,7 @@ class RecordDecisions:
 
     top_k: int = attrs.field(default=3, validator=_top_k)
     filter_verdicts: bool = False
+    last_failed_verdicts: bool = False
 
     @classmethod
     def of(cls, value: RecordDecisions | bool | None) -> RecordDecisions | None:
@@ -497,6 +501,7 @@ class Recorder:
         self._verdicts: list[tuple[Any, ...]] = []
         self._last: dict[str, int] = {}  # pod uid -> index of its last row
         self._counts: dict[str, int] = {}  # attempts of pods the engine has no record of
+        self._last_failed: dict[str, list[tuple[Any, ...]]] = {}  # pod uid -> its last failed verdicts
 
     def attach(self, sched: Scheduler, cycle_finished: Callable[..., None],
                records: Mapping[str, Any]) -> None:
@@ -516,7 +521,7 @@ class Recorder:
         capture = _Capture(phase.snapshot.num_nodes(), len(feasible),
                            [(n, None, {}) for n in feasible], [])
         self._pending[phase.pod.uid] = capture
-        if self.options.filter_verdicts:
+        if self.options.filter_verdicts or self.options.last_failed_verdicts:
             with contextlib.suppress(Exception):
                 capture.verdicts = _verdicts(phase)
         with contextlib.suppress(Exception):
@@ -543,8 +548,15 @@ class Recorder:
         row.append(_top(capture.scored, node_name, self.options.top_k) if capture is not None else [])
         self._last[uid] = len(self._rows)
         self._rows.append(row)
-        if capture is not None:
+        if capture is None:
+            return
+        if self.options.filter_verdicts:
             self._verdicts.extend((now, pod.key, profile, attempt, *v) for v in capture.verdicts)
+        elif self.options.last_failed_verdicts:
+            if status.code in _SCHEDULED:
+                self._last_failed.pop(uid, None)
+            else:
+                self._last_failed[uid] = [(now, pod.key, profile, attempt, *v) for v in capture.verdicts]
 
     def pod_failed(self, pod: Any, status: Status, profile: str) -> None:
         """A binding cycle failed (Permit rejected or timed out, PreBind or Bind failed): the
@@ -576,10 +588,14 @@ class Recorder:
         return DecisionTable("decisions", columns, types, rows)
 
     def verdicts(self) -> DecisionTable | None:
-        if not self.options.filter_verdicts:
+        if self.options.filter_verdicts:
+            rows: Sequence[tuple[Any, ...]] = self._verdicts
+        elif self.options.last_failed_verdicts:
+            rows = [v for vs in self._last_failed.values() for v in vs]
+        else:
             return None
         return DecisionTable("filter verdicts", [c for c, _ in VERDICT_COLUMNS],
-                             [t for _, t in VERDICT_COLUMNS], self._verdicts)
+                             [t for _, t in VERDICT_COLUMNS], rows)
 
 
 def _scores(phase: FilterPhase) -> list[tuple[str, int | None, dict[str, int]]]:
