@@ -127,10 +127,12 @@ def run_command(command: Command, args: argparse.Namespace, *, stdout: Any = Non
             return command.run(args)
     except BrokenPipeError:
         # the reader went away (``schedframe ... | head``): stop quietly, as other tools do, and
-        # keep Python from complaining again when it flushes stdout at exit
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        # keep Python from complaining again when it flushes stdout at exit (only the process's
+        # own stdout: a stream the caller passed in is the caller's)
+        if stdout is None or stdout is sys.stdout:
+            with contextlib.suppress(OSError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except (SchedframeError, OSError) as exc:
         if getattr(args, "debug", False):

@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: Any = None) -> int:
             sys.stdout.flush()  # what is still buffered meets a reader gone away here, not at exit
         return code
     except BrokenPipeError:
-        return _reader_gone()
+        return _reader_gone() if stdout is None or stdout is sys.stdout else EXIT_BROKEN_PIPE
     except KeyboardInterrupt:  # outside a command (while parsing)
         print("schedframe: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
