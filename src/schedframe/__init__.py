@@ -27,6 +27,7 @@ from .errors import (
     SchedframeError,
     SchedframeWarning,
     SchedulerError,
+    SnapshotError,
     UnknownPluginError,
 )
 from .framework.clock import Clock, FakeClock
@@ -61,6 +62,7 @@ from .framework.interfaces import (
     ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
+    StatefulPlugin,
     WaitingPod,
 )
 from .framework.plugin_manager import load_plugins
@@ -70,6 +72,7 @@ from .framework.runtime import Framework
 from .framework.status import Code, Status
 from .scheduler.explain import Explanation, explain, explain_with
 from .scheduler.scheduler import FitError, PendingPod, RunSummary, Scheduler
+from .whatif import ClusterSnapshot
 
 # importing the plugins layer registers the in-tree registry with the framework, where the
 # configuration (a layer below the plugins) finds it (framework.plugin_names.default_registry)
@@ -86,6 +89,7 @@ __all__ = [
     "ClusterEventWithHint",
     "Code",
     "ConfigurationError",
+    "ClusterSnapshot",
     "CycleState",
     "EXTENSION_POINTS",
     "EnqueueExtensions",
@@ -130,6 +134,7 @@ __all__ = [
     "RegistryError",
     "ReleaseProfile",
     "ReservePlugin",
+    "StatefulPlugin",
     "RunSummary",
     "ScenarioError",
     "SchedframeError",
@@ -137,6 +142,7 @@ __all__ = [
     "Scheduler",
     "SchedulerConfiguration",
     "SchedulerError",
+    "SnapshotError",
     "ScoreExtensions",
     "ScorePlugin",
     "StateData",

@@ -61,6 +61,7 @@ __all__ = [
     "SchedframeError",
     "SchedframeWarning",
     "SchedulerError",
+    "SnapshotError",
     "SourcedError",
     "StateNotFoundError",
     "UnknownPluginError",
@@ -318,6 +319,16 @@ class GpuShareError(SchedframeError, ValueError):
 
 class SchedulerError(SchedframeError, RuntimeError):
     """Misuse of the :class:`~schedframe.Scheduler` (unknown pod, bad event order)."""
+
+    __module__ = "schedframe"
+
+
+class SnapshotError(SchedframeError, RuntimeError):
+    """Misuse of a :class:`~schedframe.ClusterSnapshot`: a fork closed out of order, an unknown
+    node or pod, a bound pod handed to ``schedule``, an answer read after the snapshot changed.
+
+    .. versionadded:: 0.1.0
+    """
 
     __module__ = "schedframe"
 

@@ -30,7 +30,7 @@ import attrs
 from ..api.frozendict import freeze
 from ..api.objects import Node, Pod
 from ..errors import ArgumentTypeError, CacheError
-from .nodeinfo import ImageStateSummary, NodeInfo, PodInfo
+from .nodeinfo import ImageStateSummary, NodeInfo, PodInfo, next_generation
 from .snapshot import ImageStates, NodeTree, Snapshot, image_names, rebind_images
 
 __all__ = ["Cache", "CacheDump"]
@@ -57,6 +57,23 @@ class CacheDump:
     nodes: Mapping[str, NodeInfo]
     assumed_pods: frozenset[str]
     binding_finished: frozenset[str]
+
+
+@final
+class _Journal:
+    """What one open checkpoint saved: each NodeInfo (a clone, or None when absent) and pod
+    entry as it was before its first change, the image records and the node tree when a node
+    was set or removed, and the (small) assumed sets."""
+
+    __slots__ = ("assumed", "finished", "images", "nodes", "pods", "tree")
+
+    def __init__(self, cache: Cache) -> None:
+        self.nodes: dict[str, NodeInfo | None] = {}
+        self.pods: dict[str, Pod | None] = {}
+        self.images: tuple[dict[str, tuple[int, frozenset[str]]], dict[str, ImageStateSummary]] | None = None
+        self.tree: NodeTree | None = None
+        self.assumed = set(cache._assumed)
+        self.finished = set(cache._binding_finished)
 
 
 @final
@@ -158,6 +175,9 @@ class Cache:
         # image name -> generation of its last summary change, least recent first
         self._image_changes: OrderedDict[str, int] = OrderedDict()
         self._generation = 0
+        # checkpoints (begin/commit/revert): what each open one saved before its first change
+        self._journals: list[_Journal] = []
+        self._journal: _Journal | None = None
 
     # -- nodes ------------------------------------------------------------------------------------
     def add_node(self, node: Node) -> None:
@@ -187,6 +207,9 @@ class Cache:
             info = self._nodes.get(name)
             if info is None or info.node is None:
                 raise CacheError(f"node {name!r} is not in the cache, so it cannot be removed")
+            if self._journal is not None:
+                self._save(name)
+                self._save_tree()
             affected = self._drop_images(info.node)
             info.remove_node()
             if info.pods:
@@ -201,6 +224,9 @@ class Cache:
     def _set_node(self, node: Node) -> None:
         name = node.name
         info = self._nodes.get(name)
+        if self._journal is not None:
+            self._save(name)
+            self._save_tree()
         if info is None:
             info = NodeInfo()
         affected = self._drop_images(info.node) if info.node is not None else set()
@@ -218,6 +244,8 @@ class Cache:
 
     # -- image states -------------------------------------------------------------------------------
     def _add_images(self, node: Node) -> set[str]:
+        if self._journal is not None:
+            self._save_images()
         records = self._image_records
         affected: set[str] = set()
         for image in node.images:
@@ -230,6 +258,8 @@ class Cache:
         return affected
 
     def _drop_images(self, node: Node) -> set[str]:
+        if self._journal is not None:
+            self._save_images()
         records = self._image_records
         affected = set(image_names(node))
         for name in affected:
@@ -321,6 +351,9 @@ class Cache:
                                      "to change it")
                 name = pod.node_name
                 info = self._nodes.get(name) if cur.node_name == name else None
+                if info is not None and self._journal is not None:
+                    self._save(name)
+                    self._save_pod(pod.uid)
                 if info is not None and info.replace_last_pod(cur, pod):  # confirmed where assumed
                     self._touch(name, info)
                     self._pods[pod.uid] = pod
@@ -369,6 +402,9 @@ class Cache:
 
     def _add_pod(self, pod: Pod, *, assumed: bool) -> None:
         name = pod.node_name
+        if self._journal is not None:
+            self._save(name)
+            self._save_pod(pod.uid)
         info = self._nodes.get(name)
         if info is None:
             info = NodeInfo()
@@ -380,6 +416,9 @@ class Cache:
 
     def _remove_pod(self, cur: Pod) -> None:
         name = cur.node_name
+        if self._journal is not None:
+            self._save(name)
+            self._save_pod(cur.uid)
         info = self._nodes[name]
         info.remove_pod(cur)
         if not info.pods and info.node is None:
@@ -401,6 +440,115 @@ class Cache:
         self._nodes[name] = info
         self._nodes.move_to_end(name)
         self._generation = info.generation
+
+    # -- checkpoints ------------------------------------------------------------------------------
+    def begin(self) -> None:
+        """Open a checkpoint: until the matching :meth:`commit` or :meth:`revert`, the cache
+        saves each NodeInfo (and pod entry) before its first change, so reverting costs what
+        changed, not the size of the cluster. Checkpoints nest."""
+        with self._lock:
+            j = _Journal(self)
+            self._journals.append(j)
+            self._journal = j
+
+    def commit(self) -> None:
+        """Close the innermost checkpoint keeping its changes (an enclosing one can still revert
+        them).
+
+        Raises:
+            CacheError: when no checkpoint is open.
+        """
+        with self._lock:
+            j = self._pop_journal("commit")
+            parent = self._journal
+            if parent is None:
+                return
+            for name, info in j.nodes.items():
+                parent.nodes.setdefault(name, info)
+            for uid, pod in j.pods.items():
+                parent.pods.setdefault(uid, pod)
+            if parent.images is None:
+                parent.images = j.images
+            if parent.tree is None:
+                parent.tree = j.tree
+
+    def revert(self) -> None:
+        """Close the innermost checkpoint undoing every change made since it was opened. The
+        restored NodeInfos get new generations, so snapshots copy them again.
+
+        Raises:
+            CacheError: when no checkpoint is open.
+        """
+        with self._lock:
+            j = self._pop_journal("revert")
+            nodes = self._nodes
+            for name, saved in j.nodes.items():
+                if saved is None:
+                    nodes.pop(name, None)
+                    continue
+                saved.generation = next_generation()
+                nodes[name] = saved
+                nodes.move_to_end(name)
+                self._generation = saved.generation
+            pods = self._pods
+            for uid, pod in j.pods.items():
+                if pod is None:
+                    pods.pop(uid, None)
+                else:
+                    pods[uid] = pod
+            self._assumed = j.assumed
+            self._binding_finished = j.finished
+            if j.images is not None:
+                records, images = j.images
+                changed = set(images) | set(self._images)
+                self._image_records.clear()
+                for n, (size, on) in records.items():
+                    rec = self._image_records[n] = _ImageRecord(size)
+                    rec.nodes.update(on)
+                self._images.clear()  # in place: the NodeInfos' image states read this mapping
+                self._images.update(images)
+                self._generation = next_generation()
+                for name in changed:
+                    self._image_changes[name] = self._generation
+                    self._image_changes.move_to_end(name)
+            if j.tree is not None:
+                self._tree = j.tree
+                self._generation = next_generation()
+                self._tree_generation = self._generation
+
+    @property
+    def checkpoints(self) -> int:
+        """How many checkpoints are open."""
+        return len(self._journals)
+
+    def _pop_journal(self, what: str) -> _Journal:
+        if not self._journals:
+            raise CacheError(f"Cache.{what}: no checkpoint is open (call begin() first)")
+        j = self._journals.pop()
+        self._journal = self._journals[-1] if self._journals else None
+        return j
+
+    def _save(self, name: str) -> None:
+        j = self._journal
+        if j is not None and name not in j.nodes:
+            info = self._nodes.get(name)
+            j.nodes[name] = None if info is None else info.clone()
+
+    def _save_pod(self, uid: str) -> None:
+        j = self._journal
+        if j is not None and uid not in j.pods:
+            j.pods[uid] = self._pods.get(uid)
+
+    def _save_tree(self) -> None:
+        j = self._journal
+        if j is not None and j.tree is None:
+            j.tree = self._tree.copy()
+
+    def _save_images(self) -> None:
+        j = self._journal
+        if j is not None and j.images is None:
+            j.images = ({n: (r.size, frozenset(r.nodes)) for n, r in self._image_records.items()},
+                        dict(self._images))
 
     # -- queries --------------------------------------------------------------------------------------
     def is_assumed(self, pod: Pod | str) -> bool:

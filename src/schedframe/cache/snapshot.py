@@ -117,6 +117,13 @@ class NodeTree:
         self.add(node)
         return True
 
+    def copy(self) -> NodeTree:
+        """An independent copy (the same zones and nodes in the same order)."""
+        new = NodeTree.__new__(NodeTree)
+        new._tree = {zone: dict(members) for zone, members in self._tree.items()}
+        new._zone_of = dict(self._zone_of)
+        return new
+
     def names(self) -> list[str]:
         """All node names, one per zone in turn until every zone is exhausted."""
         zones = [list(members) for members in self._tree.values()]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..api.objects import Namespace
+from ..errors import CacheError
 
 __all__ = ["ObjectStore"]
 
@@ -32,6 +33,9 @@ class ObjectStore:
         #: per kind, how many times objects of it were added or removed: what is derived from a
         #: kind's objects stays valid while its count does
         self._revisions: dict[type, int] = {}
+        #: open checkpoints (begin/commit/revert): each maps (kind, key) to the object it had
+        #: before its first change in the checkpoint (None: absent)
+        self._journals: list[dict[tuple[type, tuple[str, str]], Any]] = []
         for obj in objects:
             self.add(obj)
 
@@ -56,6 +60,8 @@ class ObjectStore:
         with self._lock:
             kind = self._by_kind.setdefault(type(obj), {})
             old = kind.get(key)
+            if self._journals:
+                self._journals[-1].setdefault((type(obj), key), old)
             kind[key] = obj
             self._revisions[type(obj)] = self._revisions.get(type(obj), 0) + 1
             self._by_namespace.setdefault(type(obj), {}).setdefault(key[0], {})[key[1]] = obj
@@ -67,6 +73,8 @@ class ObjectStore:
         """Remove the object with *obj*'s key; returns it, or ``None`` if absent."""
         key = self._key(obj)
         with self._lock:
+            if self._journals and key in self._by_kind.get(type(obj), {}):
+                self._journals[-1].setdefault((type(obj), key), self._by_kind[type(obj)][key])
             old = self._by_kind.get(type(obj), {}).pop(key, None)
             if old is not None:
                 self._revisions[type(obj)] += 1
@@ -78,9 +86,60 @@ class ObjectStore:
             self._notify(old, None)
         return old
 
+    # -- checkpoints ------------------------------------------------------------------------------
+    def begin(self) -> None:
+        """Open a checkpoint: until the matching :meth:`commit` or :meth:`revert` the store
+        remembers each object as it was before its first change (nested checkpoints each
+        their own). Watchers are not called when a revert puts objects back."""
+        with self._lock:
+            self._journals.append({})
+
+    def commit(self) -> None:
+        """Close the innermost checkpoint, keeping its changes."""
+        with self._lock:
+            j = self._pop("commit")
+            if self._journals:
+                parent = self._journals[-1]
+                for k, v in j.items():
+                    parent.setdefault(k, v)
+
+    def revert(self) -> None:
+        """Close the innermost checkpoint, putting back every object it changed. The kinds
+        touched get new revisions (never one seen before), so what was derived from them
+        during the checkpoint is recomputed."""
+        with self._lock:
+            j = self._pop("revert")
+            kinds: set[type] = set()
+            for (kind, key), old in j.items():
+                kinds.add(kind)
+                objs = self._by_kind.setdefault(kind, {})
+                by_ns = self._by_namespace.setdefault(kind, {})
+                if old is None:
+                    objs.pop(key, None)
+                    names = by_ns.get(key[0])
+                    if names is not None:
+                        names.pop(key[1], None)
+                        if not names:
+                            del by_ns[key[0]]
+                else:
+                    objs[key] = old
+                    by_ns.setdefault(key[0], {})[key[1]] = old
+            for kind in kinds:
+                self._revisions[kind] = self._revisions.get(kind, 0) + 1
+
+    def _pop(self, what: str) -> dict[tuple[type, tuple[str, str]], Any]:
+        if not self._journals:
+            raise CacheError(f"ObjectStore.{what}: no checkpoint is open (call begin() first)")
+        return self._journals.pop()
+
     def _revision(self, kind: type) -> int:
         """How many times objects of *kind* were added or removed (0: never)."""
         return self._revisions.get(kind, 0)
+
+    def all(self) -> list[Any]:
+        """Every object, kind by kind in the order kinds were first added."""
+        with self._lock:
+            return [obj for objs in self._by_kind.values() for obj in objs.values()]
 
     def get(self, kind: type[T], name: str, namespace: str = "") -> T | None:
         """The object of *kind* named *name* in *namespace*."""

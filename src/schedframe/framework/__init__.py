@@ -89,6 +89,7 @@ from .interfaces import (
     ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
+    StatefulPlugin,
     WaitingPod,
 )
 from .plugin_manager import (
@@ -181,6 +182,7 @@ __all__ = [
     "Registry",
     "RegistryEntry",
     "ReservePlugin",
+    "StatefulPlugin",
     "SchedulerClient",
     "ScoreExtensions",
     "ScorePlugin",

@@ -89,6 +89,12 @@ class FakeClock:
                 raise ClockError(f"FakeClock.set: cannot go back from {self._now} to {when}")
             self._now = when
 
+    def _rewind(self, t: float) -> None:
+        """Jump to *t*, back in time if need be (internal: a reverted ClusterSnapshot fork puts
+        its clock back)."""
+        with self._lock:
+            self._now = t
+
     def advance_to(self, t: float) -> float:
         """Move to *t* if it is later than now (a no-op otherwise); returns the new time. Unlike
         :meth:`set`, never fails because another thread moved the clock past *t* meanwhile.

@@ -48,6 +48,7 @@ __all__ = [
     "QueueSortPlugin",
     "QueuedPodInfo",
     "ReservePlugin",
+    "StatefulPlugin",
     "ScoreExtensions",
     "ScorePlugin",
     "WaitingPod",
@@ -542,6 +543,27 @@ class QueuedPodInfo:
     def pod(self) -> Pod:
         """The pod."""
         return self.pod_info.pod
+
+
+@runtime_checkable
+class StatefulPlugin(Plugin, Protocol):
+    """A plugin that keeps state of its own from one scheduling cycle to the next (pods it
+    assumed, groups it backed off...) beyond what it derives from the snapshot by generation.
+
+    :class:`~schedframe.ClusterSnapshot` forks call :meth:`checkpoint` when a fork opens and
+    :meth:`restore` with its value when the fork reverts; a plugin whose cross-cycle state is
+    not covered this way keeps what happened inside a reverted fork.
+
+    .. versionadded:: 0.1.0
+    """
+
+    def checkpoint(self) -> object:
+        """A copy of the state (later changes must not alter it)."""
+        ...
+
+    def restore(self, state: object) -> None:
+        """Put back a state :meth:`checkpoint` returned (it may be restored only once)."""
+        ...
 
 
 @runtime_checkable

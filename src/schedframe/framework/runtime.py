@@ -82,6 +82,7 @@ from .interfaces import (
     PreFilterResult,
     QueuedPodInfo,
     ScoreExtensions,
+    StatefulPlugin,
     WaitingPod,
 )
 from .registry import Registry
@@ -281,6 +282,10 @@ class Framework(_HandleAccessors):
     def score_weight(self, name: str) -> int:
         """The weight of score plugin *name* (KeyError if it is not a score plugin)."""
         return self._weights[name]
+
+    def stateful_plugins(self) -> list[StatefulPlugin]:
+        """The plugin instances implementing :class:`~schedframe.framework.StatefulPlugin`."""
+        return [p for p in self._plugins.values() if isinstance(p, StatefulPlugin)]
 
     def get_plugin(self, name: str) -> Plugin | None:
         """The plugin instance named *name*, or ``None``."""

@@ -240,3 +240,7 @@ class NodeOutcomes:
         key = (_shape(pod), frozenset(state.skip_filter_plugins), filters)
         entries = _entries(self._memos, key, num_nodes)
         return VictimsMemo(entries, pod, None, nominated_for, has_nominated, raw_for)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._memos.clear()

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, Protocol, final, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
 
 import attrs
 
@@ -241,6 +241,17 @@ class _Members:
         #: True once PreEnqueue ran (the plugin is enabled there and sees pending pods)
         self.tracking = False
 
+    def checkpoint(self) -> tuple[dict[str, dict[str, Pod]], bool]:
+        with self._lock:
+            return {g: dict(m) for g, m in self._pending.items()}, self.tracking
+
+    def restore(self, state: tuple[dict[str, dict[str, Pod]], bool]) -> None:
+        with self._lock:
+            self._pending, self.tracking = state
+            self._nodes = {}  # re-read every NodeInfo on the next refresh
+            self._assigned = {}
+            self._snapshot_key = None
+
     def saw_pending(self, group: str, pod: Pod) -> None:
         with self._lock:
             self.tracking = True
@@ -353,6 +364,25 @@ class Coscheduling(WithArgs[CoschedulingArgs]):
     def name(self) -> str:
         """``"Coscheduling"``."""
         return NAME
+
+    # -- StatefulPlugin -----------------------------------------------------------------------------
+    def checkpoint(self) -> object:
+        """The groups' timers and rejections and the pending members seen (the members on nodes
+        are re-read from the snapshot by generation)."""
+        with self._lock:
+            mine = (dict(self._backed_off), dict(self._permitted), dict(self._first_seen),
+                    dict(self._last_failed), self._failures)
+        return mine, self._members.checkpoint()
+
+    def restore(self, state: object) -> None:
+        """Put back what :meth:`checkpoint` returned."""
+        mine: Any
+        members: Any
+        mine, members = state  # type: ignore[misc]
+        with self._lock:
+            (self._backed_off, self._permitted, self._first_seen, self._last_failed,
+             self._failures) = mine
+        self._members.restore(members)
 
     # -- groups ---------------------------------------------------------------------------------
     def pod_group(self, pod: Pod) -> tuple[str, PodGroup | None]:

@@ -98,6 +98,14 @@ class GangScheduling:
         """Whether the ``GenericWorkload`` gate is on (off: every pod passes)."""
         return self._enabled
 
+    def checkpoint(self) -> object:
+        """The members each group has assumed (StatefulPlugin)."""
+        return {k: set(v) for k, v in self._assumed.items()}
+
+    def restore(self, state: object) -> None:
+        """Put back what :meth:`checkpoint` returned."""
+        self._assumed = state  # type: ignore[assignment]
+
     @property
     def name(self) -> str:
         """``"GangScheduling"``."""
@@ -325,6 +333,14 @@ class GangSchedulingPodGroups:
     def enabled(self) -> bool:
         """Whether the ``GenericWorkload`` gate is on (off: every pod passes)."""
         return self._impl.enabled
+
+    def checkpoint(self) -> object:
+        """The members each group has assumed (StatefulPlugin)."""
+        return self._impl.checkpoint()
+
+    def restore(self, state: object) -> None:
+        """Put back what :meth:`checkpoint` returned."""
+        self._impl.restore(state)
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         """Hold a gang pod until its PodGroup exists and ``minCount`` pods of it do."""

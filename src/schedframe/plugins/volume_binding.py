@@ -370,6 +370,16 @@ class VolumeBinding(WithArgs[VolumeBindingArgs]):
         """``"VolumeBinding"``."""
         return NAME
 
+    def checkpoint(self) -> object:
+        """The assume cache: PVs and PVCs assumed bound (StatefulPlugin)."""
+        with self._lock:
+            return dict(self._assumed_pvs), dict(self._assumed_pvcs)
+
+    def restore(self, state: object) -> None:
+        """Put back what :meth:`checkpoint` returned."""
+        with self._lock:
+            self._assumed_pvs, self._assumed_pvcs = state  # type: ignore[misc]
+
     # -- the assume cache -------------------------------------------------------------------
     def _pvc(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         assumed = self._assumed_pvcs.get(f"{namespace}/{name}")

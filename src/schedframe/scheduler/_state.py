@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..cache.store import ObjectStore
     from ..config.configuration import SchedulerConfiguration
     from ..framework._tracing import Tracing
+    from ..framework.binder import Binder
     from ..framework.clock import Clock
     from ..framework.diagnosis import Diagnosis
     from ..framework.extender import Extender
@@ -104,6 +105,7 @@ class SchedulerBase:
         nominator: PodNominator
         waiting_pods: WaitingPods
         recorder: InMemoryEventRecorder
+        binder: Binder
         frameworks: dict[str, Framework]
         extenders: tuple[Extender, ...]
         on_pop: Callable[[QueuedPodInfo], None] | None

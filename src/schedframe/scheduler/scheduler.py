@@ -65,6 +65,7 @@ from ..framework.victims_memo import NodeOutcomes
 from ..framework.waiting_pods import WaitingPods
 from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
+from ._checkpoint import CheckpointMixin
 from ._eventhandlers import EventHandlersMixin, _as_object, _check_served, _pod_ref_arg
 from ._extenders import ExtendersMixin, with_extender_ignored_resources
 from ._pod_group import PodGroupCycleMixin
@@ -186,7 +187,7 @@ def _resolve(config: Any, registry: Registry | None, plugin_manager: Any, *, loa
 
 
 @final
-class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
+class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin, CheckpointMixin):
     """An embeddable kube-scheduler.
 
     Args:
@@ -345,6 +346,7 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin):
         self._last_cycle_pod = ""
         self._counts = {"bound": 0, "failed": 0, "cycles": 0}
         self._nominated_outcomes = NodeOutcomes()
+        self._checkpoints = []
 
         self.binder: Binder = binder if binder is not None else InMemoryBinder()
         self.client = SchedulerClient(self.binder, self._client_delete_pod, self._client_set_nominated)

@@ -258,6 +258,16 @@ class DynamicResources:
         """``"DynamicResources"``."""
         return NAME
 
+    def checkpoint(self) -> object:
+        """The claims allocated in flight, not yet written (StatefulPlugin)."""
+        with self._lock:
+            return dict(self._in_flight)
+
+    def restore(self, state: object) -> None:
+        """Put back what :meth:`checkpoint` returned."""
+        with self._lock:
+            self._in_flight = state  # type: ignore[assignment]
+
     # -- object access --------------------------------------------------------------------
 
     def _objects(self) -> Any:
