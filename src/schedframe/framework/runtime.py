@@ -285,7 +285,10 @@ class Framework(_HandleAccessors):
 
     def stateful_plugins(self) -> list[StatefulPlugin]:
         """The plugin instances implementing :class:`~schedframe.framework.StatefulPlugin`."""
-        return [p for p in self._plugins.values() if isinstance(p, StatefulPlugin)]
+        found: list[StatefulPlugin] | None = getattr(self, "_stateful", None)
+        if found is None:  # the plugins never change: look once
+            found = self._stateful = [p for p in self._plugins.values() if isinstance(p, StatefulPlugin)]
+        return list(found)
 
     def get_plugin(self, name: str) -> Plugin | None:
         """The plugin instance named *name*, or ``None``."""

@@ -15,6 +15,7 @@ from ..framework.registry import Registry
 from ..sim.results import RUNNING, SimResult
 from ..sim.run import simulate
 from ..sim.scenario import Scenario
+from ..whatif import ClusterSnapshot
 from ._daemons import daemon_pods, daemon_sets
 
 __all__ = ["DAEMON_PREFIX", "HORIZON", "Context", "outcome", "run_cluster"]
@@ -36,10 +37,18 @@ class Context:
     config: SchedulerConfiguration
     registry: Registry
     seed: int = 0
+    _snapshot: ClusterSnapshot | None = attrs.field(default=None, init=False, repr=False, eq=False)
 
     @property
     def node_names(self) -> set[str]:
         return {n.name for n in self.nodes}
+
+    def snapshot(self) -> ClusterSnapshot:
+        """A :class:`~schedframe.ClusterSnapshot` of the cluster (built once; ask in forks)."""
+        if self._snapshot is None:
+            self._snapshot = ClusterSnapshot(nodes=self.nodes, pods=self.bound, objects=self.objects,
+                                             config=self.config, registry=self.registry, seed=self.seed)
+        return self._snapshot
 
     def new_daemon_pods(self, new: Sequence[Node]) -> list[Pod]:
         """The DaemonSet pods the *new* nodes would run, bound to them."""

@@ -16,7 +16,6 @@ import attrs
 from ..api.objects import Node, Pod
 from ..errors import SchedframeError
 from ..scheduler.explain import explain
-from ..scheduler.scheduler import Scheduler
 from ..sim.results import SimResult
 from ._context import Context, outcome, run_cluster
 from ._daemons import daemon_load, daemon_sets
@@ -172,45 +171,42 @@ def free_capacity(ctx: Context, t: NodeTemplate, dims: Sequence[str]) -> tuple[i
 def _scheduler_pack(ctx: Context, t: NodeTemplate, pods: Sequence[Pod], limit: int,
                     dims: Sequence[str], prefix: str, committed: Sequence[Node] = (),
                     committed_pods: Sequence[Pod] = ()) -> tuple[int, set[str], list[list[Pod]]]:
-    """Cluster Autoscaler's estimator with the real scheduler: template nodes are added to a
-    copy of the cluster (as many at once as the resource bound of the pods still pending asks,
-    at least one) and the scheduler places what it can, until a round places nothing."""
-    sched = Scheduler(ctx.config, registry=ctx.registry, seed=ctx.seed,
-                      objects=[*ctx.objects, *ctx.nodes, *committed, *ctx.bound,
-                               *ctx.new_daemon_pods(committed), *committed_pods])
-    for p in pods:
-        sched.add_pod(p)
-    sched.run_until_idle()
+    """Cluster Autoscaler's estimator with the real scheduler, in a fork of the plan's
+    :class:`~schedframe.ClusterSnapshot`: the nodes *committed* by earlier rounds join, then
+    template nodes are added (as many at once as the resource bound of the pods still pending
+    asks, at least one) and the scheduler places what it can, until a round places nothing."""
+    snap = ctx.snapshot()
     cap = free_capacity(ctx, t, dims)
     added: list[str] = []
-    keys = [p.key for p in pods]
-    while len(added) < limit:
-        waiting = [p.pod for p in sched.pending()]
-        if not waiting:
-            break
-        k = max(1, lower_bound((vector(p.requests, dims, pod=True) for p in waiting), cap))
-        k = min(k, limit - len(added))
-        before = len(waiting)
-        batch = [f"{prefix}{len(added) + i + 1}" for i in range(k)]
-        new = [t.new_node(name) for name in batch]
-        daemons = ctx.new_daemon_pods(new)
-        for node in new:
-            sched.add_node(node)
-        for d in daemons:
-            sched.add_pod(d)
-        added.extend(batch)
-        sched.run_until_idle()
-        if len(sched.pending()) == before:  # nothing more fits: drop this round's nodes
-            for d in daemons:
-                sched.remove_pod(d.key)
-            for name in batch:
-                sched.remove_node(name)
-            del added[-k:]
-            break
-    bindings = sched.bindings()
-    used = [n for n in added if n in {bindings[k] for k in keys if k in bindings}]
-    groups = [[p for p in pods if bindings.get(p.key) == n] for n in used]
-    return len(used), {k for k in keys if k in bindings}, groups
+    placed: dict[str, str] = {}
+    with snap.fork():
+        for node in committed:
+            snap.add_node(node)
+        for p in [*ctx.new_daemon_pods(committed), *committed_pods]:
+            snap.add_pod(p)
+        placed.update(snap.schedule(pods).placed)
+        waiting = [p for p in pods if p.key not in placed]
+        while waiting and len(added) < limit:
+            k = max(1, lower_bound((vector(p.requests, dims, pod=True) for p in waiting), cap))
+            k = min(k, limit - len(added))
+            batch = [f"{prefix}{len(added) + i + 1}" for i in range(k)]
+            new = [t.new_node(name) for name in batch]
+            with snap.fork() as round_:
+                for node in new:
+                    snap.add_node(node)
+                for d in ctx.new_daemon_pods(new):
+                    snap.add_pod(d)
+                got = snap.schedule(waiting).placed
+                if not got:  # nothing more fits: this round's nodes go again
+                    break
+                round_.commit()
+            added.extend(batch)
+            placed.update(got)
+            waiting = [p for p in waiting if p.key not in got]
+    hosts = set(placed.values())
+    used = [n for n in added if n in hosts]
+    groups = [[p for p in pods if placed.get(p.key) == n] for n in used]
+    return len(used), set(placed), groups
 
 
 def _waste(t: NodeTemplate, count: int, bins: Sequence[Sequence[Pod]], pods: set[str],
