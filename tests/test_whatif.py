@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedframe import ClusterSnapshot, Scheduler, SnapshotError, object_from_manifest
+from schedframe import ClusterSnapshot, Scheduler, object_from_manifest
 from schedframe.api.objects import Namespace
-from schedframe.errors import ArgumentTypeError
+from schedframe.errors import ArgumentTypeError, SnapshotError
 from schedframe.whatif import DrainResult, Preemption
 
 ZONES = ("a", "b")

@@ -27,7 +27,6 @@ from .errors import (
     SchedframeError,
     SchedframeWarning,
     SchedulerError,
-    SnapshotError,
     UnknownPluginError,
 )
 from .framework.clock import Clock, FakeClock
@@ -62,7 +61,6 @@ from .framework.interfaces import (
     ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
-    StatefulPlugin,
     WaitingPod,
 )
 from .framework.plugin_manager import load_plugins
@@ -87,9 +85,9 @@ __all__ = [
     "Clock",
     "ClusterEvent",
     "ClusterEventWithHint",
+    "ClusterSnapshot",
     "Code",
     "ConfigurationError",
-    "ClusterSnapshot",
     "CycleState",
     "EXTENSION_POINTS",
     "EnqueueExtensions",
@@ -134,7 +132,6 @@ __all__ = [
     "RegistryError",
     "ReleaseProfile",
     "ReservePlugin",
-    "StatefulPlugin",
     "RunSummary",
     "ScenarioError",
     "SchedframeError",
@@ -142,7 +139,6 @@ __all__ = [
     "Scheduler",
     "SchedulerConfiguration",
     "SchedulerError",
-    "SnapshotError",
     "ScoreExtensions",
     "ScorePlugin",
     "StateData",

@@ -330,7 +330,7 @@ class SnapshotError(SchedframeError, RuntimeError):
     .. versionadded:: 0.1.0
     """
 
-    __module__ = "schedframe"
+    __module__ = "schedframe.errors"
 
 
 class ArgumentTypeError(SchedframeError, TypeError):
