@@ -10,9 +10,10 @@ safe inside ``<script>``); the page's own script (``_page.js``) draws from the d
 
 The matrix of a pending pod comes from the run's decision tables (:mod:`schedframe.sim.decisions`)
 of its last attempt: each node's Filter verdict, grouped by rejecting plugin and reason, and the
-best-scoring nodes with each Score plugin's share. The report needs them recorded
-(``RecordDecisions(filter_verdicts=True)``; ``--report`` asks for it); without them the pending
-pods are listed without a matrix.
+best-scoring nodes with each Score plugin's share. The report needs them recorded: each pod's
+last failed attempt is enough (``RecordDecisions(last_failed_only=True)``, what ``--report``
+asks for; ``last_failed_verdicts=True`` or ``filter_verdicts=True`` do too); without them the
+pending pods are listed without a matrix.
 
 .. versionadded:: 0.1.0
 """

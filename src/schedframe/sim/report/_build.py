@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ...errors import SchedframeError
+from ..decisions import last_attempt_verdicts
 from ..results import RUNNING, SimResult
 
 __all__ = [
@@ -193,21 +194,10 @@ def _matrices(r: SimResult, pods: Sequence[Any]) -> dict[str, Any]:
                            for k, a in wanted.items()}
     if not wanted or r.recorded_verdicts is None:
         return out
-    v = r.recorded_verdicts
-    groups: dict[str, dict[tuple[Any, ...], list[Any]]] = {k: {} for k in wanted}
-    for pod, attempt, node, stage, passed, plugin, code, reason in zip(
-            v.column("pod"), v.column("attempt"), v.column("node"), v.column("stage"), v.column("passed"),
-            v.column("plugin"), v.column("code"), v.column("reason"), strict=True):
-        if wanted.get(pod) != attempt:
-            continue
-        g = groups[pod].setdefault((stage, bool(passed), plugin, code, reason), [0, []])
-        g[0] += 1
-        if node and len(g[1]) < MAX_GROUP_NODES:
-            g[1].append(node)
-    for key, gs in groups.items():
+    for key, groups in last_attempt_verdicts(r.recorded_verdicts, wanted, MAX_GROUP_NODES).items():
         out[key]["groups"] = [
             {"stage": s, "passed": ok, "plugin": pl, "code": c, "reason": rs, "count": n, "nodes": ns}
-            for (s, ok, pl, c, rs), (n, ns) in sorted(gs.items(), key=lambda kv: (-kv[1][0], kv[0][2]))
+            for (s, ok, pl, c, rs), n, ns in sorted(groups, key=lambda g: (-g[1], g[0][2]))
         ]
     if r.recorded_decisions is not None:
         d = r.recorded_decisions
@@ -215,16 +205,15 @@ def _matrices(r: SimResult, pods: Sequence[Any]) -> dict[str, Any]:
         plugins = [c[len("top1_"):] for c in cols
                    if c.startswith("top1_") and c not in ("top1_node", "top1_total")]
         k = sum(1 for c in cols if c.startswith("top") and c.endswith("_node"))
-        for row in d:
-            key = row["pod"]
-            if wanted.get(key) != row["attempt"]:
+        i_pod, i_attempt = cols.index("pod"), cols.index("attempt")
+        at = [(cols.index(f"top{i}_node"), cols.index(f"top{i}_total"),
+               [cols.index(f"top{i}_{p}") for p in plugins]) for i in range(1, k + 1)]
+        for row in d.rows:
+            key = row[i_pod]
+            if wanted.get(key) != row[i_attempt]:
                 continue
-            top = []
-            for i in range(1, k + 1):
-                node = row[f"top{i}_node"]
-                if node:
-                    top.append({"node": node, "total": row[f"top{i}_total"],
-                                "scores": [row[f"top{i}_{p}"] for p in plugins]})
+            top = [{"node": row[n], "total": row[t], "scores": [row[j] for j in ps]}
+                   for n, t, ps in at if row[n]]
             out[key]["top"], out[key]["plugins"] = top, plugins
     return out
 
