@@ -127,3 +127,135 @@ def test_replay_writes_the_report_even_when_the_reader_goes_away(logged, tmp_pat
     assert code == _common.EXIT_BROKEN_PIPE
     assert _data(path)["configs"] == ["default"]
     assert path.read_text(encoding="utf-8").rstrip().endswith("</html>")
+
+
+# -- sweep --report -------------------------------------------------------------------------------
+
+SPEC = """task: simulate
+grid:
+  config: [default, packing]
+  seed: [1, 2]
+fixed:
+  scenario: s.yaml
+"""
+
+
+def _sweep_data(path: Path) -> dict:
+    m = re.search(r'<script type="application/json" id="sweep-data">(.*?)</script>',
+                  path.read_text(encoding="utf-8"), re.S)
+    assert m is not None
+    return json.loads(m.group(1))
+
+
+@pytest.fixture(scope="module")
+def spec_dir(tmp_path_factory) -> Path:
+    """A sweep spec of the report's test scenario: two configurations, two seeds, and one run
+    naming a configuration file that does not exist (it fails)."""
+    d = tmp_path_factory.mktemp("sweep")
+    (d / "s.yaml").write_text(SCENARIO, encoding="utf-8")
+    (d / "spec.yaml").write_text(SPEC + "runs:\n- {config: missing.yaml, seed: 1}\n", encoding="utf-8")
+    return d
+
+
+@pytest.fixture(scope="module")
+def swept(spec_dir: Path, tmp_path_factory) -> tuple[int, str, Path, list[dict]]:
+    """``sweep spec.yaml --report r.html --json`` on one worker: the exit code, the output,
+    the page and the rows printed."""
+    path = tmp_path_factory.mktemp("page") / "r.html"
+    code, text = _run("sweep", str(spec_dir / "spec.yaml"), "--plain", "--workers", "1", "--json",
+                      "--report", str(path))
+    return code, text, path, json.loads(text)
+
+
+def test_sweep_report_holds_every_run(swept) -> None:
+    """One point per run, in the sweep's order, with the parameters that vary (the scenario is
+    the same in all: in the header) and each metric as the rows have it, shares as percentages."""
+    code, _, path, rows = swept
+    assert code == _common.EXIT_PENDING  # a run failed
+    data = _sweep_data(path)
+    assert data["runs"] == len(rows) == 5
+    assert data["params"] == ["config", "seed"]
+    assert data["points"] == [[r["config"], str(r["seed"])] for r in rows]
+    assert data["status"] == [r["status"] for r in rows] == ["ok"] * 4 + ["failed"]
+    assert data["values"]["placed"] == [r.get("placed") for r in rows]
+    assert data["values"]["utilisation_mean.cpu"][:4] == [
+        round(100 * r["utilisation_mean.cpu"], 3) for r in rows[:4]]
+    assert data["metric"] == "placed"
+    page = path.read_text(encoding="utf-8")
+    assert "fixed: scenario=" in page
+    assert "<script src" not in page
+
+
+def test_sweep_report_lists_the_runs_and_the_failed_one(swept) -> None:
+    """The runs' table has a row per run with its summary (waits marked when lower bounds);
+    the failed run is listed with its error."""
+    _, _, path, rows = swept
+    page = path.read_text(encoding="utf-8")
+    runs = page[page.index('id="runs"'):page.index('id="failed"')]
+    assert runs.count("<tr>") == 1 + len(rows)
+    assert "≥" in runs  # the test scenario leaves pods pending: its waits are lower bounds
+    failed = page[page.index('id="failed"'):]
+    assert "missing.yaml" in failed
+    assert rows[-1]["error"].split(":")[0] in failed
+
+
+def test_sweep_report_is_written_before_the_text_report(spec_dir: Path, tmp_path: Path) -> None:
+    """The text ends with where the page is; a reader going away loses no page."""
+    path = tmp_path / "r.html"
+    argv = ("sweep", str(spec_dir / "spec.yaml"), "--plain", "--workers", "1", "--report", str(path))
+    code, text = _run(*argv)
+    assert code == _common.EXIT_PENDING
+    assert text.rstrip().endswith(f"report ({path.stat().st_size:,} bytes) written to {path}")
+
+    class Closed(io.StringIO):
+        def write(self, s: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    path.unlink()
+    code, _ = _run(*argv, stdout=Closed())
+    assert code == _common.EXIT_BROKEN_PIPE
+    assert _sweep_data(path)["runs"] == 5
+
+
+def test_sweep_report_after_resume_holds_every_run(spec_dir: Path, tmp_path: Path) -> None:
+    """With ``--resume`` the page holds every run of ``--out``, the ones done before
+    included, in the sweep's order -- not only the runs this sweep ran."""
+    out, path = tmp_path / "results.csv", tmp_path / "r.html"
+    (spec_dir / "half.yaml").write_text(SPEC.replace("seed: [1, 2]", "seed: [1]"), encoding="utf-8")
+    assert _run("sweep", str(spec_dir / "half.yaml"), "--plain", "--workers", "1", "--out", str(out))[0] == 0
+    code, text = _run("sweep", str(spec_dir / "spec.yaml"), "--plain", "--workers", "1", "--out", str(out),
+                      "--resume", "--report", str(path))
+    assert code == _common.EXIT_PENDING
+    assert "2 already done" in text
+    data = _sweep_data(path)
+    assert data["runs"] == 5
+    assert data["points"] == [["default", "1"], ["default", "2"], ["packing", "1"], ["packing", "2"],
+                              [str(spec_dir / "missing.yaml"), "1"]]
+    assert all(v is not None for v in data["values"]["placed"][:4])
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (("--report", "out.pdf"), "ending in .html"),
+    (("--report", "no/such/dir/r.html"), "no such directory"),
+])
+def test_sweep_bad_report_fails_before_the_sweep(spec_dir: Path, tmp_path: Path, capsys, monkeypatch,
+                                                 argv: tuple[str, ...], needle: str) -> None:
+    """A bad ``--report``: one line naming it, exit 2, nothing run or written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("schedframe.cli.sweep.sweep", lambda *a, **k: pytest.fail("swept"))
+    code, text = _run("sweep", str(spec_dir / "spec.yaml"), "--plain", *argv)
+    assert code == _common.EXIT_INPUT
+    assert text == ""
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("schedframe sweep: error: --report")
+    assert needle in err[0]
+    assert not list(tmp_path.iterdir())
+
+
+def test_sweep_report_of_no_run_is_an_error() -> None:
+    """A page of nothing: an error, not an empty page."""
+    from schedframe.sim.report import ReportError, build_sweep_report
+
+    with pytest.raises(ReportError, match="no runs"):
+        build_sweep_report([], params=["seed"])

@@ -15,6 +15,10 @@ last failed attempt is enough (``RecordDecisions(last_failed_only=True)``, what 
 asks for; ``last_failed_verdicts=True`` or ``filter_verdicts=True`` do too); without them the
 pending pods are listed without a matrix.
 
+A sweep's page (``schedframe sweep --report FILE.html``, :func:`write_sweep_report`) is a
+summary of its points, from the sweep's rows: a table of the runs and a chart of a metric over
+the parameters.
+
 .. versionadded:: 0.1.0
 """
 
@@ -30,14 +34,19 @@ from ._build import (
     node_labels,
     write_report,
 )
+from ._sweep import MAX_SWEEP_POINTS, MAX_SWEEP_ROWS, build_sweep_report, write_sweep_report
 
 __all__ = [
     "MAX_EXPLAINED_PODS",
     "MAX_MOVED_ROWS",
     "MAX_SERIES_POINTS",
+    "MAX_SWEEP_POINTS",
+    "MAX_SWEEP_ROWS",
     "ReportError",
     "build_report",
+    "build_sweep_report",
     "check_report_path",
     "node_labels",
     "write_report",
+    "write_sweep_report",
 ]
