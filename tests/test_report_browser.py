@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from schedframe.sim import RecordDecisions, simulate
+from schedframe.sim import ConfigSpec, RecordDecisions, simulate
 from schedframe.sim.report import node_labels, write_report, write_sweep_report
 
 from .test_report import scenario
@@ -171,3 +171,82 @@ def test_sweep_chart_is_the_mean_over_the_other_parameters(browser, sweep_page) 
     assert page.locator("#sw-chart .uplot").count() == 1
     assert problems == []
     page.close()
+
+
+# -- the placement diff of any two configurations ---------------------------------------------------
+
+#: A third configuration: no Score plugin (the tie-break places the pods).
+NO_SCORES = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+             "profiles": [{"schedulerName": "default-scheduler",
+                           "plugins": {"score": {"disabled": [{"name": "*"}]}}}]}
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    """The test scenario's report under three configurations, and its results."""
+    s = scenario()
+    results = [simulate(s, spec.name) for spec in s.configs]
+    results.append(simulate(s, ConfigSpec("no-scores", NO_SCORES)))
+    path = tmp_path_factory.mktemp("three") / "run.html"
+    write_report(path, results, title=s.name, labels=node_labels(s.plan(0)))
+    return path, {r.config: r for r in results}
+
+
+def _expected(a, b) -> tuple[int, list[list[str]]]:
+    """The diff of runs *a* and *b* from their pods: how many pods are not on the same node,
+    and per node (a's, then b's others) the pods running in each, moved away and moved here."""
+    on_a, on_b = a.placements(), b.placements()
+    moved = [k for k in dict.fromkeys([*on_a, *on_b]) if on_a.get(k) != on_b.get(k)]
+    rows = []
+    for node in dict.fromkeys([*(n.node for n in a.nodes), *(n.node for n in b.nodes)]):
+        running = [sum(1 for p in r.pods if p.node == node and p.state == "Running") for r in (a, b)]
+        away = sum(1 for k in moved if on_a.get(k) == node)
+        here = sum(1 for k in moved if on_b.get(k) == node)
+        rows.append([node, *map(str, (*running, away, here))])
+    return len(moved), rows
+
+
+def _shown(page) -> tuple[str, str, int, list[list[str]]]:
+    body = page.locator("#diff-body")
+    rows = page.eval_on_selector_all(
+        "#diff-body > .scroll table tbody tr", "rs => rs.map(r => Array.from(r.cells, c => c.textContent))")
+    moved = int(body.get_attribute("data-moved"))
+    return body.get_attribute("data-a"), body.get_attribute("data-b"), moved, rows
+
+
+def test_the_diff_compares_any_two_configurations(browser, three) -> None:
+    """With three configurations the reader picks both sides: the first against the second
+    at first, then any pair (either way round), each diff the one the runs' pods give; the same
+    configuration twice compares nothing."""
+    path, results = three
+    page, problems = _open(browser, path, 1280)
+    names = list(results)
+    assert page.eval_on_selector_all("#diff-a option", "os => os.map(o => o.value)") == names
+    assert page.eval_on_selector_all("#diff-b option", "os => os.map(o => o.value)") == names
+    seen = set()
+    for a, b in [("default", "packing"), ("default", "no-scores"), ("packing", "no-scores"),
+                 ("no-scores", "default")]:
+        page.select_option("#diff-a", a)
+        page.select_option("#diff-b", b)
+        moved, rows = _expected(results[a], results[b])
+        assert _shown(page) == (a, b, moved, rows), (a, b)
+        assert page.text_content("#diff-body h3") == f"{a} → {b}: {moved} pod(s) on another node"
+        seen.add((moved, tuple(map(tuple, rows))))
+    assert len(seen) == 4  # every pair shows another diff
+    page.select_option("#diff-b", "no-scores")
+    page.select_option("#diff-a", "no-scores")
+    assert _shown(page)[2:] == (0, [])
+    assert "same configuration" in page.text_content("#diff-body")
+    assert problems == []
+    page.close()
+
+
+def test_the_diff_starts_with_the_first_two(browser, report, three) -> None:
+    """The first configuration against the second when the page opens, with two or three."""
+    for path, results in (report[0], {r.config: r for r in report[1]}), three:
+        page, problems = _open(browser, path, 390)
+        first, second = list(results)[:2]
+        assert _shown(page) == (first, second, *_expected(results[first], results[second]))
+        assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("window.innerWidth")
+        assert problems == []
+        page.close()

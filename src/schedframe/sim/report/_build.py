@@ -259,32 +259,31 @@ def _waits(results: Sequence[SimResult]) -> dict[str, Any]:
             "counts": {name: {"bound": len(ex), "never_bound": c} for name, (ex, _, c) in per.items()}}
 
 
-def _diff(a: SimResult, b: SimResult) -> dict[str, Any]:
-    on_a = {p.key: p.node for p in a.pods if p.node}
-    on_b = {p.key: p.node for p in b.pods if p.node}
-    count_a: dict[str, int] = {}
-    count_b: dict[str, int] = {}
-    for r, counts in ((a, count_a), (b, count_b)):
+def _placements(results: Sequence[SimResult]) -> dict[str, Any]:
+    """What the page's placement diff of any two configurations is computed from: per
+    configuration, each pod ever bound and its last node (in the run's pod order), its nodes
+    (in its order) and the pods running on each node at the end -- pods and nodes as indexes
+    into one list of each, so the data grows with the configurations, not their pairs."""
+    pods: dict[str, int] = {}
+    nodes: dict[str, int] = {}
+
+    def at(table: dict[str, int], name: str) -> int:
+        i = table.get(name)
+        if i is None:
+            i = table[name] = len(table)
+        return i
+
+    per: dict[str, Any] = {}
+    for r in results:
+        placed = [[at(pods, p.key), at(nodes, p.node)] for p in r.pods if p.node]
+        order = [at(nodes, s.node) for s in r.nodes]
+        running: dict[int, int] = {}
         for p in r.pods:
             if p.state == RUNNING and p.node:
-                counts[p.node] = counts.get(p.node, 0) + 1
-    moved_in: dict[str, int] = {}
-    moved_out: dict[str, int] = {}
-    moved = []
-    for key in dict.fromkeys([*on_a, *on_b]):
-        na, nb = on_a.get(key, ""), on_b.get(key, "")
-        if na == nb:
-            continue
-        if na:
-            moved_out[na] = moved_out.get(na, 0) + 1
-        if nb:
-            moved_in[nb] = moved_in.get(nb, 0) + 1
-        moved.append((key, na, nb))
-    nodes = list(dict.fromkeys([*(s.node for s in a.nodes), *(s.node for s in b.nodes)]))
-    rows = [[n, count_a.get(n, 0), count_b.get(n, 0), moved_out.get(n, 0), moved_in.get(n, 0)]
-            for n in nodes]
-    return {"a": a.config, "b": b.config, "nodes": rows, "moved_total": len(moved),
-            "moved": [list(m) for m in moved[:MAX_MOVED_ROWS]]}
+                i = at(nodes, p.node)
+                running[i] = running.get(i, 0) + 1
+        per[r.config] = {"placed": placed, "nodes": order, "running": sorted(running.items())}
+    return {"pods": list(pods), "nodes": list(nodes), "configs": per, "max_moved": MAX_MOVED_ROWS}
 
 
 def report_data(results: Sequence[SimResult], labels: Mapping[str, Mapping[str, str]] | None = None
@@ -300,7 +299,7 @@ def report_data(results: Sequence[SimResult], labels: Mapping[str, Mapping[str, 
         "heatmap": _heatmap(results, res, labels or {}),
         "pending": {r.config: _pending(r) for r in results},
         "waits": _waits(results),
-        "diffs": [_diff(results[0], r) for r in results[1:]],
+        "placements": _placements(results),
     }
 
 
@@ -394,7 +393,9 @@ def build_report(results: Sequence[SimResult], *, title: str = "", description: 
         '<p>Share of pods bound within a wait (cumulative); never-bound pods count with their wait '
         'so far, so they keep every curve below 100%.</p><div id="wait-chart"></div>'
         '<div id="wait-counts"></div></section>',
-        '<section id="diff"><h2>Placement diff</h2><div id="diff-body"></div></section>',
+        '<section id="diff"><h2>Placement diff</h2><div class="controls" id="diff-controls">'
+        '<label>from <select id="diff-a"></select></label> '
+        '<label>to <select id="diff-b"></select></label></div><div id="diff-body"></div></section>',
         "</main>",
         f'<script type="application/json" id="report-data">{_script_json(data)}</script>',
         f"<script>{_asset('_vendor/uPlot.iife.min.js')}</script>",
