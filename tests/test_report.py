@@ -16,6 +16,7 @@ from schedframe.cli.main import main
 from schedframe.sim import RecordDecisions, Scenario, builtin_scenario, simulate
 from schedframe.sim.report import (
     MAX_EXPLAINED_PODS,
+    MAX_MOVED_ROWS,
     ReportError,
     build_report,
     check_report_path,
@@ -169,17 +170,23 @@ def test_waits_include_never_bound_pods(runs) -> None:
         assert waits["cdf"][r.config][-1] == pytest.approx(100.0)
 
 
-def test_placement_diff_counts_the_moved_pods(runs) -> None:
-    """The diff of the two configurations: pods per node as each run ends, and every pod that
-    is not on the same node in both."""
-    _, (a, b) = runs
-    d = report_data([a, b])["diffs"][0]
-    moved = {p.key for p in a.pods if p.node} | {p.key for p in b.pods if p.node}
-    moved = {k for k in moved if a.pod(k).node != b.pod(k).node}
-    assert d["moved_total"] == len(moved) > 0
-    for node, on_a, on_b, _out, _in in d["nodes"]:
-        assert on_a == sum(1 for p in a.pods if p.node == node and p.state == "Running")
-        assert on_b == sum(1 for p in b.pods if p.node == node and p.state == "Running")
+def test_placement_data_is_each_runs_placements(runs) -> None:
+    """What the page's diff of any two configurations is computed from: per configuration,
+    each pod ever bound and its last node in the run's order, its nodes in order, and the pods
+    running per node at the end -- and the two runs do place pods differently."""
+    _, results = runs
+    data = report_data(results)["placements"]
+    pods, nodes = data["pods"], data["nodes"]
+    for r in results:
+        got = data["configs"][r.config]
+        assert [(pods[i], nodes[j]) for i, j in got["placed"]] == [(p.key, p.node) for p in r.pods if p.node]
+        assert [nodes[i] for i in got["nodes"]] == [n.node for n in r.nodes]
+        running = {nodes[i]: n for i, n in got["running"]}
+        assert running == {n.node: c for n in r.nodes
+                           if (c := sum(1 for p in r.pods if p.node == n.node and p.state == "Running"))}
+    a, b = results
+    assert a.placements() != b.placements()
+    assert data["max_moved"] == MAX_MOVED_ROWS
 
 
 def test_page_is_self_contained_and_escaped(runs, tmp_path: Path) -> None:

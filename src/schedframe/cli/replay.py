@@ -12,10 +12,13 @@ from ._inputs import add_config_option
 from .simulate import (
     add_decisions_options,
     add_outcome_options,
+    add_report_option,
     decisions_option,
     foreign_pods_error,
+    report_option,
     simulate_report,
     write_decisions,
+    write_report_file,
 )
 
 __all__ = ["add_parser", "run"]
@@ -40,6 +43,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     add_outcome_options(p, plot_help="save plots (as simulate --plot)")
     add_decisions_options(p)
+    add_report_option(p)
     return p
 
 
@@ -50,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not os.path.exists(args.log):
         raise CliInputError(f"{args.log}: no such event log")
-    _, _, recorded_name, seed, _ = read_log(args.log)
+    recording = report_option(args, decisions_option(args))  # every output file checked first
+    plan, _, recorded_name, seed, _ = read_log(args.log)
     configs = [
         (os.path.splitext(os.path.basename(f))[0], load_config(f)) for f in args.config
     ]
@@ -62,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
             name, n = f"{base}-{n}", n + 1
         taken.add(name)
         named.append((name, config))
-    recording = decisions_option(args)
     results = []
     with out.progress(f"replay / {recorded_name}", enabled=not args.json) as update:
         results.append(
@@ -76,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
                        decisions=recording)
             )
     moved = moved_pods(results) if len(results) > 1 else {}
-    written = write_decisions(results, args)
+    about = argparse.Namespace(name=results[0].scenario, description=f"replay of {args.log}")
+    written = write_decisions(results, args) + write_report_file(about, plan, results, args)
     checked = not args.no_check
     if args.json:
         dump_json(

@@ -138,17 +138,22 @@ def add_report_option(p: argparse.ArgumentParser) -> None:
 
 
 def report_option(args: argparse.Namespace, recording: Any) -> Any:
-    """The recording ``--report`` needs on top of *recording* (``--decisions``): the decision
-    tables with Filter verdicts, the report's file checked before anything runs."""
+    """The recording ``--report`` needs on top of *recording* (``--decisions``), the report's
+    file checked before anything runs: alone, each pod's last failed attempt only
+    (``last_failed_only``: its row and its Filter verdicts, scored only when it failed); with
+    ``--decisions``, every attempt's row and the last failed attempts' verdicts; with
+    ``--filter-verdicts``, what they record."""
     if not getattr(args, "report", None):
         return recording
     from ..sim.decisions import RecordDecisions
     from ..sim.report import check_report_path
 
     check_report_path(args.report, "--report")
-    if recording is not None and recording.filter_verdicts:
+    if recording is None:
+        return RecordDecisions(last_failed_only=True)
+    if recording.filter_verdicts:
         return recording
-    return RecordDecisions(top_k=3 if recording is None else recording.top_k, last_failed_verdicts=True)
+    return RecordDecisions(top_k=recording.top_k, last_failed_verdicts=True)
 
 
 def write_report_file(scenario: Any, plan: Any, results: Sequence[Any],

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
 
-from ..sweep import SweepSpec, dask_executor, load_sweep_spec, sweep
+from ..sweep import SweepResult, SweepSpec, dask_executor, load_sweep_spec, read_table, sweep
 from ._common import (
     EXIT_OK,
     EXIT_PENDING,
@@ -50,6 +52,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="results file: .csv or .jsonl (streamed, resumable), .json or .parquet")
     p.add_argument("--resume", action="store_true", help="skip runs already successful in --out")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write one self-contained HTML page of the sweep to FILE.html: the runs' "
+                        "table (parameters, status, metrics) and a chart of a metric over the "
+                        "parameters (with --resume, every run of --out)")
     add_release_options(p)
     return p
 
@@ -57,6 +63,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``schedframe sweep``."""
     out = output(args)
+    if args.report:
+        from ..sim.report import check_report_path
+
+        check_report_path(args.report, "--report")
     if args.spec:
         spec = load_sweep_spec(args.spec)
     else:
@@ -84,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = sweep(spec, workers=args.workers, out=args.out, resume=args.resume, progress=show_progress)
     rows = result.rows()
+    written = _write_report(spec, result, rows, args) if args.report else []
     if args.json:
         out.stream.write(strict_json(rows, indent=1) + "\n")
     else:
@@ -99,7 +110,35 @@ def run(args: argparse.Namespace) -> int:
             out.line(f"failed: {json.dumps(dict(o.run.params))}: {o.error}")
         if args.out:
             out.line(f"results: {args.out}")
+        for line in written:
+            out.line(line)
     return EXIT_PENDING if result.failed else EXIT_OK
+
+
+def _write_report(spec: SweepSpec, result: SweepResult, rows: list[dict[str, Any]],
+                  args: argparse.Namespace) -> list[str]:
+    """Write ``--report`` (before the text report) and the line saying so: the runs of this
+    sweep, or with ``--resume`` every run ``--out`` holds (the last row of each, in the
+    sweep's order)."""
+    from ..sim.report import write_sweep_report
+
+    if args.resume and result.skipped:
+        rows = _resumed_rows(spec, read_table(args.out))
+    title = f"sweep {os.path.splitext(os.path.basename(args.spec))[0]}" if args.spec else "built-in sweep"
+    origin = f"the spec {args.spec}" if args.spec else "schedframe sweep's built-in example"
+    size = write_sweep_report(args.report, rows, params=spec.params, title=title,
+                              description=f"{origin}, task {spec.task}")
+    return [f"report ({size:,} bytes) written to {args.report}"]
+
+
+def _resumed_rows(spec: SweepSpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last row of each run of *rows* (a resumed results file), in *spec*'s order (rows of
+    runs the spec does not have last)."""
+    last: dict[Any, Mapping[str, Any]] = {}
+    for row in rows:
+        last[row.get("run")] = row
+    ordered = [dict(last.pop(run.key)) for run in spec if run.key in last]
+    return ordered + [dict(r) for r in last.values()]
 
 
 def _fmt(value: Any) -> str:

@@ -33,6 +33,7 @@ import importlib
 import io
 import math
 import os
+from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
@@ -47,6 +48,7 @@ from ..framework.status import Code, Status
 
 if TYPE_CHECKING:
     from ..framework.clock import Clock
+    from ..framework.interfaces import NodeToStatus
     from ..scheduler._state import FilterPhase
     from ..scheduler.scheduler import Scheduler
 
@@ -154,7 +156,16 @@ class RecordDecisions:
             attempt adds a row per node it evaluated).
         last_failed_verdicts: record the Filter verdicts of each pod's last attempt only, and
             only when it failed (what ``--report`` needs of a pending pod: bounded by the pods
-            pending at the end times the nodes); ignored with ``filter_verdicts``.
+            pending at the end times the nodes, kept compact: a few bytes per node); ignored
+            with ``filter_verdicts``.
+        last_failed_only: keep only each pod's last attempt, and only when its scheduling cycle
+            failed, in both tables (what ``--report`` records when no table is asked for):
+            :meth:`SimResult.decisions() <schedframe.sim.SimResult.decisions>` then has one row
+            per such pod, and the Filter verdicts of those attempts are recorded (as with
+            ``last_failed_verdicts``). The scores of an attempt are then computed only when it
+            failed (at the end of its cycle, on the cycle state as filtering left it), except
+            for a pod of a PodGroup (scored as it is filtered: its group's cycle goes on with
+            the other pods before it ends). Not with ``filter_verdicts``.
 
     .. versionadded:: 0.1.0
     """
@@ -164,6 +175,17 @@ class RecordDecisions:
     top_k: int = attrs.field(default=3, validator=_top_k)
     filter_verdicts: bool = False
     last_failed_verdicts: bool = False
+    last_failed_only: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if self.last_failed_only and self.filter_verdicts:
+            raise DecisionsError("RecordDecisions: last_failed_only keeps each pod's last failed attempt, "
+                                 "filter_verdicts every attempt: give one of them")
+
+    @property
+    def keeps_last_failed_verdicts(self) -> bool:
+        """Whether the Filter verdicts of each pod's last failed attempt are kept (compact)."""
+        return not self.filter_verdicts and (self.last_failed_verdicts or self.last_failed_only)
 
     @classmethod
     def of(cls, value: RecordDecisions | bool | None) -> RecordDecisions | None:
@@ -231,7 +253,7 @@ class DecisionTable:
     """
 
     __module__ = "schedframe.sim"
-    __slots__ = ("columns", "kind", "rows", "types")
+    __slots__ = ("_rows", "_source", "columns", "kind", "types")
 
     def __init__(self, kind: str, columns: Sequence[str], types: Sequence[str],
                  rows: Sequence[Sequence[Any]]) -> None:
@@ -240,14 +262,42 @@ class DecisionTable:
         self.kind = kind
         self.columns: tuple[str, ...] = tuple(columns)
         self.types: tuple[str, ...] = tuple(types)
-        self.rows: tuple[tuple[Any, ...], ...] = tuple(tuple(r) for r in rows)
+        self._rows: tuple[tuple[Any, ...], ...] | None = tuple(tuple(r) for r in rows)
+        #: where the rows come from when they are built on demand (see :meth:`_deferred`)
+        self._source: _LastFailed | None = None
+
+    @classmethod
+    def _deferred(cls, kind: str, columns: Sequence[str], types: Sequence[str],
+                  source: _LastFailed) -> DecisionTable:
+        """A table whose rows *source* builds when they are first read (its length known
+        without them): a run keeps its compact form, not a tuple per row."""
+        table = cls(kind, columns, types, ())
+        table._rows, table._source = None, source
+        return table
+
+    @property
+    def rows(self) -> tuple[tuple[Any, ...], ...]:
+        """The rows, as tuples in column order (built on first read for a table kept compact)."""
+        rows = self._rows
+        if rows is None:
+            assert self._source is not None
+            rows = self._rows = tuple(self._source.rows())
+        return rows
+
+    def _iter_rows(self) -> Iterator[tuple[Any, ...]]:
+        """The rows, without keeping them when the table is compact (writing, iterating)."""
+        if self._rows is None and self._source is not None:
+            return self._source.rows()
+        return iter(self.rows)
 
     def __len__(self) -> int:
+        if self._rows is None and self._source is not None:
+            return len(self._source)
         return len(self.rows)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         cols = self.columns
-        for row in self.rows:
+        for row in self._iter_rows():
             yield dict(zip(cols, row))
 
     def __eq__(self, other: object) -> bool:
@@ -259,9 +309,11 @@ class DecisionTable:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"<DecisionTable {self.kind}: {len(self.rows):,} row(s) x {len(self.columns)} column(s)>"
+        return f"<DecisionTable {self.kind}: {len(self):,} row(s) x {len(self.columns)} column(s)>"
 
     def __reduce__(self) -> tuple[Any, ...]:
+        if self._rows is None and self._source is not None:  # still compact: stays so
+            return (DecisionTable._deferred, (self.kind, self.columns, self.types, self._source))
         return (DecisionTable, (self.kind, self.columns, self.types, self.rows))
 
     def column(self, name: str) -> list[Any]:
@@ -357,7 +409,7 @@ class DecisionTable:
         w = csv.writer(fh)
         w.writerow(self.columns)
         bools = [t == "bool" for t in self.types]
-        for row in self.rows:
+        for row in self._iter_rows():
             w.writerow(["" if v is None else ("true" if v else "false") if b else
                         repr(v) if isinstance(v, float) else v for v, b in zip(row, bools)])
 
@@ -397,8 +449,8 @@ class DecisionTable:
     def _repr_html_(self) -> str:
         cols = self.columns[:24]
         more = f" (first {len(cols)} of {len(self.columns)} columns)" if len(cols) < len(self.columns) else ""
-        head = _html.paragraph(f"{self.kind}: {len(self.rows):,} row(s){more}", bold=True)
-        return head + _html.table(cols, (row[: len(cols)] for row in self.rows), total=len(self.rows))
+        head = _html.paragraph(f"{self.kind}: {len(self):,} row(s){more}", bold=True)
+        return head + _html.table(cols, (row[: len(cols)] for row in self._iter_rows()), total=len(self))
 
 
 def _kind(columns: Sequence[str]) -> str:
@@ -482,6 +534,147 @@ class _Capture:
     #: (node, total or None, {plugin: weighted score}) per feasible node, in visiting order
     scored: list[tuple[str, int | None, dict[str, int]]]
     verdicts: list[tuple[str, str, bool, str, str, str]]
+    #: the makings of the verdicts, kept until the attempt's outcome is known (``last_failed_verdicts``)
+    filtered: _Filtered | None = None
+    #: the makings of the scores, kept until the attempt's outcome is known (``last_failed_only``)
+    to_score: _ToScore | None = None
+
+
+@attrs.frozen(slots=True)
+class _ToScore:
+    """What the scores of an attempt are computed from once it failed: its framework and pod,
+    the feasible nodes' NodeInfos as filtering saw them (a snapshot replaces a changed NodeInfo,
+    never changes it) and a clone of the cycle state as filtering left it."""
+
+    framework: Any
+    pod: Any
+    feasible: tuple[str, ...]
+    window: list[Any]
+    state: CycleState
+
+
+@attrs.frozen(slots=True)
+class _Filtered:
+    """What the verdicts of an attempt are made of, held until its outcome is known: the
+    snapshot's nodes in order (a copy: the snapshot changes in a PodGroup cycle), the feasible
+    nodes and the cycle's rejections (never changed after filtering)."""
+
+    nodes: list[Any]
+    feasible: tuple[str, ...]
+    statuses: NodeToStatus
+    num_nodes: int
+
+
+#: A verdict: ``(stage, passed, plugin, code, reason)`` (the filter verdicts' columns after ``node``).
+_Verdict = tuple[str, bool, str, str, str]
+_PASSED: Final[_Verdict] = ("Filter", True, "", "Success", "")
+#: The smallest signed array type that holds group indexes (and -1: a node not evaluated).
+_INDEX_TYPES: Final = (("b", 127), ("h", 32767), ("i", 2**31 - 1))
+
+
+@attrs.frozen(slots=True)
+class _Verdicts:
+    """One attempt's Filter verdicts, compact: the distinct verdicts once, and per node of the
+    snapshot the index of its verdict (-1: not evaluated). A row of the table per evaluated
+    node, in snapshot order, then the PreFilter row (node ``""``) when there is one."""
+
+    time: float
+    pod: str
+    profile: str
+    attempt: int
+    names: tuple[str, ...]
+    index: array[int]
+    groups: tuple[_Verdict, ...]
+    counts: tuple[int, ...]
+    prefilter: _Verdict | None
+
+    def __len__(self) -> int:
+        return sum(self.counts) + (self.prefilter is not None)
+
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        head = (self.time, self.pod, self.profile, self.attempt)
+        groups = self.groups
+        for name, g in zip(self.names, self.index):
+            if g >= 0:
+                yield (*head, name, *groups[g])
+        if self.prefilter is not None:
+            yield (*head, "", *self.prefilter)
+
+    def grouped(self, max_nodes: int) -> list[tuple[_Verdict, int, list[str]]]:
+        """Each verdict with its node count and first *max_nodes* nodes (snapshot order), in
+        the order of the rows; the PreFilter row last (no node)."""
+        firsts: list[list[str]] = [[] for _ in self.groups]
+        if max_nodes:
+            left = sum(min(c, max_nodes) for c in self.counts)
+            for name, g in zip(self.names, self.index):
+                if g >= 0 and len(firsts[g]) < max_nodes:
+                    firsts[g].append(name)
+                    left -= 1
+                    if not left:
+                        break
+        out = [(v, n, f) for v, n, f in zip(self.groups, self.counts, firsts)]
+        if self.prefilter is not None:
+            out.append((self.prefilter, 1, []))
+        return out
+
+
+def _group(groups: dict[_Verdict, int], counts: list[int], verdict: _Verdict) -> int:
+    """The index of *verdict* in *groups*, added (with a count of 0) when new."""
+    g = groups.get(verdict)
+    if g is None:
+        g = groups[verdict] = len(counts)
+        counts.append(0)
+    return g
+
+
+def _compact(filtered: _Filtered, names: tuple[str, ...], head: tuple[float, str, str, int]) -> _Verdicts:
+    """The verdicts of an attempt (as :func:`_verdicts` gives them) in compact form."""
+    statuses = dict(filtered.statuses.items())
+    feasible = frozenset(filtered.feasible)
+    groups: dict[_Verdict, int] = {}
+    counts: list[int] = []
+    by_status: dict[int, int] = {}  # id(status) -> its group: nodes often share one Status
+    index: list[int] = []
+    add = index.append
+    passed = -1
+    for name in names:
+        if name in feasible:
+            if passed < 0:
+                passed = _group(groups, counts, _PASSED)
+            g = passed
+        else:
+            st = statuses.get(name)
+            if st is None:  # not evaluated
+                add(-1)
+                continue
+            g = by_status.get(id(st), -1)
+            if g < 0:
+                g = by_status[id(st)] = _group(groups, counts,
+                                               ("Filter", False, st.plugin, str(st.code), st.message))
+        counts[g] += 1
+        add(g)
+    typecode = next(t for t, top in _INDEX_TYPES if len(counts) <= top)
+    absent = filtered.statuses.absent_nodes_status
+    prefilter = (("PreFilter", False, absent.plugin, str(absent.code), absent.message)
+                 if absent.reasons and sum(counts) < filtered.num_nodes else None)
+    return _Verdicts(*head, names=names, index=array(typecode, index), groups=tuple(groups),
+                     counts=tuple(counts), prefilter=prefilter)
+
+
+@attrs.define(slots=True)
+class _LastFailed:
+    """Each pod's last failed attempt's verdicts (``RecordDecisions(last_failed_verdicts=True)``),
+    by pod uid, compact: the rows of :meth:`SimResult.filter_verdicts()
+    <schedframe.sim.SimResult.filter_verdicts>` are built from them when read."""
+
+    attempts: dict[str, _Verdicts] = attrs.field(factory=dict)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.attempts.values())
+
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        for v in self.attempts.values():
+            yield from v.rows()
 
 
 class Recorder:
@@ -501,7 +694,10 @@ class Recorder:
         self._verdicts: list[tuple[Any, ...]] = []
         self._last: dict[str, int] = {}  # pod uid -> index of its last row
         self._counts: dict[str, int] = {}  # attempts of pods the engine has no record of
-        self._last_failed: dict[str, list[tuple[Any, ...]]] = {}  # pod uid -> its last failed verdicts
+        self._last_failed = _LastFailed()  # pod uid -> its last failed attempt's verdicts, compact
+        #: pod uid -> its last failed attempt's row (``last_failed_only``)
+        self._failed_rows: dict[str, list[Any]] = {}
+        self._names: tuple[str, ...] = ()  # the node names of the last verdicts kept (shared while equal)
 
     def attach(self, sched: Scheduler, cycle_finished: Callable[..., None],
                records: Mapping[str, Any]) -> None:
@@ -521,17 +717,38 @@ class Recorder:
         capture = _Capture(phase.snapshot.num_nodes(), len(feasible),
                            [(n, None, {}) for n in feasible], [])
         self._pending[phase.pod.uid] = capture
-        if self.options.filter_verdicts or self.options.last_failed_verdicts:
+        if self.options.filter_verdicts:
             with contextlib.suppress(Exception):
                 capture.verdicts = _verdicts(phase)
+        elif self.options.keeps_last_failed_verdicts:  # made into verdicts if the attempt fails
+            snapshot = phase.snapshot
+            capture.filtered = _Filtered(list(snapshot.list()), feasible, phase.diagnosis.node_to_status,
+                                         snapshot.num_nodes())
         with contextlib.suppress(Exception):
-            capture.scored = _scores(phase)
+            if (self.options.last_failed_only and len(feasible) >= 2 and phase.framework.has_score_plugins()
+                    and phase.pod.scheduling_group is None):  # scored if the attempt fails
+                get = phase.snapshot.get
+                window = [ni for n in feasible if (ni := get(n)) is not None]
+                capture.to_score = _ToScore(phase.framework, phase.pod, feasible, window,
+                                            phase.state.clone() if phase.state is not None else CycleState())
+            else:
+                capture.scored = _scores(phase)
 
     def cycle_finished(self, pod: Any, status: Status, node_name: str, profile: str,
                        duration: float) -> None:
         """The engine's observer, then one row for the attempt."""
-        self._engine_cycle_finished(pod, status, node_name, profile, duration)
         uid = pod.uid
+        capture = self._pending.pop(uid, None)
+        scheduled = status.code in _SCHEDULED
+        if capture is not None and capture.to_score is not None and not scheduled:
+            with contextlib.suppress(Exception):  # before the engine's observer changes anything
+                capture.scored = _scores_on(capture.to_score)
+        self._engine_cycle_finished(pod, status, node_name, profile, duration)
+        only = self.options.last_failed_only
+        if only and scheduled:
+            self._failed_rows.pop(uid, None)
+            self._last_failed.attempts.pop(uid, None)
+            return
         rec = self.records.get(uid)
         if rec is not None:
             attempt, arrival, workload = rec.attempts, rec.arrival, rec.workload
@@ -539,24 +756,36 @@ class Recorder:
             attempt = self._counts[uid] = self._counts.get(uid, 0) + 1
             arrival, workload = None, ""
         now = self.clock.now()
-        capture = self._pending.pop(uid, None)
         row: list[Any] = [now, pod.key, workload, profile, attempt, _outcome(status, node_name),
                           str(status.code), node_name, None if arrival is None else now - arrival,
                           status.message if status.code not in _SCHEDULED else "",
                           None if capture is None else capture.num_nodes,
                           None if capture is None else capture.feasible]
         row.append(_top(capture.scored, node_name, self.options.top_k) if capture is not None else [])
-        self._last[uid] = len(self._rows)
-        self._rows.append(row)
+        if only:  # in the order of the attempts kept
+            self._failed_rows.pop(uid, None)
+            self._failed_rows[uid] = row
+        else:
+            self._last[uid] = len(self._rows)
+            self._rows.append(row)
         if capture is None:
             return
         if self.options.filter_verdicts:
-            self._verdicts.extend((now, pod.key, profile, attempt, *v) for v in capture.verdicts)
-        elif self.options.last_failed_verdicts:
-            if status.code in _SCHEDULED:
-                self._last_failed.pop(uid, None)
-            else:
-                self._last_failed[uid] = [(now, pod.key, profile, attempt, *v) for v in capture.verdicts]
+            self._verdicts.extend((now, row[1], profile, attempt, *v) for v in capture.verdicts)
+        elif capture.filtered is not None:
+            kept = self._last_failed.attempts
+            kept.pop(uid, None)
+            if not scheduled:
+                with contextlib.suppress(Exception):
+                    kept[uid] = _compact(capture.filtered, self._node_names(capture.filtered.nodes),
+                                         (now, row[1], profile, attempt))
+
+    def _node_names(self, nodes: Sequence[Any]) -> tuple[str, ...]:
+        """The names of *nodes*, the same tuple as the last verdicts' while they are equal."""
+        names = tuple(ni.name for ni in nodes)
+        if names != self._names:
+            self._names = names
+        return self._names
 
     def pod_failed(self, pod: Any, status: Status, profile: str) -> None:
         """A binding cycle failed (Permit rejected or timed out, PreBind or Bind failed): the
@@ -578,7 +807,7 @@ class Recorder:
             types += ["string", "int64", *(["int64"] * len(plugins))]
         rows = []
         width = 2 + len(plugins)
-        for row in self._rows:
+        for row in self._failed_rows.values() if self.options.last_failed_only else self._rows:
             top: list[tuple[str, int | None, dict[str, int]]] = row[-1]
             flat: list[Any] = row[:-1]
             for node, total, scores in top:
@@ -588,14 +817,12 @@ class Recorder:
         return DecisionTable("decisions", columns, types, rows)
 
     def verdicts(self) -> DecisionTable | None:
+        columns, types = [c for c, _ in VERDICT_COLUMNS], [t for _, t in VERDICT_COLUMNS]
         if self.options.filter_verdicts:
-            rows: Sequence[tuple[Any, ...]] = self._verdicts
-        elif self.options.last_failed_verdicts:
-            rows = [v for vs in self._last_failed.values() for v in vs]
-        else:
-            return None
-        return DecisionTable("filter verdicts", [c for c, _ in VERDICT_COLUMNS],
-                             [t for _, t in VERDICT_COLUMNS], rows)
+            return DecisionTable("filter verdicts", columns, types, self._verdicts)
+        if self.options.keeps_last_failed_verdicts:
+            return DecisionTable._deferred("filter verdicts", columns, types, self._last_failed)
+        return None
 
 
 def _scores(phase: FilterPhase) -> list[tuple[str, int | None, dict[str, int]]]:
@@ -610,9 +837,15 @@ def _scores(phase: FilterPhase) -> list[tuple[str, int | None, dict[str, int]]]:
     get = phase.snapshot.get
     window = [ni for n in feasible if (ni := get(n)) is not None]
     state = phase.state.clone() if phase.state is not None else CycleState()
-    if not fwk.run_pre_score_plugins(state, phase.pod, window).is_success():
+    return _scores_on(_ToScore(fwk, phase.pod, feasible, window, state))
+
+
+def _scores_on(what: _ToScore) -> list[tuple[str, int | None, dict[str, int]]]:
+    """:func:`_scores` of an attempt with two feasible nodes or more and Score plugins."""
+    fwk, feasible, window, state = what.framework, what.feasible, what.window, what.state
+    if not fwk.run_pre_score_plugins(state, what.pod, window).is_success():
         return [(n, None, {}) for n in feasible]
-    names, _raw, normalized, weights, status = fwk.run_score_plugins_detailed(state, phase.pod, window)
+    names, _raw, normalized, weights, status = fwk.run_score_plugins_detailed(state, what.pod, window)
     if not status.is_success():
         return [(n, None, {}) for n in feasible]
     out: list[tuple[str, int | None, dict[str, int]]] = []
@@ -653,4 +886,40 @@ def _verdicts(phase: FilterPhase) -> list[tuple[str, str, bool, str, str, str]]:
     absent = nts.absent_nodes_status
     if absent.reasons and len(out) < phase.snapshot.num_nodes():
         out.append(("", "PreFilter", False, absent.plugin, str(absent.code), absent.message))
+    return out
+
+
+def last_attempt_verdicts(table: DecisionTable, wanted: Mapping[str, int], max_nodes: int
+                          ) -> dict[str, list[tuple[_Verdict, int, list[str]]]]:
+    """For each pod of *wanted* (``{pod key: attempt}``), the verdicts *table* (a filter-verdicts
+    table) has of that attempt: each distinct ``(stage, passed, plugin, code, reason)`` with its
+    row count and the first *max_nodes* node names, in the order of the rows (what the HTML
+    report's matrix shows). A table kept compact (``last_failed_verdicts``) is read without
+    building its rows."""
+    acc: dict[str, dict[_Verdict, tuple[list[int], list[str]]]] = {}
+
+    def merge(key: str, verdict: _Verdict, count: int, nodes: Sequence[str]) -> None:
+        n, firsts = acc.setdefault(key, {}).setdefault(verdict, ([0], []))
+        n[0] += count
+        firsts.extend(nodes[: max_nodes - len(firsts)])
+
+    source = table._source
+    if source is not None:
+        for v in source.attempts.values():
+            if wanted.get(v.pod) == v.attempt:
+                for verdict, count, nodes in v.grouped(max_nodes):
+                    merge(v.pod, verdict, count, nodes)
+    else:
+        at = {c: table.columns.index(c) for c, _ in VERDICT_COLUMNS}
+        i_pod, i_attempt, i_node = at["pod"], at["attempt"], at["node"]
+        i_verdict = [at[c] for c in ("stage", "passed", "plugin", "code", "reason")]
+        for row in table.rows:
+            key = row[i_pod]
+            if wanted.get(key) == row[i_attempt]:
+                stage, passed, plugin, code, reason = (row[i] for i in i_verdict)
+                node = row[i_node]
+                merge(key, (stage, bool(passed), plugin, code, reason), 1, [node] if node else [])
+    out: dict[str, list[tuple[_Verdict, int, list[str]]]] = {k: [] for k in wanted}
+    for key, groups in acc.items():
+        out[key] = [(verdict, n[0], firsts) for verdict, (n, firsts) in groups.items()]
     return out

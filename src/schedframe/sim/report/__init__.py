@@ -10,9 +10,14 @@ safe inside ``<script>``); the page's own script (``_page.js``) draws from the d
 
 The matrix of a pending pod comes from the run's decision tables (:mod:`schedframe.sim.decisions`)
 of its last attempt: each node's Filter verdict, grouped by rejecting plugin and reason, and the
-best-scoring nodes with each Score plugin's share. The report needs them recorded
-(``RecordDecisions(filter_verdicts=True)``; ``--report`` asks for it); without them the pending
-pods are listed without a matrix.
+best-scoring nodes with each Score plugin's share. The report needs them recorded: each pod's
+last failed attempt is enough (``RecordDecisions(last_failed_only=True)``, what ``--report``
+asks for; ``last_failed_verdicts=True`` or ``filter_verdicts=True`` do too); without them the
+pending pods are listed without a matrix.
+
+A sweep's page (``schedframe sweep --report FILE.html``, :func:`write_sweep_report`) is a
+summary of its points, from the sweep's rows: a table of the runs and a chart of a metric over
+the parameters.
 
 .. versionadded:: 0.1.0
 """
@@ -29,14 +34,19 @@ from ._build import (
     node_labels,
     write_report,
 )
+from ._sweep import MAX_SWEEP_POINTS, MAX_SWEEP_ROWS, build_sweep_report, write_sweep_report
 
 __all__ = [
     "MAX_EXPLAINED_PODS",
     "MAX_MOVED_ROWS",
     "MAX_SERIES_POINTS",
+    "MAX_SWEEP_POINTS",
+    "MAX_SWEEP_ROWS",
     "ReportError",
     "build_report",
+    "build_sweep_report",
     "check_report_path",
     "node_labels",
     "write_report",
+    "write_sweep_report",
 ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ...errors import SchedframeError
+from ..decisions import last_attempt_verdicts
 from ..results import RUNNING, SimResult
 
 __all__ = [
@@ -193,21 +194,10 @@ def _matrices(r: SimResult, pods: Sequence[Any]) -> dict[str, Any]:
                            for k, a in wanted.items()}
     if not wanted or r.recorded_verdicts is None:
         return out
-    v = r.recorded_verdicts
-    groups: dict[str, dict[tuple[Any, ...], list[Any]]] = {k: {} for k in wanted}
-    for pod, attempt, node, stage, passed, plugin, code, reason in zip(
-            v.column("pod"), v.column("attempt"), v.column("node"), v.column("stage"), v.column("passed"),
-            v.column("plugin"), v.column("code"), v.column("reason"), strict=True):
-        if wanted.get(pod) != attempt:
-            continue
-        g = groups[pod].setdefault((stage, bool(passed), plugin, code, reason), [0, []])
-        g[0] += 1
-        if node and len(g[1]) < MAX_GROUP_NODES:
-            g[1].append(node)
-    for key, gs in groups.items():
+    for key, groups in last_attempt_verdicts(r.recorded_verdicts, wanted, MAX_GROUP_NODES).items():
         out[key]["groups"] = [
             {"stage": s, "passed": ok, "plugin": pl, "code": c, "reason": rs, "count": n, "nodes": ns}
-            for (s, ok, pl, c, rs), (n, ns) in sorted(gs.items(), key=lambda kv: (-kv[1][0], kv[0][2]))
+            for (s, ok, pl, c, rs), n, ns in sorted(groups, key=lambda g: (-g[1], g[0][2]))
         ]
     if r.recorded_decisions is not None:
         d = r.recorded_decisions
@@ -215,16 +205,15 @@ def _matrices(r: SimResult, pods: Sequence[Any]) -> dict[str, Any]:
         plugins = [c[len("top1_"):] for c in cols
                    if c.startswith("top1_") and c not in ("top1_node", "top1_total")]
         k = sum(1 for c in cols if c.startswith("top") and c.endswith("_node"))
-        for row in d:
-            key = row["pod"]
-            if wanted.get(key) != row["attempt"]:
+        i_pod, i_attempt = cols.index("pod"), cols.index("attempt")
+        at = [(cols.index(f"top{i}_node"), cols.index(f"top{i}_total"),
+               [cols.index(f"top{i}_{p}") for p in plugins]) for i in range(1, k + 1)]
+        for row in d.rows:
+            key = row[i_pod]
+            if wanted.get(key) != row[i_attempt]:
                 continue
-            top = []
-            for i in range(1, k + 1):
-                node = row[f"top{i}_node"]
-                if node:
-                    top.append({"node": node, "total": row[f"top{i}_total"],
-                                "scores": [row[f"top{i}_{p}"] for p in plugins]})
+            top = [{"node": row[n], "total": row[t], "scores": [row[j] for j in ps]}
+                   for n, t, ps in at if row[n]]
             out[key]["top"], out[key]["plugins"] = top, plugins
     return out
 
@@ -270,32 +259,31 @@ def _waits(results: Sequence[SimResult]) -> dict[str, Any]:
             "counts": {name: {"bound": len(ex), "never_bound": c} for name, (ex, _, c) in per.items()}}
 
 
-def _diff(a: SimResult, b: SimResult) -> dict[str, Any]:
-    on_a = {p.key: p.node for p in a.pods if p.node}
-    on_b = {p.key: p.node for p in b.pods if p.node}
-    count_a: dict[str, int] = {}
-    count_b: dict[str, int] = {}
-    for r, counts in ((a, count_a), (b, count_b)):
+def _placements(results: Sequence[SimResult]) -> dict[str, Any]:
+    """What the page's placement diff of any two configurations is computed from: per
+    configuration, each pod ever bound and its last node (in the run's pod order), its nodes
+    (in its order) and the pods running on each node at the end -- pods and nodes as indexes
+    into one list of each, so the data grows with the configurations, not their pairs."""
+    pods: dict[str, int] = {}
+    nodes: dict[str, int] = {}
+
+    def at(table: dict[str, int], name: str) -> int:
+        i = table.get(name)
+        if i is None:
+            i = table[name] = len(table)
+        return i
+
+    per: dict[str, Any] = {}
+    for r in results:
+        placed = [[at(pods, p.key), at(nodes, p.node)] for p in r.pods if p.node]
+        order = [at(nodes, s.node) for s in r.nodes]
+        running: dict[int, int] = {}
         for p in r.pods:
             if p.state == RUNNING and p.node:
-                counts[p.node] = counts.get(p.node, 0) + 1
-    moved_in: dict[str, int] = {}
-    moved_out: dict[str, int] = {}
-    moved = []
-    for key in dict.fromkeys([*on_a, *on_b]):
-        na, nb = on_a.get(key, ""), on_b.get(key, "")
-        if na == nb:
-            continue
-        if na:
-            moved_out[na] = moved_out.get(na, 0) + 1
-        if nb:
-            moved_in[nb] = moved_in.get(nb, 0) + 1
-        moved.append((key, na, nb))
-    nodes = list(dict.fromkeys([*(s.node for s in a.nodes), *(s.node for s in b.nodes)]))
-    rows = [[n, count_a.get(n, 0), count_b.get(n, 0), moved_out.get(n, 0), moved_in.get(n, 0)]
-            for n in nodes]
-    return {"a": a.config, "b": b.config, "nodes": rows, "moved_total": len(moved),
-            "moved": [list(m) for m in moved[:MAX_MOVED_ROWS]]}
+                i = at(nodes, p.node)
+                running[i] = running.get(i, 0) + 1
+        per[r.config] = {"placed": placed, "nodes": order, "running": sorted(running.items())}
+    return {"pods": list(pods), "nodes": list(nodes), "configs": per, "max_moved": MAX_MOVED_ROWS}
 
 
 def report_data(results: Sequence[SimResult], labels: Mapping[str, Mapping[str, str]] | None = None
@@ -311,7 +299,7 @@ def report_data(results: Sequence[SimResult], labels: Mapping[str, Mapping[str, 
         "heatmap": _heatmap(results, res, labels or {}),
         "pending": {r.config: _pending(r) for r in results},
         "waits": _waits(results),
-        "diffs": [_diff(results[0], r) for r in results[1:]],
+        "placements": _placements(results),
     }
 
 
@@ -405,7 +393,9 @@ def build_report(results: Sequence[SimResult], *, title: str = "", description: 
         '<p>Share of pods bound within a wait (cumulative); never-bound pods count with their wait '
         'so far, so they keep every curve below 100%.</p><div id="wait-chart"></div>'
         '<div id="wait-counts"></div></section>',
-        '<section id="diff"><h2>Placement diff</h2><div id="diff-body"></div></section>',
+        '<section id="diff"><h2>Placement diff</h2><div class="controls" id="diff-controls">'
+        '<label>from <select id="diff-a"></select></label> '
+        '<label>to <select id="diff-b"></select></label></div><div id="diff-body"></div></section>',
         "</main>",
         f'<script type="application/json" id="report-data">{_script_json(data)}</script>',
         f"<script>{_asset('_vendor/uPlot.iife.min.js')}</script>",

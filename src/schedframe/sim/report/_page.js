@@ -177,22 +177,61 @@
   pdConfig.addEventListener("change", pending);
   pending();
 
-  // -- placement diff ---------------------------------------------------------------------------
-  var diffBody = document.getElementById("diff-body");
-  if (!D.diffs.length) { diffBody.appendChild(el("p", { "class": "muted" }, "One configuration only: nothing to compare.")); }
-  D.diffs.forEach(function (d) {
-    diffBody.appendChild(el("h3", null, d.a + " → " + d.b + ": " + d.moved_total + " pod(s) on another node"));
+  // -- placement diff: any two configurations, computed here from each one's placements ---------------
+  var P = D.placements, diffBody = document.getElementById("diff-body");
+  var diffA = document.getElementById("diff-a"), diffB = document.getElementById("diff-b");
+  function diff(a, b) {
+    var A = P.configs[a], B = P.configs[b], onA = new Map(), onB = new Map(), keys = new Map();
+    A.placed.forEach(function (pn) { onA.set(pn[0], pn[1]); keys.set(pn[0], true); });
+    B.placed.forEach(function (pn) { onB.set(pn[0], pn[1]); keys.set(pn[0], true); });
+    var out = {}, into = {}, moved = [], total = 0;
+    keys.forEach(function (_, k) {
+      var na = onA.has(k) ? onA.get(k) : -1, nb = onB.has(k) ? onB.get(k) : -1;
+      if (na === nb) { return; }
+      if (na >= 0) { out[na] = (out[na] || 0) + 1; }
+      if (nb >= 0) { into[nb] = (into[nb] || 0) + 1; }
+      total++;
+      if (moved.length < P.max_moved) { moved.push([P.pods[k], na < 0 ? "" : P.nodes[na], nb < 0 ? "" : P.nodes[nb]]); }
+    });
+    var runA = new Map(A.running), runB = new Map(B.running), nodes = new Map();
+    A.nodes.concat(B.nodes).forEach(function (n) { nodes.set(n, true); });
+    var rows = [];
+    nodes.forEach(function (_, n) {
+      rows.push([P.nodes[n], runA.get(n) || 0, runB.get(n) || 0, out[n] || 0, into[n] || 0]);
+    });
+    return { nodes: rows, moved: moved, moved_total: total };
+  }
+  function showDiff() {
+    var a = diffA.value, b = diffB.value;
+    diffBody.textContent = "";
+    diffBody.setAttribute("data-a", a); diffBody.setAttribute("data-b", b);
+    if (a === b) {
+      diffBody.setAttribute("data-moved", "0");
+      diffBody.appendChild(el("p", { "class": "muted" }, "The same configuration twice: pick two to compare."));
+      return;
+    }
+    var d = diff(a, b);
+    diffBody.setAttribute("data-moved", String(d.moved_total));
+    diffBody.appendChild(el("h3", null, a + " → " + b + ": " + d.moved_total + " pod(s) on another node"));
     var changed = d.nodes.filter(function (n) { return n[1] !== n[2] || n[3] || n[4]; });
     diffBody.appendChild(el("p", null, "Pods running per node at the end (" + changed.length + " of " + d.nodes.length + " node(s) differ; all listed)"));
-    diffBody.appendChild(table(["node", "pods (" + d.a + ")", "pods (" + d.b + ")", "moved away", "moved here"],
-      d.nodes.map(function (n) { return [n[0], n[1], n[2], n[3], n[4]]; })));
+    diffBody.appendChild(table(["node", "pods (" + a + ")", "pods (" + b + ")", "moved away", "moved here"], d.nodes));
     if (d.moved.length) {
       var det = el("details", { "class": "group" });
       det.appendChild(el("summary", null, "what moved where" + (d.moved.length < d.moved_total ? " (first " + d.moved.length + ")" : "")));
-      det.appendChild(table(["pod", "node (" + d.a + ")", "node (" + d.b + ")"],
+      det.appendChild(table(["pod", "node (" + a + ")", "node (" + b + ")"],
         d.moved.map(function (m) { return [m[0], m[1] || "-", m[2] || "-"]; })));
       diffBody.appendChild(det);
     }
-  });
+  }
+  if (D.configs.length < 2) {
+    document.getElementById("diff-controls").style.display = "none";
+    diffBody.appendChild(el("p", { "class": "muted" }, "One configuration only: nothing to compare."));
+  } else {
+    options(diffA, D.configs); options(diffB, D.configs);
+    diffA.value = D.configs[0]; diffB.value = D.configs[1];
+    [diffA, diffB].forEach(function (s) { s.addEventListener("change", showDiff); });
+    showDiff();
+  }
   document.documentElement.setAttribute("data-ready", "1");
 }());
