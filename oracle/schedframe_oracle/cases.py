@@ -1228,7 +1228,7 @@ class _PodGroups:
                 # the group's priority, its members of the class of that value
                 cls = self.p.choice(("high", "high", "high", "high-never", "low", None))
                 if cls is not None:
-                    groups[-1]["spec"]["priority"] = dict((n, v) for n, v, _ in self.PRIORITIES)[cls]
+                    groups[-1]["spec"]["priority"] = {n: v for n, v, _ in self.PRIORITIES}[cls]
                     for pod in group_members:
                         pod["spec"]["priorityClassName"] = cls
             pending.append(group_members)

@@ -222,8 +222,8 @@ class DefaultPreemption(DefaultNodePicking):
     """
 
     __module__ = "schedframe.plugins.default_preemption"
-    __slots__ = ("_placements", "_victims", "_workload_aware", "args", "evaluator", "handle", "is_eligible_pod",
-                 "more_important_pod", "rng")
+    __slots__ = ("_placements", "_victims", "_workload_aware", "args", "evaluator", "handle",
+                 "is_eligible_pod", "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
         validate_args(args)

@@ -154,11 +154,15 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         if not kept:
             return True
         names = {m.pod.scheduler_name for m in kept}
+        invalid = None
         if len(names) > 1:
             a, b = sorted(names)[:2]
-            status = Status.from_error(ValueError(
-                f"all pods in a single pod group should have the same .spec.schedulerName set, "
-                f"got: {a!r} and {b!r}"))
+            invalid = (f"all pods in a single pod group should have the same .spec.schedulerName set, "
+                       f"got: {a!r} and {b!r}")
+        elif release_of(fwk).minor >= (1, 37):
+            invalid = self._invalid_group_137(pod, kept)
+        if invalid is not None:
+            status = Status.from_error(ValueError(invalid))
             for m in kept:
                 self._finish_failed(self.frameworks.get(m.pod.scheduler_name, fwk), m, status, _CLEAR,
                                     self.clock.now())
@@ -177,6 +181,27 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                           **{ATTR_POD_GROUP: pod.scheduling_group or "", ATTR_POD_GROUP_MEMBERS: len(kept)}):
                 self._pod_group_cycle(fwk, kept)
         return True
+
+    def _invalid_group_137(self, pod: Pod, kept: Sequence[QueuedPodInfo]) -> str | None:
+        """1.37's ``validatePodGroup`` beyond the scheduler names: every member (queued, then
+        scheduled) of the PodGroup's priority, and all of one preemption policy (without
+        ``PodGroupPreemptionPolicy``, which schedframe does not model)."""
+        pg = self._pod_group_of(pod)
+        want = pg.spec.priority or 0 if pg is not None else 0
+        policy = ""
+        placed = [p for p, _node in self._group_placed(pod)]
+        for p in [m.pod for m in kept] + placed:
+            have = p.priority or 0
+            if have != want:
+                return (f"all pods in a single pod group should have the same priority as the pod group's "
+                        f"priority, got {have} and {want}")
+            mine = p.preemption_policy or "PreemptLowerPriority"
+            if not policy:
+                policy = mine
+            elif mine != policy:
+                return (f"all pods in a single pod group should have the same preemption policy, got {mine} "
+                        f"and {policy}")
+        return None
 
     def _pod_group_cycle(self, fwk: Framework, kept: list[QueuedPodInfo]) -> None:
         """The release's algorithm over the group's members *kept* (in order), then its result."""
