@@ -622,7 +622,8 @@ def diff_case(
                     current = sched.get_pod(m["pod"])
                     if current is not None:
                         sched.queue.activate([current])
-            if len(members) > 1 or members[0].get("placements"):
+            if len(members) > 1 or members[0].get("placements") or (
+                    members[0].get("podGroup") and members[0].get("cycle") is not None):
                 group_got = _attempt_group(sched, members)
                 got = group_got.pop(key)
             else:

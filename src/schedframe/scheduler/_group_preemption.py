@@ -347,19 +347,26 @@ class GroupPreemption:
         """Delete the victims (a pod waiting at Permit is rejected instead); pods already being
         deleted are left alone (upstream ``prepareCandidate``)."""
         fwk = self.fwk
-        for victim in pods:
-            if victim.deletion_timestamp is not None:
-                continue
-            try:
-                waiting = fwk.get_waiting_pod(victim.uid)
-                if waiting is not None:
-                    waiting.reject(plugin, "preempted")
-                else:
-                    fwk.client.delete_pod(victim)
-                by = f"{self.pg.namespace}/{self.pg.name}"
-                fwk.event_recorder.event(victim, "Normal", "Preempted", f"Preempted by podgroup {by}")
-            except Exception as exc:
-                return Status.from_error(exc)
+        sched = self.sched
+        saved = sched._current
+        # the deletions are told (schedframe_pod_preempted) as preempted by the group's first pod
+        sched._current = (self.members[0], fwk.profile_name)
+        try:
+            for victim in pods:
+                if victim.deletion_timestamp is not None:
+                    continue
+                try:
+                    waiting = fwk.get_waiting_pod(victim.uid)
+                    if waiting is not None:
+                        waiting.reject(plugin, "preempted")
+                    else:
+                        fwk.client.delete_pod(victim)
+                    by = f"{self.pg.namespace}/{self.pg.name}"
+                    fwk.event_recorder.event(victim, "Normal", "Preempted", f"Preempted by podgroup {by}")
+                except Exception as exc:
+                    return Status.from_error(exc)
+        finally:
+            sched._current = saved
         return Status.OK
 
 

@@ -52,7 +52,12 @@ from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GRO
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import FitError
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
-from ..framework.plugin_names import DEFAULT_PREEMPTION, GANG_SCHEDULING, NODE_RESOURCES_FIT
+from ..framework.plugin_names import (
+    DEFAULT_PREEMPTION,
+    DYNAMIC_RESOURCES,
+    GANG_SCHEDULING,
+    NODE_RESOURCES_FIT,
+)
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
@@ -79,6 +84,8 @@ _CLEAR: Final = NominatingInfo("", NominatingMode.OVERRIDE)
 #: 1.36's workload-aware preemption without DefaultPreemption, and for a group with constraints
 MSG_NO_DEFAULT_PREEMPTION: Final = ("default preemption plugin is not registered, workload aware preemption "
                                     "is disabled")
+#: the reason DynamicResources' PodGroupPostFilter gives (1.37)
+MSG_DRA_POD_GROUP_POST_FILTER: Final = "deallocation and deletion of ResourceClaims completed"
 MSG_NOT_WITH_CONSTRAINTS: Final = ("workload aware preemption is not supported for pod groups with "
                                    "scheduling constraints")
 #: the condition a PodGroup cycle writes on its PodGroup (1.36, and its 1.37 name), and its reasons
@@ -412,22 +419,26 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         """1.37's PodGroupPostFilter (DefaultPreemption's workload-aware preemption, see
         :mod:`._group_preemption`): the group's status with the preemption's reason, whether the
         group waits for its victims to go, and the members' nominations (by uid)."""
-        if fwk.get_plugin(DEFAULT_PREEMPTION) is None:
-            return group, False, {}
         pg = self._pod_group_of(members[0].pod)
-        if pg is None:
-            return group, False, {}
+        # DynamicResources' PodGroupPostFilter runs first: it says what it deallocated, except for
+        # a group of topology placements (upstream leaves those alone)
+        dra: tuple[str, ...] = ()
+        if fwk.get_plugin(DYNAMIC_RESOURCES) is not None and not (
+                self._placements_on and pg is not None and pg.spec.topology_keys):
+            dra = (MSG_DRA_POD_GROUP_POST_FILTER,)
+
+        def appended(*reasons: str) -> Status:
+            return Status(group.code, (*group.reasons, ", ".join(reasons)), error=group.error)
+
+        if fwk.get_plugin(DEFAULT_PREEMPTION) is None or pg is None:
+            return appended(*dra), False, {}
         ev = GroupPreemption(self, fwk, [m.pod for m in members], pg)
-
-        def appended(reason: str) -> Status:
-            return Status(group.code, (*group.reasons, PREFIX_137 + reason), error=group.error)
-
         if ev.preemption_policy() == "Never":
-            return appended(MSG_NOT_ELIGIBLE_NEVER), False, {}
+            return appended(*dra, PREFIX_137 + MSG_NOT_ELIGIBLE_NEVER), False, {}
         if ev.ongoing(self._fresh_snapshot()):
             current = {m.pod.uid: NominatingInfo(m.pod.nominated_node_name or "", NominatingMode.OVERRIDE)
                        for m in members}
-            return appended(MSG_ONGOING), True, current
+            return appended(PREFIX_137 + MSG_ONGOING), True, current
 
         def rerun() -> tuple[Status, Sequence[_Attempt]]:
             result = self._with_placements(fwk, members, lambda: self._pod_group_algorithm_137(fwk, members),
@@ -441,11 +452,13 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         if status.code is Code.SUCCESS:
             status = ev.evict(victims, DEFAULT_PREEMPTION)
             if status.code is Code.SUCCESS:
-                return appended(preempted_message(len(victims))), True, nominations
+                return appended(PREFIX_137 + preempted_message(len(victims))), True, nominations
         if status.code is Code.ERROR:
             text = f'error in "{DEFAULT_PREEMPTION}" PodGroupPostFilter plugins: {PREFIX_137}{status.message}'
             return Status.from_error(RuntimeError(text)), False, {}
-        return appended(status.message), False, {}
+        if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:  # the framework stops at it
+            return appended(PREFIX_137 + status.message), False, {}
+        return appended(*dra, PREFIX_137 + status.message), False, {}
 
     def _workload_aware_preemption_136(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> Status:
         """1.36's ``runWorkloadAwarePreemption`` (``WorkloadAwarePreemption``): success once the
