@@ -668,7 +668,8 @@ def diff_case(
             sched.remove_pod(key)
         elif want["outcome"] == "bound" and want.get("startTime"):
             current = sched.get_pod(key)
-            sched.update_pod(current.evolve(start_time=_epoch(want["startTime"]), phase="Running"))
+            if current is not None:  # (gone in a rebuild after an earlier pod of its cycle drifted)
+                sched.update_pod(current.evolve(start_time=_epoch(want["startTime"]), phase="Running"))
         elif want.get("path") == "search":
             sched._next_start_node_index = _next_start(want, sched._next_start_node_index)
     kept, covered = _split_deviations(release, diffs)

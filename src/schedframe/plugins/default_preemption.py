@@ -48,6 +48,7 @@ from ..framework.preemption import (
     Evaluator,
     MoreImportantPodFunc,
     Victims,
+    pod_start_time,
     sort_by_importance,
 )
 from ..framework.registry import plugin_args
@@ -222,7 +223,7 @@ class DefaultPreemption(DefaultNodePicking):
     """
 
     __module__ = "schedframe.plugins.default_preemption"
-    __slots__ = ("_placements", "_victims", "_workload_aware", "args", "evaluator", "handle",
+    __slots__ = ("_group_rank", "_placements", "_victims", "_workload_aware", "args", "evaluator", "handle",
                  "is_eligible_pod", "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
@@ -237,6 +238,9 @@ class DefaultPreemption(DefaultNodePicking):
         release = release_of(handle)
         self._placements = release.minor == (1, 36) and release.enabled("TopologyAwareWorkloadScheduling")
         self._workload_aware = release.minor == (1, 36) and release.enabled("WorkloadAwarePreemption")
+        # 1.37 with GenericWorkload: among victims of one priority, a pod of a PodGroup is the more
+        # important (upstream MoreImportantVictim's rank)
+        self._group_rank = release.minor >= (1, 37) and release.enabled("GenericWorkload")
 
     @property
     def name(self) -> str:
@@ -357,6 +361,10 @@ class DefaultPreemption(DefaultNodePicking):
         now = fh.clock.now()
 
         def order(infos: list[PodInfo]) -> None:
+            if self._group_rank and self.more_important_pod is None:
+                infos.sort(key=lambda pi: (-pi.pod.effective_priority, pi.pod.scheduling_group is None,
+                                           pod_start_time(pi.pod, now)))
+                return
             sort_by_importance(infos, self.more_important_pod, now)
 
         order(potential)
