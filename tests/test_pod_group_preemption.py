@@ -132,3 +132,25 @@ def test_1_37_refuses_a_member_of_another_priority_than_its_group() -> None:
     assert cond.reason == "SchedulerError"
     assert cond.message == ("all pods in a single pod group should have the same priority as the pod group's "
                             "priority, got 7 and 1000")
+
+
+@pytest.mark.parametrize(("release", "gates", "by_group"), [
+    ("1.35", "GenericWorkload=true,GangScheduling=true", False),
+    ("1.36", "GenericWorkload=true,GangScheduling=true", False),
+    ("1.36", GATES["1.36"], True),
+    ("1.37", GATES["1.37"], True),
+])
+def test_the_group_preemption_scenario_per_release(release: str, gates: str, by_group: bool) -> None:
+    """The built-in gang of priority 1000 on nodes full of batch pods: every release binds it at
+    33 s by preempting the eight priority-100 pods; with workload-aware preemption all of them
+    for the group at once (named after its first pod), else each member its own two."""
+    from schedframe.sim import builtin_scenario, simulate
+
+    r = simulate(builtin_scenario("group-preemption", kubernetes_version=release),
+                 kubernetes_version=release, feature_gates=gates)
+    train = [p for p in r.pods if p.workload == "train"]
+    assert {p.bound_at for p in train} == {33.0}
+    gone = [p for p in r.pods if p.state == "Preempted"]
+    assert sorted(p.workload for p in gone) == ["batch-low"] * 8
+    preemptors = {p.preempted_by for p in gone}
+    assert (preemptors == {"default/train-0"}) is by_group

@@ -301,8 +301,11 @@ def test_the_1_37_cycle_checks_the_quorum_as_it_goes() -> None:
              "GenericWorkload=true")
     assert s.node_of("default/low") == "n0"
     (cond,) = s.objects.get(SchedulingPodGroup, "g", "default").conditions
-    assert cond.message == ("minCount (3) cannot be satisfied: 0 scheduled, 2 remaining, pod group "
-                            "preemption: minCount (3) cannot be satisfied: 1 scheduled, 1 remaining")
+    # (DynamicResources' PodGroupPostFilter reason first: upstream's framework gathers the
+    # reasons of the Unschedulable plugins)
+    assert cond.message == ("minCount (3) cannot be satisfied: 0 scheduled, 2 remaining, deallocation and "
+                            "deletion of ResourceClaims completed, pod group preemption: minCount (3) cannot "
+                            "be satisfied: 1 scheduled, 1 remaining")
 
 
 def test_a_gang_that_cannot_all_fit_binds_none() -> None:

@@ -21,17 +21,15 @@ so the next members see it placed. Then everything is undone, and:
 PlacementFeasible check before the first member and after each stops the cycle once
 ``minCount`` cannot be met; members are filtered and scored without PostFilter, and assumed and
 reserved without Permit; a group that cannot be placed goes to PodGroupPostFilter
-(DefaultPreemption's workload-aware preemption), whose reason ends the feasible members'
-message. Of that preemption schedframe models the outcomes without victims (preemption policy
-Never, no lower-priority pod); a group that could preempt fails with an error saying so.
+(DefaultPreemption's workload-aware preemption, :mod:`._group_preemption`), whose reason ends the
+feasible members' message; 1.36 runs that preemption with ``WorkloadAwarePreemption``.
 
 With ``TopologyAwareWorkloadScheduling`` (both releases) the algorithm runs once per placement
 of the group's topology constraint and the best feasible placement is kept (see
 :mod:`._placements`).
 
 Not modelled: configurable placement plugins (the ``placementGenerate``/``placementScore``
-extension points in profiles: the defaults run), 1.36's workload-aware preemption
-(``WorkloadAwarePreemption``), 1.37's preemption of victims for a group, composite pod groups.
+extension points in profiles: the defaults run), composite pod groups.
 
 The cycle leaves its outcome on the PodGroup's ``status.conditions`` (``PodGroupScheduled`` in
 1.36, ``PodGroupInitiallyScheduled`` in 1.37), in the scheduler's object store.
