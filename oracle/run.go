@@ -128,6 +128,10 @@ type cycleRecord struct {
 
 	// the oracle's own consistency checks that failed: the record is not to be trusted
 	Warnings []string `json:"warnings,omitempty"`
+
+	// the pod's algorithm ran already in this attempt (without placements): a PodGroupPostFilter
+	// simulation runs it again, and the results upstream reports are those of the first run
+	algorithmDone bool
 }
 
 // algorithmRecord is what one run of the scheduling algorithm for a pod found: a pod's cycle,
@@ -622,6 +626,12 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 		trial := &placementTrial{suggested: result.SuggestedHost}
 		trials[key] = trial
 		dst, warnings, nodes = &trial.algorithmRecord, &trial.warnings, placement
+	} else {
+		if rec.algorithmDone {
+			r.mu.Unlock()
+			return
+		}
+		rec.algorithmDone = true
 	}
 	r.mu.Unlock()
 	if lerr == nil {
@@ -915,8 +925,20 @@ func (r *runner) schedule(pod *v1.Pod) ([]cycleRecord, error) {
 				own = &recs[i]
 			}
 		}
+		if own != nil && own.PodGroup != "" && len(victims) > 0 && attempt == 1 {
+			// a PodGroup cycle that preempted: once the victims are gone the group's pods left
+			// unscheduled are tried again, in one more cycle
+			retry, err := r.groupRetry(recs, victims)
+			if err != nil {
+				return records, err
+			}
+			if retry {
+				continue
+			}
+			break
+		}
 		if own == nil || len(recs) != 1 || own.PodGroup != "" {
-			break // no retry in a PodGroup cycle: the group is tried again as a whole, later
+			break // no retry in a PodGroup cycle that did not preempt
 		}
 		if own.Outcome != "unschedulable" || own.NominatedNode == "" || attempt == 2 {
 			break
@@ -1040,11 +1062,17 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	sort.Strings(victims)
 	out := make([]cycleRecord, 0, len(order))
 	conditions := map[string]*groupCondition{}
+	nominated := false
+	for _, key := range order {
+		nominated = nominated || r.recs[key].NominatedNode != ""
+	}
 	for i, key := range order {
 		rec := r.recs[key]
 		// preemption's victims and the storage writes belong to the cycle: to its one pod, or to
-		// the pods of the group that nominated a node (the writes to the first pod)
-		if len(order) == 1 || rec.NominatedNode != "" {
+		// the pods of the group that nominated a node, or to the first pod when none did (a
+		// group's preemption at 1.36 nominates only the members that were feasible); the writes
+		// to the first pod
+		if len(order) == 1 || rec.NominatedNode != "" || (i == 0 && !nominated) {
 			rec.Victims = victims
 		}
 		if i == 0 {
@@ -1111,6 +1139,46 @@ func (r *runner) waitQueued(pod *v1.Pod) error {
 		}
 		return false
 	})
+}
+
+// groupRetry puts the pods of a PodGroup cycle that preempted back into activeQ once the
+// victims' deletion reached the cache (as the deletion would move them), each with the nominated
+// node its status was given; false when every pod of the cycle was bound.
+func (r *runner) groupRetry(recs []cycleRecord, victims []*v1.Pod) (bool, error) {
+	if err := r.waitVictimsGone(victims); err != nil {
+		return false, err
+	}
+	activate := map[string]*v1.Pod{}
+	for _, rec := range recs {
+		if rec.Outcome != "unschedulable" {
+			continue
+		}
+		created := r.created[rec.Pod]
+		if created == nil {
+			continue
+		}
+		current, err := r.client.Tracker().Get(v1.SchemeGroupVersion.WithResource("pods"), created.Namespace, created.Name)
+		if err != nil {
+			return false, err
+		}
+		pod := current.(*v1.Pod)
+		if pod.Status.NominatedNodeName != "" {
+			if err := r.waitNominated(pod); err != nil {
+				return false, err
+			}
+		}
+		activate[rec.Pod] = pod
+	}
+	if len(activate) == 0 {
+		return false, nil
+	}
+	r.built.sched.SchedulingQueue.Activate(klog.FromContext(r.ctx), activate)
+	for _, pod := range activate {
+		if err := r.waitQueued(pod); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // waitNominated waits until the scheduling queue holds the pod with the nominated node its

@@ -115,10 +115,10 @@ def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
     """A known gate schedframe does not model is accepted at its default only, never ignored."""
     assert release_profile("1.36", {"SchedulerAsyncPreemption": True}) == release_profile("1.36")
     with pytest.raises(ConfigurationError) as info:
-        release_profile("1.36", {"SchedulerAsyncPreemption": False, "WorkloadAwarePreemption": True})
+        release_profile("1.36", {"SchedulerAsyncPreemption": False, "WorkloadWithJob": True})
     assert [e.split(":")[0] for e in info.value.errors] == [
-        "feature_gates['SchedulerAsyncPreemption']", "feature_gates['WorkloadAwarePreemption']"]
-    assert ("feature gate WorkloadAwarePreemption is not modelled by schedframe: only its Kubernetes "
+        "feature_gates['SchedulerAsyncPreemption']", "feature_gates['WorkloadWithJob']"]
+    assert ("feature gate WorkloadWithJob is not modelled by schedframe: only its Kubernetes "
             "1.36 default, false, is accepted") in info.value.errors[1]
 
 

@@ -1044,6 +1044,16 @@ class _Devices:
             self.attach(pod, self.claims.pop(0) if r.random() < 0.8 else r.choice(self.claims))
 
 
+#: the share of 1.36's podgroups cases with priorities that turn WorkloadAwarePreemption on: 0 for
+#: now, as schedframe's 1.36 workload-aware preemption still spares fewer victims than upstream in
+#: some cases (docs/fidelity.rst); ``--feature-gates WorkloadAwarePreemption=true`` runs them all
+#: with the gate
+WORKLOAD_AWARE_PREEMPTION_136: Final = 0.0
+#: whether 1.36's podgroups cases get priorities at all: not yet, as a 1.36 group whose members
+#: preempt one by one still differs from upstream now and then after its retry (docs/fidelity.rst)
+PRIORITIES_136: Final = False
+
+
 class _PodGroups:
     """Workload-aware scheduling (``scheduling.k8s.io``: v1alpha2 at 1.36, v1beta1 at 1.37): a
     small cluster (3-8 nodes in zones and racks), one or two Workloads whose podGroupTemplates
@@ -1056,7 +1066,15 @@ class _PodGroups:
     a topology constraint on the rack label (the Workload's podGroupTemplate and the PodGroup
     alike): the group is tried in one placement per rack, and bound within one. Now and then a
     node of such a case has no rack label (it is in no placement). These draws come from a
-    generator of their own, so that the cases without the gate are those the seed drew before."""
+    generator of their own, so that the cases without the gate are those the seed drew before.
+
+    About 40% of the cases (a generator of their own too) have priorities: the nodes filled with
+    more bound single pods of a low priority (some of no class, a few critical ones that no
+    group may preempt), now and then a PodDisruptionBudget over some of them, and groups of a
+    higher priority (``spec.priority`` of the PodGroup, its members of the PriorityClass of that
+    value; now and then one whose members may not preempt) that do not fit without evicting
+    some: workload-aware preemption (1.37; at 1.36 the members preempting one by one, unless
+    :data:`WORKLOAD_AWARE_PREEMPTION_136` turns the gate on)."""
 
     RACK: Final = "topology.example.com/rack"
 
@@ -1071,6 +1089,52 @@ class _PodGroups:
         if self.topology:
             # TopologyAwareWorkloadScheduling needs GenericWorkload (both releases)
             self.gates += ",TopologyAwareWorkloadScheduling=true"
+        self.p = random.Random(f"preemption-{g.seed}")
+        self.preempt = self.p.random() < 0.4 and (g.minor >= 37 or PRIORITIES_136)
+        if self.preempt and g.minor == 36 and self.p.random() < WORKLOAD_AWARE_PREEMPTION_136:
+            # 1.36's workload-aware preemption is an alpha gate (it needs GangScheduling)
+            self.gates += ",WorkloadAwarePreemption=true"
+
+    PRIORITIES: Final = (("low", 100, None), ("high", 1000, None), ("high-never", 1000, "Never"),
+                         ("critical", 100000, None))
+
+    def priority_classes(self) -> None:
+        for name, value, policy in self.PRIORITIES:
+            pc: dict[str, Any] = {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
+            if policy:
+                pc["preemptionPolicy"] = policy
+            self.g.items.append(pc)
+
+    def fill(self, bound: list[dict[str, Any]]) -> None:
+        """Lower-priority singles on the nodes (most of them), and a PDB over some now and then."""
+        g, p = self.g, self.p
+        for _ in range(p.randint(len(g.nodes), 3 * len(g.nodes))):
+            pod = g.pod(pending=False)
+            if g.place(pod):
+                bound.append(pod)
+        for pod in bound:
+            roll = p.random()
+            if roll < 0.6:
+                pod["spec"]["priorityClassName"] = "low"
+            elif roll < 0.7:
+                pod["spec"]["priorityClassName"] = "critical"
+            else:
+                pod["spec"].pop("priorityClassName", None)
+        if bound and p.random() < 0.4:
+            app = p.choice(bound)["metadata"]["labels"]["app"]
+            g.items.append({
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": g.name("pdb"), "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": app}}, "maxUnavailable": 1},
+                "status": {"disruptionsAllowed": p.choice((0, 1)), "currentHealthy": 1, "desiredHealthy": 1,
+                           "expectedPods": 1},
+            })
 
     def node(self, i: int, racks: int) -> dict[str, Any]:
         node = self.g.node(i)
@@ -1116,6 +1180,9 @@ class _PodGroups:
             pod = g.pod(pending=False)
             if g.place(pod):
                 bound.append(pod)
+        if self.preempt:
+            self.priority_classes()
+            self.fill(bound)
         api = f"scheduling.k8s.io/{self.version}"
         workloads: list[dict[str, Any]] = []
         groups: list[dict[str, Any]] = []
@@ -1166,10 +1233,24 @@ class _PodGroups:
                 cpu, memory = r.choice(("1", "2")), r.choice(("1Gi", "4Gi"))
             else:
                 cpu, memory = r.choice(("100m", "250m", "500m")), r.choice(("128Mi", "512Mi"))
-            pending.append([self.member(name, cpu, memory) for _ in range(members)])
+            group_members = [self.member(name, cpu, memory) for _ in range(members)]
+            if self.preempt:
+                # the group's priority, its members of the class of that value
+                cls = self.p.choice(("high", "high", "high", "high-never", "low", None))
+                if cls is not None:
+                    groups[-1]["spec"]["priority"] = {n: v for n, v, _ in self.PRIORITIES}[cls]
+                    for pod in group_members:
+                        pod["spec"]["priorityClassName"] = cls
+            pending.append(group_members)
         singles = [g.pod(pending=True) for _ in range(r.randint(0, 3))]
         for pod in singles:
             pod["spec"].pop("schedulingGates", None)
+            if self.preempt:
+                cls = self.p.choice(("low", "high", None))
+                if cls is None:
+                    pod["spec"].pop("priorityClassName", None)
+                else:
+                    pod["spec"]["priorityClassName"] = cls
         # interleaved: each group's members keep their order, singles and groups mixed
         queues = [list(q) for q in pending] + [[p] for p in singles]
         order: list[dict[str, Any]] = []

@@ -622,7 +622,8 @@ def diff_case(
                     current = sched.get_pod(m["pod"])
                     if current is not None:
                         sched.queue.activate([current])
-            if len(members) > 1 or members[0].get("placements"):
+            if len(members) > 1 or members[0].get("placements") or (
+                    members[0].get("podGroup") and members[0].get("cycle") is not None):
                 group_got = _attempt_group(sched, members)
                 got = group_got.pop(key)
             else:
@@ -667,7 +668,8 @@ def diff_case(
             sched.remove_pod(key)
         elif want["outcome"] == "bound" and want.get("startTime"):
             current = sched.get_pod(key)
-            sched.update_pod(current.evolve(start_time=_epoch(want["startTime"]), phase="Running"))
+            if current is not None:  # (gone in a rebuild after an earlier pod of its cycle drifted)
+                sched.update_pod(current.evolve(start_time=_epoch(want["startTime"]), phase="Running"))
         elif want.get("path") == "search":
             sched._next_start_node_index = _next_start(want, sched._next_start_node_index)
     kept, covered = _split_deviations(release, diffs)
@@ -785,8 +787,12 @@ class _Probes:
     def __call__(self, phase: Any) -> None:
         placement = self.sched._placement
         key = None if placement is None else tuple(sorted(placement.nodes))
-        self.by_pod.setdefault((phase.pod.key, key), _Probe())(
-            phase, None if placement is None else placement.nodes)
+        probe = self.by_pod.setdefault((phase.pod.key, key), _Probe())
+        if probe.phase is not None:
+            # the same trial again (workload-aware preemption's runs): as the oracle, the pod's
+            # record is its first trial
+            return
+        probe(phase, None if placement is None else placement.nodes)
 
 
 def _force_placements(sched: Any, records: Sequence[Mapping[str, Any]]) -> None:
@@ -816,7 +822,7 @@ def _attempt_group(sched: Any, records: Sequence[Mapping[str, Any]]) -> dict[str
     TopologyAwareWorkloadScheduling the placements are tried in the oracle's order and a member's
     record is its trial in the placement the oracle recorded (``placement``)."""
     keys = [m["pod"] for m in records]
-    nodes = {m["pod"]: m.get("node") for m in records}
+    nodes = {m["pod"]: m.get("node") or m.get("nominatedNode") for m in records}
     want_placement = {m["pod"]: tuple(m["placement"]) if m.get("placement") else None for m in records}
     probes = _Probes(sched)
     _force_placements(sched, records)
@@ -841,10 +847,15 @@ def _attempt_group(sched: Any, records: Sequence[Mapping[str, Any]]) -> dict[str
         sched._placement_order = sched._placement_tie_break = None
     after = {p.key for p in sched.pods() if p.node_name}
     out: dict[str, dict[str, Any]] = {}
+    victims = sorted(before - after)
+    # as the oracle records them: on each pod the cycle nominated a node, else on the first
+    nominated = {k for k in keys if (p := sched.get_pod(k)) is not None and not p.node_name
+                 and p.nominated_node_name}
     for k in keys:
         probe = probes.by_pod.get((k, want_placement[k]), _Probe())
         pod = sched.get_pod(k)
-        rec: dict[str, Any] = {"victims": sorted(before - after) if not out else [],
+        mine = k in nominated or (not nominated and not out) or len(keys) == 1
+        rec: dict[str, Any] = {"victims": victims if mine else [],
                                "filter": probe.filter, "preFilter": probe.pre_filter,
                                "scores": probe.scores, "errors": probe.errors}
         if probe.phase is not None:

@@ -122,9 +122,9 @@ class FeatureGate:
 _NOT_MODELLED: Final = "not modelled: schedframe behaves as with the release's default"
 _NOT_MODELLED_DRA: Final = "schedframe's DynamicResources plugin behaves as with the release's default"
 _WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGroup API, the PodGroup "
-                        "cycle's default algorithm of 1.36 and 1.37 and its topology placements, "
-                        "without composite groups or preemption of victims for a group): schedframe "
-                        "behaves as with the gate off")
+                        "cycle's default algorithm of 1.36 and 1.37, its topology placements and "
+                        "workload-aware preemption, without composite groups): schedframe behaves as "
+                        "with the gate off")
 
 #: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
 #: ``name: (modelled, note, releases modelled in)``. Every gate of a release's
@@ -196,7 +196,10 @@ _BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]
     "VolumeAttributesClass": ("", "volume attributes classes are not read"),
     "VolumeCapacityPriority": ("", "VolumeBinding does not score capacity"),
     "VolumeLimitScaling": ("", "CSI volume limits are read as given"),
-    "WorkloadAwarePreemption": ("", _WORKLOAD_API),
+    "WorkloadAwarePreemption": (
+        "a PodGroup that cannot be placed preempts lower-priority pods for the whole group after its "
+        "cycle (DefaultPreemption's PodGroupPostFilter; the group's pods no longer preempt one by "
+        "one; needs GangScheduling)", _WORKLOAD_API, frozenset({"1.36"})),
     "WorkloadWithJob": ("", _WORKLOAD_API),
 }
 

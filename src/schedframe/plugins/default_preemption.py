@@ -48,6 +48,7 @@ from ..framework.preemption import (
     Evaluator,
     MoreImportantPodFunc,
     Victims,
+    pod_start_time,
     sort_by_importance,
 )
 from ..framework.registry import plugin_args
@@ -92,6 +93,9 @@ MESSAGE_PREFIX: Final = "preemption: "
 MSG_PLACEMENT_LIMITATION: Final = ("preemption: not eligible due to placement-based pod group scheduling "
                                    "limitation")
 MSG_POD_GROUP_NOT_FOUND: Final = "preemption: pod group for pod not found"
+#: 1.36 with WorkloadAwarePreemption: a pod of a PodGroup does not preempt on its own (its group
+#: does, after its PodGroup cycle)
+MSG_WORKLOAD_AWARE: Final = "preemption: not eligible due to workload aware preemption enabled"
 
 _PREEMPT_NEVER: Final = "Never"
 _DISRUPTION_TARGET: Final = "DisruptionTarget"
@@ -219,8 +223,8 @@ class DefaultPreemption(DefaultNodePicking):
     """
 
     __module__ = "schedframe.plugins.default_preemption"
-    __slots__ = ("_placements", "_victims", "args", "evaluator", "handle", "is_eligible_pod",
-                 "more_important_pod", "rng")
+    __slots__ = ("_group_rank", "_placements", "_victims", "_workload_aware", "args", "evaluator", "handle",
+                 "is_eligible_pod", "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
         validate_args(args)
@@ -233,6 +237,10 @@ class DefaultPreemption(DefaultNodePicking):
         self._victims = Shapes()
         release = release_of(handle)
         self._placements = release.minor == (1, 36) and release.enabled("TopologyAwareWorkloadScheduling")
+        self._workload_aware = release.minor == (1, 36) and release.enabled("WorkloadAwarePreemption")
+        # 1.37 with GenericWorkload: among victims of one priority, a pod of a PodGroup is the more
+        # important (upstream MoreImportantVictim's rank)
+        self._group_rank = release.minor >= (1, 37) and release.enabled("GenericWorkload")
 
     @property
     def name(self) -> str:
@@ -244,7 +252,8 @@ class DefaultPreemption(DefaultNodePicking):
                     ) -> tuple[PostFilterResult | None, Status]:
         """Preempt for *pod*; every non-success message is prefixed ``"preemption: "``. In 1.36
         with TopologyAwareWorkloadScheduling a pod of a PodGroup with scheduling constraints does
-        not preempt (upstream leaves that to workload-aware preemption)."""
+        not preempt, and with WorkloadAwarePreemption no pod of a PodGroup does (its group
+        preempts, see ``schedframe.scheduler._group_preemption``)."""
         if self._placements and pod.scheduling_group is not None:
             objects = getattr(self.handle, "objects", None)
             found = objects.get(SchedulingPodGroup, pod.scheduling_group, pod.namespace) if objects else None
@@ -252,6 +261,8 @@ class DefaultPreemption(DefaultNodePicking):
                 return None, Status(Code.UNSCHEDULABLE, (MSG_POD_GROUP_NOT_FOUND,))
             if found.spec.topology_keys:
                 return None, Status(Code.UNSCHEDULABLE, (MSG_PLACEMENT_LIMITATION,))
+        if self._workload_aware and pod.scheduling_group is not None:
+            return None, Status(Code.UNSCHEDULABLE, (MSG_WORKLOAD_AWARE,))
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         msg = status.message
         if msg:
@@ -350,6 +361,10 @@ class DefaultPreemption(DefaultNodePicking):
         now = fh.clock.now()
 
         def order(infos: list[PodInfo]) -> None:
+            if self._group_rank and self.more_important_pod is None:
+                infos.sort(key=lambda pi: (-pi.pod.effective_priority, pi.pod.scheduling_group is None,
+                                           pod_start_time(pi.pod, now)))
+                return
             sort_by_importance(infos, self.more_important_pod, now)
 
         order(potential)

@@ -21,17 +21,15 @@ so the next members see it placed. Then everything is undone, and:
 PlacementFeasible check before the first member and after each stops the cycle once
 ``minCount`` cannot be met; members are filtered and scored without PostFilter, and assumed and
 reserved without Permit; a group that cannot be placed goes to PodGroupPostFilter
-(DefaultPreemption's workload-aware preemption), whose reason ends the feasible members'
-message. Of that preemption schedframe models the outcomes without victims (preemption policy
-Never, no lower-priority pod); a group that could preempt fails with an error saying so.
+(DefaultPreemption's workload-aware preemption, :mod:`._group_preemption`), whose reason ends the
+feasible members' message; 1.36 runs that preemption with ``WorkloadAwarePreemption``.
 
 With ``TopologyAwareWorkloadScheduling`` (both releases) the algorithm runs once per placement
 of the group's topology constraint and the best feasible placement is kept (see
 :mod:`._placements`).
 
 Not modelled: configurable placement plugins (the ``placementGenerate``/``placementScore``
-extension points in profiles: the defaults run), 1.36's workload-aware preemption
-(``WorkloadAwarePreemption``), 1.37's preemption of victims for a group, composite pod groups.
+extension points in profiles: the defaults run), composite pod groups.
 
 The cycle leaves its outcome on the PodGroup's ``status.conditions`` (``PodGroupScheduled`` in
 1.36, ``PodGroupInitiallyScheduled`` in 1.37), in the scheduler's object store.
@@ -46,15 +44,29 @@ import attrs
 
 from ..api.objects import Pod
 from ..api.scheduling_workload import PodGroupCondition, SchedulingPodGroup
+from ..cache.snapshot import Snapshot
 from ..errors import CacheError
 from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GROUP_CYCLE, SCHEDULING_CYCLE
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import FitError
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
-from ..framework.plugin_names import DEFAULT_PREEMPTION, GANG_SCHEDULING, NODE_RESOURCES_FIT
+from ..framework.plugin_names import (
+    DEFAULT_PREEMPTION,
+    DYNAMIC_RESOURCES,
+    GANG_SCHEDULING,
+    NODE_RESOURCES_FIT,
+)
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
+from ._group_preemption import (
+    MSG_NOT_ELIGIBLE_NEVER,
+    MSG_ONGOING,
+    PREFIX_137,
+    GroupPreemption,
+    preempted_message,
+    run_evaluation,
+)
 from ._placements import Placement, generate_placements, no_placement_available, pods_count_scores
 from ._schedule_one import ScheduleOneMixin, _CycleError, _internal_error
 
@@ -67,6 +79,13 @@ MSG_POD_GROUP_WAITING_FOR_PREEMPTION: Final = "pod group is waiting for preempti
 ERR_POD_GROUP_UNSCHEDULABLE: Final = "pod group is unschedulable"
 
 _CLEAR: Final = NominatingInfo("", NominatingMode.OVERRIDE)
+#: 1.36's workload-aware preemption without DefaultPreemption, and for a group with constraints
+MSG_NO_DEFAULT_PREEMPTION: Final = ("default preemption plugin is not registered, workload aware preemption "
+                                    "is disabled")
+#: the reason DynamicResources' PodGroupPostFilter gives (1.37)
+MSG_DRA_POD_GROUP_POST_FILTER: Final = "deallocation and deletion of ResourceClaims completed"
+MSG_NOT_WITH_CONSTRAINTS: Final = ("workload aware preemption is not supported for pod groups with "
+                                   "scheduling constraints")
 #: the condition a PodGroup cycle writes on its PodGroup (1.36, and its 1.37 name), and its reasons
 COND_SCHEDULED: Final = "PodGroupScheduled"
 COND_INITIALLY_SCHEDULED: Final = "PodGroupInitiallyScheduled"
@@ -140,11 +159,15 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         if not kept:
             return True
         names = {m.pod.scheduler_name for m in kept}
+        invalid = None
         if len(names) > 1:
             a, b = sorted(names)[:2]
-            status = Status.from_error(ValueError(
-                f"all pods in a single pod group should have the same .spec.schedulerName set, "
-                f"got: {a!r} and {b!r}"))
+            invalid = (f"all pods in a single pod group should have the same .spec.schedulerName set, "
+                       f"got: {a!r} and {b!r}")
+        elif release_of(fwk).minor >= (1, 37):
+            invalid = self._invalid_group_137(pod, kept)
+        if invalid is not None:
+            status = Status.from_error(ValueError(invalid))
             for m in kept:
                 self._finish_failed(self.frameworks.get(m.pod.scheduler_name, fwk), m, status, _CLEAR,
                                     self.clock.now())
@@ -164,18 +187,50 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 self._pod_group_cycle(fwk, kept)
         return True
 
+    def _invalid_group_137(self, pod: Pod, kept: Sequence[QueuedPodInfo]) -> str | None:
+        """1.37's ``validatePodGroup`` beyond the scheduler names: every member (queued, then
+        scheduled) of the PodGroup's priority, and all of one preemption policy (without
+        ``PodGroupPreemptionPolicy``, which schedframe does not model)."""
+        pg = self._pod_group_of(pod)
+        want = pg.spec.priority or 0 if pg is not None else 0
+        policy = ""
+        placed = [p for p, _node in self._group_placed(pod)]
+        for p in [m.pod for m in kept] + placed:
+            have = p.priority or 0
+            if have != want:
+                return (f"all pods in a single pod group should have the same priority as the pod group's "
+                        f"priority, got {have} and {want}")
+            mine = p.preemption_policy or "PreemptLowerPriority"
+            if not policy:
+                policy = mine
+            elif mine != policy:
+                return (f"all pods in a single pod group should have the same preemption policy, got {mine} "
+                        f"and {policy}")
+        return None
+
     def _pod_group_cycle(self, fwk: Framework, kept: list[QueuedPodInfo]) -> None:
         """The release's algorithm over the group's members *kept* (in order), then its result."""
         if release_of(fwk).minor >= (1, 37):
-            attempts, group_status = self._pod_group_run_137(fwk, kept)
+            attempts, group_status, waiting, nominations = self._pod_group_run_137(fwk, kept)
             self._outcome(group_status)
-            self._submit_pod_group_137(fwk, kept, attempts, group_status)
+            self._submit_pod_group_137(fwk, kept, attempts, group_status, waiting, nominations)
             self._set_group_condition(fwk, kept[0].pod, group_status)
             return
         result = self._with_placements(fwk, kept, lambda: self._pod_group_algorithm(fwk, kept), newer=False)
-        self._outcome(result.status)
-        self._submit_pod_group(fwk, kept, result.attempts, result.status, result.waiting)
-        self._set_group_condition(fwk, kept[0].pod, result.status)
+        status, waiting = result.status, result.waiting
+        release = release_of(fwk)
+        if (release.minor == (1, 36) and release.enabled("WorkloadAwarePreemption")
+                and status.code is Code.UNSCHEDULABLE):
+            preempted = self._workload_aware_preemption_136(fwk, kept)
+            if preempted.code is Code.SUCCESS:
+                waiting = True
+            elif preempted.code is Code.ERROR:
+                status = preempted
+            else:
+                status = Status(status.code, (*status.reasons, preempted.message), error=status.error)
+        self._outcome(status)
+        self._submit_pod_group(fwk, kept, result.attempts, status, waiting)
+        self._set_group_condition(fwk, kept[0].pod, status)
 
     def _set_group_condition(self, fwk: Framework, pod: Pod, status: Status) -> None:
         """The condition the cycle leaves on *pod*'s PodGroup (upstream
@@ -219,7 +274,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         return check(pod, scheduled, remaining) if callable(check) else None
 
     def _pod_group_run_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]
-                           ) -> tuple[list[_Attempt], Status]:
+                           ) -> tuple[list[_Attempt], Status, bool, dict[str, NominatingInfo]]:
         """1.37's ``runRootSchedulingAlgorithm`` and what ``podGroupCycle`` does after it: the
         algorithm (over the placements, with TopologyAwareWorkloadScheduling), a success that
         placed no member made unschedulable, the members not reached given the group's status,
@@ -235,8 +290,8 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         for m in members[len(attempts):]:
             attempts.append(_Attempt(m, CycleState(), status=group, started=self.clock.now()))
         if group.code is Code.UNSCHEDULABLE:
-            group = self._pod_group_post_filter(fwk, members, group)
-        return attempts, group
+            return (attempts, *self._pod_group_post_filter(fwk, members, group))
+        return attempts, group, False, {}
 
     def _pod_group_algorithm_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> _GroupResult:
         """1.37's default algorithm: PlacementFeasible before and after each member; each member
@@ -297,8 +352,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         if not self._placements_on:
             return trial()
         first = members[0].pod
-        snapshot = self._snapshot
-        self.cache.update_snapshot(snapshot)
+        snapshot = self._fresh_snapshot()
         nodes = snapshot.list()
         placed = self._group_placed(first)
         placements = generate_placements(self._pod_group_of(first), nodes, placed, snapshot.get)
@@ -345,8 +399,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         fit = fwk.get_plugin(NODE_RESOURCES_FIT)
         score_placement = getattr(fit, "score_placement", None)
         if callable(score_placement):
-            snapshot = self._snapshot
-            self.cache.update_snapshot(snapshot)
+            snapshot = self._fresh_snapshot()
             for i, (placement, _r) in enumerate(feasible):
                 infos = [ni for name in placement.nodes if (ni := snapshot.get(name)) is not None]
                 totals[i] += int(score_placement([a.pinfo.pod for a in proposals[i]], infos))
@@ -359,61 +412,118 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             return feasible[min(ties, key=lambda i: key(feasible[i][0]))][1]
         return feasible[ties[self._rng.randrange(len(ties))]][1]
 
-    def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo],
-                               group: Status) -> Status:
-        """1.37's PodGroupPostFilter (DefaultPreemption's workload-aware preemption), as far as
-        schedframe models it: a group that may not preempt, or that finds no lower-priority pod
-        to preempt, says so; one that would preempt is an error (not modelled yet)."""
+    def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo], group: Status
+                               ) -> tuple[Status, bool, dict[str, NominatingInfo]]:
+        """1.37's PodGroupPostFilter (DefaultPreemption's workload-aware preemption, see
+        :mod:`._group_preemption`): the group's status with the preemption's reason, whether the
+        group waits for its victims to go, and the members' nominations (by uid)."""
+        pg = self._pod_group_of(members[0].pod)
+        # DynamicResources' PodGroupPostFilter runs first: it says what it deallocated, except for
+        # a group of topology placements (upstream leaves those alone)
+        dra: tuple[str, ...] = ()
+        if fwk.get_plugin(DYNAMIC_RESOURCES) is not None and not (
+                self._placements_on and pg is not None and pg.spec.topology_keys):
+            dra = (MSG_DRA_POD_GROUP_POST_FILTER,)
+
+        def appended(*reasons: str) -> Status:
+            return Status(group.code, (*group.reasons, ", ".join(reasons)), error=group.error)
+
+        if fwk.get_plugin(DEFAULT_PREEMPTION) is None or pg is None:
+            return appended(*dra), False, {}
+        ev = GroupPreemption(self, fwk, [m.pod for m in members], pg)
+        if ev.preemption_policy() == "Never":
+            return appended(*dra, PREFIX_137 + MSG_NOT_ELIGIBLE_NEVER), False, {}
+        if ev.ongoing(self._fresh_snapshot()):
+            current = {m.pod.uid: NominatingInfo(m.pod.nominated_node_name or "", NominatingMode.OVERRIDE)
+                       for m in members}
+            return appended(PREFIX_137 + MSG_ONGOING), True, current
+
+        def rerun() -> tuple[Status, Sequence[_Attempt]]:
+            result = self._with_placements(fwk, members, lambda: self._pod_group_algorithm_137(fwk, members),
+                                           newer=True)
+            status = result.status
+            if status.code is Code.SUCCESS and not result.any_scheduled:
+                status = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
+            return status, result.attempts
+
+        status, victims, nominations = run_evaluation(ev, rerun, lambda: False)
+        if status.code is Code.SUCCESS:
+            status = ev.evict(victims, DEFAULT_PREEMPTION)
+            if status.code is Code.SUCCESS:
+                return appended(PREFIX_137 + preempted_message(len(victims))), True, nominations
+        if status.code is Code.ERROR:
+            text = f'error in "{DEFAULT_PREEMPTION}" PodGroupPostFilter plugins: {PREFIX_137}{status.message}'
+            return Status.from_error(RuntimeError(text)), False, {}
+        if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:  # the framework stops at it
+            return appended(PREFIX_137 + status.message), False, {}
+        return appended(*dra, PREFIX_137 + status.message), False, {}
+
+    def _workload_aware_preemption_136(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> Status:
+        """1.36's ``runWorkloadAwarePreemption`` (``WorkloadAwarePreemption``): success once the
+        victims are deleted, else why not."""
         if fwk.get_plugin(DEFAULT_PREEMPTION) is None:
-            return group
+            return Status(Code.UNSCHEDULABLE, (MSG_NO_DEFAULT_PREEMPTION,))
         first = members[0].pod
-        if any(m.pod.preemption_policy == "Never" for m in members):
-            reason = "pod group preemption: not eligible due to preemptionPolicy=Never."
-            return Status(group.code, (*group.reasons, reason))
         pg = self._pod_group_of(first)
-        priority = pg.spec.priority if pg is not None and pg.spec.priority is not None else 0
-        victims = [p for p in self._bound_pods() if self._priority_of(p) < priority]
-        if not victims:
-            reason = "pod group preemption: No preemption victims found for incoming preemptor"
-            return Status(group.code, (*group.reasons, reason))
-        return Status.from_error(NotImplementedError(
-            "workload-aware preemption of lower-priority pods (Kubernetes 1.37, GenericWorkload) is not "
-            "modelled by schedframe yet"))
+        if pg is None:
+            missing = f"podgroup.scheduling.k8s.io {first.scheduling_group!r} not found"
+            return Status.from_error(LookupError(f"failed to get pod group object: {missing}"))
+        if pg.spec.topology_keys:
+            return Status(Code.UNSCHEDULABLE, (MSG_NOT_WITH_CONSTRAINTS,))
+        ev = GroupPreemption(self, fwk, [m.pod for m in members], pg)
+        if ev.preemption_policy() == "Never":
+            return Status(Code.UNSCHEDULABLE, (MSG_NOT_ELIGIBLE_NEVER,))
+
+        def rerun() -> tuple[Status, Sequence[_Attempt]]:
+            result = self._with_placements(fwk, members,
+                                           lambda: self._pod_group_algorithm(fwk, members, post_filter=False),
+                                           newer=False)
+            return result.status, result.attempts
+
+        status, victims, _nominations = run_evaluation(ev, rerun, lambda: rerun()[0].code is Code.SUCCESS)
+        if status.code is not Code.SUCCESS:
+            return status
+        return ev.evict(victims, DEFAULT_PREEMPTION)
+
+    def _fresh_snapshot(self) -> Snapshot:
+        """The scheduler's snapshot brought up to date (with workload-aware preemption's victims
+        left out while it evaluates)."""
+        snapshot = self._snapshot
+        self.cache.update_snapshot(snapshot)
+        if self._snapshot_mask is not None:
+            self._snapshot_mask(snapshot)
+        return snapshot
 
     def _pod_group_of(self, pod: Pod) -> SchedulingPodGroup | None:
         found = self.objects.get(SchedulingPodGroup, pod.scheduling_group or "", pod.namespace)
         return found if isinstance(found, SchedulingPodGroup) else None
 
-    def _bound_pods(self) -> list[Pod]:
-        with self._lock:
-            return [p for p in self._pods.values() if p.node_name]
-
-    def _priority_of(self, pod: Pod) -> int:
-        """A pod's priority for workload-aware preemption: its PodGroup's, when it has one."""
-        if pod.scheduling_group is not None:
-            pg = self._pod_group_of(pod)
-            if pg is not None:
-                return pg.spec.priority or 0
-        return pod.priority or 0
-
     def _submit_pod_group_137(self, fwk: Framework, members: Sequence[QueuedPodInfo],
-                              attempts: Sequence[_Attempt], group: Status) -> None:
+                              attempts: Sequence[_Attempt], group: Status, waiting: bool,
+                              nominations: dict[str, NominatingInfo]) -> None:
         """1.37's ``submitPodGroupAlgorithmResult``: a feasible member of a group that is not
-        fails with the group's message; every other failed member with its own status."""
+        fails with the group's message (the group's status when it waits for its preemption);
+        every other failed member with its own status; each with the nomination the group's
+        preemption gave it, if any."""
         for m, a in self._member_results(fwk, members, attempts, group):
+            nominating = nominations.get(m.pod.uid, a.nominating)
             if a.status.code is Code.SUCCESS:
                 if group.code is Code.SUCCESS:
                     self._bind_member(fwk, m, a)
+                elif waiting:
+                    self._finish_failed(fwk, m, group, nominating, a.started)
                 else:
                     failed = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE, group.message))
                     self._finish_failed(fwk, m, failed, _CLEAR, a.started)
             else:
-                self._finish_failed(fwk, m, a.status, a.nominating, a.started)
+                self._finish_failed(fwk, m, a.status, nominating, a.started)
 
     # -- the default algorithm -------------------------------------------------------------------
-    def _pod_group_algorithm(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> _GroupResult:
+    def _pod_group_algorithm(self, fwk: Framework, members: Sequence[QueuedPodInfo], *,
+                             post_filter: bool = True) -> _GroupResult:
         """Try every member on the same cluster, each seeing the ones before it placed; undo it
-        all. Returns the attempts, the group's status and whether it waits on preemption."""
+        all. Returns the attempts, the group's status and whether it waits on preemption.
+        *post_filter*: false in workload-aware preemption's runs."""
         attempts: list[_Attempt] = []
         group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
         waiting = False
@@ -421,7 +531,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         requires_preemption = False
         try:
             for m in members:
-                a = self._try_member(fwk, m)
+                a = self._try_member(fwk, m, post_filter=post_filter)
                 attempts.append(a)
                 if a.status.code is not Code.SUCCESS and not a.requires_preemption:
                     if a.status.is_rejected():

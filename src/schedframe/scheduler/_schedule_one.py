@@ -16,7 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, islice, repeat
 from typing import Any, Final
 
@@ -78,6 +78,10 @@ class _CycleError(Exception):
 
 class ScheduleOneMixin(SchedulerBase):
     """The scheduling and binding cycles of :class:`~schedframe.Scheduler` (internal)."""
+
+    #: applied to the snapshot after each update from the cache (workload-aware preemption's
+    #: evaluation leaves its victims out of a private snapshot)
+    _snapshot_mask: Callable[[Snapshot], None] | None = None
 
     # ------------------------------------------------------------------------------------------
     # scheduling
@@ -323,6 +327,8 @@ class ScheduleOneMixin(SchedulerBase):
     def _schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod) -> str:
         snapshot = self._snapshot
         self.cache.update_snapshot(snapshot)
+        if self._snapshot_mask is not None:  # workload-aware preemption's victims left out
+            self._snapshot_mask(snapshot)
         fwk.set_snapshot(snapshot)
         placement = self._placement
         num_nodes = snapshot.num_nodes() if placement is None else len(placement.nodes)

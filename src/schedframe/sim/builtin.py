@@ -409,6 +409,50 @@ def leader_workers(release: str = "1.36") -> dict[str, Any]:
     }
 
 
+def group_preemption(release: str = "1.37") -> dict[str, Any]:
+    """A training gang of a high priority on a cluster full of low-priority batch pods: to fit it
+    must preempt. 1.37 (and 1.36 with ``WorkloadAwarePreemption``) preempts for the whole group
+    in one go, once the group's PodGroup cycle failed, choosing the victims the group needs gone;
+    1.36 without the gate has each member's own PostFilter preempt for it, one member after the
+    other in the group's cycle; 1.35's gang members preempt one by one in their own cycles."""
+    objects, group = _native_gang(release, "train", 4)
+    for obj in objects:
+        if obj["kind"] == "PodGroup":
+            obj["spec"]["priority"] = 1000
+    classes = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+         "value": value, "description": text}
+        for name, value, text in (("batch-low", 100, "preemptible batch work"),
+                                  ("batch-mid", 500, "batch work preempted after batch-low"),
+                                  ("train-high", 1000, "training gangs"))
+    ]
+    batch = [
+        {"name": name, "kind": "Pod", "replicas": n, "arrival": {"at": at, "every": 1}, "duration": 3600,
+         "template": {"metadata": {"labels": {"app": name}},
+                      "spec": _spec(cpu, "8Gi", priorityClassName=cls)}}
+        for name, n, at, cpu, cls in (("batch-mid", 4, 0, "6", "batch-mid"),
+                                      ("batch-low", 8, 5, "4", "batch-low"))
+    ]
+    return {
+        "name": "group-preemption",
+        "description": "a 4 x 10-CPU training gang of priority 1000 arriving at 30 s on 4 nodes of 16 "
+        "CPUs that bare batch pods of priority 500 (6 CPUs, one a node) and 100 (4 CPUs, two a node) fill: "
+        "a group preempting lower-priority singles (kube-scheduler's own gang, in the workload API of "
+        "--kubernetes-version, with --feature-gates GenericWorkload=true, plus GangScheduling=true at "
+        "1.35 and 1.36; 1.36's workload-aware preemption with WorkloadAwarePreemption=true too)",
+        "nodes": [{"count": 4, "name": "node-{i}", "template": _node_template("16", "64Gi")}],
+        "objects": [*classes, *objects],
+        "workloads": [
+            *batch,
+            {"name": "train", "kind": "Job", "replicas": 4, "arrival": {"at": 30, "every": 1},
+             "duration": 600,
+             "template": {"metadata": {"labels": {"app": "train"}},
+                          "spec": {**group, **_spec("10", "16Gi", priorityClassName="train-high")}}},
+        ],
+        "until": 1200,
+    }
+
+
 #: The built-in scenarios by name; those taking a release build their objects for it.
 BUILTIN_SCENARIOS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
     "three-zones": three_zones,
@@ -417,9 +461,10 @@ BUILTIN_SCENARIOS: Final[Mapping[str, Callable[..., dict[str, Any]]]] = {
     "drain-preemption": drain_preemption,
     "training-rack": training_rack,
     "leader-workers": leader_workers,
+    "group-preemption": group_preemption,
 }
 #: The built-in scenarios whose objects depend on the release (the workload API's versions).
-_FOR_RELEASE: Final = frozenset({"training-rack", "leader-workers"})
+_FOR_RELEASE: Final = frozenset({"training-rack", "leader-workers", "group-preemption"})
 
 #: The scenario ``schedframe simulate`` runs without arguments.
 DEFAULT_SCENARIO: Final = "three-zones"
