@@ -172,19 +172,26 @@ def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[
             for i, pdb in enumerate(pdbs):
                 if pdb.namespace != pod.namespace:
                     continue
-                sel = pdb.selector
-                # A missing, empty or unparsable selector matches nothing.
-                if sel is None or sel.is_empty() or selector_error(sel) is not None:
+                if not pdb_charges(pdb, pod):
                     continue
-                if not sel.matches(pod.labels):
-                    continue
-                if pod.name in pdb.disrupted_pods:
-                    continue  # already processed by the API server: not charged again
                 allowed[i] -= 1
                 if allowed[i] < 0:
                     violated = True
         (violating if violated else non_violating).append(pi)
     return violating, non_violating
+
+
+def pdb_charges(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+    """Whether evicting *pod* counts against *pdb*: same namespace, a selector that parses and
+    is not empty (a missing, empty or unparsable one matches nothing) matching the pod's
+    labels, and the pod not yet in the budget's ``disruptedPods`` (already processed by the
+    API server: not charged again)."""
+    if pdb.namespace != pod.namespace or not pod.labels:
+        return False
+    sel = pdb.selector
+    if sel is None or sel.is_empty() or selector_error(sel) is not None:
+        return False
+    return sel.matches(pod.labels) and pod.name not in pdb.disrupted_pods
 
 
 def _terminating_by_preemption(pod: Pod) -> bool:

@@ -42,7 +42,7 @@ from ..framework.preemption import pod_start_time
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
-from ..plugins._topology import selector_error
+from ..plugins.default_preemption import pdb_charges
 
 if TYPE_CHECKING:
     from ._pod_group import PodGroupCycleMixin, _Attempt
@@ -126,14 +126,7 @@ def _pdb_split(victims: Sequence[_Victim], pdbs: Sequence[PodDisruptionBudget]
         if not pod.labels:
             return False
         for i, pdb in enumerate(pdbs):
-            if pdb.namespace != pod.namespace:
-                continue
-            sel = pdb.selector
-            if sel is None or sel.is_empty() or selector_error(sel) is not None:
-                continue
-            if not sel.matches(pod.labels):
-                continue
-            if pod.name in pdb.disrupted_pods:
+            if not pdb_charges(pdb, pod):
                 continue
             allowed[i] -= 1
             if allowed[i] < 0:
