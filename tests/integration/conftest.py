@@ -56,10 +56,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # An HTTPS connection of the official client's pool to the API server, dropped without close
+    # when the server restarts or a watch ends, can be garbage-collected during any later test
+    # (seen once under heavy load): its ResourceWarning says nothing about the test it lands in,
+    # so it is not made that test's error. Every other warning stays an error.
     here = pathlib.Path(__file__).parent
     for item in items:
         if here in item.path.parents:
             item.add_marker(pytest.mark.integration)
+            item.add_marker(pytest.mark.filterwarnings(
+                "ignore:Exception ignored in. <ssl.SSLSocket:pytest.PytestUnraisableExceptionWarning"))
+            item.add_marker(pytest.mark.filterwarnings("ignore:unclosed <ssl.SSLSocket:ResourceWarning"))
 
 
 def default_release() -> str:
@@ -458,14 +465,3 @@ def make_node(kube_cluster: KubeCluster) -> Iterator[Callable[..., str]]:
             with contextlib.suppress(ApiException):
                 api.delete_node(name)
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """An HTTPS connection of the official client's pool to the API server, dropped without
-    close when the server restarts or a watch ends, can be garbage-collected during any later
-    test (seen once under heavy load): its ResourceWarning says nothing about the test it lands
-    in, so it is not turned into that test's error here. Everything else stays an error."""
-    for item in items:
-        if "tests/integration" in str(item.fspath):
-            item.add_marker(pytest.mark.filterwarnings(
-                "ignore:Exception ignored in. <ssl.SSLSocket:pytest.PytestUnraisableExceptionWarning"))
-            item.add_marker(pytest.mark.filterwarnings("ignore:unclosed <ssl.SSLSocket:ResourceWarning"))
