@@ -145,7 +145,7 @@ class NodeCheck:
         fits: whether every plugin passed.
         message: the first failure's message (``""`` when it fits).
         plugin: the plugin that failed first (``""`` when it fits).
-        verdict: each Filter plugin's verdict (a :class:`~schedframe.NodeVerdict`), ``None``
+        verdict: each Filter plugin's verdict (a :class:`~schedframe.scheduler.NodeVerdict`), ``None``
             when PreFilter already rejected the pod or left this node out.
     """
 
@@ -235,7 +235,7 @@ class DrainResult:
 
     @property
     def reason(self) -> str:
-        """One line: why the drain is not possible (``""`` when ok)."""
+        """Why the drain is not possible, in one line (``""`` when ok)."""
         if self.ok:
             return ""
         if self.blocked:

@@ -30,7 +30,8 @@ _UIDS = uuid.UUID("0c5e2f5a-8a0e-4f4e-b1b6-3f6d4f1a7c21")
 
 @final
 class Fork:
-    """An open fork of a :class:`ClusterSnapshot` (from :meth:`ClusterSnapshot.fork`).
+    """An open fork of a :class:`~schedframe.ClusterSnapshot` (from
+    :meth:`ClusterSnapshot.fork <schedframe.ClusterSnapshot.fork>`).
 
     A context manager: leaving the ``with`` block reverts the snapshot to the state it had when
     the fork opened, unless :meth:`commit` was called (then the changes stay, and an enclosing
@@ -85,7 +86,7 @@ class ClusterSnapshot:
     Args:
         nodes: the nodes (api objects or manifests).
         pods: the pods. Bound pods (``spec.nodeName`` set) run on their nodes; pending pods are
-            not scheduled but kept in :attr:`pending` (hand them to :meth:`schedule`); finished
+            not scheduled but kept in ``pending`` (hand them to :meth:`schedule`); finished
             pods (Succeeded, Failed) hold nothing.
         objects: the other cluster objects (Namespaces, PVCs, PDBs, ResourceClaims, PodGroups...).
         config: the scheduler configuration (as :class:`~schedframe.Scheduler` takes it).
@@ -100,7 +101,8 @@ class ClusterSnapshot:
     cycles: PreEnqueue to PostBind, gangs and PodGroups, preemption, volume binding, DRA
     claims (allocated in the snapshot, seen by later pods).
 
-    :meth:`fork` opens a nestable checkpoint; leaving it reverts, :meth:`Fork.commit` keeps.
+    :meth:`fork` opens a nestable checkpoint; leaving it reverts, :meth:`Fork.commit
+    <schedframe.whatif.Fork.commit>` keeps.
     Reverting costs what changed: NodeInfos and objects are journaled as they change; the pod
     indexes are copied when a fork opens (a C-level dict copy, about 20 ns per pod).
 
@@ -174,7 +176,7 @@ class ClusterSnapshot:
     def from_scheduler(cls, scheduler: Scheduler, **options: Any) -> ClusterSnapshot:
         """A snapshot of a running :class:`~schedframe.Scheduler`'s cluster: its nodes, bound
         pods and objects, with its configuration and plugins (a copy: the scheduler is not
-        changed). Its pending pods become :attr:`pending`."""
+        changed). Its pending pods become ``pending``."""
         if not isinstance(scheduler, Scheduler):
             raise ArgumentTypeError(f"ClusterSnapshot.from_scheduler: expected a Scheduler, got "
                                     f"{type(scheduler).__name__}")
@@ -188,7 +190,7 @@ class ClusterSnapshot:
     # -- reading -------------------------------------------------------------------------------------
     @property
     def scheduler(self) -> Scheduler:
-        """The scheduler inside (for reading: its events, metrics, explain). Driving it directly
+        """The scheduler inside, to read (its events, metrics, explain); driving it directly
         bypasses the forks' bookkeeping."""
         return self._sched
 
@@ -237,13 +239,9 @@ class ClusterSnapshot:
 
     # -- forks -----------------------------------------------------------------------------------------
     def fork(self) -> Fork:
-        """Open a fork (a nestable checkpoint); use it as a context manager::
-
-            with snap.fork() as f:
-                snap.drain(["node-3"])
-                ...               # reverted on leaving the block
-                f.commit()        # ... unless committed
-        """
+        """Open a fork (a nestable checkpoint), to use as a context manager: leaving the
+        ``with`` block reverts what happened inside, unless :meth:`Fork.commit
+        <schedframe.whatif.Fork.commit>` was called (see :doc:`/whatif`)."""
         with self._lock:
             self._sched._begin_checkpoint()
             saved = (self.pending, dict(self._disrupted), set(self._undone))
