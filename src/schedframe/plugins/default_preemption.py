@@ -75,6 +75,8 @@ __all__ = [
     "Victims",
     "filter_pods_with_pdb_violation",
     "new",
+    "pdb_charges",
+    "terminating_by_preemption",
 ]
 
 NAME: Final = names.DEFAULT_PREEMPTION
@@ -194,7 +196,7 @@ def pdb_charges(pdb: PodDisruptionBudget, pod: Pod) -> bool:
     return sel.matches(pod.labels) and pod.name not in pdb.disrupted_pods
 
 
-def _terminating_by_preemption(pod: Pod) -> bool:
+def terminating_by_preemption(pod: Pod) -> bool:
     """True when *pod* is being deleted because the scheduler preempted it (upstream
     ``podTerminatingByPreemption``)."""
     if pod.deletion_timestamp is None:
@@ -323,7 +325,7 @@ class DefaultPreemption(DefaultNodePicking):
             if node_info is not None:
                 for pi in node_info.pods:
                     if self._is_preemption_allowed(node_info, pi, pod) and \
-                            _terminating_by_preemption(pi.pod):
+                            terminating_by_preemption(pi.pod):
                         return False, ERR_NOT_ELIGIBLE_TERMINATING
         return True, ""
 

@@ -42,7 +42,7 @@ from ..framework.preemption import pod_start_time
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
-from ..plugins.default_preemption import pdb_charges
+from ..plugins.default_preemption import pdb_charges, terminating_by_preemption
 
 if TYPE_CHECKING:
     from ._pod_group import PodGroupCycleMixin, _Attempt
@@ -55,8 +55,6 @@ MSG_NO_VICTIMS: Final = "No preemption victims found for incoming preemptor"
 MSG_ONGOING: Final = "ongoing preemption on nominated nodes"
 #: the 1.37 message prefix of DefaultPreemption's PodGroupPostFilter
 PREFIX_137: Final = "pod group preemption: "
-_DISRUPTION_TARGET: Final = "DisruptionTarget"
-_REASON_PREEMPTION_BY_SCHEDULER: Final = "PreemptionByScheduler"
 
 
 def preempted_message(count: int) -> str:
@@ -104,15 +102,6 @@ class SnapshotMask:
             ni = snapshot.get(node)
             if ni is not None:
                 ni.remove_pod(pod)
-
-
-def _terminating_by_preemption(pod: Pod) -> bool:
-    if pod.deletion_timestamp is None:
-        return False
-    for c in pod.conditions:
-        if c.type == _DISRUPTION_TARGET:
-            return c.status == "True" and c.reason == _REASON_PREEMPTION_BY_SCHEDULER
-    return False
 
 
 def _pdb_split(victims: Sequence[_Victim], pdbs: Sequence[PodDisruptionBudget]
@@ -223,7 +212,7 @@ class GroupPreemption:
             if ni is None:
                 continue
             for pi in ni.pods:
-                if self.pod_priority(pi.pod) < self.priority and _terminating_by_preemption(pi.pod):
+                if self.pod_priority(pi.pod) < self.priority and terminating_by_preemption(pi.pod):
                     return True
         return False
 
