@@ -34,6 +34,7 @@ from schedframe.framework.runtime import Framework
 from schedframe.plugins import _resource_scoring, in_tree_registry
 from schedframe.plugins._helpers import default_normalize_score, default_normalize_score_ints
 from schedframe.plugins._resource_scoring import DEFAULT_RESOURCES, ResourceSpec, cpu_memory_fast_path
+from schedframe.plugins.dynamic_resources import new as new_dynamic_resources
 from schedframe.plugins.image_locality import ImageLocality
 from schedframe.plugins.inter_pod_affinity import InterPodAffinity
 from schedframe.plugins.node_affinity import NodeAffinity, NodeAffinityArgs
@@ -450,6 +451,7 @@ def _all_plugins(handle: Framework) -> list[Any]:
         VolumeZone(handle),
         NodeVolumeLimits(handle),
         VolumeBinding(None, handle),
+        new_dynamic_resources(None, handle),
     ]
 
 

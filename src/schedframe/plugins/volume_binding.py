@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo
     from ..framework.handle import Handle
     from ..framework.interfaces import (
+        BatchScorePlugin,
         EnqueueExtensions,
         FilterPlugin,
         PreBindPlugin,
@@ -619,6 +620,27 @@ class VolumeBinding(WithArgs[VolumeBindingArgs]):
         q, r = divmod(total, n)  # math.Round of a non-negative mean
         return (q + 1 if 2 * r >= n else q), None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node (:class:`~schedframe.BatchScorePlugin`): zeros in one step
+        for a pod without claims, or when no node has static bindings."""
+        if self._scorer is None:
+            return [0] * len(nodes)
+        try:
+            s = state.read(_STATE_KEY)
+        except StateNotFoundError as exc:
+            if self._capacity_scoring:
+                return [0] * len(nodes)
+            return Status.from_error(exc)
+        if not s.by_node:
+            return [0] * len(nodes)
+        out = []
+        for ni in nodes:
+            score, status = self.score(state, pod, ni)
+            if status is not None and not status.is_success():
+                return status
+            out.append(score)
+        return out
+
     def score_extensions(self) -> ScoreExtensions | None:
         """None."""
         return None
@@ -874,6 +896,7 @@ if TYPE_CHECKING:
     _filter: FilterPlugin = _p
     _pre_score: PreScorePlugin = _p
     _score: ScorePlugin = _p
+    _batch_score: BatchScorePlugin = _p
     _reserve: ReservePlugin = _p
     _pre_bind: PreBindPlugin = _p
     _enqueue: EnqueueExtensions = _p

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from ...framework.cycle_state import CycleState
     from ...framework.handle import Handle
     from ...framework.interfaces import (
+        BatchScorePlugin,
         EnqueueExtensions,
         FilterPlugin,
         NodeToStatus,
@@ -671,6 +672,19 @@ class DynamicResourcesWithScore(NormalizedByHighest, DynamicResources):
                         score += _FIRST_AVAILABLE_MAX - i
         return score, None
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int] | Status:
+        """:meth:`score` of each node (:class:`~schedframe.BatchScorePlugin`): zeros in one step
+        for a pod without claims."""
+        s = state.get(_STATE_KEY)
+        if s is None or not s.claims:
+            return [0] * len(nodes)
+        out = []
+        for ni in nodes:
+            score, status = self.score(state, pod, ni)
+            if status is not None and not status.is_success():
+                return status
+            out.append(score)
+        return out
 
 
 def new(args: object, handle: Handle) -> DynamicResources:
@@ -693,3 +707,4 @@ if TYPE_CHECKING:
     _pre_bind: PreBindPlugin = DynamicResources()
     _enqueue: EnqueueExtensions = DynamicResources()
     _score: ScorePlugin = DynamicResourcesWithScore()
+    _batch_score: BatchScorePlugin = DynamicResourcesWithScore()
