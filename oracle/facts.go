@@ -144,10 +144,11 @@ func releaseFacts() (*facts, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client := fake.NewSimpleClientset()
-	built, err := buildScheduler(ctx, client, cfg)
+	built, err := buildScheduler(ctx, client, cfg, 1)
 	if err != nil {
 		return nil, err
 	}
+	startAPIDispatcher(ctx, built.sched)
 	cfg.Profiles = built.profiles
 	encoded, err := encodeConfig(cfg)
 	if err != nil {

@@ -5,6 +5,9 @@
 //	oracle run [--feature-gates A=true,B=false] CASE...   decisions, one JSON object per case and line
 //	oracle facts [--feature-gates ...]                              the release's feature gates and
 //	                                                                defaulted configuration
+//	oracle bench [--feature-gates ...] [--parallelism N] CASE       the scheduler's throughput and
+//	                                                                latency over the case's pending
+//	                                                                pods (bench.go), one JSON object
 //
 // A case is a `kubectl get -o yaml`-style List: Nodes, bound Pods (spec.nodeName set) and the
 // other objects the plugins read, then pending Pods, scheduled one at a time in file order. An
@@ -27,7 +30,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [--feature-gates GATES] CASE | oracle facts [--feature-gates GATES]")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [--feature-gates GATES] CASE... | oracle facts [--feature-gates GATES] | oracle bench [--feature-gates GATES] [--parallelism N] CASE")
 	os.Exit(2)
 }
 
@@ -46,6 +49,10 @@ func main() {
 	mode := os.Args[1]
 	fs := flag.NewFlagSet(mode, flag.ExitOnError)
 	gates := fs.String("feature-gates", "", "feature gates, as kube-scheduler's --feature-gates")
+	parallelism := defaultBenchParallelism
+	if mode == "bench" {
+		fs.IntVar(&parallelism, "parallelism", defaultBenchParallelism, "the scheduler's parallelism (kube-scheduler's default: 16)")
+	}
 	_ = fs.Parse(os.Args[2:])
 
 	if err := setFeatureGates(*gates); err != nil {
@@ -76,6 +83,18 @@ func main() {
 			usage()
 		}
 		out, err = releaseFacts()
+	case "bench":
+		if fs.NArg() != 1 {
+			usage()
+		}
+		result, err := benchCase(fs.Arg(0), parallelism)
+		if err != nil {
+			fail(err)
+		}
+		if err := writeBench(result); err != nil {
+			fail(err)
+		}
+		return
 	default:
 		usage()
 	}

@@ -220,9 +220,12 @@ type builtScheduler struct {
 	informers informers.SharedInformerFactory
 }
 
-// buildScheduler builds the scheduler as kube-scheduler's Setup does, with parallelism 1 so
-// that the nodes a cycle visits do not depend on goroutine timing.
-func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfig.KubeSchedulerConfiguration) (*builtScheduler, error) {
+// buildScheduler builds the scheduler as kube-scheduler's Setup does, with the given
+// parallelism (1 for the decisions, so that the nodes a cycle visits do not depend on goroutine
+// timing; upstream's 16 for a benchmark). It starts the informers, not the scheduler: the
+// caller runs startAPIDispatcher before driving ScheduleOne itself, or sched.Run (which starts
+// the API dispatcher too).
+func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfig.KubeSchedulerConfiguration, parallelism int) (*builtScheduler, error) {
 	if len(cfg.Extenders) > 0 {
 		return nil, fmt.Errorf("the oracle does not run extenders")
 	}
@@ -236,7 +239,7 @@ func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfi
 		scheduler.WithPercentageOfNodesToScore(cfg.PercentageOfNodesToScore),
 		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
 		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
-		scheduler.WithParallelism(1),
+		scheduler.WithParallelism(int32(parallelism)),
 		scheduler.WithBuildFrameworkCapturer(func(p schedconfig.KubeSchedulerProfile) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -251,7 +254,6 @@ func buildScheduler(ctx context.Context, client *fake.Clientset, cfg *schedconfi
 	if err := sched.WaitForHandlersSync(ctx); err != nil {
 		return nil, err
 	}
-	startAPIDispatcher(ctx, sched)
 	// the frameworks are built in profile order
 	order := map[string]int{}
 	for i, p := range cfg.Profiles {
@@ -394,10 +396,11 @@ func runCaseFile(path string) (*runOutput, error) {
 	r.emulateStorageControllers()
 	r.recordClaimWrites()
 	r.stampResourceVersions() // runs first: every write gets its resourceVersion
-	built, err := buildScheduler(ctx, client, cfg)
+	built, err := buildScheduler(ctx, client, cfg, 1)
 	if err != nil {
 		return nil, err
 	}
+	startAPIDispatcher(ctx, built.sched)
 	r.built = built
 	full := *cfg
 	full.Profiles = built.profiles
@@ -1109,13 +1112,19 @@ func podScheduledMessage(client *fake.Clientset, pod *v1.Pod) string {
 // activeCount is the number of pods in activeQ (the queue's summary).
 func (r *runner) activeCount() (int, error) {
 	_, summary := r.built.sched.SchedulingQueue.PendingPods()
+	return queueCount(summary, "activeQ")
+}
+
+// queueCount reads one queue's length ("activeQ", "backoffQ", ...) from the summary the
+// scheduling queue's PendingPods gives ("activeQ:3; backoffQ:0; unschedulablePods:1").
+func queueCount(summary, queue string) (int, error) {
 	for _, part := range strings.Split(summary, ";") {
 		part = strings.TrimSpace(part)
-		if strings.HasPrefix(part, "activeQ:") {
-			return strconv.Atoi(strings.TrimPrefix(part, "activeQ:"))
+		if strings.HasPrefix(part, queue+":") {
+			return strconv.Atoi(strings.TrimPrefix(part, queue+":"))
 		}
 	}
-	return 0, fmt.Errorf("cannot read the queue's summary %q", summary)
+	return 0, fmt.Errorf("cannot read %s from the queue's summary %q", queue, summary)
 }
 
 func (r *runner) poll(what string, cond func() bool) error {

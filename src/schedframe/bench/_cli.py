@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .. import _jsonout
 from ..errors import SchedframeError
 from ._report import format_profile, format_ratios, format_table, machine_info, make_record
 from ._runner import INITIAL_MODES, BenchOptions, WorkloadResult, build_registry, load_config, run_suite
 from ._workloads import WORKLOADS, select_workloads
+
+if TYPE_CHECKING:
+    from ._against import SideBySide
+    from ._model import BenchWorkload
 
 __all__ = ["main"]
 
@@ -21,7 +26,9 @@ Workloads: names, name prefixes (SchedulingBasic), or groups: all (default: ever
 workload and the memory target), performance, memory, series, realistic (mixed node and pod
 shapes, the openb trace's sizes, each with a uniform variant of the same size).
 The soak run (arrivals and departures for minutes, RSS and invariants): soak --help.
-Side by side with skippy-core on the same work: skippy --help."""
+Side by side with skippy-core on the same work: skippy --help.
+Side by side with the real scheduler, per CPU second: --against kube-scheduler[=RELEASE] (needs
+a checkout of schedframe's repository, for its oracle/ program, and Go)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,6 +60,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-isolate", action="store_true",
                    help="run in this process (default: a fresh process per run, for clean peak memory)")
     p.add_argument("--gc-freeze", action="store_true", help="gc.freeze() the cluster before measuring")
+    p.add_argument("--against", metavar="kube-scheduler[=RELEASE]",
+                   help="run each workload on Go kube-scheduler of RELEASE too (default: the newest), "
+                        "parallelism 1 and its default; one table side by side")
+    p.add_argument("--no-go-parallel", action="store_true",
+                   help="with --against: only Go's parallelism-1 run")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return p
 
@@ -112,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             rate = f"{r.pods_per_second:.1f} pods/s" if r.pods_per_second is not None else "no measured pods"
             progress(f"{r.workload}: {rate}, {r.unscheduled} unscheduled, peak {r.peak_rss_mb} MiB")
 
+        if args.against is not None:
+            return _against_main(args, workloads, options, progress)
         suite = run_suite([w.name for w in workloads], scale=args.scale, options=options,
                           repeat=args.repeat, isolate=not args.no_isolate, progress=progress, on_result=done)
     except SchedframeError as exc:
@@ -153,6 +167,38 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if path is not None:
                     print()
                     print(format_profile(path, args.profile_top))
+    return 0
+
+
+def _against_main(args: argparse.Namespace, workloads: Sequence[BenchWorkload], options: BenchOptions,
+                  progress: Callable[[str], None]) -> int:
+    from ._against import against_line, against_record, format_against, parse_against, run_against
+
+    release = parse_against(args.against)
+
+    def done(r: SideBySide) -> None:
+        if r.skipped is not None:
+            progress(f"{r.workload}: skipped: {r.skipped}")
+        elif r.ratio is not None:
+            progress(f"{r.workload}: {r.ratio:.2f}x Go's pods per CPU second")
+
+    results = run_against([w.name for w in workloads], release=release, scale=args.scale, options=options,
+                          repeat=args.repeat, parallel=not args.no_go_parallel, isolate=not args.no_isolate,
+                          progress=progress, on_result=done)
+    machine = machine_info()
+    print(format_against(results))
+    print(f"\nmachine: Python {machine['python']}, {machine['platform']}, {machine['cpu_count']} CPUs, "
+          f"load {machine['load_average']}; scale {args.scale:g}; runs {args.repeat}")
+    print(against_line(results, release))
+    if args.json:
+        record = against_record(results, release, {**vars(args), "workloads": [w.name for w in workloads]},
+                                machine)
+        text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
     return 0
 
 

@@ -35,7 +35,7 @@ from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..scheduler.scheduler import Scheduler
 from ..sim.results import percentile
-from ._model import BenchmarkError, BenchWorkload, Churn
+from ._model import BenchmarkError, BenchPodGroup, BenchWorkload, Churn
 from ._workloads import get_workload
 
 __all__ = [
@@ -152,6 +152,12 @@ class BenchOptions:
         seed: the Scheduler's tie-breaking seed.
         profile_path: write a cProfile of the measured phase here.
         gc_freeze: ``gc.freeze()`` the cluster before measuring (an embedding option).
+        kubernetes_version: the release to emulate (default: the newest).
+        export_dir: write the run's cluster and pods here for the side-by-side run with Go
+            kube-scheduler (``case.json`` once the initial pods are placed, ``placements.json``
+            after measuring; :mod:`schedframe.bench._against`).
+        churn_upfront: add a workload's churn pods with the measured pods instead of during the
+            measured phase (what the side-by-side run feeds both schedulers).
     """
 
     initial: str = attrs.field(default="schedule", validator=attrs.validators.in_(INITIAL_MODES))
@@ -161,6 +167,9 @@ class BenchOptions:
     seed: int = 0
     profile_path: str | None = None
     gc_freeze: bool = False
+    kubernetes_version: str | None = None
+    export_dir: str | None = None
+    churn_upfront: bool = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,7 +367,8 @@ def _measure(sched: Scheduler, measured: int, churn: Churn | None) -> tuple[list
 def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | None = None,
                  registry: Registry | None = None, initial: str = "schedule", seed: int = 0,
                  profile_path: str | None = None, gc_freeze: bool = False,
-                 progress: Callable[[str], None] | None = None) -> WorkloadResult:
+                 progress: Callable[[str], None] | None = None, kubernetes_version: str | None = None,
+                 export_dir: str | None = None) -> WorkloadResult:
     """Run *workload* once in this process and return what was measured.
 
     Args:
@@ -370,6 +380,9 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
         profile_path: write a cProfile (pstats file) of the measured phase here.
         gc_freeze: freeze the garbage collector's view of the cluster before measuring.
         progress: called with a short message at each phase.
+        kubernetes_version: the release to emulate (default: the newest).
+        export_dir: write ``case.json`` (the cluster once the initial pods are placed, then the
+            measured pods pending) and ``placements.json`` (measured pod -> node) here.
     """
     if initial not in INITIAL_MODES:
         raise BenchmarkError(f"initial must be one of {INITIAL_MODES}, got {initial!r}")
@@ -382,7 +395,8 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
 
     say(f"{workload.name}: {workload.node_count} nodes")
     t = pc()
-    sched = Scheduler(config, seed=seed, registry=registry, objects=workload.build_objects())
+    sched = Scheduler(config, seed=seed, registry=registry, objects=workload.build_objects(),
+                      kubernetes_version=kubernetes_version)
     nodes = workload.build_nodes()
     for node in nodes:
         sched.add_node(node)
@@ -398,6 +412,10 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
     if gc_freeze:
         gc.collect()
         gc.freeze()
+    if export_dir is not None:
+        from ._against import write_case
+
+        write_case(sched, workload, measured, os.path.join(export_dir, "case.json"))
     say(f"{workload.name}: {len(measured)} measured pods")
     t = pc()
     for pod in measured:
@@ -436,6 +454,10 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
         for rec in sched.pending():
             if rec.pod.uid in measured_uids:
                 reasons[rec.message or f"not attempted ({rec.where})"] += 1
+    if export_dir is not None:
+        from ._against import write_placements
+
+        write_placements(sched, measured, os.path.join(export_dir, "placements.json"))
     latencies.sort()
     have = bool(latencies)
     return WorkloadResult(
@@ -477,11 +499,25 @@ def run_named(name: str, scale: float = 1.0, options: BenchOptions | None = None
     """Run the built-in workload *name* at *scale* with *options* in this process."""
     opts = options if options is not None else BenchOptions()
     workload = get_workload(name).scaled(scale)
+    if opts.churn_upfront:
+        workload = churn_upfront(workload)
     registry = build_registry(opts.plugins, entry_points=opts.entry_points)
     config = load_config(opts.config_path, registry) if opts.config_path else None
     result = run_workload(workload, config=config, registry=registry, initial=opts.initial, seed=opts.seed,
-                          profile_path=opts.profile_path, gc_freeze=opts.gc_freeze, progress=progress)
+                          profile_path=opts.profile_path, gc_freeze=opts.gc_freeze, progress=progress,
+                          kubernetes_version=opts.kubernetes_version, export_dir=opts.export_dir)
     return attrs.evolve(result, isolated=isolated)
+
+
+def churn_upfront(workload: BenchWorkload) -> BenchWorkload:
+    """*workload* with its churn pods (as many as the measured phase would inject) added to the
+    measured pods, after them, instead of during the measured phase."""
+    churn = workload.churn
+    if churn is None:
+        return workload
+    count = workload.measured_count // churn.every if churn.every > 0 else 0
+    extra = (BenchPodGroup(count=count, make=churn.make),) if count else ()
+    return attrs.evolve(workload, measured=(*workload.measured, *extra), churn=None)
 
 
 def _run_child(name: str, scale: float, options: BenchOptions) -> WorkloadResult:
