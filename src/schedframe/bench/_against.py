@@ -51,6 +51,7 @@ from ..api.objects import Pod
 from ..framework.releases import NEWEST_RELEASE, SUPPORTED_RELEASES
 from ..scheduler.scheduler import Scheduler
 from ._model import BenchmarkError, BenchWorkload
+from ._report import fixed_width
 from ._runner import BenchOptions, WorkloadResult, _isolated, run_named, summarize
 from ._workloads import get_workload
 
@@ -433,12 +434,7 @@ def format_against(results: Sequence[SideBySide]) -> str:
             f"{_num(sf.peak_rss_mb, '.0f')}/{_num(go.peak_rss_mb, '.0f')}",
             agree.verdict if agree is not None else "-",
         ))
-    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, (h, _) in enumerate(_COLUMNS)]
-    lines = ["  ".join(format(h, f"{a}{w}") for (h, a), w in zip(_COLUMNS, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for row in rows:
-        lines.append("  ".join(format(c, f"{a}{w}") for c, (_, a), w in zip(row, _COLUMNS, widths)).rstrip())
-    return "\n".join(lines)
+    return fixed_width(_COLUMNS, rows)
 
 
 def against_line(results: Sequence[SideBySide], release: str) -> str:

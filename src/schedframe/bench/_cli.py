@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import _jsonout
 from ..errors import SchedframeError
@@ -67,6 +67,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --against: only Go's parallelism-1 run")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return p
+
+
+def _write_json(path: str, record: Any) -> None:
+    """*record* as indented JSON to *path* (``-``: stdout)."""
+    text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
+    if path == "-":
+        print(text)
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
 
 
 def _list() -> str:
@@ -151,12 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{r.workload}: {r.initial_unscheduled} initial pods unscheduled")
     if args.json:
         record = make_record(suite, {**vars(args), "workloads": [w.name for w in workloads]}, machine)
-        text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+        _write_json(args.json, record)
     if args.profile and args.profile_top > 0:
         from ._runner import _profile_path
 
@@ -193,12 +198,7 @@ def _against_main(args: argparse.Namespace, workloads: Sequence[BenchWorkload], 
     if args.json:
         record = against_record(results, release, {**vars(args), "workloads": [w.name for w in workloads]},
                                 machine)
-        text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+        _write_json(args.json, record)
     return 0
 
 
@@ -237,10 +237,5 @@ def skippy_main(argv: Sequence[str]) -> int:
     print(format_comparison(result))
     if args.json:
         record = {"schema": "schedframe-bench-skippy/1", "machine": machine_info(), **result}
-        text = _jsonout.dumps(_jsonout.finite_or_null(record), indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+        _write_json(args.json, record)
     return 0

@@ -12,7 +12,8 @@ from typing import Any, Final
 
 from ._runner import WorkloadResult
 
-__all__ = ["SCHEMA", "format_profile", "format_ratios", "format_table", "machine_info", "make_record"]
+__all__ = ["SCHEMA", "fixed_width", "format_profile", "format_ratios", "format_table", "machine_info",
+           "make_record"]
 
 #: The ``schema`` of the JSON record.
 SCHEMA: Final = "schedframe-bench/1"
@@ -91,11 +92,17 @@ def format_table(results: Sequence[WorkloadResult]) -> str:
             _num(r.latency_p50_ms, ".2f"), _num(r.latency_p99_ms, ".2f"), _num(r.peak_rss_mb, ".1f"),
             _num(r.memory_target_mb, ".0f"), str(r.unscheduled), _check(r),
         ))
-    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, (h, _) in enumerate(_COLUMNS)]
-    lines = ["  ".join(format(h, f"{a}{w}") for (h, a), w in zip(_COLUMNS, widths)).rstrip()]
+    return fixed_width(_COLUMNS, rows)
+
+
+def fixed_width(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]]) -> str:
+    """*rows* under the headings of *columns* (``(heading, "<" or ">")``), each column as wide
+    as its widest cell, a dashed rule under the headings."""
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, (h, _) in enumerate(columns)]
+    lines = ["  ".join(format(h, f"{a}{w}") for (h, a), w in zip(columns, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
     for row in rows:
-        lines.append("  ".join(format(c, f"{a}{w}") for c, (_, a), w in zip(row, _COLUMNS, widths)).rstrip())
+        lines.append("  ".join(format(c, f"{a}{w}") for c, (_, a), w in zip(row, columns, widths)).rstrip())
     return "\n".join(lines)
 
 

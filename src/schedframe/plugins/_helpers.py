@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..cache.nodeinfo import NodeInfo, PodInfo
     from ..framework.cycle_state import CycleState, StateKey
     from ..framework.handle import Handle
-    from ..framework.interfaces import PreFilterResult
+    from ..framework.interfaces import PreFilterResult, ScorePlugin
 
 __all__ = [
     "FieldErrors",
@@ -739,3 +739,17 @@ def _always(node: Node) -> bool:
 def required_node_affinity(pod: Pod) -> RequiredNodeAffinity:
     """Upstream ``nodeaffinity.GetRequiredNodeAffinity``."""
     return RequiredNodeAffinity(pod)
+
+
+def score_each(plugin: ScorePlugin, state: CycleState, pod: Pod,
+               nodes: Sequence[NodeInfo]) -> list[int] | Status:
+    """``plugin.score`` of each node, as a ``score_nodes`` gives it: the scores, or the first
+    failure's status."""
+    out: list[int] = []
+    score = plugin.score
+    for ni in nodes:
+        value, status = score(state, pod, ni)
+        if status is not None and not status.is_success():
+            return status
+        out.append(value)
+    return out

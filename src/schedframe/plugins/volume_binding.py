@@ -64,7 +64,7 @@ from ..framework.registry import plugin_args
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
-from ._helpers import WithArgs, as_objects
+from ._helpers import WithArgs, as_objects, score_each
 from ._resource_scoring import (
     MAX_CUSTOM_PRIORITY_SCORE,
     broken_linear_function,
@@ -633,13 +633,7 @@ class VolumeBinding(WithArgs[VolumeBindingArgs]):
             return Status.from_error(exc)
         if not s.by_node:
             return [0] * len(nodes)
-        out = []
-        for ni in nodes:
-            score, status = self.score(state, pod, ni)
-            if status is not None and not status.is_success():
-                return status
-            out.append(score)
-        return out
+        return score_each(self, state, pod, nodes)
 
     def score_extensions(self) -> ScoreExtensions | None:
         """None."""

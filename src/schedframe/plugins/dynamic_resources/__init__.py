@@ -50,6 +50,7 @@ from .._helpers import (
     as_objects,
     node_not_found,
     own_update,
+    score_each,
 )
 from ._allocator import AllocationError, AllocationTimeout, Allocator, allocated_devices
 
@@ -678,13 +679,7 @@ class DynamicResourcesWithScore(NormalizedByHighest, DynamicResources):
         s = state.get(_STATE_KEY)
         if s is None or not s.claims:
             return [0] * len(nodes)
-        out = []
-        for ni in nodes:
-            score, status = self.score(state, pod, ni)
-            if status is not None and not status.is_success():
-                return status
-            out.append(score)
-        return out
+        return score_each(self, state, pod, nodes)
 
 
 def new(args: object, handle: Handle) -> DynamicResources:
