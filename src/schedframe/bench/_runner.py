@@ -35,6 +35,7 @@ from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..scheduler.scheduler import Scheduler
 from ..sim.results import percentile
+from ._case import write_case, write_placements
 from ._model import BenchmarkError, BenchPodGroup, BenchWorkload, Churn
 from ._workloads import get_workload
 
@@ -413,8 +414,6 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
         gc.collect()
         gc.freeze()
     if export_dir is not None:
-        from ._against import write_case
-
         write_case(sched, workload, measured, os.path.join(export_dir, "case.json"))
     say(f"{workload.name}: {len(measured)} measured pods")
     t = pc()
@@ -455,8 +454,6 @@ def run_workload(workload: BenchWorkload, *, config: SchedulerConfiguration | No
             if rec.pod.uid in measured_uids:
                 reasons[rec.message or f"not attempted ({rec.where})"] += 1
     if export_dir is not None:
-        from ._against import write_placements
-
         write_placements(sched, measured, os.path.join(export_dir, "placements.json"))
     latencies.sort()
     have = bool(latencies)
