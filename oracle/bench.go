@@ -26,7 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -74,12 +73,12 @@ type benchOutput struct {
 	CPUSeconds       float64 `json:"cpuSeconds"`
 	WallSeconds      float64 `json:"wallSeconds"`
 	PodsPerCPUSecond float64 `json:"podsPerCpuSecond"`
-	// nearest-rank percentiles of the SchedulePod calls' durations
 	// the SchedulePod calls' total (wall) time: the share of the CPU the algorithm took
 	AlgorithmSeconds float64 `json:"algorithmSeconds"`
-	LatencyP50Ms     float64 `json:"latencyP50Ms"`
-	LatencyP99Ms     float64 `json:"latencyP99Ms"`
-	PeakRSSMb        float64 `json:"peakRssMb"`
+	// nearest-rank percentiles of the SchedulePod calls' durations
+	LatencyP50Ms float64 `json:"latencyP50Ms"`
+	LatencyP99Ms float64 `json:"latencyP99Ms"`
+	PeakRSSMb    float64 `json:"peakRssMb"`
 	// measured pod (namespace/name) -> the node it is bound to at the end
 	Placements map[string]string `json:"placements"`
 }
@@ -155,33 +154,8 @@ func (b *bencher) installReactors() {
 		b.mark()
 		return true, binding, nil
 	})
-	b.client.PrependReactor("patch", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		pa := action.(clienttesting.PatchAction)
-		if pa.GetPatchType() != types.StrategicMergePatchType {
-			return false, nil, nil
-		}
-		obj, err := tracker.Get(gvr, pa.GetNamespace(), pa.GetName())
-		if err != nil {
-			return true, nil, err
-		}
-		original, err := json.Marshal(obj)
-		if err != nil {
-			return true, nil, err
-		}
-		patched, err := strategicpatch.StrategicMergePatch(original, pa.GetPatch(), &v1.Pod{})
-		if err != nil {
-			return true, nil, err
-		}
-		pod := &v1.Pod{}
-		if err := json.Unmarshal(patched, pod); err != nil {
-			return true, nil, err
-		}
-		pod.ResourceVersion = b.nextResourceVersion()
-		if err := tracker.Update(gvr, pod, pod.Namespace); err != nil {
-			return true, nil, err
-		}
-		return true, pod, nil
-	})
+	b.client.PrependReactor("patch", "pods", strategicPatchReactor(tracker, gvr, newPod,
+		func(m metav1.Object) { m.SetResourceVersion(b.nextResourceVersion()) }))
 	b.client.PrependReactor("delete", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		d := action.(clienttesting.DeleteAction)
 		key := d.GetNamespace() + "/" + d.GetName()

@@ -7,18 +7,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	schedulingapi "k8s.io/kubernetes/pkg/apis/scheduling"
@@ -128,44 +125,14 @@ func podGroupCondition(client *fake.Clientset, namespace, name string) *groupCon
 func (r *runner) installPodGroupReactors() {
 	gvr := schedulingInformerVersion.WithResource("podgroups")
 	gvk := schedulingInformerVersion.WithKind("PodGroup")
-	r.client.PrependReactor("patch", "podgroups", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		pa := action.(clienttesting.PatchAction)
-		if pa.GetPatchType() != types.StrategicMergePatchType {
-			return false, nil, nil
-		}
-		obj, err := r.client.Tracker().Get(gvr, pa.GetNamespace(), pa.GetName())
-		if err != nil {
-			return true, nil, err
-		}
-		original, err := json.Marshal(obj)
-		if err != nil {
-			return true, nil, err
-		}
-		schema, err := legacyscheme.Scheme.New(gvk)
-		if err != nil {
-			return true, nil, err
-		}
-		patched, err := strategicpatch.StrategicMergePatch(original, pa.GetPatch(), schema)
-		if err != nil {
-			return true, nil, err
-		}
-		out, _ := legacyscheme.Scheme.New(gvk)
-		if err := json.Unmarshal(patched, out); err != nil {
-			return true, nil, err
-		}
-		m, err := meta.Accessor(out)
-		if err != nil {
-			return true, nil, err
-		}
-		r.mu.Lock()
-		m.SetResourceVersion(r.nextResourceVersion())
-		r.podGroupWrites[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
-		r.mu.Unlock()
-		if err := r.client.Tracker().Update(gvr, out, m.GetNamespace()); err != nil {
-			return true, nil, err
-		}
-		return true, out, nil
-	})
+	r.client.PrependReactor("patch", "podgroups", strategicPatchReactor(r.client.Tracker(), gvr,
+		func() (runtime.Object, error) { return legacyscheme.Scheme.New(gvk) },
+		func(m metav1.Object) {
+			r.mu.Lock()
+			m.SetResourceVersion(r.nextResourceVersion())
+			r.podGroupWrites[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
+			r.mu.Unlock()
+		}))
 }
 
 // waitPodGroupWritesSeen waits until the scheduler's PodGroup informer holds every PodGroup as

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -19,9 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -431,35 +428,12 @@ func (r *runner) installReactors() {
 	gvr := v1.SchemeGroupVersion.WithResource("pods")
 	// status patches (a failure's condition and nominated node, preemption's DisruptionTarget)
 	// applied here, with a new resourceVersion
-	r.client.PrependReactor("patch", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		pa := action.(clienttesting.PatchAction)
-		if pa.GetPatchType() != types.StrategicMergePatchType {
-			return false, nil, nil
-		}
-		obj, err := r.client.Tracker().Get(gvr, pa.GetNamespace(), pa.GetName())
-		if err != nil {
-			return true, nil, err
-		}
-		original, err := json.Marshal(obj)
-		if err != nil {
-			return true, nil, err
-		}
-		patched, err := strategicpatch.StrategicMergePatch(original, pa.GetPatch(), &v1.Pod{})
-		if err != nil {
-			return true, nil, err
-		}
-		pod := &v1.Pod{}
-		if err := json.Unmarshal(patched, pod); err != nil {
-			return true, nil, err
-		}
-		r.mu.Lock()
-		pod.ResourceVersion = r.nextResourceVersion()
-		r.mu.Unlock()
-		if err := r.client.Tracker().Update(gvr, pod, pod.Namespace); err != nil {
-			return true, nil, err
-		}
-		return true, pod, nil
-	})
+	r.client.PrependReactor("patch", "pods", strategicPatchReactor(r.client.Tracker(), gvr, newPod,
+		func(m metav1.Object) {
+			r.mu.Lock()
+			m.SetResourceVersion(r.nextResourceVersion())
+			r.mu.Unlock()
+		}))
 	r.client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if action.GetSubresource() != "binding" {
 			if pod, ok := action.(clienttesting.CreateAction).GetObject().(*v1.Pod); ok {
