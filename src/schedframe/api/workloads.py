@@ -305,7 +305,7 @@ def admit_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod:
     .. versionadded:: 0.1.0
     """
     changes = _admission(pod, classes)
-    return attrs.evolve(pod, **changes) if changes else pod
+    return pod.evolve(**changes) if changes else pod
 
 
 def unknown_priority_class(pod: Pod, classes: Mapping[str, PriorityClass]) -> str:

@@ -232,7 +232,8 @@ class DefaultPreemption(DefaultNodePicking):
     """
 
     __module__ = "schedframe.plugins.default_preemption"
-    __slots__ = ("_group_rank", "_placements", "_victims", "_workload_aware", "args", "evaluator", "handle",
+    __slots__ = ("_group_rank", "_lowest", "_placements", "_victims", "_workload_aware", "args", "evaluator",
+                 "handle",
                  "is_eligible_pod", "more_important_pod", "rng")
 
     def __init__(self, args: DefaultPreemptionArgs, handle: Handle, *, seed: int | None = None) -> None:
@@ -244,6 +245,8 @@ class DefaultPreemption(DefaultNodePicking):
         self.is_eligible_pod: IsEligiblePodFunc | None = None
         self.more_important_pod: MoreImportantPodFunc | None = None
         self._victims = Shapes()
+        #: node name -> (generation, the lowest priority of its pods): what no_victims_status reads
+        self._lowest: dict[str, tuple[int, int | None]] = {}
         release = release_of(handle)
         self._placements = release.minor == (1, 36) and release.enabled("TopologyAwareWorkloadScheduling")
         self._workload_aware = release.minor == (1, 36) and release.enabled("WorkloadAwarePreemption")
@@ -333,10 +336,14 @@ class DefaultPreemption(DefaultNodePicking):
         """What :meth:`select_victims_on_node` returns for a node where no pod has a lower
         priority than *pod* (none can be a victim), found without cloning the node and the
         cycle state; ``None`` when some pod might be a victim."""
-        priority = pod.effective_priority
-        for pi in node_info.pods:
-            if pi.pod.effective_priority < priority:
-                return None
+        seen = self._lowest.get(node_info.name)
+        if seen is not None and seen[0] == node_info.generation:
+            lowest = seen[1]
+        else:  # a NodeInfo's generation moves on every change: the same generation, the same pods
+            lowest = min((pi.pod.effective_priority for pi in node_info.pods), default=None)
+            self._lowest[node_info.name] = (node_info.generation, lowest)
+        if lowest is not None and lowest < pod.effective_priority:
+            return None
         return _NO_VICTIMS
 
     def victims_memo(self, state: CycleState, pod: Pod, pdbs: Sequence[PodDisruptionBudget],
