@@ -235,3 +235,28 @@ def test_only_filters_that_declare_themselves_node_local_are_remembered(
     s.run_until_idle()
     assert (calls == []) is remembered
     assert s.node_of("default/p2") is not None
+
+
+def test_no_victims_follows_every_change_of_a_node() -> None:
+    """"No pod of lower priority here" is remembered per NodeInfo generation: a lower-priority
+    pod added makes the node a place to look for victims, removed again it is not one."""
+    from schedframe.cache.nodeinfo import NodeInfo
+
+    s = Scheduler(clock=FakeClock(T0))
+    plugin: Any = s.frameworks["default-scheduler"].get_plugin("DefaultPreemption")
+    info = NodeInfo(make_node("n0").capacity(cpu="4", memory="8Gi", pods=110).obj())
+    high = make_pod("high").priority(10).req(cpu="1").node("n0").obj()
+    info.add_pod(high)
+    preemptor = make_pod("p").priority(10).req(cpu="1").obj()
+    assert plugin.no_victims_status(preemptor, info) is not None
+    assert plugin.no_victims_status(preemptor, info) is not None  # remembered: the same answer
+    low = make_pod("low").priority(0).req(cpu="1").node("n0").obj()
+    info.add_pod(low)
+    assert plugin.no_victims_status(preemptor, info) is None
+    clone = info.clone()
+    assert plugin.no_victims_status(preemptor, clone) is None
+    clone.remove_pod(low)
+    assert plugin.no_victims_status(preemptor, clone) is not None
+    assert plugin.no_victims_status(preemptor, info) is None  # the original still has it
+    empty = NodeInfo(make_node("n1").capacity(cpu="4", memory="8Gi", pods=110).obj())
+    assert plugin.no_victims_status(preemptor, empty) is not None
