@@ -222,3 +222,56 @@ def test_required_pod_affinity_elsewhere_is_unhelpable_not_a_failed_check() -> N
     assert r.verified, up.problems
     assert up.node_count == 0
     assert list(up.unhelpable) == ["default/f"]
+
+
+def test_scale_down_keeps_back_a_node_the_all_at_once_removal_needs() -> None:
+    """One at a time, n2 and n4 both drain (n2's pod to n0, then n4's to n1). Removed together,
+    the scheduler puts the larger moved pod on n1 (the emptier after it lands) and the smaller
+    one, 4Gi, finds no node with the memory left: the plan keeps n2 back (the most free room of
+    the two), says why, removes n4 alone and is verified."""
+    def node(name: str, cpu: str, mem: str) -> Any:
+        return make_node().name(name).capacity(cpu=cpu, memory=mem, pods="110").obj()
+
+    def pod(name: str, on: str, cpu: str, mem: str) -> Any:
+        return _owned(make_pod().name(name).req(cpu=cpu, memory=mem).node(on))
+
+    nodes = [node("n0", "8", "8Gi"), node("n1", "10", "16Gi"), node("n2", "8", "32Gi"),
+             node("n3", "4", "32Gi"), node("n4", "4", "32Gi")]
+    pods = [pod("a", "n0", "3", "2Gi"), pod("b", "n0", "2", "4Gi"), pod("c", "n1", "4", "8Gi"),
+            pod("d", "n1", "4", "1Gi"), pod("e", "n2", "2", "2Gi"), pod("f", "n3", "2", "4Gi"),
+            pod("g", "n3", "2", "8Gi"), pod("h", "n4", "1", "4Gi")]
+    down = plan([*nodes, *pods], scale_up=False, scale_down=True).scale_down
+    assert down is not None
+    assert down.removable == ("n4",)
+    reason, detail = down.unremovable["n2"]
+    assert reason == "NoPlaceToMovePods"
+    assert "2 removable nodes gone at once" in detail
+    assert "1 moved pod(s)" in detail
+    assert down.verified
+    assert not down.problems
+    assert down.moves == {"default/h": "n2"}
+
+
+@pytest.mark.parametrize("recheck", [False, True])
+def test_scale_down_simulates_the_removal_again_only_on_recheck(monkeypatch: pytest.MonkeyPatch,
+                                                                recheck: bool) -> None:
+    import schedframe.plan._plan as plan_module
+
+    calls: list[int] = []
+    real = plan_module.run_cluster
+
+    def counted(*args: Any) -> Any:
+        calls.append(len(args[3]))
+        return real(*args)
+
+    monkeypatch.setattr(plan_module, "run_cluster", counted)
+    nodes = [_node("a"), _node("b")]
+    pods = [_owned(make_pod().name("p").req(cpu="500m").node("a")),
+            _owned(make_pod().name("q").req(cpu="3").node("b"))]
+    down = plan([*nodes, *pods], scale_up=False, scale_down=True, recheck=recheck).scale_down
+    assert down is not None
+    assert down.verified
+    assert down.removable == ("a",)
+    assert down.moves == {"default/p": "b"}
+    # the removal simulated (its one moved pod pending), once, or twice with recheck
+    assert calls == ([1, 1] if recheck else [1])

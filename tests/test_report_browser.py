@@ -250,3 +250,54 @@ def test_the_diff_starts_with_the_first_two(browser, report, three) -> None:
         assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("window.innerWidth")
         assert problems == []
         page.close()
+
+
+# -- a plan's page -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def plan_page(tmp_path_factory):
+    """``schedframe plan --report`` of the built-in example, and the plan."""
+    from schedframe.api.manifests import object_from_manifest
+    from schedframe.plan import (
+        EXAMPLE_CONFIG,
+        example_cluster,
+        example_templates,
+        plan,
+        plan_runs,
+        templates_from_data,
+        write_plan_report,
+    )
+
+    cluster = [object_from_manifest(m) for m in example_cluster()]
+    result = plan(cluster, templates_from_data(example_templates()), config=EXAMPLE_CONFIG, scale_down=True)
+    path = tmp_path_factory.mktemp("plan") / "plan.html"
+    write_plan_report(path, cluster, result, config=EXAMPLE_CONFIG)
+    return path, result, plan_runs(cluster, result, config=EXAMPLE_CONFIG)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_plan_page_shows_the_emptied_node_and_why_pods_wait(browser, plan_page, width: int) -> None:
+    """The plan's page: no console error, one heat-map cell per node of either run, the node
+    the scale-down removes emptied in the diff, and the pod the plan leaves pending listed in
+    the planned run with its matrix on a click."""
+    path, result, (as_is, planned) = plan_page
+    page, problems = _open(browser, path, width)
+    nodes = {n.node for r in (as_is, planned) for n in r.nodes}
+    assert page.locator("#hm-grid .cell").count() == len(nodes)
+    rows = {r[0]: r for r in _shown(page)[3]}
+    for name in result.scale_down.removable:
+        assert rows[name][2] == "0"  # pods running there, planned
+        assert int(rows[name][3]) > 0  # moved away
+    page.select_option("#pd-config", "planned")
+    listed = page.eval_on_selector_all("#pd-groups button.pod", "bs => bs.map(b => b.dataset.pod)")
+    assert listed == list(result.pending)
+    page.evaluate("document.querySelectorAll('#pd-groups details').forEach(d => d.open = true)")
+    page.click(f"#pd-groups button.pod[data-pod='{result.pending[0]}']")
+    assert page.get_attribute("#pd-matrix", "data-pod") == result.pending[0]
+    counts = page.eval_on_selector_all("#pd-matrix table tbody tr",
+                                       "rs => rs.map(r => Number(r.cells[5].textContent))")
+    assert sum(counts) == len(planned.nodes)
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("window.innerWidth")
+    assert problems == []
+    page.close()

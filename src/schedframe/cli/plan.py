@@ -54,8 +54,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="scale-down utilisation threshold (default 0.5, as Cluster Autoscaler)")
     p.add_argument("--seed", type=int, default=0, help="seed of ties and of --strategy random")
     p.add_argument("--recheck", action="store_true",
-                   help="simulate the scale-up plan a second time from scratch as well")
+                   help="simulate the final plan a second time from scratch as well")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write one self-contained HTML page to FILE.html: the cluster as it is "
+                        "and with the plan done, side by side (pending pods with their Filter "
+                        "and Score matrix, per-node heat map, the placement diff: which nodes "
+                        "the plan empties and where their pods go)")
     add_validate_option(p)
     return p
 
@@ -66,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     from ..plan._templates import templates_from_data
 
     out = output(args)
+    if args.report:
+        from ..sim.report import check_report_path
+
+        check_report_path(args.report, "--report")
     example = not (args.cluster or args.pending or args.templates)
     if example:
         from ..api.manifests import object_from_manifest
@@ -101,9 +110,21 @@ def run(args: argparse.Namespace) -> int:
                       scale_up=not args.no_scale_up, scale_down=scale_down,
                       threshold=args.threshold, seed=args.seed,
                       recheck=args.recheck)
+    written = ""
+    if args.report:
+        from ..plan import write_plan_report
+
+        with status(out, "simulating the plan for the report…"):
+            title = "plan: the built-in example" if example else "plan"
+            size = write_plan_report(args.report, cluster, result, pending=pending, config=config,
+                                     seed=args.seed, title=title,
+                                     description=_report_description(args, example))
+        written = f"report ({size:,} bytes) written to {args.report}"
     if args.json:
         dump_json(result.to_dict(), out.stream)
     else:
+        if written:
+            out.line(written)
         _report(out, result, example)
     return EXIT_OK if result.verified else EXIT_NOT_VERIFIED
 
@@ -156,6 +177,18 @@ def _report(out: Any, result: Any, example: bool) -> None:
     if up is not None:
         verdict += f": {_bound_text(up)}"
     out.line(verdict, style="bold")
+
+
+def _report_description(args: argparse.Namespace, example: bool) -> str:
+    """What the report's two configurations are, and of which inputs."""
+    what = "the built-in example"
+    if not example:
+        what = f"the cluster {args.cluster}"
+        if args.pending:
+            what += f" with the pending pods of {args.pending}"
+    return (f"{what}: the configuration 'as it is' is the cluster with its pending pods; "
+            "'planned' is the cluster with the plan done (the nodes added, the nodes removed, "
+            "their pods arriving again with the pending ones)")
 
 
 def _bound_text(up: Any) -> str:

@@ -10,16 +10,19 @@ or ``cli``.
 from __future__ import annotations
 
 from ._plan import DEFAULT_THRESHOLD, PlanResult, ScaleDown, ScaleUp, plan
+from ._runs import AS_IS, PLANNED, plan_runs, write_plan_report
 from ._scale_up import STRATEGIES
 from ._sweep import sweep_task
 from ._templates import NodeTemplate, TemplateError, load_templates, templates_from_data
 from .example import EXAMPLE_CONFIG, example_cluster, example_templates
 
 __all__ = [
+    "AS_IS",
     "DEFAULT_THRESHOLD",
     "EXAMPLE_CONFIG",
     "STRATEGIES",
     "NodeTemplate",
+    "PLANNED",
     "PlanResult",
     "ScaleDown",
     "ScaleUp",
@@ -28,6 +31,8 @@ __all__ = [
     "example_templates",
     "load_templates",
     "plan",
+    "plan_runs",
     "sweep_task",
     "templates_from_data",
+    "write_plan_report",
 ]

@@ -18,10 +18,11 @@ from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..plugins.coscheduling import POD_GROUP_LABEL
 from ..sim.results import SimResult
+from ..whatif._drain_rules import NO_PLACE_TO_MOVE_PODS
 from ._bounds import plan_lower_bound
 from ._context import Context, outcome, run_cluster
 from ._gangs import gangs_of
-from ._scale_down import removal_outcome, scale_down_nodes
+from ._scale_down import keep_back, removal_outcome, scale_down_nodes
 from ._scale_up import (
     GANG_REASON,
     STRATEGIES,
@@ -236,6 +237,32 @@ def _registry(registry: Registry | None) -> Registry:
     return gpushare_registry()
 
 
+def plan_inputs(cluster: Any, pending: Any, config: Any, registry: Registry | None, seed: int
+                ) -> tuple[Context, list[Pod], tuple[str, ...]]:
+    """The context of a plan of *cluster* and *pending* (what :func:`plan` takes), the pending
+    pods (largest first) and the finished pods' keys."""
+    reg = _registry(registry)
+    objs = _objects(cluster, "cluster")
+    more = _objects(pending, "pending")
+    nodes = [o for o in objs if isinstance(o, Node)]
+    if not nodes:
+        raise TemplateError("", "cluster", "the cluster has no Node")
+    pods = [o for o in objs if isinstance(o, Pod)] + [o for o in more if isinstance(o, Pod)]
+    others = [o for o in objs if not isinstance(o, (Node, Pod))] + [
+        o for o in more if not isinstance(o, (Node, Pod))]
+    seen: set[str] = set()
+    for p in pods:
+        if p.key in seen:
+            raise TemplateError("", "pending", f"two pods are named {p.key!r}")
+        seen.add(p.key)
+    # finished pods (Succeeded, Failed) hold nothing, ask for nothing and block nothing
+    finished = tuple(sorted(p.key for p in pods if p.is_terminal))
+    live = [p for p in pods if not p.is_terminal]
+    bound = [p for p in live if p.node_name]
+    waiting = sorted((p for p in live if not p.node_name), key=_size)
+    return Context(nodes, bound, others, _config(config, reg), reg, seed), waiting, finished
+
+
 def _size(p: Pod) -> tuple[int, int, str]:
     return (-p.requests.milli_cpu, -p.requests.memory, p.key)
 
@@ -275,10 +302,11 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         threshold: the scale-down utilisation threshold (Cluster Autoscaler's 0.5).
         registry: the plugins (default: in-tree plus the GPU-sharing plugins).
         seed: breaks the scheduler's ties and the ``random`` strategy's choice.
-        recheck: also simulate the final scale-up plan a second time, from scratch (both
-            steps: the cluster as it is, then with the nodes added), and require the same
-            placements (the check is otherwise made on the plan's own final
-            simulation, itself a fresh simulation of exactly the nodes planned).
+        recheck: also simulate the final plan a second time, from scratch, and require the
+            same placements: the scale-up (both steps: the cluster as it is, then with the
+            nodes added; the check is otherwise made on the plan's own final simulation,
+            itself a fresh simulation of exactly the nodes planned) and the scale-down's
+            removal of all its nodes at once.
 
     Raises:
         TemplateError: bad templates or arguments.
@@ -297,26 +325,7 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         raise TemplateError("", "threshold", f"want a number in [0, 1], got {threshold!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TemplateError("", "seed", f"want an integer, got {type(seed).__name__}")
-    reg = _registry(registry)
-    objs = _objects(cluster, "cluster")
-    more = _objects(pending, "pending")
-    nodes = [o for o in objs if isinstance(o, Node)]
-    if not nodes:
-        raise TemplateError("", "cluster", "the cluster has no Node")
-    pods = [o for o in objs if isinstance(o, Pod)] + [o for o in more if isinstance(o, Pod)]
-    others = [o for o in objs if not isinstance(o, (Node, Pod))] + [
-        o for o in more if not isinstance(o, (Node, Pod))]
-    seen: set[str] = set()
-    for p in pods:
-        if p.key in seen:
-            raise TemplateError("", "pending", f"two pods are named {p.key!r}")
-        seen.add(p.key)
-    # finished pods (Succeeded, Failed) hold nothing, ask for nothing and block nothing
-    finished = tuple(sorted(p.key for p in pods if p.is_terminal))
-    live = [p for p in pods if not p.is_terminal]
-    bound = [p for p in live if p.node_name]
-    waiting = sorted((p for p in live if not p.node_name), key=_size)
-    ctx = Context(nodes, bound, others, _config(config, reg), reg, seed)
+    ctx, waiting, finished = plan_inputs(cluster, pending, config, registry, seed)
     tmpl: list[NodeTemplate] = []
     if scale_up:
         tmpl = (load_templates(templates) if isinstance(templates, (str, os.PathLike))
@@ -329,7 +338,7 @@ def plan(cluster: str | os.PathLike[str] | Iterable[Any],
         # placed (a node they went to is removed only when they move elsewhere) and the new
         # nodes, which are never candidates (Cluster Autoscaler's upcoming nodes)
         after, new, placed = _after_scale_up(ctx, tmpl, up, waiting)
-        down = _scale_down(after, threshold, protected=frozenset(new), placed=placed)
+        down = _scale_down(after, threshold, protected=frozenset(new), placed=placed, recheck=recheck)
         if up is None:
             left = tuple(p.key for p in waiting if p.key not in placed)
     return PlanResult(up, down, left, tuple(tmpl), time.perf_counter() - t0, finished)
@@ -648,6 +657,8 @@ def _after_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp
     """The cluster once *up* is done (the cluster as it is with the *waiting* pods it places,
     when no scale-up was planned): its context, the new nodes and the pending pods placed."""
     if up is None:
+        if not waiting:  # the cluster as it is: nothing to simulate
+            return ctx, [], {}
         _, placed, victims = place_on_existing(ctx, waiting)
         return with_placed(ctx, waiting, placed, victims), [], placed
     nodes = planned_nodes(ctx, templates, up)
@@ -660,25 +671,50 @@ def _after_scale_up(ctx: Context, templates: Sequence[NodeTemplate], up: ScaleUp
     return after, [n.name for n in fresh], placed
 
 
+#: how many times a scale-down keeps nodes back after a simulation of the removal left pods pending
+_KEEP_BACK_ROUNDS: Final = 4
+
+
 def _scale_down(ctx: Context, threshold: float, protected: frozenset[str] = frozenset(),
-                placed: Mapping[str, str] | None = None) -> ScaleDown:
+                placed: Mapping[str, str] | None = None, recheck: bool = False) -> ScaleDown:
     removed, _, unremovable, util = scale_down_nodes(ctx, threshold, protected)
     moves: dict[str, str] = {}
     problems: list[str] = []
     if set(removed) & protected:
         problems.append(f"a node this plan adds is removed ({sorted(set(removed) & protected)[0]})")
     nodes, stay, movers = removal_outcome(ctx, removed)
-    if removed and movers:  # (no pod to move: nothing to simulate, even with no node left)
+    left: list[str] = []
+    kept = 0
+    # the nodes were found removable one at a time; removed all at once, the moved pods can
+    # land otherwise and leave some pending (a nearly full cluster): then the nodes with the
+    # most room are kept back, and the removal is simulated again
+    for rounds in range(_KEEP_BACK_ROUNDS + 1):
+        if not (removed and movers):  # (no pod to move: nothing to simulate, even with no node left)
+            break
         movers = sorted(movers, key=_size)
         result = run_cluster(ctx, nodes, stay, movers)
         moves, left = outcome(result, [p.key for p in movers])
-        if left:
-            problems.append(f"{len(left)} moved pod(s) stay pending in the simulation without the "
-                            f"removed nodes (e.g. {left[0]})")
-        again = run_cluster(ctx, nodes, stay, movers)
-        moves2, _ = outcome(again, [p.key for p in movers])
-        if moves2 != moves:
-            problems.append("a second simulation of the removal placed pods differently")
+        if not left or rounds == _KEEP_BACK_ROUNDS:
+            break
+        stuck = set(left)
+        back = keep_back(ctx, removed, [p for p in movers if p.key in stuck])
+        for name in back:
+            unremovable[name] = (NO_PLACE_TO_MOVE_PODS,
+                                 f"kept: with all {len(removed)} removable nodes gone at once, "
+                                 f"{len(left)} moved pod(s) stayed pending in the simulation")
+        kept += len(back)
+        removed = [name for name in removed if name not in set(back)]
+        nodes, stay, movers = removal_outcome(ctx, removed)
+    if left:
+        problems.append(f"{len(left)} moved pod(s) stay pending in the simulation without the "
+                        f"removed nodes (e.g. {left[0]})"
+                        + (f", with {kept} node(s) kept back" if kept else ""))
+    if removed and movers:
+        if recheck:
+            again = run_cluster(ctx, nodes, stay, movers)
+            moves2, _ = outcome(again, [p.key for p in movers])
+            if moves2 != moves:
+                problems.append("a second simulation of the removal placed pods differently")
         gone = set(removed)
         stranded = sorted(k for k, n in (placed or {}).items() if n in gone and k not in moves)
         if stranded:

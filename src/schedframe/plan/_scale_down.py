@@ -33,6 +33,7 @@ __all__ = [
     "SAFE_TO_EVICT_ANNOTATION",
     "SCALE_DOWN_DISABLED_ANNOTATION",
     "drain_blocker",
+    "keep_back",
     "node_utilisation",
     "pdb_allowances",
     "scale_down_nodes",
@@ -90,3 +91,37 @@ def removal_outcome(ctx: Context, removed: Sequence[str]) -> tuple[list[Node], l
     movers = [p.evolve(node_name="", nominated_node_name="") for p in live
               if p.node_name in gone and not (is_mirror(p) or is_daemon(p))]
     return nodes, stay, movers
+
+
+def keep_back(ctx: Context, removed: Sequence[str], pending: Sequence[Pod]) -> list[str]:
+    """Of *removed*, the nodes to keep so that the *pending* pods (moved pods a simulation of
+    the removal left pending) find room again: most free CPU first (keeping a node keeps its own
+    pods where they are and gives back only its free room), until the nodes kept have at least
+    the pending pods' CPU, memory and pod count free."""
+    live = [p for p in ctx.bound if not p.is_terminal]
+    gone = set(removed)
+    used: dict[str, list[int]] = {name: [0, 0, 0] for name in gone}
+    for p in live:
+        u = used.get(p.node_name)
+        if u is not None:
+            r = p.requests
+            u[0] += r.milli_cpu
+            u[1] += r.memory
+            u[2] += 1
+    free: list[tuple[int, int, int, str]] = []
+    for n in ctx.nodes:
+        if n.name in gone:
+            a = n.allocatable_resources
+            u = used[n.name]
+            free.append((a.milli_cpu - u[0], a.memory - u[1], a.pods - u[2], n.name))
+    free.sort(key=lambda f: (-f[0], -f[1], f[3]))
+    cpu = sum(p.requests.milli_cpu for p in pending)
+    mem = sum(p.requests.memory for p in pending)
+    count = len(pending)
+    out: list[str] = []
+    for c, m, k, name in free:
+        if cpu <= 0 and mem <= 0 and count <= 0:
+            break
+        out.append(name)
+        cpu, mem, count = cpu - c, mem - m, count - k
+    return out
