@@ -275,3 +275,53 @@ def test_scale_down_simulates_the_removal_again_only_on_recheck(monkeypatch: pyt
     assert down.moves == {"default/p": "b"}
     # the removal simulated (its one moved pod pending), once, or twice with recheck
     assert calls == ([1, 1] if recheck else [1])
+
+
+DUMP_WITH_DAEMONSET = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: w1}, status: {allocatable: {cpu: "4", pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: w2}, status: {allocatable: {cpu: "4", pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: w3}, status: {allocatable: {cpu: "4", pods: "110"}}}
+- apiVersion: apps/v1
+  kind: DaemonSet
+  metadata: {name: agent, namespace: kube-system}
+  spec:
+    selector: {matchLabels: {app: agent}}
+    template:
+      metadata: {labels: {app: agent}}
+      spec: {containers: [{name: a, resources: {requests: {cpu: 100m}}}]}
+""".rstrip() + "".join(f"""
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: {name}
+    namespace: default
+    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u, controller: true}}]
+  spec: {{nodeName: {node}, containers: [{{name: c, resources: {{requests: {{cpu: {cpu}}}}}}}]}}"""
+    for name, node, cpu in (("a", "w1", '"3"'), ("b", "w2", '"3"'), ("c", "w3", "500m"))) + "\n"
+
+
+def test_scale_down_lets_the_daemonset_pod_of_a_removed_node_go_with_it(tmp_path: Any) -> None:
+    """A dump with a DaemonSet but not its pods: the cluster's reader makes them pending, one
+    per node, and the scale-up places each on its node; the node the scale-down removes takes
+    its DaemonSet pod along (not "a pending pod placed on a removed node finds no other"), and
+    the plan is verified."""
+    import json
+
+    (tmp_path / "dump.yaml").write_text(DUMP_WITH_DAEMONSET, encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        "kind: NodeTemplates\ntemplates:\n- name: t\n  node: {status: {allocatable: {cpu: '4'}}}\n",
+        encoding="utf-8")
+    buf = io.StringIO()
+    code = main(["plan", "--cluster", str(tmp_path / "dump.yaml"), "--templates", str(tmp_path / "t.yaml"),
+                 "--scale-down", "--json"], stdout=buf)
+    d = json.loads(buf.getvalue())
+    placed = d["scale_up"]["placements"]
+    assert sorted(n for k, n in placed.items() if k.startswith("kube-system/agent-")) == ["w1", "w2", "w3"]
+    down = d["scale_down"]
+    assert down["removable"] == ["w3"]
+    assert down["moves"]["default/c"] in ("w1", "w2")
+    assert down["problems"] == []
+    assert code == 0

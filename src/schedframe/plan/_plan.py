@@ -18,7 +18,7 @@ from ..config.configuration import SchedulerConfiguration
 from ..framework.registry import Registry
 from ..plugins.coscheduling import POD_GROUP_LABEL
 from ..sim.results import SimResult
-from ..whatif._drain_rules import NO_PLACE_TO_MOVE_PODS
+from ..whatif._drain_rules import NO_PLACE_TO_MOVE_PODS, is_daemon, is_mirror
 from ._bounds import plan_lower_bound
 from ._context import Context, outcome, run_cluster
 from ._gangs import gangs_of
@@ -716,7 +716,10 @@ def _scale_down(ctx: Context, threshold: float, protected: frozenset[str] = froz
             if moves2 != moves:
                 problems.append("a second simulation of the removal placed pods differently")
         gone = set(removed)
-        stranded = sorted(k for k, n in (placed or {}).items() if n in gone and k not in moves)
+        # (a DaemonSet or mirror pod placed on a removed node goes with it, as the node's own do)
+        with_node = {p.key for p in ctx.bound if p.node_name in gone and (is_daemon(p) or is_mirror(p))}
+        stranded = sorted(k for k, n in (placed or {}).items()
+                          if n in gone and k not in moves and k not in with_node)
         if stranded:
             problems.append(f"{len(stranded)} pending pod(s) placed on a removed node find no other "
                             f"(e.g. {stranded[0]})")
