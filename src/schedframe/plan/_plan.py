@@ -703,7 +703,8 @@ def _scale_down(ctx: Context, threshold: float, protected: frozenset[str] = froz
                                  f"kept: with all {len(removed)} removable nodes gone at once, "
                                  f"{len(left)} moved pod(s) stayed pending in the simulation")
         kept += len(back)
-        removed = [name for name in removed if name not in set(back)]
+        kept_now = set(back)
+        removed = [name for name in removed if name not in kept_now]
         nodes, stay, movers = removal_outcome(ctx, removed)
     if left:
         problems.append(f"{len(left)} moved pod(s) stay pending in the simulation without the "
