@@ -1029,3 +1029,35 @@ def test_backoff_arguments_are_checked(kw: dict[str, Any], error: type[Exception
     """NaN, infinite, negative or non-numeric backoffs: a SchedframeError naming the argument."""
     with pytest.raises(error, match=f"SchedulingQueue: {next(iter(kw))}"):
         new_queue(**kw)
+
+
+def test_nominator_in_flight_reads_members_as_bare_pods() -> None:
+    """While pods are in flight (a PodGroup cycle's members, out of the queue), their
+    nominations read as upstream reads a pod in no queue: name, namespace and uid (and the
+    scheduling group when asked), no priority and no requests; nominations made meanwhile too;
+    afterwards the pods' own PodInfos are back."""
+    nom = PodNominator()
+    a = make_pod("a").priority(1000).req(cpu="1").obj().evolve(scheduling_group="g")
+    b = make_pod("b").priority(1000).req(cpu="1").obj()
+    other = make_pod("o").priority(1000).obj()
+    nom.add(PodInfo.of(a), NominatingInfo("n1"))
+    nom.add(PodInfo.of(other), NominatingInfo("n1"))
+    before = nom._nominated_tuple("n1")
+    with nom.in_flight([a, b], with_group=True):
+        got = {pi.pod.name: pi.pod for pi in nom.nominated_pods_for_node("n1")}
+        assert got["o"] is other
+        stub = got["a"]
+        assert (stub.uid, stub.namespace, stub.scheduling_group) == (a.uid, a.namespace, "g")
+        assert (stub.effective_priority, stub.requests.milli_cpu) == (0, 0)
+        assert nom._nominated_tuple("n1") is not before  # memos keyed on it see the change
+        nom.add(PodInfo.of(b), NominatingInfo("n2"))
+        (late,) = nom.nominated_pods_for_node("n2")
+        assert late.pod is not b
+        assert late.pod.effective_priority == 0
+    assert [pi.pod for pi in nom.nominated_pods_for_node("n1")] == [a, other]
+    assert [pi.pod for pi in nom.nominated_pods_for_node("n2")] == [b]
+    with nom.in_flight([a]):
+        (stub_a,) = [pi.pod for pi in nom.nominated_pods_for_node("n1") if pi.pod.uid == a.uid]
+        assert stub_a.scheduling_group is None  # 1.36's nominator keeps no group
+        nom.delete(a)
+    assert [pi.pod for pi in nom.nominated_pods_for_node("n1")] == [other]

@@ -9,7 +9,8 @@ implements the :class:`~schedframe.framework.Nominator` protocol the framework r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, final
 
 from ..api.objects import Pod
@@ -39,7 +40,7 @@ class PodNominator:
     """
 
     __module__ = "schedframe"
-    __slots__ = ("_by_node", "_lock", "_lookup", "_node_of")
+    __slots__ = ("_by_node", "_in_flight", "_lock", "_lookup", "_node_of")
 
     def __init__(self, pod_lookup: PodLookup | None = None) -> None:
         self._lookup = pod_lookup
@@ -47,6 +48,8 @@ class PodNominator:
         #: on every change, so an unchanged node hands out the very same object
         self._by_node: dict[str, tuple[PodInfo, ...]] = {}
         self._node_of: dict[str, str] = {}
+        #: uid -> (the stub handed out, the pod's own PodInfo) of the pods in flight
+        self._in_flight: dict[str, tuple[PodInfo, PodInfo]] = {}
         self._lock = threading.RLock()
 
     # -- queries ------------------------------------------------------------------------------
@@ -97,6 +100,9 @@ class PodNominator:
             live = self._lookup(pod)
             if live is None or live.node_name:
                 return
+        if self._in_flight and (flying := self._in_flight.get(pod.uid)) is not None:
+            self._in_flight[pod.uid] = (flying[0], pod_info)
+            pod_info = flying[0]
         self._node_of[pod.uid] = node_name
         self._by_node[node_name] = (*self._by_node.get(node_name, ()), pod_info)
 
@@ -135,6 +141,40 @@ class PodNominator:
             self._by_node[node] = rest
         else:
             del self._by_node[node]
+
+    @contextmanager
+    def in_flight(self, pods: Sequence[Pod], *, with_group: bool = False) -> Iterator[None]:
+        """While the block runs, *pods* are out of the queue (popped together for a PodGroup
+        cycle), and their nominations read as upstream reads the nomination of a pod in no
+        queue: a bare pod of its name, namespace and uid (and, with *with_group*, its
+        ``schedulingGroup``, as 1.37's nominator keeps it) -- no priority, no requests. So a
+        fellow member's nomination does not hold room against a pod of positive priority, and
+        preemption counts it among the lower-priority nominated pods (upstream
+        ``nominatedPodToInfo``). Nominations added meanwhile are kept as such stubs too; on
+        leaving, every nomination of these pods holds the pod's own PodInfo again."""
+        with self._lock:
+            for pod in pods:
+                stub = PodInfo(Pod(name=pod.name, namespace=pod.namespace, uid=pod.uid,
+                                   scheduling_group=pod.scheduling_group if with_group else None))
+                node = self._node_of.get(pod.uid)
+                own = (PodInfo.of(pod) if node is None
+                       else next(i for i in self._by_node[node] if i.pod.uid == pod.uid))
+                self._in_flight[pod.uid] = (stub, own)
+                if node is not None:
+                    self._swap(node, pod.uid, stub)
+        try:
+            yield
+        finally:
+            with self._lock:
+                for pod in pods:
+                    flying = self._in_flight.pop(pod.uid, None)
+                    node = self._node_of.get(pod.uid)
+                    if flying is not None and node is not None:
+                        self._swap(node, pod.uid, flying[1])
+
+    def _swap(self, node: str, uid: str, info: PodInfo) -> None:
+        """Replace the PodInfo of pod *uid* among *node*'s nominations by *info*."""
+        self._by_node[node] = tuple(info if i.pod.uid == uid else i for i in self._by_node[node])
 
     def __repr__(self) -> str:
         return f"PodNominator({ {n: [p.pod.key for p in ps] for n, ps in self._by_node.items()} !r})"

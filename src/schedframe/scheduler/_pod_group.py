@@ -179,12 +179,16 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         kept.sort(key=lambda m: (-(m.pod.priority or 0), m.initial_attempt_timestamp or 0.0,
                                  order.get(m.pod.uid, 0)))
         tr = self._tracing
-        if tr is None:
-            self._pod_group_cycle(fwk, kept)
-        else:
-            with tr.cycle(POD_GROUP_CYCLE, pod, fwk.profile_name,
-                          **{ATTR_POD_GROUP: pod.scheduling_group or "", ATTR_POD_GROUP_MEMBERS: len(kept)}):
+        # the members are out of the queue for the cycle: their nominations read as upstream's
+        # nominator reads those of pods in no queue
+        flying = self.nominator.in_flight([m.pod for m in kept], with_group=release_of(fwk).minor >= (1, 37))
+        with flying:
+            if tr is None:
                 self._pod_group_cycle(fwk, kept)
+            else:
+                attributes = {ATTR_POD_GROUP: pod.scheduling_group or "", ATTR_POD_GROUP_MEMBERS: len(kept)}
+                with tr.cycle(POD_GROUP_CYCLE, pod, fwk.profile_name, **attributes):
+                    self._pod_group_cycle(fwk, kept)
         return True
 
     def _invalid_group_137(self, pod: Pod, kept: Sequence[QueuedPodInfo]) -> str | None:
