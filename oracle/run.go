@@ -376,8 +376,11 @@ type runner struct {
 	startBase int
 	// what the storage controllers and the scheduler wrote during the current attempt
 	storage []runtime.Object
-	// every pending pod created (pod key ->)
-	created map[string]*v1.Pod
+	// every pending pod created (pod key ->), and its place in the creation order
+	created    map[string]*v1.Pod
+	createdSeq map[string]int
+	// the pods whose algorithm ran in the current attempt
+	tried map[string]bool
 	// PodGroup (or CompositePodGroup) resource -> namespace/name -> the resourceVersion of the
 	// scheduler's last write to it
 	podGroupWrites map[schema.GroupVersionResource]map[string]string
@@ -417,7 +420,7 @@ func runCaseFile(path string) (*runOutput, error) {
 	client := fake.NewSimpleClientset()
 	r := &runner{
 		ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}, startTimes: map[string]string{},
-		attempts: map[string]int{}, created: map[string]*v1.Pod{}, podGroupWrites: map[schema.GroupVersionResource]map[string]string{},
+		attempts: map[string]int{}, created: map[string]*v1.Pod{}, createdSeq: map[string]int{}, podGroupWrites: map[schema.GroupVersionResource]map[string]string{},
 	}
 	r.podGroupParents, r.compositeParents = groupParents(c.objects)
 	for _, obj := range c.objects {
@@ -653,6 +656,7 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 		return
 	}
 	rec := r.recordFor(pod)
+	r.tried[podKey(pod)] = true
 	rec.Profile = fw.ProfileName()
 	dst, warnings := &rec.algorithmRecord, &rec.Warnings
 	if placement != nil {
@@ -821,6 +825,37 @@ func (r *runner) ancestry(podGroup string) []string {
 		parent = r.compositeParents[parent]
 	}
 	return chain
+}
+
+// orderCompositeCycle puts the records of a composite cycle in a deterministic order (r.mu held):
+// the pods the cycle tried, in the order tried, then the others (the failure handling of a
+// composite reaches its PodGroups in a map's order) by PodGroup, then in the order created.
+// Other cycles keep the order the scheduler reached their pods in.
+func (r *runner) orderCompositeCycle() {
+	composite := false
+	for _, key := range r.order {
+		composite = composite || r.podGroupParents[r.recs[key].PodGroup] != ""
+	}
+	if !composite {
+		return
+	}
+	position := map[string]int{}
+	for i, key := range r.order {
+		position[key] = i
+	}
+	sort.SliceStable(r.order, func(i, j int) bool {
+		a, b := r.order[i], r.order[j]
+		if r.tried[a] != r.tried[b] {
+			return r.tried[a]
+		}
+		if r.tried[a] {
+			return position[a] < position[b]
+		}
+		if ga, gb := r.recs[a].PodGroup, r.recs[b].PodGroup; ga != gb {
+			return ga < gb
+		}
+		return r.createdSeq[a] < r.createdSeq[b]
+	})
 }
 
 // chooseCompositeTrial fills the record of a pod of a composite cycle (r.mu held): from the root
@@ -1047,6 +1082,7 @@ func (r *runner) schedule(pod *v1.Pod) ([]cycleRecord, error) {
 		return nil, fmt.Errorf("creating pod %s: %w", podKey(pod), err)
 	}
 	r.created[podKey(pod)] = pod
+	r.createdSeq[podKey(pod)] = len(r.createdSeq)
 	if err := r.waitQueued(pod); err != nil {
 		return nil, err
 	}
@@ -1139,7 +1175,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	r.startBase = r.started
 	r.recs, r.order, r.recPods, r.failedPods = map[string]*cycleRecord{}, nil, map[string]*v1.Pod{}, map[string]bool{}
 	r.placements, r.trials, r.placementScores = nil, map[string]map[string]*placementTrial{}, nil
-	r.evaluations, r.evaluationsDone = nil, false
+	r.evaluations, r.evaluationsDone, r.tried = nil, false, map[string]bool{}
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -1149,6 +1185,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	r.built.sched.ScheduleOne(r.ctx)
 	r.mu.Lock()
 	r.nextStartAfter = nextStartNodeIndex(r.built.sched)
+	r.orderCompositeCycle()
 	order := append([]string(nil), r.order...)
 	r.mu.Unlock()
 	if len(order) == 0 {
