@@ -11,7 +11,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
@@ -103,7 +105,7 @@ func gateDependencies() map[featuregate.Feature][]featuregate.Feature {
 // cycle (TopologyAwareWorkloadScheduling's findBestPlacement) to observe.
 type placementScoring struct {
 	framework.Framework
-	observe func([]placementScore)
+	observe func(string, []placementScore)
 }
 
 func (f placementScoring) RunPlacementScorePlugins(ctx context.Context, state fwk.PodGroupCycleState, pgi fwk.PodGroupInfo, assignments []*fwk.PodGroupAssignments) ([]fwk.PlacementPluginScores, *fwk.Status) {
@@ -115,19 +117,31 @@ func (f placementScoring) RunPlacementScorePlugins(ctx context.Context, state fw
 				out = append(out, placementScore{nodes: ps.Placement.Nodes, total: ps.TotalScore})
 			}
 		}
-		f.observe(out)
+		f.observe(pgi.GetNamespace()+"/"+pgi.GetName(), out)
 	}
 	return scores, st
 }
 
-// wrapPlacementScoring has every profile's framework show its placement scores to observe, with
-// TopologyAwareWorkloadScheduling on (else no cycle scores placements, and the frameworks are
-// left as they are).
-func wrapPlacementScoring(s *scheduler.Scheduler, observe func([]placementScore)) {
+// wrapPlacementScoring has every profile's framework show its placement scores (by group,
+// namespace/name) to observe, with TopologyAwareWorkloadScheduling on (else no cycle scores
+// placements, and the frameworks are left as they are). generated is not called: composites
+// (whose placements the oracle follows through it) come at 1.37.
+func wrapPlacementScoring(s *scheduler.Scheduler, observe func(string, []placementScore), generated func(string, bool, []nodeInfoT, [][]nodeInfoT)) {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.TopologyAwareWorkloadScheduling) {
 		return
 	}
 	for name, fw := range s.Profiles {
 		s.Profiles[name] = placementScoring{Framework: fw, observe: observe}
 	}
+}
+
+// compositeKinds: no CompositePodGroup before 1.37.
+func compositeKinds() map[string]schedulingKind { return nil }
+
+func compositeStatusResources() []groupStatusResource { return nil }
+
+// validateDeclaratively: at 1.36 a scheduling.k8s.io strategy's Validate runs the declarative
+// validation itself.
+func validateDeclaratively(_ context.Context, _ createStrategy, _ runtime.Object, errs field.ErrorList) field.ErrorList {
+	return errs
 }

@@ -11,7 +11,11 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
@@ -109,7 +113,24 @@ func gateDependencies() map[featuregate.Feature][]featuregate.Feature {
 // cycle (TopologyAwareWorkloadScheduling's findBestPlacement) to observe.
 type placementScoring struct {
 	framework.Framework
-	observe func([]placementScore)
+	observe   func(string, []placementScore)
+	generated func(group string, composite bool, parent []nodeInfoT, placements [][]nodeInfoT)
+}
+
+// RunPlacementGeneratePlugins shows the placements generated for each group of a cycle (its
+// namespace/name, whether it is a CompositePodGroup, the nodes of the parent placement they were
+// made from, and the placements in the order the cycle tries them) to generated; a failed
+// generation (no placement) as none.
+func (f placementScoring) RunPlacementGeneratePlugins(ctx context.Context, state fwk.PodGroupCycleState, pgi fwk.PodGroupInfo, nodes []fwk.NodeInfo) ([]*fwk.Placement, *fwk.Status) {
+	placements, st := f.Framework.RunPlacementGeneratePlugins(ctx, state, pgi, nodes)
+	out := make([][]nodeInfoT, 0, len(placements))
+	if st.IsSuccess() {
+		for _, p := range placements {
+			out = append(out, p.Nodes)
+		}
+	}
+	f.generated(pgi.GetNamespace()+"/"+pgi.GetName(), pgi.GetCompositePodGroup() != nil, nodes, out)
+	return placements, st
 }
 
 func (f placementScoring) RunPlacementScorePlugins(ctx context.Context, state fwk.PodGroupCycleState, pgi fwk.PodGroupInfo, assignments []*fwk.PodGroupAssignments, states []fwk.PlacementCycleState) ([]fwk.PlacementPluginScores, *fwk.Status) {
@@ -121,19 +142,30 @@ func (f placementScoring) RunPlacementScorePlugins(ctx context.Context, state fw
 				out = append(out, placementScore{nodes: ps.Placement.Nodes, total: ps.TotalScore})
 			}
 		}
-		f.observe(out)
+		f.observe(pgi.GetNamespace()+"/"+pgi.GetName(), out)
 	}
 	return scores, st
 }
 
-// wrapPlacementScoring has every profile's framework show its placement scores to observe, with
+// wrapPlacementScoring has every profile's framework show its placement scores (by group,
+// namespace/name) to observe and the placements it generates to generated, with
 // TopologyAwareWorkloadScheduling on (else no cycle scores placements, and the frameworks are
 // left as they are).
-func wrapPlacementScoring(s *scheduler.Scheduler, observe func([]placementScore)) {
+func wrapPlacementScoring(s *scheduler.Scheduler, observe func(string, []placementScore), generated func(string, bool, []nodeInfoT, [][]nodeInfoT)) {
 	if !utilfeature.DefaultFeatureGate.Enabled(features.TopologyAwareWorkloadScheduling) {
 		return
 	}
 	for name, fw := range s.Profiles {
-		s.Profiles[name] = placementScoring{Framework: fw, observe: observe}
+		s.Profiles[name] = placementScoring{Framework: fw, observe: observe, generated: generated}
 	}
+}
+
+// validateDeclaratively adds the declarative validation of a scheduling.k8s.io object on create
+// to its handwritten errs, as the registry's BeforeCreate runs it at 1.37 (a CompositePodGroup's
+// spec has no other validation).
+func validateDeclaratively(ctx context.Context, strategy createStrategy, obj runtime.Object, errs field.ErrorList) field.ErrorList {
+	if dv, ok := strategy.(rest.DeclarativeValidationStrategy); ok {
+		errs = dv.ValidateDeclaratively(ctx, obj, nil, errs, operation.Create, dv.DeclarativeValidationConfig(ctx, obj, nil))
+	}
+	return errs
 }

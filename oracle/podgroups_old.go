@@ -18,9 +18,12 @@ func podGroupCondition(*fake.Clientset, string, string) *groupCondition { return
 
 func podGroupOf(*v1.Pod) string { return "" }
 
+func groupParents([]runtime.Object) (map[string]string, map[string]string) { return nil, nil }
+
 func (r *runner) installPodGroupReactors() {}
 
 func (r *runner) waitPodGroupWritesSeen() error { return nil }
 
 // wrapPlacementScoring: no placements before 1.36.
-func wrapPlacementScoring(*scheduler.Scheduler, func([]placementScore)) {}
+func wrapPlacementScoring(*scheduler.Scheduler, func(string, []placementScore), func(string, bool, []nodeInfoT, [][]nodeInfoT)) {
+}

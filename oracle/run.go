@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
@@ -116,6 +117,12 @@ type cycleRecord struct {
 	// the scheduler's round-robin start after the cycle with placements (its last trial's next
 	// start, not necessarily that of the record's trial): where the next cycle starts
 	CycleNextStartIndex *int `json:"cycleNextStartIndex,omitempty"`
+	// a pod of a PodGroup in a CompositePodGroup (1.37), placed in a cycle of the root of its
+	// composites: those composites, from the root down to the PodGroup's parent, each with the
+	// placements it tried and the one chosen (see compositeRecord). Placements, Placement and
+	// PlacementScores are then the PodGroup's own: its placements tried inside the placement its
+	// parent chose (not every placement of the cycle), and the one chosen there.
+	Composites []compositeRecord `json:"composites,omitempty"`
 	// the condition the cycle left on the pod's PodGroup (PodGroupScheduled at 1.36,
 	// PodGroupInitiallyScheduled at 1.37)
 	PodGroupCondition *groupCondition `json:"podGroupCondition,omitempty"`
@@ -129,6 +136,30 @@ type cycleRecord struct {
 	// the pod's algorithm ran already in this attempt (without placements): a PodGroupPostFilter
 	// simulation runs it again, and the results upstream reports are those of the first run
 	algorithmDone bool
+}
+
+// compositeRecord is one CompositePodGroup of a composite cycle, as a pod's record shows it: the
+// placements of its evaluation inside the placement its parent chose (the root: the only one,
+// over every node), in the order tried, each as its sorted node names; the placement chosen (the
+// one holding the nodes the pods below it were bound to or nominated; else, nothing placed below
+// it, the first tried, whose results upstream reports when no placement is feasible); each
+// placement's total score, in the order of Placements, null for one not scored, omitted when
+// none was (upstream scores the feasible placements when there are two or more).
+type compositeRecord struct {
+	Name            string     `json:"name"`
+	Placement       []string   `json:"placement,omitempty"`
+	Placements      [][]string `json:"placements,omitempty"`
+	PlacementScores []*int64   `json:"placementScores,omitempty"`
+}
+
+// groupEvaluation is one evaluation of a group (a CompositePodGroup, or a PodGroup in one) in a
+// composite cycle: the placements generated for it inside its parent's placement, and their
+// scores.
+type groupEvaluation struct {
+	group      string
+	parent     string // the parent placement's key
+	placements []triedPlacement
+	scores     map[string]int64 // placement key -> total; nil: none scored
 }
 
 // algorithmRecord is what one run of the scheduling algorithm for a pod found: a pod's cycle,
@@ -329,6 +360,13 @@ type runner struct {
 	trials     map[string]map[string]*placementTrial
 	// placement key -> its total score, from the cycle's placement scoring
 	placementScores map[string]int64
+	// the case's group tree (1.37): PodGroup -> its parent CompositePodGroup, CompositePodGroup
+	// -> its parent (namespace/name; a root is not listed)
+	podGroupParents, compositeParents map[string]string
+	// a composite cycle: the evaluations of its groups in order; done once its root is evaluated
+	// a second time (a PodGroupPostFilter's simulation, whose results upstream does not report)
+	evaluations     []*groupEvaluation
+	evaluationsDone bool
 	// the scheduler's round-robin start once the current attempt's cycle returned
 	nextStartAfter int
 	// pod key -> attempts recorded; ScheduleOne calls made
@@ -338,10 +376,14 @@ type runner struct {
 	startBase int
 	// what the storage controllers and the scheduler wrote during the current attempt
 	storage []runtime.Object
-	// every pending pod created (pod key ->)
-	created map[string]*v1.Pod
-	// PodGroup (namespace/name) -> the resourceVersion of the scheduler's last write to it
-	podGroupWrites map[string]string
+	// every pending pod created (pod key ->), and its place in the creation order
+	created    map[string]*v1.Pod
+	createdSeq map[string]int
+	// the pods whose algorithm ran in the current attempt
+	tried map[string]bool
+	// PodGroup (or CompositePodGroup) resource -> namespace/name -> the resourceVersion of the
+	// scheduler's last write to it
+	podGroupWrites map[schema.GroupVersionResource]map[string]string
 	bound          map[string]string // pod key -> node, from the binding subresource
 	victims        []*v1.Pod
 	rv             int64
@@ -378,8 +420,9 @@ func runCaseFile(path string) (*runOutput, error) {
 	client := fake.NewSimpleClientset()
 	r := &runner{
 		ctx: ctx, client: client, cfg: cfg, bound: map[string]string{}, startTimes: map[string]string{},
-		attempts: map[string]int{}, created: map[string]*v1.Pod{}, podGroupWrites: map[string]string{},
+		attempts: map[string]int{}, created: map[string]*v1.Pod{}, createdSeq: map[string]int{}, podGroupWrites: map[schema.GroupVersionResource]map[string]string{},
 	}
+	r.podGroupParents, r.compositeParents = groupParents(c.objects)
 	for _, obj := range c.objects {
 		if m, err := meta.Accessor(obj); err == nil {
 			m.SetResourceVersion(r.nextResourceVersion())
@@ -501,16 +544,44 @@ func (r *runner) hook() {
 		func(fw framework.Framework, pod *v1.Pod, result scheduler.ScheduleResult, err error, state cycleStateT) {
 			r.recordAlgorithm(fw, pod, state, start, nextStartNodeIndex(s), result, err)
 		})
-	wrapPlacementScoring(s, func(scores []placementScore) {
+	wrapPlacementScoring(s, func(group string, scores []placementScore) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if !r.collecting || r.placementScores != nil {
+		if !r.collecting {
+			return
+		}
+		if ev := r.lastEvaluation(group); ev != nil && ev.scores == nil && !r.evaluationsDone {
+			ev.scores = map[string]int64{}
+			for _, ps := range scores {
+				ev.scores[placementKey(ps.nodes)] = ps.total
+			}
+		}
+		if r.placementScores != nil {
 			return // the cycle's own scoring came first (a PodGroupPostFilter's simulation may score again)
 		}
 		r.placementScores = map[string]int64{}
 		for _, ps := range scores {
 			r.placementScores[placementKey(ps.nodes)] = ps.total
 		}
+	}, func(group string, composite bool, parent []nodeInfoT, placements [][]nodeInfoT) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if !r.collecting || r.evaluationsDone {
+			return
+		}
+		if composite {
+			if _, child := r.compositeParents[group]; !child && r.lastEvaluation(group) != nil {
+				r.evaluationsDone = true // the root again: a simulation
+				return
+			}
+		} else if r.podGroupParents[group] == "" {
+			return // a PodGroup cycle of its own: its placements are noted by its pods' trials
+		}
+		ev := &groupEvaluation{group: group, parent: placementKey(parent)}
+		for _, p := range placements {
+			ev.placements = append(ev.placements, triedPlacement{key: placementKey(p), nodes: sortedNodeNames(p)})
+		}
+		r.evaluations = append(r.evaluations, ev)
 	})
 	wrapFailureHandler(s, func(pod *v1.Pod, st statusT, nominated string) {
 		r.mu.Lock()
@@ -585,6 +656,7 @@ func (r *runner) recordAlgorithm(fw framework.Framework, pod *v1.Pod, cycle cycl
 		return
 	}
 	rec := r.recordFor(pod)
+	r.tried[podKey(pod)] = true
 	rec.Profile = fw.ProfileName()
 	dst, warnings := &rec.algorithmRecord, &rec.Warnings
 	if placement != nil {
@@ -712,6 +784,11 @@ func (r *runner) choosePlacementTrial(key string, rec *cycleRecord) {
 		}
 	}
 	rec.Placement = chosen.nodes
+	r.useTrial(key, rec, chosen)
+}
+
+// useTrial makes the pod's record that of its trial in the chosen placement (r.mu held).
+func (r *runner) useTrial(key string, rec *cycleRecord, chosen *triedPlacement) {
 	trial := r.trials[key][chosen.key]
 	if trial == nil {
 		return // not tried there (the placement's trial stopped before it)
@@ -726,6 +803,126 @@ func (r *runner) choosePlacementTrial(key string, rec *cycleRecord) {
 	if rec.Node != "" && trial.suggested != rec.Node {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("placements: bound to %s, its trial in the placement chose %q", rec.Node, trial.suggested))
 	}
+}
+
+// lastEvaluation is the group's latest evaluation in the current composite cycle (nil: none;
+// r.mu held).
+func (r *runner) lastEvaluation(group string) *groupEvaluation {
+	for i := len(r.evaluations) - 1; i >= 0; i-- {
+		if r.evaluations[i].group == group {
+			return r.evaluations[i]
+		}
+	}
+	return nil
+}
+
+// ancestry is the PodGroup's composites from the root down, then the PodGroup itself.
+func (r *runner) ancestry(podGroup string) []string {
+	chain := []string{podGroup}
+	parent := r.podGroupParents[podGroup]
+	for parent != "" && len(chain) <= 8 {
+		chain = append([]string{parent}, chain...)
+		parent = r.compositeParents[parent]
+	}
+	return chain
+}
+
+// orderCompositeCycle puts the records of a composite cycle in a deterministic order (r.mu held):
+// the pods the cycle tried, in the order tried, then the others (the failure handling of a
+// composite reaches its PodGroups in a map's order) by PodGroup, then in the order created.
+// Other cycles keep the order the scheduler reached their pods in.
+func (r *runner) orderCompositeCycle() {
+	composite := false
+	for _, key := range r.order {
+		composite = composite || r.podGroupParents[r.recs[key].PodGroup] != ""
+	}
+	if !composite {
+		return
+	}
+	position := map[string]int{}
+	for i, key := range r.order {
+		position[key] = i
+	}
+	sort.SliceStable(r.order, func(i, j int) bool {
+		a, b := r.order[i], r.order[j]
+		if r.tried[a] != r.tried[b] {
+			return r.tried[a]
+		}
+		if r.tried[a] {
+			return position[a] < position[b]
+		}
+		if ga, gb := r.recs[a].PodGroup, r.recs[b].PodGroup; ga != gb {
+			return ga < gb
+		}
+		return r.createdSeq[a] < r.createdSeq[b]
+	})
+}
+
+// chooseCompositeTrial fills the record of a pod of a composite cycle (r.mu held): from the root
+// down, each group's evaluation inside the placement its parent chose, and there the placement
+// it chose (the one holding the nodes its pods, of the group or below it, were bound to or
+// nominated; else the first tried); the pod's own PodGroup's placements as the record's, and its
+// trial in the placement chosen as the record's algorithm fields. A group not evaluated inside
+// its parent's placement (its parent's evaluation stopped before it) ends the walk.
+func (r *runner) chooseCompositeTrial(key string, rec *cycleRecord) {
+	next := r.nextStartAfter
+	rec.CycleNextStartIndex = &next
+	chain := r.ancestry(rec.PodGroup)
+	parentKey := ""
+	for depth, group := range chain {
+		var ev *groupEvaluation
+		for _, e := range r.evaluations {
+			if e.group == group && (depth == 0 || e.parent == parentKey) {
+				ev = e
+				break
+			}
+		}
+		if ev == nil || len(ev.placements) == 0 {
+			return
+		}
+		placements := make([][]string, len(ev.placements))
+		var scores []*int64
+		if ev.scores != nil {
+			scores = make([]*int64, len(ev.placements))
+		}
+		for i, p := range ev.placements {
+			placements[i] = p.nodes
+			if total, ok := ev.scores[p.key]; ok {
+				scores[i] = &total
+			}
+		}
+		chosen := r.placementOfGroup(group, ev)
+		if chosen == nil {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("placements: the pods of %s were placed in none of its placements", group))
+			return
+		}
+		if depth < len(chain)-1 {
+			rec.Composites = append(rec.Composites, compositeRecord{Name: group, Placement: chosen.nodes, Placements: placements, PlacementScores: scores})
+		} else {
+			rec.Placements, rec.Placement, rec.PlacementScores = placements, chosen.nodes, scores
+			r.useTrial(key, rec, chosen)
+		}
+		parentKey = chosen.key
+	}
+}
+
+// placementOfGroup is the placement of the evaluation holding the nodes the cycle's pods of the
+// group (or below it) were bound to or nominated, else the first tried; nil when a node is in
+// none (r.mu held).
+func (r *runner) placementOfGroup(group string, ev *groupEvaluation) *triedPlacement {
+	for _, other := range r.recs {
+		node := cmp.Or(other.Node, other.NominatedNode)
+		if node == "" || other.PodGroup == "" || !slices.Contains(r.ancestry(other.PodGroup), group) {
+			continue
+		}
+		for i := range ev.placements {
+			if _, found := slices.BinarySearch(ev.placements[i].nodes, node); found {
+				return &ev.placements[i]
+			}
+		}
+		return nil
+	}
+	return &ev.placements[0]
 }
 
 // runAlgorithm fills dst with the filter and score phases over nodes (the snapshot's, or the
@@ -885,6 +1082,7 @@ func (r *runner) schedule(pod *v1.Pod) ([]cycleRecord, error) {
 		return nil, fmt.Errorf("creating pod %s: %w", podKey(pod), err)
 	}
 	r.created[podKey(pod)] = pod
+	r.createdSeq[podKey(pod)] = len(r.createdSeq)
 	if err := r.waitQueued(pod); err != nil {
 		return nil, err
 	}
@@ -977,6 +1175,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	r.startBase = r.started
 	r.recs, r.order, r.recPods, r.failedPods = map[string]*cycleRecord{}, nil, map[string]*v1.Pod{}, map[string]bool{}
 	r.placements, r.trials, r.placementScores = nil, map[string]map[string]*placementTrial{}, nil
+	r.evaluations, r.evaluationsDone, r.tried = nil, false, map[string]bool{}
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -986,6 +1185,7 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 	r.built.sched.ScheduleOne(r.ctx)
 	r.mu.Lock()
 	r.nextStartAfter = nextStartNodeIndex(r.built.sched)
+	r.orderCompositeCycle()
 	order := append([]string(nil), r.order...)
 	r.mu.Unlock()
 	if len(order) == 0 {
@@ -1055,7 +1255,11 @@ func (r *runner) attempt(pod *v1.Pod) ([]cycleRecord, []*v1.Pod, error) {
 		if i == 0 {
 			rec.Storage = r.storage
 		}
-		r.choosePlacementTrial(key, rec)
+		if r.podGroupParents[rec.PodGroup] != "" && len(r.evaluations) > 0 {
+			r.chooseCompositeTrial(key, rec)
+		} else {
+			r.choosePlacementTrial(key, rec)
+		}
 		if rec.PodGroup != "" {
 			if _, ok := conditions[rec.PodGroup]; !ok {
 				ns, name, _ := strings.Cut(rec.PodGroup, "/")

@@ -13,7 +13,11 @@ alone, so a failing case is named by its seed (``scripts/oracle gen --seed N``).
 ``"preemption"``, ``"volumes"``, ``"config"``, ``"large"``) or mixes them (``"mixed"``).
 ``"podgroups"`` (1.36 on, :func:`families`) is workload-aware scheduling: Workloads, their
 PodGroups (gang or basic policy) and member pods, with the gates it needs in the List's
-``oracle.schedframe.io/feature-gates`` annotation.
+``oracle.schedframe.io/feature-gates`` annotation. ``"composites"`` (1.37 on) is the same with
+CompositePodGroups: Workloads of ``compositePodGroupTemplates``, their CompositePodGroups (one or
+two levels, gang ``minGroupCount`` or basic, topology constraints on zone or rack) over leaf
+PodGroups, in a cluster of zones and racks; it is left out of :func:`rotation` (the families a
+suite or the differential test draws by turns) until schedframe schedules composites.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["FAMILIES", "families", "generate"]
+__all__ = ["FAMILIES", "families", "generate", "rotation"]
 
 ZONES: Final = ("zone-a", "zone-b", "zone-c")
 APPS: Final = ("web", "db", "cache", "batch")
@@ -45,18 +49,29 @@ FAMILIES: Final = (
     "config",
     "large",
     "podgroups",
+    "composites",
 )
 
 #: the first minor of each family that is not for every release
-_FAMILY_SINCE: Final = {"podgroups": 36}
+_FAMILY_SINCE: Final = {"podgroups": 36, "composites": 37}
+
+#: the families :func:`rotation` leaves out: those schedframe does not decide yet (composites:
+#: their cases are for the oracle alone, ``scripts/oracle suite --family composites``)
+_NOT_IN_ROTATION: Final = ("composites",)
 
 #: a case's List annotation: the feature gates it runs with (the oracle and schedframe alike)
 GATES_ANNOTATION: Final = "oracle.schedframe.io/feature-gates"
 
 
 def families(release: str) -> tuple[str, ...]:
-    """The families *release* has cases of (``podgroups`` from 1.36)."""
+    """The families *release* has cases of (``podgroups`` from 1.36, ``composites`` from 1.37)."""
     return tuple(f for f in FAMILIES if _minor(release) >= _FAMILY_SINCE.get(f, 0))
+
+
+def rotation(release: str) -> tuple[str, ...]:
+    """The families a suite of *release* draws by turns (case k of family ``rotation[k % n]``):
+    :func:`families` but those schedframe does not decide yet."""
+    return tuple(f for f in families(release) if f not in _NOT_IN_ROTATION)
 
 
 def _minor(release: str) -> int:
@@ -1269,6 +1284,152 @@ class _PodGroups:
         return {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": items}
 
 
+class _Composites:
+    """CompositePodGroups (1.37, ``scheduling.k8s.io/v1alpha3``; gates GenericWorkload,
+    TopologyAwareWorkloadScheduling and CompositePodGroup): a cluster of two or three zones of
+    one or two racks of one to three nodes (2-8 CPUs each; now and then a node in no rack), and
+    one or two Workloads (v1beta1) of one ``compositePodGroupTemplates`` tree each: a root
+    composite over two or three children, leaf PodGroups or, in about 40% of the trees, child
+    composites over one or two leaves each (two levels). A composite has a gang policy
+    (``minGroupCount`` up to its children; now and then more than its children can make, or
+    than fit) or the basic one, and now and then a topology constraint: the root on the zone,
+    a child composite or a leaf on the rack. The runtime CompositePodGroups and PodGroups follow
+    the templates (``parentCompositePodGroupName`` naming the parent), and the member pods of the
+    leaves come among a few single pods, in a shuffled order: some trees fit, some fit only in one
+    zone or rack, some cannot reach their minGroupCount (too-big leaves, a gang never complete)."""
+
+    ZONE: Final = "topology.kubernetes.io/zone"
+    RACK: Final = _PodGroups.RACK
+    GATES: Final = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"
+
+    def __init__(self, g: _Gen) -> None:
+        self.g = g
+        self.r = g.r
+        self.pg = _PodGroups(g)
+        self.composites: list[dict[str, Any]] = []
+        self.groups: list[dict[str, Any]] = []
+        self.pending: list[list[dict[str, Any]]] = []
+
+    def nodes(self) -> list[dict[str, Any]]:
+        r = self.r
+        out: list[dict[str, Any]] = []
+        for z in range(r.randint(2, 3)):
+            zone = ZONES[z]
+            for k in range(r.randint(1, 2)):
+                for _ in range(r.randint(1, 3)):
+                    node = self.g.node(len(out))
+                    labels = node["metadata"]["labels"]
+                    labels[self.ZONE] = zone
+                    labels["topology.kubernetes.io/region"] = "region-1"
+                    labels[self.RACK] = f"rack-{zone[-1]}{k}"
+                    cpu = str(r.choice((2, 4, 4, 8)))
+                    for key in ("capacity", "allocatable"):
+                        node["status"][key].update({"cpu": cpu, "memory": "16Gi", "pods": "110"})
+                    out.append(node)
+        if r.random() < 0.15:
+            del r.choice(out)["metadata"]["labels"][self.RACK]
+        return out
+
+    @staticmethod
+    def constraint(key: str) -> dict[str, Any]:
+        return {"topology": [{"key": key}]}
+
+    def leaf(self, workload: str, parent: str, name: str) -> dict[str, Any]:
+        """A leaf PodGroup template under *parent*, its PodGroup and its members."""
+        r = self.r
+        members = r.randint(1, 4)
+        if r.random() < 0.75:
+            most = members + (1 if r.random() < 0.15 else 0)  # now and then a gang never complete
+            policy: dict[str, Any] = {"gang": {"minCount": r.randint(1, most)}}
+        else:
+            policy = {"basic": {}}
+        tpl: dict[str, Any] = {"name": name, "schedulingPolicy": policy}
+        spec: dict[str, Any] = {
+            "parentCompositePodGroupName": parent,
+            "workloadRef": {"workloadName": workload, "templateName": name},
+            "schedulingPolicy": policy,
+        }
+        if r.random() < 0.35:
+            tpl["schedulingConstraints"] = spec["schedulingConstraints"] = self.constraint(self.RACK)
+        self.groups.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                            "metadata": {"name": name, "namespace": "default"}, "spec": spec})
+        roll = r.random()
+        if roll < 0.15:
+            cpu = r.choice(("6", "12"))  # too big for most nodes, or all
+        elif roll < 0.6:
+            cpu = r.choice(("1", "2"))
+        else:
+            cpu = r.choice(("250m", "500m"))
+        self.pending.append([self.pg.member(name, cpu, r.choice(("512Mi", "1Gi"))) for _ in range(members)])
+        return tpl
+
+    def composite(self, workload: str, name: str, parent: str | None, depth: int) -> dict[str, Any]:
+        """A composite template (its children drawn, two levels at most), and its
+        CompositePodGroup."""
+        r = self.r
+        children: list[dict[str, Any]] = []
+        leaves: list[dict[str, Any]] = []
+        spec: dict[str, Any] = {"workloadRef": {"workloadName": workload, "templateName": name}}
+        if parent is not None:
+            spec["parentCompositePodGroupName"] = parent
+        cpg = {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup",
+               "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+        self.composites.append(cpg)
+        nested = depth == 1 and r.random() < 0.4
+        n = r.randint(2, 3) if depth == 1 else r.randint(1, 2)
+        for i in range(n):
+            child = f"{name}-{i}"
+            if nested:
+                children.append(self.composite(workload, child, name, depth + 1))
+            else:
+                leaves.append(self.leaf(workload, name, child))
+        if r.random() < 0.8:
+            most = n + (1 if r.random() < 0.1 else 0)  # now and then more groups than it has
+            policy: dict[str, Any] = {"gang": {"minGroupCount": r.randint(1, most)}}
+        else:
+            policy = {"basic": {}}
+        tpl: dict[str, Any] = {"name": name, "schedulingPolicy": policy}
+        spec["schedulingPolicy"] = policy
+        key = self.ZONE if depth == 1 else self.RACK
+        if r.random() < (0.5 if depth == 1 else 0.4):
+            tpl["schedulingConstraints"] = spec["schedulingConstraints"] = self.constraint(key)
+        if leaves:
+            tpl["podGroupTemplates"] = leaves
+        if children:
+            tpl["compositePodGroupTemplates"] = children
+        return tpl
+
+    def case(self) -> dict[str, Any]:
+        g, r = self.g, self.r
+        g.namespaces()
+        g.nodes = self.nodes()
+        bound = []
+        for _ in range(r.randint(0, len(g.nodes))):
+            pod = g.pod(pending=False)
+            if g.place(pod):
+                bound.append(pod)
+        workloads = []
+        for w in range(r.randint(1, 2)):
+            name = f"job-{w}"
+            root = self.composite(name, f"{name}-root", None, 1)
+            workloads.append({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload",
+                              "metadata": {"name": name, "namespace": "default"},
+                              "spec": {"compositePodGroupTemplates": [root]}})
+        singles = [g.pod(pending=True) for _ in range(r.randint(0, 3))]
+        for pod in singles:
+            pod["spec"].pop("schedulingGates", None)
+        queues = [list(q) for q in self.pending] + [[p] for p in singles]
+        order: list[dict[str, Any]] = []
+        while queues:
+            q = r.choice(queues)
+            order.append(q.pop(0))
+            if not q:
+                queues.remove(q)
+        items = g.items + workloads + self.composites + self.groups + g.nodes + bound + order
+        annotations = {"oracle.schedframe.io/releases": ">=1.37", GATES_ANNOTATION: self.GATES}
+        return {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": items}
+
+
 def _cpu_milli(text: str) -> int:
     return int(text[:-1]) if text.endswith("m") else int(float(text) * 1000)
 
@@ -1290,6 +1451,8 @@ def generate(seed: int, *, release: str = "1.37", family: str = "mixed") -> dict
     r = g.r
     if family == "podgroups":
         return _PodGroups(g).case()
+    if family == "composites":
+        return _Composites(g).case()
     n_nodes = r.randint(2, 9) if family != "large" else r.randint(100, 160)
     g.namespaces()
     g.priority_classes()

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from . import binary
-from .cases import FAMILIES, families, generate
+from .cases import FAMILIES, families, generate, rotation
 from .diff import RELEASES_ANNOTATION, CaseReport, case_applies, diff_case
 
 __all__ = ["main"]
@@ -137,9 +137,9 @@ HAND_WRITTEN = binary.ORACLE_DIR.parent / "tests" / "oracle" / "cases"
 
 def _generated(release: str, count: int, where: Path, seed: int = 10_000) -> list[Path]:
     cases = []
-    rotation = families(release)
+    turns = rotation(release)
     for k in range(count):
-        family = rotation[k % len(rotation)]
+        family = turns[k % len(turns)]
         path = where / f"{family}-{k:05d}.json"
         path.write_text(json.dumps(generate(seed + k, release=release, family=family)))
         cases.append(path)
@@ -169,7 +169,9 @@ def _matrix(releases: list[str], count: int, write: bool) -> int:
         with tempfile.TemporaryDirectory(prefix="oracle-matrix-") as tmp:
             generated = run_cases(release, _generated(release, count, Path(tmp)), {})
             sources = run_cases(release, source_cases(Path(tmp)), {})
-        hand = run_cases(release, _case_files([str(HAND_WRITTEN)]), {})
+        # composite-*.yaml: for the oracle alone until schedframe schedules CompositePodGroups
+        hand_cases = [p for p in _case_files([str(HAND_WRITTEN)]) if not p.name.startswith("composite-")]
+        hand = run_cases(release, hand_cases, {})
         reports = generated + hand + sources
         for r in reports:
             if r.error:

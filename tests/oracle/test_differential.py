@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from schedframe_oracle import binary
-from schedframe_oracle.cases import families, generate
+from schedframe_oracle.cases import generate, rotation
 from schedframe_oracle.cli import run_cases, source_cases
 
 # the cases hold YAML files and DRA objects (CEL selectors): schedframe needs both extras for them
@@ -24,7 +24,8 @@ pytest.importorskip("yaml", reason="the differential tests need the yaml extra")
 pytest.importorskip("celpy", reason="the differential tests need the dra extra (cel-python)")
 
 HERE = Path(__file__).resolve().parent
-HAND_WRITTEN = sorted((HERE / "cases").glob("*.yaml"))
+#: composite-*.yaml are for the oracle alone until schedframe schedules CompositePodGroups
+HAND_WRITTEN = sorted(p for p in (HERE / "cases").glob("*.yaml") if not p.name.startswith("composite-"))
 #: 1.36's PodGroup scheduling cycle (the newest, 1.37, has its podgroups cases in the rotation)
 POD_GROUP_RELEASE = "1.36"
 RELEASES = binary.releases(os.environ.get("SCHEDFRAME_ORACLE_RELEASES", "newest,oldest").split(","))
@@ -56,7 +57,7 @@ def test_generated_cases_agree_with_the_oracle(release: str, tmp_path: Path) -> 
     _oracle(release)
     cases = []
     for k in range(COUNT):
-        family = families(release)[k % len(families(release))]
+        family = rotation(release)[k % len(rotation(release))]
         path = tmp_path / f"{family}-{k:05d}.json"
         path.write_text(json.dumps(generate(10_000 + k, release=release, family=family)))
         cases.append(path)
