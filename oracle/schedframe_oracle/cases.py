@@ -1060,14 +1060,13 @@ class _Devices:
 
 
 #: the share of 1.36's podgroups cases with priorities that turn WorkloadAwarePreemption on: 0 for
-#: now, as schedframe's 1.36 workload-aware preemption still spares fewer victims than upstream in
-#: some cases (docs/fidelity.rst); ``--feature-gates WorkloadAwarePreemption=true`` runs them all
-#: with the gate
+#: now, as schedframe's 1.36 workload-aware preemption still differs from upstream in some cases
+#: (18 of 300 at seed 6000 with the gate; docs/fidelity.rst); ``--feature-gates
+#: WorkloadAwarePreemption=true`` runs them all with the gate
 WORKLOAD_AWARE_PREEMPTION_136: Final = 0.0
-#: whether 1.36's podgroups cases get priorities at all: not yet, as a 1.36 group whose members
-#: preempt one by one still differs from upstream now and then after its retry (4 of 300 at seed
-#: 6000, 3 of 300 at seed 20000; docs/fidelity.rst)
-PRIORITIES_136: bool = False
+#: whether 1.36's podgroups cases get priorities (about 40% of them; members preempting one by
+#: one, ``podgroups-member-preemption-1.36.yaml`` written by hand)
+PRIORITIES_136: bool = True
 #: whether 1.37's podgroups cases get priorities (about 40% of them; ``podgroups-preemption.yaml``
 #: and ``podgroups-nominated-members.yaml`` are written by hand)
 PRIORITIES_137: bool = True

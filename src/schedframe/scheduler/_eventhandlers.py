@@ -377,7 +377,24 @@ class EventHandlersMixin(SchedulerBase):
     # client side effects
 
     def _client_delete_pod(self, pod: Pod) -> None:
-        current = self._current
+        deferred = self._deferred_deletes
+        if deferred is not None:
+            deferred.append((pod, self._current))
+            return
+        self._delete_victim(pod, self._current)
+
+    def _flush_deferred_deletes(self) -> None:
+        """Delete the victims deferred during the cycle, each once (a later member may have
+        chosen a victim an earlier one had; upstream's second delete finds it gone)."""
+        deferred, self._deferred_deletes = self._deferred_deletes or [], None
+        seen: set[str] = set()
+        for pod, current in deferred:
+            if pod.uid in seen or self._lookup(pod) is None:
+                continue
+            seen.add(pod.uid)
+            self._delete_victim(pod, current)
+
+    def _delete_victim(self, pod: Pod, current: tuple[Pod, str] | None) -> None:
         victim = self._lookup(pod)
         if self._pod_deleter is not None:
             self._pod_deleter(victim if victim is not None else pod)

@@ -220,7 +220,14 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             self._submit_pod_group_137(fwk, kept, attempts, group_status, waiting, nominations)
             self._set_group_condition(fwk, kept[0].pod, group_status)
             return
-        result = self._with_placements(fwk, kept, lambda: self._pod_group_algorithm(fwk, kept), newer=False)
+        # the members' own preemptions delete their victims through the API server upstream:
+        # the cycle's snapshot keeps them until the cycle is over
+        self._deferred_deletes = []
+        try:
+            result = self._with_placements(fwk, kept, lambda: self._pod_group_algorithm(fwk, kept),
+                                           newer=False)
+        finally:
+            self._flush_deferred_deletes()
         status, waiting = result.status, result.waiting
         release = release_of(fwk)
         if (release.minor == (1, 36) and release.enabled("WorkloadAwarePreemption")

@@ -343,6 +343,9 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin, Checkpoi
         self._parked: dict[str, _Binding] = {}
         self._next_start_node_index = 0
         self._current: tuple[Pod, str] | None = None
+        #: while a 1.36 PodGroup cycle's members preempt one by one, the victims they delete:
+        #: upstream deletes them through the API server, so the cycle's snapshot keeps them to its end
+        self._deferred_deletes: list[tuple[Pod, tuple[Pod, str] | None]] | None = None
         self._last_cycle_pod = ""
         self._counts = {"bound": 0, "failed": 0, "cycles": 0}
         self._nominated_outcomes = NodeOutcomes()
