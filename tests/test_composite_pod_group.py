@@ -96,7 +96,8 @@ def test_composite_short_of_min_group_count_stays_pending() -> None:
     assert "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining" in msg
     assert "pod group is unschedulable" in msg
     pg = s.objects.get(SchedulingPodGroup, "ps", "default")
-    assert pg is not None and pg.conditions[0].status == "False"
+    assert pg is not None
+    assert pg.conditions[0].status == "False"
 
 
 def test_a_failing_child_fails_the_whole_tree_all_or_nothing() -> None:
@@ -105,7 +106,8 @@ def test_a_failing_child_fails_the_whole_tree_all_or_nothing() -> None:
     objs = [_composite("job", 2), _group("ps", 1), _group("wk", 1), *_nodes(),
             *_pods("ps", 1, "1"), *_pods("wk", 1, "20")]
     s = _run(objs)
-    assert s.node_of("default/ps-0") is None and s.node_of("default/wk-0") is None
+    assert s.node_of("default/ps-0") is None
+    assert s.node_of("default/wk-0") is None
     assert "0/2 placements are available" in _failures(s, "ps-0")[0]
 
 
@@ -114,7 +116,8 @@ def test_a_basic_composite_binds_the_child_that_fits() -> None:
     objs = [_composite("job", None, key=None), _group("ps", 1), _group("wk", 1), *_nodes(),
             *_pods("ps", 1, "1"), *_pods("wk", 1, "20")]
     s = _run(objs)
-    assert s.node_of("default/ps-0") is not None and s.node_of("default/wk-0") is None
+    assert s.node_of("default/ps-0") is not None
+    assert s.node_of("default/wk-0") is None
 
 
 def test_a_missing_parent_holds_the_pods() -> None:
@@ -130,7 +133,8 @@ def test_gate_off_parent_is_ignored() -> None:
     objs = [_composite("job", 2), _group("ps", 1), _group("wk", 1), *_nodes(),
             *_pods("ps", 1, "1"), *_pods("wk", 1, "20")]
     s = _run(objs, gates=WITHOUT)
-    assert s.node_of("default/ps-0") is not None and s.node_of("default/wk-0") is None
+    assert s.node_of("default/ps-0") is not None
+    assert s.node_of("default/wk-0") is None
 
 
 def test_gate_refused_at_1_36_and_without_its_dependencies() -> None:

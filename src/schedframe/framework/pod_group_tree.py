@@ -12,7 +12,7 @@ schedframe visits them by name (PodGroups before CompositePodGroups of the same 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final, Union
+from typing import Any, Final, TypeAlias
 
 from ..api.scheduling_workload import CompositePodGroup, SchedulingPodGroup
 
@@ -21,7 +21,7 @@ __all__ = ["MAX_TREE_DEPTH", "Group", "children", "entity_key", "leaves", "root_
 #: upstream ``WorkloadMaxTreeDepth``: four levels of groups at most
 MAX_TREE_DEPTH: Final = 4
 
-Group = Union[SchedulingPodGroup, CompositePodGroup]
+Group: TypeAlias = SchedulingPodGroup | CompositePodGroup
 
 
 def entity_key(group: Group) -> str:

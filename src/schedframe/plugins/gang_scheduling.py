@@ -203,13 +203,15 @@ class GangScheduling:
 
     def _pods_of(self, group: SchedulingPodGroup) -> list[Pod]:
         listed = getattr(self._handle, "list_pods", lambda namespace=None: None)(group.namespace)
-        return [p for p in listed or () if p.scheduling_group == group.name and p.namespace == group.namespace]
+        return [p for p in listed or ()
+                if p.scheduling_group == group.name and p.namespace == group.namespace]
 
     def _scheduled(self, pods: Sequence[Pod]) -> list[Pod]:
         is_assumed = getattr(self._handle, "is_pod_assumed", None)
         return [p for p in pods if p.node_name or (callable(is_assumed) and is_assumed(p))]
 
-    def _tree_ready(self, group: SchedulingPodGroup | CompositePodGroup, scheduled: bool, depth: int = 0) -> bool:
+    def _tree_ready(self, group: SchedulingPodGroup | CompositePodGroup, scheduled: bool,
+                    depth: int = 0) -> bool:
         """Upstream ``isCPGTreeReady`` / ``isPGReady``: a PodGroup is ready with ``minCount``
         (basic: 1) pods (all of them at PreEnqueue, the scheduled ones at Permit); a composite
         with ``minGroupCount`` (basic: 1) ready children."""
@@ -230,7 +232,8 @@ class GangScheduling:
                 f"failed to build hierarchy snapshot: pod group object not found in state for {key}",))
         root = root_of(self._objects(), group)
         if isinstance(root, str):
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"failed to build hierarchy snapshot: {root}",))
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                          (f"failed to build hierarchy snapshot: {root}",))
         if isinstance(root, SchedulingPodGroup):
             if self._tree_ready(root, scheduled=False):
                 return None
@@ -366,15 +369,15 @@ class GangScheduling:
         if not self._enabled:
             return ()
         if self._pod_groups:
-            events = (
+            events: tuple[ClusterEventWithHint, ...] = (
                 ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD),
                                      self.is_schedulable_after_pod_added),
                 ClusterEventWithHint(ClusterEvent(EventResource.POD_GROUP, ActionType.ADD),
                                      self.is_schedulable_after_pod_group_added),
             )
             if self._composites:
-                events += (ClusterEventWithHint(ClusterEvent(EventResource.COMPOSITE_POD_GROUP, ActionType.ADD),
-                                                self.is_schedulable_after_composite_pod_group_added),)
+                added = ClusterEvent(EventResource.COMPOSITE_POD_GROUP, ActionType.ADD)
+                events += (ClusterEventWithHint(added, self.is_schedulable_after_composite_pod_group_added),)
             return events
         return (
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD),

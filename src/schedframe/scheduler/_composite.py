@@ -36,7 +36,13 @@ from ..framework.plugin_names import DEFAULT_PREEMPTION
 from ..framework.pod_group_tree import Group, children, entity_key, root_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
-from ._group_preemption import MSG_NO_VICTIMS, MSG_NOT_ELIGIBLE_NEVER, MSG_ONGOING, PREFIX_137, GroupPreemption
+from ._group_preemption import (
+    MSG_NO_VICTIMS,
+    MSG_NOT_ELIGIBLE_NEVER,
+    MSG_ONGOING,
+    PREFIX_137,
+    GroupPreemption,
+)
 from ._placements import generate_placements, no_placement_available
 from ._pod_group import _CLEAR, ERR_POD_GROUP_UNSCHEDULABLE, PodGroupCycleMixin, _Attempt, _GroupResult
 
@@ -84,7 +90,8 @@ class CompositeCycleMixin(PodGroupCycleMixin):
     def _schedule_composite(self, fwk: Framework, pinfo: QueuedPodInfo, pg: SchedulingPodGroup) -> bool:
         root_group = root_of(self.objects, pg)
         if isinstance(root_group, str):  # pragma: no cover - GangScheduling's PreEnqueue holds such pods
-            self._finish_failed(fwk, pinfo, Status.from_error(LookupError(root_group)), _CLEAR, self.clock.now())
+            failed = Status.from_error(LookupError(root_group))
+            self._finish_failed(fwk, pinfo, failed, _CLEAR, self.clock.now())
             return True
         root = self._tree(root_group)
         leaves = root.leaves()
@@ -99,7 +106,8 @@ class CompositeCycleMixin(PodGroupCycleMixin):
                     popped[p.uid] = got
         everyone: list[QueuedPodInfo] = []
         for leaf in leaves:
-            order = {p.uid: i for i, p in enumerate(self._pods_of_group(leaf.group.namespace, leaf.group.name))}
+            known = self._pods_of_group(leaf.group.namespace, leaf.group.name)
+            order = {p.uid: i for i, p in enumerate(known)}
             for m in popped.values():
                 p = m.pod
                 if p.scheduling_group != leaf.group.name or p.namespace != leaf.group.namespace:
@@ -188,7 +196,8 @@ class CompositeCycleMixin(PodGroupCycleMixin):
         result, reverts = self._recursive(fwk, root, results)
         self._revert(fwk, reverts)
         if result.status.code is Code.SUCCESS and not result.any_scheduled:
-            results[root.key] = attrs.evolve(result, status=Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,)))
+            status = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
+            results[root.key] = attrs.evolve(result, status=status)
         return results
 
     def _recursive(self, fwk: Framework, node: _Node, results: dict[str, _GroupResult]
@@ -207,13 +216,15 @@ class CompositeCycleMixin(PodGroupCycleMixin):
     def _composite_placements(self, fwk: Framework, node: _Node, results: dict[str, _GroupResult]
                               ) -> tuple[_GroupResult, list[_Attempt]]:
         """Upstream ``compositePodGroupSchedulingPlacementAlgorithm``."""
-        def done(r: _GroupResult, reverts: list[_Attempt] | None = None) -> tuple[_GroupResult, list[_Attempt]]:
+        def done(r: _GroupResult, reverts: list[_Attempt] | None = None
+                 ) -> tuple[_GroupResult, list[_Attempt]]:
             results[node.key] = r
             return r, reverts or []
 
         snapshot = self._fresh_snapshot()
         nodes = self._nodes_in_placement(snapshot)
-        placed = [pn for leaf in node.leaves() if leaf.leaf is not None for pn in self._group_placed_in(leaf.leaf)]
+        placed = [pn for leaf in node.leaves() if leaf.leaf is not None
+                  for pn in self._group_placed_in(leaf.leaf)]
         placements = generate_placements(node.group, nodes, placed, snapshot.get)
         if isinstance(placements, Status):
             return done(_GroupResult([], placements))
@@ -332,8 +343,8 @@ class CompositeCycleMixin(PodGroupCycleMixin):
                 reason = PREFIX_137 + MSG_NOT_ELIGIBLE_NEVER
             elif ev.ongoing(snapshot):
                 reason, waiting = PREFIX_137 + MSG_ONGOING, True
-                nominations = {m.pod.uid: NominatingInfo(m.pod.nominated_node_name or "", NominatingMode.OVERRIDE)
-                               for m in everyone}
+                nominations = {m.pod.uid: NominatingInfo(m.pod.nominated_node_name or "",
+                                                         NominatingMode.OVERRIDE) for m in everyone}
             elif any(v.priority < ev.priority for v in ev.victims(snapshot)):
                 raise SchedulerError(
                     f"CompositePodGroup {cpg.namespace}/{cpg.name} cannot be placed and has lower-priority "

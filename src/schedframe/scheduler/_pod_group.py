@@ -51,13 +51,13 @@ from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GRO
 from ..framework.cycle_state import CycleState
 from ..framework.diagnosis import FitError
 from ..framework.interfaces import NominatingInfo, NominatingMode, QueuedPodInfo
-from ..framework.pod_group_tree import Group
 from ..framework.plugin_names import (
     DEFAULT_PREEMPTION,
     DYNAMIC_RESOURCES,
     GANG_SCHEDULING,
     NODE_RESOURCES_FIT,
 )
+from ..framework.pod_group_tree import Group
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
@@ -442,7 +442,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         """Upstream ``ListNodesInPlacement``: the nodes of the placement being tried, else all."""
         placement = self._placement
         if placement is None:
-            return snapshot.list()
+            return list(snapshot.list())
         return [ni for name in placement.nodes if (ni := snapshot.get(name)) is not None]
 
     def _assume_placement(self, snapshot: Snapshot, placement: Placement) -> None:

@@ -66,9 +66,9 @@ from ..framework.waiting_pods import WaitingPods
 from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
 from ._checkpoint import CheckpointMixin
+from ._composite import CompositeCycleMixin
 from ._eventhandlers import EventHandlersMixin, _as_object, _check_served, _pod_ref_arg
 from ._extenders import ExtendersMixin, with_extender_ignored_resources
-from ._composite import CompositeCycleMixin
 from ._schedule_one import (
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
     MIN_FEASIBLE_NODES_TO_FIND,
