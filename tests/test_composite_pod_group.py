@@ -143,3 +143,19 @@ def test_gate_refused_at_1_36_and_without_its_dependencies() -> None:
     with pytest.raises(ConfigurationError, match=r"depends on features that are disabled: "
                                                  r"\[TopologyAwareWorkloadScheduling\]"):
         Scheduler(kubernetes_version="1.37", feature_gates="GenericWorkload=true,CompositePodGroup=true")
+
+
+def test_explain_group_names_the_failing_child() -> None:
+    """explain_group of a pod of a composite's leaf explains every child group and says which
+    one cannot be placed, and why."""
+    from schedframe.scheduler import explain_group
+
+    objs = [_composite("job", 2), _group("ps", 1), _group("wk", 1), *_nodes(),
+            *_pods("ps", 1, "1"), *_pods("wk", 1, "20")]
+    g = explain_group(objs[-2], objects=objs, config=None)
+    assert not g.feasible
+    assert [c.group for c in g.children] == ["default/ps", "default/wk"]
+    assert [c.group for c in g.failed_children] == ["default/wk"]
+    assert g.message.startswith("composite pod group default/job cannot be placed: 1 of 2 child groups fit "
+                                "(minGroupCount 2); [pod group default/wk cannot be placed")
+    assert "Insufficient cpu" in g.message
