@@ -108,7 +108,9 @@ def test_a_failing_child_fails_the_whole_tree_all_or_nothing() -> None:
     s = _run(objs)
     assert s.node_of("default/ps-0") is None
     assert s.node_of("default/wk-0") is None
-    assert "0/2 placements are available" in _failures(s, "ps-0")[0]
+    assert _failures(s, "ps-0")[0] == ("pod group is unschedulable, 0/2 placements are available, first "
+                                       "placement status: minCount (2) cannot be satisfied: 1 scheduled, "
+                                       "0 remaining")
 
 
 def test_a_basic_composite_binds_the_child_that_fits() -> None:
@@ -121,10 +123,14 @@ def test_a_basic_composite_binds_the_child_that_fits() -> None:
 
 
 def test_a_missing_parent_holds_the_pods() -> None:
-    """A leaf whose parent CompositePodGroup does not exist yet is not scheduled."""
-    objs = [_group("ps", 1, parent="nope"), *_nodes(), *_pods("ps", 1, "1")]
+    """A leaf whose parent CompositePodGroup does not exist yet is not scheduled, until it does."""
+    objs = [_group("ps", 1, parent="job"), *_nodes(), *_pods("ps", 1, "1")]
     s = _run(objs)
     assert s.node_of("default/ps-0") is None
+    # the CompositePodGroup added (GangScheduling's hint for it) lets the tree in
+    s.add_object(_composite("job", None, key=None))
+    s.run_until_idle()
+    assert s.node_of("default/ps-0") is not None
 
 
 def test_gate_off_parent_is_ignored() -> None:
