@@ -165,3 +165,17 @@ def test_explain_group_names_the_failing_child() -> None:
     assert g.message.startswith("composite pod group default/job cannot be placed: 1 of 2 child groups fit "
                                 "(minGroupCount 2); [pod group default/wk cannot be placed")
     assert "Insufficient cpu" in g.message
+
+
+def test_gate_on_a_pod_group_without_parent_is_scheduled_as_before() -> None:
+    """With the gate, a gang PodGroup without a parent lands where it does without the gate
+    (the best placement assumed again and undone changes nothing)."""
+    def place(gates: str) -> list[str | None]:
+        objs = [_group("solo", 3, parent=None), *_nodes(), *_pods("solo", 3, "2")]
+        s = _run(objs, gates=gates)
+        return [s.node_of(f"default/solo-{i}") for i in range(3)]
+
+    with_gate = place(GATES)
+    assert with_gate == place(WITHOUT)
+    assert all(with_gate)
+    assert {_rack(n) for n in with_gate} == {"r3"}

@@ -211,17 +211,20 @@ class GangScheduling:
         return [p for p in pods if p.node_name or (callable(is_assumed) and is_assumed(p))]
 
     def _tree_ready(self, group: SchedulingPodGroup | CompositePodGroup, scheduled: bool,
-                    depth: int = 0) -> bool:
+                    depth: int = 0, pod: Pod | None = None) -> bool:
         """Upstream ``isCPGTreeReady`` / ``isPGReady``: a PodGroup is ready with ``minCount``
-        (basic: 1) pods (all of them at PreEnqueue, the scheduled ones at Permit); a composite
-        with ``minGroupCount`` (basic: 1) ready children."""
+        (basic: 1) pods (all of them at PreEnqueue, *pod* among them, the scheduled ones at
+        Permit); a composite with ``minGroupCount`` (basic: 1) ready children."""
         if isinstance(group, SchedulingPodGroup):
             pods = self._pods_of(group)
+            if (pod is not None and pod.scheduling_group == group.name and pod.namespace == group.namespace
+                    and not any(p.uid == pod.uid for p in pods)):
+                pods.append(pod)
             count = len(self._scheduled(pods)) if scheduled else len(pods)
             return count >= (group.min_count if group.min_count is not None else 1)
         need = group.min_group_count if group.min_group_count is not None else 1
         kids = children(self._objects(), group) if depth < 4 else []
-        return sum(1 for c in kids if self._tree_ready(c, scheduled, depth + 1)) >= need
+        return sum(1 for c in kids if self._tree_ready(c, scheduled, depth + 1, pod)) >= need
 
     def _pre_enqueue_hierarchy(self, pod: Pod) -> Status | None:
         """Upstream ``preEnqueueWithHierarchies``."""
@@ -235,10 +238,10 @@ class GangScheduling:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                           (f"failed to build hierarchy snapshot: {root}",))
         if isinstance(root, SchedulingPodGroup):
-            if self._tree_ready(root, scheduled=False):
+            if self._tree_ready(root, scheduled=False, pod=pod):
                 return None
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (MSG_WAITING_FOR_MIN_COUNT,))
-        if not self._tree_ready(root, scheduled=False):
+        if not self._tree_ready(root, scheduled=False, pod=pod):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (tree_quorum_message(root.name),))
         return None
 
