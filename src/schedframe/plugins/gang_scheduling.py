@@ -19,6 +19,12 @@ members are scheduled together by the PodGroup cycle (``schedframe.scheduler._po
 Permit counts the members placed so far in the cycle, and the quorum's Permit message is
 :data:`MSG_WAITING_FOR_SCHEDULED`.
 
+With ``CompositePodGroup`` (1.37) a PodGroup whose parent is a CompositePodGroup is held and
+permitted with the tree of its root (upstream ``preEnqueueWithHierarchies`` and
+``permitPodForHierarchy``): a PodGroup is ready with ``minCount`` pods, a composite with
+``minGroupCount`` ready children (``basic``: 1); PlacementFeasible counts a composite's
+children placed against ``minGroupCount``.
+
 Pods without a group, and groups with the ``basic`` policy, are not affected. This is
 upstream's native gang scheduling; schedframe's Coscheduling plugin (scheduler-plugins, PodGroup
 CRD) is the other way, and a scenario can use either (:doc:`/releases`).

@@ -29,7 +29,9 @@ of the group's topology constraint and the best feasible placement is kept (see
 :mod:`._placements`).
 
 Not modelled: configurable placement plugins (the ``placementGenerate``/``placementScore``
-extension points in profiles: the defaults run), composite pod groups.
+extension points in profiles: the defaults run). A PodGroup whose parent is a CompositePodGroup
+(1.37, ``CompositePodGroup``) is scheduled with its whole tree by :mod:`._composite`, which
+reuses this module's algorithms for the leaves.
 
 The cycle leaves its outcome on the PodGroup's ``status.conditions`` (``PodGroupScheduled`` in
 1.36, ``PodGroupInitiallyScheduled`` in 1.37), in the scheduler's object store.
