@@ -125,8 +125,8 @@ def test_gate_not_modelled_is_refused_away_from_its_default() -> None:
 def test_gang_scheduling_needs_generic_workload() -> None:
     """GangScheduling depends on GenericWorkload, as 1.35's kube-scheduler declares (its own
     words); together they add the GangScheduling plugin to 1.35's default profile. From 1.36 on
-    the PodGroup API, its cycle and its topology placements are modelled; composite groups are
-    not, and their gate is refused away from its default."""
+    the PodGroup API, its cycle and its topology placements are modelled; 1.37's composite
+    groups too, with their dependencies."""
     with pytest.raises(ConfigurationError, match=r"GangScheduling is enabled, but depends on features "
                                                  r"that are disabled: \[GenericWorkload\]"):
         release_profile("1.35", {"GangScheduling": True})
@@ -136,13 +136,17 @@ def test_gang_scheduling_needs_generic_workload() -> None:
     assert "GangScheduling" not in SchedulerConfiguration.default().profiles[0].plugin_names()
     with pytest.raises(ConfigurationError, match=r"unrecognized feature gate: GenericWorkload"):
         release_profile("1.34", {"GenericWorkload": True})
-    # 1.36 on: the PodGroup API, its cycle and its placements are modelled, composite groups not
+    # 1.36 on: the PodGroup API, its cycle and its placements are modelled
     gang = release_profile("1.36", {"GenericWorkload": True, "GangScheduling": True})
     assert gang.enabled("GangScheduling")
     assert release_profile("1.37", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True}
                            ).enabled("TopologyAwareWorkloadScheduling")
-    with pytest.raises(ConfigurationError, match=r"CompositePodGroup is not modelled by schedframe"):
+    # 1.37: CompositePodGroup is modelled, and needs TopologyAwareWorkloadScheduling
+    with pytest.raises(ConfigurationError, match=r"CompositePodGroup is enabled, but depends on features "
+                                                 r"that are disabled: \[TopologyAwareWorkloadScheduling\]"):
         release_profile("1.37", {"GenericWorkload": True, "CompositePodGroup": True})
+    assert release_profile("1.37", {"GenericWorkload": True, "TopologyAwareWorkloadScheduling": True,
+                                    "CompositePodGroup": True}).enabled("CompositePodGroup")
 
 
 def test_gate_values_must_be_bools() -> None:

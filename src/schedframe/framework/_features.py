@@ -123,7 +123,7 @@ _NOT_MODELLED: Final = "not modelled: schedframe behaves as with the release's d
 _NOT_MODELLED_DRA: Final = "schedframe's DynamicResources plugin behaves as with the release's default"
 _WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGroup API, the PodGroup "
                         "cycle's default algorithm of 1.36 and 1.37, its topology placements and "
-                        "workload-aware preemption, without composite groups): schedframe behaves as "
+                        "workload-aware preemption, and 1.37's composite groups): schedframe behaves as "
                         "with the gate off")
 
 #: What schedframe does with each gate the scheduler reads: ``name: (modelled, note)`` or
@@ -131,7 +131,10 @@ _WORKLOAD_API: Final = ("not modelled (schedframe models the Workload and PodGro
 #: ``schedulerGates`` must be here (tests/test_feature_gates.py checks it).
 _BEHAVIOUR: Final[Mapping[str, tuple[str, str] | tuple[str, str, frozenset[str]]]] = {
     "CSIMigrationPortworx": ("", "Portworx in-tree volumes are counted as their CSI driver's"),
-    "CompositePodGroup": ("", _WORKLOAD_API),
+    "CompositePodGroup": (
+        "a pod of a PodGroup whose parent is a CompositePodGroup is scheduled with the whole tree of "
+        "its root in one PodGroup cycle (placements and PlacementFeasible per composite, all or nothing; "
+        "needs GenericWorkload and TopologyAwareWorkloadScheduling)", _WORKLOAD_API, frozenset({"1.37"})),
     "DRAAdminAccess": ("", _NOT_MODELLED_DRA),
     "DRAConsumableCapacity": ("", _NOT_MODELLED_DRA),
     "DRADerivedAttributes": ("", _NOT_MODELLED_DRA),

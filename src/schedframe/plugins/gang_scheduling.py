@@ -19,6 +19,12 @@ members are scheduled together by the PodGroup cycle (``schedframe.scheduler._po
 Permit counts the members placed so far in the cycle, and the quorum's Permit message is
 :data:`MSG_WAITING_FOR_SCHEDULED`.
 
+With ``CompositePodGroup`` (1.37) a PodGroup whose parent is a CompositePodGroup is held and
+permitted with the tree of its root (upstream ``preEnqueueWithHierarchies`` and
+``permitPodForHierarchy``): a PodGroup is ready with ``minCount`` pods, a composite with
+``minGroupCount`` ready children (``basic``: 1); PlacementFeasible counts a composite's
+children placed against ``minGroupCount``.
+
 Pods without a group, and groups with the ``basic`` policy, are not affected. This is
 upstream's native gang scheduling; schedframe's Coscheduling plugin (scheduler-plugins, PodGroup
 CRD) is the other way, and a scenario can use either (:doc:`/releases`).
@@ -30,10 +36,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ..api.objects import Pod, WorkloadReference
-from ..api.scheduling_workload import SchedulingPodGroup, Workload, WorkloadPodGroup
+from ..api.scheduling_workload import CompositePodGroup, SchedulingPodGroup, Workload, WorkloadPodGroup
 from ..framework.cycle_state import CycleState
 from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import WaitingPod
+from ..framework.pod_group_tree import children, entity_key, leaves, root_of
 from ..framework.releases import release_of
 from ..framework.status import Code, Status
 from . import names
@@ -48,6 +55,7 @@ __all__ = [
     "MSG_WAITING_FOR_MIN_COUNT",
     "MSG_WAITING_FOR_SCHEDULED",
     "MSG_WAITING_ON_PERMIT",
+    "tree_quorum_message",
     "NAME",
     "PERMIT_TIMEOUT_SECONDS",
     "GangScheduling",
@@ -82,7 +90,7 @@ class GangScheduling:
     .. versionadded:: 0.1.0
     """
 
-    __slots__ = ("_assumed", "_enabled", "_handle", "_pod_groups")
+    __slots__ = ("_assumed", "_composites", "_enabled", "_handle", "_pod_groups")
 
     def __init__(self, handle: Handle | None = None, *, enabled: bool | None = None) -> None:
         self._handle = handle
@@ -92,6 +100,9 @@ class GangScheduling:
         self._enabled = release.enabled("GenericWorkload") if enabled is None else enabled
         # 1.36 on: the group is a scheduling.k8s.io PodGroup named in spec.schedulingGroup
         self._pod_groups = release.minor >= (1, 36)
+        # 1.37, CompositePodGroup: a PodGroup with a parent is held and permitted with its tree
+        self._composites = (self._enabled and release.minor >= (1, 37)
+                            and release.enabled("CompositePodGroup"))
 
     @property
     def enabled(self) -> bool:
@@ -182,6 +193,8 @@ class GangScheduling:
     def _pre_enqueue_pod_group(self, pod: Pod) -> Status | None:
         if pod.scheduling_group is None or not self._enabled:
             return None
+        if self._composites:
+            return self._pre_enqueue_hierarchy(pod)
         group = self._pod_group_object(pod)
         if group is None:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
@@ -189,6 +202,97 @@ class GangScheduling:
         if group.min_count is not None and len(self._group_pods(pod)) < group.min_count:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (MSG_WAITING_FOR_MIN_COUNT,))
         return None
+
+    # -- CompositePodGroup trees (1.37) --------------------------------------------------------
+    def _objects(self) -> Any:
+        return getattr(self._handle, "objects", None)
+
+    def _pods_of(self, group: SchedulingPodGroup) -> list[Pod]:
+        listed = getattr(self._handle, "list_pods", lambda namespace=None: None)(group.namespace)
+        return [p for p in listed or ()
+                if p.scheduling_group == group.name and p.namespace == group.namespace]
+
+    def _scheduled(self, pods: Sequence[Pod]) -> list[Pod]:
+        is_assumed = getattr(self._handle, "is_pod_assumed", None)
+        return [p for p in pods if p.node_name or (callable(is_assumed) and is_assumed(p))]
+
+    def _tree_ready(self, group: SchedulingPodGroup | CompositePodGroup, scheduled: bool,
+                    depth: int = 0, pod: Pod | None = None) -> bool:
+        """Upstream ``isCPGTreeReady`` / ``isPGReady``: a PodGroup is ready with ``minCount``
+        (basic: 1) pods (all of them at PreEnqueue, *pod* among them, the scheduled ones at
+        Permit); a composite with ``minGroupCount`` (basic: 1) ready children."""
+        if isinstance(group, SchedulingPodGroup):
+            pods = self._pods_of(group)
+            if (pod is not None and pod.scheduling_group == group.name and pod.namespace == group.namespace
+                    and not any(p.uid == pod.uid for p in pods)):
+                pods.append(pod)
+            count = len(self._scheduled(pods)) if scheduled else len(pods)
+            return count >= (group.min_count if group.min_count is not None else 1)
+        need = group.min_group_count if group.min_group_count is not None else 1
+        kids = children(self._objects(), group) if depth < 4 else []
+        return sum(1 for c in kids if self._tree_ready(c, scheduled, depth + 1, pod)) >= need
+
+    def _pre_enqueue_hierarchy(self, pod: Pod) -> Status | None:
+        """Upstream ``preEnqueueWithHierarchies``."""
+        group = self._pod_group_object(pod)
+        if group is None:
+            key = f"podgroup/{pod.namespace}/{pod.scheduling_group}"
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (
+                f"failed to build hierarchy snapshot: pod group object not found in state for {key}",))
+        root = root_of(self._objects(), group)
+        if isinstance(root, str):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                          (f"failed to build hierarchy snapshot: {root}",))
+        if isinstance(root, SchedulingPodGroup):
+            if self._tree_ready(root, scheduled=False, pod=pod):
+                return None
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (MSG_WAITING_FOR_MIN_COUNT,))
+        if not self._tree_ready(root, scheduled=False, pod=pod):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (tree_quorum_message(root.name),))
+        return None
+
+    def _permit_hierarchy(self, state: CycleState, pod: Pod, group: SchedulingPodGroup
+                          ) -> tuple[Status | None, float]:
+        """Upstream ``permitPodForHierarchy``: WAIT (activating the tree's unscheduled pods)
+        until the root's tree is ready counting scheduled pods; then allow every assumed pod
+        of the tree."""
+        root = root_of(self._objects(), group)
+        if isinstance(root, str):
+            return Status.from_error(RuntimeError(f"failed to build hierarchy snapshot: {root}")), 0.0
+        pods = [p for leaf in leaves(self._objects(), root) for p in self._pods_of(leaf)]
+        if not self._tree_ready(root, scheduled=True):
+            placed = {p.uid for p in self._scheduled(pods)}
+            for p in pods:
+                if p.uid not in placed and p.uid != pod.uid:
+                    state.pods_to_activate[p.key] = p
+            return Status(Code.WAIT, (tree_quorum_message(root.name),)), PERMIT_TIMEOUT_SECONDS
+        handle = self._handle
+        if handle is not None:
+            is_assumed = getattr(handle, "is_pod_assumed", None)
+            for p in pods:
+                if callable(is_assumed) and is_assumed(p):
+                    waiting: WaitingPod | None = handle.get_waiting_pod(p.uid)
+                    if waiting is not None:
+                        waiting.allow(NAME)
+        return None, 0.0
+
+    def _same_hierarchy(self, pod: Pod, key: str) -> bool:
+        """Upstream ``areSameHierarchy``: *pod*'s group and the group *key* have one root."""
+        objects = self._objects()
+        group = self._pod_group_object(pod)
+        if objects is None or group is None:
+            return False
+        mine = root_of(objects, group)
+        if isinstance(mine, str):
+            return False
+        kind, _, rest = key.partition("/")
+        namespace, _, name = rest.partition("/")
+        other = objects.get(CompositePodGroup if kind == "compositepodgroup" else SchedulingPodGroup,
+                            name, namespace)
+        if not isinstance(other, (SchedulingPodGroup, CompositePodGroup)):
+            return False
+        theirs = root_of(objects, other)
+        return not isinstance(theirs, str) and entity_key(theirs) == entity_key(mine)
 
     # -- Reserve --------------------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -236,6 +340,8 @@ class GangScheduling:
             name = pod.scheduling_group
             return Status.from_error(LookupError(
                 f'failed to get podGroup {pod.namespace}/{name}: podgroup "{name}" not found')), 0.0
+        if self._composites and group.parent is not None:
+            return self._permit_hierarchy(state, pod, group)
         if group.min_count is None:
             return None, 0.0
         return self._quorum(state, pod, (pod.namespace, pod.scheduling_group), group.min_count,
@@ -272,12 +378,16 @@ class GangScheduling:
         if not self._enabled:
             return ()
         if self._pod_groups:
-            return (
+            events: tuple[ClusterEventWithHint, ...] = (
                 ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD),
                                      self.is_schedulable_after_pod_added),
                 ClusterEventWithHint(ClusterEvent(EventResource.POD_GROUP, ActionType.ADD),
                                      self.is_schedulable_after_pod_group_added),
             )
+            if self._composites:
+                added = ClusterEvent(EventResource.COMPOSITE_POD_GROUP, ActionType.ADD)
+                events += (ClusterEventWithHint(added, self.is_schedulable_after_composite_pod_group_added),)
+            return events
         return (
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.ADD),
                                  self.is_schedulable_after_pod_added),
@@ -288,6 +398,9 @@ class GangScheduling:
     def is_schedulable_after_pod_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the added pod belongs to the same pod group."""
         _, added = as_objects(Pod, old_obj, new_obj)
+        if self._composites and added is not None and added.scheduling_group is not None:
+            same = self._same_hierarchy(pod, f"podgroup/{added.namespace}/{added.scheduling_group}")
+            return QueueingHint.QUEUE if same else QueueingHint.QUEUE_SKIP
         if added is None or not self._same_group(pod, added):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
@@ -304,10 +417,26 @@ class GangScheduling:
     def is_schedulable_after_pod_group_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """QUEUE when the added ``scheduling.k8s.io`` PodGroup is the pod's."""
         _, added = as_objects(SchedulingPodGroup, old_obj, new_obj)
+        if self._composites and added is not None and pod.scheduling_group is not None:
+            same = self._same_hierarchy(pod, entity_key(added))
+            return QueueingHint.QUEUE if same else QueueingHint.QUEUE_SKIP
         if (added is None or pod.scheduling_group is None or pod.namespace != added.namespace
                 or pod.scheduling_group != added.name):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
+
+    def is_schedulable_after_composite_pod_group_added(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                       ) -> QueueingHint:
+        """QUEUE when the added CompositePodGroup is in the pod's tree (1.37, CompositePodGroup)."""
+        _, added = as_objects(CompositePodGroup, old_obj, new_obj)
+        if added is None or pod.scheduling_group is None or not self._same_hierarchy(pod, entity_key(added)):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+
+def tree_quorum_message(root: str) -> str:
+    """PreEnqueue and Permit of a pod of a CompositePodGroup tree not ready yet."""
+    return f"waiting for composite pod group \"{root}\" tree to meet quorum"
 
 
 @final
@@ -354,12 +483,19 @@ class GangSchedulingPodGroups:
         """Pod added and PodGroup added, both hinted."""
         return self._impl.events_to_register()
 
-    def placement_feasible(self, pod: Pod, scheduled: int, remaining: int) -> Status | None:
-        """1.37's PlacementFeasible for *pod*'s group, with *scheduled* members placed and
-        *remaining* still to try: UNSCHEDULABLE when the quorum cannot be met any more, WAIT
-        while it is not met yet, ``None`` once it is (a basic group's quorum is 1)."""
-        group = self._impl._pod_group_object(pod)
-        min_count = 1 if group is None or group.min_count is None else group.min_count
+    def placement_feasible(self, group: Pod | SchedulingPodGroup | CompositePodGroup | None, scheduled: int,
+                           remaining: int) -> Status | None:
+        """1.37's PlacementFeasible for a group (a pod's, a PodGroup, or a CompositePodGroup whose
+        members are its child groups), with *scheduled* members placed and *remaining* still to
+        try: UNSCHEDULABLE when the quorum (``minCount``, ``minGroupCount``) cannot be met any
+        more, WAIT while it is not met yet, ``None`` once it is (a basic group's quorum is 1)."""
+        if isinstance(group, Pod):
+            group = self._impl._pod_group_object(group)
+        if isinstance(group, CompositePodGroup):
+            quorum = group.min_group_count
+        else:
+            quorum = None if group is None else group.min_count
+        min_count = 1 if quorum is None else quorum
         counts = f"{scheduled} scheduled, {remaining} remaining"
         if remaining + scheduled < min_count:
             return Status(Code.UNSCHEDULABLE, (f"minCount ({min_count}) cannot be satisfied: {counts}",))

@@ -9,14 +9,20 @@ from typing import Any, final
 import attrs
 
 from ..api.objects import Pod
-from ..api.scheduling_workload import SchedulingPodGroup, Workload
+from ..api.scheduling_workload import CompositePodGroup, SchedulingPodGroup, Workload
 from ..errors import ArgumentTypeError, SchedulerError
+from ..framework.pod_group_tree import children as tree_children
+from ..framework.pod_group_tree import root_of
 from .explain import Explanation, explain
 
 __all__ = ["GroupExplanation", "explain_group"]
 
 
 def _members(value: Iterable[Explanation]) -> tuple[Explanation, ...]:
+    return tuple(value)
+
+
+def _children(value: Iterable[GroupExplanation]) -> tuple[GroupExplanation, ...]:
     return tuple(value)
 
 
@@ -33,6 +39,9 @@ class GroupExplanation:
         min_count: the gang's ``minCount``; ``None`` for the ``basic`` policy.
         bound: members already bound in the cluster.
         members: one :class:`~schedframe.Explanation` per unscheduled member, in the order tried.
+        children: for a CompositePodGroup (1.37), one explanation per child group (PodGroups and
+            composites, by name); ``min_count`` is then its ``minGroupCount`` and ``members``
+            is empty.
 
     .. versionadded:: 0.1.0
     """
@@ -43,6 +52,8 @@ class GroupExplanation:
     min_count: int | None
     bound: int = 0
     members: tuple[Explanation, ...] = attrs.field(default=(), converter=_members)
+    children: tuple[GroupExplanation, ...] = attrs.field(default=(), converter=_children)
+    composite: bool = False
 
     @property
     def placed(self) -> tuple[tuple[str, str], ...]:
@@ -58,11 +69,26 @@ class GroupExplanation:
     def feasible(self) -> bool:
         """True when the group would be placed. A basic group always is (each member where it
         fits), a gang when its bound and placeable members reach ``minCount``."""
+        if self.composite:
+            fit = sum(1 for c in self.children if c.feasible)
+            return fit >= (1 if self.min_count is None else self.min_count)
         return self.min_count is None or self.bound + len(self.placed) >= self.min_count
+
+    @property
+    def failed_children(self) -> tuple[GroupExplanation, ...]:
+        """A composite's child groups that would not be placed."""
+        return tuple(c for c in self.children if not c.feasible)
 
     @property
     def message(self) -> str:
         """The outcome in one line, with the count against the quorum and each unplaced member's reason."""
+        if self.composite:
+            fit = len(self.children) - len(self.failed_children)
+            quorum = f"minGroupCount {self.min_count}" if self.min_count is not None else "basic policy"
+            head = (f"composite pod group {self.group} {'can' if self.feasible else 'cannot'} be placed: "
+                    f"{fit} of {len(self.children)} child groups fit ({quorum})")
+            why = "; ".join(f"[{c.message}]" for c in self.failed_children)
+            return f"{head}{'; ' + why if why else ''}"
         fits = f"{self.bound + len(self.placed)} of {self.bound + len(self.members)} members fit"
         quorum = f"minCount {self.min_count}" if self.min_count is not None else "basic policy"
         head = (f"pod group {self.group} {'can' if self.feasible else 'cannot'} be placed: "
@@ -75,11 +101,15 @@ class GroupExplanation:
         return {"group": self.group, "min_count": self.min_count, "bound": self.bound,
                 "feasible": self.feasible, "message": self.message,
                 "placed": [{"pod": k, "node": n} for k, n in self.placed],
-                "members": [e.to_dict() for e in self.members]}
+                "members": [e.to_dict() for e in self.members],
+                **({"children": [c.to_dict() for c in self.children]} if self.composite else {})}
 
     def render(self) -> str:
         """A text report: the outcome line, then each member's explanation."""
         lines = [self.message, ""]
+        for c in self.children:
+            lines.append(f"== child group {c.group}")
+            lines.append(c.render())
         for e in self.members:
             lines.append(f"== {e.pod.key}")
             lines.append(e.render())
@@ -127,6 +157,58 @@ def explain_group(pod: Pod, *, objects: Iterable[Any] = (),
     if key is None:
         raise SchedulerError(f"pod {pod.key} names no pod group (spec.schedulingGroup or spec.workloadRef)")
     objs = list(objects)
+    if key[0] == "pod-group":
+        composite = _composite_of(pod, objs)
+        if composite is not None:
+            return _explain_composite(composite, pod, objs, config, seed)
+    return _explain_one(pod, key, objs, config, seed)
+
+
+class _Objects:
+    """The objects as the tree helpers list them."""
+
+    def __init__(self, objs: list[Any]) -> None:
+        self.objs = objs
+
+    def list(self, kind: type, namespace: str | None = None) -> list[Any]:
+        return [o for o in self.objs
+                if isinstance(o, kind) and (namespace is None or getattr(o, "namespace", "") == namespace)]
+
+    def get(self, kind: type, name: str, namespace: str = "") -> Any:
+        return next((o for o in self.list(kind, namespace) if o.name == name), None)
+
+
+def _composite_of(pod: Pod, objs: list[Any]) -> CompositePodGroup | None:
+    store = _Objects(objs)
+    pg = store.get(SchedulingPodGroup, pod.scheduling_group or "", pod.namespace)
+    if not isinstance(pg, SchedulingPodGroup) or pg.parent is None:
+        return None
+    root = root_of(store, pg)
+    return root if isinstance(root, CompositePodGroup) else None
+
+
+def _explain_composite(group: CompositePodGroup, pod: Pod, objs: list[Any], config: Any, seed: int,
+                       depth: int = 0) -> GroupExplanation:
+    """A CompositePodGroup's tree: each child group explained on its own (the pending pods of a
+    leaf PodGroup as :func:`explain_group` tries them; the siblings' placements and the
+    composite's topology constraint are not taken into account)."""
+    out: list[GroupExplanation] = []
+    for child in tree_children(_Objects(objs), group) if depth < 4 else []:
+        if isinstance(child, CompositePodGroup):
+            out.append(_explain_composite(child, pod, objs, config, seed, depth + 1))
+            continue
+        first = next((o for o in objs if isinstance(o, Pod) and not o.node_name
+                      and o.namespace == child.namespace and o.scheduling_group == child.name
+                      and o.phase == "Pending"), None)
+        if first is None:
+            out.append(GroupExplanation(group=f"{child.namespace}/{child.name}", min_count=child.min_count))
+            continue
+        out.append(_explain_one(first, ("pod-group", child.name), objs, config, seed))
+    return GroupExplanation(group=f"{group.namespace}/{group.name}", min_count=group.min_group_count,
+                            children=out, composite=True)
+
+
+def _explain_one(pod: Pod, key: tuple[str, Any], objs: list[Any], config: Any, seed: int) -> GroupExplanation:
     cluster = [o for o in objs if not (isinstance(o, Pod) and not o.node_name and _group_of(o) == key
                                        and o.namespace == pod.namespace)]
     pending = [o for o in objs if isinstance(o, Pod) and not o.node_name and o.uid != pod.uid

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Final
 import attrs
 
 from ..api.objects import Pod, PodDisruptionBudget
-from ..api.scheduling_workload import SchedulingPodGroup
+from ..api.scheduling_workload import CompositePodGroup, SchedulingPodGroup
 from ..cache.nodeinfo import NodeInfo, PodInfo
 from ..cache.snapshot import Snapshot
 from ..framework.interfaces import NominatingInfo, NominatingMode
@@ -137,7 +137,7 @@ class GroupPreemption:
     """One evaluation of workload-aware preemption for the members of a PodGroup cycle."""
 
     def __init__(self, sched: PodGroupCycleMixin, fwk: Framework, members: Sequence[Pod],
-                 pg: SchedulingPodGroup) -> None:
+                 pg: SchedulingPodGroup | CompositePodGroup) -> None:
         self.sched = sched
         self.fwk = fwk
         self.members = list(members)

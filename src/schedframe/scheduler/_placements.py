@@ -32,7 +32,7 @@ from typing import Final, final
 import attrs
 
 from ..api.objects import Pod
-from ..api.scheduling_workload import SchedulingPodGroup
+from ..api.scheduling_workload import CompositePodGroup, SchedulingPodGroup
 from ..cache.nodeinfo import NodeInfo
 from ..framework.status import Code, Status
 
@@ -75,7 +75,7 @@ class Placement:
         object.__setattr__(self, "members", frozenset(self.nodes))
 
 
-def generate_placements(group: SchedulingPodGroup | None, nodes: Sequence[NodeInfo],
+def generate_placements(group: SchedulingPodGroup | CompositePodGroup | None, nodes: Sequence[NodeInfo],
                         placed: Sequence[tuple[Pod, str]], node_of: Callable[[str], NodeInfo | None]
                         ) -> list[Placement] | Status:
     """TopologyPlacementGenerator's placements for *group* over the snapshot's *nodes*, its

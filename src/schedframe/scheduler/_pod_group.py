@@ -29,7 +29,9 @@ of the group's topology constraint and the best feasible placement is kept (see
 :mod:`._placements`).
 
 Not modelled: configurable placement plugins (the ``placementGenerate``/``placementScore``
-extension points in profiles: the defaults run), composite pod groups.
+extension points in profiles: the defaults run). A PodGroup whose parent is a CompositePodGroup
+(1.37, ``CompositePodGroup``) is scheduled with its whole tree by :mod:`._composite`, which
+reuses this module's algorithms for the leaves.
 
 The cycle leaves its outcome on the PodGroup's ``status.conditions`` (``PodGroupScheduled`` in
 1.36, ``PodGroupInitiallyScheduled`` in 1.37), in the scheduler's object store.
@@ -44,6 +46,7 @@ import attrs
 
 from ..api.objects import Pod
 from ..api.scheduling_workload import PodGroupCondition, SchedulingPodGroup
+from ..cache.nodeinfo import NodeInfo
 from ..cache.snapshot import Snapshot
 from ..errors import CacheError
 from ..framework._tracing import ATTR_POD_GROUP, ATTR_POD_GROUP_MEMBERS, POD_GROUP_CYCLE, SCHEDULING_CYCLE
@@ -56,6 +59,7 @@ from ..framework.plugin_names import (
     GANG_SCHEDULING,
     NODE_RESOURCES_FIT,
 )
+from ..framework.pod_group_tree import Group
 from ..framework.releases import release_of
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
@@ -119,6 +123,8 @@ class _GroupResult:
     status: Status
     waiting: bool = False
     any_scheduled: bool = False
+    #: CompositePodGroup: the best placement's members assumed again, to undo (upstream revertFns)
+    reassumed: list[_Attempt] = attrs.field(factory=list)
 
 
 class PodGroupCycleMixin(ScheduleOneMixin):
@@ -126,10 +132,14 @@ class PodGroupCycleMixin(ScheduleOneMixin):
 
     def _group_pods_now(self, pod: Pod) -> list[Pod]:
         """Every pod of *pod*'s group the scheduler knows, in the order it learnt of them."""
+        return self._pods_of_group(pod.namespace, pod.scheduling_group)
+
+    def _pods_of_group(self, namespace: str, group: str | None) -> list[Pod]:
+        """Every pod of the PodGroup *group* in *namespace*, in the order the scheduler learnt of them."""
         with self._lock:
             pods = self._pods
-            return [p for uid in self._by_namespace.get(pod.namespace, ())
-                    if (p := pods[uid]).scheduling_group == pod.scheduling_group]
+            return [p for uid in self._by_namespace.get(namespace, ())
+                    if (p := pods[uid]).scheduling_group == group]
 
     def _group_members(self, pod: Pod) -> list[Pod]:
         """The unscheduled pods of *pod*'s group (neither bound nor assumed), *pod* excluded, in
@@ -139,6 +149,10 @@ class PodGroupCycleMixin(ScheduleOneMixin):
 
     def _schedule_pod_group(self, fwk: Framework, pinfo: QueuedPodInfo) -> bool:
         pod = pinfo.pod
+        if self._composites_on:
+            pg = self._pod_group_of(pod)
+            if pg is not None and pg.parent is not None:
+                return self._schedule_composite(fwk, pinfo, pg)
         members = [pinfo]
         for other in self._group_members(pod):
             popped = self.queue.pop_specific(other)
@@ -190,6 +204,10 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                 with tr.cycle(POD_GROUP_CYCLE, pod, fwk.profile_name, **attributes):
                     self._pod_group_cycle(fwk, kept)
         return True
+
+    def _schedule_composite(self, fwk: Framework, pinfo: QueuedPodInfo, pg: SchedulingPodGroup) -> bool:
+        """The cycle of *pinfo*'s whole CompositePodGroup tree (:mod:`._composite`)."""
+        raise NotImplementedError  # pragma: no cover - the Scheduler's mixin defines it
 
     def _invalid_group_137(self, pod: Pod, kept: Sequence[QueuedPodInfo]) -> str | None:
         """1.37's ``validatePodGroup`` beyond the scheduler names: every member (queued, then
@@ -250,8 +268,11 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         ``Unschedulable`` or ``SchedulerError`` and the group's message; a group scheduled once
         never goes back to False."""
         pg = self._pod_group_of(pod)
-        if pg is None:
-            return
+        if pg is not None:
+            self._set_condition_on(fwk, pg, status)
+
+    def _set_condition_on(self, fwk: Framework, pg: SchedulingPodGroup, status: Status) -> None:
+        """:meth:`_set_group_condition` on the PodGroup *pg*."""
         kind = COND_INITIALLY_SCHEDULED if release_of(fwk).minor >= (1, 37) else COND_SCHEDULED
         if status.code is Code.SUCCESS:
             cond = PodGroupCondition(kind, "True", REASON_SCHEDULED, status.message)
@@ -277,12 +298,17 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             tr.outcome(tr.current(), status)
 
     # -- 1.37: PlacementFeasible, no Permit in the trial, group-level preemption -----------------
-    def _placement_feasible(self, fwk: Framework, pod: Pod, scheduled: int, remaining: int) -> Status | None:
-        """Upstream ``RunPlacementFeasiblePlugins``: GangScheduling's minCount check (the one
-        in-tree PlacementFeasible plugin); ``None`` is success."""
+    def _placement_feasible(self, fwk: Framework, group: Pod | Group, scheduled: int,
+                            remaining: int) -> Status | None:
+        """Upstream ``RunPlacementFeasiblePlugins``: GangScheduling's minCount (minGroupCount)
+        check (the one in-tree PlacementFeasible plugin) for a pod's group, a PodGroup or a
+        CompositePodGroup; ``None`` is success."""
         plugin = fwk.get_plugin(GANG_SCHEDULING)
         check = getattr(plugin, "placement_feasible", None)
-        return check(pod, scheduled, remaining) if callable(check) else None
+        if not callable(check):
+            return None
+        status: Status | None = check(group, scheduled, remaining)
+        return status
 
     def _pod_group_run_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]
                            ) -> tuple[list[_Attempt], Status, bool, dict[str, NominatingInfo]]:
@@ -292,6 +318,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         and PodGroupPostFilter for a group that cannot be placed."""
         result = self._with_placements(fwk, members, lambda: self._pod_group_algorithm_137(fwk, members),
                                        newer=True)
+        self._revert(fwk, result.reassumed)  # the root's revertFns, at the end of its run
         group = result.status
         if group.code is Code.SUCCESS and not result.any_scheduled:
             group = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
@@ -304,12 +331,15 @@ class PodGroupCycleMixin(ScheduleOneMixin):
             return (attempts, *self._pod_group_post_filter(fwk, members, group))
         return attempts, group, False, {}
 
-    def _pod_group_algorithm_137(self, fwk: Framework, members: Sequence[QueuedPodInfo]) -> _GroupResult:
+    def _pod_group_algorithm_137(self, fwk: Framework, members: Sequence[QueuedPodInfo],
+                                 pg: SchedulingPodGroup | None = None) -> _GroupResult:
         """1.37's default algorithm: PlacementFeasible before and after each member; each member
-        filtered and scored (no PostFilter) and assumed and reserved (no Permit); all undone."""
+        filtered and scored (no PostFilter) and assumed and reserved (no Permit); all undone.
+        *pg*: the PodGroup (by default the first member's; a leaf of a CompositePodGroup may
+        have no member queued)."""
         attempts: list[_Attempt] = []
-        first = members[0].pod
-        scheduled = len(self._group_placed(first))
+        first: Pod | SchedulingPodGroup = members[0].pod if pg is None else pg
+        scheduled = len(self._group_placed(first) if isinstance(first, Pod) else self._group_placed_in(first))
         remaining = len(members)
         group = self._placement_feasible(fwk, first, scheduled, remaining)
         placed: list[_Attempt] = []
@@ -346,8 +376,15 @@ class PodGroupCycleMixin(ScheduleOneMixin):
     def _group_placed(self, pod: Pod) -> list[tuple[Pod, str]]:
         """The pods of *pod*'s group already placed (bound, or assumed by the cache), with their
         nodes (upstream ``PodGroupState.ScheduledPods``)."""
+        return self._placed_among(self._group_pods_now(pod))
+
+    def _group_placed_in(self, group: SchedulingPodGroup) -> list[tuple[Pod, str]]:
+        """:meth:`_group_placed` of the PodGroup *group*."""
+        return self._placed_among(self._pods_of_group(group.namespace, group.name))
+
+    def _placed_among(self, pods: Sequence[Pod]) -> list[tuple[Pod, str]]:
         out = []
-        for p in self._group_pods_now(pod):
+        for p in pods:
             if p.node_name:
                 out.append((p, p.node_name))
             elif (assumed := self.cache.get_pod(p)) is not None and self.cache.is_assumed(p):
@@ -355,31 +392,37 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         return out
 
     def _with_placements(self, fwk: Framework, members: Sequence[QueuedPodInfo],
-                         trial: Callable[[], _GroupResult], *, newer: bool) -> _GroupResult:
+                         trial: Callable[[], _GroupResult], *, newer: bool,
+                         group: SchedulingPodGroup | None = None) -> _GroupResult:
         """Upstream ``podGroupSchedulingPlacementAlgorithm`` (``TopologyAwareWorkloadScheduling``
-        on, see :mod:`._placements`): the group's placements generated, *trial* (the release's
-        default algorithm) run in each, the best feasible one kept; without the gate *trial* once
-        on every node. *newer*: 1.37's status when none is feasible."""
+        on, see :mod:`._placements`): the group's placements generated (within the placement a
+        parent CompositePodGroup is trying, if any), *trial* (the release's default algorithm)
+        run in each, the best feasible one kept; without the gate *trial* once on every node.
+        *newer*: 1.37's status when none is feasible. *group*: the PodGroup (by default the first
+        member's). With ``CompositePodGroup`` the best placement's members are assumed and
+        reserved again (``assumeSubtreeWithRevert``) so the groups after it see them: the
+        result's ``reassumed``, for the caller to undo."""
         if not self._placements_on:
             return trial()
-        first = members[0].pod
+        if group is None:
+            group = self._pod_group_of(members[0].pod)
         snapshot = self._fresh_snapshot()
-        nodes = snapshot.list()
-        placed = self._group_placed(first)
-        placements = generate_placements(self._pod_group_of(first), nodes, placed, snapshot.get)
+        nodes = self._nodes_in_placement(snapshot)
+        placed = self._group_placed_in(group) if group is not None else self._group_placed(members[0].pod)
+        placements = generate_placements(group, nodes, placed, snapshot.get)
         if isinstance(placements, Status):
             return _GroupResult([], placements)
         if self._placement_order is not None:
             placements = self._placement_order(placements)
         first_result: _GroupResult | None = None
         feasible: list[tuple[Placement, _GroupResult]] = []
+        parent = self._placement
         for placement in placements:
-            # a placement of every node is no placement (upstream AssumePlacement)
-            self._placement = None if len(placement.nodes) == len(nodes) else placement
+            self._assume_placement(snapshot, placement)
             try:
                 result = trial()
             finally:
-                self._placement = None
+                self._placement = parent
             if result.status.code is Code.ERROR:
                 return result
             if first_result is None:
@@ -392,17 +435,56 @@ class PodGroupCycleMixin(ScheduleOneMixin):
                                             group_error=ERR_POD_GROUP_UNSCHEDULABLE)
             return attrs.evolve(first_result, status=status, any_scheduled=False)
         if len(feasible) == 1:
-            return feasible[0][1]
-        best = self._best_placement(fwk, feasible, len(placed), newer)
-        return best if isinstance(best, _GroupResult) else _GroupResult([], best)
+            best: _GroupResult | Status = feasible[0][1]
+        else:
+            proposals = [[a for a in r.attempts if a.host and (a.status.code is Code.SUCCESS
+                                                               or (not newer and a.requires_preemption))]
+                         for _p, r in feasible]
+            at = self._best_placement(fwk, [p for p, _r in feasible], proposals, len(placed))
+            best = at if isinstance(at, Status) else feasible[at][1]
+        if isinstance(best, Status):
+            return _GroupResult([], best)
+        if self._composites_on:
+            again = self._assume_again(fwk, [best])
+            if isinstance(again, Status):
+                return _GroupResult([], again)
+            best = attrs.evolve(best, reassumed=again)
+        return best
 
-    def _best_placement(self, fwk: Framework, feasible: Sequence[tuple[Placement, _GroupResult]],
-                        scheduled: int, newer: bool) -> _GroupResult | Status:
-        """Upstream ``findBestPlacement``: the feasible placements scored by PodGroupPodsCount and
-        NodeResourcesFit (weight 1 each); the best total wins, ties at random."""
-        proposals = [[a for a in r.attempts if a.host and (a.status.code is Code.SUCCESS
-                                                           or (not newer and a.requires_preemption))]
-                     for _p, r in feasible]
+    def _nodes_in_placement(self, snapshot: Snapshot) -> list[NodeInfo]:
+        """Upstream ``ListNodesInPlacement``: the nodes of the placement being tried, else all."""
+        placement = self._placement
+        if placement is None:
+            return list(snapshot.list())
+        return [ni for name in placement.nodes if (ni := snapshot.get(name)) is not None]
+
+    def _assume_placement(self, snapshot: Snapshot, placement: Placement) -> None:
+        """Upstream ``AssumePlacement``: a placement of every node is no placement."""
+        self._placement = None if len(placement.nodes) == snapshot.num_nodes() else placement
+
+    def _assume_again(self, fwk: Framework, results: Sequence[_GroupResult]) -> list[_Attempt] | Status:
+        """Upstream ``assumeSubtreeWithRevert``: the placed members of *results* assumed and
+        reserved again, with their cycle states; the attempts to undo, or (all undone) the
+        error."""
+        again: list[_Attempt] = []
+        for r in results:
+            for a in r.attempts:
+                if a.status.code is not Code.SUCCESS or not a.host:
+                    continue
+                trial = attrs.evolve(a.pinfo)
+                status = self._assume_reserve(fwk, a.state, trial, a.host)
+                if status.code is not Code.SUCCESS:
+                    self._revert(fwk, again)
+                    text = str(status.error) if status.error is not None else status.message
+                    return Status.from_error(RuntimeError(f"failed to assume the subtree: {text}"))
+                again.append(_Attempt(a.pinfo, a.state, host=a.host, assumed=trial.pod))
+        return again
+
+    def _best_placement(self, fwk: Framework, placements: Sequence[Placement],
+                        proposals: Sequence[Sequence[_Attempt]], scheduled: int) -> int | Status:
+        """Upstream ``findBestPlacement``: the feasible *placements* scored by PodGroupPodsCount
+        (*scheduled* pods of the group plus each placement's *proposals*) and NodeResourcesFit
+        (weight 1 each); the index of the best total, ties at random."""
         counts = pods_count_scores(scheduled, [len(p) for p in proposals])
         if isinstance(counts, Status):
             return counts
@@ -411,17 +493,17 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         score_placement = getattr(fit, "score_placement", None)
         if callable(score_placement):
             snapshot = self._fresh_snapshot()
-            for i, (placement, _r) in enumerate(feasible):
+            for i, placement in enumerate(placements):
                 infos = [ni for name in placement.nodes if (ni := snapshot.get(name)) is not None]
                 totals[i] += int(score_placement([a.pinfo.pod for a in proposals[i]], infos))
         top = max(totals)
         ties = [i for i, t in enumerate(totals) if t == top]
         if len(ties) == 1:
-            return feasible[ties[0]][1]
+            return ties[0]
         if self._placement_tie_break is not None:
             key = self._placement_tie_break
-            return feasible[min(ties, key=lambda i: key(feasible[i][0]))][1]
-        return feasible[ties[self._rng.randrange(len(ties))]][1]
+            return min(ties, key=lambda i: key(placements[i]))
+        return ties[self._rng.randrange(len(ties))]
 
     def _pod_group_post_filter(self, fwk: Framework, members: Sequence[QueuedPodInfo], group: Status
                                ) -> tuple[Status, bool, dict[str, NominatingInfo]]:
@@ -452,6 +534,7 @@ class PodGroupCycleMixin(ScheduleOneMixin):
         def rerun() -> tuple[Status, Sequence[_Attempt]]:
             result = self._with_placements(fwk, members, lambda: self._pod_group_algorithm_137(fwk, members),
                                            newer=True)
+            self._revert(fwk, result.reassumed)
             status = result.status
             if status.code is Code.SUCCESS and not result.any_scheduled:
                 status = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))

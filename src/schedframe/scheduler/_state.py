@@ -117,6 +117,8 @@ class SchedulerBase:
         #: the placement a PodGroup cycle is trying (TopologyAwareWorkloadScheduling), or None
         _placement: Placement | None
         _placements_on: bool
+        #: CompositePodGroup (1.37): a PodGroup with a parent is scheduled with its whole tree
+        _composites_on: bool
         _placement_order: Callable[[list[Placement]], list[Placement]] | None
         _placement_tie_break: Callable[[Placement], Any] | None
         _pod_deleter: Callable[[Pod], None] | None

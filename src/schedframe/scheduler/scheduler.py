@@ -66,9 +66,9 @@ from ..framework.waiting_pods import WaitingPods
 from ..queue.nominator import PodNominator
 from ..queue.scheduling_queue import SchedulingQueue
 from ._checkpoint import CheckpointMixin
+from ._composite import CompositeCycleMixin
 from ._eventhandlers import EventHandlersMixin, _as_object, _check_served, _pod_ref_arg
 from ._extenders import ExtendersMixin, with_extender_ignored_resources
-from ._pod_group import PodGroupCycleMixin
 from ._schedule_one import (
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
     MIN_FEASIBLE_NODES_TO_FIND,
@@ -187,7 +187,7 @@ def _resolve(config: Any, registry: Registry | None, plugin_manager: Any, *, loa
 
 
 @final
-class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin, CheckpointMixin):
+class Scheduler(EventHandlersMixin, CompositeCycleMixin, ExtendersMixin, CheckpointMixin):
     """An embeddable kube-scheduler.
 
     Args:
@@ -277,6 +277,8 @@ class Scheduler(EventHandlersMixin, PodGroupCycleMixin, ExtendersMixin, Checkpoi
         self._pod_group_cycles = release.minor >= (1, 36) and release.enabled("GenericWorkload")
         # ... and tried in each of its placements (scheduler/_placements.py)
         self._placements_on = self._pod_group_cycles and release.enabled("TopologyAwareWorkloadScheduling")
+        # ... and, with CompositePodGroup, a PodGroup with a parent with its whole tree (_composite.py)
+        self._composites_on = self._placements_on and release.enabled("CompositePodGroup")
         self._placement = None
         #: internal, for the oracle's comparator: the order placements are tried in, and the
         #: preference among equally scored ones (a sort key; lowest wins)
